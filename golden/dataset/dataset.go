@@ -1,0 +1,129 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Dataset is a labelled classification dataset with raw float64 features.
+//
+// X[i] is the feature vector of sample i, with one value per entry of
+// Features, in the same order. Y[i] is its label, an index into Classes.
+type Dataset struct {
+	Name     string      // short name used in messages, e.g. "iris"
+	Features []string    // feature (column) names, in column order
+	Classes  []string    // class names; Y values index this slice
+	X        [][]float64 // samples x features
+	Y        []int       // labels, 0 <= Y[i] < len(Classes)
+}
+
+// ErrFeatureMismatch is wrapped by the error [Dataset.CheckFeatures]
+// returns when a dataset's features differ from the expected list.
+var ErrFeatureMismatch = errors.New("feature mismatch")
+
+// Len returns the number of samples.
+func (d *Dataset) Len() int { return len(d.Y) }
+
+// Validate checks the internal consistency of d: X and Y have the same
+// length, every row has len(Features) finite values, every label indexes
+// Classes, and feature and class names are non-empty and unique. Datasets
+// returned by this package are always valid; Validate is for datasets
+// built by hand.
+func (d *Dataset) Validate() error {
+	if err := checkNames("feature", d.Features); err != nil {
+		return fmt.Errorf("dataset %q: %w", d.Name, err)
+	}
+	if err := checkNames("class", d.Classes); err != nil {
+		return fmt.Errorf("dataset %q: %w", d.Name, err)
+	}
+	if len(d.X) != len(d.Y) {
+		return fmt.Errorf("dataset %q: %d feature rows but %d labels", d.Name, len(d.X), len(d.Y))
+	}
+	for i, row := range d.X {
+		if len(row) != len(d.Features) {
+			return fmt.Errorf("dataset %q: row %d has %d values, want %d", d.Name, i, len(row), len(d.Features))
+		}
+		for f, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("dataset %q: row %d feature %q: non-finite value %v", d.Name, i, d.Features[f], v)
+			}
+		}
+		if y := d.Y[i]; y < 0 || y >= len(d.Classes) {
+			return fmt.Errorf("dataset %q: row %d: label %d out of range [0,%d)", d.Name, i, y, len(d.Classes))
+		}
+	}
+	return nil
+}
+
+// checkNames reports an empty or duplicated name in names.
+func checkNames(kind string, names []string) error {
+	seen := make(map[string]int, len(names))
+	for i, n := range names {
+		if n == "" {
+			return fmt.Errorf("%s %d has an empty name", kind, i)
+		}
+		if j, dup := seen[n]; dup {
+			return fmt.Errorf("duplicate %s name %q (indices %d and %d)", kind, n, j, i)
+		}
+		seen[n] = i
+	}
+	return nil
+}
+
+// ClassCounts returns the number of samples of each class, indexed like
+// Classes. It panics if a label is out of range.
+func (d *Dataset) ClassCounts() []int {
+	counts := make([]int, len(d.Classes))
+	for _, y := range d.Y {
+		counts[y]++
+	}
+	return counts
+}
+
+// Clone returns a deep copy of d.
+func (d *Dataset) Clone() *Dataset {
+	idx := make([]int, len(d.Y))
+	for i := range idx {
+		idx[i] = i
+	}
+	return d.Subset(idx)
+}
+
+// Subset returns a new dataset holding the samples idx[0], idx[1], ... of d,
+// in that order (indices may repeat). The result shares no memory with d.
+// Name, Features and Classes are copied unchanged. Subset panics if an index
+// is out of range, as slice indexing does.
+func (d *Dataset) Subset(idx []int) *Dataset {
+	s := &Dataset{
+		Name:     d.Name,
+		Features: slices.Clone(d.Features),
+		Classes:  slices.Clone(d.Classes),
+		X:        make([][]float64, len(idx)),
+		Y:        make([]int, len(idx)),
+	}
+	for k, i := range idx {
+		s.X[k] = slices.Clone(d.X[i])
+		s.Y[k] = d.Y[i]
+	}
+	return s
+}
+
+// CheckFeatures verifies that d has exactly the features names, in the same
+// order, as a model trained on names expects. The returned error wraps
+// [ErrFeatureMismatch] and says what differs: the counts, or the first
+// position whose name differs.
+func (d *Dataset) CheckFeatures(names []string) error {
+	if len(d.Features) != len(names) {
+		return fmt.Errorf("dataset %q: %w: dataset has %d features %q, model expects %d %q",
+			d.Name, ErrFeatureMismatch, len(d.Features), d.Features, len(names), names)
+	}
+	for i, n := range names {
+		if d.Features[i] != n {
+			return fmt.Errorf("dataset %q: %w: feature %d is %q, model expects %q",
+				d.Name, ErrFeatureMismatch, i, d.Features[i], n)
+		}
+	}
+	return nil
+}
