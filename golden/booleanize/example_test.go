@@ -1,0 +1,63 @@
+package booleanize_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/dataset"
+)
+
+func ExampleFit() {
+	X := [][]float64{{1, 0}, {2, 0}, {3, 1}, {4, 1}, {5, 0}, {6, 1}}
+	th, err := booleanize.Fit(X, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(th.Thresholds, th.NumBits())
+	b, _ := json.Marshal(th)
+	fmt.Println(string(b))
+	// Output:
+	// [[2.5 4.5] [0.5]] 3
+	// {"thresholds":[[2.5,4.5],[0.5]]}
+}
+
+func ExampleThermometer_Encode() {
+	th := &booleanize.Thermometer{Thresholds: [][]float64{{2.5, 4.5}, {0.5}}}
+	var buf []bool
+	for _, x := range [][]float64{{1, 1}, {2.5, 0}, {9, 1}} {
+		var err error
+		buf, err = th.Encode(x, buf)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(x, buf)
+	}
+	// Output:
+	// [1 1] [false false true]
+	// [2.5 0] [true false false]
+	// [9 1] [true true true]
+}
+
+func ExampleThermometer_BitNames() {
+	iris := dataset.Iris()
+	th, err := booleanize.Fit(iris.X, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, name := range th.BitNames(iris.Features) {
+		fmt.Println(name)
+	}
+	// Output:
+	// sepal_length>=5.45
+	// sepal_length>=6.25
+	// sepal_width>=2.85
+	// sepal_width>=3.15
+	// petal_length>=2.45
+	// petal_length>=4.85
+	// petal_width>=0.8
+	// petal_width>=1.55
+}
