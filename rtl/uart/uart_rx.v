@@ -1,0 +1,174 @@
+`default_nettype none
+/*
+ * uart_rx - 8N1 UART receiver with a valid/ready (AXI-stream style) byte output
+ *
+ * The rxd pin is brought into the clk domain by a 2-flop synchronizer. A
+ * falling edge in the idle state starts a bit timer. Every bit (start, 8 data
+ * bits LSB first, stop) is sampled three times around its middle, at
+ * MID-SPREAD, MID and MID+SPREAD clocks after the bit boundary, and the
+ * majority vote of the three samples is the bit value.
+ *
+ *   - Start-bit validation: if the start bit votes 1 the receiver returns to
+ *     idle. A low glitch shorter than half a bit is therefore never taken as a
+ *     start: it has ended before the middle of the would-be start bit.
+ *   - Stop-bit check: if the stop bit votes 0, frame_error pulses for one
+ *     cycle, the byte is dropped, and the receiver waits for the line to be
+ *     high again before it looks for the next start bit (so a break or a
+ *     stuck-low line is not decoded as a stream of 0x00 bytes).
+ *   - The receiver returns to idle at the middle of the stop bit, so a
+ *     transmitter up to about 4% fast, or one that sends back to back, is
+ *     followed without losing bytes.
+ *   - Output: a one-byte buffer. A byte that completes while the previous one
+ *     is still held (m_axis_tvalid && !m_axis_tready in that cycle) is dropped
+ *     and overrun pulses for one cycle; the held byte is kept unchanged, as the
+ *     valid/ready rules require.
+ *
+ * Parameters:
+ *   CLKS_PER_BIT  clock cycles per bit (the baud divisor), integer >= 8.
+ *                 104 = 115200 Bd from 12 MHz (0.16% error),
+ *                 16  = 3 Mbaud from 48 MHz (exact).
+ *
+ * Ports:
+ *   clk, rst        clock; synchronous active-high reset (control only)
+ *   rxd             serial input pin (asynchronous, idle high)
+ *   m_axis_tdata    received byte (stable while m_axis_tvalid is high)
+ *   m_axis_tvalid   a byte is available
+ *   m_axis_tready   consumer takes the byte when valid && ready
+ *   busy            receiver is inside a character (or waiting for the line
+ *                   to return high after a framing error)
+ *   frame_error     1-cycle pulse: stop bit was 0, byte dropped
+ *   overrun         1-cycle pulse: byte dropped because the buffer was full
+ *
+ * Latency: m_axis_tvalid rises MID+SPREAD+3 clocks after the start of the
+ * stop bit on the pin (2 synchronizer flops + output register), i.e. about
+ * 9.6 bit times after the falling edge of the start bit.
+ */
+module uart_rx #(
+    parameter CLKS_PER_BIT = 104
+) (
+    input  wire       clk,
+    input  wire       rst,
+
+    input  wire       rxd,
+
+    output wire [7:0] m_axis_tdata,
+    output wire       m_axis_tvalid,
+    input  wire       m_axis_tready,
+
+    output wire       busy,
+    output wire       frame_error,
+    output wire       overrun
+);
+
+// Bit timer width and sample points, all as CNT_W-bit constants.
+localparam integer CNT_W     = $clog2(CLKS_PER_BIT);
+localparam integer SPREAD_I  = (CLKS_PER_BIT >= 32) ? (CLKS_PER_BIT / 16) : 1;
+localparam [CNT_W-1:0] S0    = CNT_W'(CLKS_PER_BIT / 2 - SPREAD_I);
+localparam [CNT_W-1:0] S1    = CNT_W'(CLKS_PER_BIT / 2);
+localparam [CNT_W-1:0] S2    = CNT_W'(CLKS_PER_BIT / 2 + SPREAD_I);
+localparam [CNT_W-1:0] LAST  = CNT_W'(CLKS_PER_BIT - 1);
+
+localparam [1:0] ST_IDLE = 2'd0;   // waiting for a start edge
+localparam [1:0] ST_BITS = 2'd1;   // inside a character
+localparam [1:0] ST_WAIT = 2'd2;   // framing error: wait for line high
+
+// synchronizer (reset to the idle level so reset never creates a start edge)
+reg rxd_meta = 1'b1;
+reg rxd_sync = 1'b1;
+
+reg [1:0]       state = ST_IDLE;
+reg [CNT_W-1:0] cnt = {CNT_W{1'b0}};
+reg [3:0]       bit_idx = 4'd0;     // 0 = start, 1..8 = data, 9 = stop
+reg             samp0 = 1'b0;
+reg             samp1 = 1'b0;
+reg [7:0]       shreg;
+
+reg [7:0]       m_data_reg;
+reg             m_valid_reg = 1'b0;
+reg             frame_error_reg = 1'b0;
+reg             overrun_reg = 1'b0;
+
+assign m_axis_tdata  = m_data_reg;
+assign m_axis_tvalid = m_valid_reg;
+assign busy          = (state != ST_IDLE);
+assign frame_error   = frame_error_reg;
+assign overrun       = overrun_reg;
+
+// majority of the two stored samples and the current one
+wire bit_val = (samp0 & samp1) | (samp0 & rxd_sync) | (samp1 & rxd_sync);
+
+always @(posedge clk) begin
+    rxd_meta <= rxd;
+    rxd_sync <= rxd_meta;
+
+    frame_error_reg <= 1'b0;
+    overrun_reg     <= 1'b0;
+    if (m_axis_tready) begin
+        m_valid_reg <= 1'b0;
+    end
+
+    case (state)
+        ST_IDLE: begin
+            bit_idx <= 4'd0;
+            // the cycle that first sees the line low is count 0
+            cnt <= {{(CNT_W-1){1'b0}}, 1'b1};
+            if (!rxd_sync) begin
+                state <= ST_BITS;
+            end
+        end
+        ST_BITS: begin
+            cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
+            if (cnt == LAST) begin
+                bit_idx <= bit_idx + 1'b1;
+            end
+            if (cnt == S0) begin
+                samp0 <= rxd_sync;
+            end
+            if (cnt == S1) begin
+                samp1 <= rxd_sync;
+            end
+            if (cnt == S2) begin
+                if (bit_idx == 4'd0) begin
+                    if (bit_val) begin
+                        state <= ST_IDLE;          // glitch, not a start bit
+                    end
+                end else if (bit_idx == 4'd9) begin
+                    if (bit_val) begin
+                        state <= ST_IDLE;
+                        if (m_valid_reg && !m_axis_tready) begin
+                            overrun_reg <= 1'b1;   // keep the held byte
+                        end else begin
+                            m_data_reg  <= shreg;
+                            m_valid_reg <= 1'b1;
+                        end
+                    end else begin
+                        state <= ST_WAIT;
+                        frame_error_reg <= 1'b1;
+                    end
+                end else begin
+                    shreg <= {bit_val, shreg[7:1]};
+                end
+            end
+        end
+        default: begin // ST_WAIT
+            if (rxd_sync) begin
+                state <= ST_IDLE;
+            end
+        end
+    endcase
+
+    if (rst) begin
+        rxd_meta        <= 1'b1;
+        rxd_sync        <= 1'b1;
+        state           <= ST_IDLE;
+        cnt             <= {CNT_W{1'b0}};
+        bit_idx         <= 4'd0;
+        m_valid_reg     <= 1'b0;
+        frame_error_reg <= 1'b0;
+        overrun_reg     <= 1'b0;
+    end
+end
+
+endmodule
+
+`default_nettype wire
