@@ -22,12 +22,14 @@ type Params struct {
 	Epochs int `json:"epochs"`
 	// Seed drives every random choice of training.
 	Seed uint64 `json:"seed"`
+	// Feedback is the SPV update rule (PaperFeedback or ConsistentFeedback).
+	Feedback Feedback `json:"feedback"`
 }
 
 // DefaultParams returns the defaults used by `ptm train` when a flag is not
 // given.
 func DefaultParams() Params {
-	return Params{Clauses: 20, T: 10, S: 3.0, N: 32, Epochs: 60, Seed: 1}
+	return Params{Clauses: 20, T: 10, S: 3.0, N: 100, Epochs: 60, Seed: 1, Feedback: ConsistentFeedback}
 }
 
 // Validate reports the first invalid hyper-parameter.
@@ -43,6 +45,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("ptm: N = %d, want 1..32768", p.N)
 	case p.Epochs < 0:
 		return fmt.Errorf("ptm: epochs = %d, want >= 0", p.Epochs)
+	case p.Feedback != PaperFeedback && p.Feedback != ConsistentFeedback:
+		return fmt.Errorf("ptm: feedback rule %q, want %q or %q", p.Feedback, PaperFeedback, ConsistentFeedback)
 	}
 	return nil
 }

@@ -5,31 +5,58 @@ import (
 	"math/rand/v2"
 )
 
+// Feedback selects how a TA's SPV is updated when its clause receives
+// feedback.
+type Feedback string
+
+const (
+	// PaperFeedback is Algorithms 3 and 4 exactly as printed: Type I
+	// multiplies the SPV of a literal of value 0 by TPM2 when the sampled
+	// clause output is 1 (include states unchanged) and by TPM3 when it is 0;
+	// Type II multiplies by TPM4 only when the sampled clause output is 1.
+	PaperFeedback Feedback = "paper"
+	// ConsistentFeedback gives every state of a TA the feedback that TA would
+	// receive if it were in that state, the other TAs of the clause keeping
+	// their sampled actions. This is the feedback table read state by state:
+	// an include state of a literal of value 0 makes the clause output 0, so
+	// under Type I it always gets the clause-0 column (TPM3), and under Type
+	// II its exclude states move up (TPM4) whenever the other TAs leave the
+	// clause firing. It differs from PaperFeedback only for literals of
+	// value 0, where the paper's TPM2 leaves the include mass untouched (the
+	// table's "NA" cells). With label noise and irrelevant features,
+	// PaperFeedback lets irrelevant literals keep their include mass and
+	// fails to learn the classic noisy XOR (about 0.5 accuracy), while
+	// ConsistentFeedback learns it like a standard TM (see docs/ptm-rule.md).
+	ConsistentFeedback Feedback = "consistent"
+)
+
 // Trainer runs Algorithm 1 of the paper on a model. Its random stream is a
 // PCG seeded from Params.Seed, so training is reproducible bit for bit.
 type Trainer struct {
-	m      *Model
-	rng    *rand.Rand
-	lit    []bool
-	out    []bool
-	order  []int
-	Epoch  int // epochs completed
-	sample int
+	m     *Model
+	rng   *rand.Rand
+	lit   []bool
+	zeros []int // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
+	who   []int // the single included literal of value 0 when zeros == 1
+	order []int
+	// Epochs counts the epochs completed.
+	Epochs int
 }
 
 // NewTrainer prepares training of m with the random stream of m.Seed.
 func NewTrainer(m *Model) *Trainer {
 	return &Trainer{
-		m:   m,
-		rng: rand.New(rand.NewPCG(m.Seed, 0x5054_4d5f_7472_6e21)), // "PTM_trn!"
-		lit: make([]bool, m.NumLiterals()),
-		out: make([]bool, m.Clauses),
+		m:     m,
+		rng:   rand.New(rand.NewPCG(m.Seed, 0x5054_4d5f_7472_6e21)), // "PTM_trn!"
+		lit:   make([]bool, m.NumLiterals()),
+		zeros: make([]int, m.Clauses),
+		who:   make([]int, m.Clauses),
 	}
 }
 
-// CheckData verifies that X and y fit the model.
+// CheckData verifies that X and y fit the model (y may be nil).
 func (m *Model) CheckData(X [][]bool, y []int) error {
-	if len(X) != len(y) {
+	if y != nil && len(X) != len(y) {
 		return fmt.Errorf("ptm: %d inputs but %d labels", len(X), len(y))
 	}
 	for r, x := range X {
@@ -58,14 +85,14 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 	for _, r := range tr.order {
 		tr.Update(X[r], y[r])
 	}
-	tr.Epoch++
+	tr.Epochs++
 	return nil
 }
 
 // Update trains on one example (Algorithm 1). For a binary model the single
 // TM learns y directly; for a multiclass model the TM of class y is updated
 // as a positive example and one other class, chosen uniformly, as a
-// negative one.
+// negative one. x must have NumFeatures values and y be a valid class.
 func (tr *Trainer) Update(x []bool, y int) {
 	m := tr.m
 	o := m.NumFeatures
@@ -90,22 +117,30 @@ func (tr *Trainer) Update(x []bool, y int) {
 func (tr *Trainer) updateTM(t int, positive bool) {
 	m := tr.m
 	nl := m.NumLiterals()
-	// Algorithm 2: sample the TA actions and compute clause outputs. Only an
-	// included literal of value 0 can falsify a clause, and an empty clause
-	// outputs 1 while training, so the actions of literals of value 1 do not
-	// change the output and are not drawn.
+	// Algorithm 2: sample the TA actions and compute the clause outputs.
+	// Only an included literal of value 0 can falsify a clause, and an empty
+	// clause outputs 1 while training, so only the TAs of literals of value 0
+	// are drawn, in literal order, until the outcome is decided (the first
+	// include for PaperFeedback, the second for ConsistentFeedback, which
+	// also needs to know which literal alone falsified the clause).
+	stopAt := 1
+	if m.Feedback == ConsistentFeedback {
+		stopAt = 2
+	}
 	v := 0
 	for j := 0; j < m.Clauses; j++ {
 		base := m.TAIndex(t, j, 0)
-		out := true
+		z := 0
 		for i := 0; i < nl; i++ {
 			if !tr.lit[i] && tr.rng.Float64() < m.pinc[base+i] {
-				out = false
-				break
+				tr.who[j] = i
+				if z++; z == stopAt {
+					break
+				}
 			}
 		}
-		tr.out[j] = out
-		if out {
+		tr.zeros[j] = z
+		if z == 0 {
 			if j%2 == 0 {
 				v++
 			} else {
@@ -142,34 +177,42 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 func (tr *Trainer) typeI(t, j int) {
 	m := tr.m
 	n2 := 2 * m.N
+	out := tr.zeros[j] == 0
+	zeroTPM := TPM3
+	if out && m.Feedback != ConsistentFeedback {
+		zeroTPM = TPM2
+	}
+	oneTPM := TPM3
+	if out {
+		oneTPM = TPM1
+	}
 	base := m.TAIndex(t, j, 0)
 	for i := 0; i < m.NumLiterals(); i++ {
-		k := TPM3
-		if tr.out[j] {
-			if tr.lit[i] {
-				k = TPM1
-			} else {
-				k = TPM2
-			}
+		k := zeroTPM
+		if tr.lit[i] {
+			k = oneTPM
 		}
 		ta := base + i
 		m.pinc[ta] += ApplyTPM(k, m.SPV[ta*n2:(ta+1)*n2], m.S)
 	}
 }
 
-// typeII is Algorithm 4: only a clause that output 1 changes, and only the
-// TAs of its literals of value 0.
+// typeII is Algorithm 4: only the TAs of literals of value 0 change, and
+// only where the clause fires (PaperFeedback: the sampled clause output is
+// 1; ConsistentFeedback: the other TAs' sampled actions leave it firing).
 func (tr *Trainer) typeII(t, j int) {
 	m := tr.m
-	if !tr.out[j] {
+	z := tr.zeros[j]
+	if z >= 2 || (z == 1 && m.Feedback != ConsistentFeedback) {
 		return
 	}
 	n2 := 2 * m.N
 	base := m.TAIndex(t, j, 0)
 	for i := 0; i < m.NumLiterals(); i++ {
-		if !tr.lit[i] {
-			ta := base + i
-			m.pinc[ta] += ApplyTPM(TPM4, m.SPV[ta*n2:(ta+1)*n2], m.S)
+		if tr.lit[i] || (z == 1 && i != tr.who[j]) {
+			continue
 		}
+		ta := base + i
+		m.pinc[ta] += ApplyTPM(TPM4, m.SPV[ta*n2:(ta+1)*n2], m.S)
 	}
 }
