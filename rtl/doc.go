@@ -1,0 +1,44 @@
+// Package rtl holds the hand-written Verilog blocks of the PTM board design
+// and the Go test that checks them. There is no Go API here: the package
+// exists so that `go test ./rtl/` lints, simulates and synthesizes the RTL.
+//
+// Layout (one module per file, module name = file name):
+//
+//	uart/uart_rx.v      8N1 receiver: 2-flop synchronizer, 3-sample majority,
+//	                    start-bit validation, frame_error and overrun pulses,
+//	                    valid/ready byte output
+//	uart/uart_tx.v      8N1 transmitter, valid/ready byte input, busy
+//	lib/crc32.v         combinational CRC-32 (IEEE 802.3) byte update
+//	lib/sync_fifo.v     first-word-fall-through FIFO on block RAM, count
+//	lib/skid_buffer.v   2-entry register slice (breaks the ready path)
+//	eth/eth_mac_rx.v    GMII-style byte receive MAC: preamble/SFD strip, FCS
+//	                    check, MAC and EtherType filter, store-and-forward
+//	                    buffer that releases only good frames
+//	eth/eth_mac_tx.v    GMII-style byte transmit MAC: preamble, header,
+//	                    padding to 60 bytes, FCS, inter-frame gap
+//	*/tb/*_tb.cpp       Verilator C++ benches, one per module
+//	lib/tb/tb_util.h    shared bench helpers (CHECK, tracing, --seed)
+//
+// Conventions: `default_nettype none ... `default_nettype wire around each
+// file; a header comment naming the module, its parameters, ports and
+// latency; valid/ready streams in AXI-stream style (a transfer happens when
+// valid && ready, valid never depends on ready); a single clock clk and a
+// synchronous active-high reset rst that clears control registers only.
+//
+// The tests (rtl_test.go) need verilator, yosys and g++ on PATH
+// (scripts/install-deps.sh installs them):
+//
+//   - TestLint: verilator --lint-only -Wall on every .v file in uart/, eth/
+//     and lib/ as a top (dependencies found with -y), for the default and
+//     the alternative parameter sets; any warning fails. It also checks the
+//     file conventions above.
+//   - TestBench: builds each bench with verilator --cc --exe --build into
+//     t.TempDir() and runs it; the bench prints "PASS <name> <checks>".
+//   - TestSynth: yosys synth_ice40 for each top module; logs SB_LUT4,
+//     SB_DFF*, SB_CARRY and SB_RAM40_4K counts; any warning fails.
+//
+// With -short, TestBench and TestSynth are skipped (they compile C++ and
+// take tens of seconds); without -short a missing tool is a failure, not a
+// skip. To debug a bench by hand, build it with --trace-fst and run the
+// binary with --trace (writes <name>.fst) and optionally --seed N.
+package rtl

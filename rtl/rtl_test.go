@@ -1,0 +1,264 @@
+package rtl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// srcDirs are the hand-written RTL folders checked by this package.
+var srcDirs = []string{"uart", "eth", "lib"}
+
+type param struct{ name, value string }
+
+// bench is one Verilator C++ test bench build.
+type bench struct {
+	name   string   // subtest name (also the bench's PASS name)
+	top    string   // top module
+	srcs   []string // Verilog sources, relative to rtl/
+	tb     string   // C++ bench, relative to rtl/
+	params []param  // passed as -G<name>=<value> and -D<name>=<value>
+}
+
+// Longest builds first so the two cores stay busy until the end.
+var benches = []bench{
+	{"uart_rx_104", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "104"}}},
+	{"uart_rx_16", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}}},
+	{"uart_tx_104", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "104"}}},
+	{"uart_tx_16", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}}},
+	{"crc32", "crc32", []string{"lib/crc32.v"}, "lib/tb/crc32_tb.cpp", nil},
+	{"sync_fifo", "sync_fifo", []string{"lib/sync_fifo.v"}, "lib/tb/sync_fifo_tb.cpp", []param{{"DATA_WIDTH", "12"}, {"DEPTH", "8"}}},
+	{"skid_buffer", "skid_buffer", []string{"lib/skid_buffer.v"}, "lib/tb/skid_buffer_tb.cpp", []param{{"DATA_WIDTH", "16"}}},
+}
+
+// synthTops are the yosys synth_ice40 checks (parameters via chparam).
+var synthTops = []struct {
+	top    string
+	params []param
+}{
+	{"uart_rx", []param{{"CLKS_PER_BIT", "104"}}},
+	{"uart_tx", []param{{"CLKS_PER_BIT", "104"}}},
+	{"crc32", nil},
+	{"sync_fifo", []param{{"DATA_WIDTH", "8"}, {"DEPTH", "512"}}},
+	{"skid_buffer", []param{{"DATA_WIDTH", "8"}}},
+}
+
+// lintParams lists extra parameter sets to lint besides the defaults.
+var lintParams = map[string][][]param{
+	"uart_rx":   {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "8"}}},
+	"uart_tx":   {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "2"}}},
+	"sync_fifo": {{{"DEPTH", "2"}, {"DATA_WIDTH", "1"}}, {{"DEPTH", "2048"}, {"DATA_WIDTH", "9"}}},
+}
+
+// needTools fails (or, with -short, skips) when a tool is missing.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if testing.Short() {
+				t.Skipf("%s not found (skipped in -short mode); run scripts/install-deps.sh", tool)
+			}
+			t.Fatalf("%s not found in PATH: run scripts/install-deps.sh to install verilator, yosys and g++", tool)
+		}
+	}
+}
+
+// run executes a command with a deadline and returns its combined output.
+func run(t *testing.T, dir string, timeout time.Duration, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("timed out after %v: %w", timeout, err)
+	}
+	return string(out), err
+}
+
+// vFiles returns every .v file in the RTL folders, relative to rtl/.
+func vFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, d := range srcDirs {
+		m, err := filepath.Glob(filepath.Join(d, "*.v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no .v files found under uart/, eth/, lib/")
+	}
+	return files
+}
+
+func abs(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var moduleRE = regexp.MustCompile(`(?m)^module\s+(\w+)`)
+
+// TestConventions checks the file layout rules that need no tools.
+func TestConventions(t *testing.T) {
+	for _, f := range vFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		lines := strings.Split(strings.TrimSpace(src), "\n")
+		if strings.TrimSpace(lines[0]) != "`default_nettype none" {
+			t.Errorf("%s: first line must be `default_nettype none", f)
+		}
+		if strings.TrimSpace(lines[len(lines)-1]) != "`default_nettype wire" {
+			t.Errorf("%s: last line must be `default_nettype wire", f)
+		}
+		mods := moduleRE.FindAllStringSubmatch(src, -1)
+		base := strings.TrimSuffix(filepath.Base(f), ".v")
+		if len(mods) != 1 || mods[0][1] != base {
+			t.Errorf("%s: want exactly one module named %s, found %v", f, base, mods)
+		}
+		if !strings.Contains(src, " * "+base+" - ") {
+			t.Errorf("%s: header comment \" * %s - <what it does>\" missing", f, base)
+		}
+		tb := filepath.Join(filepath.Dir(f), "tb", base+"_tb.cpp")
+		if _, err := os.Stat(tb); err != nil {
+			t.Errorf("%s: bench %s missing", f, tb)
+		}
+	}
+}
+
+// TestLint runs verilator -Wall lint on every module as a top.
+func TestLint(t *testing.T) {
+	t.Parallel()
+	needTools(t, "verilator")
+	for _, f := range vFiles(t) {
+		top := strings.TrimSuffix(filepath.Base(f), ".v")
+		sets := append([][]param{nil}, lintParams[top]...)
+		for _, ps := range sets {
+			args := []string{"--lint-only", "-Wall", "--top-module", top}
+			for _, d := range srcDirs {
+				args = append(args, "-y", d)
+			}
+			label := top
+			for _, p := range ps {
+				args = append(args, "-G"+p.name+"="+p.value)
+				label += fmt.Sprintf(" %s=%s", p.name, p.value)
+			}
+			args = append(args, f)
+			out, err := run(t, ".", time.Minute, "verilator", args...)
+			if err != nil || strings.TrimSpace(out) != "" {
+				t.Errorf("lint %s: %v\n%s", label, err, out)
+			}
+		}
+	}
+}
+
+// TestBench builds and runs every Verilator bench.
+func TestBench(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("bench builds skipped in -short mode")
+	}
+	needTools(t, "verilator", "g++", "make")
+	for _, b := range benches {
+		b := b
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
+				"--top-module", b.top, "--Mdir", dir, "-o", "bench",
+				"-CFLAGS", "-I" + abs(t, "lib/tb"),
+				// the runtime library needs no optimisation; saves compile time
+				"-MAKEFLAGS", "OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
+			for _, p := range b.params {
+				args = append(args, "-G"+p.name+"="+p.value, "-CFLAGS", "-D"+p.name+"="+p.value)
+			}
+			for _, s := range b.srcs {
+				args = append(args, abs(t, s))
+			}
+			args = append(args, abs(t, b.tb))
+			if out, err := run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
+				t.Fatalf("verilator build: %v\n%s", err, out)
+			}
+			out, err := run(t, dir, 2*time.Minute, filepath.Join(dir, "bench"))
+			if err != nil {
+				t.Fatalf("bench failed: %v\n%s", err, out)
+			}
+			pass := "PASS " + b.name + " "
+			if !strings.Contains(out, pass) {
+				t.Fatalf("bench output lacks %q:\n%s", pass, out)
+			}
+			t.Log(strings.TrimSpace(out))
+		})
+	}
+}
+
+var statRE = regexp.MustCompile(`(?m)^\s+(SB_\w+)\s+(\d+)`)
+
+// TestSynth runs yosys synth_ice40 on every top module.
+func TestSynth(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("yosys synthesis skipped in -short mode")
+	}
+	needTools(t, "yosys")
+	for _, s := range synthTops {
+		s := s
+		t.Run(s.top, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			file := ""
+			for _, d := range srcDirs {
+				if _, err := os.Stat(filepath.Join(d, s.top+".v")); err == nil {
+					file = abs(t, filepath.Join(d, s.top+".v"))
+				}
+			}
+			if file == "" {
+				t.Fatalf("no source for %s", s.top)
+			}
+			script := "verilog_defaults -add -sv; read_verilog " + file + "; "
+			libs := ""
+			for _, d := range srcDirs {
+				libs += " -libdir " + abs(t, d)
+			}
+			script += "hierarchy" + libs + " -top " + s.top + "; "
+			for _, p := range s.params {
+				script += fmt.Sprintf("chparam -set %s %s %s; ", p.name, p.value, s.top)
+			}
+			stat := filepath.Join(dir, "stat.txt")
+			script += "synth_ice40 -top " + s.top + "; tee -q -o " + stat + " stat"
+			out, err := run(t, dir, 5*time.Minute, "yosys", "-q", "-p", script)
+			if err != nil || strings.Contains(out, "Warning") || strings.Contains(out, "ERROR") {
+				t.Fatalf("yosys: %v\n%s", err, out)
+			}
+			b, err := os.ReadFile(stat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cells []string
+			for _, m := range statRE.FindAllStringSubmatch(string(b), -1) {
+				cells = append(cells, m[1]+"="+m[2])
+			}
+			if len(cells) == 0 {
+				t.Fatalf("no iCE40 cells in stat:\n%s", b)
+			}
+			t.Logf("%s %v: %s", s.top, s.params, strings.Join(cells, " "))
+		})
+	}
+}
