@@ -85,6 +85,10 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 	for _, r := range tr.order {
 		tr.Update(X[r], y[r])
 	}
+	// Re-derive the include masses from the SPVs so that rounding in their
+	// incremental updates never accumulates past an epoch, and a model read
+	// back from a file behaves exactly like the one that was saved.
+	tr.m.RefreshInclude()
 	tr.Epochs++
 	return nil
 }
