@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+)
+
+func init() {
+	register("eval", "evaluate a model with K samples per query: accuracy and uncertainty metrics", cmdEval)
+}
+
+// evalJSON is the `ptm eval --json` object.
+type evalJSON struct {
+	Model            string `json:"model"`
+	Data             string `json:"data"`
+	Split            string `json:"split"`
+	Queries          int    `json:"queries"`
+	Samples          int    `json:"samples"`
+	Mapping          string `json:"mapping"`
+	Temperature      num    `json:"temperature,omitempty"`
+	Accuracy         num    `json:"accuracy"`
+	ECE              num    `json:"ece"`
+	Bins             int    `json:"ece_bins"`
+	NLL              num    `json:"nll"`
+	Brier            num    `json:"brier"`
+	AUROCEntropy     num    `json:"auroc_entropy"`
+	EntropyCorrect   num    `json:"entropy_correct"`
+	EntropyIncorrect num    `json:"entropy_incorrect"`
+	MICorrect        num    `json:"mi_correct"`
+	MIIncorrect      num    `json:"mi_incorrect"`
+}
+
+func cmdEval(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("eval", "--model MODEL --data DATA [--split test] [--samples K] [--json]", stderr)
+	model := fs.String("model", "", "model `file`")
+	data := fs.String("data", "", "data set: iris, xor, xor-noisy, xor-classic, or a CSV file")
+	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
+	split := fs.String("split", "test", "rows to evaluate: test, train (as recorded in the model) or all")
+	K := fs.Int("samples", 100, "samples K drawn per query")
+	seed := fs.Uint64("seed", 1, "seed of the inference sampler")
+	bins := fs.Int("bins", metrics.DefaultBins, "equal-width ECE bins")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	perQuery := fs.String("per-query", "", "also write per-query results to this CSV `file`")
+	var mf mappingFlags
+	mf.add(fs, "", 0)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *model == "" || *data == "" {
+		return fmt.Errorf("%w: --model and --data are required", errUsage)
+	}
+	if *K < 1 {
+		return fmt.Errorf("%w: --samples %d, want >= 1", errUsage, *K)
+	}
+	if *bins < 1 {
+		return fmt.Errorf("%w: --bins %d, want >= 1", errUsage, *bins)
+	}
+	f, _, err := modelfile.Read(*model)
+	if err != nil {
+		return err
+	}
+	mp := f.Mapping
+	if mf.kind != "" {
+		if mf.kind == "softmax" && !isSet(fs, "temperature") && f.Mapping.Kind == "softmax" {
+			mf.temp = f.Mapping.Temperature
+		}
+		if mp, err = mf.mapping(); err != nil {
+			return err
+		}
+	}
+	d, err := pipeline.LoadData(*data, *label)
+	if err != nil {
+		return err
+	}
+	rows, err := pipeline.Rows(f, d, *split)
+	if err != nil {
+		return err
+	}
+	res, err := pipeline.Evaluate(f, d, rows, *K, *seed, mp, *bins)
+	if err != nil {
+		return err
+	}
+	if *perQuery != "" {
+		if err := writePerQuery(*perQuery, f, res); err != nil {
+			return err
+		}
+	}
+	r := res.Report
+	if *asJSON {
+		return writeJSON(stdout, evalJSON{
+			Model: *model, Data: d.Name, Split: *split, Queries: r.N, Samples: *K,
+			Mapping: string(mp.Kind), Temperature: num(mp.Temperature),
+			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: *bins, NLL: num(r.NLL), Brier: num(r.Brier),
+			AUROCEntropy: num(r.AUROCEntropy), EntropyCorrect: num(r.EntropyCorrect), EntropyIncorrect: num(r.EntropyIncorrect),
+			MICorrect: num(r.MICorrect), MIIncorrect: num(r.MIIncorrect),
+		})
+	}
+	fmt.Fprintf(stdout, "%s on %s (%s split): %d queries x %d samples, mapping %s\n", *model, d.Name, *split, r.N, *K, describeMapping(mp))
+	fmt.Fprintf(stdout, "  accuracy          %.4f\n", r.Accuracy)
+	fmt.Fprintf(stdout, "  ECE (%d bins)      %.4f\n", *bins, r.ECE)
+	fmt.Fprintf(stdout, "  NLL               %.4f nats\n", r.NLL)
+	fmt.Fprintf(stdout, "  Brier             %.4f\n", r.Brier)
+	fmt.Fprintf(stdout, "  AUROC(entropy)    %s\n", fmtNum(r.AUROCEntropy))
+	fmt.Fprintf(stdout, "  entropy  right %s  wrong %s bits\n", fmtNum(r.EntropyCorrect), fmtNum(r.EntropyIncorrect))
+	fmt.Fprintf(stdout, "  MI       right %s  wrong %s bits\n", fmtNum(r.MICorrect), fmtNum(r.MIIncorrect))
+	return nil
+}
+
+func fmtNum(v float64) string {
+	if v != v {
+		return "  n/a "
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+func writePerQuery(path string, f *modelfile.File, res *pipeline.EvalResult) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(fh)
+	head := []string{"row", "label", "pred", "conf", "entropy", "mutual_info", "std_mean"}
+	for _, c := range f.Classes {
+		head = append(head, "p_"+c)
+	}
+	_ = w.Write(head)
+	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for i, q := range res.Queries {
+		rec := []string{strconv.Itoa(res.Rows[i] + 1), f.Classes[res.Labels[i]], f.Classes[q.Pred], ff(q.Conf), ff(q.Entropy), ff(q.MutualInfo), ff(q.StdMean)}
+		for _, p := range q.Mean {
+			rec = append(rec, ff(p))
+		}
+		_ = w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}

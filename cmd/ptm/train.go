@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+func init() {
+	register("train", "train a PTM on a data set and write a model file", cmdTrain)
+}
+
+// mappingFlags are the flags that choose the per-sample probability map.
+type mappingFlags struct {
+	kind string
+	temp float64
+}
+
+func (m *mappingFlags) add(fs interface {
+	StringVar(*string, string, string, string)
+	Float64Var(*float64, string, float64, string)
+}, defKind string, defTemp float64) {
+	fs.StringVar(&m.kind, "mapping", defKind, "per-sample probability `map`: vote or softmax")
+	fs.Float64Var(&m.temp, "temperature", defTemp, "softmax temperature, in units of the clipped class sum")
+}
+
+func (m *mappingFlags) mapping() (ptm.Mapping, error) {
+	mp := ptm.Mapping{Kind: ptm.MappingKind(m.kind)}
+	if mp.Kind == ptm.Softmax {
+		mp.Temperature = m.temp
+	}
+	if err := mp.Validate(); err != nil {
+		return mp, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return mp, nil
+}
+
+func cmdTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("train", "--data iris|xor|xor-noisy|xor-classic|FILE.csv -o MODEL [flags]", stderr)
+	def := ptm.DefaultParams()
+	data := fs.String("data", "", "data set: iris, xor, xor-noisy, xor-classic, or a CSV file")
+	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
+	out := fs.String("o", "", "output model `file`")
+	seed := fs.Uint64("seed", def.Seed, "seed for training (and for the split unless --split-seed is given)")
+	splitSeed := fs.Uint64("split-seed", 0, "seed of the stratified train/test split (default: --seed)")
+	testFrac := fs.Float64("test-fraction", 0.2, "fraction of rows held out for testing")
+	clauses := fs.Int("clauses", def.Clauses, "clauses per TM (m)")
+	T := fs.Int("T", def.T, "target T (class sums are clipped to [-T, T])")
+	s := fs.Float64("s", def.S, "specificity s >= 1")
+	states := fs.Int("states", def.N, "states per action N (an SPV has 2N states)")
+	epochs := fs.Int("epochs", def.Epochs, "training epochs")
+	feedback := fs.String("feedback", string(def.Feedback), "SPV update rule: consistent or paper (docs/ptm-rule.md)")
+	thresholds := fs.Int("thresholds", 8, "thermometer thresholds per feature")
+	bits := fs.Int("bits", 16, "quantization width stored in the model file (8..16)")
+	calibrate := fs.Bool("calibrate", false, "fit the softmax temperature on the training rows (NLL)")
+	var mf mappingFlags
+	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *data == "" || *out == "" {
+		return fmt.Errorf("%w: --data and -o are required", errUsage)
+	}
+	mp, err := mf.mapping()
+	if err != nil {
+		return err
+	}
+	ss := *seed
+	if isSet(fs, "split-seed") {
+		ss = *splitSeed
+	}
+	p := ptm.Params{Clauses: *clauses, T: *T, S: *s, N: *states, Epochs: *epochs, Seed: *seed, Feedback: ptm.Feedback(*feedback)}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	d, err := pipeline.LoadData(*data, *label)
+	if err != nil {
+		return err
+	}
+	bar := newProgress(stderr, "training")
+	start := time.Now()
+	f, err := pipeline.Train(d, pipeline.TrainConfig{
+		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
+		Mapping: mp, Progress: bar.update,
+	})
+	if err != nil {
+		return err
+	}
+	if *calibrate {
+		tau, err := pipeline.FitTemperature(f, d, f.Split.Train, 100, *seed)
+		if err != nil {
+			return err
+		}
+		f.Mapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: tau}
+	}
+	hash, err := modelfile.Write(*out, f)
+	if err != nil {
+		return err
+	}
+	m := f.Model
+	fmt.Fprintf(stdout, "trained %s: %d classes, %d features -> %d Boolean, %d TMs x %d clauses x %d literals = %d TAs, %d states each\n",
+		d.Name, m.NumClasses, len(f.Features), m.NumFeatures, m.NumTMs(), m.Clauses, m.NumLiterals(), m.NumTAs(), 2*m.N)
+	fmt.Fprintf(stdout, "%d training rows, %d test rows held out, %d epochs in %.2fs; mapping %s\n",
+		len(f.Split.Train), len(f.Split.Test), p.Epochs, time.Since(start).Seconds(), describeMapping(f.Mapping))
+	fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", *out, hash[:16])
+	return nil
+}
+
+func describeMapping(mp ptm.Mapping) string {
+	if mp.Kind == ptm.Softmax {
+		return fmt.Sprintf("softmax (temperature %.3g)", mp.Temperature)
+	}
+	return string(mp.Kind)
+}

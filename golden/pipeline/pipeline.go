@@ -1,0 +1,291 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// Built-in data set names accepted by LoadData (anything else is a CSV path).
+const (
+	Iris       = "iris"        // the Iris data set (150 rows, 4 features, 3 classes)
+	XOR        = "xor"         // the paper's noise-free XOR: 2 features, 1000 rows
+	XORNoisy   = "xor-noisy"   // the paper's XOR with 30% label noise
+	XORClassic = "xor-classic" // 12 features (2 informative): 5000 training rows with 40% label noise, then 5000 clean test rows
+)
+
+// Data is a loaded data set with its fixed split, if it has one.
+type Data struct {
+	*dataset.Dataset
+	// FixedTrain/FixedTest are set for data sets whose split is part of
+	// their definition (xor-classic); others are split by StratifiedSplit.
+	FixedTrain, FixedTest []int
+}
+
+// LoadData returns a built-in data set by name or reads a CSV file (label
+// column by name, or the last column when label is empty).
+func LoadData(name, label string) (*Data, error) {
+	switch name {
+	case Iris:
+		return &Data{Dataset: dataset.Iris()}, nil
+	case XOR:
+		return &Data{Dataset: dataset.NoisyXOR(1000, 0, 1)}, nil
+	case XORNoisy:
+		return &Data{Dataset: dataset.NoisyXOR(1000, 0.3, 1)}, nil
+	case XORClassic:
+		train := dataset.NoisyXORClassic(5000, 0.4, 1)
+		test := dataset.NoisyXORClassic(5000, 0, 2)
+		d := train.Clone()
+		d.Name = XORClassic
+		d.X = append(d.X, test.X...)
+		d.Y = append(d.Y, test.Y...)
+		tr, te := make([]int, 5000), make([]int, 5000)
+		for i := range tr {
+			tr[i], te[i] = i, 5000+i
+		}
+		return &Data{Dataset: d, FixedTrain: tr, FixedTest: te}, nil
+	}
+	if strings.HasPrefix(name, "xor") && !strings.ContainsAny(name, "./") {
+		return nil, fmt.Errorf("pipeline: unknown data set %q (built-in: iris, xor, xor-noisy, xor-classic; or a CSV path)", name)
+	}
+	d, err := dataset.LoadCSV(name, dataset.CSVOptions{Label: label})
+	if err != nil {
+		return nil, err
+	}
+	return &Data{Dataset: d}, nil
+}
+
+// Split returns the training and test rows: the data set's own split when
+// it has one, else a stratified split with the given fraction and seed.
+func (d *Data) Split(testFraction float64, seed uint64) (train, test []int, err error) {
+	if d.FixedTrain != nil {
+		return d.FixedTrain, d.FixedTest, nil
+	}
+	if !(testFraction > 0 && testFraction < 1) {
+		return nil, nil, fmt.Errorf("pipeline: test fraction %v, want 0 < f < 1", testFraction)
+	}
+	train, test = dataset.StratifiedSplit(d.Y, len(d.Classes), testFraction, seed)
+	if len(train) == 0 || len(test) == 0 {
+		return nil, nil, fmt.Errorf("pipeline: %d rows split into %d training and %d test rows", d.Len(), len(train), len(test))
+	}
+	return train, test, nil
+}
+
+// TrainConfig configures Train.
+type TrainConfig struct {
+	Params       ptm.Params
+	Thresholds   int         // thermometer thresholds per feature (default 8)
+	TestFraction float64     // held-out fraction (default 0.2)
+	SplitSeed    uint64      // seed of the stratified split
+	Bits         int         // quantization width stored in the file (default 16)
+	Mapping      ptm.Mapping // default mapping stored in the file
+	// Rows, if set, trains on exactly these rows instead of the split's
+	// training rows (used for validation sweeps).
+	Rows []int
+	// Progress, if set, is called after every epoch.
+	Progress func(epoch, epochs int)
+}
+
+func (c *TrainConfig) defaults() {
+	if c.Thresholds == 0 {
+		c.Thresholds = 8
+	}
+	if c.TestFraction == 0 {
+		c.TestFraction = 0.2
+	}
+	if c.Bits == 0 {
+		c.Bits = 16
+	}
+	if c.Mapping.Kind == "" {
+		c.Mapping = DefaultMapping
+	}
+}
+
+// DefaultMapping is the per-sample probability mapping used when none is
+// chosen: a softmax of the clipped class sums. See docs/calibration.md.
+var DefaultMapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: 2}
+
+// Train splits d, fits the booleanizer on the training rows, trains a PTM
+// and returns the complete model file.
+func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
+	cfg.defaults()
+	if err := cfg.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Mapping.Validate(); err != nil {
+		return nil, err
+	}
+	if err := fixed.CheckBits(cfg.Bits); err != nil {
+		return nil, err
+	}
+	trainRows, testRows, err := d.Split(cfg.TestFraction, cfg.SplitSeed)
+	if err != nil {
+		return nil, err
+	}
+	rows := trainRows
+	if cfg.Rows != nil {
+		rows = cfg.Rows
+	}
+	tr := d.Subset(rows)
+	th, err := booleanize.Fit(tr.X, cfg.Thresholds)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: booleanizer: %w", err)
+	}
+	X, err := th.EncodeAll(tr.X)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	nc := len(d.Classes)
+	m, err := ptm.New(cfg.Params, nc, th.NumBits(), nc == 2)
+	if err != nil {
+		return nil, err
+	}
+	t := ptm.NewTrainer(m)
+	for e := 0; e < cfg.Params.Epochs; e++ {
+		if err := t.RunEpoch(X, tr.Y); err != nil {
+			return nil, err
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(e+1, cfg.Params.Epochs)
+		}
+	}
+	bank, err := fixed.Quantize(m, cfg.Bits)
+	if err != nil {
+		return nil, err
+	}
+	f := &modelfile.File{
+		Model: m, Booleanizer: th, Features: d.Features, Classes: d.Classes,
+		Split: modelfile.Split{Dataset: d.Name, Rows: d.Len(), Seed: cfg.SplitSeed, TestFraction: cfg.TestFraction,
+			Train: trainRows, Test: testRows},
+		Mapping: cfg.Mapping, Bank: bank,
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Rows returns the rows of d named by split ("train", "test" or "all") as
+// recorded in the model file, checking that d is the data set the model
+// was trained on.
+func Rows(f *modelfile.File, d *Data, split string) ([]int, error) {
+	if err := d.CheckFeatures(f.Features); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	switch split {
+	case "all":
+		rows := make([]int, d.Len())
+		for i := range rows {
+			rows[i] = i
+		}
+		return rows, nil
+	case "train", "test":
+		if f.Split.Rows != d.Len() {
+			return nil, fmt.Errorf("pipeline: the model was trained on %q with %d rows, this data set has %d: --split %s needs the same data", f.Split.Dataset, f.Split.Rows, d.Len(), split)
+		}
+		if split == "train" {
+			return f.Split.Train, nil
+		}
+		return f.Split.Test, nil
+	}
+	return nil, fmt.Errorf("pipeline: unknown split %q (want train, test or all)", split)
+}
+
+// Labels maps d's class names onto the model's classes; a label the model
+// does not know is an error naming the row.
+func Labels(f *modelfile.File, d *Data, rows []int) ([]int, error) {
+	idx := map[string]int{}
+	for i, c := range f.Classes {
+		idx[c] = i
+	}
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		name := d.Classes[d.Y[r]]
+		c, ok := idx[name]
+		if !ok {
+			return nil, fmt.Errorf("pipeline: row %d has label %q, which the model does not know (classes: %s)", r+1, name, strings.Join(f.Classes, ", "))
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// EvalResult holds per-query statistics and the aggregate report.
+type EvalResult struct {
+	Report  metrics.Report
+	Queries []metrics.QueryStats
+	Labels  []int
+	Rows    []int
+}
+
+// Evaluate draws K samples for every row, maps them with mp and computes the
+// metrics (ECE with bins equal-width bins). seed fixes the sampler.
+func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm.Mapping, bins int) (*EvalResult, error) {
+	if err := mp.Validate(); err != nil {
+		return nil, err
+	}
+	if K < 1 {
+		return nil, fmt.Errorf("pipeline: %d samples, want >= 1", K)
+	}
+	labels, err := Labels(f, d, rows)
+	if err != nil {
+		return nil, err
+	}
+	s := ptm.NewSampler(f.Model, seed)
+	res := &EvalResult{Labels: labels, Rows: rows, Queries: make([]metrics.QueryStats, len(rows))}
+	var x []bool
+	var sums []int
+	for i, r := range rows {
+		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
+			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		if sums, err = s.Sample(x, K, sums); err != nil {
+			return nil, err
+		}
+		res.Queries[i] = metrics.Query(f.Model.SumsToProbs(sums, K, mp))
+	}
+	res.Report = metrics.Evaluate(res.Queries, labels, bins)
+	return res, nil
+}
+
+// FitTemperature chooses the softmax temperature that minimizes the NLL of
+// the K-sample predictive mean on the given rows (a grid from 0.25 to 16 in
+// steps of 2^(1/4)); the samples are drawn once and re-mapped per candidate.
+func FitTemperature(f *modelfile.File, d *Data, rows []int, K int, seed uint64) (float64, error) {
+	labels, err := Labels(f, d, rows)
+	if err != nil {
+		return 0, err
+	}
+	s := ptm.NewSampler(f.Model, seed)
+	all := make([][]int, len(rows))
+	var x []bool
+	for i, r := range rows {
+		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
+			return 0, fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		if all[i], err = s.Sample(x, K, nil); err != nil {
+			return 0, err
+		}
+	}
+	best, bestNLL := 0.0, math.Inf(1)
+	for e := -8; e <= 16; e++ {
+		tau := math.Pow(2, float64(e)/4)
+		mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: tau}
+		var nll float64
+		for i := range rows {
+			q := metrics.Query(f.Model.SumsToProbs(all[i], K, mp))
+			nll -= math.Log(math.Max(q.Mean[labels[i]], metrics.NLLFloor))
+		}
+		if nll < bestNLL {
+			best, bestNLL = tau, nll
+		}
+	}
+	return best, nil
+}
