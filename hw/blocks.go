@@ -1,0 +1,621 @@
+package hw
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file holds the computed parts of the templates: XOR equations,
+// ROM tables, adder trees and width conversions. Every method returns
+// Verilog text indented for its place in the template.
+
+// zext zero-extends expr of width w to width to.
+func zext(expr string, w, to int) string {
+	switch {
+	case to == w:
+		return expr
+	case to < w:
+		panic(fmt.Sprintf("hw: zext %s from %d to %d bits", expr, w, to))
+	}
+	return fmt.Sprintf("{%d'd0, %s}", to-w, expr)
+}
+
+// sext sign-extends the w-bit expression e (a plain identifier or
+// part-select, whose top bit is msb) to width to.
+func sext(expr, msb string, w, to int) string {
+	switch {
+	case to == w:
+		return expr
+	case to < w:
+		panic(fmt.Sprintf("hw: sext %s from %d to %d bits", expr, w, to))
+	case to == w+1:
+		return fmt.Sprintf("{%s, %s}", msb, expr)
+	}
+	return fmt.Sprintf("{{%d{%s}}, %s}", to-w, msb, expr)
+}
+
+// slice is the constant part-select of element i (width w) of a packed vector.
+func slice(vec string, i, w int) string {
+	if w == 1 {
+		return fmt.Sprintf("%s[%d]", vec, i)
+	}
+	return fmt.Sprintf("%s[%d:%d]", vec, i*w+w-1, i*w)
+}
+
+// LFSREquations are the XOR equations of the B new bits of one draw.
+func (p *Params) LFSREquations() string {
+	var b strings.Builder
+	for k := 0; k < p.Bits; k++ {
+		terms := make([]string, len(p.Taps))
+		for i, e := range p.Taps {
+			terms[i] = fmt.Sprintf("state[%d]", e+k)
+		}
+		fmt.Fprintf(&b, "    assign next[%d] = %s;\n", k, strings.Join(terms, " ^ "))
+	}
+	return b.String()
+}
+
+// TapList is the exponent list of the characteristic polynomial.
+func (p *Params) TapList() string {
+	s := make([]string, len(p.Taps))
+	for i, e := range p.Taps {
+		s[i] = fmt.Sprint(e)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Phi is the seeding constant as a sized literal.
+func (p *Params) PhiLit() string { return fmt.Sprintf("%d'h%x", p.W, p.Phi) }
+
+// SeedW is the 32-bit request seed reduced or zero-extended to W bits.
+func (p *Params) SeedW() string {
+	if p.W <= 32 {
+		if p.W == 32 {
+			return "seed"
+		}
+		return fmt.Sprintf("seed[%d:0]", p.W-1)
+	}
+	return zext("seed", 32, p.W)
+}
+
+// SeedUnused is true when some seed bits are dropped (W < 32).
+func (p *Params) SeedUnused() bool { return p.W < 32 }
+
+// ----- lanes (core) -----
+
+// LaneInstances instantiates every lane with its bank write decode and,
+// with InitBanks, its bank image.
+func (p *Params) LaneInstances() string {
+	var b strings.Builder
+	for l := 0; l < p.L; l++ {
+		ci, li := l/p.LL, l%p.LL
+		param := ""
+		if p.InitBanks {
+			param = fmt.Sprintf(" #(\n        .INIT_FILE(\"%s\")\n    )", p.bankFile(l))
+		}
+		fmt.Fprintf(&b, "    // lane %d: clause lane %d, literal lane %d\n", l, ci, li)
+		fmt.Fprintf(&b, "    %s_lane%s lane_%d (\n", p.Prefix, param, l)
+		fmt.Fprintf(&b, "        .clk        (clk),\n")
+		fmt.Fprintf(&b, "        .seed_load  (seed_load && seed_lane == %d'd%d),\n", p.LaneW, l)
+		fmt.Fprintf(&b, "        .seed_state (seed_state),\n")
+		fmt.Fprintf(&b, "        .beat       (issue),\n")
+		fmt.Fprintf(&b, "        .addr       (addr),\n")
+		fmt.Fprintf(&b, "        .wr_en      (bank_wr_en && bank_wr_lane == %d'd%d),\n", p.LaneW, l)
+		fmt.Fprintf(&b, "        .wr_addr    (bank_wr_addr),\n")
+		fmt.Fprintf(&b, "        .wr_data    (bank_wr_data),\n")
+		fmt.Fprintf(&b, "        .incl       (incl[%d])\n", l)
+		fmt.Fprintf(&b, "    );\n")
+		if l != p.L-1 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// LitSlots is BT*LL, the literal slots of all beats.
+func (p *Params) LitSlots() int { return p.BT * p.LL }
+
+// LitVector is the literal vector of all slots: features, their
+// negations, then padding.
+func (p *Params) LitVector() string {
+	pad := p.LitSlots() - p.Literals
+	if pad == 0 {
+		return "{~features, features}"
+	}
+	return fmt.Sprintf("{%d'd0, ~features, features}", pad)
+}
+
+// PresentVector marks the literal slots that are not padding.
+func (p *Params) PresentVector() string {
+	pad := p.LitSlots() - p.Literals
+	ones := fmt.Sprintf("{%d{1'b1}}", p.Literals)
+	if pad == 0 {
+		return ones
+	}
+	return fmt.Sprintf("{%d'd0, %s}", pad, ones)
+}
+
+// MaxKCheck is the run-time test of req_k against 1..MaxK.
+func (p *Params) MaxKCheck() string {
+	zero := fmt.Sprintf("req_k == %d'd0", p.KW)
+	if uint64(p.MaxK) == uint64(1)<<uint(p.KW)-1 {
+		return zero
+	}
+	return fmt.Sprintf("%s || req_k > %d'd%d", zero, p.KW, p.MaxK)
+}
+
+// StatWords is the number of stats-mode result words.
+func (p *Params) StatWords() int { return p.StatsWords() }
+
+// StatIdxW is the width of the stats word index.
+func (p *Params) StatIdxW() int { return clog2(p.StatsWords()) }
+
+// StatWordAssigns builds the stats-mode result words from the accumulators.
+func (p *Params) StatWordAssigns() string {
+	var b strings.Builder
+	i := 0
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "    assign stat_word[%d] = %s; // votes, class %d\n", i, zext(slice("votes_acc", c, p.VoteW), p.VoteW, 32), c)
+		i++
+	}
+	for t := 0; t < p.NT; t++ {
+		v := slice("sum_acc", t, p.SumW)
+		fmt.Fprintf(&b, "    assign stat_word[%d] = %s; // sum, TM %d\n", i, sext(v, fmt.Sprintf("sum_acc[%d]", t*p.SumW+p.SumW-1), p.SumW, 32), t)
+		i++
+	}
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "    assign stat_word[%d] = %s; // sumsq, TM %d\n", i, zext(slice("sumsq_acc", t, p.SqW), p.SqW, 32), t)
+		i++
+	}
+	return b.String()
+}
+
+// SumWordAssigns splits the serializer's sample into its NT class sums.
+func (p *Params) SumWordAssigns() string {
+	var b strings.Builder
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "    assign ser_sum[%d] = %s;\n", t, slice("ser_sums", t, p.VW))
+	}
+	return b.String()
+}
+
+// SerWord is the sign-extended class sum at the serializer's index.
+func (p *Params) SerWord() string {
+	return sext("ser_sum[ser_tm]", fmt.Sprintf("ser_sum[ser_tm][%d]", p.VW-1), p.VW, 32)
+}
+
+// FifoCountW is the width of the in-flight sample counter (0..FifoDepth).
+func (p *Params) FifoCountW() int { return ubits(uint64(p.FifoDepth)) }
+
+// ----- class sum -----
+
+// groupRow returns the ROM row of group g: the TM of its first clause
+// and, per slot, the clause lanes that vote for and against it.
+func (p *Params) groupRow(g int) (base int, pos, neg []uint64) {
+	pos = make([]uint64, p.Slots)
+	neg = make([]uint64, p.Slots)
+	base = g * p.LC / p.M
+	for ci := 0; ci < p.LC; ci++ {
+		c := g*p.LC + ci
+		if c >= p.TotalClauses {
+			break
+		}
+		t, j := c/p.M, c%p.M
+		if j%2 == 0 {
+			pos[t-base] |= 1 << uint(ci)
+		} else {
+			neg[t-base] |= 1 << uint(ci)
+		}
+	}
+	return base, pos, neg
+}
+
+func binLit(w int, v uint64) string {
+	s := fmt.Sprintf("%0*b", w, v)
+	return fmt.Sprintf("%d'b%s", w, s)
+}
+
+// ClassROM is the group ROM of the class sum: for group g, base = the TM
+// of clause g*LC, and per slot s the clause lanes whose clause belongs to
+// TM base+s with positive (pos) or negative (neg) polarity.
+func (p *Params) ClassROM() string {
+	if p.LC > 64 {
+		panic("hw: more than 64 clause lanes")
+	}
+	var b strings.Builder
+	assign := func(ind string, base int, pos, neg []uint64) {
+		fmt.Fprintf(&b, "%sbase_rom = %d'd%d;", ind, p.TMW, base)
+		for s := 0; s < p.Slots; s++ {
+			fmt.Fprintf(&b, " pos_rom[%d] = %s; neg_rom[%d] = %s;", s, binLit(p.LC, pos[s]), s, binLit(p.LC, neg[s]))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("        case (group)\n")
+	for g := 0; g < p.G; g++ {
+		base, pos, neg := p.groupRow(g)
+		fmt.Fprintf(&b, "        %d'd%d: begin\n", p.GroupW, g)
+		assign("            ", base, pos, neg)
+		b.WriteString("        end\n")
+	}
+	b.WriteString("        default: begin\n")
+	assign("            ", 0, make([]uint64, p.Slots), make([]uint64, p.Slots))
+	b.WriteString("        end\n        endcase\n")
+	return b.String()
+}
+
+// ChunkW is the width of one popcount chunk's count.
+func (p *Params) ChunkW() int { return ubits(uint64(p.ChunkSize)) }
+
+// Chunked is true when the popcount takes two stages.
+func (p *Params) Chunked() bool { return p.Chunks > 1 }
+
+// popSum is the sum of bits lo..hi-1 of vec, each zero-extended to w bits.
+func popSum(vec string, lo, hi, w int) string {
+	terms := make([]string, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		terms = append(terms, zext(fmt.Sprintf("%s[%d]", vec, i), 1, w))
+	}
+	return strings.Join(terms, " + ")
+}
+
+// PopcountStages emits the popcount of every slot's pos and neg bits:
+// one stage (LC <= 8) or chunks of 8 then their sum.
+func (p *Params) PopcountStages() string {
+	var b strings.Builder
+	pols := []string{"pos", "neg"}
+	if !p.Chunked() {
+		b.WriteString("    always @(posedge clk) begin\n")
+		for s := 0; s < p.Slots; s++ {
+			for _, pol := range pols {
+				fmt.Fprintf(&b, "        %s_cnt[%d] <= %s;\n", pol, s, popSum(fmt.Sprintf("%s_bits[%d]", pol, s), 0, p.LC, p.PCW))
+			}
+		}
+		b.WriteString("    end\n")
+		return b.String()
+	}
+	cw := p.ChunkW()
+	for s := 0; s < p.Slots; s++ {
+		for _, pol := range pols {
+			fmt.Fprintf(&b, "    reg [%d:0] %s_chunk_%d [0:%d];\n", cw-1, pol, s, p.Chunks-1)
+		}
+	}
+	b.WriteString("    always @(posedge clk) begin\n")
+	for s := 0; s < p.Slots; s++ {
+		for _, pol := range pols {
+			for ch := 0; ch < p.Chunks; ch++ {
+				lo, hi := ch*p.ChunkSize, min((ch+1)*p.ChunkSize, p.LC)
+				fmt.Fprintf(&b, "        %s_chunk_%d[%d] <= %s;\n", pol, s, ch, popSum(fmt.Sprintf("%s_bits[%d]", pol, s), lo, hi, cw))
+			}
+		}
+	}
+	b.WriteString("    end\n    always @(posedge clk) begin\n")
+	for s := 0; s < p.Slots; s++ {
+		for _, pol := range pols {
+			terms := make([]string, p.Chunks)
+			for ch := range terms {
+				terms[ch] = zext(fmt.Sprintf("%s_chunk_%d[%d]", pol, s, ch), cw, p.PCW)
+			}
+			fmt.Fprintf(&b, "        %s_cnt[%d] <= %s;\n", pol, s, strings.Join(terms, " + "))
+		}
+	}
+	b.WriteString("    end\n")
+	return b.String()
+}
+
+// PopTags are the tag registers of the popcount stages: _a is the mask
+// stage, _p the (optional) chunk stage, _c the count stage.
+func (p *Params) PopTagStages() []string {
+	if p.Chunked() {
+		return []string{"p", "c"}
+	}
+	return []string{"c"}
+}
+
+// SlotDiffs are the signed per-slot differences pos - neg in VW bits.
+func (p *Params) SlotDiffs() string {
+	var b strings.Builder
+	for s := 0; s < p.Slots; s++ {
+		fmt.Fprintf(&b, "    wire [%d:0] diff_%d = %s - %s;\n", p.VW-1, s,
+			zext(fmt.Sprintf("pos_cnt[%d]", s), p.PCW, p.VW), zext(fmt.Sprintf("neg_cnt[%d]", s), p.PCW, p.VW))
+	}
+	return b.String()
+}
+
+// TMAdds selects, for every TM t, the slot difference that belongs to it
+// in this group (slot t - base), or 0.
+func (p *Params) TMAdds() string {
+	var b strings.Builder
+	maxBase := (p.G - 1) * p.LC / p.M
+	for t := 0; t < p.NT; t++ {
+		expr := fmt.Sprintf("%d'd0", p.VW)
+		for s := p.Slots - 1; s >= 0; s-- {
+			if t-s < 0 || t-s > maxBase {
+				continue
+			}
+			expr = fmt.Sprintf("(base_c == %d'd%d) ? diff_%d : %s", p.TMW, t-s, s, expr)
+		}
+		fmt.Fprintf(&b, "    wire [%d:0] add_%d = %s;\n", p.VW-1, t, expr)
+	}
+	return b.String()
+}
+
+// TMAccumulate updates every TM's running class sum.
+func (p *Params) TMAccumulate() string {
+	var b strings.Builder
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "            sum_%d <= (first_c ? %d'd0 : sum_%d) + add_%d;\n", t, p.VW, t, t)
+	}
+	return b.String()
+}
+
+// TMSums declares the running class sums.
+func (p *Params) TMSums() string {
+	var b strings.Builder
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "    reg [%d:0] sum_%d;\n", p.VW-1, t)
+	}
+	return b.String()
+}
+
+// SumsConcat packs the class sums, TM 0 in the low bits.
+func (p *Params) SumsConcat() string {
+	s := make([]string, p.NT)
+	for t := 0; t < p.NT; t++ {
+		s[p.NT-1-t] = fmt.Sprintf("sum_%d", t)
+	}
+	if p.NT == 1 {
+		return s[0]
+	}
+	return "{" + strings.Join(s, ", ") + "}"
+}
+
+// ----- vote -----
+
+// CW is the compare width of the clipping: wide enough for v and +-T.
+func (p *Params) CW() int { return max(p.VW, p.UW) }
+
+// VUW is the width of one sample's vote units (U/|A| <= U).
+func (p *Params) VUW() int { return ubits(p.Unit) }
+
+// MaxLevels is the depth of the max tree, ceil(log2 NC).
+func (p *Params) MaxLevels() int { return clog2(p.NC) }
+
+// Clip clips every TM's class sum to [-T, T].
+func (p *Params) Clip() string {
+	var b strings.Builder
+	cw := p.CW()
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "    wire signed [%d:0] v_%d = %s;\n", cw-1, t,
+			sext(slice("sums", t, p.VW), fmt.Sprintf("sums[%d]", t*p.VW+p.VW-1), p.VW, cw))
+	}
+	b.WriteString("    always @(posedge clk) begin\n")
+	for t := 0; t < p.NT; t++ {
+		keep := fmt.Sprintf("v_%d", t)
+		if cw > p.UW {
+			keep = fmt.Sprintf("v_%d[%d:0]", t, p.UW-1)
+		}
+		fmt.Fprintf(&b, "        u_%d <= (v_%d > T_POS) ? T_POS_U : (v_%d < T_NEG) ? T_NEG_U : %s;\n", t, t, t, keep)
+	}
+	b.WriteString("    end\n")
+	return b.String()
+}
+
+// ClippedDecl declares the clipped sums.
+func (p *Params) ClippedDecl() string {
+	var b strings.Builder
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "    reg signed [%d:0] u_%d;\n", p.UW-1, t)
+	}
+	return b.String()
+}
+
+// UConcat packs the clipped sums, TM 0 in the low bits.
+func (p *Params) UConcat() string {
+	s := make([]string, p.NT)
+	for t := 0; t < p.NT; t++ {
+		s[p.NT-1-t] = fmt.Sprintf("u_%d", t)
+	}
+	if p.NT == 1 {
+		return s[0]
+	}
+	return "{" + strings.Join(s, ", ") + "}"
+}
+
+// Scores are the class scores (spec 5.5) from the clipped sums.
+func (p *Params) Scores() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "    wire signed [%d:0] score [0:%d];\n", p.UW-1, p.NC-1)
+	if p.Binary {
+		b.WriteString("    assign score[0] = -u_0; // binary: class 0 scores -u, class 1 scores u\n")
+		b.WriteString("    assign score[1] = u_0;\n")
+		return b.String()
+	}
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "    assign score[%d] = u_%d;\n", c, c)
+	}
+	return b.String()
+}
+
+// MaxTree is the pipelined maximum of the scores, one register level per
+// tree level, carrying the scores alongside.
+func (p *Params) MaxTree() string {
+	var b strings.Builder
+	n := p.NC
+	prev := "score"
+	for lvl := 1; lvl <= p.MaxLevels(); lvl++ {
+		m := (n + 1) / 2
+		fmt.Fprintf(&b, "    reg signed [%d:0] max_l%d [0:%d];\n", p.UW-1, lvl, m-1)
+		fmt.Fprintf(&b, "    reg signed [%d:0] score_l%d [0:%d];\n", p.UW-1, lvl, p.NC-1)
+		fmt.Fprintf(&b, "    reg               valid_l%d, last_l%d;\n", lvl, lvl)
+		b.WriteString("    always @(posedge clk) begin\n")
+		for i := 0; i < m; i++ {
+			a := fmt.Sprintf("%s[%d]", prev, 2*i)
+			if 2*i+1 < n {
+				c := fmt.Sprintf("%s[%d]", prev, 2*i+1)
+				fmt.Fprintf(&b, "        max_l%d[%d] <= (%s >= %s) ? %s : %s;\n", lvl, i, a, c, a, c)
+			} else {
+				fmt.Fprintf(&b, "        max_l%d[%d] <= %s;\n", lvl, i, a)
+			}
+		}
+		src := "score"
+		if lvl > 1 {
+			src = fmt.Sprintf("score_l%d", lvl-1)
+		}
+		for c := 0; c < p.NC; c++ {
+			fmt.Fprintf(&b, "        score_l%d[%d] <= %s[%d];\n", lvl, c, src, c)
+		}
+		pv, pl := "u_valid", "u_last"
+		if lvl > 1 {
+			pv, pl = fmt.Sprintf("valid_l%d", lvl-1), fmt.Sprintf("last_l%d", lvl-1)
+		}
+		fmt.Fprintf(&b, "        last_l%d <= %s;\n", lvl, pl)
+		fmt.Fprintf(&b, "        if (rst) valid_l%d <= 1'b0;\n        else     valid_l%d <= %s;\n", lvl, lvl, pv)
+		b.WriteString("    end\n\n")
+		prev = fmt.Sprintf("max_l%d", lvl)
+		n = m
+	}
+	return b.String()
+}
+
+// TopLevel is the last level of the max tree.
+func (p *Params) TopLevel() int { return p.MaxLevels() }
+
+// Winners marks the classes whose score equals the maximum.
+func (p *Params) Winners() string {
+	var b strings.Builder
+	l := p.MaxLevels()
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "        win[%d] <= (score_l%d[%d] == max_l%d[0]);\n", c, l, c, l)
+	}
+	return b.String()
+}
+
+// TieW is the width of the number of tied classes (1..NC).
+func (p *Params) TieW() int { return ubits(uint64(p.NC)) }
+
+// TieCount is the popcount of the winners.
+func (p *Params) TieCount() string { return popSum("win", 0, p.NC, p.TieW()) }
+
+// UnitTable is U/n for n tied classes.
+func (p *Params) UnitTable() string {
+	var b strings.Builder
+	for n := 1; n <= p.NC; n++ {
+		fmt.Fprintf(&b, "        %d'd%d: share = %d'd%d;\n", p.TieW(), n, p.VUW(), p.Unit/uint64(n))
+	}
+	fmt.Fprintf(&b, "        default: share = %d'd0;\n", p.VUW())
+	return b.String()
+}
+
+// VoteOut assigns every class its share when it is a winner.
+func (p *Params) VoteOut() string {
+	var b strings.Builder
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "        votes[%d] <= win[%d] ? share : %d'd0;\n", c, c, p.VUW())
+	}
+	return b.String()
+}
+
+// VotesPacked packs the per-sample votes, class 0 in the low bits.
+func (p *Params) VotesPacked() string {
+	var b strings.Builder
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "    assign votes_out[%d:%d] = votes[%d];\n", c*p.VUW()+p.VUW()-1, c*p.VUW(), c)
+	}
+	return b.String()
+}
+
+// ----- stats -----
+
+// MagW is the width of |u| (u in -T..T).
+func (p *Params) MagW() int { return p.UW - 1 }
+
+// SqW1 is the width of u^2 for one sample.
+func (p *Params) SqW1() int { return 2 * p.MagW() }
+
+// StatsSquares computes |u| and u^2 of every TM (|u| <= T fits MagW bits).
+func (p *Params) StatsSquares() string {
+	var b strings.Builder
+	mw, sw := p.MagW(), p.SqW1()
+	for t := 0; t < p.NT; t++ {
+		msb := fmt.Sprintf("u[%d]", t*p.UW+p.UW-1)
+		low := fmt.Sprintf("u[%d:%d]", t*p.UW+mw-1, t*p.UW)
+		fmt.Fprintf(&b, "    wire [%d:0] mag_%d = %s ? -%s : %s;\n", mw-1, t, msb, low, low)
+		fmt.Fprintf(&b, "    wire [%d:0] usq_%d = %s * %s;\n", sw-1, t, zext(fmt.Sprintf("mag_%d", t), mw, sw), zext(fmt.Sprintf("mag_%d", t), mw, sw))
+	}
+	return b.String()
+}
+
+// StatsUpdates emits the accumulator updates.
+func (p *Params) StatsUpdates() string {
+	var b strings.Builder
+	b.WriteString("    always @(posedge clk) begin\n        if (clear) begin\n")
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "            sum_%d   <= %d'd0;\n            sumsq_%d <= %d'd0;\n", t, p.SumW, t, p.SqW)
+	}
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "            votes_%d <= %d'd0;\n", c, p.VoteW)
+	}
+	b.WriteString("        end else begin\n            if (u_valid) begin\n")
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "                sum_%d <= sum_%d + %s;\n", t, t, sext(slice("u", t, p.UW), fmt.Sprintf("u[%d]", t*p.UW+p.UW-1), p.UW, p.SumW))
+	}
+	b.WriteString("            end\n            if (sq_valid) begin\n")
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "                sumsq_%d <= sumsq_%d + %s;\n", t, t, zext(fmt.Sprintf("sq_%d", t), p.SqW1(), p.SqW))
+	}
+	b.WriteString("            end\n            if (vote_valid) begin\n")
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "                votes_%d <= votes_%d + %s;\n", c, c, zext(slice("votes", c, p.VUW()), p.VUW(), p.VoteW))
+	}
+	b.WriteString("            end\n        end\n    end\n")
+	return b.String()
+}
+
+// StatsDecls declares the accumulators and squares.
+func (p *Params) StatsDecls() string {
+	var b strings.Builder
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "    reg [%d:0] sum_%d;\n    reg [%d:0] sumsq_%d;\n    reg [%d:0] sq_%d;\n", p.SumW-1, t, p.SqW-1, t, p.SqW1()-1, t)
+	}
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "    reg [%d:0] votes_%d;\n", p.VoteW-1, c)
+	}
+	return b.String()
+}
+
+// SqRegs registers the squares.
+func (p *Params) SqRegs() string {
+	var b strings.Builder
+	for t := 0; t < p.NT; t++ {
+		fmt.Fprintf(&b, "        sq_%d <= usq_%d;\n", t, t)
+	}
+	return b.String()
+}
+
+// packed concatenates name_0..name_{n-1}, index 0 in the low bits.
+func packed(name string, n int) string {
+	s := make([]string, n)
+	for i := 0; i < n; i++ {
+		s[n-1-i] = fmt.Sprintf("%s_%d", name, i)
+	}
+	if n == 1 {
+		return s[0]
+	}
+	return "{" + strings.Join(s, ", ") + "}"
+}
+
+// SumPacked, SqPacked and VotesAccPacked are the accumulator outputs.
+func (p *Params) SumPacked() string      { return packed("sum", p.NT) }
+func (p *Params) SqPacked() string       { return packed("sumsq", p.NT) }
+func (p *Params) VotesAccPacked() string { return packed("votes", p.NC) }
+
+// ----- info -----
+
+// InfoCases are the info ROM's words.
+func (p *Params) InfoCases() string {
+	var b strings.Builder
+	for i, w := range infoLayout {
+		fmt.Fprintf(&b, "        4'd%-2d: data = 32'h%08x; // %s\n", i, w.val(p), w.name)
+	}
+	return b.String()
+}

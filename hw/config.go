@@ -1,0 +1,246 @@
+package hw
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"regexp"
+	"strconv"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/lfsr"
+)
+
+// Version is the generator version written into every emitted file header
+// and, as VersionWord, into word 0 of the info ROM.
+const Version = "0.1.0"
+
+// VersionWord is info ROM word 0: "PT" followed by the generator's major and
+// minor version (0x5054_MMmm).
+const VersionWord uint32 = 0x5054_0001
+
+// ErrConfig is wrapped by every error Generate returns for a configuration
+// that does not fit the shape or the hardware's limits.
+var ErrConfig = errors.New("hw: bad configuration")
+
+// Config decides the precision and parallelism of a generated core.
+type Config struct {
+	// Bits is B, the width of a threshold and of a draw (8..16).
+	Bits int `json:"bits"`
+	// LFSRWidth is W, the width of every lane's LFSR (16, 20, 24, 32, 40,
+	// 48 or 64; it must leave room for a B-bit leap: max tap + B <= W).
+	LFSRWidth int `json:"lfsr_width"`
+	// ClauseLanes (LC) and LiteralLanes (LL) give L = LC*LL lanes. When
+	// both are 0, Lanes is split by fixed.SplitLanes.
+	ClauseLanes  int `json:"clause_lanes"`
+	LiteralLanes int `json:"literal_lanes"`
+	// Lanes is used only when ClauseLanes and LiteralLanes are both 0.
+	Lanes int `json:"lanes,omitempty"`
+	// MaxK is the largest number of samples per request. Result words are
+	// 32 bits, so MaxK*lcm(1..NC) and MaxK*T^2 must fit in 32 bits
+	// (and MaxK*T in 31).
+	MaxK int `json:"max_k"`
+	// Prefix names every module (<prefix>_core, ...); default "ptm".
+	Prefix string `json:"prefix"`
+	// InitBanks emits one $readmemh image per lane with the bank's
+	// thresholds, loaded as the banks' initial contents.
+	InitBanks bool `json:"init_banks"`
+}
+
+// DefaultPrefix is the module prefix used when Config.Prefix is empty.
+const DefaultPrefix = "ptm"
+
+var identRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// HW returns the golden model's view of the hardware parameters (after
+// resolving Lanes into clause and literal lanes; see Resolve).
+func (c Config) HW() fixed.HW {
+	return fixed.HW{Bits: c.Bits, LFSRWidth: c.LFSRWidth, ClauseLanes: c.ClauseLanes, LiteralLanes: c.LiteralLanes}
+}
+
+// Resolve returns c with defaults filled in (Prefix) and Lanes split into
+// ClauseLanes x LiteralLanes when those are both 0. It checks nothing else.
+func (c Config) Resolve(sh fixed.Shape) (Config, error) {
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.ClauseLanes == 0 && c.LiteralLanes == 0 {
+		if c.Lanes < 1 {
+			return c, fmt.Errorf("%w: no lanes: set ClauseLanes and LiteralLanes, or Lanes", ErrConfig)
+		}
+		lc, ll, err := fixed.SplitLanes(c.Lanes, sh)
+		if err != nil {
+			return c, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		c.ClauseLanes, c.LiteralLanes = lc, ll
+	}
+	c.Lanes = c.ClauseLanes * c.LiteralLanes
+	return c, nil
+}
+
+// Check validates a resolved configuration against a shape: the shape
+// itself, bits and LFSR width (fixed.HW.Check, lfsr.Check), lanes, MaxK and
+// the 32-bit result words, and the prefix.
+func (c Config) Check(sh fixed.Shape) error {
+	if err := sh.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := lfsr.Check(c.LFSRWidth, c.Bits); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := c.HW().Check(sh); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if !identRE.MatchString(c.Prefix) || len(c.Prefix) > 32 {
+		return fmt.Errorf("%w: prefix %q is not a Verilog identifier of at most 32 characters", ErrConfig, c.Prefix)
+	}
+	if c.MaxK < 1 {
+		return fmt.Errorf("%w: MaxK = %d, want >= 1", ErrConfig, c.MaxK)
+	}
+	const max32 = uint64(1)<<32 - 1
+	k := uint64(c.MaxK)
+	u := fixed.VoteUnit(sh.Classes)
+	t := uint64(sh.T)
+	switch {
+	case k > max32:
+		return fmt.Errorf("%w: MaxK = %d does not fit 32 bits", ErrConfig, c.MaxK)
+	case t > 1<<16:
+		return fmt.Errorf("%w: T = %d: T^2 does not fit a 32-bit sumsq word", ErrConfig, sh.T)
+	case k*u > max32:
+		return fmt.Errorf("%w: MaxK*lcm(1..%d) = %d*%d overflows a 32-bit votes word", ErrConfig, sh.Classes, c.MaxK, u)
+	case k*t*t > max32:
+		return fmt.Errorf("%w: MaxK*T^2 = %d*%d overflows a 32-bit sumsq word", ErrConfig, c.MaxK, t*t)
+	case k*t > max32>>1:
+		return fmt.Errorf("%w: MaxK*T = %d*%d overflows a signed 32-bit sum word", ErrConfig, c.MaxK, t)
+	}
+	return nil
+}
+
+// clog2 is the number of bits that index n items (at least 1).
+func clog2(n int) int {
+	if n <= 2 {
+		return 1
+	}
+	return bits.Len(uint(n - 1))
+}
+
+// ubits is the number of bits that hold the unsigned value v (at least 1).
+func ubits(v uint64) int {
+	if v == 0 {
+		return 1
+	}
+	return bits.Len64(v)
+}
+
+// sbits is the number of bits of a two's complement word that holds -v..v.
+func sbits(v uint64) int { return ubits(v) + 1 }
+
+// Params are the derived constants of a design: the shape, the schedule
+// and every width. They are written into the header of every file.
+type Params struct {
+	Prefix                        string
+	NT, NC, M, O, T               int
+	Binary                        bool
+	Bits, W                       int
+	LC, LL, L                     int
+	G, BT, D                      int
+	MaxK                          int
+	Literals, TotalClauses        int
+	LaneW, AddrW, GroupW, BeatW   int
+	KW                            int // width of req_k
+	VW                            int // width of a raw class sum v_t (signed)
+	UW                            int // width of a clipped class sum u_t (signed)
+	PCW                           int // width of a popcount of LC clause bits
+	TMW                           int // width of a TM index
+	Slots                         int // TMs one clause group can touch
+	Unit                          uint64
+	VoteW, SumW, SqW              int
+	FifoDepth, FifoAW             int
+	Taps                          []int
+	Phi                           uint64
+	Hash                          string
+	Hash32                        uint32
+	PipeLatency                   int // issue of a beat to its sample's sums
+	ChunkSize                     int // popcount chunk (bits) of the class sum
+	Chunks                        int
+	InitBanks                     bool
+	InfoWords                     int
+}
+
+// popChunk is the largest popcount computed in one cycle by the class sum;
+// wider clause lanes get a two-stage (chunked) popcount.
+const popChunk = 8
+
+func deriveParams(c Config, sh fixed.Shape, hash string) (*Params, error) {
+	lay := c.HW().LayoutOf(sh)
+	p := &Params{
+		Prefix: c.Prefix, NT: sh.TMs, NC: sh.Classes, M: sh.Clauses, O: sh.Features, T: sh.T, Binary: sh.Binary,
+		Bits: c.Bits, W: c.LFSRWidth, LC: c.ClauseLanes, LL: c.LiteralLanes, L: c.ClauseLanes * c.LiteralLanes,
+		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK,
+		Literals: sh.Literals(), TotalClauses: sh.TotalClauses(),
+		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitBanks: c.InitBanks,
+	}
+	p.LaneW = clog2(p.L)
+	p.AddrW = clog2(p.D)
+	p.GroupW = clog2(p.G)
+	p.BeatW = clog2(p.BT)
+	p.KW = ubits(uint64(p.MaxK))
+	p.TMW = clog2(p.NT)
+	p.PCW = ubits(uint64(p.LC))
+	p.VW = max(sbits(uint64((p.M+1)/2)), p.PCW+1)
+	p.UW = sbits(uint64(p.T))
+	p.Unit = fixed.VoteUnit(p.NC)
+	p.VoteW = ubits(uint64(p.MaxK) * p.Unit)
+	p.SumW = sbits(uint64(p.MaxK) * uint64(p.T))
+	p.SqW = ubits(uint64(p.MaxK) * uint64(p.T) * uint64(p.T))
+	p.SqW = max(p.SqW, 2*(p.UW-1)) // at least one sample's square
+	// Slots: the most TMs the LC clauses of one group span.
+	for g := 0; g < p.G; g++ {
+		first := g * p.LC
+		last := min(first+p.LC, p.TotalClauses) - 1
+		p.Slots = max(p.Slots, last/p.M-first/p.M+1)
+	}
+	p.ChunkSize = min(p.LC, popChunk)
+	p.Chunks = (p.LC + p.ChunkSize - 1) / p.ChunkSize
+	// Issue -> lane read/draw (1) -> include (1) -> clause (1) -> masks (1)
+	// -> popcount (1 or 2) -> accumulate (1).
+	p.PipeLatency = 5 + p.popStages()
+	// The samples FIFO must hold every sample in flight so that the beat
+	// pipeline never waits for an unstalled result stream: a sample is
+	// started every max(D, NT) cycles and stays in flight for about
+	// D + PipeLatency + NT cycles.
+	period := max(p.D, p.NT)
+	need := (p.D+p.PipeLatency+p.NT+2+period-1)/period + 1
+	p.FifoDepth = 2
+	for p.FifoDepth < need {
+		p.FifoDepth *= 2
+	}
+	p.FifoAW = clog2(p.FifoDepth)
+	p.InfoWords = 16
+	if hash != "" {
+		if len(hash) < 8 {
+			return nil, fmt.Errorf("%w: model hash %q: want at least 8 hex digits", ErrConfig, hash)
+		}
+		h, err := strconv.ParseUint(hash[:8], 16, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%w: model hash %q: %w", ErrConfig, hash, err)
+		}
+		p.Hash32 = uint32(h)
+	}
+	return p, nil
+}
+
+// popStages is the number of pipeline stages of the class-sum popcount.
+func (p *Params) popStages() int {
+	if p.Chunks > 1 {
+		return 2
+	}
+	return 1
+}
+
+// SamplesWords is the number of result words of a samples-mode request of
+// K samples; StatsWords that of a stats-mode request.
+func (p *Params) SamplesWords(k int) int { return k * p.NT }
+
+// StatsWords is NC vote words, NT sum words and NT sumsq words.
+func (p *Params) StatsWords() int { return p.NC + 2*p.NT }

@@ -1,0 +1,26 @@
+// Package hw generates the Verilog of the Probabilistic Tsetlin Machine
+// inference core for iCE40 FPGAs, bit-exact to the golden model
+// golden/fixed (docs/fixed-point.md is the contract).
+//
+// A Config fixes precision (Bits, LFSRWidth) and parallelism (ClauseLanes x
+// LiteralLanes lanes, each with its own leap-forward LFSR and threshold
+// bank); Generate specializes the design for a model Shape and returns the
+// Verilog modules and, when asked, the $readmemh bank images as named files
+// of a Design. The emitted modules are:
+//
+//	<prefix>_lfsr_lane   leap-forward LFSR, one B-bit draw per beat (spec 3.1-3.2)
+//	<prefix>_seeder      serial, pipelined per-request lane seeding (spec 3.3)
+//	<prefix>_bank        one lane's threshold memory (iCE40 SB_RAM40_4K, registered read)
+//	<prefix>_lane        LFSR + bank + include comparator of one lane (spec 5.1)
+//	<prefix>_clause_lane AND/OR accumulation of one clause lane over a group's beats (spec 5.2)
+//	<prefix>_class_sum   masked popcounts and per-TM accumulation of class sums (spec 5.3)
+//	<prefix>_vote        clipping, maximum and tie-split vote units (spec 5.4-5.6)
+//	<prefix>_stats       per-request votes / sum / sumsq accumulators (spec 6)
+//	<prefix>_fifo        per-sample result FIFO of the samples mode
+//	<prefix>_info        ROM of the shape, parameters and model hash
+//	<prefix>_core        top level: request/result streams, bank write port, control
+//
+// docs/core-interface.md describes the core's ports and result words;
+// docs/cycles.md its cycle counts. Package sim/cosim co-simulates the
+// generated core in Verilator against fixed.Core.
+package hw
