@@ -138,33 +138,33 @@ func sbits(v uint64) int { return ubits(v) + 1 }
 // Params are the derived constants of a design: the shape, the schedule
 // and every width. They are written into the header of every file.
 type Params struct {
-	Prefix                        string
-	NT, NC, M, O, T               int
-	Binary                        bool
-	Bits, W                       int
-	LC, LL, L                     int
-	G, BT, D                      int
-	MaxK                          int
-	Literals, TotalClauses        int
-	LaneW, AddrW, GroupW, BeatW   int
-	KW                            int // width of req_k
-	VW                            int // width of a raw class sum v_t (signed)
-	UW                            int // width of a clipped class sum u_t (signed)
-	PCW                           int // width of a popcount of LC clause bits
-	TMW                           int // width of a TM index
-	Slots                         int // TMs one clause group can touch
-	Unit                          uint64
-	VoteW, SumW, SqW              int
-	FifoDepth, FifoAW             int
-	Taps                          []int
-	Phi                           uint64
-	Hash                          string
-	Hash32                        uint32
-	PipeLatency                   int // issue of a beat to its sample's sums
-	ChunkSize                     int // popcount chunk (bits) of the class sum
-	Chunks                        int
-	InitBanks                     bool
-	InfoWords                     int
+	Prefix                      string
+	NT, NC, M, O, T             int
+	Binary                      bool
+	Bits, W                     int
+	LC, LL, L                   int
+	G, BT, D                    int
+	MaxK                        int
+	Literals, TotalClauses      int
+	LaneW, AddrW, GroupW, BeatW int
+	KW                          int // width of req_k
+	VW                          int // width of a raw class sum v_t (signed)
+	UW                          int // width of a clipped class sum u_t (signed)
+	PCW                         int // width of a popcount of LC clause bits
+	TMW                         int // width of a TM index
+	Slots                       int // TMs one clause group can touch
+	Unit                        uint64
+	VoteW, SumW, SqW            int
+	FifoDepth, FifoAW           int
+	Taps                        []int
+	Phi                         uint64
+	Hash                        string
+	Hash32                      uint32
+	PipeLatency                 int // issue of a beat to its sample's sums
+	ChunkSize                   int // popcount chunk (bits) of the class sum
+	Chunks                      int
+	InitBanks                   bool
+	InfoWords                   int
 }
 
 // popChunk is the largest popcount computed in one cycle by the class sum;

@@ -179,4 +179,3 @@ func addModule(name, purpose, text string) {
 	}).Parse(text))
 	modules = append(modules, module{name: name, purpose: purpose, tmpl: t})
 }
-

@@ -314,10 +314,17 @@ func (s *session) readyPct() int {
 // Run generates the design, builds it (or reuses a cached build), loads the
 // bank through the write port, streams the requests through one simulator
 // process and compares every result word with fixed.Core.Run.
-func Run(opts Options) (*Result, error) {
+func Run(opts Options) (*Result, error) { return run(opts, nil) }
+
+// run is Run with a hook that may alter the session before simulation
+// (tests use it to make the simulator's bank differ from the golden one).
+func run(opts Options, tamper func(*session)) (*Result, error) {
 	s, err := newSession(opts)
 	if err != nil {
 		return nil, err
+	}
+	if tamper != nil {
+		tamper(s)
 	}
 	for i, r := range opts.Requests {
 		if err := s.checkRequest(i, r); err != nil {
