@@ -65,8 +65,16 @@ type Model struct {
 	// ((t*m + j)*2o + i) * 2N.
 	SPV []float64 `json:"-"`
 
-	pinc []float64 // include mass per TA, kept in step with SPV
+	pinc   []float64 // include mass per TA, kept in step with SPV
+	lo, hi []int32   // support of each SPV: states outside lo..hi hold exactly 0
 }
+
+// Tiny is the mass below which the edge states of an SPV's support are set
+// to exactly zero during training. It is far below the float64 resolution of
+// the SPV's total mass (2^-53), so it does not change any include
+// probability beyond rounding, but it keeps updates O(support) instead of
+// O(2N) and lets converged automata reach exactly 0 or 1.
+const Tiny = 0x1p-60
 
 // Errors returned for bad shapes.
 var (
@@ -140,13 +148,24 @@ func (m *Model) RefreshInclude() {
 	n2 := 2 * m.N
 	if len(m.pinc) != m.NumTAs() {
 		m.pinc = make([]float64, m.NumTAs())
+		m.lo = make([]int32, m.NumTAs())
+		m.hi = make([]int32, m.NumTAs())
 	}
 	for ta := range m.pinc {
+		p := m.SPV[ta*n2 : (ta+1)*n2]
 		var s float64
-		for _, v := range m.SPV[ta*n2+m.N : (ta+1)*n2] {
+		for _, v := range p[m.N:] {
 			s += v
 		}
 		m.pinc[ta] = s
+		lo, hi := 0, n2-1
+		for lo < hi && p[lo] == 0 {
+			lo++
+		}
+		for hi > lo && p[hi] == 0 {
+			hi--
+		}
+		m.lo[ta], m.hi[ta] = int32(lo), int32(hi)
 	}
 }
 
@@ -177,4 +196,29 @@ func (m *Model) Check() error {
 		}
 	}
 	return nil
+}
+
+// apply multiplies the SPV of TA ta by TPM k over its support, then trims
+// edge states holding less than Tiny.
+func (m *Model) apply(ta int, k TPM) {
+	n2 := 2 * m.N
+	p := m.SPV[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+	a, b := max(int(m.lo[ta])-1, 0), min(int(m.hi[ta])+1, n2-1)
+	d := applyRange(k, p, m.S, a, b)
+	for a < b && p[a] < Tiny {
+		if a >= m.N {
+			d -= p[a]
+		}
+		p[a] = 0
+		a++
+	}
+	for b > a && p[b] < Tiny {
+		if b >= m.N {
+			d -= p[b]
+		}
+		p[b] = 0
+		b--
+	}
+	m.pinc[ta] += d
+	m.lo[ta], m.hi[ta] = int32(a), int32(b)
 }

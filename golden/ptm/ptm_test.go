@@ -255,3 +255,32 @@ func TestClassicNoisyXOR(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyRangeMatchesFull checks the support-restricted update against the
+// full one on SPVs whose mass lies in a random window.
+func TestApplyRangeMatchesFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	for trial := 0; trial < 20000; trial++ {
+		n := 1 + rng.IntN(12)
+		n2 := 2 * n
+		lo := rng.IntN(n2)
+		hi := lo + rng.IntN(n2-lo)
+		p := make([]float64, n2)
+		for i := lo; i <= hi; i++ {
+			p[i] = rng.Float64()
+		}
+		q := append([]float64(nil), p...)
+		k := TPM(1 + rng.IntN(4))
+		s := 1 + 9*rng.Float64()
+		d1 := ApplyTPM(k, p, s)
+		d2 := applyRange(k, q, s, max(lo-1, 0), min(hi+1, n2-1))
+		if d1 != d2 {
+			t.Fatalf("TPM%d n=%d [%d,%d]: include change %v vs %v", k, n, lo, hi, d1, d2)
+		}
+		for i := range p {
+			if p[i] != q[i] {
+				t.Fatalf("TPM%d n=%d [%d,%d]: state %d: %v vs %v", k, n, lo, hi, i, p[i], q[i])
+			}
+		}
+	}
+}

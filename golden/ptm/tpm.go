@@ -28,41 +28,76 @@ const (
 // k with specificity s, in O(2N), and returns the change in the include
 // mass sum(p[N:]).
 func ApplyTPM(k TPM, p []float64, s float64) (dInclude float64) {
+	return applyRange(k, p, s, 0, len(p)-1)
+}
+
+// applyRange is ApplyTPM restricted to states a..b, which is exact when every
+// state outside a+1..b-1 holds zero mass (mass moves at most one state).
+func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 	n2 := len(p)
 	n := n2 / 2
 	up := (s - 1) / s
 	down := 1 / s
 	switch k {
-	case TPM1:
+	case TPM1: // up with (s-1)/s, stay with 1/s; the top state absorbs
 		dInclude = up * p[n-1]
-		p[n2-1] += up * p[n2-2]
-		for i := n2 - 2; i >= 1; i-- {
+		i := b
+		if i == n2-1 {
+			p[i] += up * p[i-1]
+			i--
+		}
+		for ; i >= 1 && i >= a; i-- {
 			p[i] = p[i]*down + up*p[i-1]
 		}
-		p[0] *= down
-	case TPM2:
+		if a == 0 {
+			p[0] *= down
+		}
+	case TPM2: // exclude states down with 1/s; include states unchanged
 		if n == 1 {
 			return 0
 		}
-		p[0] += down * p[1]
-		for i := 1; i < n-1; i++ {
+		top := min(b, n-1)
+		i := a
+		if i == 0 {
+			p[0] += down * p[1]
+			i++
+		}
+		for ; i <= top && i < n-1; i++ {
 			p[i] = up*p[i] + down*p[i+1]
 		}
-		p[n-1] *= up
-	case TPM3:
+		if top == n-1 && i == n-1 {
+			p[n-1] *= up
+		}
+	case TPM3: // down with 1/s, stay with (s-1)/s; the bottom state absorbs
 		dInclude = -down * p[n]
-		p[0] += down * p[1]
-		for i := 1; i < n2-1; i++ {
+		i := a
+		if i == 0 {
+			p[0] += down * p[1]
+			i++
+		}
+		for ; i <= b && i < n2-1; i++ {
 			p[i] = up*p[i] + down*p[i+1]
 		}
-		p[n2-1] *= up
-	case TPM4:
+		if b == n2-1 {
+			p[n2-1] *= up
+		}
+	case TPM4: // exclude states up with probability 1; include unchanged
 		dInclude = p[n-1]
-		p[n] += p[n-1]
-		for i := n - 1; i >= 1; i-- {
+		top := min(b, n-1)
+		if top < a {
+			return dInclude
+		}
+		if top == n-1 {
+			p[n] += p[n-1]
+		}
+		for i := top; i >= 1 && i > a; i-- {
 			p[i] = p[i-1]
 		}
-		p[0] = 0
+		if a == 0 {
+			p[0] = 0
+		} else {
+			p[a] = 0
+		}
 	default:
 		panic("ptm: unknown TPM")
 	}

@@ -180,7 +180,6 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 // typeI is Algorithm 3.
 func (tr *Trainer) typeI(t, j int) {
 	m := tr.m
-	n2 := 2 * m.N
 	out := tr.zeros[j] == 0
 	zeroTPM := TPM3
 	if out && m.Feedback != ConsistentFeedback {
@@ -196,8 +195,7 @@ func (tr *Trainer) typeI(t, j int) {
 		if tr.lit[i] {
 			k = oneTPM
 		}
-		ta := base + i
-		m.pinc[ta] += ApplyTPM(k, m.SPV[ta*n2:(ta+1)*n2], m.S)
+		m.apply(base+i, k)
 	}
 }
 
@@ -210,13 +208,11 @@ func (tr *Trainer) typeII(t, j int) {
 	if z >= 2 || (z == 1 && m.Feedback != ConsistentFeedback) {
 		return
 	}
-	n2 := 2 * m.N
 	base := m.TAIndex(t, j, 0)
 	for i := 0; i < m.NumLiterals(); i++ {
 		if tr.lit[i] || (z == 1 && i != tr.who[j]) {
 			continue
 		}
-		ta := base + i
-		m.pinc[ta] += ApplyTPM(TPM4, m.SPV[ta*n2:(ta+1)*n2], m.S)
+		m.apply(base+i, TPM4)
 	}
 }
