@@ -2,6 +2,7 @@ package cosim
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -374,4 +375,49 @@ func TestLong(t *testing.T) {
 	checkClean(t, res, 1_000_000)
 	t.Logf("long run: %d samples in %d requests, %d mismatches, %.2f cycles/sample, wall %.1fs (build %.1fs, sim+compare %.1fs)",
 		res.SamplesCompared, res.Requests, res.Mismatches, res.CyclesPerSample, time.Since(start).Seconds(), res.BuildTime, res.SimTime)
+}
+
+// TestCyclesTable measures cycles per sample on the Iris-like and
+// XOR-like shapes for several lane counts and prints the markdown table
+// of docs/cycles.md. It runs only with PTM_COSIM_CYCLES=1.
+func TestCyclesTable(t *testing.T) {
+	if os.Getenv("PTM_COSIM_CYCLES") == "" {
+		t.Skip("set PTM_COSIM_CYCLES=1 to measure the cycles table")
+	}
+	needVerilator(t)
+	shapes := []struct {
+		name  string
+		sh    fixed.Shape
+		lanes []int
+		bits  int
+	}{
+		{"Iris-like", fixed.Shape{Classes: 3, TMs: 3, Clauses: 20, Features: 16, T: 10}, []int{1, 8, 32, 60, 240}, 8},
+		{"XOR-like", fixed.Shape{Binary: true, Classes: 2, TMs: 1, Clauses: 10, Features: 2, T: 5}, []int{1, 4, 10, 40}, 12},
+	}
+	var rows []string
+	for _, s := range shapes {
+		for _, l := range s.lanes {
+			cfg := hw.Config{Bits: s.bits, LFSRWidth: 32, Lanes: l, MaxK: 255}
+			f := make([]bool, s.sh.Features)
+			for i := range f {
+				f[i] = i%3 == 0
+			}
+			reqs := []Request{{f, 1, 7, false}, {f, 64, 7, false}, {f, 1, 7, true}, {f, 64, 7, true}}
+			resp, err := RunRaw(Options{Shape: s.sh, Config: cfg, Seed: 1}, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := hw.Generate(cfg, s.sh, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := d.Params
+			cyc := func(r Response) uint64 { return r.End - r.Accept + 1 }
+			ideal := float64(s.sh.TAs()) / float64(l)
+			slope := float64(cyc(resp[1])-cyc(resp[0])) / 63
+			rows = append(rows, fmt.Sprintf("| %s | %d | %dx%d | %d | %.1f | %.1f | %d | %d | %.2f | %d | %.2f | %.0f%% |",
+				s.name, l, p.LC, p.LL, p.D, ideal, slope, cyc(resp[0]), cyc(resp[2]), float64(cyc(resp[1]))/64, cyc(resp[3]), float64(cyc(resp[3]))/64, 100*ideal/(float64(cyc(resp[1]))/64)))
+		}
+	}
+	t.Log("\n| shape | L | LCxLL | D | ideal TAs/L | cycles/sample (slope) | K=1 samples | K=1 stats | K=64 samples, per sample | K=64 stats | per sample | efficiency at K=64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n" + strings.Join(rows, "\n"))
 }
