@@ -17,9 +17,12 @@
 // Each Newton step is followed by a backtracking line search on a = K⁻¹f, so
 // the mode search never decreases its objective. Hyper-parameters
 // (l, sf2) maximize the approximate log marginal likelihood: a log-spaced grid
-// search, then a bounded Nelder-Mead refinement in log space,
-// on at most Opts.OptSubset training points. Cholesky factorizations use
-// gonum's mat.Cholesky with diagonal jitter as a fallback.
+// search, then a bounded Nelder-Mead refinement in log space, on at most
+// Opts.OptSubset training points. The signal variance is capped (default 10,
+// Opts.MaxSignalVar) because on separable data the evidence drifts towards
+// very large sf2, where the Laplace approximation becomes badly
+// under-confident. Cholesky factorizations use gonum's mat.Cholesky with
+// diagonal jitter as a fallback.
 //
 // Far from the training data the latent mean returns to the zero prior mean
 // and the latent variance to sf2, so the binary predictive probability tends

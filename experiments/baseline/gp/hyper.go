@@ -26,7 +26,6 @@ const (
 )
 
 var (
-
 	// DefaultLengthScales is the grid of length-scales tried before the
 	// Nelder-Mead refinement.
 	DefaultLengthScales = []float64{0.25, 0.5, 1, 2, 4, 8}

@@ -375,7 +375,7 @@ func (m *Model) backward(b *buffers, mask []float64, label int, scale float64, d
 	}
 }
 
-// pass prepares buffers for x: standardized input and the first layer, which
+// prepare returns buffers for x: standardized input and the first layer, which
 // does not depend on the dropout mask, already evaluated.
 func (m *Model) prepare(x []float64) *buffers {
 	if m.scaler == nil {
