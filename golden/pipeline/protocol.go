@@ -1,0 +1,147 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// Candidate is one point of a hyper-parameter grid.
+type Candidate struct {
+	Params     ptm.Params
+	Thresholds int
+}
+
+// SplitResult is the outcome of one repeated split.
+type SplitResult struct {
+	Split       int
+	Chosen      Candidate   // chosen on validation rows carved from the training rows
+	Mapping     ptm.Mapping // mapping used on the test rows
+	Report      metrics.Report
+	ValAccuracy float64
+}
+
+// ProtocolConfig configures RepeatedSplits.
+type ProtocolConfig struct {
+	Splits       int     // number of stratified splits (e.g. 20)
+	TestFraction float64 // test fraction of each split (0.2)
+	ValFraction  float64 // fraction of the training rows carved out for validation (0.25)
+	K            int     // samples per query
+	Bins         int     // ECE bins
+	Grid         []Candidate
+	// Calibrate fits the softmax temperature on the validation rows; when
+	// false, Mapping is used as is.
+	Calibrate bool
+	Mapping   ptm.Mapping
+	Progress  func(split, splits int)
+}
+
+// RepeatedSplits runs the evaluation protocol of the Iris experiments: for
+// each of Splits stratified splits (seed = split index + 1), the training
+// rows are split again into fit and validation rows; every grid candidate
+// is trained on the fit rows and scored on the validation rows (accuracy,
+// then NLL); the winner is retrained on all training rows and evaluated on
+// the test rows, which play no part in any choice.
+func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
+	if cfg.Splits < 1 || len(cfg.Grid) == 0 {
+		return nil, fmt.Errorf("pipeline: need >= 1 split and a non-empty grid")
+	}
+	if cfg.TestFraction == 0 {
+		cfg.TestFraction = 0.2
+	}
+	if cfg.ValFraction == 0 {
+		cfg.ValFraction = 0.25
+	}
+	if cfg.K == 0 {
+		cfg.K = 100
+	}
+	if cfg.Mapping.Kind == "" {
+		cfg.Mapping = DefaultMapping
+	}
+	var out []SplitResult
+	for s := 0; s < cfg.Splits; s++ {
+		seed := uint64(s + 1)
+		trainRows, testRows, err := d.Split(cfg.TestFraction, seed)
+		if err != nil {
+			return nil, err
+		}
+		trY := make([]int, len(trainRows))
+		for i, r := range trainRows {
+			trY[i] = d.Y[r]
+		}
+		fitIdx, valIdx := dataset.StratifiedSplit(trY, len(d.Classes), cfg.ValFraction, seed+1000)
+		fitRows, valRows := pick(trainRows, fitIdx), pick(trainRows, valIdx)
+		best, bestAcc, bestNLL := -1, -1.0, math.Inf(1)
+		var bestTau float64
+		for c, cand := range cfg.Grid {
+			p := cand.Params
+			p.Seed = seed
+			f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Rows: fitRows})
+			if err != nil {
+				return nil, err
+			}
+			mp := cfg.Mapping
+			if cfg.Calibrate {
+				tau, err := FitTemperature(f, d, valRows, cfg.K, seed)
+				if err != nil {
+					return nil, err
+				}
+				mp = ptm.Mapping{Kind: ptm.Softmax, Temperature: tau}
+			}
+			r, err := Evaluate(f, d, valRows, cfg.K, seed, mp, cfg.Bins)
+			if err != nil {
+				return nil, err
+			}
+			if r.Report.Accuracy > bestAcc || (r.Report.Accuracy == bestAcc && r.Report.NLL < bestNLL) {
+				best, bestAcc, bestNLL, bestTau = c, r.Report.Accuracy, r.Report.NLL, mp.Temperature
+			}
+		}
+		cand := cfg.Grid[best]
+		p := cand.Params
+		p.Seed = seed
+		f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed})
+		if err != nil {
+			return nil, err
+		}
+		mp := cfg.Mapping
+		if cfg.Calibrate {
+			mp = ptm.Mapping{Kind: ptm.Softmax, Temperature: bestTau}
+		}
+		r, err := Evaluate(f, d, testRows, cfg.K, seed+2000, mp, cfg.Bins)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SplitResult{Split: s, Chosen: cand, Mapping: mp, Report: r.Report, ValAccuracy: bestAcc})
+		if cfg.Progress != nil {
+			cfg.Progress(s+1, cfg.Splits)
+		}
+	}
+	return out, nil
+}
+
+func pick(rows, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = rows[j]
+	}
+	return out
+}
+
+// MeanStd returns the mean and sample standard deviation of f over results.
+func MeanStd(rs []SplitResult, f func(metrics.Report) float64) (mean, std float64) {
+	for _, r := range rs {
+		mean += f(r.Report)
+	}
+	mean /= float64(len(rs))
+	if len(rs) > 1 {
+		for _, r := range rs {
+			d := f(r.Report) - mean
+			std += d * d
+		}
+		std = math.Sqrt(std / float64(len(rs)-1))
+	}
+	return mean, std
+}
