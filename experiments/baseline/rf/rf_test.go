@@ -100,6 +100,33 @@ func TestSeparable(t *testing.T) {
 	}
 }
 
+func TestSeparable1D(t *testing.T) {
+	// Classes on [-3,-1] and [1,3]: every tree's threshold falls in the gap,
+	// so the forest is unanimous and exact on both sides of it.
+	var X [][]float64
+	var y []int
+	for i := range 30 {
+		v := 1 + 2*float64(i)/29
+		X = append(X, []float64{-v}, []float64{v})
+		y = append(y, 0, 1)
+	}
+	m := New(Opts{Seed: 4})
+	if err := m.Fit(X, y, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []float64{1, 1.3, 2.2, 3, 50} {
+		if p := m.Proba([]float64{-v}); !slices.Equal(p, []float64{1, 0}) {
+			t.Errorf("Proba(%v) = %v, want [1 0]", -v, p)
+		}
+		if p := m.Proba([]float64{v}); !slices.Equal(p, []float64{0, 1}) {
+			t.Errorf("Proba(%v) = %v, want [0 1]", v, p)
+		}
+	}
+	if mi := baseline.MutualInformation(m.Samples([]float64{2}, 100)); mi != 0 {
+		t.Errorf("mutual information inside a class = %v, want 0", mi)
+	}
+}
+
 func TestSamples(t *testing.T) {
 	X, y := datasets.Blobs([][]float64{{-1, 0}, {1, 0}}, 30, 1, 5)
 	m := New(Opts{NTrees: 20, Seed: 3})
