@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+func irisModel(t *testing.T) (*Data, *modelfile.File) {
+	t.Helper()
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ptm.Params{Clauses: 20, T: 10, S: 2, N: 100, Epochs: 60, Seed: 1, Feedback: ptm.ConsistentFeedback}
+	f, err := Train(d, TrainConfig{Params: p, Thresholds: 6, SplitSeed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, f
+}
+
+// TestFixedAgreesWithFloatIris: the 16-bit fixed-point core and the float
+// PTM agree on at least 99% of Iris predictions (K=400 samples each).
+func TestFixedAgreesWithFloatIris(t *testing.T) {
+	d, f := irisModel(t)
+	core, err := fixed.NewCore(f.Bank, fixed.HW{Bits: 16, LFSRWidth: 32, ClauseLanes: 3, LiteralLanes: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ptm.NewSampler(f.Model, 5)
+	const K = 400
+	agree := 0
+	var x []bool
+	for r := range d.X {
+		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
+			t.Fatal(err)
+		}
+		sums, _ := s.Sample(x, K, nil)
+		mean := make([]float64, 3)
+		for _, p := range f.Model.SumsToProbs(sums, K, ptm.Mapping{Kind: ptm.Vote}) {
+			for c := range p {
+				mean[c] += p[c]
+			}
+		}
+		_, st, err := core.Run(x, K, uint32(r), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if argmax(mean) == argmaxU(st.Votes) {
+			agree++
+		}
+	}
+	frac := float64(agree) / float64(len(d.X))
+	t.Logf("Iris: fixed (B=16) vs float agreement %.4f", frac)
+	if frac < 0.99 {
+		t.Errorf("agreement %.4f, want >= 0.99", frac)
+	}
+}
+
+func argmax(v []float64) int {
+	b := 0
+	for i := range v {
+		if v[i] > v[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+func argmaxU(v []uint64) int {
+	b := 0
+	for i := range v {
+		if v[i] > v[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+func TestTrainDeterministicAndEval(t *testing.T) {
+	d, f := irisModel(t)
+	_, g := irisModel(t)
+	for i := range f.Model.SPV {
+		if f.Model.SPV[i] != g.Model.SPV[i] {
+			t.Fatalf("same seed, different SPV at %d", i)
+		}
+	}
+	if len(f.Split.Test) != 30 || len(f.Split.Train) != 120 {
+		t.Fatalf("split %d/%d", len(f.Split.Train), len(f.Split.Test))
+	}
+	rows, err := Rows(f, d, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Evaluate(f, d, rows, 100, 1, ptm.Mapping{Kind: ptm.Vote}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Report.N != 30 || r.Report.Accuracy < 0.85 {
+		t.Errorf("Iris test accuracy %.3f over %d rows", r.Report.Accuracy, r.Report.N)
+	}
+	if _, err := Rows(f, d, "validation"); err == nil {
+		t.Error("unknown split accepted")
+	}
+}
+
+func TestEvalRejectsMismatchedData(t *testing.T) {
+	_, f := irisModel(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Wrong feature count.
+	bad, err := LoadData(write("three.csv", "a,b,c,species\n1,2,3,setosa\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rows(f, bad, "all"); err == nil || !strings.Contains(err.Error(), "feature") {
+		t.Errorf("wrong feature count: %v", err)
+	}
+	// Unknown label.
+	unk, err := LoadData(write("unk.csv", "sepal_length,sepal_width,petal_length,petal_width,species\n5.1,3.5,1.4,0.2,setosa\n6,3,4,1,daisy\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Rows(f, unk, "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Evaluate(f, unk, rows, 10, 1, ptm.Mapping{Kind: ptm.Vote}, 10); err == nil || !strings.Contains(err.Error(), `row 2 has label "daisy"`) {
+		t.Errorf("unknown label: %v", err)
+	}
+	// Test split on another data set of a different size.
+	if _, err := Rows(f, unk, "test"); err == nil || !strings.Contains(err.Error(), "150 rows") {
+		t.Errorf("split on other data: %v", err)
+	}
+	if _, err := LoadData("xor-unknown", ""); err == nil {
+		t.Error("unknown built-in accepted")
+	}
+}
