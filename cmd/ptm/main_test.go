@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, 2, ""},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"train", "--data", "iris"}, 2, "--data and -o are required"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--clauses", "0"}, 2, "clauses = 0"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--feedback", "magic"}, 2, `feedback rule "magic"`},
+		{[]string{"train", "--data", "iris", "-o", "x", "--mapping", "linear"}, 2, `unknown probability mapping "linear"`},
+		{[]string{"eval", "--model", "m"}, 2, "--model and --data are required"},
+		{[]string{"eval", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"inspect"}, 2, "--model is required"},
+		{[]string{"train", "--help"}, 0, "Usage: ptm train"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("ptm %v: exit %d stderr %q; want exit %d containing %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+}
+
+func TestTrainEvalInspect(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "iris.ptm")
+	code, out, errs := runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "20", "--clauses", "10", "-o", model)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "120 training rows, 30 test rows") {
+		t.Errorf("train output: %s", out)
+	}
+	code, out, errs = runCLI("eval", "--model", model, "--data", "iris", "--split", "test", "--samples", "50", "--json")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	for _, k := range []string{"accuracy", "ece", "nll", "brier", "auroc_entropy", "entropy_correct", "entropy_incorrect", "mi_correct", "mi_incorrect", "samples"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("eval --json lacks %q", k)
+		}
+	}
+	if got["samples"].(float64) != 50 || got["queries"].(float64) != 30 {
+		t.Errorf("samples/queries: %v %v", got["samples"], got["queries"])
+	}
+	if acc := got["accuracy"].(float64); acc < 0.7 || acc > 1 {
+		t.Errorf("accuracy %v", acc)
+	}
+	code, out, _ = runCLI("inspect", "--model", model, "--tm", "2", "--clause", "0", "--all")
+	if code != 0 || !strings.Contains(out, "TM 2 (virginica)") || !strings.Contains(out, "NOT petal_width>=") {
+		t.Errorf("inspect: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("inspect", "--model", model, "--spv", "0,1,2")
+	if code != 0 || !strings.Contains(out, "state  200 include") {
+		t.Errorf("inspect --spv: exit %d\n%s", code, out)
+	}
+	code, _, errs = runCLI("inspect", "--model", model, "--spv", "0,99,2")
+	if code != 2 || !strings.Contains(errs, "outside") {
+		t.Errorf("inspect --spv out of range: exit %d %s", code, errs)
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "bad.ptm")
+	if err := os.WriteFile(corrupt, []byte("PTMMODEL\x01\x00\x00\x00garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI("eval", "--model", corrupt, "--data", "iris")
+	if code != 1 || !strings.Contains(errs, "bad.ptm") {
+		t.Errorf("corrupt model: exit %d %q", code, errs)
+	}
+	code, _, errs = runCLI("eval", "--model", filepath.Join(dir, "missing.ptm"), "--data", "iris")
+	if code != 1 || !strings.Contains(errs, "missing.ptm") {
+		t.Errorf("missing model: exit %d %q", code, errs)
+	}
+	csv := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(csv, []byte("a,b,label\n1,2,x\n3,oops,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI("train", "--data", csv, "-o", filepath.Join(dir, "m.ptm"))
+	if code != 1 || !strings.Contains(errs, "d.csv") || !strings.Contains(errs, "d.csv:3:") {
+		t.Errorf("bad CSV: exit %d %q", code, errs)
+	}
+}
