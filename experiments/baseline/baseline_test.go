@@ -39,42 +39,84 @@ func TestArgmax(t *testing.T) {
 	}
 }
 
-func TestEntropyAndMI(t *testing.T) {
-	if !near(Entropy([]float64{0.5, 0.5}), math.Ln2) || Entropy([]float64{1, 0}) != 0 {
-		t.Fatal("Entropy wrong")
+// fixedSamples returns the same K sample vectors for every input, cycling
+// through its rows.
+type fixedSamples [][]float64
+
+func (f fixedSamples) Fit([][]float64, []int, int) error { return nil }
+func (f fixedSamples) Proba([]float64) []float64         { return f[0] }
+func (f fixedSamples) Samples(_ []float64, k int) [][]float64 {
+	s := make([][]float64, k)
+	for i := range s {
+		s[i] = f[i%len(f)]
 	}
-	// Two confident samples that disagree: total uncertainty ln 2, all of it
-	// epistemic.
-	s := [][]float64{{1, 0}, {0, 1}}
-	if !near(PredictiveEntropy(s), math.Ln2) || !near(MutualInformation(s), math.Ln2) {
-		t.Fatalf("H=%v MI=%v, want ln 2 both", PredictiveEntropy(s), MutualInformation(s))
+	return s
+}
+
+// TestQuery checks that a classifier's samples are summarised by
+// golden/metrics (entropies in bits): disagreeing confident samples are all
+// epistemic uncertainty, identical uncertain samples all aleatoric.
+func TestQuery(t *testing.T) {
+	q, err := Query(fixedSamples{{1, 0}, {0, 1}}, nil, 2)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Identical uncertain samples: all aleatoric.
-	u := [][]float64{{0.5, 0.5}, {0.5, 0.5}}
-	if !near(PredictiveEntropy(u), math.Ln2) || MutualInformation(u) != 0 {
-		t.Fatalf("H=%v MI=%v, want ln 2 and 0", PredictiveEntropy(u), MutualInformation(u))
+	if !near(q.Entropy, 1) || !near(q.MutualInfo, 1) || !near(q.Std[0], 0.5) {
+		t.Fatalf("disagreeing samples: H=%v MI=%v std=%v, want 1 bit, 1 bit, 0.5", q.Entropy, q.MutualInfo, q.Std)
 	}
-	sd := SampleStd([][]float64{{0.2, 0.8}, {0.6, 0.4}})
-	if !near(sd[0], 0.2) || !near(sd[1], 0.2) {
-		t.Fatalf("SampleStd = %v, want [0.2 0.2]", sd)
+	q, err = Query(fixedSamples{{0.5, 0.5}}, nil, 4)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if MeanProba(nil) != nil || MutualInformation(nil) != 0 || SampleStd(nil) != nil {
-		t.Fatal("empty samples")
+	if !near(q.Entropy, 1) || q.MutualInfo != 0 || q.StdMean != 0 {
+		t.Fatalf("identical samples: H=%v MI=%v std=%v, want 1 bit, 0, 0", q.Entropy, q.MutualInfo, q.StdMean)
+	}
+	q, err = Query(fixedSamples{{0.2, 0.8}, {0.6, 0.4}}, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(q.Std[0], 0.2) || !near(q.Std[1], 0.2) || !near(q.Mean[0], 0.4) {
+		t.Fatalf("std %v mean %v, want [0.2 0.2] and 0.4", q.Std, q.Mean)
+	}
+	if _, err := Query(fixedSamples{{1, 0}}, nil, 0); err == nil {
+		t.Fatal("K = 0 accepted")
 	}
 }
 
-func TestECE(t *testing.T) {
-	// Bin [0.9,1): confidences 0.9, 0.95 with one correct → |0.5-0.925|·2/4.
-	// Bin [0.6,0.7): confidence 0.6, correct → 0.4·1/4.
-	// Bin [1,1] (last): confidence 1, correct → 0.
-	p := [][]float64{{0.9, 0.1}, {0.05, 0.95}, {0.6, 0.4}, {0, 1}}
-	y := []int{0, 0, 0, 1}
-	want := (math.Abs(1-1.85) + math.Abs(1-0.6) + 0) / 4
-	if got := ECE(p, y, 10); !near(got, want) {
-		t.Fatalf("ECE = %v, want %v", got, want)
+// rowClassifier predicts a fixed probability vector per row, the row being
+// identified by its single feature.
+type rowClassifier [][]float64
+
+func (r rowClassifier) Fit([][]float64, []int, int) error { return nil }
+func (r rowClassifier) Proba(x []float64) []float64       { return r[int(x[0])] }
+func (r rowClassifier) Samples(x []float64, k int) [][]float64 {
+	s := make([][]float64, k)
+	for i := range s {
+		s[i] = r[int(x[0])]
 	}
-	if !math.IsNaN(ECE(nil, nil, 10)) || !math.IsNaN(ECE(p, y, 0)) {
-		t.Fatal("ECE of empty input should be NaN")
+	return s
+}
+
+// TestEvaluate checks the test-set report against a hand computation with
+// golden/metrics' (lo, hi] bins: confidence 0.9 (right) is alone in bin 8,
+// 0.95 (wrong) and 1 (right) share bin 9, 0.6 (right) is alone in bin 5.
+func TestEvaluate(t *testing.T) {
+	c := rowClassifier{{0.9, 0.1}, {0.05, 0.95}, {0.6, 0.4}, {0, 1}}
+	X := [][]float64{{0}, {1}, {2}, {3}}
+	y := []int{0, 0, 0, 1}
+	r, qs, err := Evaluate(c, X, y, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (math.Abs(1-0.9) + math.Abs(1-1.95) + math.Abs(1-0.6)) / 4
+	if len(qs) != 4 || !near(r.ECE, want) || r.Accuracy != 0.75 || r.N != 4 {
+		t.Fatalf("report %+v, want ECE %v accuracy 0.75", r, want)
+	}
+	if _, _, err := Evaluate(c, X, y[:3], 3, 10); err == nil {
+		t.Fatal("length mismatch accepted")
+	}
+	if _, _, err := Evaluate(c, X, []int{0, 0, 0, 2}, 3, 10); err == nil {
+		t.Fatal("label out of range accepted")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ptmhw/ptm/experiments/baseline/internal/datasets"
 	"github.com/ptmhw/ptm/experiments/baseline/mlp"
 	"github.com/ptmhw/ptm/experiments/baseline/rf"
+	"github.com/ptmhw/ptm/golden/metrics"
 )
 
 var irisSplits = flag.Int("iris.splits", 10, "number of stratified Iris splits in TestIrisSplits (5 with -short)")
@@ -101,12 +102,13 @@ func TestIrisSplits(t *testing.T) {
 			if err := m.c.Fit(X, y, 3); err != nil {
 				t.Fatalf("%s: %v", m.name, err)
 			}
-			probas := make([][]float64, len(Xt))
+			// The ECE of Proba, with golden/metrics' bins.
+			qs := make([]metrics.QueryStats, len(Xt))
 			for i, x := range Xt {
-				probas[i] = m.c.Proba(x)
+				qs[i] = metrics.Query([][]float64{m.c.Proba(x)})
 			}
 			acc[m.name] = append(acc[m.name], baseline.Accuracy(m.c, Xt, yt))
-			ece[m.name] = append(ece[m.name], baseline.ECE(probas, yt, 10))
+			ece[m.name] = append(ece[m.name], metrics.Evaluate(qs, yt, 10).ECE)
 		}
 	}
 	var b strings.Builder

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptmhw/ptm/experiments/baseline"
 	"github.com/ptmhw/ptm/experiments/baseline/internal/datasets"
+	"github.com/ptmhw/ptm/golden/metrics"
 )
 
 // toy1D returns 20 points on [-3,-1] (class 0) and 20 on [1,3] (class 1).
@@ -62,8 +63,8 @@ func TestBinary1D(t *testing.T) {
 	if math.Abs(p[1]-0.5) > 1e-12 {
 		t.Errorf("Proba far from data = %v, want 0.5", p)
 	}
-	if h := baseline.Entropy(p); math.Abs(h-math.Ln2) > 1e-12 {
-		t.Errorf("entropy far from data = %v, want ln 2", h)
+	if h := metrics.Entropy(p); math.Abs(h-1) > 1e-12 {
+		t.Errorf("entropy far from data = %v bits, want 1", h)
 	}
 	mean, sdFar := sampleStats(m.Samples(far, 4000), 1)
 	if math.Abs(mean-0.5) > 0.03 {
@@ -74,11 +75,12 @@ func TestBinary1D(t *testing.T) {
 		t.Errorf("sample sd far %v near %v: want far > 0.3, near < 0.1", sdFar, sdNear)
 	}
 	far2 := m.Samples(far, 2000)
-	if mi := baseline.MutualInformation(far2); mi < 0.2 {
-		t.Errorf("mutual information far from data = %v, want > 0.2", mi)
+	// Thresholds of 0.2 and 0.05 nats, in bits.
+	if mi := metrics.Query(far2).MutualInfo; mi < 0.2/math.Ln2 {
+		t.Errorf("mutual information far from data = %v bits, want > %v", mi, 0.2/math.Ln2)
 	}
-	if mi := baseline.MutualInformation(m.Samples([]float64{2}, 2000)); mi > 0.05 {
-		t.Errorf("mutual information inside the data = %v, want < 0.05", mi)
+	if mi := metrics.Query(m.Samples([]float64{2}, 2000)).MutualInfo; mi > 0.05/math.Ln2 {
+		t.Errorf("mutual information inside the data = %v bits, want < %v", mi, 0.05/math.Ln2)
 	}
 	// The probit approximation agrees with the Monte Carlo average of the
 	// samples near the decision boundary.
@@ -113,8 +115,8 @@ func TestMulticlassBlobs(t *testing.T) {
 					t.Errorf("Proba far away = %v, class %d want 1/3", p, c)
 				}
 			}
-			if h := baseline.Entropy(p); h < 0.99*math.Log(3) {
-				t.Errorf("entropy far away = %v, want about ln 3", h)
+			if h := metrics.Entropy(p); h < 0.99*math.Log2(3) {
+				t.Errorf("entropy far away = %v bits, want about log2 3", h)
 			}
 			if acc := baseline.Accuracy(m, X, y); acc != 1 {
 				t.Errorf("training accuracy %v, want 1", acc)

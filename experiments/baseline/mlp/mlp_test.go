@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptmhw/ptm/experiments/baseline"
 	"github.com/ptmhw/ptm/experiments/baseline/internal/datasets"
+	"github.com/ptmhw/ptm/golden/metrics"
 )
 
 func TestXOR(t *testing.T) {
@@ -57,8 +58,8 @@ func TestBlobs(t *testing.T) {
 	if pb[0] < 0.2 || pb[0] > 0.8 {
 		t.Errorf("Proba on the boundary = %v, want within [0.2, 0.8]", pb)
 	}
-	miB := baseline.MutualInformation(m.Samples([]float64{0, 0}, 200))
-	miC := baseline.MutualInformation(m.Samples(centres[0], 200))
+	miB := metrics.Query(m.Samples([]float64{0, 0}, 200)).MutualInfo
+	miC := metrics.Query(m.Samples(centres[0], 200)).MutualInfo
 	if !(miB > miC) {
 		t.Errorf("mutual information boundary %v, centre %v: want boundary larger", miB, miC)
 	}
@@ -102,7 +103,7 @@ func TestDropoutSamples(t *testing.T) {
 			t.Fatalf("without dropout sample %v differs from Proba %v", q, p)
 		}
 	}
-	if mi := baseline.MutualInformation(s); mi > 1e-12 {
+	if mi := metrics.Query(s).MutualInfo; mi > 1e-12 {
 		t.Errorf("mutual information without dropout = %v, want 0", mi)
 	}
 	if len(plain.Samples(x, 0)) != 0 || len(plain.Samples(x, -3)) != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptmhw/ptm/experiments/baseline"
 	"github.com/ptmhw/ptm/experiments/baseline/internal/datasets"
+	"github.com/ptmhw/ptm/golden/metrics"
 )
 
 func TestSingleTreeByHand(t *testing.T) {
@@ -122,7 +123,7 @@ func TestSeparable1D(t *testing.T) {
 			t.Errorf("Proba(%v) = %v, want [0 1]", v, p)
 		}
 	}
-	if mi := baseline.MutualInformation(m.Samples([]float64{2}, 100)); mi != 0 {
+	if mi := metrics.Query(m.Samples([]float64{2}, 100)).MutualInfo; mi != 0 {
 		t.Errorf("mutual information inside a class = %v, want 0", mi)
 	}
 }
@@ -143,7 +144,7 @@ func TestSamples(t *testing.T) {
 			t.Fatalf("sample %d = %v, tree %d gives %v", k, s, k, want)
 		}
 	}
-	mean := baseline.MeanProba(all)
+	mean := metrics.Query(all).Mean
 	p := m.Proba(x)
 	for c := range p {
 		if math.Abs(mean[c]-p[c]) > 1e-15 {
@@ -169,7 +170,7 @@ func TestSamples(t *testing.T) {
 	if len(m.Samples(x, 0)) != 0 {
 		t.Fatal("K = 0 not empty")
 	}
-	if baseline.MutualInformation(all) <= 0 {
+	if metrics.Query(all).MutualInfo <= 0 {
 		t.Error("trees agree completely near the boundary")
 	}
 }
