@@ -46,8 +46,13 @@ func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 			p[i] += up * p[i-1]
 			i--
 		}
-		for ; i >= 1 && i >= a; i-- {
-			p[i] = p[i]*down + up*p[i-1]
+		if lo := max(a, 1); i >= lo {
+			// p[j] = p[j]*down + up*p[j-1] for j = i down to lo, written on
+			// slices so the compiler drops the bounds checks.
+			dst, src := p[lo:i+1], p[lo-1:i]
+			for j := len(dst) - 1; j >= 0; j-- {
+				dst[j] = dst[j]*down + up*src[j]
+			}
 		}
 		if a == 0 {
 			p[0] *= down
@@ -62,8 +67,9 @@ func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 			p[0] += down * p[1]
 			i++
 		}
-		for ; i <= top && i < n-1; i++ {
-			p[i] = up*p[i] + down*p[i+1]
+		if hi := min(top, n-2); i <= hi {
+			stayDown(p[i:hi+2], up, down)
+			i = hi + 1
 		}
 		if top == n-1 && i == n-1 {
 			p[n-1] *= up
@@ -75,8 +81,8 @@ func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 			p[0] += down * p[1]
 			i++
 		}
-		for ; i <= b && i < n2-1; i++ {
-			p[i] = up*p[i] + down*p[i+1]
+		if hi := min(b, n2-2); i <= hi {
+			stayDown(p[i:hi+2], up, down)
 		}
 		if b == n2-1 {
 			p[n2-1] *= up
@@ -90,8 +96,8 @@ func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 		if top == n-1 {
 			p[n] += p[n-1]
 		}
-		for i := top; i >= 1 && i > a; i-- {
-			p[i] = p[i-1]
+		if lo := max(a+1, 1); top >= lo {
+			copy(p[lo:top+1], p[lo-1:top])
 		}
 		if a == 0 {
 			p[0] = 0
@@ -149,4 +155,22 @@ func TPMDense(k TPM, n int, s float64) *mat.Dense {
 		}
 	}
 	return m
+}
+
+// stayDown sets q[j] = stay*q[j] + down*q[j+1] for j = 0..len(q)-2 (each
+// state keeps stay of its mass and receives down of the state above), in
+// place, four states per iteration; q[len(q)-1] is read, not written.
+func stayDown(q []float64, stay, down float64) {
+	j := 0
+	for ; j+4 < len(q); j += 4 {
+		w := q[j : j+5 : j+5]
+		a0, a1, a2, a3, a4 := w[0], w[1], w[2], w[3], w[4]
+		w[0] = stay*a0 + down*a1
+		w[1] = stay*a1 + down*a2
+		w[2] = stay*a2 + down*a3
+		w[3] = stay*a3 + down*a4
+	}
+	for ; j+1 < len(q); j++ {
+		q[j] = stay*q[j] + down*q[j+1]
+	}
 }
