@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// This file holds the computed parts of the templates: XOR equations,
+// This file holds the computed parts of the templates (exported only
+// because text/template calls them): XOR equations,
 // ROM tables, adder trees and width conversions. Every method returns
 // Verilog text indented for its place in the template.
 
@@ -64,7 +65,7 @@ func (p *Params) TapList() string {
 	return strings.Join(s, ", ")
 }
 
-// Phi is the seeding constant as a sized literal.
+// PhiLit is the seeding constant PHI as a sized literal.
 func (p *Params) PhiLit() string { return fmt.Sprintf("%d'h%x", p.W, p.Phi) }
 
 // SeedW is the 32-bit request seed reduced or zero-extended to W bits.
@@ -226,7 +227,7 @@ func (p *Params) ClassROM() string {
 	assign := func(ind string, base int, pos, neg []uint64) {
 		fmt.Fprintf(&b, "%sbase_rom = %d'd%d;", ind, p.TMW, base)
 		for s := 0; s < p.Slots; s++ {
-			fmt.Fprintf(&b, " pos_rom[%d] = %s; neg_rom[%d] = %s;", s, binLit(p.LC, pos[s]), s, binLit(p.LC, neg[s]))
+			fmt.Fprintf(&b, " pos_rom_%d = %s; neg_rom_%d = %s;", s, binLit(p.LC, pos[s]), s, binLit(p.LC, neg[s]))
 		}
 		b.WriteString("\n")
 	}
@@ -267,7 +268,7 @@ func (p *Params) PopcountStages() string {
 		b.WriteString("    always @(posedge clk) begin\n")
 		for s := 0; s < p.Slots; s++ {
 			for _, pol := range pols {
-				fmt.Fprintf(&b, "        %s_cnt[%d] <= %s;\n", pol, s, popSum(fmt.Sprintf("%s_bits[%d]", pol, s), 0, p.LC, p.PCW))
+				fmt.Fprintf(&b, "        %s_cnt_%d <= %s;\n", pol, s, popSum(fmt.Sprintf("%s_bits_%d", pol, s), 0, p.LC, p.PCW))
 			}
 		}
 		b.WriteString("    end\n")
@@ -276,7 +277,9 @@ func (p *Params) PopcountStages() string {
 	cw := p.ChunkW()
 	for s := 0; s < p.Slots; s++ {
 		for _, pol := range pols {
-			fmt.Fprintf(&b, "    reg [%d:0] %s_chunk_%d [0:%d];\n", cw-1, pol, s, p.Chunks-1)
+			for ch := 0; ch < p.Chunks; ch++ {
+				fmt.Fprintf(&b, "    reg [%d:0] %s_chunk_%d_%d;\n", cw-1, pol, s, ch)
+			}
 		}
 	}
 	b.WriteString("    always @(posedge clk) begin\n")
@@ -284,7 +287,7 @@ func (p *Params) PopcountStages() string {
 		for _, pol := range pols {
 			for ch := 0; ch < p.Chunks; ch++ {
 				lo, hi := ch*p.ChunkSize, min((ch+1)*p.ChunkSize, p.LC)
-				fmt.Fprintf(&b, "        %s_chunk_%d[%d] <= %s;\n", pol, s, ch, popSum(fmt.Sprintf("%s_bits[%d]", pol, s), lo, hi, cw))
+				fmt.Fprintf(&b, "        %s_chunk_%d_%d <= %s;\n", pol, s, ch, popSum(fmt.Sprintf("%s_bits_%d", pol, s), lo, hi, cw))
 			}
 		}
 	}
@@ -293,17 +296,17 @@ func (p *Params) PopcountStages() string {
 		for _, pol := range pols {
 			terms := make([]string, p.Chunks)
 			for ch := range terms {
-				terms[ch] = zext(fmt.Sprintf("%s_chunk_%d[%d]", pol, s, ch), cw, p.PCW)
+				terms[ch] = zext(fmt.Sprintf("%s_chunk_%d_%d", pol, s, ch), cw, p.PCW)
 			}
-			fmt.Fprintf(&b, "        %s_cnt[%d] <= %s;\n", pol, s, strings.Join(terms, " + "))
+			fmt.Fprintf(&b, "        %s_cnt_%d <= %s;\n", pol, s, strings.Join(terms, " + "))
 		}
 	}
 	b.WriteString("    end\n")
 	return b.String()
 }
 
-// PopTags are the tag registers of the popcount stages: _a is the mask
-// stage, _p the (optional) chunk stage, _c the count stage.
+// PopTagStages names the popcount stages' tag registers: _p is the
+// (optional) chunk stage, _c the count stage (_a, the mask stage, precedes them).
 func (p *Params) PopTagStages() []string {
 	if p.Chunked() {
 		return []string{"p", "c"}
@@ -316,7 +319,7 @@ func (p *Params) SlotDiffs() string {
 	var b strings.Builder
 	for s := 0; s < p.Slots; s++ {
 		fmt.Fprintf(&b, "    wire [%d:0] diff_%d = %s - %s;\n", p.VW-1, s,
-			zext(fmt.Sprintf("pos_cnt[%d]", s), p.PCW, p.VW), zext(fmt.Sprintf("neg_cnt[%d]", s), p.PCW, p.VW))
+			zext(fmt.Sprintf("pos_cnt_%d", s), p.PCW, p.VW), zext(fmt.Sprintf("neg_cnt_%d", s), p.PCW, p.VW))
 	}
 	return b.String()
 }
@@ -424,14 +427,13 @@ func (p *Params) UConcat() string {
 // Scores are the class scores (spec 5.5) from the clipped sums.
 func (p *Params) Scores() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "    wire signed [%d:0] score [0:%d];\n", p.UW-1, p.NC-1)
 	if p.Binary {
-		b.WriteString("    assign score[0] = -u_0; // binary: class 0 scores -u, class 1 scores u\n")
-		b.WriteString("    assign score[1] = u_0;\n")
+		fmt.Fprintf(&b, "    wire signed [%d:0] score_0 = -u_0; // binary: class 0 scores -u, class 1 scores u\n", p.UW-1)
+		fmt.Fprintf(&b, "    wire signed [%d:0] score_1 = u_0;\n", p.UW-1)
 		return b.String()
 	}
 	for c := 0; c < p.NC; c++ {
-		fmt.Fprintf(&b, "    assign score[%d] = u_%d;\n", c, c)
+		fmt.Fprintf(&b, "    wire signed [%d:0] score_%d = u_%d;\n", p.UW-1, c, c)
 	}
 	return b.String()
 }
@@ -444,17 +446,21 @@ func (p *Params) MaxTree() string {
 	prev := "score"
 	for lvl := 1; lvl <= p.MaxLevels(); lvl++ {
 		m := (n + 1) / 2
-		fmt.Fprintf(&b, "    reg signed [%d:0] max_l%d [0:%d];\n", p.UW-1, lvl, m-1)
-		fmt.Fprintf(&b, "    reg signed [%d:0] score_l%d [0:%d];\n", p.UW-1, lvl, p.NC-1)
+		for i := 0; i < m; i++ {
+			fmt.Fprintf(&b, "    reg signed [%d:0] max_l%d_%d;\n", p.UW-1, lvl, i)
+		}
+		for c := 0; c < p.NC; c++ {
+			fmt.Fprintf(&b, "    reg signed [%d:0] score_l%d_%d;\n", p.UW-1, lvl, c)
+		}
 		fmt.Fprintf(&b, "    reg               valid_l%d, last_l%d;\n", lvl, lvl)
 		b.WriteString("    always @(posedge clk) begin\n")
 		for i := 0; i < m; i++ {
-			a := fmt.Sprintf("%s[%d]", prev, 2*i)
+			a := fmt.Sprintf("%s_%d", prev, 2*i)
 			if 2*i+1 < n {
-				c := fmt.Sprintf("%s[%d]", prev, 2*i+1)
-				fmt.Fprintf(&b, "        max_l%d[%d] <= (%s >= %s) ? %s : %s;\n", lvl, i, a, c, a, c)
+				c := fmt.Sprintf("%s_%d", prev, 2*i+1)
+				fmt.Fprintf(&b, "        max_l%d_%d <= (%s >= %s) ? %s : %s;\n", lvl, i, a, c, a, c)
 			} else {
-				fmt.Fprintf(&b, "        max_l%d[%d] <= %s;\n", lvl, i, a)
+				fmt.Fprintf(&b, "        max_l%d_%d <= %s;\n", lvl, i, a)
 			}
 		}
 		src := "score"
@@ -462,7 +468,7 @@ func (p *Params) MaxTree() string {
 			src = fmt.Sprintf("score_l%d", lvl-1)
 		}
 		for c := 0; c < p.NC; c++ {
-			fmt.Fprintf(&b, "        score_l%d[%d] <= %s[%d];\n", lvl, c, src, c)
+			fmt.Fprintf(&b, "        score_l%d_%d <= %s_%d;\n", lvl, c, src, c)
 		}
 		pv, pl := "u_valid", "u_last"
 		if lvl > 1 {
@@ -485,7 +491,7 @@ func (p *Params) Winners() string {
 	var b strings.Builder
 	l := p.MaxLevels()
 	for c := 0; c < p.NC; c++ {
-		fmt.Fprintf(&b, "        win[%d] <= (score_l%d[%d] == max_l%d[0]);\n", c, l, c, l)
+		fmt.Fprintf(&b, "        win[%d] <= (score_l%d_%d == max_l%d_0);\n", c, l, c, l)
 	}
 	return b.String()
 }
@@ -510,7 +516,7 @@ func (p *Params) UnitTable() string {
 func (p *Params) VoteOut() string {
 	var b strings.Builder
 	for c := 0; c < p.NC; c++ {
-		fmt.Fprintf(&b, "        votes[%d] <= win[%d] ? share : %d'd0;\n", c, c, p.VUW())
+		fmt.Fprintf(&b, "        votes_%d <= win[%d] ? share : %d'd0;\n", c, c, p.VUW())
 	}
 	return b.String()
 }
@@ -519,7 +525,7 @@ func (p *Params) VoteOut() string {
 func (p *Params) VotesPacked() string {
 	var b strings.Builder
 	for c := 0; c < p.NC; c++ {
-		fmt.Fprintf(&b, "    assign votes_out[%d:%d] = votes[%d];\n", c*p.VUW()+p.VUW()-1, c*p.VUW(), c)
+		fmt.Fprintf(&b, "    assign votes_out[%d:%d] = votes_%d;\n", c*p.VUW()+p.VUW()-1, c*p.VUW(), c)
 	}
 	return b.String()
 }
@@ -616,6 +622,33 @@ func (p *Params) InfoCases() string {
 	var b strings.Builder
 	for i, w := range infoLayout {
 		fmt.Fprintf(&b, "        4'd%-2d: data = 32'h%08x; // %s\n", i, w.val(p), w.name)
+	}
+	return b.String()
+}
+
+// SlotRegs declares pos_<what>_s and neg_<what>_s of width w for every slot.
+func (p *Params) SlotRegs(what string, w int) string {
+	var b strings.Builder
+	for s := 0; s < p.Slots; s++ {
+		fmt.Fprintf(&b, "    reg [%d:0] pos_%s_%d, neg_%s_%d;\n", w-1, what, s, what, s)
+	}
+	return b.String()
+}
+
+// SlotMasks selects every slot's clause outputs by polarity.
+func (p *Params) SlotMasks() string {
+	var b strings.Builder
+	for s := 0; s < p.Slots; s++ {
+		fmt.Fprintf(&b, "        pos_bits_%d <= clause & pos_rom_%d;\n        neg_bits_%d <= clause & neg_rom_%d;\n", s, s, s, s)
+	}
+	return b.String()
+}
+
+// VoteRegs declares the per-class vote registers.
+func (p *Params) VoteRegs() string {
+	var b strings.Builder
+	for c := 0; c < p.NC; c++ {
+		fmt.Fprintf(&b, "    reg [%d:0] votes_%d;\n", p.VUW()-1, c)
 	}
 	return b.String()
 }

@@ -250,23 +250,15 @@ module {{.Prefix}}_class_sum (
 );
     // Group ROM.
     reg [{{sub .TMW 1}}:0] base_rom;
-    reg [{{sub .LC 1}}:0] pos_rom [0:{{sub .Slots 1}}];
-    reg [{{sub .LC 1}}:0] neg_rom [0:{{sub .Slots 1}}];
-    always @(*) begin
+{{.SlotRegs "rom" .LC}}    always @(*) begin
 {{.ClassROM -}}
     end
 
     // Stage a: the clause outputs of every slot and polarity.
     reg        valid_a, first_a, end_a, last_a;
     reg [{{sub .TMW 1}}:0] base_a;
-    reg [{{sub .LC 1}}:0] pos_bits [0:{{sub .Slots 1}}];
-    reg [{{sub .LC 1}}:0] neg_bits [0:{{sub .Slots 1}}];
-    integer s;
-    always @(posedge clk) begin
-        for (s = 0; s < {{.Slots}}; s = s + 1) begin
-            pos_bits[s] <= clause & pos_rom[s];
-            neg_bits[s] <= clause & neg_rom[s];
-        end
+{{.SlotRegs "bits" .LC}}    always @(posedge clk) begin
+{{.SlotMasks -}}
         base_a  <= base_rom;
         first_a <= group == {{dec .GroupW 0}};
         end_a   <= sample_end;
@@ -276,9 +268,7 @@ module {{.Prefix}}_class_sum (
     end
 
     // Popcount stages.
-    reg [{{sub .PCW 1}}:0] pos_cnt [0:{{sub .Slots 1}}];
-    reg [{{sub .PCW 1}}:0] neg_cnt [0:{{sub .Slots 1}}];
-{{.PopcountStages}}
+{{.SlotRegs "cnt" .PCW}}{{.PopcountStages}}
 {{- if .Chunked}}
     reg        valid_p, first_p, end_p, last_p;
     reg [{{sub .TMW 1}}:0] base_p;
@@ -380,8 +370,7 @@ module {{.Prefix}}_vote (
         endcase
     end
 
-    reg [{{sub .VUW 1}}:0] votes [0:{{sub .NC 1}}];
-    always @(posedge clk) begin
+{{.VoteRegs}}    always @(posedge clk) begin
 {{.VoteOut -}}
         vote_last <= last_w;
         if (rst) vote_valid <= 1'b0;

@@ -34,57 +34,56 @@ module ptm_class_sum (
 );
     // Group ROM.
     reg [1:0] base_rom;
-    reg [3:0] pos_rom [0:0];
-    reg [3:0] neg_rom [0:0];
+    reg [3:0] pos_rom_0, neg_rom_0;
     always @(*) begin
         case (group)
         4'd0: begin
-            base_rom = 2'd0; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd0; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd1: begin
-            base_rom = 2'd0; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd0; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd2: begin
-            base_rom = 2'd0; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd0; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd3: begin
-            base_rom = 2'd0; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd0; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd4: begin
-            base_rom = 2'd0; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd0; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd5: begin
-            base_rom = 2'd1; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd1; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd6: begin
-            base_rom = 2'd1; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd1; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd7: begin
-            base_rom = 2'd1; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd1; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd8: begin
-            base_rom = 2'd1; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd1; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd9: begin
-            base_rom = 2'd1; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd1; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd10: begin
-            base_rom = 2'd2; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd2; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd11: begin
-            base_rom = 2'd2; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd2; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd12: begin
-            base_rom = 2'd2; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd2; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd13: begin
-            base_rom = 2'd2; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd2; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         4'd14: begin
-            base_rom = 2'd2; pos_rom[0] = 4'b0101; neg_rom[0] = 4'b1010;
+            base_rom = 2'd2; pos_rom_0 = 4'b0101; neg_rom_0 = 4'b1010;
         end
         default: begin
-            base_rom = 2'd0; pos_rom[0] = 4'b0000; neg_rom[0] = 4'b0000;
+            base_rom = 2'd0; pos_rom_0 = 4'b0000; neg_rom_0 = 4'b0000;
         end
         endcase
 end
@@ -92,15 +91,11 @@ end
     // Stage a: the clause outputs of every slot and polarity.
     reg        valid_a, first_a, end_a, last_a;
     reg [1:0] base_a;
-    reg [3:0] pos_bits [0:0];
-    reg [3:0] neg_bits [0:0];
-    integer s;
+    reg [3:0] pos_bits_0, neg_bits_0;
     always @(posedge clk) begin
-        for (s = 0; s < 1; s = s + 1) begin
-            pos_bits[s] <= clause & pos_rom[s];
-            neg_bits[s] <= clause & neg_rom[s];
-        end
-        base_a  <= base_rom;
+        pos_bits_0 <= clause & pos_rom_0;
+        neg_bits_0 <= clause & neg_rom_0;
+base_a  <= base_rom;
         first_a <= group == 4'd0;
         end_a   <= sample_end;
         last_a  <= last;
@@ -109,11 +104,10 @@ end
     end
 
     // Popcount stages.
-    reg [2:0] pos_cnt [0:0];
-    reg [2:0] neg_cnt [0:0];
+    reg [2:0] pos_cnt_0, neg_cnt_0;
     always @(posedge clk) begin
-        pos_cnt[0] <= {2'd0, pos_bits[0][0]} + {2'd0, pos_bits[0][1]} + {2'd0, pos_bits[0][2]} + {2'd0, pos_bits[0][3]};
-        neg_cnt[0] <= {2'd0, neg_bits[0][0]} + {2'd0, neg_bits[0][1]} + {2'd0, neg_bits[0][2]} + {2'd0, neg_bits[0][3]};
+        pos_cnt_0 <= {2'd0, pos_bits_0[0]} + {2'd0, pos_bits_0[1]} + {2'd0, pos_bits_0[2]} + {2'd0, pos_bits_0[3]};
+        neg_cnt_0 <= {2'd0, neg_bits_0[0]} + {2'd0, neg_bits_0[1]} + {2'd0, neg_bits_0[2]} + {2'd0, neg_bits_0[3]};
     end
 
     reg        valid_c, first_c, end_c, last_c;
@@ -128,7 +122,7 @@ end
     end
 
     // Accumulate: slot s adds pos - neg to TM base + s.
-    wire [4:0] diff_0 = {2'd0, pos_cnt[0]} - {2'd0, neg_cnt[0]};
+    wire [4:0] diff_0 = {2'd0, pos_cnt_0} - {2'd0, neg_cnt_0};
 
     wire [4:0] add_0 = (base_c == 2'd0) ? diff_0 : 5'd0;
     wire [4:0] add_1 = (base_c == 2'd1) ? diff_0 : 5'd0;

@@ -34,27 +34,26 @@ module ptm_class_sum (
 );
     // Group ROM.
     reg [0:0] base_rom;
-    reg [1:0] pos_rom [0:0];
-    reg [1:0] neg_rom [0:0];
+    reg [1:0] pos_rom_0, neg_rom_0;
     always @(*) begin
         case (group)
         3'd0: begin
-            base_rom = 1'd0; pos_rom[0] = 2'b01; neg_rom[0] = 2'b10;
+            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
         end
         3'd1: begin
-            base_rom = 1'd0; pos_rom[0] = 2'b01; neg_rom[0] = 2'b10;
+            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
         end
         3'd2: begin
-            base_rom = 1'd0; pos_rom[0] = 2'b01; neg_rom[0] = 2'b10;
+            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
         end
         3'd3: begin
-            base_rom = 1'd0; pos_rom[0] = 2'b01; neg_rom[0] = 2'b10;
+            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
         end
         3'd4: begin
-            base_rom = 1'd0; pos_rom[0] = 2'b01; neg_rom[0] = 2'b10;
+            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
         end
         default: begin
-            base_rom = 1'd0; pos_rom[0] = 2'b00; neg_rom[0] = 2'b00;
+            base_rom = 1'd0; pos_rom_0 = 2'b00; neg_rom_0 = 2'b00;
         end
         endcase
 end
@@ -62,15 +61,11 @@ end
     // Stage a: the clause outputs of every slot and polarity.
     reg        valid_a, first_a, end_a, last_a;
     reg [0:0] base_a;
-    reg [1:0] pos_bits [0:0];
-    reg [1:0] neg_bits [0:0];
-    integer s;
+    reg [1:0] pos_bits_0, neg_bits_0;
     always @(posedge clk) begin
-        for (s = 0; s < 1; s = s + 1) begin
-            pos_bits[s] <= clause & pos_rom[s];
-            neg_bits[s] <= clause & neg_rom[s];
-        end
-        base_a  <= base_rom;
+        pos_bits_0 <= clause & pos_rom_0;
+        neg_bits_0 <= clause & neg_rom_0;
+base_a  <= base_rom;
         first_a <= group == 3'd0;
         end_a   <= sample_end;
         last_a  <= last;
@@ -79,11 +74,10 @@ end
     end
 
     // Popcount stages.
-    reg [1:0] pos_cnt [0:0];
-    reg [1:0] neg_cnt [0:0];
+    reg [1:0] pos_cnt_0, neg_cnt_0;
     always @(posedge clk) begin
-        pos_cnt[0] <= {1'd0, pos_bits[0][0]} + {1'd0, pos_bits[0][1]};
-        neg_cnt[0] <= {1'd0, neg_bits[0][0]} + {1'd0, neg_bits[0][1]};
+        pos_cnt_0 <= {1'd0, pos_bits_0[0]} + {1'd0, pos_bits_0[1]};
+        neg_cnt_0 <= {1'd0, neg_bits_0[0]} + {1'd0, neg_bits_0[1]};
     end
 
     reg        valid_c, first_c, end_c, last_c;
@@ -98,7 +92,7 @@ end
     end
 
     // Accumulate: slot s adds pos - neg to TM base + s.
-    wire [3:0] diff_0 = {2'd0, pos_cnt[0]} - {2'd0, neg_cnt[0]};
+    wire [3:0] diff_0 = {2'd0, pos_cnt_0} - {2'd0, neg_cnt_0};
 
     wire [3:0] add_0 = (base_c == 1'd0) ? diff_0 : 4'd0;
 

@@ -49,17 +49,17 @@ module ptm_vote (
 
     assign u = u_0;
 
-    wire signed [3:0] score [0:1];
-    assign score[0] = -u_0; // binary: class 0 scores -u, class 1 scores u
-    assign score[1] = u_0;
+    wire signed [3:0] score_0 = -u_0; // binary: class 0 scores -u, class 1 scores u
+    wire signed [3:0] score_1 = u_0;
 
-    reg signed [3:0] max_l1 [0:0];
-    reg signed [3:0] score_l1 [0:1];
+    reg signed [3:0] max_l1_0;
+    reg signed [3:0] score_l1_0;
+    reg signed [3:0] score_l1_1;
     reg               valid_l1, last_l1;
     always @(posedge clk) begin
-        max_l1[0] <= (score[0] >= score[1]) ? score[0] : score[1];
-        score_l1[0] <= score[0];
-        score_l1[1] <= score[1];
+        max_l1_0 <= (score_0 >= score_1) ? score_0 : score_1;
+        score_l1_0 <= score_0;
+        score_l1_1 <= score_1;
         last_l1 <= u_last;
         if (rst) valid_l1 <= 1'b0;
         else     valid_l1 <= u_valid;
@@ -69,8 +69,8 @@ module ptm_vote (
     reg [1:0] win;
     reg        valid_w, last_w;
     always @(posedge clk) begin
-        win[0] <= (score_l1[0] == max_l1[0]);
-        win[1] <= (score_l1[1] == max_l1[0]);
+        win[0] <= (score_l1_0 == max_l1_0);
+        win[1] <= (score_l1_1 == max_l1_0);
 last_w <= last_l1;
         if (rst) valid_w <= 1'b0;
         else     valid_w <= valid_l1;
@@ -86,17 +86,18 @@ last_w <= last_l1;
 endcase
     end
 
-    reg [1:0] votes [0:1];
+    reg [1:0] votes_0;
+    reg [1:0] votes_1;
     always @(posedge clk) begin
-        votes[0] <= win[0] ? share : 2'd0;
-        votes[1] <= win[1] ? share : 2'd0;
+        votes_0 <= win[0] ? share : 2'd0;
+        votes_1 <= win[1] ? share : 2'd0;
 vote_last <= last_w;
         if (rst) vote_valid <= 1'b0;
         else     vote_valid <= valid_w;
     end
 
-    assign votes_out[1:0] = votes[0];
-    assign votes_out[3:2] = votes[1];
+    assign votes_out[1:0] = votes_0;
+    assign votes_out[3:2] = votes_1;
 endmodule
 
 `default_nettype wire

@@ -55,33 +55,37 @@ module tiny_vote (
 
     assign u = {u_2, u_1, u_0};
 
-    wire signed [2:0] score [0:2];
-    assign score[0] = u_0;
-    assign score[1] = u_1;
-    assign score[2] = u_2;
+    wire signed [2:0] score_0 = u_0;
+    wire signed [2:0] score_1 = u_1;
+    wire signed [2:0] score_2 = u_2;
 
-    reg signed [2:0] max_l1 [0:1];
-    reg signed [2:0] score_l1 [0:2];
+    reg signed [2:0] max_l1_0;
+    reg signed [2:0] max_l1_1;
+    reg signed [2:0] score_l1_0;
+    reg signed [2:0] score_l1_1;
+    reg signed [2:0] score_l1_2;
     reg               valid_l1, last_l1;
     always @(posedge clk) begin
-        max_l1[0] <= (score[0] >= score[1]) ? score[0] : score[1];
-        max_l1[1] <= score[2];
-        score_l1[0] <= score[0];
-        score_l1[1] <= score[1];
-        score_l1[2] <= score[2];
+        max_l1_0 <= (score_0 >= score_1) ? score_0 : score_1;
+        max_l1_1 <= score_2;
+        score_l1_0 <= score_0;
+        score_l1_1 <= score_1;
+        score_l1_2 <= score_2;
         last_l1 <= u_last;
         if (rst) valid_l1 <= 1'b0;
         else     valid_l1 <= u_valid;
     end
 
-    reg signed [2:0] max_l2 [0:0];
-    reg signed [2:0] score_l2 [0:2];
+    reg signed [2:0] max_l2_0;
+    reg signed [2:0] score_l2_0;
+    reg signed [2:0] score_l2_1;
+    reg signed [2:0] score_l2_2;
     reg               valid_l2, last_l2;
     always @(posedge clk) begin
-        max_l2[0] <= (max_l1[0] >= max_l1[1]) ? max_l1[0] : max_l1[1];
-        score_l2[0] <= score_l1[0];
-        score_l2[1] <= score_l1[1];
-        score_l2[2] <= score_l1[2];
+        max_l2_0 <= (max_l1_0 >= max_l1_1) ? max_l1_0 : max_l1_1;
+        score_l2_0 <= score_l1_0;
+        score_l2_1 <= score_l1_1;
+        score_l2_2 <= score_l1_2;
         last_l2 <= last_l1;
         if (rst) valid_l2 <= 1'b0;
         else     valid_l2 <= valid_l1;
@@ -91,9 +95,9 @@ module tiny_vote (
     reg [2:0] win;
     reg        valid_w, last_w;
     always @(posedge clk) begin
-        win[0] <= (score_l2[0] == max_l2[0]);
-        win[1] <= (score_l2[1] == max_l2[0]);
-        win[2] <= (score_l2[2] == max_l2[0]);
+        win[0] <= (score_l2_0 == max_l2_0);
+        win[1] <= (score_l2_1 == max_l2_0);
+        win[2] <= (score_l2_2 == max_l2_0);
 last_w <= last_l2;
         if (rst) valid_w <= 1'b0;
         else     valid_w <= valid_l2;
@@ -110,19 +114,21 @@ last_w <= last_l2;
 endcase
     end
 
-    reg [2:0] votes [0:2];
+    reg [2:0] votes_0;
+    reg [2:0] votes_1;
+    reg [2:0] votes_2;
     always @(posedge clk) begin
-        votes[0] <= win[0] ? share : 3'd0;
-        votes[1] <= win[1] ? share : 3'd0;
-        votes[2] <= win[2] ? share : 3'd0;
+        votes_0 <= win[0] ? share : 3'd0;
+        votes_1 <= win[1] ? share : 3'd0;
+        votes_2 <= win[2] ? share : 3'd0;
 vote_last <= last_w;
         if (rst) vote_valid <= 1'b0;
         else     vote_valid <= valid_w;
     end
 
-    assign votes_out[2:0] = votes[0];
-    assign votes_out[5:3] = votes[1];
-    assign votes_out[8:6] = votes[2];
+    assign votes_out[2:0] = votes_0;
+    assign votes_out[5:3] = votes_1;
+    assign votes_out[8:6] = votes_2;
 endmodule
 
 `default_nettype wire
