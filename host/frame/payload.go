@@ -1,0 +1,511 @@
+package frame
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+)
+
+// ErrPayload is wrapped by every payload decoding error.
+var ErrPayload = errors.New("frame: bad payload")
+
+func payloadLen(what string, p []byte, want int) error {
+	if len(p) != want {
+		return fmt.Errorf("%w: %s payload is %d bytes, want %d", ErrPayload, what, len(p), want)
+	}
+	return nil
+}
+
+// Protocol constants of the INFO words.
+const (
+	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
+	ProtocolVersion uint32 = 1          // INFO word 1
+	InfoWords              = 18         // words in an INFO response
+)
+
+// Info is the INFO response (docs/protocol.md section 3).
+type Info struct {
+	Magic     uint32 // 0x424D5450
+	Version   uint32 // protocol version
+	Generator uint32 // generator version major<<16 | minor<<8 | patch
+	NT        uint32 // TMs
+	NC        uint32 // classes
+	M         uint32 // clauses per TM
+	O         uint32 // Boolean features
+	T         uint32 // vote margin
+	B         uint32 // probability bits
+	W         uint32 // LFSR width
+	LC        uint32 // clause lanes
+	LL        uint32 // literal lanes
+	D         uint32 // bank depth
+	KMax      uint32 // largest K
+	Hash32    uint32 // first 32 bits of the generated model's hash
+	Loaded    uint32 // 1 when a committed model is valid
+	ModelCRC  uint32 // CRC-32 of the loaded model words, 0 if none
+	BitRate   uint32 // UART baud, 0 for Ethernet
+}
+
+func (i *Info) fields() [InfoWords]*uint32 {
+	return [InfoWords]*uint32{&i.Magic, &i.Version, &i.Generator, &i.NT, &i.NC, &i.M, &i.O, &i.T, &i.B, &i.W,
+		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate}
+}
+
+// DecodeFromBytes decodes an INFO response payload (exactly 18 words).
+func (i *Info) DecodeFromBytes(p []byte) error {
+	if err := payloadLen("INFO response", p, 4*InfoWords); err != nil {
+		return err
+	}
+	for k, f := range i.fields() {
+		*f = binary.LittleEndian.Uint32(p[4*k:])
+	}
+	return nil
+}
+
+// AppendTo appends the 18 INFO words.
+func (i *Info) AppendTo(dst []byte) []byte {
+	for _, f := range i.fields() {
+		dst = binary.LittleEndian.AppendUint32(dst, *f)
+	}
+	return dst
+}
+
+// Check verifies the magic and the protocol version and that the shape
+// and lane numbers are usable (non-zero, small enough to compute with).
+func (i *Info) Check() error {
+	if i.Magic != Magic {
+		return fmt.Errorf("frame: INFO magic 0x%08x, want 0x%08x (\"PTMB\"): not a PTM board", i.Magic, Magic)
+	}
+	if i.Version != ProtocolVersion {
+		return fmt.Errorf("frame: board speaks protocol version %d, this host speaks %d", i.Version, ProtocolVersion)
+	}
+	for _, f := range []struct {
+		name string
+		v    uint32
+		max  uint32
+	}{{"NT", i.NT, 16}, {"NC", i.NC, 16}, {"m", i.M, 1 << 20}, {"o", i.O, 1 << 20}, {"T", i.T, 1 << 20},
+		{"B", i.B, 16}, {"W", i.W, 64}, {"LC", i.LC, 1 << 20}, {"LL", i.LL, 1 << 20}, {"D", i.D, 1 << 24}, {"KMAX", i.KMax, 1 << 31}} {
+		if f.v == 0 || f.v > f.max {
+			return fmt.Errorf("frame: INFO %s = %d, want 1..%d", f.name, f.v, f.max)
+		}
+	}
+	if uint64(i.LC)*uint64(i.LL)*uint64(i.D) > 1<<28 {
+		return fmt.Errorf("frame: INFO bank of %d x %d lanes x %d words is implausibly large", i.LC, i.LL, i.D)
+	}
+	return nil
+}
+
+// Shape returns the model shape the board is built for.
+func (i *Info) Shape() fixed.Shape {
+	return fixed.Shape{Binary: i.NT == 1, Classes: int(i.NC), TMs: int(i.NT), Clauses: int(i.M), Features: int(i.O), T: int(i.T)}
+}
+
+// HW returns the board's hardware parameters.
+func (i *Info) HW() fixed.HW {
+	return fixed.HW{Bits: int(i.B), LFSRWidth: int(i.W), ClauseLanes: int(i.LC), LiteralLanes: int(i.LL)}
+}
+
+// Lanes is L = LC*LL.
+func (i *Info) Lanes() int { return int(i.LC) * int(i.LL) }
+
+// BankWords is the number of words an upload must carry, L*D.
+func (i *Info) BankWords() int { return i.Lanes() * int(i.D) }
+
+// FeatureBytes is FB = ceil(o/8), the size of one packed feature vector.
+func (i *Info) FeatureBytes() int { return (int(i.O) + 7) / 8 }
+
+// ResultWords is the number of result words one feature vector yields:
+// K*NT in samples mode, NC + 2*NT in stats mode.
+func (i *Info) ResultWords(m Mode, k int) int {
+	if m == ModeStats {
+		return int(i.NC) + 2*int(i.NT)
+	}
+	return k * int(i.NT)
+}
+
+// String summarizes the board.
+func (i *Info) String() string {
+	return fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d",
+		i.Version, i.Generator>>16, i.Generator>>8&0xff, i.Generator&0xff, i.NT, i.NC, i.M, i.O, i.T, i.B, i.W,
+		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate)
+}
+
+// LoadBegin is the LOAD_BEGIN command payload and its response's: the
+// total number of words W.
+type LoadBegin struct {
+	Words uint32
+}
+
+// DecodeFromBytes decodes a LOAD_BEGIN payload (4 bytes).
+func (l *LoadBegin) DecodeFromBytes(p []byte) error {
+	if err := payloadLen("LOAD_BEGIN", p, 4); err != nil {
+		return err
+	}
+	l.Words = binary.LittleEndian.Uint32(p)
+	return nil
+}
+
+// AppendTo appends the payload.
+func (l *LoadBegin) AppendTo(dst []byte) []byte { return binary.LittleEndian.AppendUint32(dst, l.Words) }
+
+// MaxLoadWords is the most u16 words one LOAD_DATA frame carries.
+const MaxLoadWords = (MaxPayload - 4) / 2
+
+// LoadData is the LOAD_DATA command payload: an offset and n >= 1 u16
+// words (Data holds them as 2n little-endian bytes, aliasing the decoded
+// payload).
+type LoadData struct {
+	Offset uint32
+	Data   []byte
+}
+
+// N is the number of words.
+func (l *LoadData) N() int { return len(l.Data) / 2 }
+
+// Word returns word k.
+func (l *LoadData) Word(k int) uint16 { return binary.LittleEndian.Uint16(l.Data[2*k:]) }
+
+// DecodeFromBytes decodes a LOAD_DATA payload: u32 offset then n >= 1
+// words, 2n+4 <= MaxPayload.
+func (l *LoadData) DecodeFromBytes(p []byte) error {
+	if len(p) < 6 || len(p)%2 != 0 || len(p) > MaxPayload {
+		return fmt.Errorf("%w: LOAD_DATA payload is %d bytes, want an even length 6..%d", ErrPayload, len(p), MaxPayload)
+	}
+	l.Offset = binary.LittleEndian.Uint32(p)
+	l.Data = p[4:]
+	return nil
+}
+
+// AppendTo appends the payload.
+func (l *LoadData) AppendTo(dst []byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, l.Offset)
+	return append(dst, l.Data...)
+}
+
+// AppendLoadData appends a LOAD_DATA payload for words at offset.
+func AppendLoadData(dst []byte, offset uint32, words []uint16) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, offset)
+	for _, w := range words {
+		dst = binary.LittleEndian.AppendUint16(dst, w)
+	}
+	return dst
+}
+
+// LoadDataAck is the LOAD_DATA response payload: the chunk's offset and
+// word count.
+type LoadDataAck struct {
+	Offset, N uint32
+}
+
+// DecodeFromBytes decodes the 8-byte payload.
+func (a *LoadDataAck) DecodeFromBytes(p []byte) error {
+	if err := payloadLen("LOAD_DATA response", p, 8); err != nil {
+		return err
+	}
+	a.Offset, a.N = binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[4:])
+	return nil
+}
+
+// AppendTo appends the payload.
+func (a *LoadDataAck) AppendTo(dst []byte) []byte {
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, a.Offset), a.N)
+}
+
+// LoadCommit is the LOAD_COMMIT command payload and its response's: W and
+// the CRC-32 of the words.
+type LoadCommit struct {
+	Words, CRC uint32
+}
+
+// DecodeFromBytes decodes the 8-byte payload.
+func (c *LoadCommit) DecodeFromBytes(p []byte) error {
+	if err := payloadLen("LOAD_COMMIT", p, 8); err != nil {
+		return err
+	}
+	c.Words, c.CRC = binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[4:])
+	return nil
+}
+
+// AppendTo appends the payload.
+func (c *LoadCommit) AppendTo(dst []byte) []byte {
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, c.Words), c.CRC)
+}
+
+// WordsCRC is the CRC-32 of words as u16 little-endian bytes in order, the
+// checksum LOAD_COMMIT carries.
+func WordsCRC(words []uint16) uint32 {
+	var b [512]byte
+	var crc uint32
+	for len(words) > 0 {
+		n := min(len(words), len(b)/2)
+		for k, w := range words[:n] {
+			binary.LittleEndian.PutUint16(b[2*k:], w)
+		}
+		crc = crcUpdate(crc, b[:2*n])
+		words = words[n:]
+	}
+	return crc
+}
+
+// Mode selects what INFER returns.
+type Mode uint8
+
+// INFER modes.
+const (
+	ModeSamples Mode = 0 // K x NT raw class sums
+	ModeStats   Mode = 1 // NC votes, NT sums, NT sums of squares
+)
+
+// String names the mode.
+func (m Mode) String() string {
+	switch m {
+	case ModeSamples:
+		return "samples"
+	case ModeStats:
+		return "stats"
+	}
+	return fmt.Sprintf("mode %d", uint8(m))
+}
+
+// InferHeaderLen is the length of an INFER payload before its features:
+// u8 mode, u8 0, u16 K, u32 seed, u16 count = 10 bytes, as the field list
+// of docs/protocol.md section 2 gives it. (Section 4 of the same page says
+// the payload length must be "8 + count * FB", which contradicts the field
+// list; this package follows the field list. See the protocol review in
+// host/PROTOCOL-REVIEW.md.)
+const InferHeaderLen = 10
+
+// InferRequest is the INFER command payload. Features holds Count packed
+// vectors of FB bytes each (aliasing the decoded payload).
+type InferRequest struct {
+	Mode     Mode
+	K        uint16
+	Seed     uint32
+	Count    uint16
+	Features []byte
+}
+
+// DecodeFromBytes decodes an INFER payload: the 8-byte header and the
+// feature bytes. It checks the mode and the reserved byte; the feature
+// length depends on the board and is checked by CheckLen.
+func (r *InferRequest) DecodeFromBytes(p []byte) error {
+	if len(p) < InferHeaderLen {
+		return fmt.Errorf("%w: INFER payload is %d bytes, the header alone is %d", ErrPayload, len(p), InferHeaderLen)
+	}
+	if p[0] > byte(ModeStats) {
+		return fmt.Errorf("%w: INFER mode %d at payload byte 0, want 0 (samples) or 1 (stats)", ErrPayload, p[0])
+	}
+	if p[1] != 0 {
+		return fmt.Errorf("%w: INFER reserved payload byte 1 is 0x%02x, want 0", ErrPayload, p[1])
+	}
+	r.Mode = Mode(p[0])
+	r.K = binary.LittleEndian.Uint16(p[2:])
+	r.Seed = binary.LittleEndian.Uint32(p[4:])
+	r.Count = binary.LittleEndian.Uint16(p[8:])
+	r.Features = p[InferHeaderLen:]
+	return nil
+}
+
+// CheckLen checks that Features holds Count vectors of fb bytes.
+func (r *InferRequest) CheckLen(fb int) error {
+	if want := int(r.Count) * fb; len(r.Features) != want {
+		return fmt.Errorf("%w: INFER with count %d carries %d feature bytes, want %d (%d per vector)", ErrPayload, r.Count, len(r.Features), want, fb)
+	}
+	return nil
+}
+
+// Vector returns feature vector k (fb bytes).
+func (r *InferRequest) Vector(k, fb int) []byte { return r.Features[k*fb : (k+1)*fb] }
+
+// AppendTo appends the payload.
+func (r *InferRequest) AppendTo(dst []byte) []byte {
+	dst = append(dst, byte(r.Mode), 0)
+	dst = binary.LittleEndian.AppendUint16(dst, r.K)
+	dst = binary.LittleEndian.AppendUint32(dst, r.Seed)
+	dst = binary.LittleEndian.AppendUint16(dst, r.Count)
+	return append(dst, r.Features...)
+}
+
+// PackFeatures appends x packed as the protocol wants it (feature i in
+// byte i/8, bit i%8): ceil(len(x)/8) bytes.
+func PackFeatures(dst []byte, x []bool) []byte {
+	n := len(dst)
+	for range (len(x) + 7) / 8 {
+		dst = append(dst, 0)
+	}
+	for i, v := range x {
+		if v {
+			dst[n+i/8] |= 1 << uint(i%8)
+		}
+	}
+	return dst
+}
+
+// UnpackFeatures returns the first o features of the packed vector b in
+// dst (grown as needed). Bits beyond o are ignored.
+func UnpackFeatures(b []byte, o int, dst []bool) []bool {
+	if cap(dst) < o {
+		dst = make([]bool, o)
+	}
+	dst = dst[:o]
+	for i := range dst {
+		dst[i] = i/8 < len(b) && b[i/8]>>uint(i%8)&1 != 0
+	}
+	return dst
+}
+
+// AppendWords appends u32 words little-endian.
+func AppendWords(dst []byte, words []uint32) []byte {
+	for _, w := range words {
+		dst = binary.LittleEndian.AppendUint32(dst, w)
+	}
+	return dst
+}
+
+// Uint32s appends the little-endian u32 words of p to dst; p must be a
+// whole number of words.
+func Uint32s(dst []uint32, p []byte) ([]uint32, error) {
+	if len(p)%4 != 0 {
+		return dst, fmt.Errorf("%w: %d bytes is not a whole number of u32 words", ErrPayload, len(p))
+	}
+	for k := 0; k < len(p); k += 4 {
+		dst = append(dst, binary.LittleEndian.Uint32(p[k:]))
+	}
+	return dst, nil
+}
+
+// STATUS counter indices (docs/protocol.md section 5).
+const (
+	CounterExecuted     = iota // frames received and executed
+	CounterCRCErrors           // CRC errors (frames dropped)
+	CounterFraming             // framing errors
+	CounterOverruns            // UART receive overruns
+	CounterUnknown             // unknown commands
+	CounterBadLength           // bad payload lengths
+	CounterFCS                 // Ethernet FCS errors
+	CounterEthDropped          // Ethernet frames dropped (address, type, size)
+	CounterSent                // response frames sent
+	CounterInferred            // feature vectors inferred
+	CounterErrors              // errors answered (ERROR frames sent)
+	StatusCounters             // number of counters
+)
+
+var counterNames = [StatusCounters]string{"executed", "crc_errors", "framing_errors", "uart_overruns", "unknown_commands",
+	"bad_lengths", "eth_fcs_errors", "eth_dropped", "responses_sent", "vectors_inferred", "errors_answered"}
+
+// CounterName returns a short snake_case name of STATUS counter k.
+func CounterName(k int) string {
+	if k < 0 || k >= StatusCounters {
+		return fmt.Sprintf("counter%d", k)
+	}
+	return counterNames[k]
+}
+
+// Status is the STATUS response: 11 saturating u32 counters.
+type Status struct {
+	Counters [StatusCounters]uint32
+}
+
+// DecodeFromBytes decodes the 44-byte payload.
+func (s *Status) DecodeFromBytes(p []byte) error {
+	if err := payloadLen("STATUS response", p, 4*StatusCounters); err != nil {
+		return err
+	}
+	for k := range s.Counters {
+		s.Counters[k] = binary.LittleEndian.Uint32(p[4*k:])
+	}
+	return nil
+}
+
+// AppendTo appends the payload.
+func (s *Status) AppendTo(dst []byte) []byte { return AppendWords(dst, s.Counters[:]) }
+
+// Map returns the counters by name.
+func (s *Status) Map() map[string]uint32 {
+	m := make(map[string]uint32, StatusCounters)
+	for k, v := range s.Counters {
+		m[CounterName(k)] = v
+	}
+	return m
+}
+
+// ErrorCode is the code of an ERROR frame (docs/protocol.md section 6).
+type ErrorCode uint8
+
+// Error codes.
+const (
+	CodeUnknownCommand ErrorCode = 1 // detail 0
+	CodeBadLength      ErrorCode = 3 // detail: expected length
+	CodeNoModel        ErrorCode = 4 // detail 0
+	CodeBadK           ErrorCode = 5 // detail: KMAX
+	CodeLoadGap        ErrorCode = 6 // detail: next expected offset
+	CodeCommitMismatch ErrorCode = 7 // detail: the board's CRC
+	CodeBusy           ErrorCode = 8 // detail 0
+)
+
+// String describes the code.
+func (c ErrorCode) String() string {
+	switch c {
+	case CodeUnknownCommand:
+		return "unknown command"
+	case CodeBadLength:
+		return "bad payload length or size"
+	case CodeNoModel:
+		return "no valid model loaded"
+	case CodeBadK:
+		return "K out of range"
+	case CodeLoadGap:
+		return "load gap or overlap"
+	case CodeCommitMismatch:
+		return "load commit mismatch"
+	case CodeBusy:
+		return "busy"
+	}
+	return fmt.Sprintf("error code %d", uint8(c))
+}
+
+// BoardError is the ERROR payload; it is also the error the host reports
+// when a board refuses a command.
+type BoardError struct {
+	Code   ErrorCode
+	Cmd    Type // the command that failed
+	Detail uint32
+}
+
+// DecodeFromBytes decodes the 8-byte payload (u8 code, u8 command, u16 0,
+// u32 detail).
+func (e *BoardError) DecodeFromBytes(p []byte) error {
+	if err := payloadLen("ERROR", p, 8); err != nil {
+		return err
+	}
+	if r := binary.LittleEndian.Uint16(p[2:]); r != 0 {
+		return fmt.Errorf("%w: ERROR reserved payload bytes 2..3 are 0x%04x, want 0", ErrPayload, r)
+	}
+	e.Code, e.Cmd, e.Detail = ErrorCode(p[0]), Type(p[1]), binary.LittleEndian.Uint32(p[4:])
+	return nil
+}
+
+// AppendTo appends the payload.
+func (e *BoardError) AppendTo(dst []byte) []byte {
+	dst = append(dst, byte(e.Code), byte(e.Cmd), 0, 0)
+	return binary.LittleEndian.AppendUint32(dst, e.Detail)
+}
+
+// Error describes the refusal, e.g. "board refused INFER: K out of range
+// (detail 100)".
+func (e *BoardError) Error() string {
+	d := "detail"
+	switch e.Code {
+	case CodeBadLength:
+		d = "expected"
+	case CodeBadK:
+		d = "KMAX"
+	case CodeLoadGap:
+		d = "next offset"
+	case CodeCommitMismatch:
+		d = "board CRC"
+		return fmt.Sprintf("board refused %v: %v (%s 0x%08x)", e.Cmd, e.Code, d, e.Detail)
+	}
+	return fmt.Sprintf("board refused %v: %v (%s %d)", e.Cmd, e.Code, d, e.Detail)
+}
