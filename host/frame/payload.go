@@ -147,7 +147,9 @@ func (l *LoadBegin) DecodeFromBytes(p []byte) error {
 }
 
 // AppendTo appends the payload.
-func (l *LoadBegin) AppendTo(dst []byte) []byte { return binary.LittleEndian.AppendUint32(dst, l.Words) }
+func (l *LoadBegin) AppendTo(dst []byte) []byte {
+	return binary.LittleEndian.AppendUint32(dst, l.Words)
+}
 
 // MaxLoadWords is the most u16 words one LOAD_DATA frame carries.
 const MaxLoadWords = (MaxPayload - 4) / 2
@@ -377,18 +379,18 @@ func Uint32s(dst []uint32, p []byte) ([]uint32, error) {
 
 // STATUS counter indices (docs/protocol.md section 5).
 const (
-	CounterExecuted     = iota // frames received and executed
-	CounterCRCErrors           // CRC errors (frames dropped)
-	CounterFraming             // framing errors
-	CounterOverruns            // UART receive overruns
-	CounterUnknown             // unknown commands
-	CounterBadLength           // bad payload lengths
-	CounterFCS                 // Ethernet FCS errors
-	CounterEthDropped          // Ethernet frames dropped (address, type, size)
-	CounterSent                // response frames sent
-	CounterInferred            // feature vectors inferred
-	CounterErrors              // errors answered (ERROR frames sent)
-	StatusCounters             // number of counters
+	CounterExecuted   = iota // frames received and executed
+	CounterCRCErrors         // CRC errors (frames dropped)
+	CounterFraming           // framing errors
+	CounterOverruns          // UART receive overruns
+	CounterUnknown           // unknown commands
+	CounterBadLength         // bad payload lengths
+	CounterFCS               // Ethernet FCS errors
+	CounterEthDropped        // Ethernet frames dropped (address, type, size)
+	CounterSent              // response frames sent
+	CounterInferred          // feature vectors inferred
+	CounterErrors            // errors answered (ERROR frames sent)
+	StatusCounters           // number of counters
 )
 
 var counterNames = [StatusCounters]string{"executed", "crc_errors", "framing_errors", "uart_overruns", "unknown_commands",
