@@ -58,9 +58,11 @@ var synthTops = []struct {
 
 // lintParams lists extra parameter sets to lint besides the defaults.
 var lintParams = map[string][][]param{
-	"uart_rx":   {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "8"}}},
-	"uart_tx":   {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "2"}}},
-	"sync_fifo": {{{"DEPTH", "2"}, {"DATA_WIDTH", "1"}}, {{"DEPTH", "2048"}, {"DATA_WIDTH", "9"}}},
+	"uart_rx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "8"}}},
+	"uart_tx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "2"}}},
+	"sync_fifo":   {{{"DEPTH", "2"}, {"DATA_WIDTH", "1"}}, {{"DEPTH", "2048"}, {"DATA_WIDTH", "9"}}},
+	"skid_buffer": {{{"DATA_WIDTH", "1"}}},
+	"eth_mac_rx":  {{{"MAX_FRAME", "1522"}, {"BUFFER_DEPTH", "4096"}}},
 }
 
 // needTools fails (or, with -short, skips) when a tool is missing.
@@ -88,6 +90,25 @@ func run(t *testing.T, dir string, timeout time.Duration, name string, args ...s
 		err = fmt.Errorf("timed out after %v: %w", timeout, err)
 	}
 	return string(out), err
+}
+
+// trackSources reads every file under the RTL folders (Verilog, benches,
+// headers). The tools read them in child processes, which the go test cache
+// cannot see; reading them here makes any edit invalidate a cached result.
+func trackSources(t *testing.T) {
+	t.Helper()
+	for _, d := range srcDirs {
+		err := filepath.WalkDir(d, func(path string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			_, err = os.ReadFile(path)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // vFiles returns every .v file in the RTL folders, relative to rtl/.
@@ -121,7 +142,19 @@ var moduleRE = regexp.MustCompile(`(?m)^module\s+(\w+)`)
 
 // TestConventions checks the file layout rules that need no tools.
 func TestConventions(t *testing.T) {
+	trackSources(t)
+	inBench, inSynth := map[string]bool{}, map[string]bool{}
+	for _, b := range benches {
+		inBench[b.top] = true
+	}
+	for _, s := range synthTops {
+		inSynth[s.top] = true
+	}
 	for _, f := range vFiles(t) {
+		if top := strings.TrimSuffix(filepath.Base(f), ".v"); !inBench[top] || !inSynth[top] {
+			t.Errorf("%s: module must be listed in benches and synthTops (bench %v, synth %v)",
+				f, inBench[top], inSynth[top])
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -152,6 +185,7 @@ func TestConventions(t *testing.T) {
 // TestLint runs verilator -Wall lint on every module as a top.
 func TestLint(t *testing.T) {
 	t.Parallel()
+	trackSources(t)
 	needTools(t, "verilator")
 	for _, f := range vFiles(t) {
 		top := strings.TrimSuffix(filepath.Base(f), ".v")
@@ -204,10 +238,10 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 		seedDir := seed()
 		for _, o := range runtimeObjs {
 			data, err := os.ReadFile(filepath.Join(seedDir, o))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, o), data, 0o644)
-			}
 			if err != nil {
+				continue // another Verilator version: make builds it
+			}
+			if err := os.WriteFile(filepath.Join(dir, o), data, 0o644); err != nil {
 				t.Fatalf("seeding runtime object %s: %v", o, err)
 			}
 		}
@@ -224,6 +258,7 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 // TestBench builds and runs every Verilator bench.
 func TestBench(t *testing.T) {
 	t.Parallel()
+	trackSources(t)
 	if testing.Short() {
 		t.Skip("bench builds skipped in -short mode")
 	}
@@ -272,6 +307,7 @@ var statRE = regexp.MustCompile(`(?m)^\s+(SB_\w+)\s+(\d+)`)
 // TestSynth runs yosys synth_ice40 on every top module.
 func TestSynth(t *testing.T) {
 	t.Parallel()
+	trackSources(t)
 	if testing.Short() {
 		t.Skip("yosys synthesis skipped in -short mode")
 	}

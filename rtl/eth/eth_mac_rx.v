@@ -65,9 +65,15 @@
  *   rx_good, crc_error, frame_error, rx_filtered, rx_overflow  status pulses
  *   overflow_count [15:0]  frames dropped for lack of buffer space (wraps)
  *
- * Latency: status pulses 2 clocks after the first clk_en cycle that sees
- * gmii_rx_dv low; a good frame's first payload byte is on m_axis_* about 10
- * clocks after that (6 source-MAC words are read into m_src_mac first).
+ * Latency: the status pulse comes 2 clocks after the clk_en clock that sees
+ * gmii_rx_dv low; when the output is idle, a good frame's first payload byte
+ * is on m_axis_* 7 clocks after rx_good (the 6 source-MAC words are read into
+ * m_src_mac first). Output throughput is one byte per clock.
+ *
+ * Timing: standalone on HX8K, nextpnr reaches about 99 MHz (critical path:
+ * read-pointer compare to the output register enable), ample for MII with
+ * clk_en at 25 MHz or a 48-60 MHz system clock; 125 MHz GMII on iCE40 would
+ * need the output side pipelined.
  */
 module eth_mac_rx #(
     parameter [15:0] ETHERTYPE    = 16'h88B5,
@@ -101,7 +107,6 @@ module eth_mac_rx #(
 localparam integer ADDR_W = $clog2(BUFFER_DEPTH);
 localparam integer LEN_W  = $clog2(MAX_FRAME + 2);
 localparam [LEN_W-1:0] LEN_MAX = LEN_W'(MAX_FRAME);
-localparam [LEN_W-1:0] LEN_MIN = LEN_W'(64);
 localparam [31:0] RESIDUE = 32'hDEBB20E3;
 
 localparam [2:0] ST_WAIT = 3'd0;   // after reset: ignore the rest of a burst
@@ -148,6 +153,9 @@ reg             f_ovf = 1'b0;         // ran out of buffer space
 reg             f_local = 1'b0;       // destination == local_mac so far
 reg             f_bcast = 1'b0;       // destination == broadcast so far
 reg             f_type = 1'b0;        // EtherType matched
+reg             f_runt = 1'b0;        // fewer than 64 bytes so far
+reg             f_dst = 1'b0;         // current byte is in the destination MAC
+reg             f_store = 1'b0;       // current byte goes to the buffer
 reg [39:0]      dly_data;             // 5-byte delay line, newest in [7:0]
 reg [4:0]       dly_store = 5'd0;     // per-byte store flags (control)
 
@@ -178,8 +186,8 @@ always @* begin
     endcase
 end
 
-wire in_dst   = (len < LEN_W'(6));
-wire store_in = ((len >= LEN_W'(6)) && (len < LEN_W'(12))) || (len >= LEN_W'(14));
+// position flags are registers (f_dst, f_store, f_runt) so that no
+// magnitude comparator on len sits in the end-of-frame commit path
 wire byte_cyc = en_r && dv_r && (state == ST_DATA);
 wire end_cyc  = en_r && !dv_r && (state == ST_DATA);
 
@@ -188,7 +196,7 @@ wire       mem_we    = (byte_cyc || end_cyc) && dly_store[4] && !f_ovf && !f_lon
 wire       write_lost = (byte_cyc || end_cyc) && dly_store[4] && !f_ovf && !f_long && buf_full;
 wire [8:0] mem_wdata = {end_cyc, dly_data[39:32]};
 
-wire bad_frame = f_err || f_long || (len < LEN_MIN);
+wire bad_frame = f_err || f_long || f_runt;
 wire bad_crc   = (crc != RESIDUE);
 wire filtered  = !(f_local || f_bcast) || !f_type;
 wire overflow  = f_ovf || write_lost;
@@ -230,6 +238,9 @@ always @(posedge clk) begin
                 f_local   <= 1'b1;
                 f_bcast   <= 1'b1;
                 f_type    <= 1'b0;
+                f_runt    <= 1'b1;
+                f_dst     <= 1'b1;
+                f_store   <= 1'b0;
                 dly_store <= 5'd0;
                 if (dv_r) begin
                     if (rxd_r == 8'hD5) begin
@@ -256,7 +267,12 @@ always @(posedge clk) begin
                     if (er_r) begin
                         f_err <= 1'b1;
                     end
-                    if (in_dst) begin
+                    if (len == LEN_W'(63)) f_runt  <= 1'b0;
+                    if (len == LEN_W'(5))  f_dst   <= 1'b0;
+                    if (len == LEN_W'(5))  f_store <= 1'b1;   // source MAC
+                    if (len == LEN_W'(11)) f_store <= 1'b0;   // EtherType
+                    if (len == LEN_W'(13)) f_store <= 1'b1;   // payload
+                    if (f_dst) begin
                         if (rxd_r != mac_byte) f_local <= 1'b0;
                         if (rxd_r != 8'hFF)    f_bcast <= 1'b0;
                     end
@@ -266,7 +282,7 @@ always @(posedge clk) begin
                     if (len == LEN_W'(13)) begin
                         f_type <= f_type && (rxd_r == ETHERTYPE[7:0]);
                     end
-                    dly_store <= {dly_store[3:0], store_in};
+                    dly_store <= {dly_store[3:0], f_store};
                 end else begin
                     // end of frame: classify, then commit or roll back
                     state <= ST_IDLE;

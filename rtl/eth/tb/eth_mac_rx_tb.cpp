@@ -1,7 +1,10 @@
 // eth_mac_rx_tb.cpp - Verilator bench for rtl/eth/eth_mac_rx.v
 //
-// Build: verilator --cc --exe --build -j 2 -Wall -CFLAGS -I../../lib/tb \
-//          eth_mac_rx.v ../lib/crc32.v tb/eth_mac_rx_tb.cpp
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/eth_mac_rx/eth_mac_rx.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/eth_mac_rx \
+//     -CFLAGS -I$PWD/lib/tb \
+//     $PWD/eth/eth_mac_rx.v $PWD/lib/crc32.v $PWD/eth/tb/eth_mac_rx_tb.cpp
+//   (cd /tmp/eth_mac_rx && ./Veth_mac_rx --trace --seed 1)
 //
 // The bench builds wire bursts (preamble, SFD, header, payload, FCS from a
 // table-driven CRC-32) and classifies each with a reference model that

@@ -1,7 +1,10 @@
 // eth_mac_tx_tb.cpp - Verilator bench for rtl/eth/eth_mac_tx.v
 //
-// Build: verilator --cc --exe --build -j 2 -Wall -CFLAGS -I../../lib/tb \
-//          eth_mac_tx.v ../lib/crc32.v tb/eth_mac_tx_tb.cpp
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/eth_mac_tx/eth_mac_tx.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/eth_mac_tx \
+//     -CFLAGS -I$PWD/lib/tb \
+//     $PWD/eth/eth_mac_tx.v $PWD/lib/crc32.v $PWD/eth/tb/eth_mac_tx_tb.cpp
+//   (cd /tmp/eth_mac_tx && ./Veth_mac_tx --trace --seed 1)
 //
 // Reference model: for every packet the expected wire bytes are
 // 7 x 0x55, 0xD5, destination, local_mac, EtherType, payload, zero padding

@@ -1,5 +1,11 @@
 // crc32_tb.cpp - Verilator bench for rtl/lib/crc32.v (combinational)
 //
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/crc32/crc32.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/crc32 \
+//     -CFLAGS -I$PWD/lib/tb \
+//     $PWD/lib/crc32.v $PWD/lib/tb/crc32_tb.cpp
+//   (cd /tmp/crc32 && ./Vcrc32 --trace --seed 1)
+//
 // Reference: bitwise reflected CRC-32 (poly 0xEDB88320) and an independent
 // table-driven implementation, cross-checked with each other. Checks:
 //   - CRC32("123456789") == 0xCBF43926 through chained DUT updates;

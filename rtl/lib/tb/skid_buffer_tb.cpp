@@ -1,7 +1,11 @@
 // skid_buffer_tb.cpp - Verilator bench for rtl/lib/skid_buffer.v
 //
-// Build: verilator --cc --exe --build -j 2 -Wall -GDATA_WIDTH=16 \
-//          -CFLAGS "-I. -DDATA_WIDTH=16" skid_buffer.v tb/skid_buffer_tb.cpp
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/skid_buffer/skid_buffer.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/skid_buffer \
+//     -CFLAGS -I$PWD/lib/tb -GDATA_WIDTH=16 -CFLAGS -DDATA_WIDTH=16 \
+//     $PWD/lib/skid_buffer.v $PWD/lib/tb/skid_buffer_tb.cpp
+//   (cd /tmp/skid_buffer && ./Vskid_buffer --trace --seed 1)
+// (the -G and -D values must match; the Go test uses other values too)
 //
 // Reference model: a queue of accepted words (at most 2). Every clock:
 // m_axis_tvalid == queue not empty, s_axis_tready == fewer than 2 held,

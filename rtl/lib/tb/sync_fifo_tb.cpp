@@ -1,8 +1,11 @@
 // sync_fifo_tb.cpp - Verilator bench for rtl/lib/sync_fifo.v
 //
-// Build (DATA_WIDTH/DEPTH must match the -G values):
-//   verilator --cc --exe --build -j 2 -Wall -GDATA_WIDTH=12 -GDEPTH=8 \
-//     -CFLAGS "-I. -DDATA_WIDTH=12 -DDEPTH=8" sync_fifo.v tb/sync_fifo_tb.cpp
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/sync_fifo/sync_fifo.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/sync_fifo \
+//     -CFLAGS -I$PWD/lib/tb -GDATA_WIDTH=12 -GDEPTH=8 -CFLAGS "-DDATA_WIDTH=12 -DDEPTH=8" \
+//     $PWD/lib/sync_fifo.v $PWD/lib/tb/sync_fifo_tb.cpp
+//   (cd /tmp/sync_fifo && ./Vsync_fifo --trace --seed 1)
+// (the -G and -D values must match; the Go test uses other values too)
 //
 // Reference model: a std::deque of (word, cycle accepted). Checked on every
 // clock: output order and data; count == words held; s_axis_tready ==

@@ -1,8 +1,11 @@
 // uart_rx_tb.cpp - Verilator bench for rtl/uart/uart_rx.v
 //
-// Build (CLKS_PER_BIT must match the -G value):
-//   verilator --cc --exe --build -j 2 -Wall -GCLKS_PER_BIT=16 \
-//     -CFLAGS "-I../../lib/tb -DCLKS_PER_BIT=16" uart_rx.v tb/uart_rx_tb.cpp
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/uart_rx/uart_rx.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/uart_rx \
+//     -CFLAGS -I$PWD/lib/tb -GCLKS_PER_BIT=16 -CFLAGS -DCLKS_PER_BIT=16 \
+//     $PWD/uart/uart_rx.v $PWD/uart/tb/uart_rx_tb.cpp
+//   (cd /tmp/uart_rx && ./Vuart_rx --trace --seed 1)
+// (the -G and -D values must match; the Go test uses other values too)
 //
 // The bench builds the rxd waveform itself (an ideal 8N1 transmitter with a
 // fractional bit period, so baud-rate error can be applied) and checks:

@@ -1,8 +1,11 @@
 // uart_tx_tb.cpp - Verilator bench for rtl/uart/uart_tx.v
 //
-// Build (CLKS_PER_BIT must match the -G value):
-//   verilator --cc --exe --build -j 2 -Wall -GCLKS_PER_BIT=16 \
-//     -CFLAGS "-I../../lib/tb -DCLKS_PER_BIT=16" uart_tx.v tb/uart_tx_tb.cpp
+// Build and run from rtl/ (--trace-fst and --trace give /tmp/uart_tx/uart_tx.fst):
+//   verilator --cc --exe --build -j 2 -Wall --trace-fst --Mdir /tmp/uart_tx \
+//     -CFLAGS -I$PWD/lib/tb -GCLKS_PER_BIT=16 -CFLAGS -DCLKS_PER_BIT=16 \
+//     $PWD/uart/uart_tx.v $PWD/uart/tb/uart_tx_tb.cpp
+//   (cd /tmp/uart_tx && ./Vuart_tx --trace --seed 1)
+// (the -G and -D values must match; the Go test uses other values too)
 //
 // Reference model: every accepted byte owns the 10*CLKS_PER_BIT clocks that
 // start one clock after the accepting edge (start 0, data LSB first, stop 1);
