@@ -10,6 +10,7 @@ import (
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 func init() {
@@ -25,6 +26,7 @@ type evalJSON struct {
 	Samples          int    `json:"samples"`
 	Mapping          string `json:"mapping"`
 	Temperature      num    `json:"temperature,omitempty"`
+	Smoothing        num    `json:"smoothing,omitempty"`
 	Accuracy         num    `json:"accuracy"`
 	ECE              num    `json:"ece"`
 	Bins             int    `json:"ece_bins"`
@@ -49,7 +51,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	perQuery := fs.String("per-query", "", "also write per-query results to this CSV `file`")
 	var mf mappingFlags
-	mf.add(fs, "", 0)
+	mf.add(fs, "", 2, 0)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -68,8 +70,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	mp := f.Mapping
 	if mf.kind != "" {
-		if mf.kind == "softmax" && !isSet(fs, "temperature") && f.Mapping.Kind == "softmax" {
+		if !isSet(fs, "temperature") && f.Mapping.Kind == ptm.Softmax {
 			mf.temp = f.Mapping.Temperature
+		}
+		if !isSet(fs, "smoothing") && f.Mapping.Kind == ptm.Vote {
+			mf.smooth = f.Mapping.Smoothing
 		}
 		if mp, err = mf.mapping(); err != nil {
 			return err
@@ -96,7 +101,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, evalJSON{
 			Model: *model, Data: d.Name, Split: *split, Queries: r.N, Samples: *K,
-			Mapping: string(mp.Kind), Temperature: num(mp.Temperature),
+			Mapping: string(mp.Kind), Temperature: num(mp.Temperature), Smoothing: num(mp.Smoothing),
 			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: *bins, NLL: num(r.NLL), Brier: num(r.Brier),
 			AUROCEntropy: num(r.AUROCEntropy), EntropyCorrect: num(r.EntropyCorrect), EntropyIncorrect: num(r.EntropyIncorrect),
 			MICorrect: num(r.MICorrect), MIIncorrect: num(r.MIIncorrect),

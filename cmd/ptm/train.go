@@ -16,22 +16,27 @@ func init() {
 
 // mappingFlags are the flags that choose the per-sample probability map.
 type mappingFlags struct {
-	kind string
-	temp float64
+	kind   string
+	temp   float64
+	smooth float64
 }
 
 func (m *mappingFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	Float64Var(*float64, string, float64, string)
-}, defKind string, defTemp float64) {
+}, defKind string, defTemp, defSmooth float64) {
 	fs.StringVar(&m.kind, "mapping", defKind, "per-sample probability `map`: vote or softmax")
 	fs.Float64Var(&m.temp, "temperature", defTemp, "softmax temperature, in units of the clipped class sum")
+	fs.Float64Var(&m.smooth, "smoothing", defSmooth, "vote smoothing e: p = (1-e)*vote + e/classes")
 }
 
 func (m *mappingFlags) mapping() (ptm.Mapping, error) {
 	mp := ptm.Mapping{Kind: ptm.MappingKind(m.kind)}
-	if mp.Kind == ptm.Softmax {
+	switch mp.Kind {
+	case ptm.Softmax:
 		mp.Temperature = m.temp
+	case ptm.Vote:
+		mp.Smoothing = m.smooth
 	}
 	if err := mp.Validate(); err != nil {
 		return mp, fmt.Errorf("%w: %v", errUsage, err)
@@ -54,11 +59,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	states := fs.Int("states", def.N, "states per action N (an SPV has 2N states)")
 	epochs := fs.Int("epochs", def.Epochs, "training epochs")
 	feedback := fs.String("feedback", string(def.Feedback), "SPV update rule: consistent or paper (docs/ptm-rule.md)")
-	thresholds := fs.Int("thresholds", 8, "thermometer thresholds per feature")
+	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature")
 	bits := fs.Int("bits", 16, "quantization width stored in the model file (8..16)")
-	calibrate := fs.Bool("calibrate", false, "fit the softmax temperature on the training rows (NLL)")
+	calibrate := fs.Bool("calibrate", false, "fit the mapping's parameter (vote smoothing or softmax temperature) by NLL on a validation quarter carved from the training rows")
 	var mf mappingFlags
-	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature)
+	mf.add(fs, string(pipeline.DefaultMapping.Kind), 2, pipeline.DefaultMapping.Smoothing)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -91,11 +96,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *calibrate {
-		tau, err := pipeline.FitTemperature(f, d, f.Split.Train, 100, *seed)
-		if err != nil {
+		if f.Mapping, err = pipeline.Calibrate(d, f, pipeline.TrainConfig{
+			Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits, Mapping: mp,
+		}); err != nil {
 			return err
 		}
-		f.Mapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: tau}
 	}
 	hash, err := modelfile.Write(*out, f)
 	if err != nil {
@@ -114,5 +119,5 @@ func describeMapping(mp ptm.Mapping) string {
 	if mp.Kind == ptm.Softmax {
 		return fmt.Sprintf("softmax (temperature %.3g)", mp.Temperature)
 	}
-	return string(mp.Kind)
+	return fmt.Sprintf("vote (smoothing %.3g)", mp.Smoothing)
 }

@@ -81,7 +81,7 @@ func (d *Data) Split(testFraction float64, seed uint64) (train, test []int, err 
 // TrainConfig configures Train.
 type TrainConfig struct {
 	Params       ptm.Params
-	Thresholds   int         // thermometer thresholds per feature (default 8)
+	Thresholds   int         // thermometer thresholds per feature (default 6)
 	TestFraction float64     // held-out fraction (default 0.2)
 	SplitSeed    uint64      // seed of the stratified split
 	Bits         int         // quantization width stored in the file (default 16)
@@ -95,7 +95,7 @@ type TrainConfig struct {
 
 func (c *TrainConfig) defaults() {
 	if c.Thresholds == 0 {
-		c.Thresholds = 8
+		c.Thresholds = 6
 	}
 	if c.TestFraction == 0 {
 		c.TestFraction = 0.2
@@ -109,8 +109,11 @@ func (c *TrainConfig) defaults() {
 }
 
 // DefaultMapping is the per-sample probability mapping used when none is
-// chosen: a softmax of the clipped class sums. See docs/calibration.md.
-var DefaultMapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: 2}
+// chosen: each sample's vote, smoothed by 0.05 towards uniform. Over 20
+// stratified Iris splits it gives the lowest ECE of the maps we measured
+// (docs/calibration.md), and it is computed exactly from the vote counts the
+// hardware accumulates.
+var DefaultMapping = ptm.Mapping{Kind: ptm.Vote, Smoothing: 0.05}
 
 // Train splits d, fits the booleanizer on the training rows, trains a PTM
 // and returns the complete model file.
@@ -255,37 +258,69 @@ func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 	return res, nil
 }
 
-// FitTemperature chooses the softmax temperature that minimizes the NLL of
-// the K-sample predictive mean on the given rows (a grid from 0.25 to 16 in
-// steps of 2^(1/4)); the samples are drawn once and re-mapped per candidate.
-func FitTemperature(f *modelfile.File, d *Data, rows []int, K int, seed uint64) (float64, error) {
+// FitMapping chooses the parameter of a mapping kind that minimizes the
+// NLL of the K-sample predictive mean on the given rows: the vote smoothing
+// from a grid over [0, 0.3], or the softmax temperature from 0.25 to 16 in
+// steps of 2^(1/4). The samples are drawn once and re-mapped per candidate.
+func FitMapping(f *modelfile.File, d *Data, rows []int, K int, seed uint64, kind ptm.MappingKind) (ptm.Mapping, error) {
+	var cands []ptm.Mapping
+	switch kind {
+	case ptm.Vote:
+		for _, e := range []float64{0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3} {
+			cands = append(cands, ptm.Mapping{Kind: ptm.Vote, Smoothing: e})
+		}
+	case ptm.Softmax:
+		for e := -8; e <= 16; e++ {
+			cands = append(cands, ptm.Mapping{Kind: ptm.Softmax, Temperature: math.Pow(2, float64(e)/4)})
+		}
+	default:
+		return ptm.Mapping{}, fmt.Errorf("pipeline: cannot fit mapping kind %q", kind)
+	}
 	labels, err := Labels(f, d, rows)
 	if err != nil {
-		return 0, err
+		return ptm.Mapping{}, err
 	}
 	s := ptm.NewSampler(f.Model, seed)
 	all := make([][]int, len(rows))
 	var x []bool
 	for i, r := range rows {
 		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
-			return 0, fmt.Errorf("pipeline: row %d: %w", r+1, err)
+			return ptm.Mapping{}, fmt.Errorf("pipeline: row %d: %w", r+1, err)
 		}
 		if all[i], err = s.Sample(x, K, nil); err != nil {
-			return 0, err
+			return ptm.Mapping{}, err
 		}
 	}
-	best, bestNLL := 0.0, math.Inf(1)
-	for e := -8; e <= 16; e++ {
-		tau := math.Pow(2, float64(e)/4)
-		mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: tau}
+	best, bestNLL := cands[0], math.Inf(1)
+	for _, mp := range cands {
 		var nll float64
 		for i := range rows {
 			q := metrics.Query(f.Model.SumsToProbs(all[i], K, mp))
 			nll -= math.Log(math.Max(q.Mean[labels[i]], metrics.NLLFloor))
 		}
 		if nll < bestNLL {
-			best, bestNLL = tau, nll
+			best, bestNLL = mp, nll
 		}
 	}
 	return best, nil
+}
+
+// Calibrate fits f's mapping parameter without touching the test rows: it
+// retrains the same configuration on three quarters of f's training rows
+// (stratified, seeded from the split seed), fits the parameter of cfg's
+// mapping kind by NLL on the remaining quarter, and returns the mapping.
+func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error) {
+	cfg.defaults()
+	y := make([]int, len(f.Split.Train))
+	for i, r := range f.Split.Train {
+		y[i] = d.Y[r]
+	}
+	fitIdx, valIdx := dataset.StratifiedSplit(y, len(d.Classes), 0.25, cfg.SplitSeed+1000)
+	cfg.Rows = pick(f.Split.Train, fitIdx)
+	cfg.Progress = nil
+	g, err := Train(d, cfg)
+	if err != nil {
+		return ptm.Mapping{}, err
+	}
+	return FitMapping(g, d, pick(f.Split.Train, valIdx), 100, cfg.Params.Seed, cfg.Mapping.Kind)
 }

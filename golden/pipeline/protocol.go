@@ -32,8 +32,9 @@ type ProtocolConfig struct {
 	K            int     // samples per query
 	Bins         int     // ECE bins
 	Grid         []Candidate
-	// Calibrate fits the softmax temperature on the validation rows; when
-	// false, Mapping is used as is.
+	// Calibrate fits the parameter of Mapping's kind (vote smoothing or
+	// softmax temperature) on the validation rows; when false, Mapping is
+	// used as is.
 	Calibrate bool
 	Mapping   ptm.Mapping
 	Progress  func(split, splits int)
@@ -75,7 +76,7 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		fitIdx, valIdx := dataset.StratifiedSplit(trY, len(d.Classes), cfg.ValFraction, seed+1000)
 		fitRows, valRows := pick(trainRows, fitIdx), pick(trainRows, valIdx)
 		best, bestAcc, bestNLL := -1, -1.0, math.Inf(1)
-		var bestTau float64
+		var bestMap ptm.Mapping
 		for c, cand := range cfg.Grid {
 			p := cand.Params
 			p.Seed = seed
@@ -85,18 +86,16 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 			}
 			mp := cfg.Mapping
 			if cfg.Calibrate {
-				tau, err := FitTemperature(f, d, valRows, cfg.K, seed)
-				if err != nil {
+				if mp, err = FitMapping(f, d, valRows, cfg.K, seed, cfg.Mapping.Kind); err != nil {
 					return nil, err
 				}
-				mp = ptm.Mapping{Kind: ptm.Softmax, Temperature: tau}
 			}
 			r, err := Evaluate(f, d, valRows, cfg.K, seed, mp, cfg.Bins)
 			if err != nil {
 				return nil, err
 			}
 			if r.Report.Accuracy > bestAcc || (r.Report.Accuracy == bestAcc && r.Report.NLL < bestNLL) {
-				best, bestAcc, bestNLL, bestTau = c, r.Report.Accuracy, r.Report.NLL, mp.Temperature
+				best, bestAcc, bestNLL, bestMap = c, r.Report.Accuracy, r.Report.NLL, mp
 			}
 		}
 		cand := cfg.Grid[best]
@@ -108,7 +107,7 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		}
 		mp := cfg.Mapping
 		if cfg.Calibrate {
-			mp = ptm.Mapping{Kind: ptm.Softmax, Temperature: bestTau}
+			mp = bestMap
 		}
 		r, err := Evaluate(f, d, testRows, cfg.K, seed+2000, mp, cfg.Bins)
 		if err != nil {

@@ -181,26 +181,32 @@ type MappingKind string
 
 // The supported mappings.
 const (
-	// Vote is one-hot on the highest score, ties split equally: p_j is the
-	// sample's vote, so the predictive mean is the fraction of samples that
-	// voted for each class. It is what the hardware accumulates.
+	// Vote is one-hot on the highest score, ties split equally, mixed with
+	// the uniform distribution by the mapping's Smoothing e:
+	// p_j = (1-e) * vote_j + e/NC. The predictive mean is then
+	// (1-e) * (fraction of samples voting for each class) + e/NC, which the
+	// host derives exactly from the vote counts the hardware accumulates.
 	Vote MappingKind = "vote"
 	// Softmax is exp(score/tau) normalized, with temperature tau in units of
 	// the clipped class sum.
 	Softmax MappingKind = "softmax"
 )
 
-// Mapping is a per-sample probability map with its temperature (Softmax
-// only).
+// Mapping is a per-sample probability map with its parameter: the
+// temperature for Softmax, the smoothing for Vote.
 type Mapping struct {
 	Kind        MappingKind `json:"kind"`
 	Temperature float64     `json:"temperature,omitempty"`
+	Smoothing   float64     `json:"smoothing,omitempty"`
 }
 
 // Validate checks the mapping.
 func (mp Mapping) Validate() error {
 	switch mp.Kind {
 	case Vote:
+		if !(mp.Smoothing >= 0 && mp.Smoothing < 1) {
+			return fmt.Errorf("ptm: vote smoothing %v, want 0 <= e < 1", mp.Smoothing)
+		}
 		return nil
 	case Softmax:
 		if !(mp.Temperature > 0) || math.IsInf(mp.Temperature, 0) {
@@ -240,11 +246,13 @@ func (mp Mapping) Prob(scores, dst []float64) []float64 {
 				n++
 			}
 		}
+		e := mp.Smoothing
+		u := e / float64(len(scores))
 		for c, v := range scores {
 			if v == max {
-				dst[c] = 1 / float64(n)
+				dst[c] = (1-e)/float64(n) + u
 			} else {
-				dst[c] = 0
+				dst[c] = u
 			}
 		}
 	}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/ptmhw/ptm/experiments"
+)
+
+func init() {
+	register("experiments", "run the paper's experiments: report.md, figures and summary.json", cmdExperiments)
+}
+
+func cmdExperiments(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("experiments", "--out DIR [--quick]", stderr)
+	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
+	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: --out is required", errUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	pr := newProgress(stderr, "")
+	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, Progress: stageProgress(stderr, pr.on, start)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and %d figures in %s\n", filepath.Join(*out, "report.md"), filepath.Join(*out, "summary.json"),
+		len(sum.Figures), sum.Elapsed.Round(time.Second))
+	for _, k := range []string{"iris.splits20.ptm.accuracy_mean", "iris.splits20.ptm.ece_mean", "iris.splits20.gp.ece_mean",
+		"iris.splits20.mlp.ece_mean", "iris.splits20.rf.ece_mean", "synthetic2d.ptm.entropy_outside",
+		"synthetic2d.ptm_range.entropy_outside", "synthetic2d.gp.entropy_outside", "quant.b8.ece_mean", "quant.b8.agreement_mean"} {
+		if v, ok := sum.Value(k); ok {
+			fmt.Fprintf(stdout, "  %-40s %.4f\n", k, v)
+		}
+	}
+	return nil
+}
+
+// stageProgress reports experiment progress on w: on a terminal one line
+// rewritten in place, otherwise one line per step, each with the elapsed
+// time.
+func stageProgress(w io.Writer, terminal bool, start time.Time) func(stage string, done, total int) {
+	return func(stage string, done, total int) {
+		el := time.Since(start).Round(time.Second)
+		switch {
+		case !terminal:
+			fmt.Fprintf(w, "[%s] %s: %d/%d\n", el, stage, done, total)
+		case done == total:
+			fmt.Fprintf(w, "\r\033[K[%s] %s: %d/%d\n", el, stage, done, total)
+		default:
+			fmt.Fprintf(w, "\r\033[K[%s] %s: %d/%d", el, stage, done, total)
+		}
+	}
+}
