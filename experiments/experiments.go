@@ -1,0 +1,219 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// Options configures Run.
+type Options struct {
+	// Out is the output directory (created if missing): report.md,
+	// summary.json and the PNG figures are written there.
+	Out string
+	// Quick selects the small CI configuration: fewer Iris splits, fewer
+	// samples per query, fewer epochs, coarser grids and a smaller GP
+	// training subset. Its numbers are only a smoke test.
+	Quick bool
+	// Progress, if set, is called as work proceeds: stage names a unit of
+	// work and done counts its finished steps out of total. Calls are
+	// serialized but may interleave stages that run concurrently.
+	Progress func(stage string, done, total int)
+}
+
+// config holds every setting that differs between the full and the quick
+// run.
+type config struct {
+	quick bool
+	K     int // samples per query, every model
+	bins  int // ECE bins
+
+	xorEpochs int
+
+	synthParams     ptm.Params
+	synthThresholds int
+	synthGrid       int // heat-map resolution per axis
+	synthGPSubset   int // GP training rows (0 = all)
+	synthSweep      []ptm.Params
+
+	irisSplits int
+	irisGrid   []pipeline.Candidate
+
+	quantBits    []int
+	clauseLanes  int
+	literalLanes int
+	lfsrWidth    int
+}
+
+// irisCandidate is one point of the Iris PTM grid: N = 100 states, the
+// consistent feedback rule.
+func irisCandidate(clauses, T int, s float64, epochs, thresholds int) pipeline.Candidate {
+	return pipeline.Candidate{
+		Params:     ptm.Params{Clauses: clauses, T: T, S: s, N: 100, Epochs: epochs, Feedback: ptm.ConsistentFeedback},
+		Thresholds: thresholds,
+	}
+}
+
+func synthParams(clauses, T int, s float64, epochs int) ptm.Params {
+	return ptm.Params{Clauses: clauses, T: T, S: s, N: 100, Epochs: epochs, Seed: 1, Feedback: ptm.ConsistentFeedback}
+}
+
+func newConfig(quick bool) config {
+	c := config{
+		quick: quick, K: 100, bins: 10,
+		xorEpochs:       200,
+		synthParams:     synthParams(20, 10, 3, 60),
+		synthThresholds: 8,
+		synthGrid:       81,
+		synthSweep:      []ptm.Params{synthParams(10, 5, 3, 60), synthParams(20, 10, 3, 60), synthParams(40, 15, 3, 60), synthParams(20, 10, 3, 200)},
+		irisSplits:      20,
+		// The lead engineer's grid (10 splits, vote mapping): 60/30/2,
+		// 20/10/2, 150/30/3 and 60/10/5; N = 100, 6 thresholds, 100 epochs.
+		irisGrid: []pipeline.Candidate{
+			irisCandidate(60, 30, 2, 100, 6), irisCandidate(20, 10, 2, 100, 6),
+			irisCandidate(150, 30, 3, 100, 6), irisCandidate(60, 10, 5, 100, 6),
+		},
+		quantBits:   []int{8, 10, 12, 16},
+		clauseLanes: 4, literalLanes: 8, lfsrWidth: 32,
+	}
+	if quick {
+		c.K = 20
+		c.synthParams = synthParams(20, 10, 3, 20)
+		c.synthGrid = 31
+		c.synthGPSubset = 200
+		c.synthSweep = nil
+		c.irisSplits = 3
+		c.irisGrid = []pipeline.Candidate{irisCandidate(20, 10, 2, 30, 6), irisCandidate(40, 10, 3, 30, 6)}
+	}
+	return c
+}
+
+// Run runs every experiment, writes report.md, summary.json and the figures
+// to opt.Out and returns the summary. Cancellation is checked between steps;
+// a step already running (such as one call of pipeline.RepeatedSplits) is
+// abandoned, not interrupted, so its goroutine finishes in the background.
+func Run(ctx context.Context, opt Options) (*Summary, error) {
+	if opt.Out == "" {
+		return nil, fmt.Errorf("experiments: no output directory")
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	start := time.Now()
+	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick), out: opt.Out, sum: newSummary(opt.Quick)}
+	if opt.Progress != nil {
+		var mu sync.Mutex
+		r.progress = func(stage string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			opt.Progress(stage, done, total)
+		}
+	} else {
+		r.progress = func(string, int, int) {}
+	}
+	r.sum.setMeta(r.cfg)
+
+	sections := []struct {
+		name string
+		run  func() (string, error)
+	}{
+		{"noisy XOR", r.xor},
+		{"2D synthetic", r.synth},
+		{"Iris", r.iris},
+		{"quantization", r.quant},
+	}
+	var bodies []string
+	for _, s := range sections {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("experiments: %w", err)
+		}
+		body, err := s.run()
+		if err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", s.name, err)
+		}
+		bodies = append(bodies, body)
+	}
+	r.sum.Elapsed = time.Since(start)
+	r.sum.set("meta.seconds", r.sum.Elapsed.Seconds())
+	report := r.header() + r.findings() + strings.Join(bodies, "\n") + r.notes()
+	if err := os.WriteFile(filepath.Join(opt.Out, "report.md"), []byte(report), 0o644); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	if err := r.sum.WriteFile(filepath.Join(opt.Out, "summary.json")); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	return r.sum, nil
+}
+
+// runner carries the state shared by the experiments of one Run.
+type runner struct {
+	ctx      context.Context
+	cfg      config
+	out      string
+	sum      *Summary
+	progress func(stage string, done, total int)
+
+	// Iris results shared with the quantization section.
+	irisRes *irisResult
+}
+
+// figure records a written figure and returns its markdown image link.
+func (r *runner) figure(name, alt string) string {
+	r.sum.addFigure(name)
+	return fmt.Sprintf("![%s](%s)\n", alt, name)
+}
+
+// parallel runs n jobs on at most GOMAXPROCS goroutines and returns the
+// first error (by job index). Jobs must write only their own results. It
+// stops starting new jobs once ctx is cancelled.
+func parallel(ctx context.Context, n int, job func(i int) error) error {
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(n, runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = job(i)
+			}
+		}()
+	}
+feed:
+	for i := 0; i < n; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// await runs f in a goroutine and waits for it or for ctx, whichever comes
+// first; on cancellation f keeps running in the background.
+func await(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

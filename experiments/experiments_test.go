@@ -1,0 +1,249 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// wantFigures are the figures the report links.
+var wantFigures = []string{
+	"xor_spv_clean.png", "xor_spv_noisy.png",
+	"synthetic2d_data.png", "synthetic2d_uncertainty.png",
+	"iris_ece_splits.png", "iris_uncertainty_boxplots.png", "iris_reliability.png",
+	"quant_bits.png",
+}
+
+// wantKeys lists the summary keys every run must have.
+func wantKeys() []string {
+	keys := []string{
+		"meta.mode", "meta.k", "meta.ece_bins", "meta.seconds",
+		"xor.clean.accuracy", "xor.noisy.accuracy", "xor.noisy.accuracy_ceiling", "xor.clean.undecided", "xor.noisy.undecided",
+		"synthetic2d.n_inside", "synthetic2d.n_near", "synthetic2d.n_outside", "synthetic2d.grid", "synthetic2d.gp.train_rows",
+		"synthetic2d.ptm.params", "synthetic2d.ptm.mapping",
+		"synthetic2d.ptm.entropy_outside_minus_gp", "synthetic2d.ptm_range.entropy_outside_minus_gp",
+		"iris.splits20.splits", "iris.test_rows", "iris.ptm.grid",
+		"iris.splits20.ptm_softmax_cal.temperature_mean",
+		"quant.clause_lanes", "quant.literal_lanes", "quant.lfsr_width",
+		"quant.float_vote_reseed.agreement_mean",
+	}
+	for _, v := range []string{"clean", "noisy"} {
+		for j := 0; j < 4; j++ {
+			for _, l := range []string{"x1", "x2", "not_x1", "not_x2"} {
+				keys = append(keys, fmt.Sprintf("xor.%s.include.c%d.%s", v, j, l))
+			}
+		}
+	}
+	for _, m := range []string{"ptm", "ptm_range", "gp", "mlp", "rf"} {
+		for _, f := range []string{"accuracy", "ece", "nll"} {
+			keys = append(keys, "synthetic2d."+m+"."+f)
+		}
+		for _, f := range []string{"entropy", "std", "mi"} {
+			for _, g := range []string{"inside", "near", "outside"} {
+				keys = append(keys, "synthetic2d."+m+"."+f+"_"+g)
+			}
+		}
+	}
+	stats := []string{"_mean", "_std", "_min", "_max", "_n"}
+	for _, m := range []string{"ptm", "ptm_vote", "ptm_softmax_cal", "gp", "mlp", "rf"} {
+		for _, f := range []string{"accuracy", "ece", "nll", "brier", "auroc_entropy", "entropy_correct", "entropy_incorrect", "mi_correct", "mi_incorrect"} {
+			for _, st := range stats {
+				keys = append(keys, "iris.splits20."+m+"."+f+st)
+			}
+		}
+		for _, f := range []string{"accuracy", "ece", "nll", "brier", "auroc_entropy"} {
+			keys = append(keys, "iris.paper_split."+m+"."+f)
+		}
+	}
+	for _, m := range []string{"ptm", "ptm_vote", "ptm_softmax_cal"} {
+		keys = append(keys, "iris.splits20."+m+".mapping")
+	}
+	for _, m := range []string{"ptm", "gp", "mlp", "rf"} {
+		keys = append(keys, "iris.paper_split.paper_ece."+m)
+		for _, f := range []string{"n_correct", "n_incorrect", "entropy_correct_median", "entropy_incorrect_median", "mi_correct_median", "mi_incorrect_median", "auroc_entropy", "auroc_mi", "ece"} {
+			keys = append(keys, "iris.pooled."+m+"."+f)
+		}
+	}
+	for _, m := range []string{"gp", "mlp", "rf"} {
+		for _, f := range []string{"ece", "accuracy", "nll", "brier"} {
+			keys = append(keys, "iris.splits20.diff.ptm_minus_"+m+"."+f+"_mean", "iris.splits20.diff.ptm_minus_"+m+"."+f+"_se")
+		}
+	}
+	for _, p := range []string{"float", "float_vote", "float_vote_reseed", "b8", "b10", "b12", "b16"} {
+		for _, f := range []string{"accuracy", "ece", "nll", "brier"} {
+			for _, st := range stats {
+				keys = append(keys, "quant."+p+"."+f+st)
+			}
+		}
+	}
+	for _, b := range []int{8, 10, 12, 16} {
+		keys = append(keys, fmt.Sprintf("quant.b%d.agreement_mean", b), fmt.Sprintf("quant.b%d.include_err_max", b), fmt.Sprintf("quant.b%d.include_err_mean", b))
+	}
+	return keys
+}
+
+// TestQuickRun runs the whole quick configuration and checks its output:
+// every figure a valid non-empty PNG, summary.json parseable with the full
+// key set, and sane values.
+func TestQuickRun(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var progressLog []string
+	sum, err := Run(context.Background(), Options{Out: dir, Quick: true, Progress: func(stage string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		progressLog = append(progressLog, fmt.Sprintf("%s %d/%d", stage, done, total))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Quick || sum.Elapsed <= 0 {
+		t.Errorf("summary Quick=%v Elapsed=%v", sum.Quick, sum.Elapsed)
+	}
+	t.Logf("quick run took %s", sum.Elapsed)
+	for _, f := range wantFigures {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Errorf("figure %s: %v", f, err)
+			continue
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Errorf("figure %s is not a valid PNG: %v", f, err)
+			continue
+		}
+		if b := img.Bounds(); b.Dx() < 200 || b.Dy() < 200 {
+			t.Errorf("figure %s is %dx%d pixels", f, b.Dx(), b.Dy())
+		}
+	}
+	if len(sum.Figures) != len(wantFigures) {
+		t.Errorf("summary lists figures %v, want %v", sum.Figures, wantFigures)
+	}
+
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range wantFigures {
+		if !bytes.Contains(report, []byte("]("+f+")")) {
+			t.Errorf("report.md does not link %s", f)
+		}
+	}
+	for _, s := range []string{"## Findings", "## 1. Noisy XOR", "## 2. 2-D synthetic", "## 3. Iris", "## 4. Hardware path", "quick run", "very noisy"} {
+		if !bytes.Contains(report, []byte(s)) {
+			t.Errorf("report.md lacks %q", s)
+		}
+	}
+	if bytes.Contains(report, []byte("NaN")) || bytes.Contains(report, []byte("%!")) {
+		t.Error("report.md contains NaN or a formatting error")
+	}
+
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js map[string]any
+	if err := json.Unmarshal(raw, &js); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	for _, k := range wantKeys() {
+		if _, ok := js[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	if figs, ok := js["figures"].([]any); !ok || len(figs) != len(wantFigures) {
+		t.Errorf("summary.json figures = %v", js["figures"])
+	}
+	// Every JSON number equals the Summary's value.
+	for k, v := range js {
+		if f, ok := v.(float64); ok {
+			if got, _ := sum.Value(k); got != f {
+				t.Errorf("%s: json %v, Summary %v", k, f, got)
+			}
+		}
+	}
+	if js["meta.mode"] != "quick" || js["iris.splits20.splits"] != 3.0 {
+		t.Errorf("mode %v splits %v", js["meta.mode"], js["iris.splits20.splits"])
+	}
+
+	num := func(k string) float64 {
+		v, ok := js[k].(float64)
+		if !ok {
+			t.Errorf("%s = %v, want a number", k, js[k])
+			return math.NaN()
+		}
+		return v
+	}
+	for k := range js {
+		if strings.Contains(k, ".diff.") {
+			continue
+		}
+		switch {
+		case strings.Contains(k, "accuracy") && !strings.HasSuffix(k, "_std") && !strings.HasSuffix(k, "_n"),
+			strings.Contains(k, "agreement") && !strings.HasSuffix(k, "_std") && !strings.HasSuffix(k, "_n"),
+			strings.HasSuffix(k, ".ece") || strings.Contains(k, ".ece_m"):
+			if v := num(k); !(v >= 0 && v <= 1) {
+				t.Errorf("%s = %v, want in [0, 1]", k, v)
+			}
+		case strings.HasPrefix(k, "synthetic2d.") && (strings.Contains(k, ".entropy_") || strings.Contains(k, ".mi_")) && !strings.Contains(k, "minus"):
+			if v := num(k); !(v >= 0 && v <= 1+1e-12) { // 2 classes: log2 2 = 1 bit
+				t.Errorf("%s = %v, want in [0, 1] bits", k, v)
+			}
+		case strings.HasPrefix(k, "iris.") && (strings.Contains(k, ".entropy_") || strings.Contains(k, ".mi_")) && !strings.HasSuffix(k, "_std") && !strings.HasSuffix(k, "_n"):
+			if v, ok := js[k].(float64); ok && !(v >= 0 && v <= math.Log2(3)+1e-12) {
+				t.Errorf("%s = %v, want in [0, log2 3] bits", k, v)
+			}
+		}
+	}
+	if num("xor.clean.accuracy") < 0.99 {
+		t.Errorf("noise-free XOR accuracy %v, want about 1", num("xor.clean.accuracy"))
+	}
+	if a := num("iris.splits20.ptm.accuracy_mean"); a < 0.85 {
+		t.Errorf("Iris PTM accuracy %v, want >= 0.85 even in a quick run", a)
+	}
+	// The GP's entropy grows away from the data; the MLP's does not need to.
+	if in, out := num("synthetic2d.gp.entropy_inside"), num("synthetic2d.gp.entropy_outside"); !(out > in) {
+		t.Errorf("GP entropy inside %v, far outside %v: want higher outside", in, out)
+	}
+	if n := num("synthetic2d.n_inside") + num("synthetic2d.n_near") + num("synthetic2d.n_outside"); n != 2000 {
+		t.Errorf("regions hold %v test points, want 2000", n)
+	}
+	// Progress reported every stage and finished each.
+	last := map[string]string{}
+	for _, l := range progressLog {
+		i := strings.LastIndex(l, " ")
+		last[l[:i]] = l[i+1:]
+	}
+	for _, st := range []string{"xor", "synthetic2d models", "iris baselines", "quantization"} {
+		v, ok := last[st]
+		if !ok {
+			t.Errorf("no progress for stage %q (log %v)", st, progressLog)
+			continue
+		}
+		if p := strings.Split(v, "/"); p[0] != p[1] {
+			t.Errorf("stage %q ended at %s", st, v)
+		}
+	}
+}
+
+func TestRunNeedsOut(t *testing.T) {
+	if _, err := Run(context.Background(), Options{}); err == nil {
+		t.Fatal("Run without Out succeeded")
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, Options{Out: t.TempDir(), Quick: true}); err == nil {
+		t.Fatal("cancelled Run succeeded")
+	}
+}

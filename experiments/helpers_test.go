@@ -1,0 +1,230 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+func TestRegions(t *testing.T) {
+	for _, c := range []struct {
+		p    []float64
+		r    float64
+		want Region
+	}{
+		{[]float64{0, 0}, 0, Inside},
+		{[]float64{-2, 1.5}, 2, Inside}, // the boundary is inside
+		{[]float64{1, -2.0000001}, 2.0000001, Near},
+		{[]float64{4, -4}, 4, Near}, // radius exactly 4 is not far
+		{[]float64{0.1, 4.5}, 4.5, Far},
+		{[]float64{-6, 0}, 6, Far},
+	} {
+		if r := Radius(c.p); r != c.r {
+			t.Errorf("Radius(%v) = %v, want %v", c.p, r, c.r)
+		}
+		if g := RegionOf(c.p, 2, 4); g != c.want {
+			t.Errorf("RegionOf(%v) = %v, want %v", c.p, g, c.want)
+		}
+	}
+	pts := [][]float64{{0, 0}, {1, 1}, {3, 0}, {5, 5}, {-5, 0}, {0, -4.5}}
+	vals := []float64{0.1, 0.3, 0.5, 1, 0.8, 0.9}
+	reg := Regions(pts, vals, 2, 4)
+	if reg[Inside].N != 2 || math.Abs(reg[Inside].Mean-0.2) > 1e-15 {
+		t.Errorf("inside %+v, want 2 points mean 0.2", reg[Inside])
+	}
+	if reg[Near].N != 1 || reg[Near].Mean != 0.5 {
+		t.Errorf("near %+v, want 1 point mean 0.5", reg[Near])
+	}
+	if reg[Far].N != 3 || math.Abs(reg[Far].Mean-0.9) > 1e-15 {
+		t.Errorf("far %+v, want 3 points mean 0.9", reg[Far])
+	}
+	empty := Regions([][]float64{{0, 0}}, []float64{1}, 2, 4)
+	if empty[Far].N != 0 || !math.IsNaN(empty[Far].Mean) {
+		t.Errorf("empty region %+v, want N 0 and NaN", empty[Far])
+	}
+	if Inside.String() != "inside" || Far.String() != "far" || Near.String() != "near" {
+		t.Error("Region names")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	st := Describe([]float64{0.1, math.NaN(), 0.3, 0.2})
+	if st.N != 3 || st.Missing != 1 || math.Abs(st.Mean-0.2) > 1e-15 || math.Abs(st.Std-0.1) > 1e-15 || st.Min != 0.1 || st.Max != 0.3 {
+		t.Errorf("Describe = %+v", st)
+	}
+	if st := Describe([]float64{math.NaN()}); st.N != 0 || !math.IsNaN(st.Mean) || !math.IsNaN(st.Std) {
+		t.Errorf("Describe(all NaN) = %+v", st)
+	}
+	if st := Describe([]float64{0.5}); st.Std != 0 || st.Mean != 0.5 {
+		t.Errorf("Describe(one) = %+v", st)
+	}
+	// Without NaNs it agrees with pipeline.MeanStd.
+	rs := []pipeline.SplitResult{{Report: metrics.Report{ECE: 0.01}}, {Report: metrics.Report{ECE: 0.07}}, {Report: metrics.Report{ECE: 0.04}}}
+	m, s := pipeline.MeanStd(rs, func(r metrics.Report) float64 { return r.ECE })
+	if st := Describe([]float64{0.01, 0.07, 0.04}); math.Abs(st.Mean-m) > 1e-15 || math.Abs(st.Std-s) > 1e-15 {
+		t.Errorf("Describe %v ± %v, pipeline.MeanStd %v ± %v", st.Mean, st.Std, m, s)
+	}
+}
+
+func TestSummaryJSON(t *testing.T) {
+	s := newSummary(true)
+	s.set("b.value", 0.25)
+	s.set("a.nan", math.NaN())
+	s.label("c.label", "softmax \"2\"")
+	s.addFigure("x.png")
+	s.addFigure("x.png")
+	data, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js map[string]any
+	if err := json.Unmarshal(data, &js); err != nil {
+		t.Fatalf("%v in %s", err, data)
+	}
+	if js["b.value"] != 0.25 || js["a.nan"] != nil || js["c.label"] != "softmax \"2\"" {
+		t.Errorf("decoded %v", js)
+	}
+	if v, ok := js["a.nan"]; !ok || v != nil {
+		t.Error("NaN not encoded as null")
+	}
+	if figs := js["figures"].([]any); len(figs) != 1 || figs[0] != "x.png" {
+		t.Errorf("figures %v", figs)
+	}
+	if a, c := bytes.Index(data, []byte(`"a.nan"`)), bytes.Index(data, []byte(`"c.label"`)); !(a < c) {
+		t.Error("keys not sorted")
+	}
+	s.label("b.value", "clash")
+	if _, err := s.MarshalJSON(); err == nil {
+		t.Error("a key both value and label was accepted")
+	}
+}
+
+func TestWithRangeBits(t *testing.T) {
+	X := [][]float64{{1, 10}, {2, 10}, {3, 12}, {4, 11}}
+	th, err := booleanize.Fit(X, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := WithRangeBits(th, X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range th.Thresholds {
+		if len(rb.Thresholds[f]) != len(th.Thresholds[f])+2 {
+			t.Fatalf("feature %d: %v from %v", f, rb.Thresholds[f], th.Thresholds[f])
+		}
+	}
+	// On the training data the first bit of each feature is 1 and the last 0.
+	for _, x := range X {
+		bits, err := rb.Encode(x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := 0
+		for f := range rb.Thresholds {
+			n := len(rb.Thresholds[f])
+			if !bits[o] || bits[o+n-1] {
+				t.Errorf("x=%v feature %d: range bits %v %v, want true false", x, f, bits[o], bits[o+n-1])
+			}
+			o += n
+		}
+	}
+	// Outside the range they flip, while the plain thermometer saturates.
+	lo, _ := rb.Encode([]float64{0, 10}, nil)
+	hi, _ := rb.Encode([]float64{4.0000001, 10}, nil)
+	n0 := len(rb.Thresholds[0])
+	if lo[0] || !hi[n0-1] {
+		t.Errorf("below the range bit 0 = %v, above it the last bit = %v", lo[0], hi[n0-1])
+	}
+	p1, _ := th.Encode([]float64{4, 10}, nil)
+	p2, _ := th.Encode([]float64{400, 10}, nil)
+	for i := range p1 {
+		if p1[i] != p2[i] {
+			t.Fatal("the plain thermometer distinguishes 4 from 400")
+		}
+	}
+	if _, err := WithRangeBits(th, nil); err == nil {
+		t.Error("no rows accepted")
+	}
+}
+
+// TestFixedQueries checks the fixed-point path on a trained XOR model: the
+// mean is the accumulated votes, identical for equal request seeds, and at
+// 16 bits the predictions match the float model's on the four inputs.
+func TestFixedQueries(t *testing.T) {
+	d, err := pipeline.LoadData(pipeline.XOR, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pipeline.Train(d, pipeline.TrainConfig{Params: ptm.Params{Clauses: 4, T: 2, S: 3.9, N: 8, Epochs: 50, Seed: 1, Feedback: ptm.ConsistentFeedback}, SplitSeed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := [][]bool{{false, false}, {false, true}, {true, false}, {true, true}}
+	bank, err := fixed.Quantize(f.Model, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := fixed.NewCore(bank, fixed.HW{Bits: 16, LFSRWidth: 32, ClauseLanes: 2, LiteralLanes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := FixedQueries(core, f.Model, xs, 50, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := FixedQueries(core, f.Model, xs, 50, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		if want := []int{0, 1, 1, 0}[i]; q.Pred != want || q.Conf < 0.99 {
+			t.Errorf("input %v: pred %d conf %v, want %d with confidence", xs[i], q.Pred, q.Conf, want)
+		}
+		if q.Mean[0]+q.Mean[1] != 1 || again[i].Mean[1] != q.Mean[1] {
+			t.Errorf("input %v: mean %v (again %v)", xs[i], q.Mean, again[i].Mean)
+		}
+	}
+	if a := agreement(qs, again); a != 1 {
+		t.Errorf("agreement with itself %v", a)
+	}
+}
+
+func TestHelpers(t *testing.T) {
+	if m := median([]float64{3, 1, 2}); m != 2 {
+		t.Errorf("median odd = %v", m)
+	}
+	if m := median([]float64{4, 1, 2, 3}); m != 2.5 {
+		t.Errorf("median even = %v", m)
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("median of nothing")
+	}
+	for _, c := range []struct {
+		a, b  float64
+		lower bool
+		want  string
+	}{
+		{0.02, 0.05, true, "PTM better by 0.030"},
+		{0.05, 0.02, true, "PTM **worse** by 0.030"},
+		{0.95, 0.97, false, "PTM **worse** by 0.020"},
+		{0.97, 0.95, false, "PTM better by 0.020"},
+		{0.5, 0.5001, true, "equal to 3 decimals"},
+		{math.NaN(), 0.1, true, "undefined"},
+	} {
+		if got := compare(c.a, c.b, c.lower); got != c.want {
+			t.Errorf("compare(%v, %v, %v) = %q, want %q", c.a, c.b, c.lower, got, c.want)
+		}
+	}
+	lin := linspace(-6, 6, 4)
+	if lin[0] != -4.5 || lin[3] != 4.5 {
+		t.Errorf("linspace = %v, want cell centres", lin)
+	}
+}
