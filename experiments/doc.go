@@ -21,14 +21,18 @@
 //  3. Iris (paper Fig. 5 and ECE table): the paper's protocol (one 80/20
 //     split, seed 1) and repeated stratified splits (20 in the full run)
 //     with validation-only model selection for the PTM
-//     (pipeline.RepeatedSplits); accuracy, ECE, NLL, Brier score and AUROC
-//     of entropy for every model on the same splits with the same K; box
-//     plots of entropy and mutual information of right and wrong
+//     (pipeline.RepeatedSplits with pipeline.DefaultMapping, whatever it
+//     is at run time); the chosen models are also scored under the raw
+//     vote and under a vote smoothing and a softmax temperature fitted on
+//     validation rows (pipeline.Calibrate). Accuracy, ECE, NLL, Brier score
+//     and AUROC of entropy for every model on the same splits with the same
+//     K; box plots of entropy and mutual information of right and wrong
 //     predictions; reliability diagrams.
 //  4. Hardware path: the Iris PTMs of (3) quantized to B = 8, 10, 12 and 16
 //     bits and run on the bit-exact fixed-point core (golden/fixed) with a
 //     fixed lane layout; probabilities are the accumulated votes
-//     Stats.Votes / (K * VoteUnit).
+//     Stats.Votes / (K * VoteUnit), smoothed like the primary mapping when
+//     that is a vote mapping (FixedQueries).
 //
 // Every metric comes from golden/metrics, for the PTM and the baselines
 // alike (entropies and mutual information in bits, top-label ECE with
@@ -38,11 +42,12 @@
 //
 // summary.json is one flat JSON object. Numbers sit under dotted keys such
 // as "iris.splits20.ptm.ece_mean", "iris.splits20.gp.accuracy_std",
-// "iris.paper_split.rf.ece", "synthetic2d.ptm.entropy_far",
+// "iris.paper_split.rf.ece", "synthetic2d.ptm.entropy_outside",
 // "quant.b8.agreement_mean" or "xor.noisy.include.c1.not_x2"; textual
 // settings (mappings, chosen hyper-parameters, the run mode) under keys
 // such as "iris.splits20.ptm.mapping"; "figures" lists the PNG files.
-// Undefined numbers are null. The keys are the same in quick and full runs:
+// Undefined numbers are null. The keys are the same in quick and full runs
+// (except the full run's 2-D hyper-parameter sweep, "synthetic2d.sweep.*"):
 // "iris.splits20" names the repeated-split protocol, and
 // "iris.splits20.splits" records how many splits a run used (3 in a quick
 // run). Statistics over splits have the suffixes _mean, _std (sample

@@ -31,9 +31,9 @@ func wantKeys() []string {
 		"synthetic2d.ptm.params", "synthetic2d.ptm.mapping",
 		"synthetic2d.ptm.entropy_outside_minus_gp", "synthetic2d.ptm_range.entropy_outside_minus_gp",
 		"iris.splits20.splits", "iris.test_rows", "iris.ptm.grid",
-		"iris.splits20.ptm_softmax_cal.temperature_mean",
-		"quant.clause_lanes", "quant.literal_lanes", "quant.lfsr_width",
-		"quant.float_vote_reseed.agreement_mean",
+		"iris.splits20.ptm_softmax_cal.temperature_mean", "iris.splits20.ptm_vote_cal.smoothing_mean",
+		"quant.clause_lanes", "quant.literal_lanes", "quant.lfsr_width", "quant.mapping",
+		"quant.float_hw_reseed.agreement_mean",
 	}
 	for _, v := range []string{"clean", "noisy"} {
 		for j := 0; j < 4; j++ {
@@ -53,7 +53,7 @@ func wantKeys() []string {
 		}
 	}
 	stats := []string{"_mean", "_std", "_min", "_max", "_n"}
-	for _, m := range []string{"ptm", "ptm_vote", "ptm_softmax_cal", "gp", "mlp", "rf"} {
+	for _, m := range []string{"ptm", "ptm_vote", "ptm_vote_cal", "ptm_softmax_cal", "gp", "mlp", "rf"} {
 		for _, f := range []string{"accuracy", "ece", "nll", "brier", "auroc_entropy", "entropy_correct", "entropy_incorrect", "mi_correct", "mi_incorrect"} {
 			for _, st := range stats {
 				keys = append(keys, "iris.splits20."+m+"."+f+st)
@@ -63,7 +63,7 @@ func wantKeys() []string {
 			keys = append(keys, "iris.paper_split."+m+"."+f)
 		}
 	}
-	for _, m := range []string{"ptm", "ptm_vote", "ptm_softmax_cal"} {
+	for _, m := range []string{"ptm", "ptm_vote", "ptm_vote_cal", "ptm_softmax_cal"} {
 		keys = append(keys, "iris.splits20."+m+".mapping")
 	}
 	for _, m := range []string{"ptm", "gp", "mlp", "rf"} {
@@ -77,7 +77,7 @@ func wantKeys() []string {
 			keys = append(keys, "iris.splits20.diff.ptm_minus_"+m+"."+f+"_mean", "iris.splits20.diff.ptm_minus_"+m+"."+f+"_se")
 		}
 	}
-	for _, p := range []string{"float", "float_vote", "float_vote_reseed", "b8", "b10", "b12", "b16"} {
+	for _, p := range []string{"float", "float_hw", "float_hw_reseed", "b8", "b10", "b12", "b16"} {
 		for _, f := range []string{"accuracy", "ece", "nll", "brier"} {
 			for _, st := range stats {
 				keys = append(keys, "quant."+p+"."+f+st)

@@ -176,13 +176,29 @@ func TestFixedQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := FixedQueries(core, f.Model, xs, 50, 7)
+	vote := ptm.Mapping{Kind: ptm.Vote}
+	qs, err := FixedQueries(core, f.Model, xs, 50, 7, vote)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := FixedQueries(core, f.Model, xs, 50, 7)
+	again, err := FixedQueries(core, f.Model, xs, 50, 7, vote)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Smoothing e moves every mean to (1-e) * votes + e/2, sample by sample.
+	smooth, err := FixedQueries(core, f.Model, xs, 50, 7, ptm.Mapping{Kind: ptm.Vote, Smoothing: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range qs {
+		for c := range 2 {
+			if want := 0.9*qs[i].Mean[c] + 0.05; math.Abs(smooth[i].Mean[c]-want) > 1e-12 {
+				t.Errorf("input %v class %d: smoothed mean %v, want %v", xs[i], c, smooth[i].Mean[c], want)
+			}
+		}
+	}
+	if _, err := FixedQueries(core, f.Model, xs, 50, 7, ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}); err == nil {
+		t.Error("a softmax mapping was accepted on the vote-only path")
 	}
 	for i, q := range qs {
 		if want := []int{0, 1, 1, 0}[i]; q.Pred != want || q.Conf < 0.99 {

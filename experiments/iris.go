@@ -34,8 +34,11 @@ var paperECE = map[string]float64{"ptm": 0.0099, "gp": 0.0063, "mlp": 0.0100, "r
 type irisModel struct{ key, name string }
 
 var (
-	irisPTMVariants = []irisModel{{"ptm", "PTM"}, {"ptm_vote", "PTM, vote mapping"}, {"ptm_softmax_cal", "PTM, softmax fitted on validation"}}
-	irisBaselines   = []irisModel{{"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
+	// irisPTMVariants are the primary PTM (pipeline.DefaultMapping) and
+	// the same chosen models under other mappings.
+	irisPTMVariants = []irisModel{{"ptm", "PTM"}, {"ptm_vote", "PTM, raw vote"},
+		{"ptm_vote_cal", "PTM, vote smoothing fitted on validation"}, {"ptm_softmax_cal", "PTM, softmax temperature fitted on validation"}}
+	irisBaselines = []irisModel{{"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
 	// irisMain are the four models of the paper's comparison.
 	irisMain = []irisModel{{"ptm", "PTM"}, {"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
 )
@@ -69,8 +72,10 @@ type irisResult struct {
 	queries map[string][][]metrics.QueryStats
 	// the primary PTM of every split, retrained from its chosen candidate
 	models []*modelfile.File
-	// the PTM variants' protocol results
-	variants map[string][]pipeline.SplitResult
+	// the primary PTM protocol's results
+	protocol []pipeline.SplitResult
+	// mappings[variant key][split]: the mapping each PTM variant used
+	mappings map[string][]ptm.Mapping
 }
 
 // splitSeed is the seed of split s (0-based), as pipeline.RepeatedSplits
@@ -85,7 +90,7 @@ func (r *runner) iris() (string, error) {
 		return "", err
 	}
 	res := &irisResult{d: d, splits: cfg.irisSplits, reports: map[string][]metrics.Report{},
-		queries: map[string][][]metrics.QueryStats{}, variants: map[string][]pipeline.SplitResult{}}
+		queries: map[string][][]metrics.QueryStats{}, mappings: map[string][]ptm.Mapping{}}
 	for s := 0; s < res.splits; s++ {
 		_, test, err := d.Split(irisTestFraction, splitSeed(s))
 		if err != nil {
@@ -98,61 +103,34 @@ func (r *runner) iris() (string, error) {
 		res.testRows, res.labels = append(res.testRows, test), append(res.labels, y)
 	}
 
-	// The PTM protocol under each mapping, and the baselines, concurrently.
-	type variant struct {
-		key       string
-		mapping   ptm.Mapping
-		calibrate bool
-	}
-	variants := []variant{{"ptm", pipeline.DefaultMapping, false}}
-	if pipeline.DefaultMapping.Kind != ptm.Vote {
-		variants = append(variants, variant{"ptm_vote", ptm.Mapping{Kind: ptm.Vote}, false})
-	}
-	variants = append(variants, variant{"ptm_softmax_cal", ptm.Mapping{}, true})
+	// The PTM protocol (model selection on validation rows, primary
+	// mapping) and the baselines, concurrently.
 	baseReports := make([][]metrics.Report, len(irisBaselines))
 	baseQueries := make([][][]metrics.QueryStats, len(irisBaselines))
-	outs := make([][]pipeline.SplitResult, len(variants))
-	jobs := len(variants) + 1
-	err = parallel(r.ctx, jobs, func(j int) error {
-		if j == len(variants) {
+	err = parallel(r.ctx, 2, func(j int) error {
+		if j == 1 {
 			return r.irisBaselines(res, baseReports, baseQueries)
 		}
-		v := variants[j]
-		stage := "iris PTM protocol (" + v.key + ")"
-		var out []pipeline.SplitResult
-		err := await(r.ctx, func() error {
+		return await(r.ctx, func() error {
 			var err error
-			out, err = pipeline.RepeatedSplits(d, pipeline.ProtocolConfig{
+			res.protocol, err = pipeline.RepeatedSplits(d, pipeline.ProtocolConfig{
 				Splits: res.splits, TestFraction: irisTestFraction, K: cfg.K, Bins: cfg.bins, Grid: cfg.irisGrid,
-				Calibrate: v.calibrate, Mapping: v.mapping,
-				Progress: func(s, n int) { r.progress(stage, s, n) },
+				Mapping:  pipeline.DefaultMapping,
+				Progress: func(s, n int) { r.progress("iris PTM protocol", s, n) },
 			})
-			return err
+			if err != nil {
+				return fmt.Errorf("PTM protocol: %w", err)
+			}
+			return nil
 		})
-		if err != nil {
-			return fmt.Errorf("PTM protocol (%s): %w", v.key, err)
-		}
-		outs[j] = out
-		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	for j, v := range variants {
-		res.variants[v.key] = outs[j]
-	}
-	if _, ok := res.variants["ptm_vote"]; !ok {
-		res.variants["ptm_vote"] = res.variants["ptm"]
-	}
-	for _, v := range irisPTMVariants {
-		for _, sr := range res.variants[v.key] {
-			res.reports[v.key] = append(res.reports[v.key], sr.Report)
-		}
-	}
 	for i, m := range irisBaselines {
 		res.reports[m.key], res.queries[m.key] = baseReports[i], baseQueries[i]
 	}
-	if err := r.irisRetrain(res); err != nil {
+	if err := r.irisVariants(res); err != nil {
 		return "", err
 	}
 	r.irisRes = res
@@ -212,33 +190,57 @@ func rowsOf(d *pipeline.Data, rows []int) ([][]float64, []int) {
 	return X, y
 }
 
-// irisRetrain retrains the primary PTM's chosen candidate of every split
+// irisVariants retrains the primary PTM's chosen candidate of every split
 // (training is deterministic, so this is the model RepeatedSplits
 // evaluated), re-evaluates it on the test rows to obtain the per-query
-// statistics, and checks that the report is the one RepeatedSplits gave.
-func (r *runner) irisRetrain(res *irisResult) error {
-	d, prim := res.d, res.variants["ptm"]
-	res.models = make([]*modelfile.File, res.splits)
-	res.queries["ptm"] = make([][]metrics.QueryStats, res.splits)
+// statistics, checks that the report is the one RepeatedSplits gave, and
+// evaluates the same model under the other mappings: the raw vote, and the
+// vote smoothing and softmax temperature fitted by pipeline.Calibrate on
+// validation rows carved from the training rows (as RepeatedSplits with
+// Calibrate does for the candidate it chooses).
+func (r *runner) irisVariants(res *irisResult) error {
+	d, prim := res.d, res.protocol
+	n := res.splits
+	res.models = make([]*modelfile.File, n)
+	res.queries["ptm"] = make([][]metrics.QueryStats, n)
+	for _, v := range irisPTMVariants {
+		res.reports[v.key] = make([]metrics.Report, n)
+		res.mappings[v.key] = make([]ptm.Mapping, n)
+	}
 	var done atomic.Int32
-	return parallel(r.ctx, res.splits, func(s int) error {
+	return parallel(r.ctx, n, func(s int) error {
 		sr, seed := prim[s], splitSeed(s)
 		p := sr.Chosen.Params
 		p.Seed = seed
-		f, err := pipeline.Train(d, pipeline.TrainConfig{Params: p, Thresholds: sr.Chosen.Thresholds, TestFraction: irisTestFraction, SplitSeed: seed})
+		tc := pipeline.TrainConfig{Params: p, Thresholds: sr.Chosen.Thresholds, TestFraction: irisTestFraction, SplitSeed: seed}
+		f, err := pipeline.Train(d, tc)
 		if err != nil {
 			return fmt.Errorf("retrain split %d: %w", s, err)
 		}
-		ev, err := pipeline.Evaluate(f, d, res.testRows[s], r.cfg.K, seed+2000, sr.Mapping, r.cfg.bins)
-		if err != nil {
-			return fmt.Errorf("evaluate split %d: %w", s, err)
+		maps := map[string]ptm.Mapping{"ptm": sr.Mapping, "ptm_vote": {Kind: ptm.Vote}}
+		for key, kind := range map[string]ptm.Mapping{"ptm_vote_cal": {Kind: ptm.Vote}, "ptm_softmax_cal": {Kind: ptm.Softmax, Temperature: 1}} {
+			cfg := tc
+			cfg.Mapping = kind
+			if maps[key], err = pipeline.Calibrate(d, f, cfg); err != nil {
+				return fmt.Errorf("calibrate split %d (%s): %w", s, key, err)
+			}
 		}
-		if a, b := ev.Report, sr.Report; a.Accuracy != b.Accuracy || a.ECE != b.ECE || a.NLL != b.NLL {
-			return fmt.Errorf("split %d: the retrained PTM scores accuracy %v ECE %v, RepeatedSplits reported %v and %v: the protocol is not reproducible",
-				s, a.Accuracy, a.ECE, b.Accuracy, b.ECE)
+		for _, v := range irisPTMVariants {
+			ev, err := pipeline.Evaluate(f, d, res.testRows[s], r.cfg.K, seed+2000, maps[v.key], r.cfg.bins)
+			if err != nil {
+				return fmt.Errorf("evaluate split %d (%s): %w", s, v.key, err)
+			}
+			if v.key == "ptm" {
+				if a, b := ev.Report, sr.Report; a.Accuracy != b.Accuracy || a.ECE != b.ECE || a.NLL != b.NLL {
+					return fmt.Errorf("split %d: the retrained PTM scores accuracy %v ECE %v, RepeatedSplits reported %v and %v: the protocol is not reproducible",
+						s, a.Accuracy, a.ECE, b.Accuracy, b.ECE)
+				}
+				res.queries["ptm"][s] = ev.Queries
+			}
+			res.reports[v.key][s], res.mappings[v.key][s] = ev.Report, maps[v.key]
 		}
-		res.models[s], res.queries["ptm"][s] = f, ev.Queries
-		r.progress("iris PTM per-query re-evaluation", int(done.Add(1)), res.splits)
+		res.models[s] = f
+		r.progress("iris PTM re-evaluation and mappings", int(done.Add(1)), n)
 		return nil
 	})
 }
@@ -284,25 +286,23 @@ func (r *runner) irisSummary(res *irisResult) {
 			s.set("iris.splits20.diff.ptm_minus_"+b.key+"."+mt.key+"_se", st.Std/math.Sqrt(float64(max(st.N, 1))))
 		}
 	}
-	// The PTM variants: mapping, chosen candidates, temperatures.
-	for _, v := range irisPTMVariants {
-		rs := res.variants[v.key]
-		s.label("iris.splits20."+v.key+".mapping", variantMapping(v.key, rs))
-		count := map[string]int{}
-		for _, sr := range rs {
-			count[candName(sr.Chosen)]++
-		}
-		for _, c := range r.cfg.irisGrid {
-			s.set("iris.splits20."+v.key+".chosen."+candKey(c), float64(count[candName(c)]))
-		}
-		if v.key == "ptm_softmax_cal" {
-			taus := make([]float64, len(rs))
-			for i, sr := range rs {
-				taus[i] = sr.Mapping.Temperature
-			}
-			s.setStat("iris.splits20.ptm_softmax_cal.temperature", Describe(taus))
-		}
+	// The PTM: chosen candidates, the variants' mappings.
+	count := map[string]int{}
+	for _, sr := range res.protocol {
+		count[candName(sr.Chosen)]++
 	}
+	for _, c := range r.cfg.irisGrid {
+		s.set("iris.splits20.ptm.chosen."+candKey(c), float64(count[candName(c)]))
+	}
+	for _, v := range irisPTMVariants {
+		s.label("iris.splits20."+v.key+".mapping", variantMapping(v.key, res.mappings[v.key]))
+	}
+	sm, tau := make([]float64, res.splits), make([]float64, res.splits)
+	for i := range sm {
+		sm[i], tau[i] = res.mappings["ptm_vote_cal"][i].Smoothing, res.mappings["ptm_softmax_cal"][i].Temperature
+	}
+	s.setStat("iris.splits20.ptm_vote_cal.smoothing", Describe(sm))
+	s.setStat("iris.splits20.ptm_softmax_cal.temperature", Describe(tau))
 	s.label("iris.ptm.grid", gridName(r.cfg.irisGrid))
 	// Pooled right / wrong statistics of the box plots.
 	for _, m := range irisMain {
@@ -337,14 +337,17 @@ func (r *runner) irisSummary(res *irisResult) {
 }
 
 // variantMapping describes the mapping a PTM variant used.
-func variantMapping(key string, rs []pipeline.SplitResult) string {
-	if key == "ptm_softmax_cal" {
-		return "softmax, temperature fitted per split on the validation rows (NLL)"
+func variantMapping(key string, mps []ptm.Mapping) string {
+	switch key {
+	case "ptm_vote_cal":
+		return "vote, smoothing fitted per split by NLL on validation rows (pipeline.Calibrate)"
+	case "ptm_softmax_cal":
+		return "softmax, temperature fitted per split by NLL on validation rows (pipeline.Calibrate)"
 	}
-	if len(rs) == 0 {
+	if len(mps) == 0 {
 		return ""
 	}
-	return mappingName(rs[0].Mapping)
+	return mappingName(mps[0])
 }
 
 func gridName(g []pipeline.Candidate) string {
@@ -406,8 +409,9 @@ func (r *runner) irisReport(res *irisResult) string {
 		"entropies and mutual information in bits).\n\n", len(res.testRows[0]), r.cfg.K, r.cfg.bins)
 	fmt.Fprintf(&b, "- PTM: `pipeline.RepeatedSplits`: on each split the training rows are split again (75/25) into fit and validation rows, "+
 		"every grid candidate is trained on the fit rows and scored on the validation rows (accuracy, then NLL), the winner is retrained on all "+
-		"training rows and evaluated once on the test rows. Grid: %s. Mapping: %s (`pipeline.DefaultMapping` at run time); "+
-		"the vote mapping and a softmax with its temperature fitted on the validation rows are reported beside it.\n",
+		"training rows and evaluated once on the test rows. Grid: %s. Mapping: %s (`pipeline.DefaultMapping` at run time). "+
+		"The same chosen models are also evaluated under other mappings: the raw vote (no smoothing), and the vote smoothing and the softmax "+
+		"temperature fitted by NLL on the validation rows (`pipeline.Calibrate`; the test rows play no part).\n",
 		s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"])
 	b.WriteString("- GP: multiclass softmax Laplace GP, RBF kernel, hyper-parameters by marginal likelihood (capped signal variance). " +
 		"MLP-MCd: 2 x 64 ReLU, dropout 0.1 kept at inference, weight decay 1e-2, 100 epochs. RF: 100 bagged Gini trees, the samples are the trees. " +
@@ -449,22 +453,17 @@ func (r *runner) irisReport(res *irisResult) string {
 	b.WriteString("\n")
 	b.WriteString(r.irisVerdicts())
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Candidates chosen on the validation rows (out of %d splits):\n\n", n)
-	b.WriteString("| variant |")
+	fmt.Fprintf(&b, "Candidates (clauses/T/s) chosen on the validation rows, out of %d splits:", n)
 	for _, c := range r.cfg.irisGrid {
-		fmt.Fprintf(&b, " %s |", candName(c))
+		fmt.Fprintf(&b, " %s: %d;", candName(c), int(s.get("iris.splits20.ptm.chosen."+candKey(c))))
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(r.cfg.irisGrid)) + "\n")
-	for _, v := range irisPTMVariants {
-		fmt.Fprintf(&b, "| %s |", v.name)
-		for _, c := range r.cfg.irisGrid {
-			fmt.Fprintf(&b, " %d |", int(s.get("iris.splits20."+v.key+".chosen."+candKey(c))))
-		}
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "\nFitted softmax temperatures: %s [%.2f, %.2f] (in units of the clipped class sum).\n\n",
+	fmt.Fprintf(&b, " fitted vote smoothing %s [%.3f, %.3f]; fitted softmax temperature %s [%.2f, %.2f] (in units of the clipped class sum).\n\n",
+		pm(s, "iris.splits20.ptm_vote_cal.smoothing"), s.get("iris.splits20.ptm_vote_cal.smoothing_min"), s.get("iris.splits20.ptm_vote_cal.smoothing_max"),
 		pm(s, "iris.splits20.ptm_softmax_cal.temperature"), s.get("iris.splits20.ptm_softmax_cal.temperature_min"), s.get("iris.splits20.ptm_softmax_cal.temperature_max"))
-
+	if v := s.get("iris.splits20.ptm_vote.nll_mean"); v > 1 {
+		fmt.Fprintf(&b, "The raw vote's NLL (%.2f) is dominated by test rows where all K samples vote for a wrong class: p(true class) = 0, "+
+			"clamped at 1e-12, costs 27.6 nats; smoothing removes exactly that.\n\n", v)
+	}
 	fmt.Fprintf(&b, "**ECE on 30 test rows is very noisy** (reference/NOTES.md): with 10 bins and 30 predictions most bins hold a handful of rows, "+
 		"one wrong prediction moves the accuracy of a bin by 0.2-1, and the estimator is biased upwards. The per-split spread above "+
 		"(sd about %.3f for the PTM) is as large as the differences between models, and the paper's single-split values "+
@@ -609,7 +608,6 @@ func plotIrisReliability(path string, res *irisResult, bins int) error {
 // plotIrisECE draws the per-split ECE of every model as box plots.
 func plotIrisECE(path string, res *irisResult) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Iris: ECE of each of %d splits (%d test rows each)", res.splits, len(res.testRows[0]))
 	p.Y.Label.Text = "ECE"
 	models := append(append([]irisModel{}, irisMain...), irisPTMVariants[1:]...)
 	var groups [][]float64
@@ -638,8 +636,9 @@ func plotIrisECE(path string, res *irisResult) error {
 		p.Add(sc)
 	}
 	p.Y.Min = 0
-	return savePNG(path, 8*vg.Inch, 4.8*vg.Inch, func(dc draw.Canvas) error {
-		p.Draw(dc)
+	title := fmt.Sprintf("Iris: ECE of each of %d splits (%d test rows each; dots: the splits)", res.splits, len(res.testRows[0]))
+	return savePNG(path, 8*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, [][]*plot.Plot{{p}}, title)
 		return nil
 	})
 }

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 	"strings"
@@ -22,23 +21,31 @@ import (
 
 // quantSplit is what one Iris split measured on the fixed-point path.
 type quantSplit struct {
-	floatVote, floatReseed metrics.Report
-	reseedAgree            float64
-	fixed                  []metrics.Report // per bit width
-	agree                  []float64        // per bit width, with floatVote's predictions
-	includeErrMax          []float64        // per bit width: max |P(include) float - quantized|
-	includeErrMean         []float64
+	floatHW, floatReseed metrics.Report
+	reseedAgree          float64
+	fixed                []metrics.Report // per bit width
+	agree                []float64        // per bit width, with floatVote's predictions
+	includeErrMax        []float64        // per bit width: max |P(include) float - quantized|
+	includeErrMean       []float64
 }
 
 // FixedQueries runs every input of xs (already booleanized) through the
 // bit-exact core with K samples and request seed seed0+i for input i, and
-// summarises each with golden/metrics. The predictive mean is
-// Stats.Votes / (K * VoteUnit(NC)); the per-sample vectors behind the
-// entropy and mutual information are the vote mapping of each sample's
-// fixed-point class sums, whose mean is checked to equal the votes.
-func FixedQueries(core *fixed.Core, m *ptm.Model, xs [][]bool, K int, seed0 uint32) ([]metrics.QueryStats, error) {
+// summarises each with golden/metrics under the vote mapping mp (which may
+// smooth). The predictive mean is (1-e) * Stats.Votes / (K * VoteUnit(NC))
+// + e/NC, e being mp.Smoothing; the per-sample vectors behind the entropy
+// and mutual information are mp applied to each sample's fixed-point class
+// sums, and their mean is checked to equal the one from the votes.
+func FixedQueries(core *fixed.Core, m *ptm.Model, xs [][]bool, K int, seed0 uint32, mp ptm.Mapping) ([]metrics.QueryStats, error) {
+	if mp.Kind != ptm.Vote {
+		return nil, fmt.Errorf("experiments: the core accumulates votes; mapping %q cannot be computed from them", mp.Kind)
+	}
+	if err := mp.Validate(); err != nil {
+		return nil, err
+	}
 	nc := m.NumClasses
 	unit := float64(fixed.VoteUnit(nc)) * float64(K)
+	e := mp.Smoothing
 	out := make([]metrics.QueryStats, len(xs))
 	var sums32 []int32
 	sums := make([]int, 0)
@@ -53,9 +60,9 @@ func FixedQueries(core *fixed.Core, m *ptm.Model, xs [][]bool, K int, seed0 uint
 		for _, v := range sums32 {
 			sums = append(sums, int(v))
 		}
-		q := metrics.Query(m.SumsToProbs(sums, K, ptm.Mapping{Kind: ptm.Vote}))
+		q := metrics.Query(m.SumsToProbs(sums, K, mp))
 		for c := 0; c < nc; c++ {
-			p := float64(st.Votes[c]) / unit
+			p := (1-e)*float64(st.Votes[c])/unit + e/float64(nc)
 			if math.Abs(p-q.Mean[c]) > 1e-9 {
 				return nil, fmt.Errorf("input %d class %d: votes give %v, the samples' mean %v", i, c, p, q.Mean[c])
 			}
@@ -91,10 +98,11 @@ func (r *runner) quant() (string, error) {
 	}
 	cfg := r.cfg
 	bits := cfg.quantBits
+	mp := hwMapping(pipeline.DefaultMapping)
 	out := make([]quantSplit, res.splits)
 	var done atomic.Int32
 	err := parallel(r.ctx, res.splits, func(s int) error {
-		q, err := r.quantSplit(res.models[s], res.d, res.testRows[s], splitSeed(s), bits)
+		q, err := r.quantSplit(res.models[s], res.d, res.testRows[s], splitSeed(s), bits, mp)
 		if err != nil {
 			return fmt.Errorf("split %d: %w", s, err)
 		}
@@ -119,11 +127,12 @@ func (r *runner) quant() (string, error) {
 	var fv, fr []metrics.Report
 	var ra []float64
 	for _, q := range out {
-		fv, fr, ra = append(fv, q.floatVote), append(fr, q.floatReseed), append(ra, q.reseedAgree)
+		fv, fr, ra = append(fv, q.floatHW), append(fr, q.floatReseed), append(ra, q.reseedAgree)
 	}
-	setReports("quant.float_vote", fv)
-	setReports("quant.float_vote_reseed", fr)
-	sum.setStat("quant.float_vote_reseed.agreement", Describe(ra))
+	setReports("quant.float_hw", fv)
+	setReports("quant.float_hw_reseed", fr)
+	sum.setStat("quant.float_hw_reseed.agreement", Describe(ra))
+	sum.label("quant.mapping", mappingName(mp))
 	for bi, b := range bits {
 		var reps []metrics.Report
 		var ag, em, ex []float64
@@ -146,19 +155,28 @@ func (r *runner) quant() (string, error) {
 	return r.quantReport(bits), nil
 }
 
-func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, seed uint64, bits []int) (quantSplit, error) {
+// hwMapping is the mapping the hardware path uses: the primary mapping
+// when it is a (possibly smoothed) vote, which the host computes exactly
+// from the accumulated votes, else the raw vote.
+func hwMapping(primary ptm.Mapping) ptm.Mapping {
+	if primary.Kind == ptm.Vote {
+		return primary
+	}
+	return ptm.Mapping{Kind: ptm.Vote}
+}
+
+func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, seed uint64, bits []int, mp ptm.Mapping) (quantSplit, error) {
 	var q quantSplit
 	K, bins := r.cfg.K, r.cfg.bins
-	vote := ptm.Mapping{Kind: ptm.Vote}
-	fv, err := pipeline.Evaluate(f, d, rows, K, seed+2000, vote, bins)
+	fv, err := pipeline.Evaluate(f, d, rows, K, seed+2000, mp, bins)
 	if err != nil {
 		return q, err
 	}
-	fr, err := pipeline.Evaluate(f, d, rows, K, seed+3000, vote, bins)
+	fr, err := pipeline.Evaluate(f, d, rows, K, seed+3000, mp, bins)
 	if err != nil {
 		return q, err
 	}
-	q.floatVote, q.floatReseed = fv.Report, fr.Report
+	q.floatHW, q.floatReseed = fv.Report, fr.Report
 	q.reseedAgree = agreement(fv.Queries, fr.Queries)
 	xs := make([][]bool, len(rows))
 	for i, row := range rows {
@@ -176,7 +194,7 @@ func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, see
 		if err != nil {
 			return q, err
 		}
-		qs, err := FixedQueries(core, f.Model, xs, K, uint32(seed)*1000)
+		qs, err := FixedQueries(core, f.Model, xs, K, uint32(seed)*1000, mp)
 		if err != nil {
 			return q, fmt.Errorf("%d bits: %w", b, err)
 		}
@@ -195,88 +213,94 @@ func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, see
 
 func (r *runner) quantReport(bits []int) string {
 	s := r.sum
+	hw := s.Labels["quant.mapping"]
 	var b strings.Builder
 	fmt.Fprintf(&b, "## 4. Hardware path: what quantization costs\n\n")
 	fmt.Fprintf(&b, "The primary PTMs of section 3 (one per split) quantized with `fixed.Quantize` to B bits and run on the bit-exact core model "+
 		"`fixed.Core` with a fixed lane layout (%d clause lanes x %d literal lanes, %d-bit LFSRs, one request seed per test row), K = %d. "+
-		"The core accumulates votes, so its probabilities are Stats.Votes / (K * VoteUnit): the vote mapping; the entropy and mutual information use the "+
-		"per-sample votes of the fixed-point class sums (their mean is checked against the accumulated votes for every query). "+
-		"Agreement is the fraction of test rows whose predicted class equals the float model's under the vote mapping with the same K; "+
+		"The core accumulates votes, so the host's probabilities are the accumulated votes Stats.Votes / (K * VoteUnit) under the %s mapping "+
+		"(with smoothing e: (1-e) * votes + e/NC); the entropy and mutual information use the per-sample votes of the fixed-point class sums, "+
+		"whose mean is checked against the accumulated votes for every query. "+
+		"Agreement is the fraction of test rows whose predicted class equals the float model's (same mapping, same K); "+
 		"the float model resampled with another seed gives the agreement that Monte Carlo noise alone allows.\n\n",
-		r.cfg.clauseLanes, r.cfg.literalLanes, r.cfg.lfsrWidth, r.cfg.K)
-	b.WriteString("| model | accuracy | ECE | NLL | Brier | agreement with float (vote) | mean / max abs. error of P(include) |\n|---|---|---|---|---|---|---|\n")
+		r.cfg.clauseLanes, r.cfg.literalLanes, r.cfg.lfsrWidth, r.cfg.K, hw)
+	b.WriteString("| model | accuracy | ECE | NLL | Brier | agreement with float | mean / max abs. error of P(include) |\n|---|---|---|---|---|---|---|\n")
 	row := func(name, p, agree, inc string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, pm(s, p+".accuracy"), pm(s, p+".ece"), pm(s, p+".nll"), pm(s, p+".brier"), agree, inc)
 	}
-	row("float, "+s.Labels["iris.splits20.ptm.mapping"]+" (section 3)", "quant.float", "-", "-")
-	row("float, vote", "quant.float_vote", "1", "0")
-	row("float, vote, another seed", "quant.float_vote_reseed", pm(s, "quant.float_vote_reseed.agreement"), "0")
+	if hw != s.Labels["iris.splits20.ptm.mapping"] {
+		row("float, "+s.Labels["iris.splits20.ptm.mapping"]+" (section 3)", "quant.float", "-", "-")
+	}
+	row("float, "+hw, "quant.float_hw", "1", "0")
+	row("float, "+hw+", another seed", "quant.float_hw_reseed", pm(s, "quant.float_hw_reseed.agreement"), "0")
 	for _, bb := range bits {
 		p := fmt.Sprintf("quant.b%d", bb)
 		row(fmt.Sprintf("fixed point, B = %d", bb), p, pm(s, p+".agreement"),
 			fmt.Sprintf("%.2g / %.2g", s.get(p+".include_err_mean"), s.get(p+".include_err_max")))
 	}
 	lo := fmt.Sprintf("quant.b%d", bits[0])
-	fmt.Fprintf(&b, "\nAt B = %d the mean ECE is %.3f against %.3f for the float model with the same (vote) mapping (%+.3f) and the accuracy %.3f against %.3f (%+.3f); "+
+	fmt.Fprintf(&b, "\nAt B = %d the mean ECE is %.3f against %.3f for the float model with the same mapping (%+.3f) and the accuracy %.3f against %.3f (%+.3f); "+
 		"the prediction agreement %.3f compares with %.3f between two float runs with different seeds. ",
-		bits[0], s.get(lo+".ece_mean"), s.get("quant.float_vote.ece_mean"), s.get(lo+".ece_mean")-s.get("quant.float_vote.ece_mean"),
-		s.get(lo+".accuracy_mean"), s.get("quant.float_vote.accuracy_mean"), s.get(lo+".accuracy_mean")-s.get("quant.float_vote.accuracy_mean"),
-		s.get(lo+".agreement_mean"), s.get("quant.float_vote_reseed.agreement_mean"))
+		bits[0], s.get(lo+".ece_mean"), s.get("quant.float_hw.ece_mean"), s.get(lo+".ece_mean")-s.get("quant.float_hw.ece_mean"),
+		s.get(lo+".accuracy_mean"), s.get("quant.float_hw.accuracy_mean"), s.get(lo+".accuracy_mean")-s.get("quant.float_hw.accuracy_mean"),
+		s.get(lo+".agreement_mean"), s.get("quant.float_hw_reseed.agreement_mean"))
 	b.WriteString("Differences smaller than the spread over splits are Monte Carlo noise of the K samples, not quantization. " +
-		"The hardware has no softmax: a softmax mapping needs every sample's class sums on the host, which the core's accumulated statistics do not carry.\n\n")
+		"A softmax mapping cannot run on this path: it needs every sample's class sums on the host, which the core's accumulated statistics do not carry.\n\n")
 	b.WriteString(r.figure("quant_bits.png", "accuracy, agreement and ECE against bit width"))
 	b.WriteString("\n")
 	return b.String()
 }
 
-// plotQuant draws accuracy / agreement and ECE against the bit width, with
-// the float (vote) values as horizontal references.
+// plotQuant draws accuracy, agreement and ECE against the bit width, with
+// the float (vote) values as dashed references.
 func plotQuant(path string, s *Summary, bits []int) error {
-	type ref struct{ key, label string }
-	mk := func(title string, keys []string, names []string, refs map[string]ref) (*plot.Plot, error) {
+	panel := func(title, key, refKey, refLabel string) (*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text = title
 		p.X.Label.Text = "bits B"
-		for i, k := range keys {
-			var pts plotter.XYs
-			for _, b := range bits {
-				pts = append(pts, plotter.XY{X: float64(b), Y: s.get(fmt.Sprintf("quant.b%d.%s_mean", b, k))})
-			}
-			lp, sc, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return nil, err
-			}
-			col := []color.Color{colClass1, colClass0}[i%2]
-			lp.Color, sc.Color = col, col
-			p.Add(lp, sc)
-			p.Legend.Add(names[i]+", fixed point", lp, sc)
-			if rf, ok := refs[k]; ok {
-				v := s.get(rf.key)
-				l, err := plotter.NewLine(plotter.XYs{{X: float64(bits[0]), Y: v}, {X: float64(bits[len(bits)-1]), Y: v}})
-				if err != nil {
-					return nil, err
-				}
-				l.Color = col
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-				p.Add(l)
-				p.Legend.Add(rf.label, l)
-			}
+		var pts plotter.XYs
+		for _, b := range bits {
+			pts = append(pts, plotter.XY{X: float64(b), Y: s.get(fmt.Sprintf("quant.b%d.%s_mean", b, key))})
 		}
+		lp, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		lp.Color, sc.Color = colClass1, colClass1
+		v := s.get(refKey)
+		ref, err := plotter.NewLine(plotter.XYs{{X: float64(bits[0]), Y: v}, {X: float64(bits[len(bits)-1]), Y: v}})
+		if err != nil {
+			return nil, err
+		}
+		ref.Color = colClass0
+		ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(lp, sc, ref)
+		p.Legend.Add("fixed point", lp, sc)
+		p.Legend.Add(refLabel, ref)
+		p.Legend.Top = false
+		p.Legend.TextStyle.Font.Size = vg.Points(9)
+		lo, hi := v, v
+		for _, q := range pts {
+			lo, hi = min(lo, q.Y), max(hi, q.Y)
+		}
+		pad := max(0.01, (hi-lo)*0.3)
+		p.Y.Min, p.Y.Max = max(0, lo-3*pad), hi+pad
 		return p, nil
 	}
-	a, err := mk("accuracy and agreement", []string{"accuracy", "agreement"}, []string{"accuracy", "agreement with float"},
-		map[string]ref{"accuracy": {"quant.float_vote.accuracy_mean", "accuracy, float (vote)"},
-			"agreement": {"quant.float_vote_reseed.agreement_mean", "agreement float vs float (another seed)"}})
+	a, err := panel("accuracy", "accuracy", "quant.float_hw.accuracy_mean", "float")
 	if err != nil {
 		return err
 	}
-	e, err := mk("ECE", []string{"ece"}, []string{"ECE"}, map[string]ref{"ece": {"quant.float_vote.ece_mean", "ECE, float (vote)"}})
+	g, err := panel("agreement with the float model", "agreement", "quant.float_hw_reseed.agreement_mean", "float vs float, another seed")
 	if err != nil {
 		return err
 	}
-	e.Y.Min = 0
-	return savePNG(path, 9*vg.Inch, 3.8*vg.Inch, func(dc draw.Canvas) error {
-		drawGrid(dc, [][]*plot.Plot{{a, e}}, "Iris PTM on the fixed-point core: mean over splits against bit width")
+	e, err := panel("ECE", "ece", "quant.float_hw.ece_mean", "float")
+	if err != nil {
+		return err
+	}
+	return savePNG(path, 11*vg.Inch, 3.8*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, [][]*plot.Plot{{a, g, e}}, "Iris PTM on the fixed-point core: mean over splits against bit width")
 		return nil
 	})
 }

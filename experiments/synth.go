@@ -410,7 +410,6 @@ func (r *runner) synthSweep(train, held *dataset.Dataset, test [][]float64) (str
 // plotSynthData draws the training points by class with the region squares.
 func plotSynthData(path string, train *dataset.Dataset) error {
 	p := plot.New()
-	p.Title.Text = "Synthetic 2-D data: training points"
 	p.X.Label.Text, p.Y.Label.Text = "x1", "x2"
 	for c, col := range []color.Color{colClass0, colClass1} {
 		var pts plotter.XYs
@@ -441,8 +440,8 @@ func plotSynthData(path string, train *dataset.Dataset) error {
 	p.Legend.Top, p.Legend.Left = true, true
 	lim := dataset.Synthetic2DTestRange
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -lim, lim, -lim, lim
-	return savePNG(path, 5.5*vg.Inch, 5.5*vg.Inch, func(dc draw.Canvas) error {
-		p.Draw(dc)
+	return savePNG(path, 5.5*vg.Inch, 5.8*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, [][]*plot.Plot{{p}}, fmt.Sprintf("Synthetic 2-D data: the %d training points", train.Len()))
 		return nil
 	})
 }

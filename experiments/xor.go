@@ -165,8 +165,11 @@ func plotSPVs(path string, m *ptm.Model, title string) error {
 
 // mappingName describes a probability mapping.
 func mappingName(mp ptm.Mapping) string {
-	if mp.Kind == ptm.Softmax {
+	switch {
+	case mp.Kind == ptm.Softmax:
 		return fmt.Sprintf("softmax (temperature %g)", mp.Temperature)
+	case mp.Kind == ptm.Vote && mp.Smoothing > 0:
+		return fmt.Sprintf("vote (smoothing %g)", mp.Smoothing)
 	}
 	return string(mp.Kind)
 }
