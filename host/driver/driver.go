@@ -1,0 +1,257 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+// Opts configures a Driver. The zero value gives the defaults.
+type Opts struct {
+	// Window is the largest number of requests in flight (default 8). The
+	// driver halves its effective window when the board answers busy and
+	// grows it back by one per window of successes (AIMD), never above
+	// Window.
+	Window int
+	// Timeout is the base time to wait for a response before resending
+	// (default 200 ms). When the line rate is known, the line time of
+	// everything in flight (requests and expected responses) is added;
+	// when the measured round trip (smoothed RTT + 4 deviations, RFC 6298,
+	// from requests answered at their first attempt) is longer, it is used
+	// instead. Each timeout of a request doubles its next wait, up to 8x.
+	Timeout time.Duration
+	// MaxRetries is the number of times a request is resent (same seq,
+	// same bytes) before it fails (default 10). Resends after a busy
+	// answer do not count; MaxBusy bounds those.
+	MaxRetries int
+	// MaxBusy is the number of busy answers a request tolerates (default
+	// 1000).
+	MaxBusy int
+	// BusyBackoff is how long a request answered busy waits before it is
+	// resent (default 1 ms).
+	BusyBackoff time.Duration
+	// ChunkWords is the number of words per LOAD_DATA frame (default and
+	// maximum frame.MaxLoadWords = 510). Smaller chunks lose less to a
+	// corrupted frame on a noisy link.
+	ChunkWords int
+	// LineRate is the link's bit rate for timeout scaling (default: the
+	// transport's Stats().LineRate, else the board's INFO bit rate).
+	LineRate int
+	// FirstSeq, if set, is the first sequence number (for reproducible
+	// traffic). By default the driver starts at a time-derived one, so
+	// that responses left over from an earlier session do not match.
+	FirstSeq *uint16
+	// NoFastRetransmit disables resending a request as soon as a response
+	// to a later request shows that it was lost (the board answers in
+	// arrival order); only timeouts then trigger resends.
+	NoFastRetransmit bool
+}
+
+func (o *Opts) defaults() {
+	if o.Window <= 0 {
+		o.Window = 8
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 200 * time.Millisecond
+	}
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = 10
+	}
+	if o.MaxBusy <= 0 {
+		o.MaxBusy = 1000
+	}
+	if o.BusyBackoff <= 0 {
+		o.BusyBackoff = time.Millisecond
+	}
+	if o.ChunkWords <= 0 || o.ChunkWords > frame.MaxLoadWords {
+		o.ChunkWords = frame.MaxLoadWords
+	}
+}
+
+// Seq returns a pointer to s, for Opts.FirstSeq.
+func Seq(s uint16) *uint16 { return &s }
+
+type counters struct {
+	frames, retries, timeouts, fast, busy, loadGaps atomic.Uint64
+	stray, fragGaps, fragReset, completed, failed   atomic.Uint64
+}
+
+// Stats counts the driver's work.
+type Stats struct {
+	Completed       uint64 `json:"completed"`        // requests answered
+	Failed          uint64 `json:"failed"`           // requests failed (timeout, refusal, cancellation)
+	Frames          uint64 `json:"frames"`           // transmissions, resends included
+	Retries         uint64 `json:"retries"`          // resends of any cause
+	Timeouts        uint64 `json:"timeouts"`         // resends after a timeout
+	FastRetransmits uint64 `json:"fast_retransmits"` // resends after evidence of a loss
+	Busy            uint64 `json:"busy"`             // busy answers
+	LoadGaps        uint64 `json:"load_gaps"`        // LOAD_DATA gap answers (resume from next)
+	Stray           uint64 `json:"stray"`            // responses for no pending request: late duplicates
+	FragmentGaps    uint64 `json:"fragment_gaps"`    // fragments that arrived after a lost one
+	FragmentResets  uint64 `json:"fragment_resets"`  // reassemblies restarted because attempts disagreed
+	// Link is the transport's counters: host-side CRC and framing drops,
+	// bytes and frames each way.
+	Link transport.Stats `json:"link"`
+}
+
+// Driver talks to one board over a transport. Its methods are safe for
+// concurrent use; Load should not run concurrently with Stream.
+type Driver struct {
+	t      transport.Transport
+	opts   Opts
+	e      *engine
+	cancel context.CancelFunc
+	once   sync.Once
+	info   atomic.Pointer[frame.Info]
+}
+
+// New starts a driver on t (which the caller still owns: close it after
+// the driver).
+func New(t transport.Transport, opts Opts) *Driver {
+	opts.defaults()
+	seq := uint16(time.Now().UnixNano() >> 10)
+	if opts.FirstSeq != nil {
+		seq = *opts.FirstSeq
+	}
+	rate := opts.LineRate
+	if rate == 0 {
+		rate = t.Stats().LineRate
+	}
+	e := &engine{
+		t: t, opts: opts, st: &counters{},
+		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256),
+		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
+		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Driver{t: t, opts: opts, e: e, cancel: cancel}
+	go e.run()
+	go e.reader(ctx)
+	return d
+}
+
+// Close stops the driver; pending requests fail with ErrClosed. It does
+// not close the transport.
+func (d *Driver) Close() error {
+	d.once.Do(func() {
+		d.cancel()
+		close(d.e.quit)
+		<-d.e.dead
+	})
+	return nil
+}
+
+// Opts returns the options in effect (defaults filled in).
+func (d *Driver) Opts() Opts { return d.opts }
+
+// Stats returns the counters.
+func (d *Driver) Stats() Stats {
+	s := d.e.st
+	return Stats{
+		Completed: s.completed.Load(), Failed: s.failed.Load(), Frames: s.frames.Load(), Retries: s.retries.Load(),
+		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
+		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
+	}
+}
+
+// BoardInfo returns the INFO words of the last successful Info call, or
+// nil.
+func (d *Driver) BoardInfo() *frame.Info { return d.info.Load() }
+
+// submitCall hands c to the engine.
+func (d *Driver) submitCall(ctx context.Context, c *call) error {
+	select {
+	case d.e.submit <- c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.e.dead:
+		return fmt.Errorf("driver: %s: %w", c.label, d.deadErr())
+	}
+}
+
+func (d *Driver) deadErr() error {
+	<-d.e.dead
+	return d.e.deadErr
+}
+
+// cancelCalls asks the engine to fail calls with err.
+func (d *Driver) cancelCalls(calls []*call, err error) {
+	select {
+	case d.e.cancel <- cancelReq{calls: calls, err: err}:
+	case <-d.e.dead:
+	}
+}
+
+// exec runs one call to completion.
+func (d *Driver) exec(ctx context.Context, c *call) (*call, error) {
+	done := make(chan *call, 1)
+	c.notify = done
+	if err := d.submitCall(ctx, c); err != nil {
+		return nil, err
+	}
+	select {
+	case c = <-done:
+		return c, c.err
+	case <-ctx.Done():
+		d.cancelCalls([]*call{c}, fmt.Errorf("driver: %s: %w", c.label, ctx.Err()))
+		c = <-done
+		return c, c.err
+	}
+}
+
+// Exec sends one command with retries and returns the response's type and
+// (reassembled) payload. An ERROR answer is returned as an error wrapping
+// *frame.BoardError.
+func (d *Driver) Exec(ctx context.Context, typ frame.Type, payload []byte) (frame.Type, []byte, error) {
+	c, err := d.exec(ctx, &call{typ: typ, payload: payload, label: typ.String(), loadOffset: -1, respBytes: 64})
+	if err != nil {
+		return 0, nil, err
+	}
+	return c.respType, c.resp, nil
+}
+
+// Info reads the board's INFO words and checks the magic, the protocol
+// version and the shape's sanity.
+func (d *Driver) Info(ctx context.Context) (*frame.Info, error) {
+	_, p, err := d.Exec(ctx, frame.TypeInfo, nil)
+	if err != nil {
+		return nil, err
+	}
+	in := new(frame.Info)
+	if err := in.DecodeFromBytes(p); err != nil {
+		return nil, fmt.Errorf("driver: INFO: %w", err)
+	}
+	if err := in.Check(); err != nil {
+		return nil, fmt.Errorf("driver: %w", err)
+	}
+	d.info.Store(in)
+	return in, nil
+}
+
+// Status reads the board's counters.
+func (d *Driver) Status(ctx context.Context) (frame.Status, error) {
+	var s frame.Status
+	_, p, err := d.Exec(ctx, frame.TypeStatus, nil)
+	if err != nil {
+		return s, err
+	}
+	if err := s.DecodeFromBytes(p); err != nil {
+		return s, fmt.Errorf("driver: STATUS: %w", err)
+	}
+	return s, nil
+}
+
+// ResetStatus clears the board's counters.
+func (d *Driver) ResetStatus(ctx context.Context) error {
+	_, p, err := d.Exec(ctx, frame.TypeResetStatus, nil)
+	if err == nil && len(p) != 0 {
+		err = fmt.Errorf("driver: RESET_STATUS answered with %d payload bytes, want 0: %w", len(p), ErrProtocol)
+	}
+	return err
+}

@@ -1,0 +1,504 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+// callState is where a call is in its life.
+type callState uint8
+
+const (
+	stQueued   callState = iota // waiting for a window slot
+	stInflight                  // sent, waiting for the response
+	stBackoff                   // answered busy, waiting to be resent
+	stDone
+)
+
+// call is one command in the engine: a request frame that is sent (and
+// resent with the same seq and bytes) until its response is complete.
+type call struct {
+	typ     frame.Type
+	payload []byte // command payload (built by the op)
+	label   string // names the request in errors ("INFER request 17")
+	// expectWords is the number of u32 result words expected (INFER), 0
+	// if unknown; respBytes estimates the response size for timeouts.
+	expectWords int
+	respBytes   int
+	loadOffset  int64 // LOAD_DATA chunk offset, -1 for other commands
+	notify      chan<- *call
+
+	seq      uint16
+	req      []byte // the encoded frame, identical on every attempt
+	state    callState
+	attempts int
+	busies   int    // busy answers (resends after them do not use up retries)
+	firstTx  uint64 // earliest transmission whose answer may still come
+	lastTx   uint64
+	deadline time.Time
+	inWindow bool
+
+	// Fragments by index. Retries return the same words (results are a
+	// pure function of the request), so fragments of different attempts
+	// are combined as long as they agree; a disagreement (a board that
+	// fragments differently each time) restarts the reassembly.
+	frags    [][]byte
+	nfrags   int // fragments held
+	lastFrag int // index of the fragment without MORE, -1 if not seen
+	resp     []byte
+	sentAt   time.Time // first transmission (RTT samples use calls sent once)
+	timeouts int       // timeout resends (for the exponential backoff)
+
+	// results
+	respType frame.Type
+	err      error
+	index    int // the op's own index
+}
+
+// Retries is the number of retransmissions the call needed.
+func (c *call) retries() int { return max(0, c.attempts-1) }
+
+type cancelReq struct {
+	calls []*call
+	err   error
+}
+
+// engine owns the window, the pending table, the timers and all sends. It
+// runs in one goroutine; ops talk to it through channels.
+type engine struct {
+	t    transport.Transport
+	opts Opts
+	st   *counters
+
+	submit  chan *call
+	cancel  chan cancelReq
+	frames  chan []byte
+	readErr chan error
+	quit    chan struct{}
+	dead    chan struct{} // closed when run returns
+	deadErr error
+
+	pending  map[uint16]*call
+	active   []*call // calls holding a window slot (inflight or backoff)
+	queue    []*call
+	nextSeq  uint16
+	txCount  uint64
+	cwnd     float64
+	lastCut  uint64
+	lineRate int
+	// RTT estimate from calls answered at their first attempt (Karn),
+	// smoothed as in RFC 6298.
+	srtt, rttvar time.Duration
+}
+
+// rto is the time to wait for c's response after a transmission: the
+// base timeout plus the line time of everything in flight, or the
+// smoothed RTT plus four deviations if that is longer, doubled for every
+// timeout c has had (up to 8 times).
+func (e *engine) rto(c *call) time.Duration {
+	t := e.opts.Timeout + e.lineTime(e.inflightBytes())
+	if e.srtt > 0 {
+		t = max(t, e.srtt+4*e.rttvar)
+	}
+	return t << min(c.timeouts, 3)
+}
+
+func (e *engine) sampleRTT(d time.Duration) {
+	if e.srtt == 0 {
+		e.srtt, e.rttvar = d, d/2
+		return
+	}
+	diff := e.srtt - d
+	if diff < 0 {
+		diff = -diff
+	}
+	e.rttvar = (3*e.rttvar + diff) / 4
+	e.srtt = (7*e.srtt + d) / 8
+}
+
+func (e *engine) lineTime(bytes int) time.Duration {
+	if e.lineRate <= 0 {
+		return 0
+	}
+	return time.Duration(int64(bytes) * 10 * int64(time.Second) / int64(e.lineRate))
+}
+
+func (e *engine) run() {
+	defer close(e.dead)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		e.pump()
+		next := e.earliest()
+		if !next.IsZero() {
+			timer.Reset(max(0, time.Until(next)))
+		} else {
+			timer.Reset(time.Hour)
+		}
+		select {
+		case c := <-e.submit:
+			e.queue = append(e.queue, c)
+		case b := <-e.frames:
+			e.onFrame(b)
+		case <-timer.C:
+			e.onTimer(time.Now())
+		case cr := <-e.cancel:
+			for _, c := range cr.calls {
+				if c.state != stDone {
+					e.finish(c, cr.err)
+				}
+			}
+		case err := <-e.readErr:
+			e.die(err)
+			return
+		case <-e.quit:
+			e.die(ErrClosed)
+			return
+		}
+	}
+}
+
+// die fails every call and stops the engine.
+func (e *engine) die(err error) {
+	e.deadErr = err
+	for _, c := range append(append([]*call(nil), e.active...), e.queue...) {
+		if c.state != stDone {
+			e.finish(c, fmt.Errorf("driver: %s (seq %d): %w", c.label, c.seq, err))
+		}
+	}
+	e.queue = nil
+}
+
+func (e *engine) earliest() time.Time {
+	var t time.Time
+	for _, c := range e.active {
+		if t.IsZero() || c.deadline.Before(t) {
+			t = c.deadline
+		}
+	}
+	return t
+}
+
+// pump sends queued calls while the window has room.
+func (e *engine) pump() {
+	for len(e.queue) > 0 && float64(len(e.active)) < max(1, e.cwnd) {
+		c := e.queue[0]
+		e.queue[0] = nil
+		e.queue = e.queue[1:]
+		if c.state == stDone { // cancelled while queued
+			continue
+		}
+		for e.pending[e.nextSeq] != nil {
+			e.nextSeq++
+		}
+		c.seq = e.nextSeq
+		e.nextSeq++
+		var err error
+		c.req, err = frame.Append(c.req[:0], c.typ, 0, c.seq, c.payload)
+		if err != nil {
+			e.finish(c, fmt.Errorf("driver: %s: %w", c.label, err))
+			continue
+		}
+		c.lastFrag = -1
+		e.pending[c.seq] = c
+		e.active = append(e.active, c)
+		c.inWindow = true
+		e.transmit(c, true)
+	}
+}
+
+// inflightBytes is the line bytes of everything in flight (for timeouts).
+func (e *engine) inflightBytes() int {
+	n := 0
+	for _, c := range e.active {
+		n += len(c.req) + c.respBytes
+	}
+	return n
+}
+
+// transmit sends (or resends) c. fresh says that no earlier transmission
+// of c can still be answered.
+func (e *engine) transmit(c *call, fresh bool) {
+	if c.attempts-c.busies > e.opts.MaxRetries {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): no complete response after %d attempts (timeout %v): %w",
+			c.label, c.seq, c.attempts, e.opts.Timeout, ErrTimeout))
+		return
+	}
+	if c.attempts > 0 {
+		e.st.retries.Add(1)
+	}
+	c.attempts++
+	tx := e.txCount
+	e.txCount++
+	if fresh {
+		c.firstTx = tx
+	}
+	c.lastTx = tx
+	c.state = stInflight
+	now := time.Now()
+	if c.attempts == 1 {
+		c.sentAt = now
+	}
+	if err := e.t.Send(c.req); err != nil {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): %w", c.label, c.seq, err))
+		return
+	}
+	e.st.frames.Add(1)
+	c.deadline = time.Now().Add(e.rto(c))
+}
+
+// finish completes c with err (nil: success) and tells its owner.
+func (e *engine) finish(c *call, err error) {
+	if c.state == stDone {
+		return
+	}
+	if e.pending[c.seq] == c {
+		delete(e.pending, c.seq)
+	}
+	if c.inWindow {
+		for i, a := range e.active {
+			if a == c {
+				last := len(e.active) - 1
+				e.active[i] = e.active[last]
+				e.active[last] = nil
+				e.active = e.active[:last]
+				break
+			}
+		}
+		c.inWindow = false
+	}
+	c.state = stDone
+	c.err = err
+	if err == nil {
+		e.cwnd = min(float64(e.opts.Window), e.cwnd+1/max(1, e.cwnd))
+		e.st.completed.Add(1)
+	} else {
+		e.st.failed.Add(1)
+	}
+	c.notify <- c
+}
+
+func (e *engine) onTimer(now time.Time) {
+	for _, c := range append([]*call(nil), e.active...) {
+		if c.state == stDone || c.deadline.After(now) {
+			continue
+		}
+		if c.state == stBackoff {
+			e.transmit(c, true)
+			continue
+		}
+		e.st.timeouts.Add(1)
+		c.timeouts++
+		e.transmit(c, false)
+	}
+}
+
+// evidence handles the arrival of an in-order response to a transmission
+// numbered at least tx: every call whose last transmission came before
+// it has lost its request or its response (the board answers in arrival
+// order), so it is resent at once.
+func (e *engine) evidence(tx uint64, except *call) {
+	if e.opts.NoFastRetransmit {
+		return
+	}
+	for _, c := range append([]*call(nil), e.active...) {
+		if c != except && c.state == stInflight && c.lastTx < tx {
+			e.st.fast.Add(1)
+			e.transmit(c, true)
+		}
+	}
+}
+
+func (e *engine) onFrame(b []byte) {
+	var f frame.Frame
+	if err := f.DecodeFromBytes(b); err != nil { // transports check CRCs; be safe
+		e.st.stray.Add(1)
+		return
+	}
+	c := e.pending[f.Seq]
+	if c == nil || c.state == stQueued {
+		e.st.stray.Add(1) // late duplicate or unknown seq
+		return
+	}
+	if f.Type == frame.TypeError {
+		var be frame.BoardError
+		if err := be.DecodeFromBytes(f.Payload); err != nil {
+			e.finish(c, fmt.Errorf("driver: %s (seq %d): undecodable ERROR frame: %w", c.label, c.seq, err))
+			return
+		}
+		if be.Code == frame.CodeBusy {
+			// Busy answers come from the board's receiver, out of band:
+			// no evidence about other calls.
+			e.st.busy.Add(1)
+			c.busies++
+			if c.busies > e.opts.MaxBusy {
+				e.finish(c, fmt.Errorf("driver: %s (seq %d): board busy %d times: %w", c.label, c.seq, c.busies, &be))
+				return
+			}
+			if c.lastTx >= e.lastCut {
+				e.cwnd = max(1, e.cwnd/2)
+				e.lastCut = e.txCount
+			}
+			if c.state == stInflight {
+				c.state = stBackoff
+				c.deadline = time.Now().Add(e.opts.BusyBackoff)
+			}
+			return
+		}
+		e.evidence(c.firstTx, c)
+		if be.Code == frame.CodeLoadGap && c.loadOffset >= 0 {
+			e.onLoadGap(c, be.Detail)
+			return
+		}
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): %w", c.label, c.seq, &be))
+		return
+	}
+	if f.Type != c.typ.Response() {
+		e.st.stray.Add(1)
+		return
+	}
+	e.evidence(c.firstTx, c)
+	e.fragment(c, f)
+}
+
+// fragment adds one response fragment to c and completes c when every
+// fragment is there.
+func (e *engine) fragment(c *call, f frame.Frame) {
+	idx := f.Flags.Index()
+	if len(c.frags) <= idx {
+		c.frags = append(c.frags, make([][]byte, idx+1-len(c.frags))...)
+	}
+	if old := c.frags[idx]; old != nil && !bytes.Equal(old, f.Payload) {
+		e.st.fragReset.Add(1)
+		clear(c.frags)
+		c.nfrags, c.lastFrag = 0, -1
+	}
+	if c.frags[idx] == nil {
+		c.frags[idx] = append([]byte(nil), f.Payload...)
+		c.nfrags++
+		if idx > 0 && c.frags[idx-1] == nil {
+			e.st.fragGaps.Add(1)
+		}
+	}
+	if !f.Flags.More() {
+		if c.lastFrag >= 0 && c.lastFrag != idx {
+			e.st.fragReset.Add(1)
+			keep := c.frags[idx]
+			clear(c.frags)
+			c.frags[idx], c.nfrags = keep, 1
+		}
+		c.lastFrag = idx
+	}
+	if c.lastFrag < 0 || c.nfrags != c.lastFrag+1 || len(c.frags) > c.lastFrag+1 && c.frags[c.lastFrag+1] != nil {
+		if !f.Flags.More() {
+			// This attempt's answer is over and incomplete: only a later
+			// attempt can still help. If there is none, resend now.
+			if c.firstTx == c.lastTx && !e.opts.NoFastRetransmit {
+				e.st.fast.Add(1)
+				e.transmit(c, true)
+			} else {
+				c.firstTx = c.lastTx
+			}
+		} else {
+			c.deadline = time.Now().Add(e.rto(c))
+		}
+		return
+	}
+	n := 0
+	for _, p := range c.frags[:c.lastFrag+1] {
+		n += len(p)
+	}
+	c.resp = c.resp[:0]
+	for _, p := range c.frags[:c.lastFrag+1] {
+		c.resp = append(c.resp, p...)
+	}
+	c.frags = nil
+	if c.expectWords > 0 && n != 4*c.expectWords {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): response of %d bytes in %d fragments, want %d words: %w",
+			c.label, c.seq, n, idx+1, c.expectWords, ErrProtocol))
+		return
+	}
+	if c.attempts == 1 {
+		e.sampleRTT(time.Since(c.sentAt))
+	}
+	c.respType = f.Type
+	e.finish(c, nil)
+}
+
+// onLoadGap handles ERROR 6 (load gap) for chunk c: the board expects
+// offset next. The chunk at next is resent if its last transmission came
+// before c's, then c itself.
+func (e *engine) onLoadGap(c *call, next uint32) {
+	e.st.loadGaps.Add(1)
+	if int64(next) >= c.loadOffset {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): board reports a gap with next offset %d at or beyond the chunk's offset %d: %w",
+			c.label, c.seq, next, c.loadOffset, ErrProtocol))
+		return
+	}
+	var q *call
+	for _, a := range e.active {
+		if a.loadOffset == int64(next) {
+			q = a
+			break
+		}
+	}
+	if q == nil {
+		for _, a := range e.queue {
+			if a.loadOffset == int64(next) {
+				q = a
+				break
+			}
+		}
+	}
+	if q == nil {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): board expects offset %d, which is not the start of a chunk still to be written: %w",
+			c.label, c.seq, next, ErrProtocol))
+		return
+	}
+	if q.state == stBackoff || (q.state == stInflight && q.lastTx < c.firstTx) {
+		e.st.fast.Add(1)
+		e.transmit(q, true)
+	}
+	if c.state != stDone {
+		e.transmit(c, true)
+	}
+}
+
+// errors of the driver.
+var (
+	// ErrTimeout: a request got no complete response within its retries.
+	ErrTimeout = errors.New("driver: timeout")
+	// ErrClosed: the driver was closed.
+	ErrClosed = errors.New("driver: closed")
+	// ErrProtocol: the board answered something the protocol does not
+	// allow.
+	ErrProtocol = errors.New("driver: protocol violation")
+)
+
+// reader feeds the engine with received frames.
+func (e *engine) reader(ctx context.Context) {
+	for {
+		b, err := e.t.Recv(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				select {
+				case e.readErr <- fmt.Errorf("receiving: %w", err):
+				case <-e.dead:
+				}
+			}
+			return
+		}
+		cp := append([]byte(nil), b...)
+		select {
+		case e.frames <- cp:
+		case <-e.dead:
+			return
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ptmhw/ptm/host/driver"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/internal/testmodel"
+	"github.com/ptmhw/ptm/host/softboard"
+)
+
+func loaded(t testing.TB, r *rig, ctx context.Context) {
+	if _, err := r.d.Info(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.d.Load(ctx, softboard.BankWords(r.bank, testmodel.HW)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Multi-fragment responses (samples mode, K*NT > 256 words) are
+// reassembled, also when fragments get lost.
+func TestFragmentsUnderFaults(t *testing.T) {
+	faults := &softboard.Faults{Seed: 5, FlipToHost: 2e-4, DropToHost: 2e-4, FlipToBoard: 1e-3}
+	r := newRig(t, testmodel.Multiclass, softboard.Config{}, driver.Opts{Timeout: 50 * time.Millisecond}, faults)
+	ctx := ctxT(t, 60*time.Second)
+	loaded(t, r, ctx)
+	r.streamAll(t, ctx, 150, 300, func(int) frame.Mode { return frame.ModeSamples }) // 900 words, 4 fragments
+	st := r.d.Stats()
+	t.Logf("driver %+v", st)
+	if st.Retries == 0 {
+		t.Fatal("no resends under faults")
+	}
+}
+
+// Sequence numbers wrap around 65535 -> 0 without confusion.
+func TestSeqWraparound(t *testing.T) {
+	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{FirstSeq: driver.Seq(65500)}, nil)
+	ctx := ctxT(t, 30*time.Second)
+	loaded(t, r, ctx)
+	r.streamAll(t, ctx, 300, 2, func(int) frame.Mode { return frame.ModeStats })
+}
+
+// Responses delayed past the timeout make the driver resend; the late
+// duplicates are ignored, never delivered twice.
+func TestLateDuplicates(t *testing.T) {
+	faults := &softboard.Faults{Seed: 3, MaxDelay: 12 * time.Millisecond}
+	r := newRig(t, testmodel.Binary, softboard.Config{QueueFrames: 64}, driver.Opts{Timeout: 5 * time.Millisecond, Window: 4, MaxRetries: 50}, faults)
+	ctx := ctxT(t, 60*time.Second)
+	loaded(t, r, ctx)
+	r.streamAll(t, ctx, 200, 2, func(int) frame.Mode { return frame.ModeStats })
+	st := r.d.Stats()
+	t.Logf("driver %+v", st)
+	if st.Timeouts == 0 || st.Stray == 0 {
+		t.Fatalf("expected timeouts and late duplicates: %+v", st)
+	}
+}
+
+// Cancelling the context ends Stream with ctx.Err(); every request taken
+// gets a result; nothing is lost.
+func TestStreamCancel(t *testing.T) {
+	faults := &softboard.Faults{Seed: 3, MaxDelay: 2 * time.Millisecond}
+	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{}, faults)
+	loaded(t, r, ctxT(t, 10*time.Second))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reqs := make(chan driver.Request)
+	res := make(chan driver.Result)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case reqs <- driver.Request{Index: i, Features: []byte{0x15}, K: 3, Mode: frame.ModeStats}:
+			case <-ctx.Done():
+				close(reqs)
+				return
+			}
+		}
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- r.d.Stream(ctx, reqs, res) }()
+	var ok, cancelled int
+	for x := range res {
+		if x.Err == nil {
+			ok++
+			if ok == 100 {
+				cancel()
+			}
+		} else if errors.Is(x.Err, context.Canceled) {
+			cancelled++
+		} else {
+			t.Errorf("request %d: %v", x.Index, x.Err)
+		}
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stream returned %v", err)
+	}
+	t.Logf("%d answered, %d cancelled", ok, cancelled)
+	// The driver still works afterwards.
+	if _, err := r.d.Status(ctxT(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A board that never answers: every request fails with ErrTimeout naming
+// it, after MaxRetries resends.
+func TestTimeoutExhausted(t *testing.T) {
+	faults := &softboard.Faults{Seed: 1, DropToBoard: 1}
+	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{Timeout: 2 * time.Millisecond, MaxRetries: 3}, faults)
+	ctx := ctxT(t, 10*time.Second)
+	res, err := r.d.InferAll(ctx, []driver.Request{{Index: 41, Features: []byte{1}, K: 1}, {Index: 42, Features: []byte{1}, K: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range res {
+		if !errors.Is(x.Err, driver.ErrTimeout) || x.Retries != 3 {
+			t.Fatalf("request %d: retries %d, %v", x.Index, x.Retries, x.Err)
+		}
+		t.Log(x.Err)
+	}
+}
+
+func BenchmarkStreamPipe(b *testing.B) {
+	for _, q := range []int{1, 8} {
+		b.Run(map[int]string{1: "queue1", 8: "queue8"}[q], func(b *testing.B) {
+			t := &testing.T{}
+			r := newRig(t, testmodel.Multiclass, softboard.Config{QueueFrames: q}, driver.Opts{}, nil)
+			ctx := context.Background()
+			loaded(b, r, ctx)
+			reqs := make(chan driver.Request)
+			res := make(chan driver.Result, 64)
+			go func() {
+				for i := 0; i < b.N; i++ {
+					reqs <- driver.Request{Index: i, Features: []byte{1, 2}, K: 4, Seed: uint32(i), Mode: frame.ModeStats}
+				}
+				close(reqs)
+			}()
+			b.ResetTimer()
+			go r.d.Stream(ctx, reqs, res)
+			for range res {
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(r.d.Stats().Busy)/float64(b.N), "busy/query")
+			r.d.Close()
+			r.stop()
+			r.host.Close()
+		})
+	}
+}

@@ -1,0 +1,197 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ptmhw/ptm/host/frame"
+)
+
+// Request is one inference: a packed feature vector (frame.PackFeatures,
+// FB bytes) run with K samples and a seed in a mode.
+type Request struct {
+	Index    int // the caller's identifier, returned in the Result
+	Features []byte
+	K        int
+	Seed     uint32
+	Mode     frame.Mode
+}
+
+// Result is the answer to a Request: the result words (docs/protocol.md
+// section 4) or the error that ended it.
+type Result struct {
+	Index   int
+	Seq     uint16   // the sequence number the request used
+	Words   []uint32 // K*NT raw class sums (samples) or NC+2NT statistics
+	Retries int      // resends the request needed
+	Err     error
+}
+
+// check validates a request against the board (when its INFO is known).
+func (d *Driver) check(r *Request) error {
+	if r.K < 1 || r.K > 0xffff {
+		return fmt.Errorf("K = %d, want 1..65535", r.K)
+	}
+	if r.Mode != frame.ModeSamples && r.Mode != frame.ModeStats {
+		return fmt.Errorf("mode %d, want samples (0) or stats (1)", r.Mode)
+	}
+	if frame.InferHeaderLen+len(r.Features) > frame.MaxPayload {
+		return fmt.Errorf("%d feature bytes do not fit in one frame", len(r.Features))
+	}
+	in := d.BoardInfo()
+	if in == nil {
+		return nil
+	}
+	if r.K > int(in.KMax) {
+		return fmt.Errorf("K = %d exceeds the board's KMAX %d", r.K, in.KMax)
+	}
+	if len(r.Features) != in.FeatureBytes() {
+		return fmt.Errorf("%d feature bytes, the board takes %d (o = %d)", len(r.Features), in.FeatureBytes(), in.O)
+	}
+	if n := in.ResultWords(r.Mode, r.K); n > frame.MaxResponseWords {
+		return fmt.Errorf("the response would be %d words, more than %d fragments can carry", n, frame.MaxFragments)
+	}
+	return nil
+}
+
+func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
+	if err := d.check(r); err != nil {
+		return nil, fmt.Errorf("driver: request %d: %w", r.Index, err)
+	}
+	q := frame.InferRequest{Mode: r.Mode, K: uint16(r.K), Seed: r.Seed, Count: 1, Features: r.Features}
+	c := &call{typ: frame.TypeInfer, payload: q.AppendTo(make([]byte, 0, frame.InferHeaderLen+len(r.Features))),
+		label: fmt.Sprintf("request %d", r.Index), loadOffset: -1, notify: notify, index: r.Index}
+	if in := d.BoardInfo(); in != nil {
+		c.expectWords = in.ResultWords(r.Mode, r.K)
+		c.respBytes = 4*c.expectWords + frame.Overhead*(1+c.expectWords/frame.WordsPerFragment)
+	}
+	return c, nil
+}
+
+func result(c *call) Result {
+	r := Result{Index: c.index, Seq: c.seq, Retries: c.retries(), Err: c.err}
+	if c.err == nil {
+		r.Words, r.Err = frame.Uint32s(make([]uint32, 0, len(c.resp)/4), c.resp)
+	}
+	return r
+}
+
+// Stream runs every request read from reqs, keeping up to Opts.Window in
+// flight, and sends one Result per request to results, in completion
+// order; it closes results when it returns. It returns when reqs is
+// closed and every request has its result (nil), when ctx is done
+// (ctx.Err(); requests in flight get results with that error), or when the
+// link fails (that error; every request taken gets a result naming it).
+// The caller must keep reading results until the channel is closed.
+//
+// Each request is sent as an INFER with count 1 and a fresh sequence
+// number; retries reuse the sequence number and bytes. A late duplicate
+// response is ignored, never delivered twice.
+func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<- Result) error {
+	defer close(results)
+	window := d.opts.Window
+	done := make(chan *call, window)
+	outstanding := map[*call]struct{}{}
+	in := reqs
+	var retErr error
+	abort := func(err error) {
+		if retErr != nil {
+			return
+		}
+		retErr = err
+		in = nil
+		calls := make([]*call, 0, len(outstanding))
+		for c := range outstanding {
+			calls = append(calls, c)
+		}
+		d.cancelCalls(calls, err)
+	}
+	for in != nil || len(outstanding) > 0 {
+		recv := in
+		if len(outstanding) >= window {
+			recv = nil
+		}
+		var ctxDone <-chan struct{}
+		if retErr == nil {
+			ctxDone = ctx.Done()
+		}
+		select {
+		case r, ok := <-recv:
+			if !ok {
+				in = nil
+				continue
+			}
+			c, err := d.inferCall(&r, done)
+			if err != nil {
+				results <- Result{Index: r.Index, Err: err}
+				continue
+			}
+			if err := d.submitCall(ctx, c); err != nil {
+				results <- Result{Index: r.Index, Err: fmt.Errorf("driver: request %d: %w", r.Index, err)}
+				if ctx.Err() != nil {
+					abort(ctx.Err())
+				} else {
+					abort(err)
+				}
+				continue
+			}
+			outstanding[c] = struct{}{}
+		case c := <-done:
+			delete(outstanding, c)
+			results <- result(c)
+		case <-ctxDone:
+			abort(ctx.Err())
+		case <-d.e.dead:
+			if retErr == nil {
+				retErr = d.e.deadErr
+				in = nil
+			}
+			// The engine failed every outstanding call before dying.
+			for len(outstanding) > 0 {
+				c := <-done
+				delete(outstanding, c)
+				results <- result(c)
+			}
+		}
+	}
+	return retErr
+}
+
+// InferAll streams reqs and returns their results in the order of reqs.
+func (d *Driver) InferAll(ctx context.Context, reqs []Request) ([]Result, error) {
+	ch := make(chan Request)
+	res := make(chan Result, d.opts.Window)
+	go func() {
+		defer close(ch)
+		for _, r := range reqs {
+			select {
+			case ch <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	pos := make(map[int][]int, len(reqs))
+	for i, r := range reqs {
+		pos[r.Index] = append(pos[r.Index], i)
+	}
+	out := make([]Result, len(reqs))
+	got := make([]bool, len(reqs))
+	errc := make(chan error, 1)
+	go func() { errc <- d.Stream(ctx, ch, res) }()
+	for r := range res {
+		for _, i := range pos[r.Index] {
+			if !got[i] {
+				out[i], got[i] = r, true
+				break
+			}
+		}
+	}
+	err := <-errc
+	for i, g := range got {
+		if !g {
+			out[i] = Result{Index: reqs[i].Index, Err: fmt.Errorf("driver: request %d: not run: %w", reqs[i].Index, context.Cause(ctx))}
+		}
+	}
+	return out, err
+}

@@ -1,0 +1,409 @@
+package softboard
+
+import (
+	"fmt"
+	"hash/crc32"
+	"math"
+	"sync"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/host/frame"
+)
+
+// DefaultGenerator is the generator version the board reports in INFO
+// word 2 unless configured: hw 0.1.0.
+const DefaultGenerator uint32 = 0<<16 | 1<<8 | 0
+
+// Config describes the board: the core it emulates and the link.
+type Config struct {
+	// Shape and HW are the design the board is "generated" for.
+	Shape fixed.Shape
+	HW    fixed.HW
+	// KMax is the largest K (default 1000). It must keep the statistics
+	// in 32 bits like the generator requires: KMax*lcm(1..NC) < 2^32,
+	// KMax*T^2 < 2^32, KMax*T < 2^31.
+	KMax int
+	// Generator is INFO word 2 (default DefaultGenerator).
+	Generator uint32
+	// Hash32 is INFO word 14 (the generated model's hash prefix).
+	Hash32 uint32
+	// BitRate is INFO word 17: the UART baud, 0 for Ethernet. On a byte
+	// stream it also sets the default idle timeout and the pacing rate.
+	BitRate int
+	// Bank, if set, is loaded at power-up (like a design generated with
+	// initial bank contents): INFO reports loaded = 1.
+	Bank *fixed.Bank
+	// QueueFrames is the number of received frames the board buffers
+	// while it executes another (default 1, as docs/protocol.md section 7
+	// says). A frame arriving when the buffer is full is answered with
+	// ERROR code 8 (busy).
+	QueueFrames int
+}
+
+// Board is a software PTM board: the protocol engine of docs/protocol.md
+// on top of the bit-exact golden core (fixed.Core). Execute is the engine;
+// Serve and ServeEthernet attach it to links. A Board is safe for
+// concurrent use; commands execute one at a time.
+type Board struct {
+	cfg  Config
+	info frame.Info // static words
+	lay  fixed.Layout
+	mask uint16
+
+	mu       sync.Mutex
+	counters [frame.StatusCounters]uint32
+	words    []uint16
+	next     uint32
+	loading  bool
+	running  uint32 // CRC of the words written since LOAD_BEGIN
+	loaded   bool
+	modelCRC uint32
+	core     *fixed.Core
+	x        []bool
+	sums     []int32
+	out      []uint32
+}
+
+// New builds a board.
+func New(cfg Config) (*Board, error) {
+	if cfg.KMax == 0 {
+		cfg.KMax = 1000
+	}
+	if cfg.Generator == 0 {
+		cfg.Generator = DefaultGenerator
+	}
+	if cfg.QueueFrames <= 0 {
+		cfg.QueueFrames = 1
+	}
+	sh, h := cfg.Shape, cfg.HW
+	if err := sh.Validate(); err != nil {
+		return nil, fmt.Errorf("softboard: %w", err)
+	}
+	if err := h.Check(sh); err != nil {
+		return nil, fmt.Errorf("softboard: %w", err)
+	}
+	k := uint64(cfg.KMax)
+	if cfg.KMax < 1 || cfg.KMax > math.MaxUint16 || k*fixed.VoteUnit(sh.Classes) >= 1<<32 || k*uint64(sh.T*sh.T) >= 1<<32 || k*uint64(sh.T) >= 1<<31 {
+		return nil, fmt.Errorf("softboard: KMAX %d: want 1..65535 with KMAX*lcm(1..NC), KMAX*T^2 < 2^32 and KMAX*T < 2^31 (NC=%d, T=%d)", cfg.KMax, sh.Classes, sh.T)
+	}
+	lay := h.LayoutOf(sh)
+	b := &Board{cfg: cfg, lay: lay, mask: uint16(1<<uint(h.Bits) - 1), words: make([]uint16, h.Lanes()*lay.Depth)}
+	b.info = frame.Info{
+		Magic: frame.Magic, Version: frame.ProtocolVersion, Generator: cfg.Generator,
+		NT: uint32(sh.TMs), NC: uint32(sh.Classes), M: uint32(sh.Clauses), O: uint32(sh.Features), T: uint32(sh.T),
+		B: uint32(h.Bits), W: uint32(h.LFSRWidth), LC: uint32(h.ClauseLanes), LL: uint32(h.LiteralLanes),
+		D: uint32(lay.Depth), KMax: uint32(cfg.KMax), Hash32: cfg.Hash32, BitRate: uint32(cfg.BitRate),
+	}
+	if cfg.Bank != nil {
+		if cfg.Bank.Shape != sh || cfg.Bank.Bits != h.Bits {
+			return nil, fmt.Errorf("softboard: initial bank has shape %+v and %d bits, the board %+v and %d bits", cfg.Bank.Shape, cfg.Bank.Bits, sh, h.Bits)
+		}
+		w := BankWords(cfg.Bank, h)
+		copy(b.words, w)
+		b.next = uint32(len(w))
+		if err := b.commit(); err != nil {
+			return nil, err
+		}
+		b.modelCRC = frame.WordsCRC(w)
+	}
+	return b, nil
+}
+
+// ConfigFor returns a Config for a board generated for bank on hw.
+func ConfigFor(bank *fixed.Bank, hw fixed.HW, kmax int) Config {
+	return Config{Shape: bank.Shape, HW: hw, KMax: kmax}
+}
+
+// BankWords flattens bank.LaneWords(hw) into the upload order of
+// docs/protocol.md: word w = addr*L + lane.
+func BankWords(bank *fixed.Bank, hw fixed.HW) []uint16 {
+	lanes := bank.LaneWords(hw)
+	l := len(lanes)
+	if l == 0 {
+		return nil
+	}
+	d := len(lanes[0])
+	out := make([]uint16, l*d)
+	for lane, ws := range lanes {
+		for a, w := range ws {
+			out[a*l+lane] = uint16(w)
+		}
+	}
+	return out
+}
+
+// bankFrom rebuilds the per-TA thresholds from uploaded words, keeping the
+// low B bits of each (the bank is B bits wide); padding slots are ignored
+// like the core ignores them.
+func bankFrom(sh fixed.Shape, h fixed.HW, lay fixed.Layout, words []uint16, mask uint16) *fixed.Bank {
+	bk := &fixed.Bank{Shape: sh, Bits: h.Bits, Thresh: make([]uint32, sh.TAs())}
+	L, nl := h.Lanes(), sh.Literals()
+	for a := 0; a < lay.Depth; a++ {
+		g, bt := a/lay.Beats, a%lay.Beats
+		for lane := 0; lane < L; lane++ {
+			ci, li := lane/h.LiteralLanes, lane%h.LiteralLanes
+			c, i := g*h.ClauseLanes+ci, bt*h.LiteralLanes+li
+			if c < sh.TotalClauses() && i < nl {
+				bk.Thresh[c*nl+i] = uint32(words[a*L+lane] & mask)
+			}
+		}
+	}
+	return bk
+}
+
+// commit builds the core from the written words.
+func (b *Board) commit() error {
+	core, err := fixed.NewCore(bankFrom(b.cfg.Shape, b.cfg.HW, b.lay, b.words, b.mask), b.cfg.HW)
+	if err != nil {
+		return fmt.Errorf("softboard: building the core: %w", err)
+	}
+	b.core, b.loaded, b.loading = core, true, false
+	return nil
+}
+
+// Info returns the board's current INFO words.
+func (b *Board) Info() frame.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.infoLocked()
+}
+
+func (b *Board) infoLocked() frame.Info {
+	in := b.info
+	if b.loaded {
+		in.Loaded, in.ModelCRC = 1, b.modelCRC
+	}
+	return in
+}
+
+// Status returns the counters.
+func (b *Board) Status() frame.Status {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return frame.Status{Counters: b.counters}
+}
+
+// Words returns a copy of the bank words as uploaded (W = L*D).
+func (b *Board) Words() []uint16 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]uint16(nil), b.words...)
+}
+
+// count increments a saturating counter.
+func (b *Board) count(k int, n uint32) {
+	v := uint64(b.counters[k]) + uint64(n)
+	if v > math.MaxUint32 {
+		v = math.MaxUint32
+	}
+	b.counters[k] = uint32(v)
+}
+
+// Count adds n to STATUS counter k (links report their drops with it).
+func (b *Board) Count(k int, n uint32) {
+	b.mu.Lock()
+	b.count(k, n)
+	b.mu.Unlock()
+}
+
+// appendError appends an ERROR frame and counts it.
+func (b *Board) appendError(dst []byte, seq uint16, cmd frame.Type, code frame.ErrorCode, detail uint32) []byte {
+	e := frame.BoardError{Code: code, Cmd: cmd, Detail: detail}
+	start := len(dst)
+	dst = frame.Begin(dst, frame.TypeError, 0, seq)
+	dst = e.AppendTo(dst)
+	dst, _ = frame.Finish(dst, start)
+	b.count(frame.CounterErrors, 1)
+	b.count(frame.CounterSent, 1)
+	if code == frame.CodeBadLength {
+		b.count(frame.CounterBadLength, 1)
+	}
+	return dst
+}
+
+// appendResp appends a one-frame response.
+func (b *Board) appendResp(dst []byte, f frame.Frame, payload func([]byte) []byte) []byte {
+	start := len(dst)
+	dst = frame.Begin(dst, f.Type.Response(), 0, f.Seq)
+	dst = payload(dst)
+	dst, _ = frame.Finish(dst, start)
+	b.count(frame.CounterSent, 1)
+	return dst
+}
+
+// BusyFrame appends the ERROR (busy) answer to a frame that arrived while
+// the board's buffer was full, and counts it.
+func (b *Board) BusyFrame(dst []byte, f frame.Frame) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.appendError(dst, f.Seq, f.Type, frame.CodeBusy, 0)
+}
+
+// Execute runs one received, CRC-checked frame and appends the response
+// frame(s) to dst. Every command gets exactly one response (INFER: one or
+// more fragments) or one ERROR frame.
+func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.count(frame.CounterExecuted, 1)
+	p := f.Payload
+	switch f.Type {
+	case frame.TypeInfo:
+		if len(p) != 0 {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+		}
+		in := b.infoLocked()
+		return b.appendResp(dst, f, in.AppendTo)
+
+	case frame.TypeLoadBegin:
+		var lb frame.LoadBegin
+		if lb.DecodeFromBytes(p) != nil {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 4)
+		}
+		if int(lb.Words) != len(b.words) {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(len(b.words)))
+		}
+		b.loading, b.loaded, b.core = true, false, nil
+		b.next, b.running, b.modelCRC = 0, 0, 0
+		return b.appendResp(dst, f, lb.AppendTo)
+
+	case frame.TypeLoadData:
+		var ld frame.LoadData
+		if err := ld.DecodeFromBytes(p); err != nil {
+			want := uint32(6)
+			if len(p) > 6 {
+				want = uint32(min(len(p)-1, frame.MaxPayload))
+			}
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, want)
+		}
+		n := uint64(ld.N())
+		off := uint64(ld.Offset)
+		switch {
+		case off+n <= uint64(b.next):
+			// A retransmission of a chunk already written.
+		case off == uint64(b.next) && b.loading:
+			if off+n > uint64(len(b.words)) {
+				return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(4+2*(uint64(len(b.words))-off)))
+			}
+			for k := range ld.N() {
+				b.words[int(off)+k] = ld.Word(k)
+			}
+			b.running = crc32.Update(b.running, crc32.IEEETable, ld.Data)
+			b.next += uint32(n)
+		default:
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeLoadGap, b.next)
+		}
+		ack := frame.LoadDataAck{Offset: ld.Offset, N: uint32(n)}
+		return b.appendResp(dst, f, ack.AppendTo)
+
+	case frame.TypeLoadCommit:
+		var lc frame.LoadCommit
+		if lc.DecodeFromBytes(p) != nil {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 8)
+		}
+		w := uint32(len(b.words))
+		switch {
+		case b.loading && lc.Words == w && b.next == w && lc.CRC == b.running:
+			if err := b.commit(); err != nil {
+				return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
+			}
+			b.modelCRC = b.running
+		case !b.loading && b.loaded && lc.Words == w && lc.CRC == b.modelCRC:
+			// A repeated commit of the valid model.
+		case b.loading:
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
+		default:
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.modelCRC)
+		}
+		return b.appendResp(dst, f, lc.AppendTo)
+
+	case frame.TypeInfer:
+		return b.infer(dst, f)
+
+	case frame.TypeStatus:
+		if len(p) != 0 {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+		}
+		st := frame.Status{Counters: b.counters}
+		return b.appendResp(dst, f, st.AppendTo)
+
+	case frame.TypeResetStatus:
+		if len(p) != 0 {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+		}
+		b.counters = [frame.StatusCounters]uint32{}
+		return b.appendResp(dst, f, func(d []byte) []byte { return d })
+	}
+	b.count(frame.CounterUnknown, 1)
+	return b.appendError(dst, f.Seq, f.Type, frame.CodeUnknownCommand, 0)
+}
+
+// infer executes an INFER command.
+func (b *Board) infer(dst []byte, f frame.Frame) []byte {
+	var r frame.InferRequest
+	fb := b.info.FeatureBytes()
+	if len(f.Payload) < frame.InferHeaderLen {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, frame.InferHeaderLen)
+	}
+	if r.DecodeFromBytes(f.Payload) != nil { // bad mode or reserved byte
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+	}
+	if r.Count == 0 {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+fb))
+	}
+	if r.CheckLen(fb) != nil {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+int(r.Count)*fb))
+	}
+	if r.K == 0 || int(r.K) > b.cfg.KMax {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadK, uint32(b.cfg.KMax))
+	}
+	if !b.loaded {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeNoModel, 0)
+	}
+	per := b.info.ResultWords(r.Mode, int(r.K))
+	if per*int(r.Count) > frame.MaxResponseWords {
+		maxCount := frame.MaxResponseWords / per
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+maxCount*fb))
+	}
+	o := int(b.info.O)
+	out := b.out[:0]
+	for v := range int(r.Count) {
+		b.x = frame.UnpackFeatures(r.Vector(v, fb), o, b.x)
+		var st fixed.Stats
+		var err error
+		b.sums, st, err = b.core.Run(b.x, int(r.K), r.Seed, b.sums)
+		if err != nil { // cannot happen: features and K were checked
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+		}
+		if r.Mode == frame.ModeStats {
+			for _, v := range st.Votes {
+				out = append(out, uint32(v))
+			}
+			for _, v := range st.Sum {
+				out = append(out, uint32(int32(v)))
+			}
+			for _, v := range st.SumSq {
+				out = append(out, uint32(v))
+			}
+		} else {
+			for _, v := range b.sums {
+				out = append(out, uint32(v))
+			}
+		}
+	}
+	b.out = out
+	b.count(frame.CounterInferred, uint32(r.Count))
+	for i := 0; ; i++ {
+		n := min(len(out), frame.WordsPerFragment)
+		more := n < len(out)
+		start := len(dst)
+		dst = frame.Begin(dst, frame.TypeInfer.Response(), frame.FragmentFlags(i, more), f.Seq)
+		dst = frame.AppendWords(dst, out[:n])
+		dst, _ = frame.Finish(dst, start)
+		b.count(frame.CounterSent, 1)
+		out = out[n:]
+		if !more {
+			return dst
+		}
+	}
+}
