@@ -89,7 +89,8 @@ type engine struct {
 	queue    []*call
 	nextSeq  uint16
 	txCount  uint64
-	cwnd     float64
+	cwnd     float64 // congestion window (AIMD on busy answers)
+	wmax     float64 // cwnd when the board last answered busy
 	lastCut  uint64
 	lineRate int
 	// RTT estimate from calls answered at their first attempt (Karn),
@@ -187,7 +188,7 @@ func (e *engine) earliest() time.Time {
 
 // pump sends queued calls while the window has room.
 func (e *engine) pump() {
-	for len(e.queue) > 0 && float64(len(e.active)) < max(1, e.cwnd) {
+	for len(e.queue) > 0 && len(e.active) < max(1, int(e.cwnd)) {
 		c := e.queue[0]
 		e.queue[0] = nil
 		e.queue = e.queue[1:]
@@ -276,7 +277,15 @@ func (e *engine) finish(c *call, err error) {
 	c.state = stDone
 	c.err = err
 	if err == nil {
-		e.cwnd = min(float64(e.opts.Window), e.cwnd+1/max(1, e.cwnd))
+		// Additive increase: one per window of successes up to one below
+		// the window at which the board last said busy, then slowly (one
+		// per 16 windows), so that probing the board's buffer costs few
+		// busy answers.
+		inc := 1 / max(1, e.cwnd)
+		if e.wmax > 0 && e.cwnd >= e.wmax-1 {
+			inc /= 16
+		}
+		e.cwnd = min(float64(e.opts.Window), e.cwnd+inc)
 		e.st.completed.Add(1)
 	} else {
 		e.st.failed.Add(1)
@@ -342,6 +351,7 @@ func (e *engine) onFrame(b []byte) {
 				return
 			}
 			if c.lastTx >= e.lastCut {
+				e.wmax = e.cwnd
 				e.cwnd = max(1, e.cwnd/2)
 				e.lastCut = e.txCount
 			}

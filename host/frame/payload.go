@@ -424,7 +424,7 @@ func (s *Status) DecodeFromBytes(p []byte) error {
 func (s *Status) AppendTo(dst []byte) []byte { return AppendWords(dst, s.Counters[:]) }
 
 // Map returns the counters by name.
-func (s *Status) Map() map[string]uint32 {
+func (s Status) Map() map[string]uint32 {
 	m := make(map[string]uint32, StatusCounters)
 	for k, v := range s.Counters {
 		m[CounterName(k)] = v

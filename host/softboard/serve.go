@@ -22,7 +22,7 @@ type StreamOpts struct {
 	// board's reads are not paced by a line); negative disables it.
 	IdleTimeout time.Duration
 	// Pace emulates a line at the board's BitRate (10 bits per byte) on
-	// the board's transmit side.
+	// the board's transmit side (within transport.PaceSlack).
 	Pace bool
 	// OnDrop, if set, is called for every frame the receiver drops.
 	OnDrop func(frame.Drop)
@@ -50,8 +50,8 @@ func (t *txLine) write(b []byte) error {
 			t.lineFree = now
 		}
 		t.lineFree = t.lineFree.Add(time.Duration(int64(len(b)) * 10 * int64(time.Second) / int64(t.rate)))
-		if d := time.Until(t.lineFree); d > 0 {
-			time.Sleep(d)
+		if d := time.Until(t.lineFree) - transport.PaceSlack; d > 0 {
+			time.Sleep(d) // see transport.PaceSlack
 		}
 	}
 	_, err := t.w.Write(b)

@@ -22,9 +22,9 @@ type StreamOpts struct {
 	// BitsPerByte is the number of line bits per byte (default 10, 8N1).
 	BitsPerByte int
 	// Pace emulates a line at LineRate on the transmit side: Send returns
-	// (and the bytes reach the other end) only when a line at that rate
-	// would have finished sending them. For pseudo-terminals and pipes,
-	// which have no line rate of their own.
+	// (and the bytes reach the other end) when a line at that rate would
+	// have finished sending them, give or take PaceSlack. For
+	// pseudo-terminals and pipes, which have no line rate of their own.
 	Pace bool
 	// IdleTimeout drops a partially received frame when no byte arrives
 	// for this long (the bytes after its SOF are rescanned). 0 uses the
@@ -136,7 +136,11 @@ func (s *Stream) Send(b []byte) error {
 			begin = s.lineFree
 		}
 		s.lineFree = begin.Add(s.byteTime(len(b)))
-		if d := time.Until(s.lineFree); d > 0 {
+		// Sleeping per frame would round every frame up to the timer
+		// granularity (about 1 ms); instead the bytes go out when the
+		// emulated line is at most PaceSlack behind, so the long-run rate
+		// is exact and a frame arrives at most PaceSlack early.
+		if d := time.Until(s.lineFree) - PaceSlack; d > 0 {
 			time.Sleep(d)
 		}
 		s.txBusy.Add(int64(s.byteTime(len(b))))
@@ -208,6 +212,10 @@ func (s *Stream) Close() error {
 	}
 	return s.closeErr
 }
+
+// PaceSlack is how far ahead of an emulated line (StreamOpts.Pace) bytes
+// may be delivered.
+const PaceSlack = 2 * time.Millisecond
 
 // hangupReads is the number of consecutive instant (0, io.EOF) reads after
 // which an EOFIsTimeout stream is considered hung up.

@@ -1,0 +1,287 @@
+package softboard_test
+
+import (
+	"context"
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/internal/testmodel"
+	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+func newBoard(t *testing.T, cfg softboard.Config) *softboard.Board {
+	t.Helper()
+	if cfg.Shape == (fixed.Shape{}) {
+		cfg.Shape = testmodel.Multiclass
+	}
+	if cfg.HW == (fixed.HW{}) {
+		cfg.HW = testmodel.HW
+	}
+	b, err := softboard.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// exec runs one command through Execute and decodes the single response
+// frame (or the fragments of an INFER, concatenated).
+func exec(t *testing.T, b *softboard.Board, typ frame.Type, seq uint16, payload []byte) (frame.Type, []byte) {
+	t.Helper()
+	out := b.Execute(nil, frame.Frame{Type: typ, Seq: seq, Payload: payload})
+	var p frame.Parser
+	var rt frame.Type
+	var resp []byte
+	n, idx := 0, 0
+	p.Feed(out, func(f frame.Frame) {
+		if f.Seq != seq {
+			t.Fatalf("response seq %d, want %d", f.Seq, seq)
+		}
+		if f.Flags.Index() != idx {
+			t.Fatalf("fragment index %d, want %d", f.Flags.Index(), idx)
+		}
+		idx++
+		n++
+		rt = f.Type
+		resp = append(resp, f.Payload...)
+	})
+	if p.Buffered() != 0 || n == 0 {
+		t.Fatalf("Execute produced %d frames and %d stray bytes", n, p.Buffered())
+	}
+	return rt, resp
+}
+
+func wantError(t *testing.T, b *softboard.Board, typ frame.Type, payload []byte, code frame.ErrorCode, detail uint32) {
+	t.Helper()
+	rt, p := exec(t, b, typ, 9, payload)
+	var e frame.BoardError
+	if rt != frame.TypeError || e.DecodeFromBytes(p) != nil || e.Code != code || e.Cmd != typ || e.Detail != detail {
+		t.Fatalf("%v % x: got %v % x, want ERROR code %d detail %d", typ, payload, rt, p, code, detail)
+	}
+}
+
+func u32(v ...uint32) []byte {
+	var b []byte
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, x)
+	}
+	return b
+}
+
+func TestProtocolConformance(t *testing.T) {
+	b := newBoard(t, softboard.Config{KMax: 100, BitRate: 115200, Hash32: 0xabcd1234})
+	bank := testmodel.Bank(testmodel.Multiclass, testmodel.HW.Bits, 1)
+	words := softboard.BankWords(bank, testmodel.HW)
+	W := uint32(len(words))
+
+	rt, p := exec(t, b, frame.TypeInfo, 1, nil)
+	var in frame.Info
+	if rt != frame.TypeInfo.Response() || in.DecodeFromBytes(p) != nil || in.Check() != nil {
+		t.Fatalf("INFO: %v % x", rt, p)
+	}
+	if in.BankWords() != len(words) || in.Loaded != 0 || in.KMax != 100 || in.BitRate != 115200 || in.Hash32 != 0xabcd1234 || in.Generator != 0x000100 {
+		t.Fatalf("INFO words %v", in.String())
+	}
+	wantError(t, b, frame.TypeInfo, []byte{0}, frame.CodeBadLength, 0)
+	fb := in.FeatureBytes()
+	infer := func(mode frame.Mode, k, count int) []byte {
+		return (&frame.InferRequest{Mode: mode, K: uint16(k), Seed: 5, Count: uint16(count), Features: make([]byte, count*fb)}).AppendTo(nil)
+	}
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 1, 1), frame.CodeNoModel, 0)
+
+	// Upload: begin, in-order chunks, a retransmission, a gap, a partial
+	// overlap, then commit.
+	wantError(t, b, frame.TypeLoadBegin, u32(W+1), frame.CodeBadLength, W)
+	wantError(t, b, frame.TypeLoadBegin, []byte{1, 2}, frame.CodeBadLength, 4)
+	if rt, p := exec(t, b, frame.TypeLoadBegin, 2, u32(W)); rt != frame.TypeLoadBegin.Response() || binary.LittleEndian.Uint32(p) != W {
+		t.Fatalf("LOAD_BEGIN: %v % x", rt, p)
+	}
+	chunk := func(off, n int) []byte { return frame.AppendLoadData(nil, uint32(off), words[off:off+n]) }
+	ack := func(off, n int) {
+		t.Helper()
+		rt, p := exec(t, b, frame.TypeLoadData, 3, chunk(off, n))
+		if rt != frame.TypeLoadData.Response() || binary.LittleEndian.Uint32(p) != uint32(off) || binary.LittleEndian.Uint32(p[4:]) != uint32(n) {
+			t.Fatalf("LOAD_DATA(%d, %d): %v % x", off, n, rt, p)
+		}
+	}
+	ack(0, 100)
+	ack(100, 100)
+	ack(0, 100)                                                                 // retransmission, acknowledged again
+	ack(150, 50)                                                                // inside the written part: a retransmission too
+	wantError(t, b, frame.TypeLoadData, chunk(300, 10), frame.CodeLoadGap, 200) // gap
+	wantError(t, b, frame.TypeLoadData, chunk(190, 20), frame.CodeLoadGap, 200) // partial overlap
+	wantError(t, b, frame.TypeLoadData, []byte{0, 0, 0, 0, 1}, frame.CodeBadLength, 6)
+	wantError(t, b, frame.TypeLoadData, make([]byte, 9), frame.CodeBadLength, 8)
+	wantError(t, b, frame.TypeLoadCommit, u32(W, frame.WordsCRC(words)), frame.CodeCommitMismatch, frame.WordsCRC(words[:200]))
+	for off := 200; off < len(words); off += 300 {
+		ack(off, min(300, len(words)-off))
+	}
+	wantError(t, b, frame.TypeLoadData, frame.AppendLoadData(nil, W, []uint16{1}), frame.CodeBadLength, 4) // past the end
+	wantError(t, b, frame.TypeLoadCommit, u32(W, 0), frame.CodeCommitMismatch, frame.WordsCRC(words))
+	wantError(t, b, frame.TypeLoadCommit, u32(W), frame.CodeBadLength, 8)
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 1, 1), frame.CodeNoModel, 0)
+	commit := u32(W, frame.WordsCRC(words))
+	for range 2 { // a repeated commit is acknowledged again
+		if rt, p := exec(t, b, frame.TypeLoadCommit, 4, commit); rt != frame.TypeLoadCommit.Response() || string(p) != string(commit) {
+			t.Fatalf("LOAD_COMMIT: %v % x", rt, p)
+		}
+	}
+	if in = b.Info(); in.Loaded != 1 || in.ModelCRC != frame.WordsCRC(words) {
+		t.Fatalf("after commit: %v", in.String())
+	}
+
+	// INFER refusals.
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 0, 1), frame.CodeBadK, 100)
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 101, 1), frame.CodeBadK, 100)
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 1, 0), frame.CodeBadLength, uint32(frame.InferHeaderLen+fb))
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 1, 2)[:frame.InferHeaderLen+fb], frame.CodeBadLength, uint32(frame.InferHeaderLen+2*fb))
+	wantError(t, b, frame.TypeInfer, []byte{1, 0, 1}, frame.CodeBadLength, frame.InferHeaderLen)
+	bad := infer(frame.ModeStats, 1, 1)
+	bad[0] = 2
+	wantError(t, b, frame.TypeInfer, bad, frame.CodeBadLength, 0)
+	// 100 samples x 3 TMs x 110 vectors = 33000 words > 128 fragments.
+	wantError(t, b, frame.TypeInfer, infer(frame.ModeSamples, 100, 110), frame.CodeBadLength, uint32(frame.InferHeaderLen+109*fb))
+	wantError(t, b, frame.Type(0x7f), nil, frame.CodeUnknownCommand, 0)
+	wantError(t, b, frame.TypeInfer.Response(), nil, frame.CodeUnknownCommand, 0)
+
+	// INFER results equal the golden core, in fragments of 256 words.
+	core, err := fixed.NewCore(bank, testmodel.HW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := testmodel.Features(3, testmodel.Multiclass.Features, 9)
+	feat := []byte{}
+	for _, v := range x {
+		feat = frame.PackFeatures(feat, v)
+	}
+	rt, p = exec(t, b, frame.TypeInfer, 5, (&frame.InferRequest{Mode: frame.ModeSamples, K: 100, Seed: 77, Count: 3, Features: feat}).AppendTo(nil))
+	words32, err := frame.Uint32s(nil, p)
+	if rt != frame.TypeInfer.Response() || err != nil || len(words32) != 900 {
+		t.Fatalf("INFER samples: %v, %d words, %v", rt, len(words32), err)
+	}
+	for v := range 3 {
+		sums, _, _ := core.Run(x[v], 100, 77, nil)
+		for k, s := range sums {
+			if words32[v*300+k] != uint32(s) {
+				t.Fatalf("vector %d word %d: %d, golden %d", v, k, int32(words32[v*300+k]), s)
+			}
+		}
+	}
+	st := b.Status()
+	if st.Counters[frame.CounterInferred] != 3 || st.Counters[frame.CounterUnknown] != 2 || st.Counters[frame.CounterBadLength] == 0 || st.Counters[frame.CounterErrors] == 0 {
+		t.Fatalf("counters %v", st.Map())
+	}
+	if rt, p := exec(t, b, frame.TypeResetStatus, 6, nil); rt != frame.TypeResetStatus.Response() || len(p) != 0 {
+		t.Fatalf("RESET_STATUS: %v % x", rt, p)
+	}
+	rt, p = exec(t, b, frame.TypeStatus, 7, nil)
+	var s frame.Status
+	if rt != frame.TypeStatus.Response() || s.DecodeFromBytes(p) != nil || s.Counters[frame.CounterExecuted] != 1 || s.Counters[frame.CounterSent] != 1 {
+		t.Fatalf("STATUS after reset: %v %v", rt, s.Map())
+	}
+}
+
+// Garbage on the line must never wedge the board: after 100,000 random
+// bytes a valid request is answered.
+func TestRandomBytesThenRequest(t *testing.T) {
+	b := newBoard(t, softboard.Config{})
+	host, end := transport.BytePipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Serve(ctx, end, softboard.StreamOpts{}) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	rng := rand.New(rand.NewPCG(42, 42))
+	junk := make([]byte, 100_000)
+	for i := range junk {
+		junk[i] = byte(rng.Uint32())
+		if i%97 == 0 {
+			junk[i] = frame.SOF // plenty of false starts
+		}
+	}
+	for off := 0; off < len(junk); off += 4096 {
+		host.Write(junk[off:min(off+4096, len(junk))])
+	}
+	req, _ := frame.Append(nil, frame.TypeInfo, 0, 4242, nil)
+	host.Write(req)
+	var p frame.Parser
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(10 * time.Second)
+	host.SetReadDeadline(deadline)
+	for {
+		n, err := host.Read(buf)
+		if err != nil {
+			t.Fatalf("no answer: %v (board counters %v)", err, b.Status().Map())
+		}
+		var got *frame.Frame
+		p.Feed(buf[:n], func(f frame.Frame) {
+			if f.Seq == 4242 && f.Type == frame.TypeInfo.Response() {
+				got = &f
+			}
+		})
+		if got != nil {
+			break
+		}
+	}
+	st := b.Status()
+	t.Logf("board counters after 100k random bytes: %v", st.Map())
+	if st.Counters[frame.CounterCRCErrors]+st.Counters[frame.CounterFraming] == 0 {
+		t.Fatal("no CRC or framing errors counted")
+	}
+}
+
+// A board with a one-frame buffer answers frames that arrive while it is
+// busy with ERROR 8, and still answers every frame exactly once.
+func TestBusy(t *testing.T) {
+	b := newBoard(t, softboard.Config{Bank: testmodel.Bank(testmodel.Multiclass, testmodel.HW.Bits, 2), KMax: 1000})
+	host, end := transport.BytePipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	go b.Serve(ctx, end, softboard.StreamOpts{})
+	defer cancel()
+	var burst []byte
+	for seq := range 20 {
+		burst, _ = frame.Append(burst, frame.TypeInfer, 0, uint16(seq), (&frame.InferRequest{Mode: frame.ModeStats, K: 1000, Count: 1, Features: make([]byte, 2)}).AppendTo(nil))
+	}
+	host.Write(burst)
+	answered := map[uint16]frame.Type{}
+	var p frame.Parser
+	buf := make([]byte, 4096)
+	host.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for len(answered) < 20 {
+		n, err := host.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d answers: %v", len(answered), err)
+		}
+		p.Feed(buf[:n], func(f frame.Frame) {
+			if _, dup := answered[f.Seq]; dup {
+				t.Errorf("seq %d answered twice", f.Seq)
+			}
+			answered[f.Seq] = f.Type
+			if f.Type == frame.TypeError {
+				var e frame.BoardError
+				if e.DecodeFromBytes(f.Payload) != nil || e.Code != frame.CodeBusy {
+					t.Errorf("seq %d: unexpected error % x", f.Seq, f.Payload)
+				}
+			}
+		})
+	}
+	busy := 0
+	for _, ty := range answered {
+		if ty == frame.TypeError {
+			busy++
+		}
+	}
+	if busy == 0 {
+		t.Fatal("no busy answers to a burst of 20 long requests")
+	}
+	t.Logf("%d of 20 answered busy", busy)
+}
