@@ -29,7 +29,7 @@ type Params struct {
 // DefaultParams returns the defaults used by `ptm train` when a flag is not
 // given.
 func DefaultParams() Params {
-	return Params{Clauses: 60, T: 30, S: 2, N: 100, Epochs: 100, Seed: 1, Feedback: ConsistentFeedback}
+	return Params{Clauses: 20, T: 10, S: 2, N: 100, Epochs: 100, Seed: 1, Feedback: ConsistentFeedback}
 }
 
 // Validate reports the first invalid hyper-parameter.
