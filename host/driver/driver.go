@@ -77,8 +77,8 @@ func (o *Opts) defaults() {
 func Seq(s uint16) *uint16 { return &s }
 
 type counters struct {
-	frames, retries, timeouts, fast, busy, loadGaps atomic.Uint64
-	stray, fragGaps, fragReset, completed, failed   atomic.Uint64
+	frames, retries, timeouts, fast, hints, busy, loadGaps atomic.Uint64
+	stray, fragGaps, fragReset, completed, failed          atomic.Uint64
 }
 
 // Stats counts the driver's work.
@@ -89,6 +89,7 @@ type Stats struct {
 	Retries         uint64 `json:"retries"`          // resends of any cause
 	Timeouts        uint64 `json:"timeouts"`         // resends after a timeout
 	FastRetransmits uint64 `json:"fast_retransmits"` // resends after evidence of a loss
+	DropHints       uint64 `json:"drop_hints"`       // resends after the transport dropped a frame claiming the request's seq
 	Busy            uint64 `json:"busy"`             // busy answers
 	LoadGaps        uint64 `json:"load_gaps"`        // LOAD_DATA gap answers (resume from next)
 	Stray           uint64 `json:"stray"`            // responses for no pending request: late duplicates
@@ -124,12 +125,22 @@ func New(t transport.Transport, opts Opts) *Driver {
 	}
 	e := &engine{
 		t: t, opts: opts, st: &counters{},
-		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256),
+		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64),
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Driver{t: t, opts: opts, e: e, cancel: cancel}
+	if dn, ok := t.(transport.DropNotifier); ok && !opts.NoFastRetransmit {
+		dn.SetDropHook(func(dr frame.Drop) {
+			if dr.Have >= 5 { // the seq bytes arrived
+				select {
+				case e.hints <- dr.Seq:
+				default:
+				}
+			}
+		})
+	}
 	go e.run()
 	go e.reader(ctx)
 	return d
@@ -154,7 +165,7 @@ func (d *Driver) Stats() Stats {
 	s := d.e.st
 	return Stats{
 		Completed: s.completed.Load(), Failed: s.failed.Load(), Frames: s.frames.Load(), Retries: s.retries.Load(),
-		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
+		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 	}
 }

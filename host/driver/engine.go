@@ -79,6 +79,7 @@ type engine struct {
 	submit  chan *call
 	cancel  chan cancelReq
 	frames  chan []byte
+	hints   chan uint16 // claimed seqs of frames the transport dropped
 	readErr chan error
 	quit    chan struct{}
 	dead    chan struct{} // closed when run returns
@@ -147,6 +148,8 @@ func (e *engine) run() {
 			e.queue = append(e.queue, c)
 		case b := <-e.frames:
 			e.onFrame(b)
+		case seq := <-e.hints:
+			e.onDropHint(seq)
 		case <-timer.C:
 			e.onTimer(time.Now())
 		case cr := <-e.cancel:
@@ -439,6 +442,19 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 	}
 	c.respType = f.Type
 	e.finish(c, nil)
+}
+
+// onDropHint handles a frame the transport dropped that claimed seq: if
+// that request is in flight with a single outstanding transmission, its
+// answer was probably that frame, so it is resent now. A wrong hint (the
+// header was corrupted too) costs one harmless resend.
+func (e *engine) onDropHint(seq uint16) {
+	c := e.pending[seq]
+	if c == nil || c.state != stInflight || c.firstTx != c.lastTx || e.opts.NoFastRetransmit {
+		return
+	}
+	e.st.hints.Add(1)
+	e.transmit(c, true)
 }
 
 // onLoadGap handles ERROR 6 (load gap) for chunk c: the board expects

@@ -19,7 +19,7 @@ func TestFaultyLink(t *testing.T) {
 		n = 2000
 	}
 	faults := &softboard.Faults{Seed: 11, FlipToBoard: 1e-3, DropToBoard: 1e-3, FlipToHost: 1e-3, DropToHost: 1e-3}
-	r := newRig(t, testmodel.Multiclass, softboard.Config{}, driver.Opts{Timeout: 50 * time.Millisecond, ChunkWords: 64}, faults)
+	r := newRig(t, testmodel.Multiclass, softboard.Config{}, driver.Opts{Timeout: 20 * time.Millisecond, ChunkWords: 64}, faults)
 	ctx := ctxT(t, 120*time.Second)
 	if _, err := r.d.Info(ctx); err != nil {
 		t.Fatal(err)

@@ -234,6 +234,25 @@ func (c *LoadCommit) AppendTo(dst []byte) []byte {
 	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, c.Words), c.CRC)
 }
 
+// BankWords flattens bank.LaneWords(hw) into the upload order of
+// docs/protocol.md section 2: word w = addr*L + lane, each threshold as a
+// u16 (B <= 16), padding slots 0.
+func BankWords(bank *fixed.Bank, hw fixed.HW) []uint16 {
+	lanes := bank.LaneWords(hw)
+	l := len(lanes)
+	if l == 0 {
+		return nil
+	}
+	d := len(lanes[0])
+	out := make([]uint16, l*d)
+	for lane, ws := range lanes {
+		for a, w := range ws {
+			out[a*l+lane] = uint16(w)
+		}
+	}
+	return out
+}
+
 // WordsCRC is the CRC-32 of words as u16 little-endian bytes in order, the
 // checksum LOAD_COMMIT carries.
 func WordsCRC(words []uint16) uint32 {

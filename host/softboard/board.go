@@ -114,23 +114,8 @@ func ConfigFor(bank *fixed.Bank, hw fixed.HW, kmax int) Config {
 	return Config{Shape: bank.Shape, HW: hw, KMax: kmax}
 }
 
-// BankWords flattens bank.LaneWords(hw) into the upload order of
-// docs/protocol.md: word w = addr*L + lane.
-func BankWords(bank *fixed.Bank, hw fixed.HW) []uint16 {
-	lanes := bank.LaneWords(hw)
-	l := len(lanes)
-	if l == 0 {
-		return nil
-	}
-	d := len(lanes[0])
-	out := make([]uint16, l*d)
-	for lane, ws := range lanes {
-		for a, w := range ws {
-			out[a*l+lane] = uint16(w)
-		}
-	}
-	return out
-}
+// BankWords is frame.BankWords (kept here for convenience).
+func BankWords(bank *fixed.Bank, hw fixed.HW) []uint16 { return frame.BankWords(bank, hw) }
 
 // bankFrom rebuilds the per-TA thresholds from uploaded words, keeping the
 // low B bits of each (the bank is B bits wide); padding slots are ignored

@@ -44,7 +44,11 @@ type Ethernet struct {
 	framesSent, bytesSent, framesRecv, bytesRecv atomic.Uint64
 	crcErrs, framingErrs, filtered               atomic.Uint64
 	txBusy                                       atomic.Int64
+	dropHook                                     atomic.Pointer[func(frame.Drop)]
 }
+
+// SetDropHook implements DropNotifier.
+func (e *Ethernet) SetDropHook(fn func(frame.Drop)) { e.dropHook.Store(&fn) }
 
 // etherTypeFilter is the classic BPF program "ether proto 0x88b5".
 var etherTypeFilter = []bpf.RawInstruction{
@@ -209,10 +213,16 @@ func (e *Ethernet) readLoop() {
 			continue
 		}
 		if err := f.DecodeFromBytes(eth.Payload); err != nil {
+			d := frame.Drop{Reason: frame.ReasonTooLong, Have: len(eth.Payload)}
 			if errors.Is(err, frame.ErrCRC) {
 				e.crcErrs.Add(1)
+				d.Reason = frame.ReasonCRC
 			} else {
 				e.framingErrs.Add(1)
+			}
+			if h := e.dropHook.Load(); h != nil && len(eth.Payload) >= frame.HeaderLen {
+				d.Type, d.Seq, d.Len = frame.Type(eth.Payload[1]), uint16(eth.Payload[3])|uint16(eth.Payload[4])<<8, int(eth.Payload[5])|int(eth.Payload[6])<<8
+				(*h)(d)
 			}
 			continue
 		}

@@ -69,7 +69,11 @@ type Stream struct {
 	framesSent, bytesSent, framesRecv, bytesRecv atomic.Uint64
 	crcErrs, framingErrs, skipped                atomic.Uint64
 	txBusy                                       atomic.Int64
+	dropHook                                     atomic.Pointer[func(frame.Drop)]
 }
+
+// SetDropHook implements DropNotifier.
+func (s *Stream) SetDropHook(fn func(frame.Drop)) { s.dropHook.Store(&fn) }
 
 // NewStream starts a Stream over rw. The Stream owns rw: Close closes it.
 func NewStream(rw io.ReadWriteCloser, opts StreamOpts) *Stream {
@@ -224,7 +228,14 @@ const hangupReads = 50
 func (s *Stream) readLoop() {
 	defer close(s.done)
 	var p frame.Parser
-	p.OnDrop = s.opts.OnDrop
+	p.OnDrop = func(d frame.Drop) {
+		if s.opts.OnDrop != nil {
+			s.opts.OnDrop(d)
+		}
+		if h := s.dropHook.Load(); h != nil {
+			(*h)(d)
+		}
+	}
 	buf := make([]byte, 4096)
 	dl, _ := s.rw.(deadliner)
 	lastByte := time.Now()

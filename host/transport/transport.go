@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+
 	"errors"
+	"github.com/ptmhw/ptm/host/frame"
 	"time"
 )
 
@@ -23,6 +25,17 @@ type Transport interface {
 	Name() string
 	// Stats returns the traffic counters.
 	Stats() Stats
+}
+
+// DropNotifier is implemented by transports that can report the frames
+// their receiver drops (bad CRC, bad length, idle inside a frame) as they
+// happen. The driver uses the claimed sequence number as a hint to resend
+// that request at once instead of waiting for its timeout (the hint may
+// be wrong, since the header is part of what was corrupted, but a resend
+// is always harmless).
+type DropNotifier interface {
+	// SetDropHook installs fn, called from the receiving goroutine.
+	SetDropHook(fn func(frame.Drop))
 }
 
 // ErrClosed is returned by Send and Recv after Close.

@@ -1,0 +1,456 @@
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/host/driver"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+// Config configures Run.
+type Config struct {
+	// K is the number of samples per row (default 100).
+	K int
+	// Seed is the base seed: row id i uses Seed + i.
+	Seed uint32
+	// Mode is frame.ModeSamples (default) or frame.ModeStats.
+	Mode frame.Mode
+	// Labels are the rows' true classes (model class indices), or nil.
+	Labels []int
+	// RowIDs name the rows (e.g. data-set row numbers) in the per-row
+	// results and in the seed derivation; nil means 0, 1, 2, ...
+	RowIDs []int
+	// Bins is the number of ECE bins (default metrics.DefaultBins).
+	Bins int
+	// ForceUpload uploads the bank even if the board already holds it.
+	ForceUpload bool
+	// Driver configures the driver.
+	Driver driver.Opts
+	// Progress, if set, is called as results arrive (done of total).
+	Progress func(done, total int)
+}
+
+// Num is a float64 that marshals NaN and infinities as JSON null.
+type Num float64
+
+// MarshalJSON implements json.Marshaler.
+func (n Num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// Row is one row's result.
+type Row struct {
+	Row     int       `json:"row"`  // the row id
+	Seed    uint32    `json:"seed"` // the seed it was run with
+	Probs   []float64 `json:"probs,omitempty"`
+	Pred    int       `json:"pred"`
+	Label   *int      `json:"label,omitempty"`
+	Entropy Num       `json:"entropy"`
+	// MutualInfo is null in stats mode.
+	MutualInfo Num    `json:"mutual_info"`
+	Retries    int    `json:"retries"`
+	Mismatch   bool   `json:"mismatch_vs_golden,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Metrics are the test-set uncertainty metrics (golden/metrics.Report).
+type Metrics struct {
+	N                int `json:"n"`
+	Bins             int `json:"ece_bins"`
+	Accuracy         Num `json:"accuracy"`
+	ECE              Num `json:"ece"`
+	NLL              Num `json:"nll"`
+	Brier            Num `json:"brier"`
+	AUROCEntropy     Num `json:"auroc_entropy"`
+	EntropyCorrect   Num `json:"mean_entropy_correct"`
+	EntropyIncorrect Num `json:"mean_entropy_incorrect"`
+	MICorrect        Num `json:"mean_mi_correct"`
+	MIIncorrect      Num `json:"mean_mi_incorrect"`
+}
+
+// Board describes the board a run used.
+type Board struct {
+	Link      string            `json:"link"`
+	Info      frame.Info        `json:"info"`
+	Generator string            `json:"generator"`
+	Uploaded  bool              `json:"uploaded"`   // false when the board already held the bank
+	UploadS   float64           `json:"upload_s"`   // upload wall time
+	HashMatch bool              `json:"hash_match"` // INFO hash32 equals the model file's hash prefix
+	Counters  map[string]uint32 `json:"counters"`   // STATUS counters accumulated during the stream
+	BitRate   int               `json:"line_rate"`  // bits/s used for link_utilization, 0 if unknown
+	ModelHash string            `json:"model_hash"` // the model file's hash, when given
+	Warnings  []string          `json:"warnings,omitempty"`
+}
+
+// Summary is the outcome of Run.
+type Summary struct {
+	Queries         int     `json:"queries"`
+	Lost            int     `json:"lost"`
+	Duplicated      int     `json:"duplicated"`
+	Mismatches      int     `json:"mismatches_vs_golden"`
+	Retries         uint64  `json:"retries"`
+	CRCErrors       uint64  `json:"crc_errors"`
+	QueriesPerS     float64 `json:"queries_per_s"`
+	LinkUtilization float64 `json:"link_utilization"`
+
+	FirstMismatch  string       `json:"first_mismatch,omitempty"`
+	LinkUtilRx     float64      `json:"link_utilization_rx"`
+	WallS          float64      `json:"wall_s"`
+	Mode           string       `json:"mode"`
+	K              int          `json:"k"`
+	Seed           uint32       `json:"seed"`
+	FramingErrors  uint64       `json:"framing_errors"`
+	Timeouts       uint64       `json:"timeouts"`
+	Busy           uint64       `json:"busy"`
+	LateDuplicates uint64       `json:"late_duplicates"`
+	BytesSent      uint64       `json:"bytes_sent"`
+	BytesReceived  uint64       `json:"bytes_received"`
+	Board          Board        `json:"board"`
+	Driver         driver.Stats `json:"driver"`
+	Metrics        *Metrics     `json:"metrics,omitempty"`
+	Rows           []Row        `json:"rows"`
+}
+
+// CheckFit checks that a board (its INFO words) can run bank with K
+// samples in mode. The error names what differs.
+func CheckFit(in *frame.Info, bank *fixed.Bank, k int, mode frame.Mode) error {
+	sh := bank.Shape
+	bsh := in.Shape()
+	for _, c := range []struct {
+		what       string
+		board, mdl int
+	}{
+		{"classes (NC)", bsh.Classes, sh.Classes}, {"TMs (NT)", bsh.TMs, sh.TMs}, {"clauses per TM (m)", bsh.Clauses, sh.Clauses},
+		{"Boolean features (o)", bsh.Features, sh.Features}, {"T", bsh.T, sh.T}, {"probability bits (B)", int(in.B), bank.Bits},
+	} {
+		if c.board != c.mdl {
+			return fmt.Errorf("stream: the board is built for %d %s, the model has %d (board: %v)", c.board, c.what, c.mdl, in)
+		}
+	}
+	hw := in.HW()
+	if err := hw.Check(sh); err != nil {
+		return fmt.Errorf("stream: the board's lanes do not fit the model: %w", err)
+	}
+	if d := hw.LayoutOf(sh).Depth; d != int(in.D) {
+		return fmt.Errorf("stream: the board reports bank depth D = %d, but %d clause x %d literal lanes need %d for this shape", in.D, in.LC, in.LL, d)
+	}
+	if k < 1 || k > int(in.KMax) || k > 0xffff {
+		return fmt.Errorf("stream: K = %d, the board accepts 1..%d", k, in.KMax)
+	}
+	if n := in.ResultWords(mode, k); n > frame.MaxResponseWords {
+		return fmt.Errorf("stream: K = %d in %v mode gives %d result words per row, more than one response can carry (%d); use stats mode or a smaller K", k, mode, n, frame.MaxResponseWords)
+	}
+	return nil
+}
+
+// Run streams rows (raw feature vectors, the booleanizer's input) through
+// the board behind t with the model of f. hash is the model file's hash
+// (modelfile.Read's second result) or "". It returns the summary; on an
+// error after streaming began the partial summary is returned too.
+func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash string, rows [][]float64, cfg Config) (*Summary, error) {
+	if cfg.K == 0 {
+		cfg.K = 100
+	}
+	if cfg.Bins <= 0 {
+		cfg.Bins = metrics.DefaultBins
+	}
+	if cfg.Labels != nil && len(cfg.Labels) != len(rows) {
+		return nil, fmt.Errorf("stream: %d labels for %d rows", len(cfg.Labels), len(rows))
+	}
+	if cfg.RowIDs != nil && len(cfg.RowIDs) != len(rows) {
+		return nil, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), len(rows))
+	}
+	if cfg.Mode != frame.ModeSamples && cfg.Mode != frame.ModeStats {
+		return nil, fmt.Errorf("stream: unknown mode %d", cfg.Mode)
+	}
+	if f == nil || f.Bank == nil || f.Booleanizer == nil || f.Model == nil {
+		return nil, fmt.Errorf("stream: the model file has no model, bank or booleanizer")
+	}
+	bank := f.Bank
+	for i, y := range cfg.Labels {
+		if y < 0 || y >= bank.Classes {
+			return nil, fmt.Errorf("stream: row %d has label %d, the model has %d classes", i, y, bank.Classes)
+		}
+	}
+	// Booleanize first: a bad row is an error before the board is touched.
+	feats := make([][]byte, len(rows))
+	xs := make([][]bool, len(rows))
+	for i, r := range rows {
+		x, err := f.Booleanizer.Encode(r, nil)
+		if err != nil {
+			return nil, fmt.Errorf("stream: row %d: %w", rowID(cfg, i), err)
+		}
+		xs[i], feats[i] = x, frame.PackFeatures(nil, x)
+	}
+
+	d := driver.New(t, cfg.Driver)
+	defer d.Close()
+	s := &Summary{Queries: len(rows), Mode: cfg.Mode.String(), K: cfg.K, Seed: cfg.Seed}
+	s.Board.Link = t.Name()
+	s.Board.ModelHash = hash
+
+	in, err := d.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	if err := CheckFit(in, bank, cfg.K, cfg.Mode); err != nil {
+		return nil, err
+	}
+	hw := in.HW()
+	words := frame.BankWords(bank, hw)
+	crc := frame.WordsCRC(words)
+	if cfg.ForceUpload || in.Loaded != 1 || in.ModelCRC != crc {
+		start := time.Now()
+		if err := d.Load(ctx, words); err != nil {
+			return nil, fmt.Errorf("stream: uploading %d words: %w", len(words), err)
+		}
+		s.Board.Uploaded, s.Board.UploadS = true, time.Since(start).Seconds()
+		if in, err = d.Info(ctx); err != nil {
+			return nil, fmt.Errorf("stream: %w", err)
+		}
+		if in.Loaded != 1 || in.ModelCRC != crc {
+			return nil, fmt.Errorf("stream: after the upload the board reports loaded = %d, CRC 0x%08x; want 1, 0x%08x", in.Loaded, in.ModelCRC, crc)
+		}
+	}
+	s.Board.Info = *in
+	s.Board.Generator = fmt.Sprintf("%d.%d.%d", in.Generator>>16, in.Generator>>8&0xff, in.Generator&0xff)
+	if len(hash) >= 8 {
+		var h32 uint32
+		if _, err := fmt.Sscanf(hash[:8], "%08x", &h32); err == nil {
+			s.Board.HashMatch = h32 == in.Hash32
+			if !s.Board.HashMatch {
+				s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("the board was generated for model hash %08x, this model file is %s (the uploaded bank is what runs)", in.Hash32, hash[:8]))
+			}
+		}
+	}
+	s.Board.BitRate = t.Stats().LineRate
+	if s.Board.BitRate == 0 {
+		s.Board.BitRate = int(in.BitRate)
+	}
+	core, err := fixed.NewCore(bank, hw)
+	if err != nil {
+		return nil, fmt.Errorf("stream: golden core: %w", err)
+	}
+	status0, err := d.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+
+	// Stream.
+	results := make([][]driver.Result, len(rows))
+	reqs := make(chan driver.Request)
+	res := make(chan driver.Result, 64)
+	go func() {
+		defer close(reqs)
+		for i := range rows {
+			select {
+			case reqs <- driver.Request{Index: i, Features: feats[i], K: cfg.K, Seed: seedOf(cfg, i), Mode: cfg.Mode}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	link0, drv0 := t.Stats(), d.Stats()
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() { errc <- d.Stream(ctx, reqs, res) }()
+	n := 0
+	for r := range res {
+		if r.Index >= 0 && r.Index < len(rows) {
+			results[r.Index] = append(results[r.Index], r)
+		}
+		n++
+		if cfg.Progress != nil {
+			cfg.Progress(n, len(rows))
+		}
+	}
+	streamErr := <-errc
+	wall := time.Since(start)
+	link := t.Stats().Sub(link0)
+	link.LineRate = s.Board.BitRate
+	drv := d.Stats()
+	s.WallS = wall.Seconds()
+	if wall > 0 {
+		s.QueriesPerS = float64(len(rows)) / wall.Seconds()
+	}
+	s.LinkUtilization, s.LinkUtilRx = link.TxUtilization(wall), link.RxUtilization(wall)
+	s.Retries = drv.Retries - drv0.Retries
+	s.Timeouts = drv.Timeouts - drv0.Timeouts
+	s.Busy = drv.Busy - drv0.Busy
+	s.LateDuplicates = drv.Stray - drv0.Stray
+	s.CRCErrors, s.FramingErrors = link.CRCErrors, link.FramingErrors
+	s.BytesSent, s.BytesReceived = link.BytesSent, link.BytesRecv
+	s.Driver = drv
+	if st, err := d.Status(ctx); err == nil {
+		s.Board.Counters = map[string]uint32{}
+		for k, v := range st.Counters {
+			s.Board.Counters[frame.CounterName(k)] = v - status0.Counters[k]
+		}
+	}
+
+	// Check against the golden model and compute the metrics.
+	var sums []int32
+	var qs []metrics.QueryStats
+	var labels []int
+	isums := make([]int, 0)
+	U := float64(fixed.VoteUnit(bank.Classes))
+	s.Rows = make([]Row, len(rows))
+	for i := range rows {
+		row := &s.Rows[i]
+		row.Row, row.Seed = rowID(cfg, i), seedOf(cfg, i)
+		if cfg.Labels != nil {
+			y := cfg.Labels[i]
+			row.Label = &y
+		}
+		rs := results[i]
+		if len(rs) > 1 {
+			s.Duplicated++
+		}
+		if len(rs) == 0 || rs[0].Err != nil {
+			s.Lost++
+			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+			if len(rs) == 0 {
+				row.Error = "no result"
+			} else {
+				row.Error = rs[0].Err.Error()
+			}
+			continue
+		}
+		r := rs[0]
+		row.Retries = r.Retries
+		var st fixed.Stats
+		sums, st, err = core.Run(xs[i], cfg.K, row.Seed, sums)
+		if err != nil {
+			return s, fmt.Errorf("stream: golden run of row %d: %w", row.Row, err)
+		}
+		want := goldenWords(cfg.Mode, sums, st)
+		if k := firstDiff(r.Words, want); k >= 0 {
+			s.Mismatches++
+			row.Mismatch = true
+			if s.FirstMismatch == "" {
+				s.FirstMismatch = describeMismatch(row.Row, row.Seed, r, want, k, bank, cfg.Mode)
+			}
+		}
+		var q metrics.QueryStats
+		if cfg.Mode == frame.ModeSamples {
+			isums = isums[:0]
+			for _, w := range r.Words {
+				isums = append(isums, int(int32(w)))
+			}
+			q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, ptm.Mapping{Kind: ptm.Vote}))
+		} else {
+			mean := make([]float64, bank.Classes)
+			for c := range mean {
+				mean[c] = float64(r.Words[c]) / (float64(cfg.K) * U)
+			}
+			q = statsQuery(mean)
+		}
+		row.Probs, row.Pred = q.Mean, q.Pred
+		row.Entropy, row.MutualInfo = Num(q.Entropy), Num(q.MutualInfo)
+		if cfg.Labels != nil {
+			qs = append(qs, q)
+			labels = append(labels, cfg.Labels[i])
+		}
+	}
+	if cfg.Labels != nil {
+		rep := metrics.Evaluate(qs, labels, cfg.Bins)
+		s.Metrics = &Metrics{N: rep.N, Bins: cfg.Bins, Accuracy: Num(rep.Accuracy), ECE: Num(rep.ECE), NLL: Num(rep.NLL), Brier: Num(rep.Brier),
+			AUROCEntropy: Num(rep.AUROCEntropy), EntropyCorrect: Num(rep.EntropyCorrect), EntropyIncorrect: Num(rep.EntropyIncorrect),
+			MICorrect: Num(rep.MICorrect), MIIncorrect: Num(rep.MIIncorrect)}
+	}
+	if streamErr != nil {
+		return s, fmt.Errorf("stream: %w", streamErr)
+	}
+	return s, nil
+}
+
+func rowID(cfg Config, i int) int {
+	if cfg.RowIDs != nil {
+		return cfg.RowIDs[i]
+	}
+	return i
+}
+
+func seedOf(cfg Config, i int) uint32 { return cfg.Seed + uint32(rowID(cfg, i)) }
+
+// goldenWords returns the words the board must send for a row.
+func goldenWords(mode frame.Mode, sums []int32, st fixed.Stats) []uint32 {
+	var w []uint32
+	if mode == frame.ModeSamples {
+		for _, v := range sums {
+			w = append(w, uint32(v))
+		}
+		return w
+	}
+	for _, v := range st.Votes {
+		w = append(w, uint32(v))
+	}
+	for _, v := range st.Sum {
+		w = append(w, uint32(int32(v)))
+	}
+	for _, v := range st.SumSq {
+		w = append(w, uint32(v))
+	}
+	return w
+}
+
+// firstDiff returns the first index where a and b differ (a length
+// difference counts at the shorter length), or -1.
+func firstDiff(a, b []uint32) int {
+	for k := range min(len(a), len(b)) {
+		if a[k] != b[k] {
+			return k
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func describeMismatch(id int, seed uint32, r driver.Result, want []uint32, k int, b *fixed.Bank, mode frame.Mode) string {
+	if k >= len(r.Words) || k >= len(want) {
+		return fmt.Sprintf("row %d (seed %d, seq %d): the board sent %d words, the golden model gives %d", id, seed, r.Seq, len(r.Words), len(want))
+	}
+	what := fmt.Sprintf("word %d", k)
+	if mode == frame.ModeSamples {
+		what += fmt.Sprintf(" (sample %d, class sum of TM %d)", k/b.TMs, k%b.TMs)
+	} else {
+		switch {
+		case k < b.Classes:
+			what += fmt.Sprintf(" (votes of class %d)", k)
+		case k < b.Classes+b.TMs:
+			what += fmt.Sprintf(" (clipped sum of TM %d)", k-b.Classes)
+		default:
+			what += fmt.Sprintf(" (sum of squares of TM %d)", k-b.Classes-b.TMs)
+		}
+	}
+	return fmt.Sprintf("row %d (seed %d, seq %d): %s is %d (0x%08x), the golden model gives %d (0x%08x)", id, seed, r.Seq, what,
+		int32(r.Words[k]), r.Words[k], int32(want[k]), want[k])
+}
+
+// statsQuery builds the per-query metrics that the vote totals allow: the
+// mean and its entropy; the per-sample terms are unknown (NaN).
+func statsQuery(mean []float64) metrics.QueryStats {
+	q := metrics.QueryStats{Mean: mean, Entropy: metrics.Entropy(mean), ExpectedEntropy: math.NaN(), MutualInfo: math.NaN(), StdMean: math.NaN()}
+	q.Pred, q.Conf = 0, mean[0]
+	for c, v := range mean {
+		if v > q.Conf {
+			q.Pred, q.Conf = c, v
+		}
+	}
+	return q
+}

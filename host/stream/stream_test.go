@@ -1,0 +1,242 @@
+package stream_test
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/host/driver"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/host/stream"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+var hw = fixed.HW{Bits: 12, LFSRWidth: 32, ClauseLanes: 6, LiteralLanes: 8}
+
+var irisOnce struct {
+	sync.Once
+	f    *modelfile.File
+	d    *pipeline.Data
+	err  error
+	rows []int
+}
+
+// iris trains a small Iris model once (a few hundred ms).
+func iris(t testing.TB) (*modelfile.File, *pipeline.Data, []int) {
+	irisOnce.Do(func() {
+		irisOnce.d, irisOnce.err = pipeline.LoadData(pipeline.Iris, "")
+		if irisOnce.err != nil {
+			return
+		}
+		irisOnce.f, irisOnce.err = pipeline.Train(irisOnce.d, pipeline.TrainConfig{
+			Params:     ptm.Params{Clauses: 10, T: 6, S: 3, N: 16, Epochs: 8, Seed: 1, Feedback: ptm.ConsistentFeedback},
+			Thresholds: 4, Bits: 12, SplitSeed: 1,
+		})
+		if irisOnce.err == nil {
+			irisOnce.rows, irisOnce.err = pipeline.Rows(irisOnce.f, irisOnce.d, "test")
+		}
+	})
+	if irisOnce.err != nil {
+		t.Fatal(irisOnce.err)
+	}
+	return irisOnce.f, irisOnce.d, irisOnce.rows
+}
+
+func boardFor(t testing.TB, f *modelfile.File, cfg softboard.Config) *softboard.Board {
+	cfg.Shape, cfg.HW = f.Bank.Shape, hw
+	b, err := softboard.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func pipeTo(t testing.TB, b *softboard.Board, faults *softboard.Faults) transport.Transport {
+	host, _, stop := b.Pipe(context.Background(), transport.StreamOpts{}, softboard.StreamOpts{}, faults)
+	t.Cleanup(func() {
+		stop()
+		host.Close()
+	})
+	return host
+}
+
+func testRows(t testing.TB) (*modelfile.File, [][]float64, []int, []int) {
+	f, d, rows := iris(t)
+	labels, err := pipeline.Labels(f, d, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X := make([][]float64, len(rows))
+	for i, r := range rows {
+		X[i] = d.X[r]
+	}
+	return f, X, labels, rows
+}
+
+func TestIrisSamplesAndStats(t *testing.T) {
+	f, X, labels, ids := testRows(t)
+	b := boardFor(t, f, softboard.Config{KMax: 500})
+	tr := pipeTo(t, b, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := stream.Config{K: 200, Seed: 1000, Labels: labels, RowIDs: ids}
+	s, err := stream.Run(ctx, tr, f, "", X, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Queries != len(X) || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 || !s.Board.Uploaded {
+		t.Fatalf("summary %+v", s)
+	}
+	if s.Metrics == nil || !(s.Metrics.Accuracy > 0.6) || math.IsNaN(float64(s.Metrics.MICorrect)) {
+		t.Fatalf("metrics %+v", s.Metrics)
+	}
+	t.Logf("iris test split, K=200 samples: %.0f queries/s, accuracy %.3f, ECE %.3f, H right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f",
+		s.QueriesPerS, s.Metrics.Accuracy, s.Metrics.ECE, s.Metrics.EntropyCorrect, s.Metrics.EntropyIncorrect, s.Metrics.MICorrect, s.Metrics.MIIncorrect)
+
+	// Stats mode on the same seeds gives exactly the same predictive means
+	// (votes / (K*U) equals the mean of the per-sample vote vectors), and
+	// the board already holds the model: no second upload.
+	cfg.Mode = frame.ModeStats
+	s2, err := stream.Run(ctx, tr, f, "", X, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Board.Uploaded || s2.Mismatches != 0 || s2.Lost != 0 {
+		t.Fatalf("stats run %+v", s2)
+	}
+	for i := range s.Rows {
+		a, c := s.Rows[i], s2.Rows[i]
+		if a.Row != c.Row || a.Seed != c.Seed || a.Pred != c.Pred {
+			t.Fatalf("row %d differs: %+v vs %+v", i, a, c)
+		}
+		for k := range a.Probs {
+			if math.Abs(a.Probs[k]-c.Probs[k]) > 1e-12 {
+				t.Fatalf("row %d: samples-mode mean %v, stats-mode votes/(K*U) %v", a.Row, a.Probs, c.Probs)
+			}
+		}
+		if !math.IsNaN(float64(c.MutualInfo)) {
+			t.Fatalf("stats mode reported a mutual information")
+		}
+	}
+	if s2.Metrics.Accuracy != s.Metrics.Accuracy || s2.Metrics.ECE != s.Metrics.ECE {
+		t.Fatalf("accuracy/ECE differ between modes: %+v vs %+v", s.Metrics, s2.Metrics)
+	}
+	// The JSON carries the required fields under their exact names.
+	js, err := json.Marshal(s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"queries", "lost", "duplicated", "mismatches_vs_golden", "retries", "crc_errors", "queries_per_s", "link_utilization"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("summary JSON lacks %q", k)
+		}
+	}
+	if !strings.Contains(string(js), `"mean_mi_correct":null`) {
+		t.Errorf("stats mode MI should be null in JSON")
+	}
+}
+
+// The pipeline with faults on the link: 3000 queries stay exact.
+func TestStreamUnderFaults(t *testing.T) {
+	f, X, labels, _ := testRows(t)
+	var rows [][]float64
+	var lab []int
+	for range 100 {
+		rows = append(rows, X...)
+		lab = append(lab, labels...)
+	}
+	if testing.Short() {
+		rows, lab = rows[:1000], lab[:1000]
+	}
+	b := boardFor(t, f, softboard.Config{})
+	tr := pipeTo(t, b, &softboard.Faults{Seed: 9, FlipToBoard: 1e-3, DropToBoard: 1e-3, FlipToHost: 1e-3, DropToHost: 1e-3})
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	s, err := stream.Run(ctx, tr, f, "", rows, stream.Config{K: 4, Mode: frame.ModeStats, Labels: lab, Driver: driver.Opts{Timeout: 50 * time.Millisecond, ChunkWords: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d queries under faults: %.0f/s, retries %d, host CRC errors %d, framing %d, timeouts %d, busy %d, late duplicates %d; board counters %v",
+		s.Queries, s.QueriesPerS, s.Retries, s.CRCErrors, s.FramingErrors, s.Timeouts, s.Busy, s.LateDuplicates, s.Board.Counters)
+	if s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 || s.Retries == 0 || s.CRCErrors == 0 {
+		t.Fatalf("lost %d dup %d mismatches %d retries %d crc %d", s.Lost, s.Duplicated, s.Mismatches, s.Retries, s.CRCErrors)
+	}
+}
+
+// lying wraps a transport and changes one result word of the INFER
+// response with the given seq offset, re-computing the CRC: a board bug
+// the golden comparison must catch.
+type lying struct {
+	transport.Transport
+	n, target int
+	buf       []byte
+}
+
+func (l *lying) Recv(ctx context.Context) ([]byte, error) {
+	b, err := l.Transport.Recv(ctx)
+	if err != nil || len(b) < frame.Overhead+4 || frame.Type(b[1]) != frame.TypeInfer.Response() {
+		return b, err
+	}
+	l.n++
+	if l.n != l.target {
+		return b, err
+	}
+	l.buf = append(l.buf[:0], b...)
+	binary.LittleEndian.PutUint32(l.buf[frame.HeaderLen:], binary.LittleEndian.Uint32(l.buf[frame.HeaderLen:])+1)
+	binary.LittleEndian.PutUint32(l.buf[len(l.buf)-4:], frame.Checksum(l.buf[1:len(l.buf)-4]))
+	return l.buf, nil
+}
+
+func TestMismatchDetected(t *testing.T) {
+	f, X, _, _ := testRows(t)
+	b := boardFor(t, f, softboard.Config{})
+	tr := &lying{Transport: pipeTo(t, b, nil), target: 7}
+	s, err := stream.Run(context.Background(), tr, f, "", X, stream.Config{K: 10, Mode: frame.ModeStats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Mismatches != 1 || !strings.Contains(s.FirstMismatch, "votes of class 0") {
+		t.Fatalf("mismatches %d, first %q", s.Mismatches, s.FirstMismatch)
+	}
+	t.Log(s.FirstMismatch)
+}
+
+func TestFitErrors(t *testing.T) {
+	f, X, _, _ := testRows(t)
+	other := f.Bank.Shape
+	other.Features++
+	b, err := softboard.New(softboard.Config{Shape: other, HW: hw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = stream.Run(context.Background(), pipeTo(t, b, nil), f, "", X, stream.Config{K: 10})
+	if err == nil || !strings.Contains(err.Error(), "Boolean features (o)") {
+		t.Fatalf("shape mismatch: %v", err)
+	}
+	b = boardFor(t, f, softboard.Config{KMax: 50})
+	_, err = stream.Run(context.Background(), pipeTo(t, b, nil), f, "", X, stream.Config{K: 51})
+	if err == nil || !strings.Contains(err.Error(), "K = 51") {
+		t.Fatalf("K too large: %v", err)
+	}
+	h2 := hw
+	h2.Bits = 14
+	b, _ = softboard.New(softboard.Config{Shape: f.Bank.Shape, HW: h2})
+	_, err = stream.Run(context.Background(), pipeTo(t, b, nil), f, "", X, stream.Config{K: 5})
+	if err == nil || !strings.Contains(err.Error(), "probability bits") {
+		t.Fatalf("bits mismatch: %v", err)
+	}
+}
