@@ -104,7 +104,7 @@ func TestGoldenText(t *testing.T) {
 // designs, by model name.
 var referenceConfigs = map[string]Config{
 	"iris": {Bits: 8, LFSRWidth: 32, ClauseLanes: 4, LiteralLanes: 8, MaxK: 255, InitBanks: true},
-	"xor":  {Bits: 12, LFSRWidth: 24, ClauseLanes: 2, LiteralLanes: 2, MaxK: 255, InitBanks: true},
+	"xor":  {Bits: 12, LFSRWidth: 24, ClauseLanes: 2, LiteralLanes: 8, MaxK: 255, InitBanks: true},
 }
 
 func referenceDesigns(t *testing.T) map[string]*Design {

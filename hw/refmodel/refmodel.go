@@ -1,12 +1,10 @@
-// Package refmodel builds the small trained models behind the committed
+// Package refmodel builds the shipped example models behind the committed
 // reference designs (rtl/generated/) and the trained-model co-simulation
-// tests. Training is deterministic: golden/ptm with fixed seeds on data
-// drawn here from fixed seeds, then fixed.Quantize.
-//
-// The models are a stand-in until the shipped Iris and noisy-XOR model
-// files exist: replace the bodies of IrisLike and NoisyXOR (or the Models
-// list) with loaders of those files, and regenerate with
-// `go test ./hw -run TestReferenceDesigns -update`.
+// tests: Iris and the classic noisy XOR, trained by the golden pipeline
+// exactly as `ptm train` does (deterministic: fixed seeds), then quantized.
+// The model hash is the SHA-256 of the encoded model file, the same hash
+// `ptm gen --model` puts in generated headers. Regenerate the committed
+// designs with `go test ./hw -run 'TestReferenceDesigns|TestGoldenText' -update`.
 package refmodel
 
 import (
@@ -14,9 +12,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
@@ -27,12 +26,14 @@ type Model struct {
 	Hash string      // hex SHA-256 of the quantized thresholds and shape
 	// Test are held-out inputs for co-simulation.
 	Test [][]bool
+	// File is the model file the bank was quantized from.
+	File *modelfile.File
 }
 
 // Models returns every reference model. It is the one place to change the
 // model source.
 func Models() ([]Model, error) {
-	iris, err := IrisLike()
+	iris, err := Iris()
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,8 @@ func Models() ([]Model, error) {
 	return []Model{iris, xor}, nil
 }
 
-// Hash returns the hex SHA-256 of a bank's shape, bits and thresholds.
+// Hash returns the hex SHA-256 of a bank's shape, bits and thresholds (for
+// banks that have no model file, such as random ones).
 func Hash(b *fixed.Bank) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%+v bits=%d\n", b.Shape, b.Bits)
@@ -55,89 +57,60 @@ func Hash(b *fixed.Bank) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// irisMeans and irisSD are per-class means and standard deviations of the
-// four Iris measurements (sepal length/width, petal length/width, cm).
-var (
-	irisMeans = [3][4]float64{{5.0, 3.4, 1.5, 0.2}, {5.9, 2.8, 4.3, 1.3}, {6.6, 3.0, 5.6, 2.0}}
-	irisSD    = [3][4]float64{{0.35, 0.38, 0.17, 0.1}, {0.52, 0.31, 0.47, 0.2}, {0.64, 0.32, 0.55, 0.27}}
-	irisTh    = [4][4]float64{{5.1, 5.6, 6.1, 6.6}, {2.8, 3.0, 3.2, 3.4}, {2.0, 3.5, 4.5, 5.2}, {0.5, 1.0, 1.5, 1.9}}
-)
-
-// irisData draws n Iris-like samples: Gaussian measurements per class,
-// thermometer-coded with four thresholds each (16 Boolean features).
-func irisData(n int, seed uint64) ([][]bool, []int) {
-	rng := rand.New(rand.NewPCG(seed, 0x7265_666d_2f69_7269)) // "refm/iri"
-	X := make([][]bool, n)
-	y := make([]int, n)
-	for r := range X {
-		c := r % 3
-		x := make([]bool, 16)
-		for f := 0; f < 4; f++ {
-			v := irisMeans[c][f] + irisSD[c][f]*rng.NormFloat64()
-			for k, th := range irisTh[f] {
-				x[4*f+k] = v >= th
-			}
-		}
-		X[r], y[r] = x, c
-	}
-	return X, y
-}
-
-// IrisLike is a 3-class model of 20 clauses per class on 16 thermometer-
-// coded features, trained on Iris-like synthetic data, quantized to 8 bits.
-func IrisLike() (Model, error) {
-	p := ptm.Params{Clauses: 20, T: 10, S: 3.0, N: 16, Epochs: 15, Seed: 7, Feedback: ptm.ConsistentFeedback}
-	X, y := irisData(150, 11)
-	b, err := train(p, 3, 16, false, X, y, 8)
+// Iris is the shipped Iris example: `ptm train --data iris --seed 1` with
+// the default hyper-parameters (3 classes x 20 clauses, T = 10, s = 2,
+// N = 100, 6 thermometer thresholds per feature -> 24 Boolean features),
+// quantized to 8 bits; its test inputs are the 30 held-out rows.
+func Iris() (Model, error) {
+	d, err := pipeline.LoadData(pipeline.Iris, "")
 	if err != nil {
-		return Model{}, fmt.Errorf("refmodel: iris: %w", err)
+		return Model{}, err
 	}
-	test, _ := irisData(60, 12)
-	return Model{Name: "iris", Bank: b, Hash: Hash(b), Test: test}, nil
+	p := ptm.DefaultParams()
+	return fromPipeline("iris", d, pipeline.TrainConfig{Params: p, Thresholds: 6, SplitSeed: p.Seed}, 8)
 }
 
-// xorData draws the paper's noisy XOR: two fair bits, label their XOR
-// flipped with probability noise.
-func xorData(n int, noise float64, seed uint64) ([][]bool, []int) {
-	rng := rand.New(rand.NewPCG(seed, 0x7265_666d_2f78_6f72)) // "refm/xor"
-	X := make([][]bool, n)
-	y := make([]int, n)
-	for r := range X {
-		a, b := rng.IntN(2) == 1, rng.IntN(2) == 1
-		X[r] = []bool{a, b}
-		if a != b {
-			y[r] = 1
-		}
-		if rng.Float64() < noise {
-			y[r] ^= 1
-		}
-	}
-	return X, y
-}
-
-// NoisyXOR is a binary model of 10 clauses on the 2-feature XOR with 30%
-// label noise, quantized to 12 bits.
+// NoisyXOR is the shipped noisy-XOR example: the classic configuration of
+// the Tsetlin-machine literature (12 features of which 2 are informative,
+// 40% training label noise, 10 clauses per class, T = 15, s = 3.9), N = 100,
+// 40 epochs, quantized to 12 bits; its test inputs are the first 200 clean
+// test rows.
 func NoisyXOR() (Model, error) {
-	p := ptm.Params{Clauses: 10, T: 5, S: 3.9, N: 16, Epochs: 40, Seed: 3, Feedback: ptm.ConsistentFeedback}
-	X, y := xorData(1000, 0.3, 5)
-	b, err := train(p, 2, 2, true, X, y, 12)
+	d, err := pipeline.LoadData(pipeline.XORClassic, "")
 	if err != nil {
-		return Model{}, fmt.Errorf("refmodel: xor: %w", err)
+		return Model{}, err
 	}
-	test := [][]bool{{false, false}, {false, true}, {true, false}, {true, true}}
-	return Model{Name: "xor", Bank: b, Hash: Hash(b), Test: test}, nil
+	p := ptm.Params{Clauses: 10, T: 15, S: 3.9, N: 100, Epochs: 40, Seed: 3, Feedback: ptm.ConsistentFeedback}
+	m, err := fromPipeline("xor", d, pipeline.TrainConfig{Params: p, Thresholds: 1, SplitSeed: 3}, 12)
+	if err != nil {
+		return Model{}, err
+	}
+	m.Test = m.Test[:200]
+	return m, nil
 }
 
-func train(p ptm.Params, classes, features int, binary bool, X [][]bool, y []int, bits int) (*fixed.Bank, error) {
-	m, err := ptm.New(p, classes, features, binary)
+// fromPipeline trains a model file with the golden pipeline, quantizes it
+// to bits and collects its booleanized test rows.
+func fromPipeline(name string, d *pipeline.Data, cfg pipeline.TrainConfig, bits int) (Model, error) {
+	f, err := pipeline.Train(d, cfg)
 	if err != nil {
-		return nil, err
+		return Model{}, fmt.Errorf("refmodel: %s: %w", name, err)
 	}
-	tr := ptm.NewTrainer(m)
-	for e := 0; e < p.Epochs; e++ {
-		if err := tr.RunEpoch(X, y); err != nil {
-			return nil, err
+	data, err := modelfile.Encode(f)
+	if err != nil {
+		return Model{}, fmt.Errorf("refmodel: %s: %w", name, err)
+	}
+	b, err := fixed.Quantize(f.Model, bits)
+	if err != nil {
+		return Model{}, fmt.Errorf("refmodel: %s: %w", name, err)
+	}
+	var test [][]bool
+	for _, r := range f.Split.Test {
+		x, err := f.Booleanizer.Encode(d.X[r], nil)
+		if err != nil {
+			return Model{}, fmt.Errorf("refmodel: %s: row %d: %w", name, r+1, err)
 		}
+		test = append(test, x)
 	}
-	return fixed.Quantize(m, bits)
+	return Model{Name: name, Bank: b, Hash: modelfile.Hash(data), Test: test, File: f}, nil
 }
