@@ -61,7 +61,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	feedback := fs.String("feedback", string(def.Feedback), "SPV update rule: consistent or paper (docs/ptm-rule.md)")
 	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature")
 	bits := fs.Int("bits", 16, "quantization width stored in the model file (8..16)")
-	calibrate := fs.Bool("calibrate", false, "fit the mapping's parameter (vote smoothing or softmax temperature) by NLL on a validation quarter carved from the training rows")
+	calibrate := fs.Bool("calibrate", false, "fit the mapping parameter (vote smoothing or softmax temperature) by NLL with 4-fold cross-validation on the training rows")
 	var mf mappingFlags
 	mf.add(fs, string(pipeline.DefaultMapping.Kind), 2, pipeline.DefaultMapping.Smoothing)
 	if err := parse(fs, args); err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
@@ -263,6 +264,46 @@ func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 // from a grid over [0, 0.3], or the softmax temperature from 0.25 to 16 in
 // steps of 2^(1/4). The samples are drawn once and re-mapped per candidate.
 func FitMapping(f *modelfile.File, d *Data, rows []int, K int, seed uint64, kind ptm.MappingKind) (ptm.Mapping, error) {
+	var p pooled
+	if err := p.add(f, d, rows, K, seed); err != nil {
+		return ptm.Mapping{}, err
+	}
+	return p.fit(kind)
+}
+
+// pooled holds K-sample class sums of rows from one or several models, so
+// that a mapping parameter can be fitted on all of them at once.
+type pooled struct {
+	models []*ptm.Model
+	sums   [][]int
+	labels []int
+	K      int
+}
+
+func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
+	labels, err := Labels(f, d, rows)
+	if err != nil {
+		return err
+	}
+	s := ptm.NewSampler(f.Model, seed)
+	var x []bool
+	for i, r := range rows {
+		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
+			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		sums, err := s.Sample(x, K, nil)
+		if err != nil {
+			return err
+		}
+		p.models = append(p.models, f.Model)
+		p.sums = append(p.sums, sums)
+		p.labels = append(p.labels, labels[i])
+	}
+	p.K = K
+	return nil
+}
+
+func (p *pooled) fit(kind ptm.MappingKind) (ptm.Mapping, error) {
 	var cands []ptm.Mapping
 	switch kind {
 	case ptm.Vote:
@@ -276,27 +317,12 @@ func FitMapping(f *modelfile.File, d *Data, rows []int, K int, seed uint64, kind
 	default:
 		return ptm.Mapping{}, fmt.Errorf("pipeline: cannot fit mapping kind %q", kind)
 	}
-	labels, err := Labels(f, d, rows)
-	if err != nil {
-		return ptm.Mapping{}, err
-	}
-	s := ptm.NewSampler(f.Model, seed)
-	all := make([][]int, len(rows))
-	var x []bool
-	for i, r := range rows {
-		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
-			return ptm.Mapping{}, fmt.Errorf("pipeline: row %d: %w", r+1, err)
-		}
-		if all[i], err = s.Sample(x, K, nil); err != nil {
-			return ptm.Mapping{}, err
-		}
-	}
 	best, bestNLL := cands[0], math.Inf(1)
 	for _, mp := range cands {
 		var nll float64
-		for i := range rows {
-			q := metrics.Query(f.Model.SumsToProbs(all[i], K, mp))
-			nll -= math.Log(math.Max(q.Mean[labels[i]], metrics.NLLFloor))
+		for i, sums := range p.sums {
+			q := metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
+			nll -= math.Log(math.Max(q.Mean[p.labels[i]], metrics.NLLFloor))
 		}
 		if nll < bestNLL {
 			best, bestNLL = mp, nll
@@ -305,22 +331,55 @@ func FitMapping(f *modelfile.File, d *Data, rows []int, K int, seed uint64, kind
 	return best, nil
 }
 
-// Calibrate fits f's mapping parameter without touching the test rows: it
-// retrains the same configuration on three quarters of f's training rows
-// (stratified, seeded from the split seed), fits the parameter of cfg's
-// mapping kind by NLL on the remaining quarter, and returns the mapping.
+// CalibrationFolds is the number of cross-validation folds Calibrate uses.
+const CalibrationFolds = 4
+
+// Calibrate fits the parameter of cfg's mapping kind without touching the
+// test rows: it splits f's training rows into CalibrationFolds stratified
+// folds (seeded from the split seed), trains cfg on all but one fold in
+// turn, samples the held-out fold, and fits the parameter by NLL on the
+// pooled out-of-fold predictions of every training row.
 func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error) {
 	cfg.defaults()
-	y := make([]int, len(f.Split.Train))
-	for i, r := range f.Split.Train {
+	cfg.Progress = nil
+	rows := f.Split.Train
+	folds := make([][]int, CalibrationFolds)
+	y := make([]int, len(rows))
+	for i, r := range rows {
 		y[i] = d.Y[r]
 	}
-	fitIdx, valIdx := dataset.StratifiedSplit(y, len(d.Classes), 0.25, cfg.SplitSeed+1000)
-	cfg.Rows = pick(f.Split.Train, fitIdx)
-	cfg.Progress = nil
-	g, err := Train(d, cfg)
-	if err != nil {
-		return ptm.Mapping{}, err
+	// Deal each class's rows, shuffled with a seeded PCG, round-robin.
+	rng := rand.New(rand.NewPCG(cfg.SplitSeed, 0x6361_6c69_6272_6174)) // "calibrat"
+	byClass := make([][]int, len(d.Classes))
+	for i, r := range rows {
+		byClass[y[i]] = append(byClass[y[i]], r)
 	}
-	return FitMapping(g, d, pick(f.Split.Train, valIdx), 100, cfg.Params.Seed, cfg.Mapping.Kind)
+	for _, cls := range byClass {
+		rng.Shuffle(len(cls), func(a, b int) { cls[a], cls[b] = cls[b], cls[a] })
+	}
+	k := 0
+	for _, cls := range byClass {
+		for _, r := range cls {
+			folds[k%CalibrationFolds] = append(folds[k%CalibrationFolds], r)
+			k++
+		}
+	}
+	var p pooled
+	for i, val := range folds {
+		var fit []int
+		for j, fold := range folds {
+			if j != i {
+				fit = append(fit, fold...)
+			}
+		}
+		cfg.Rows = fit
+		g, err := Train(d, cfg)
+		if err != nil {
+			return ptm.Mapping{}, err
+		}
+		if err := p.add(g, d, val, 100, cfg.Params.Seed+uint64(i)); err != nil {
+			return ptm.Mapping{}, err
+		}
+	}
+	return p.fit(cfg.Mapping.Kind)
 }

@@ -33,8 +33,8 @@ type ProtocolConfig struct {
 	Bins         int     // ECE bins
 	Grid         []Candidate
 	// Calibrate fits the parameter of Mapping's kind (vote smoothing or
-	// softmax temperature) on the validation rows; when false, Mapping is
-	// used as is.
+	// softmax temperature) for the chosen candidate by cross-validation on
+	// the training rows (Calibrate); when false, Mapping is used as is.
 	Calibrate bool
 	Mapping   ptm.Mapping
 	Progress  func(split, splits int)
@@ -76,7 +76,6 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		fitIdx, valIdx := dataset.StratifiedSplit(trY, len(d.Classes), cfg.ValFraction, seed+1000)
 		fitRows, valRows := pick(trainRows, fitIdx), pick(trainRows, valIdx)
 		best, bestAcc, bestNLL := -1, -1.0, math.Inf(1)
-		var bestMap ptm.Mapping
 		for c, cand := range cfg.Grid {
 			p := cand.Params
 			p.Seed = seed
@@ -84,30 +83,27 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			mp := cfg.Mapping
-			if cfg.Calibrate {
-				if mp, err = FitMapping(f, d, valRows, cfg.K, seed, cfg.Mapping.Kind); err != nil {
-					return nil, err
-				}
-			}
-			r, err := Evaluate(f, d, valRows, cfg.K, seed, mp, cfg.Bins)
+			r, err := Evaluate(f, d, valRows, cfg.K, seed, cfg.Mapping, cfg.Bins)
 			if err != nil {
 				return nil, err
 			}
 			if r.Report.Accuracy > bestAcc || (r.Report.Accuracy == bestAcc && r.Report.NLL < bestNLL) {
-				best, bestAcc, bestNLL, bestMap = c, r.Report.Accuracy, r.Report.NLL, mp
+				best, bestAcc, bestNLL = c, r.Report.Accuracy, r.Report.NLL
 			}
 		}
 		cand := cfg.Grid[best]
 		p := cand.Params
 		p.Seed = seed
-		f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed})
+		tc := TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping}
+		f, err := Train(d, tc)
 		if err != nil {
 			return nil, err
 		}
 		mp := cfg.Mapping
 		if cfg.Calibrate {
-			mp = bestMap
+			if mp, err = Calibrate(d, f, tc); err != nil {
+				return nil, err
+			}
 		}
 		r, err := Evaluate(f, d, testRows, cfg.K, seed+2000, mp, cfg.Bins)
 		if err != nil {
