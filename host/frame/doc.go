@@ -18,7 +18,7 @@
 // of a corrupted frame are rescanned and a valid frame hidden behind a false
 // SOF is still found (the protocol only requires this for a bad length; doing
 // it for CRC errors as well is what makes "garbage costs at most one frame"
-// true, see the package README of host/ and the protocol review).
+// true; see host/PROTOCOL-REVIEW.md).
 //
 // The payload types ([Info], [LoadBegin], [LoadData], [LoadDataAck],
 // [LoadCommit], [InferRequest], [Status], [BoardError]) have a
