@@ -32,7 +32,7 @@ func register(name, summary string, run func(args []string, stdout, stderr io.Wr
 }
 
 // errUsage marks an error caused by bad flags (exit status 2).
-var errUsage = errors.New("usage")
+var errUsage = errors.New("invalid arguments")
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "ptm: Probabilistic Tsetlin Machine golden model and hardware flow")

@@ -106,3 +106,46 @@ func TestBadFiles(t *testing.T) {
 		t.Errorf("bad CSV: exit %d %q", code, errs)
 	}
 }
+
+func TestGenAndCosim(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("gen", "--random-shape", "classes=3,clauses=5,features=7,t=3", "--lanes", "7", "--bits", "10", "--out", dir)
+	if code != 0 || !strings.Contains(out, "ptm_core") || !strings.Contains(out, "D=") {
+		t.Fatalf("gen: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ptm_core.v")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--lanes", "1000", "--out", dir}, "1000 lanes cannot be split"},
+		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--bits", "20", "--out", dir}, "20-bit probabilities, want 8..16"},
+		{[]string{"gen", "--random-shape", "classes=40,clauses=5,features=7", "--out", dir}, "40 classes"},
+		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--max-k", "1000000000", "--out", dir}, "overflows a 32-bit votes word"},
+		{[]string{"gen", "--model", filepath.Join(dir, "nope.ptm"), "--out", dir}, "nope.ptm"},
+		{[]string{"cosim", "--random-shape", "classes=3,clauses=5,features=7", "--k", "0"}, "--k 0"},
+		{[]string{"cosim", "--random-shape", "classes=3,clauses=5,features=7", "--k", "300"}, "want 1..255"},
+		{[]string{"cosim", "--random-shape", "colors=3"}, `unknown key "colors"`},
+	} {
+		code, _, errs := runCLI(c.args...)
+		if code == 0 || !strings.Contains(errs, c.msg) {
+			t.Errorf("ptm %v: exit %d, stderr %q, want failure naming %q", c.args, code, errs, c.msg)
+		}
+	}
+	if testing.Short() {
+		t.Skip("co-simulation builds a Verilator model")
+	}
+	code, out, errs = runCLI("cosim", "--random-shape", "classes=4,clauses=3,features=5,t=2", "--lanes", "3", "--bits", "9", "--vectors", "200", "--k", "8", "--json")
+	if code != 0 {
+		t.Fatalf("cosim: exit %d\n%s", code, errs)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["mismatches"].(float64) != 0 || res["samples_compared"].(float64) != 1600 || res["lanes"].(float64) != 3 || res["bits"].(float64) != 9 {
+		t.Errorf("cosim result %v", res)
+	}
+}

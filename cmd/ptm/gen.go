@@ -1,0 +1,181 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/lfsr"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/hw"
+)
+
+func init() {
+	register("gen", "generate the Verilog inference core for a model", cmdGen)
+}
+
+// hwFlags are the hardware parameters shared by gen, cosim and synth.
+type hwFlags struct {
+	bits, width, lanes, lc, ll, maxK int
+	prefix                           string
+}
+
+func (h *hwFlags) add(fs *flag.FlagSet) {
+	fs.IntVar(&h.bits, "bits", 16, "probability width B (8..16)")
+	fs.IntVar(&h.width, "lfsr-width", lfsr.DefaultWidth, "LFSR width W per lane")
+	fs.IntVar(&h.lanes, "lanes", 0, "lane count L, split into clause x literal lanes automatically (default: 2o literal lanes, one clause lane)")
+	fs.IntVar(&h.lc, "clause-lanes", 0, "clause lanes LC (with --literal-lanes, instead of --lanes)")
+	fs.IntVar(&h.ll, "literal-lanes", 0, "literal lanes LL (with --clause-lanes, instead of --lanes)")
+	fs.IntVar(&h.maxK, "max-k", 255, "largest K a request may ask for")
+	fs.StringVar(&h.prefix, "prefix", hw.DefaultPrefix, "module name prefix")
+}
+
+// config resolves the flags into a generator configuration for shape.
+func (h *hwFlags) config(sh fixed.Shape) (hw.Config, error) {
+	c := hw.Config{Bits: h.bits, LFSRWidth: h.width, ClauseLanes: h.lc, LiteralLanes: h.ll, Lanes: h.lanes, MaxK: h.maxK, Prefix: h.prefix}
+	if (h.lc == 0) != (h.ll == 0) {
+		return c, fmt.Errorf("%w: give both --clause-lanes and --literal-lanes, or --lanes", errUsage)
+	}
+	if h.lc == 0 && h.lanes == 0 {
+		c.Lanes = sh.Literals()
+	}
+	c, err := c.Resolve(sh)
+	if err != nil {
+		return c, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := c.Check(sh); err != nil {
+		return c, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return c, nil
+}
+
+// loadBank reads a model file and quantizes it to the requested width.
+func loadBank(path string, bits int) (*modelfile.File, *fixed.Bank, string, error) {
+	f, hash, err := modelfile.Read(path)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := fixed.CheckBits(bits); err != nil {
+		return nil, nil, "", fmt.Errorf("%w: %v", errUsage, err)
+	}
+	b := f.Bank
+	if b.Bits != bits {
+		if b, err = fixed.Quantize(f.Model, bits); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	return f, b, hash, nil
+}
+
+func cmdGen(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gen", "--model MODEL --out DIR [--lanes L | --clause-lanes LC --literal-lanes LL] [--bits B] [flags]", stderr)
+	model := fs.String("model", "", "model `file` (omit with --random-shape)")
+	shapeSpec := fs.String("random-shape", "", "generate for an untrained shape instead: classes=N,clauses=M,features=O,t=T[,binary]")
+	out := fs.String("out", "", "output `directory`")
+	init := fs.Bool("init-banks", false, "emit the model's thresholds as the banks' initial contents ($readmemh)")
+	var hf hwFlags
+	hf.add(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" || (*model == "") == (*shapeSpec == "") {
+		return fmt.Errorf("%w: --out and exactly one of --model or --random-shape are required", errUsage)
+	}
+	var (
+		sh   fixed.Shape
+		bank *fixed.Bank
+		hash string
+	)
+	if *model != "" {
+		_, b, h, err := loadBank(*model, hf.bits)
+		if err != nil {
+			return err
+		}
+		sh, bank, hash = b.Shape, b, h
+	} else {
+		var err error
+		if sh, err = parseShape(*shapeSpec); err != nil {
+			return err
+		}
+		if *init {
+			return fmt.Errorf("%w: --init-banks needs --model", errUsage)
+		}
+	}
+	cfg, err := hf.config(sh)
+	if err != nil {
+		return err
+	}
+	cfg.InitBanks = *init
+	if !*init {
+		bank = nil
+	}
+	d, err := hw.Generate(cfg, sh, bank, hash)
+	if err != nil {
+		return err
+	}
+	if err := d.Write(*out); err != nil {
+		return err
+	}
+	lay := cfg.HW().LayoutOf(sh)
+	fmt.Fprintf(stdout, "generated %s (generator %s) in %s: %d files\n", d.Top(), hw.Version, *out, len(d.Files))
+	fmt.Fprintf(stdout, "  shape: %d TMs x %d clauses x %d literals = %d TAs, %d classes, T=%d\n", sh.TMs, sh.Clauses, sh.Literals(), sh.TAs(), sh.Classes, sh.T)
+	fmt.Fprintf(stdout, "  hardware: B=%d, W=%d, L=%d (%d clause x %d literal lanes), bank depth D=%d, MaxK=%d\n", cfg.Bits, cfg.LFSRWidth, cfg.Lanes, cfg.ClauseLanes, cfg.LiteralLanes, lay.Depth, cfg.MaxK)
+	fmt.Fprintf(stdout, "  one sample takes D=%d beats (ideal TAs/L = %.1f)\n", lay.Depth, float64(sh.TAs())/float64(cfg.Lanes))
+	return nil
+}
+
+// parseShape parses classes=N,clauses=M,features=O,t=T[,binary].
+func parseShape(spec string) (fixed.Shape, error) {
+	sh := fixed.Shape{T: 0}
+	for _, part := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			if k == "binary" {
+				sh.Binary = true
+				continue
+			}
+			return sh, fmt.Errorf("%w: --random-shape: %q is not key=value", errUsage, part)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return sh, fmt.Errorf("%w: --random-shape: %s=%q is not an integer", errUsage, k, v)
+		}
+		switch k {
+		case "classes":
+			sh.Classes = n
+		case "clauses":
+			sh.Clauses = n
+		case "features":
+			sh.Features = n
+		case "t", "T":
+			sh.T = n
+		default:
+			return sh, fmt.Errorf("%w: --random-shape: unknown key %q (classes, clauses, features, t, binary)", errUsage, k)
+		}
+	}
+	if sh.Binary {
+		if sh.Classes == 0 {
+			sh.Classes = 2
+		}
+		sh.TMs = 1
+	} else {
+		sh.TMs = sh.Classes
+	}
+	if sh.T == 0 {
+		sh.T = max(1, sh.Clauses/2)
+	}
+	if err := sh.Validate(); err != nil {
+		return sh, fmt.Errorf("%w: --random-shape: %v", errUsage, err)
+	}
+	return sh, nil
+}
+
+// randomBank draws a bank for an untrained shape.
+func randomBank(sh fixed.Shape, bits int, seed uint64) (*fixed.Bank, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x72616e64_62616e6b))
+	return fixed.RandomBank(sh, bits, rng.Uint64)
+}
