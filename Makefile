@@ -9,7 +9,7 @@ PTM      := $(BUILD)/ptm
 GOFLAGS  ?=
 TESTTIME ?= 60m
 
-.PHONY: all deps build test vet fmt-check gotest demo clean
+.PHONY: all deps build test vet fmt-check gotest demo cosim-long clean
 
 all: build
 
@@ -35,6 +35,12 @@ test: deps fmt-check vet gotest
 
 demo: deps build
 	@bash scripts/demo.sh $(PTM) $(BUILD)/demo
+
+# A million samples of the Iris model through the Verilated core (README).
+cosim-long: build
+	@mkdir -p $(BUILD)/long
+	$(PTM) train --data iris --seed 1 -o $(BUILD)/long/iris.ptm
+	$(PTM) cosim --model $(BUILD)/long/iris.ptm --bits 8 --lanes 32 --vectors 10000 --k 100 --json
 
 clean:
 	rm -rf $(BUILD)
