@@ -107,6 +107,7 @@ type Driver struct {
 	opts   Opts
 	e      *engine
 	cancel context.CancelFunc
+	rdone  chan struct{} // closed when the reader goroutine has returned
 	once   sync.Once
 	info   atomic.Pointer[frame.Info]
 }
@@ -130,7 +131,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &Driver{t: t, opts: opts, e: e, cancel: cancel}
+	d := &Driver{t: t, opts: opts, e: e, cancel: cancel, rdone: make(chan struct{})}
 	if dn, ok := t.(transport.DropNotifier); ok && !opts.NoFastRetransmit {
 		dn.SetDropHook(func(dr frame.Drop) {
 			if dr.Have >= 5 { // the seq bytes arrived
@@ -142,17 +143,22 @@ func New(t transport.Transport, opts Opts) *Driver {
 		})
 	}
 	go e.run()
-	go e.reader(ctx)
+	go func() {
+		defer close(d.rdone)
+		e.reader(ctx)
+	}()
 	return d
 }
 
 // Close stops the driver; pending requests fail with ErrClosed. It does
-// not close the transport.
+// not close the transport, which another driver may then use (Close
+// returns after the driver's receiver has stopped calling Recv).
 func (d *Driver) Close() error {
 	d.once.Do(func() {
 		d.cancel()
 		close(d.e.quit)
 		<-d.e.dead
+		<-d.rdone
 	})
 	return nil
 }

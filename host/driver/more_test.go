@@ -25,8 +25,8 @@ func loaded(t testing.TB, r *rig, ctx context.Context) {
 // reassembled, also when fragments get lost.
 func TestFragmentsUnderFaults(t *testing.T) {
 	faults := &softboard.Faults{Seed: 5, FlipToHost: 2e-4, DropToHost: 2e-4, FlipToBoard: 1e-3}
-	r := newRig(t, testmodel.Multiclass, softboard.Config{}, driver.Opts{Timeout: 50 * time.Millisecond}, faults)
-	ctx := ctxT(t, 60*time.Second)
+	r := newRig(t, testmodel.Multiclass, softboard.Config{}, driver.Opts{MaxRetries: 20}, faults)
+	ctx := ctxT(t, 120*time.Second)
 	loaded(t, r, ctx)
 	r.streamAll(t, ctx, 150, 300, func(int) frame.Mode { return frame.ModeSamples }) // 900 words, 4 fragments
 	st := r.d.Stats()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/internal/pty"
+	"github.com/ptmhw/ptm/host/internal/race"
 	"github.com/ptmhw/ptm/host/softboard"
 	"github.com/ptmhw/ptm/host/stream"
 	"github.com/ptmhw/ptm/host/transport"
@@ -87,7 +88,7 @@ func TestUARTFigures(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%d-%v-K%d", c.baud, c.mode, c.k), func(t *testing.T) {
 			s := uartRun(t, c.baud, c.n, c.k, c.mode, true)
-			if c.baud <= 921600 && s.LinkUtilRx < 0.7 {
+			if c.baud <= 921600 && s.LinkUtilRx < 0.7 && !race.Enabled {
 				t.Errorf("board-to-host utilization %.3f, want the line nearly saturated", s.LinkUtilRx)
 			}
 		})
