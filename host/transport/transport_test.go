@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +140,17 @@ func TestPlaybackOrder(t *testing.T) {
 	p = transport.NewPlayback(transport.Recording{{Dir: transport.Tx, Data: a}})
 	if err := p.Close(); err == nil {
 		t.Fatal("Close did not report the frame never sent")
+	}
+}
+
+func TestOpenSpecErrors(t *testing.T) {
+	for _, spec := range []string{"", "uart:", "tcp:1.2.3.4", "uart:/dev/null@fast", "eth:lo/zz"} {
+		if tr, err := transport.Open(spec); err == nil {
+			tr.Close()
+			t.Errorf("Open(%q) succeeded", spec)
+		}
+	}
+	if _, err := transport.Open("/nonexistent/tty@115200"); err == nil || !strings.Contains(err.Error(), "/nonexistent/tty") {
+		t.Errorf("missing device: %v", err)
 	}
 }

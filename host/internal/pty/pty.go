@@ -1,7 +1,5 @@
 //go:build linux
 
-// Package pty opens Linux pseudo-terminal pairs for tests: the master is a
-// pollable *os.File (deadlines work), the slave is set to raw mode.
 package pty
 
 import (

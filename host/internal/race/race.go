@@ -1,7 +1,5 @@
 //go:build race
 
-// Package race reports whether the race detector is on, so that tests can
-// skip timing assertions it would distort.
 package race
 
 // Enabled is true when built with -race.

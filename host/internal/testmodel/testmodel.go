@@ -1,5 +1,3 @@
-// Package testmodel builds small deterministic banks and boards for the
-// host packages' tests.
 package testmodel
 
 import (
