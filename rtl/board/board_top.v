@@ -1,0 +1,359 @@
+`default_nettype none
+/*
+ * board_top - PTM inference board: UART and Ethernet links, framed
+ *             protocol, protocol engine and the generated inference core
+ *
+ *   uart_rxd -> uart_rx -> proto_rx (UART, idle timeout) --\
+ *                                                          link_arb -> proto_engine <-> <core>
+ *   GMII rx -> eth_mac_rx -> proto_rx (ETH_MODE) ---------/                  |
+ *                                                                            v
+ *   uart_txd <- uart_tx <------------- link 0 ---------------------- proto_tx
+ *   GMII tx <- eth_mac_tx (dest = request's source MAC) <- link 1 -------/
+ *
+ * docs/protocol.md is the wire protocol, docs/core-interface.md the core's
+ * ports. Frames from both links are executed one at a time by the single
+ * engine, a whole frame at a time in round-robin order; each response goes
+ * back to the link (and for Ethernet, the source MAC) of its request.
+ *
+ * The core is instantiated by module name: the macro PTM_CORE (default
+ * ptm_core, i.e. hw.Config.Prefix "ptm") names it; compile the generated
+ * files (and their bank images, when generated with InitBanks) with this
+ * design, e.g. `verilator -DPTM_CORE=iris_core ...` or
+ * `yosys read_verilog -DPTM_CORE=iris_core ...`. The core parameters below
+ * must match the generated design (hw.Design.Params; sim/board sets them).
+ *
+ * Block RAM (iCE40 SB_RAM40_4K), besides the core's one per lane:
+ * UART_FIFO_DEPTH/512 (4) + eth_mac_rx 5 (2048 x 9) + ETH_FIFO_DEPTH/512
+ * (2) + proto_tx 2 + STATUS counters 1 = 14 with the defaults.
+ *
+ * Parameters:
+ *   CLK_HZ            clock frequency, for the LED timing (48 MHz)
+ *   CLKS_PER_BIT      UART bit time in clocks (16: 3 Mbaud at 48 MHz)
+ *   UART_BAUD         bit rate reported by INFO (CLK_HZ / CLKS_PER_BIT)
+ *   BOARD_MAC         the board's Ethernet address (02:50:54:4D:00:01)
+ *   UART_FIFO_DEPTH   UART frame FIFO bytes (2048: one frame executing and
+ *                     one arriving)
+ *   ETH_FIFO_DEPTH    Ethernet frame FIFO bytes (1024; the MAC's buffer
+ *                     holds the next frames)
+ *   ETH_BUFFER_DEPTH  eth_mac_rx store-and-forward buffer (2048)
+ *   FEATURES, BITS, LANES, DEPTH, LANE_W, ADDR_W, K_W, NT, NC, KMAX
+ *                     the core's shape and port widths (docs/core-interface.md)
+ *   GEN_VERSION       generator version (major<<16 | minor<<8 | patch)
+ *   INIT_LOADED       1 when the core was generated with its banks
+ *                     initialised (hw.Config.InitBanks): INFER works at once
+ *   INIT_CRC          the CRC-32 of those bank words (LOAD_COMMIT's CRC)
+ *
+ * Ports:
+ *   clk, rst          clock; synchronous active-high reset (control state
+ *                     only; the bank and the model-valid state survive)
+ *   uart_rxd, uart_txd                 8N1 UART pins (idle high)
+ *   eth_clk_en        byte strobe of the GMII interfaces (tie high for
+ *                     GMII at clk; see eth_mac_rx for MII)
+ *   gmii_rxd, gmii_rx_dv, gmii_rx_er   receive byte interface
+ *   gmii_txd, gmii_tx_en, gmii_tx_er   transmit byte interface
+ *   led_heartbeat     toggles every 32 LED ticks (CLK_HZ/64 clocks each;
+ *                     about 1 Hz blink)
+ *   led_loaded        a committed model is valid
+ *   led_activity      lit for 2 to 3 ticks after any received byte or
+ *                     sent frame
+ *   led_error         lit for 8 to 9 ticks after any dropped frame, line
+ *                     error or ERROR response
+ *   idle              nothing in flight: no frame being received, buffered,
+ *                     executed or sent, UART lines idle (for simulators and
+ *                     power management; eth_mac_rx's buffer is not covered,
+ *                     a frame appears at its output within ~20 clocks)
+ */
+`ifndef PTM_CORE
+`define PTM_CORE ptm_core
+`endif
+module board_top #(
+    parameter CLK_HZ           = 48000000,
+    parameter CLKS_PER_BIT     = 16,
+    parameter UART_BAUD        = CLK_HZ / CLKS_PER_BIT,
+    parameter [47:0] BOARD_MAC = 48'h02_50_54_4D_00_01,
+    parameter UART_FIFO_DEPTH  = 2048,
+    parameter ETH_FIFO_DEPTH   = 1024,
+    parameter ETH_BUFFER_DEPTH = 2048,
+    parameter FEATURES         = 16,
+    parameter BITS             = 8,
+    parameter LANES            = 32,
+    parameter DEPTH            = 60,
+    parameter LANE_W           = 5,
+    parameter ADDR_W           = 6,
+    parameter K_W              = 8,
+    parameter NT               = 3,
+    parameter NC               = 3,
+    parameter KMAX             = 255,
+    parameter GEN_VERSION      = 32'h00000100,
+    parameter INIT_LOADED      = 0,
+    parameter INIT_CRC         = 32'h00000000
+) (
+    input  wire       clk,
+    input  wire       rst,
+
+    input  wire       uart_rxd,
+    output wire       uart_txd,
+
+    input  wire       eth_clk_en,
+    input  wire [7:0] gmii_rxd,
+    input  wire       gmii_rx_dv,
+    input  wire       gmii_rx_er,
+    output wire [7:0] gmii_txd,
+    output wire       gmii_tx_en,
+    output wire       gmii_tx_er,
+
+    output wire       led_heartbeat,
+    output wire       led_loaded,
+    output wire       led_activity,
+    output wire       led_error,
+    output wire       idle
+);
+
+localparam integer MAX_PAYLOAD = 1024;
+localparam integer LEN_W       = 11;
+localparam [15:0]  ETHERTYPE   = 16'h88B5;
+localparam integer IDLE_CYCLES = 160 * CLKS_PER_BIT;   // 16 byte times
+
+// ------------------------------------------------------------ UART link
+wire [7:0] urx_data;
+wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr;
+
+uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
+    .clk(clk), .rst(rst), .rxd(uart_rxd),
+    .m_axis_tdata(urx_data), .m_axis_tvalid(urx_valid), .m_axis_tready(urx_ready),
+    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr)
+);
+
+wire             u_dvalid, u_dready, u_dbusy;
+wire [7:0]       u_dtype, u_data;
+wire [15:0]      u_dseq;
+wire [LEN_W-1:0] u_dlen;
+wire [47:0]      u_dmac;
+wire             u_valid, u_ready, u_inframe, u_good, u_crc, u_ferr, u_ovf;
+
+proto_rx #(
+    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .DESC_DEPTH(4),
+    .IDLE_CYCLES(IDLE_CYCLES), .ETH_MODE(0)
+) u_proto_rx (
+    .clk(clk), .rst(rst),
+    .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
+    .s_axis_tlast(1'b0), .s_mac(48'd0),
+    .m_desc_valid(u_dvalid), .m_desc_ready(u_dready), .m_desc_type(u_dtype),
+    .m_desc_seq(u_dseq), .m_desc_len(u_dlen), .m_desc_busy(u_dbusy), .m_desc_mac(u_dmac),
+    .m_axis_tdata(u_data), .m_axis_tvalid(u_valid), .m_axis_tready(u_ready),
+    .in_frame(u_inframe), .ev_good(u_good), .ev_crc_error(u_crc),
+    .ev_frame_error(u_ferr), .ev_overflow(u_ovf)
+);
+
+// ------------------------------------------------------------ Ethernet link
+wire [7:0]  erx_data;
+wire        erx_valid, erx_ready, erx_last;
+wire [47:0] erx_src;
+wire        erx_good, erx_crc, erx_ferr, erx_filt, erx_ovf;
+wire [15:0] erx_ovf_count;
+
+eth_mac_rx #(
+    .ETHERTYPE(ETHERTYPE), .MAX_FRAME(1518), .BUFFER_DEPTH(ETH_BUFFER_DEPTH)
+) u_eth_rx (
+    .clk(clk), .rst(rst), .clk_en(eth_clk_en),
+    .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
+    .local_mac(BOARD_MAC),
+    .m_axis_tdata(erx_data), .m_axis_tvalid(erx_valid), .m_axis_tready(erx_ready),
+    .m_axis_tlast(erx_last), .m_src_mac(erx_src),
+    .rx_good(erx_good), .crc_error(erx_crc), .frame_error(erx_ferr),
+    .rx_filtered(erx_filt), .rx_overflow(erx_ovf), .overflow_count(erx_ovf_count)
+);
+
+wire             e_dvalid, e_dready, e_dbusy;
+wire [7:0]       e_dtype, e_data;
+wire [15:0]      e_dseq;
+wire [LEN_W-1:0] e_dlen;
+wire [47:0]      e_dmac;
+wire             e_valid, e_ready, e_inframe, e_good, e_crc, e_ferr, e_ovf;
+
+proto_rx #(
+    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(ETH_FIFO_DEPTH), .DESC_DEPTH(0),
+    .IDLE_CYCLES(0), .ETH_MODE(1)
+) e_proto_rx (
+    .clk(clk), .rst(rst),
+    .s_axis_tdata(erx_data), .s_axis_tvalid(erx_valid), .s_axis_tready(erx_ready),
+    .s_axis_tlast(erx_last), .s_mac(erx_src),
+    .m_desc_valid(e_dvalid), .m_desc_ready(e_dready), .m_desc_type(e_dtype),
+    .m_desc_seq(e_dseq), .m_desc_len(e_dlen), .m_desc_busy(e_dbusy), .m_desc_mac(e_dmac),
+    .m_axis_tdata(e_data), .m_axis_tvalid(e_valid), .m_axis_tready(e_ready),
+    .in_frame(e_inframe), .ev_good(e_good), .ev_crc_error(e_crc),
+    .ev_frame_error(e_ferr), .ev_overflow(e_ovf)
+);
+
+// ------------------------------------------------------------ arbitration
+wire             a_dvalid, a_dready, a_dbusy, a_dlink, a_valid, a_ready, a_active;
+wire [7:0]       a_dtype, a_data;
+wire [15:0]      a_dseq;
+wire [LEN_W-1:0] a_dlen;
+wire [47:0]      a_dmac;
+
+link_arb #(.LEN_W(LEN_W)) u_arb (
+    .clk(clk), .rst(rst),
+    .s0_desc_valid(u_dvalid), .s0_desc_ready(u_dready), .s0_desc_type(u_dtype),
+    .s0_desc_seq(u_dseq), .s0_desc_len(u_dlen), .s0_desc_busy(u_dbusy), .s0_desc_mac(u_dmac),
+    .s0_axis_tdata(u_data), .s0_axis_tvalid(u_valid), .s0_axis_tready(u_ready),
+    .s1_desc_valid(e_dvalid), .s1_desc_ready(e_dready), .s1_desc_type(e_dtype),
+    .s1_desc_seq(e_dseq), .s1_desc_len(e_dlen), .s1_desc_busy(e_dbusy), .s1_desc_mac(e_dmac),
+    .s1_axis_tdata(e_data), .s1_axis_tvalid(e_valid), .s1_axis_tready(e_ready),
+    .m_desc_valid(a_dvalid), .m_desc_ready(a_dready), .m_desc_type(a_dtype),
+    .m_desc_seq(a_dseq), .m_desc_len(a_dlen), .m_desc_busy(a_dbusy), .m_desc_mac(a_dmac),
+    .m_desc_link(a_dlink),
+    .m_axis_tdata(a_data), .m_axis_tvalid(a_valid), .m_axis_tready(a_ready),
+    .active(a_active)
+);
+
+// ------------------------------------------------------------ engine + core
+wire [7:0]          r_type;
+wire [15:0]         r_seq;
+wire                r_link;
+wire [47:0]         r_mac;
+wire [31:0]         r_data;
+wire                r_valid, r_ready, r_last, r_user;
+wire                bank_wr_en;
+wire [LANE_W-1:0]   bank_wr_lane;
+wire [ADDR_W-1:0]   bank_wr_addr;
+wire [BITS-1:0]     bank_wr_data;
+wire                req_valid, req_ready, req_stats;
+wire [FEATURES-1:0] req_features;
+wire [K_W-1:0]      req_k;
+wire [31:0]         req_seed;
+wire                res_valid, res_ready, res_last, res_error;
+wire [31:0]         res_data;
+wire [3:0]          info_addr;
+wire [31:0]         info_data;
+wire                core_idle;
+wire                model_loaded, engine_busy, error_sent, frame_sent;
+wire                t_busy;
+
+proto_engine #(
+    .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
+    .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
+    .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
+    .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W)
+) u_engine (
+    .clk(clk), .rst(rst),
+    .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),
+    .s_desc_seq(a_dseq), .s_desc_len(a_dlen), .s_desc_busy(a_dbusy),
+    .s_desc_link(a_dlink), .s_desc_mac(a_dmac),
+    .s_axis_tdata(a_data), .s_axis_tvalid(a_valid), .s_axis_tready(a_ready),
+    .r_type(r_type), .r_seq(r_seq), .r_link(r_link), .r_mac(r_mac),
+    .r_axis_tdata(r_data), .r_axis_tvalid(r_valid), .r_axis_tready(r_ready),
+    .r_axis_tlast(r_last), .r_axis_tuser(r_user), .tx_busy(t_busy),
+    .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
+    .bank_wr_data(bank_wr_data),
+    .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
+    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats),
+    .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
+    .res_last(res_last), .res_error(res_error),
+    .info_addr(info_addr), .info_data(info_data),
+    .ev_crc_error({e_crc, u_crc}),
+    .ev_framing_error({urx_ferr, e_ferr, u_ferr}),
+    .ev_overrun({urx_ovr, u_ovf}),
+    .ev_fcs_error(erx_crc),
+    .ev_eth_drop(erx_ferr || erx_filt || erx_ovf),
+    .ev_frame_sent(frame_sent),
+    .loaded(model_loaded), .busy(engine_busy), .error_sent(error_sent)
+);
+
+`PTM_CORE core (
+    .clk(clk), .rst(rst),
+    .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
+    .bank_wr_data(bank_wr_data),
+    .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
+    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats),
+    .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
+    .res_last(res_last), .res_error(res_error),
+    .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
+);
+
+// ------------------------------------------------------------ responses
+wire [7:0]  t_data;
+wire        t_valid, t_ready, t_last, t_link;
+wire [47:0] t_mac;
+
+proto_tx #(.FRAG_WORDS(MAX_PAYLOAD / 4)) u_proto_tx (
+    .clk(clk), .rst(rst),
+    .s_type(r_type), .s_seq(r_seq), .s_link(r_link), .s_mac(r_mac),
+    .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),
+    .s_axis_tlast(r_last), .s_axis_tuser(r_user),
+    .m_axis_tdata(t_data), .m_axis_tvalid(t_valid), .m_axis_tready(t_ready),
+    .m_axis_tlast(t_last), .m_link(t_link), .m_mac(t_mac),
+    .busy(t_busy), .frame_sent(frame_sent)
+);
+
+wire utx_ready, utx_busy, etx_ready, etx_busy, etx_underflow;
+assign t_ready = t_link ? etx_ready : utx_ready;
+
+uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
+    .clk(clk), .rst(rst),
+    .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && !t_link), .s_axis_tready(utx_ready),
+    .txd(uart_txd), .busy(utx_busy)
+);
+
+eth_mac_tx u_eth_tx (
+    .clk(clk), .rst(rst), .clk_en(eth_clk_en),
+    .local_mac(BOARD_MAC), .s_dest_mac(t_mac), .s_ethertype(ETHERTYPE),
+    .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && t_link), .s_axis_tready(etx_ready),
+    .s_axis_tlast(t_last),
+    .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er),
+    .busy(etx_busy), .underflow(etx_underflow)
+);
+
+// ------------------------------------------------------------ LEDs, idle
+localparam integer TICK_CYCLES = (CLK_HZ / 64 > 1) ? CLK_HZ / 64 : 2;
+localparam integer TICK_W      = $clog2(TICK_CYCLES);
+localparam [TICK_W-1:0] TICK_LAST = TICK_W'(TICK_CYCLES - 1);
+
+reg [TICK_W-1:0] presc = {TICK_W{1'b0}};
+reg [4:0]        beat = 5'd0;
+reg              hb = 1'b0;
+reg [1:0]        act_hold = 2'd0;
+reg [3:0]        err_hold = 4'd0;
+wire             tick = (presc == TICK_LAST);
+
+wire activity = (urx_valid && urx_ready) || (erx_valid && erx_ready) || frame_sent;
+wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_ovr ||
+                erx_crc || erx_ferr || erx_filt || erx_ovf || etx_underflow || error_sent;
+
+always @(posedge clk) begin
+    presc <= tick ? {TICK_W{1'b0}} : presc + 1'b1;
+    if (tick) begin
+        beat <= beat + 1'b1;
+        if (beat == 5'd31) begin
+            hb <= !hb;
+        end
+        if (act_hold != 2'd0) act_hold <= act_hold - 1'b1;
+        if (err_hold != 4'd0) err_hold <= err_hold - 1'b1;
+    end
+    if (activity) act_hold <= 2'd3;
+    if (error_ev) err_hold <= 4'd9;
+    if (rst) begin
+        presc    <= {TICK_W{1'b0}};
+        beat     <= 5'd0;
+        hb       <= 1'b0;
+        act_hold <= 2'd0;
+        err_hold <= 4'd0;
+    end
+end
+
+assign led_heartbeat = hb;
+assign led_loaded    = model_loaded;
+assign led_activity  = (act_hold != 2'd0);
+assign led_error     = (err_hold != 4'd0);
+
+assign idle = !urx_busy && !urx_valid && !u_inframe && !u_dvalid &&
+              !erx_valid && !e_inframe && !e_dvalid &&
+              !a_active && !engine_busy && core_idle &&
+              !t_busy && !utx_busy && !etx_busy;
+
+// Status outputs not used here (kept on the blocks for benches and debug).
+wire unused_ok = &{1'b0, u_good, e_good, e_ovf, erx_good, erx_ovf_count};
+
+endmodule
+
+`default_nettype wire
