@@ -271,3 +271,30 @@ func equalBools(a, b []bool) bool {
 	}
 	return true
 }
+
+func BenchmarkParser(b *testing.B) {
+	var stream []byte
+	for i := range 100 {
+		f, _ := Append(nil, TypeInfer.Response(), 0, uint16(i), make([]byte, 36))
+		stream = append(stream, f...)
+	}
+	b.SetBytes(int64(len(stream)))
+	var p Parser
+	n := 0
+	for b.Loop() {
+		p.Feed(stream, func(Frame) { n++ })
+	}
+	if n != 100*b.N {
+		b.Fatalf("%d frames", n)
+	}
+}
+
+func BenchmarkEncodeInfer(b *testing.B) {
+	req := InferRequest{Mode: ModeStats, K: 100, Seed: 1, Count: 1, Features: []byte{1, 2, 3, 4}}
+	dst := make([]byte, 0, MaxFrameLen)
+	for b.Loop() {
+		dst = Begin(dst[:0], TypeInfer, 0, 1)
+		dst = req.AppendTo(dst)
+		dst, _ = Finish(dst, 0)
+	}
+}

@@ -343,6 +343,11 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			if s.FirstMismatch == "" {
 				s.FirstMismatch = describeMismatch(row.Row, row.Seed, r, want, k, bank, cfg.Mode)
 			}
+			if len(r.Words) != len(want) { // no probabilities from a malformed answer
+				row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+				row.Error = fmt.Sprintf("%d result words, want %d", len(r.Words), len(want))
+				continue
+			}
 		}
 		var q metrics.QueryStats
 		if cfg.Mode == frame.ModeSamples {

@@ -1,0 +1,342 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/host/driver"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+// Opts configures Check.
+type Opts struct {
+	// Driver configures the driver used for the checks (its window is
+	// forced to 1 so that every refusal is attributed to one command).
+	Driver driver.Opts
+	// Strict also requires softboard's choices where the protocol leaves
+	// one (ERROR details of malformed commands, LOAD_COMMIT of a partial
+	// upload refused).
+	Strict bool
+	// Garbage is the number of random bytes sent to test resynchronization
+	// (default 10,000; negative skips the check).
+	Garbage int
+	// Queries is the number of random inferences compared with the golden
+	// model in each mode (default 50).
+	Queries int
+}
+
+// Result is the outcome of one check.
+type Result struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+// Report lists every check.
+type Report struct {
+	Info    frame.Info
+	Results []Result
+}
+
+// Failed returns the failed checks.
+func (r *Report) Failed() []Result {
+	var f []Result
+	for _, c := range r.Results {
+		if !c.OK {
+			f = append(f, c)
+		}
+	}
+	return f
+}
+
+// String summarizes the report, one line per check.
+func (r *Report) String() string {
+	var b bytes.Buffer
+	for _, c := range r.Results {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(&b, "%s %s", mark, c.Name)
+		if c.Detail != "" {
+			fmt.Fprintf(&b, ": %s", c.Detail)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+type checker struct {
+	ctx    context.Context
+	d      *driver.Driver
+	t      transport.Transport
+	opts   Opts
+	rep    *Report
+	in     *frame.Info
+	strict bool
+}
+
+func (c *checker) add(name string, err error) {
+	r := Result{Name: name, OK: err == nil}
+	if err != nil {
+		r.Detail = err.Error()
+	}
+	c.rep.Results = append(c.rep.Results, r)
+}
+
+// expectError runs a command and requires an ERROR with code (and, when
+// detail >= 0 and strict or exact, that detail).
+func (c *checker) expectError(name string, typ frame.Type, payload []byte, code frame.ErrorCode, detail int64, exact bool) {
+	_, p, err := c.d.Exec(c.ctx, typ, payload)
+	var be *frame.BoardError
+	switch {
+	case err == nil:
+		c.add(name, fmt.Errorf("accepted (response % x), want ERROR code %d (%v)", p, code, code))
+	case !errors.As(err, &be):
+		c.add(name, fmt.Errorf("want ERROR code %d, got %w", code, err))
+	case be.Code != code:
+		c.add(name, fmt.Errorf("ERROR code %d (%v), want %d (%v)", be.Code, be.Code, code, code))
+	case be.Cmd != typ:
+		c.add(name, fmt.Errorf("ERROR names command %v, want %v", be.Cmd, typ))
+	case detail >= 0 && (exact || c.strict) && int64(be.Detail) != detail:
+		c.add(name, fmt.Errorf("ERROR detail %d, want %d", be.Detail, detail))
+	default:
+		c.add(name, nil)
+	}
+}
+
+func (c *checker) expectOK(name string, typ frame.Type, payload, want []byte) []byte {
+	rt, p, err := c.d.Exec(c.ctx, typ, payload)
+	switch {
+	case err != nil:
+		c.add(name, err)
+	case rt != typ.Response():
+		c.add(name, fmt.Errorf("response type %v, want %v", rt, typ.Response()))
+	case want != nil && !bytes.Equal(p, want):
+		c.add(name, fmt.Errorf("response % x, want % x", p, want))
+	default:
+		c.add(name, nil)
+	}
+	return p
+}
+
+// Check runs the conformance checks against the board behind t, using
+// bank as the model (it must fit the board).
+func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Opts) (*Report, error) {
+	if opts.Garbage == 0 {
+		opts.Garbage = 10000
+	}
+	if opts.Queries <= 0 {
+		opts.Queries = 50
+	}
+	dopts := opts.Driver
+	dopts.Window = 1
+	d := driver.New(t, dopts)
+	defer d.Close()
+	c := &checker{ctx: ctx, d: d, t: t, opts: opts, rep: &Report{}, strict: opts.Strict}
+
+	in, err := d.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: INFO: %w", err)
+	}
+	c.in, c.rep.Info = in, *in
+	c.add("INFO magic, version and shape are sane", nil)
+	if in.Shape() != bank.Shape || int(in.B) != bank.Bits {
+		return c.rep, fmt.Errorf("conformance: the bank (%+v, %d bits) does not fit the board (%v)", bank.Shape, bank.Bits, in)
+	}
+	if d := in.HW().LayoutOf(bank.Shape).Depth; d != int(in.D) {
+		c.add("INFO D equals the depth LC x LL imply", fmt.Errorf("D = %d, want %d", in.D, d))
+	} else {
+		c.add("INFO D equals the depth LC x LL imply", nil)
+	}
+	c.expectError("INFO with a payload is refused", frame.TypeInfo, []byte{0}, frame.CodeBadLength, 0, false)
+	c.expectError("unknown command", frame.Type(0x7e), nil, frame.CodeUnknownCommand, 0, true)
+	c.expectError("a response type sent as a command is unknown", frame.TypeInfer.Response(), nil, frame.CodeUnknownCommand, 0, true)
+
+	fb := in.FeatureBytes()
+	infer := func(mode frame.Mode, k, count int) []byte {
+		return (&frame.InferRequest{Mode: mode, K: uint16(k), Seed: 1, Count: uint16(count), Features: make([]byte, count*fb)}).AppendTo(nil)
+	}
+	hw := in.HW()
+	words := frame.BankWords(bank, hw)
+	W := len(words)
+	crc := frame.WordsCRC(words)
+	u32 := func(v ...uint32) []byte { return frame.AppendWords(nil, v) }
+
+	// Upload by hand, exercising the rules.
+	c.expectError("LOAD_BEGIN with W != L*D", frame.TypeLoadBegin, u32(uint32(W+1)), frame.CodeBadLength, int64(W), false)
+	c.expectOK("LOAD_BEGIN(L*D)", frame.TypeLoadBegin, u32(uint32(W)), u32(uint32(W)))
+	c.expectError("INFER while a load is in progress", frame.TypeInfer, infer(frame.ModeStats, 1, 1), frame.CodeNoModel, 0, true)
+	step := max(1, min(W/4, frame.MaxLoadWords))
+	chunk := func(off, n int) []byte { return frame.AppendLoadData(nil, uint32(off), words[off:off+n]) }
+	ack := func(off, n int) []byte { return u32(uint32(off), uint32(n)) }
+	off := 0
+	n := min(step, W)
+	c.expectOK("LOAD_DATA at next", frame.TypeLoadData, chunk(0, n), ack(0, n))
+	off = n
+	c.expectOK("LOAD_DATA retransmission is acknowledged again", frame.TypeLoadData, chunk(0, n), ack(0, n))
+	if off < W {
+		if off+1 < W {
+			c.expectError("LOAD_DATA gap answered with next", frame.TypeLoadData, chunk(off+1, 1), frame.CodeLoadGap, int64(off), true)
+		}
+		if off >= 1 && off+1 <= W {
+			c.expectError("LOAD_DATA partial overlap answered with next", frame.TypeLoadData, chunk(off-1, 2), frame.CodeLoadGap, int64(off), true)
+		}
+		c.expectError("LOAD_COMMIT before every word is written", frame.TypeLoadCommit, u32(uint32(W), crc), frame.CodeCommitMismatch, -1, false)
+		if c.strict {
+			part := frame.WordsCRC(words[:off])
+			c.expectError("LOAD_COMMIT of a partial upload (W = next < L*D)", frame.TypeLoadCommit, u32(uint32(off), part), frame.CodeCommitMismatch, int64(part), true)
+		}
+	}
+	for off < W {
+		n := min(frame.MaxLoadWords, W-off)
+		c.expectOK(fmt.Sprintf("LOAD_DATA at %d", off), frame.TypeLoadData, chunk(off, n), ack(off, n))
+		off += n
+	}
+	c.expectError("LOAD_COMMIT with a wrong CRC", frame.TypeLoadCommit, u32(uint32(W), crc^1), frame.CodeCommitMismatch, int64(crc), true)
+	c.expectOK("LOAD_COMMIT", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
+	c.expectOK("repeated LOAD_COMMIT is acknowledged again", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
+	if in2, err := d.Info(ctx); err != nil {
+		c.add("INFO after the upload", err)
+	} else if in2.Loaded != 1 || in2.ModelCRC != crc {
+		c.add("INFO after the upload", fmt.Errorf("loaded = %d, CRC 0x%08x; want 1, 0x%08x", in2.Loaded, in2.ModelCRC, crc))
+	} else {
+		c.add("INFO after the upload", nil)
+	}
+
+	// INFER refusals.
+	c.expectError("INFER K = 0", frame.TypeInfer, infer(frame.ModeStats, 0, 1), frame.CodeBadK, int64(in.KMax), true)
+	if in.KMax < 0xffff {
+		c.expectError("INFER K = KMAX+1", frame.TypeInfer, infer(frame.ModeStats, int(in.KMax)+1, 1), frame.CodeBadK, int64(in.KMax), true)
+	}
+	c.expectError("INFER count = 0", frame.TypeInfer, infer(frame.ModeStats, 1, 0), frame.CodeBadLength, int64(frame.InferHeaderLen+fb), false)
+	c.expectError("INFER one feature byte short", frame.TypeInfer, infer(frame.ModeStats, 1, 1)[:frame.InferHeaderLen+fb-1], frame.CodeBadLength, int64(frame.InferHeaderLen+fb), true)
+	c.expectError("INFER one feature byte too many", frame.TypeInfer, append(infer(frame.ModeStats, 1, 1), 0), frame.CodeBadLength, int64(frame.InferHeaderLen+fb), true)
+
+	// Results, bit for bit.
+	core, err := fixed.NewCore(bank, hw)
+	if err != nil {
+		return c.rep, fmt.Errorf("conformance: golden core: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, mode := range []frame.Mode{frame.ModeStats, frame.ModeSamples} {
+		var reqs []driver.Request
+		var xs [][]bool
+		for i := range opts.Queries {
+			x := make([]bool, bank.Features)
+			for j := range x {
+				x[j] = rng.IntN(2) == 1
+			}
+			k := 1 + rng.IntN(min(int(in.KMax), 64))
+			if i == 0 && mode == frame.ModeSamples {
+				// A response of several fragments.
+				k = min(int(in.KMax), (frame.WordsPerFragment*5/2)/bank.TMs+1)
+			}
+			xs = append(xs, x)
+			reqs = append(reqs, driver.Request{Index: i, Features: frame.PackFeatures(nil, x), K: k, Seed: rng.Uint32(), Mode: mode})
+		}
+		res, err := d.InferAll(ctx, reqs)
+		name := fmt.Sprintf("%d INFER results in %v mode equal the golden model", len(reqs), mode)
+		if err != nil {
+			c.add(name, err)
+			continue
+		}
+		var bad error
+		for i, r := range res {
+			if r.Err != nil {
+				bad = fmt.Errorf("request %d: %w", i, r.Err)
+				break
+			}
+			sums, st, _ := core.Run(xs[i], reqs[i].K, reqs[i].Seed, nil)
+			want := golden(mode, sums, st)
+			if !equal(r.Words, want) {
+				bad = fmt.Errorf("request %d (K %d, seed %d): %d words %v..., golden %d words %v...", i, reqs[i].K, reqs[i].Seed,
+					len(r.Words), head(r.Words), len(want), head(want))
+				break
+			}
+		}
+		c.add(name, bad)
+	}
+	// A multi-vector INFER: every vector is answered in order (seeds per
+	// vector are unspecified, so only the sizes are checked unless strict).
+	p := c.expectOK("multi-vector INFER", frame.TypeInfer, infer(frame.ModeStats, 3, 3), nil)
+	if len(p) != 4*3*in.ResultWords(frame.ModeStats, 3) {
+		c.add("multi-vector INFER size", fmt.Errorf("%d bytes, want %d", len(p), 4*3*in.ResultWords(frame.ModeStats, 3)))
+	}
+
+	// STATUS and RESET_STATUS.
+	c.expectOK("RESET_STATUS", frame.TypeResetStatus, nil, []byte{})
+	if st, err := d.Status(ctx); err != nil {
+		c.add("STATUS after RESET_STATUS", err)
+	} else if st.Counters[frame.CounterCRCErrors] != 0 || st.Counters[frame.CounterInferred] != 0 || st.Counters[frame.CounterExecuted] > 2 {
+		c.add("STATUS after RESET_STATUS", fmt.Errorf("counters not cleared: %v", st.Map()))
+	} else {
+		c.add("STATUS after RESET_STATUS", nil)
+	}
+
+	// Garbage, then a valid command.
+	if opts.Garbage > 0 {
+		junk := make([]byte, opts.Garbage)
+		for i := range junk {
+			junk[i] = byte(rng.Uint32())
+			if i%61 == 0 {
+				junk[i] = frame.SOF
+			}
+		}
+		var gerr error
+		for o := 0; o < len(junk) && gerr == nil; o += frame.MaxFrameLen {
+			gerr = t.Send(junk[o:min(o+frame.MaxFrameLen, len(junk))])
+		}
+		if gerr == nil {
+			time.Sleep(50 * time.Millisecond) // let an idle timeout pass
+			_, gerr = d.Info(ctx)
+		}
+		c.add(fmt.Sprintf("INFO answered after %d random bytes", opts.Garbage), gerr)
+		if st, err := d.Status(ctx); err == nil && st.Counters[frame.CounterCRCErrors]+st.Counters[frame.CounterFraming]+st.Counters[frame.CounterEthDropped] == 0 {
+			c.add("garbage counted as CRC, framing or Ethernet drops", fmt.Errorf("counters %v", st.Map()))
+		} else if err == nil {
+			c.add("garbage counted as CRC, framing or Ethernet drops", nil)
+		}
+	}
+	return c.rep, nil
+}
+
+func golden(mode frame.Mode, sums []int32, st fixed.Stats) []uint32 {
+	var w []uint32
+	if mode == frame.ModeSamples {
+		for _, v := range sums {
+			w = append(w, uint32(v))
+		}
+		return w
+	}
+	for _, v := range st.Votes {
+		w = append(w, uint32(v))
+	}
+	for _, v := range st.Sum {
+		w = append(w, uint32(int32(v)))
+	}
+	for _, v := range st.SumSq {
+		w = append(w, uint32(v))
+	}
+	return w
+}
+
+func equal(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func head(w []uint32) []uint32 { return w[:min(len(w), 6)] }
