@@ -23,11 +23,11 @@
 //     with validation-only model selection for the PTM
 //     (pipeline.RepeatedSplits with pipeline.DefaultMapping, whatever it
 //     is at run time); the chosen models are also scored under the raw
-//     vote and under a vote smoothing and a softmax temperature fitted on
-//     validation rows (pipeline.Calibrate). Accuracy, ECE, NLL, Brier score
-//     and AUROC of entropy for every model on the same splits with the same
-//     K; box plots of entropy and mutual information of right and wrong
-//     predictions; reliability diagrams.
+//     vote and under a vote smoothing and a softmax temperature fitted by
+//     cross-validation on the training rows (pipeline.Calibrate). Accuracy,
+//     ECE, NLL, Brier score and AUROC of entropy for every model on the
+//     same splits with the same K; box plots of entropy and mutual
+//     information of right and wrong predictions; reliability diagrams.
 //  4. Hardware path: the Iris PTMs of (3) quantized to B = 8, 10, 12 and 16
 //     bits and run on the bit-exact fixed-point core (golden/fixed) with a
 //     fixed lane layout; probabilities are the accumulated votes

@@ -37,7 +37,7 @@ var (
 	// irisPTMVariants are the primary PTM (pipeline.DefaultMapping) and
 	// the same chosen models under other mappings.
 	irisPTMVariants = []irisModel{{"ptm", "PTM"}, {"ptm_vote", "PTM, raw vote"},
-		{"ptm_vote_cal", "PTM, vote smoothing fitted on validation"}, {"ptm_softmax_cal", "PTM, softmax temperature fitted on validation"}}
+		{"ptm_vote_cal", "PTM, vote smoothing fitted by CV"}, {"ptm_softmax_cal", "PTM, softmax temperature fitted by CV"}}
 	irisBaselines = []irisModel{{"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
 	// irisMain are the four models of the paper's comparison.
 	irisMain = []irisModel{{"ptm", "PTM"}, {"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
@@ -196,8 +196,8 @@ func rowsOf(d *pipeline.Data, rows []int) ([][]float64, []int) {
 // statistics, checks that the report is the one RepeatedSplits gave, and
 // evaluates the same model under the other mappings: the raw vote, and the
 // vote smoothing and softmax temperature fitted by pipeline.Calibrate on
-// validation rows carved from the training rows (as RepeatedSplits with
-// Calibrate does for the candidate it chooses).
+// the training rows only (as RepeatedSplits with Calibrate does for the
+// candidate it chooses).
 func (r *runner) irisVariants(res *irisResult) error {
 	d, prim := res.d, res.protocol
 	n := res.splits
@@ -347,9 +347,9 @@ func (r *runner) irisSummary(res *irisResult) {
 func variantMapping(key string, mps []ptm.Mapping) string {
 	switch key {
 	case "ptm_vote_cal":
-		return "vote, smoothing fitted per split by NLL on validation rows (pipeline.Calibrate)"
+		return fmt.Sprintf("vote, smoothing fitted per split by NLL in a %d-fold cross-validation on the training rows (pipeline.Calibrate)", pipeline.CalibrationFolds)
 	case "ptm_softmax_cal":
-		return "softmax, temperature fitted per split by NLL on validation rows (pipeline.Calibrate)"
+		return fmt.Sprintf("softmax, temperature fitted per split by NLL in a %d-fold cross-validation on the training rows (pipeline.Calibrate)", pipeline.CalibrationFolds)
 	}
 	if len(mps) == 0 {
 		return ""
@@ -452,8 +452,9 @@ func (r *runner) irisReport(res *irisResult) string {
 		"every grid candidate is trained on the fit rows and scored on the validation rows (accuracy, then NLL), the winner is retrained on all "+
 		"training rows and evaluated once on the test rows. Grid: %s. Mapping: %s (`pipeline.DefaultMapping` at run time). "+
 		"The same chosen models are also evaluated under other mappings: the raw vote (no smoothing), and the vote smoothing and the softmax "+
-		"temperature fitted by NLL on the validation rows (`pipeline.Calibrate`; the test rows play no part).\n",
-		s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"])
+		"temperature fitted by NLL on the pooled out-of-fold predictions of a %d-fold cross-validation on the training rows (`pipeline.Calibrate`, "+
+		"labelled \"fitted by CV\"; the test rows play no part).\n",
+		s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"], pipeline.CalibrationFolds)
 	b.WriteString("- GP: multiclass softmax Laplace GP, RBF kernel, hyper-parameters by marginal likelihood (capped signal variance). " +
 		"MLP-MCd: 2 x 64 ReLU, dropout 0.1 kept at inference, weight decay 1e-2, 100 epochs. RF: 100 bagged Gini trees, the samples are the trees. " +
 		"All with their package defaults, trained on each split's training rows (the GP and MLP standardize inside), seed = split seed.\n\n")

@@ -244,6 +244,9 @@ func (r *runner) quantReport(bits []int) string {
 		bits[0], s.get(lo+".ece_mean"), s.get("quant.float_hw.ece_mean"), s.get(lo+".ece_mean")-s.get("quant.float_hw.ece_mean"),
 		s.get(lo+".accuracy_mean"), s.get("quant.float_hw.accuracy_mean"), s.get(lo+".accuracy_mean")-s.get("quant.float_hw.accuracy_mean"),
 		s.get(lo+".agreement_mean"), s.get("quant.float_hw_reseed.agreement_mean"))
+	fmt.Fprintf(&b, "The largest change of an include probability at B = %d is %.3f (mean %.1g); with the PTM's samples identical on %.0f%% of the Iris test rows "+
+		"(section 3), the class-sum margins are rarely close enough to a tie for such changes to move a vote. ",
+		bits[0], s.get(lo+".include_err_max"), s.get(lo+".include_err_mean"), 100*s.get("iris.pooled.ptm.identical_samples_fraction"))
 	b.WriteString("Differences smaller than the spread over splits are Monte Carlo noise of the K samples, not quantization. " +
 		"A softmax mapping cannot run on this path: it needs every sample's class sums on the host, which the core's accumulated statistics do not carry.\n\n")
 	b.WriteString(r.figure("quant_bits.png", "accuracy, agreement and ECE against bit width"))

@@ -159,7 +159,7 @@ func (r *runner) notes() string {
 - **Range bits** (section 2) are an extension, not the paper's method: two extra thermometer thresholds per feature at the training minimum and just above the training maximum, fitted on the training data only.
 - **Box plots** pool the test rows of all splits: one split of 30 rows has only 0-3 wrong predictions per model.
 - **Hardware path** uses a vote mapping (the core accumulates votes; a smoothed vote is exact from them); a softmax needs per-sample class sums on the host.
-- **PTM mapping variants** (section 3) re-map the models chosen under the primary mapping; they are not re-selected per mapping. The fitted variants use ` + "`pipeline.Calibrate`" + ` (a model retrained on three quarters of the training rows, the parameter fitted by NLL on the remaining quarter), which is what RepeatedSplits with Calibrate does for its chosen candidate.
+- **PTM mapping variants** (section 3) re-map the models chosen under the primary mapping; they are not re-selected per mapping. The fitted variants use ` + "`pipeline.Calibrate`" + ` (the chosen configuration retrained on each training fold of a cross-validation on the training rows, the parameter fitted by NLL on the pooled out-of-fold predictions), which is what RepeatedSplits with Calibrate does for its chosen candidate.
 - **Reproduce** with ` + "`go run ./cmd/ptm experiments --out docs/results`" + ` (minutes) or ` + "`--quick`" + ` (under two minutes, a smoke test). Everything is seeded; the numbers are reproducible bit for bit on the same Go version.
 `
 }
