@@ -298,3 +298,20 @@ func BenchmarkEncodeInfer(b *testing.B) {
 		dst, _ = Finish(dst, 0)
 	}
 }
+
+func TestStatsResult(t *testing.T) {
+	w := []uint32{12, 0, 0, 4, 0xffffffff, 0xfffffffe, 8, 1, 4}
+	var s StatsResult
+	if err := s.DecodeWords(w, 3, 3); err != nil || s.Sum[1] != -1 || s.Sum[2] != -2 || s.Votes[0] != 12 || s.SumSq[2] != 4 {
+		t.Fatalf("%v %+v", err, s)
+	}
+	if got := s.AppendWords(nil); len(got) != len(w) || got[4] != w[4] {
+		t.Fatalf("re-encoded %v", got)
+	}
+	if err := s.DecodeWords(w[:8], 3, 3); err == nil {
+		t.Fatal("short stats accepted")
+	}
+	if got := SampleSums(nil, []uint32{2, 0xffffffff}); got[1] != -1 {
+		t.Fatalf("%v", got)
+	}
+}

@@ -530,3 +530,44 @@ func (e *BoardError) Error() string {
 	}
 	return fmt.Sprintf("board refused %v: %v (%s %d)", e.Cmd, e.Code, d, e.Detail)
 }
+
+// StatsResult is one feature vector's result in stats mode: NC vote words
+// (units of 1/lcm(1..NC)), NT sums of clipped class sums (signed), NT sums
+// of squares.
+type StatsResult struct {
+	Votes []uint32
+	Sum   []int32
+	SumSq []uint32
+}
+
+// DecodeWords splits the NC + 2*NT words of one vector.
+func (s *StatsResult) DecodeWords(w []uint32, nc, nt int) error {
+	if nc < 1 || nt < 1 || len(w) != nc+2*nt {
+		return fmt.Errorf("%w: %d stats words, want NC + 2*NT = %d + 2*%d", ErrPayload, len(w), nc, nt)
+	}
+	s.Votes = append(s.Votes[:0], w[:nc]...)
+	s.Sum = s.Sum[:0]
+	for _, v := range w[nc : nc+nt] {
+		s.Sum = append(s.Sum, int32(v))
+	}
+	s.SumSq = append(s.SumSq[:0], w[nc+nt:]...)
+	return nil
+}
+
+// AppendWords appends the result's words in protocol order.
+func (s *StatsResult) AppendWords(dst []uint32) []uint32 {
+	dst = append(dst, s.Votes...)
+	for _, v := range s.Sum {
+		dst = append(dst, uint32(v))
+	}
+	return append(dst, s.SumSq...)
+}
+
+// SampleSums converts samples-mode result words (K x NT raw class sums,
+// sample-major, two's complement) to signed values, appended to dst.
+func SampleSums(dst []int32, w []uint32) []int32 {
+	for _, v := range w {
+		dst = append(dst, int32(v))
+	}
+	return dst
+}

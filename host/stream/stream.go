@@ -95,33 +95,34 @@ type Board struct {
 	Warnings  []string          `json:"warnings,omitempty"`
 }
 
-// Summary is the outcome of Run.
+// Summary is the outcome of Run. The first eight fields are the figures
+// `ptm stream` reports; their JSON names are fixed.
 type Summary struct {
-	Queries         int     `json:"queries"`
-	Lost            int     `json:"lost"`
-	Duplicated      int     `json:"duplicated"`
-	Mismatches      int     `json:"mismatches_vs_golden"`
-	Retries         uint64  `json:"retries"`
-	CRCErrors       uint64  `json:"crc_errors"`
-	QueriesPerS     float64 `json:"queries_per_s"`
-	LinkUtilization float64 `json:"link_utilization"`
+	Queries         int     `json:"queries"`              // rows streamed
+	Lost            int     `json:"lost"`                 // rows without a result (failed or missing)
+	Duplicated      int     `json:"duplicated"`           // rows that got more than one result
+	Mismatches      int     `json:"mismatches_vs_golden"` // rows whose words differ from fixed.Core.Run
+	Retries         uint64  `json:"retries"`              // resends during the stream, all causes
+	CRCErrors       uint64  `json:"crc_errors"`           // frames the host's receiver dropped for a bad CRC
+	QueriesPerS     float64 `json:"queries_per_s"`        // Queries / WallS
+	LinkUtilization float64 `json:"link_utilization"`     // host-to-board line utilization (UART), else 0
 
-	FirstMismatch  string       `json:"first_mismatch,omitempty"`
-	LinkUtilRx     float64      `json:"link_utilization_rx"`
-	WallS          float64      `json:"wall_s"`
-	Mode           string       `json:"mode"`
-	K              int          `json:"k"`
-	Seed           uint32       `json:"seed"`
-	FramingErrors  uint64       `json:"framing_errors"`
-	Timeouts       uint64       `json:"timeouts"`
-	Busy           uint64       `json:"busy"`
-	LateDuplicates uint64       `json:"late_duplicates"`
-	BytesSent      uint64       `json:"bytes_sent"`
-	BytesReceived  uint64       `json:"bytes_received"`
-	Board          Board        `json:"board"`
-	Driver         driver.Stats `json:"driver"`
-	Metrics        *Metrics     `json:"metrics,omitempty"`
-	Rows           []Row        `json:"rows"`
+	FirstMismatch  string       `json:"first_mismatch,omitempty"` // the first mismatch, described
+	LinkUtilRx     float64      `json:"link_utilization_rx"`      // board-to-host line utilization (UART), else 0
+	WallS          float64      `json:"wall_s"`                   // wall time of the stream (upload excluded)
+	Mode           string       `json:"mode"`                     // samples or stats
+	K              int          `json:"k"`                        // samples per row
+	Seed           uint32       `json:"seed"`                     // base seed
+	FramingErrors  uint64       `json:"framing_errors"`           // frames the host's receiver dropped for a bad length or idle line
+	Timeouts       uint64       `json:"timeouts"`                 // resends after a timeout
+	Busy           uint64       `json:"busy"`                     // busy answers from the board
+	LateDuplicates uint64       `json:"late_duplicates"`          // responses to requests already answered (ignored)
+	BytesSent      uint64       `json:"bytes_sent"`               // host to board during the stream
+	BytesReceived  uint64       `json:"bytes_received"`           // board to host during the stream
+	Board          Board        `json:"board"`                    // the board and its counters
+	Driver         driver.Stats `json:"driver"`                   // the driver's counters (whole session)
+	Metrics        *Metrics     `json:"metrics,omitempty"`        // when labels were given
+	Rows           []Row        `json:"rows"`                     // per row, in input order
 }
 
 // CheckFit checks that a board (its INFO words) can run bank with K
