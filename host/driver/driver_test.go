@@ -25,7 +25,7 @@ type rig struct {
 	stop  func() error
 }
 
-func newRig(t *testing.T, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults) *rig {
+func newRig(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults) *rig {
 	t.Helper()
 	bank := testmodel.Bank(sh, testmodel.HW.Bits, 7)
 	if bcfg.Shape == (fixed.Shape{}) {

@@ -125,8 +125,7 @@ func TestTimeoutExhausted(t *testing.T) {
 func BenchmarkStreamPipe(b *testing.B) {
 	for _, q := range []int{1, 8} {
 		b.Run(map[int]string{1: "queue1", 8: "queue8"}[q], func(b *testing.B) {
-			t := &testing.T{}
-			r := newRig(t, testmodel.Multiclass, softboard.Config{QueueFrames: q}, driver.Opts{}, nil)
+			r := newRig(b, testmodel.Multiclass, softboard.Config{QueueFrames: q}, driver.Opts{}, nil)
 			ctx := context.Background()
 			loaded(b, r, ctx)
 			reqs := make(chan driver.Request)
@@ -143,9 +142,6 @@ func BenchmarkStreamPipe(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 			b.ReportMetric(float64(r.d.Stats().Busy)/float64(b.N), "busy/query")
-			r.d.Close()
-			r.stop()
-			r.host.Close()
 		})
 	}
 }
