@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/stream"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+func init() {
+	register("stream", "load a model onto a board and stream a data set through it (UART or Ethernet)", cmdStream)
+}
+
+// streamJSON is the summary `ptm stream --json` prints: the figures the
+// issue names first, then the uncertainty metrics.
+type streamJSON struct {
+	Queries         int             `json:"queries"`
+	Lost            int             `json:"lost"`
+	Duplicated      int             `json:"duplicated"`
+	Mismatches      int             `json:"mismatches_vs_golden"`
+	Retries         uint64          `json:"retries"`
+	CRCErrors       uint64          `json:"crc_errors"`
+	QueriesPerS     float64         `json:"queries_per_s"`
+	LinkUtilization float64         `json:"link_utilization"`
+	LinkUtilRx      float64         `json:"link_utilization_rx"`
+	FirstMismatch   string          `json:"first_mismatch,omitempty"`
+	Link            string          `json:"link"`
+	Mode            string          `json:"mode"`
+	K               int             `json:"k"`
+	Uploaded        bool            `json:"uploaded"`
+	UploadS         float64         `json:"upload_s"`
+	WallS           float64         `json:"wall_s"`
+	Metrics         *stream.Metrics `json:"metrics,omitempty"`
+}
+
+func cmdStream(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("stream", "--uart PATH[@BAUD] | --eth IFACE[/BOARDMAC] --model MODEL --data DATA [--samples K] [--json]", stderr)
+	uart := fs.String("uart", "", "serial port (or the Verilated board's pseudo-terminal), optionally @baud (default 115200)")
+	eth := fs.String("eth", "", "network interface for raw Ethernet, optionally /board-MAC")
+	model := fs.String("model", "", "model `file`")
+	data := fs.String("data", "", "data set: iris, xor, xor-noisy, xor-classic, or a CSV file")
+	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
+	split := fs.String("split", "test", "rows to stream: test, train (as recorded in the model) or all")
+	K := fs.Int("samples", 100, "samples K per query")
+	mode := fs.String("mode", "stats", "result mode: stats (vote counts and sums, small responses) or samples (every sample's class sums)")
+	seed := fs.Uint("seed", 1, "base seed: row i is sampled with seed+i")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
+	force := fs.Bool("force-upload", false, "upload the model even if the board already holds it")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*uart == "") == (*eth == "") {
+		return fmt.Errorf("%w: exactly one of --uart or --eth is required", errUsage)
+	}
+	if *model == "" || *data == "" {
+		return fmt.Errorf("%w: --model and --data are required", errUsage)
+	}
+	if *K < 1 || *K > 65535 {
+		return fmt.Errorf("%w: --samples %d, want 1..65535", errUsage, *K)
+	}
+	cfg := stream.Config{K: *K, Seed: uint32(*seed), ForceUpload: *force}
+	switch *mode {
+	case "stats":
+		cfg.Mode = frame.ModeStats
+	case "samples":
+		cfg.Mode = frame.ModeSamples
+	default:
+		return fmt.Errorf("%w: --mode %q, want stats or samples", errUsage, *mode)
+	}
+	f, hash, err := modelfile.Read(*model)
+	if err != nil {
+		return err
+	}
+	d, err := pipeline.LoadData(*data, *label)
+	if err != nil {
+		return err
+	}
+	rows, err := pipeline.Rows(f, d, *split)
+	if err != nil {
+		return err
+	}
+	if cfg.Labels, err = pipeline.Labels(f, d, rows); err != nil {
+		return err
+	}
+	X := make([][]float64, len(rows))
+	for i, r := range rows {
+		X[i] = d.X[r]
+	}
+	cfg.RowIDs = rows
+	spec := "uart:" + *uart
+	if strings.HasPrefix(*uart, "uart:") {
+		spec = *uart
+	}
+	if *eth != "" {
+		spec = "eth:" + *eth
+	}
+	t, err := transport.Open(spec)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := newProgress(stderr, "streaming")
+	cfg.Progress = bar.update
+	sum, err := stream.Run(ctx, t, f, hash, X, cfg)
+	if sum != nil && *out != "" {
+		if werr := writeFileJSON(*out, sum); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	j := streamJSON{
+		Queries: sum.Queries, Lost: sum.Lost, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
+		Retries: sum.Retries, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
+		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
+		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics,
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, j); err != nil {
+			return err
+		}
+	} else {
+		printStream(stdout, j)
+	}
+	if sum.Lost > 0 || sum.Duplicated > 0 || sum.Mismatches > 0 {
+		return fmt.Errorf("%d lost, %d duplicated, %d results differ from the golden model", sum.Lost, sum.Duplicated, sum.Mismatches)
+	}
+	return nil
+}
+
+func printStream(w io.Writer, j streamJSON) {
+	fmt.Fprintf(w, "streamed %d queries x K=%d (%s mode) over %s in %.2fs: %.0f queries/s, link utilization %.2f (host->board) / %.2f (board->host)\n",
+		j.Queries, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, j.LinkUtilRx)
+	fmt.Fprintf(w, "  lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
+	if m := j.Metrics; m != nil {
+		fmt.Fprintf(w, "  accuracy %.4f  ECE %.4f  NLL %.4f  entropy right/wrong %s/%s bits\n",
+			float64(m.Accuracy), float64(m.ECE), float64(m.NLL), fmtNum(float64(m.EntropyCorrect)), fmtNum(float64(m.EntropyIncorrect)))
+	}
+}
+
+func writeFileJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
