@@ -105,7 +105,7 @@ func TestUARTOverPTYPaced(t *testing.T) {
 	if testing.Short() {
 		t.Skip("paced line: slow")
 	}
-	_, _, urx := runUART(t, 921600, 1000, 10, true)
+	_, _, urx := runUART(t, 115200, 300, 10, true)
 	if urx < 0.8 && !race.Enabled {
 		t.Errorf("board-to-host utilization %.3f with pipelining, want > 0.8", urx)
 	}
