@@ -20,8 +20,7 @@ type Opts struct {
 	// forced to 1 so that every refusal is attributed to one command).
 	Driver driver.Opts
 	// Strict also requires softboard's choices where the protocol leaves
-	// one (ERROR details of malformed commands, LOAD_COMMIT of a partial
-	// upload refused).
+	// one (the ERROR details of malformed commands).
 	Strict bool
 	// Garbage is the number of random bytes sent to test resynchronization
 	// (default 10,000; negative skips the check).
@@ -147,6 +146,11 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	}
 	c.in, c.rep.Info = in, *in
 	c.add("INFO magic, version and shape are sane", nil)
+	if in.RxBuffer == 0 {
+		c.add("INFO word 18 (receive buffer depth) is at least 1", fmt.Errorf("it is 0"))
+	} else {
+		c.add("INFO word 18 (receive buffer depth) is at least 1", nil)
+	}
 	if in.Shape() != bank.Shape || int(in.B) != bank.Bits {
 		return c.rep, fmt.Errorf("conformance: the bank (%+v, %d bits) does not fit the board (%v)", bank.Shape, bank.Bits, in)
 	}
@@ -188,11 +192,9 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		if off >= 1 && off+1 <= W {
 			c.expectError("LOAD_DATA partial overlap answered with next", frame.TypeLoadData, chunk(off-1, 2), frame.CodeLoadGap, int64(off), true)
 		}
-		c.expectError("LOAD_COMMIT before every word is written", frame.TypeLoadCommit, u32(uint32(W), crc), frame.CodeCommitMismatch, -1, false)
-		if c.strict {
-			part := frame.WordsCRC(words[:off])
-			c.expectError("LOAD_COMMIT of a partial upload (W = next < L*D)", frame.TypeLoadCommit, u32(uint32(off), part), frame.CodeCommitMismatch, int64(part), true)
-		}
+		c.expectError("LOAD_COMMIT of a short load answered with next", frame.TypeLoadCommit, u32(uint32(W), crc), frame.CodeLoadGap, int64(off), true)
+		part := frame.WordsCRC(words[:off])
+		c.expectError("LOAD_COMMIT of a partial upload (W = next < L*D) refused", frame.TypeLoadCommit, u32(uint32(off), part), frame.CodeLoadGap, int64(off), true)
 	}
 	for off < W {
 		n := min(frame.MaxLoadWords, W-off)
@@ -202,6 +204,9 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	c.expectError("LOAD_COMMIT with a wrong CRC", frame.TypeLoadCommit, u32(uint32(W), crc^1), frame.CodeCommitMismatch, int64(crc), true)
 	c.expectOK("LOAD_COMMIT", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
 	c.expectOK("repeated LOAD_COMMIT is acknowledged again", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
+	n = min(step, W)
+	c.expectOK("LOAD_DATA retransmission after the commit is acknowledged", frame.TypeLoadData, chunk(0, n), ack(0, n))
+	c.expectError("LOAD_DATA with no load in progress", frame.TypeLoadData, frame.AppendLoadData(nil, uint32(W), words[:1]), frame.CodeNoLoad, int64(W), true)
 	if in2, err := d.Info(ctx); err != nil {
 		c.add("INFO after the upload", err)
 	} else if in2.Loaded != 1 || in2.ModelCRC != crc {
@@ -263,11 +268,33 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		}
 		c.add(name, bad)
 	}
-	// A multi-vector INFER: every vector is answered in order (seeds per
-	// vector are unspecified, so only the sizes are checked unless strict).
-	p := c.expectOK("multi-vector INFER", frame.TypeInfer, infer(frame.ModeStats, 3, 3), nil)
-	if len(p) != 4*3*in.ResultWords(frame.ModeStats, 3) {
-		c.add("multi-vector INFER size", fmt.Errorf("%d bytes, want %d", len(p), 4*3*in.ResultWords(frame.ModeStats, 3)))
+	// A multi-vector INFER: vector i runs with seed + i, results in order.
+	{
+		const count = 3
+		var feats []byte
+		var xs [][]bool
+		for range count {
+			x := make([]bool, bank.Features)
+			for j := range x {
+				x[j] = rng.IntN(2) == 1
+			}
+			xs = append(xs, x)
+			feats = frame.PackFeatures(feats, x)
+		}
+		seed := rng.Uint32() | 0xffff0000 // seed + i wraps for some seeds: exercise the carry
+		q := frame.InferRequest{Mode: frame.ModeStats, K: uint16(min(int(in.KMax), 7)), Seed: seed, Count: count, Features: feats}
+		p := c.expectOK("multi-vector INFER", frame.TypeInfer, q.AppendTo(nil), nil)
+		got, _ := frame.Uint32s(nil, p)
+		var want []uint32
+		for i, x := range xs {
+			sums, st, _ := core.Run(x, int(q.K), seed+uint32(i), nil)
+			want = append(want, golden(frame.ModeStats, sums, st)...)
+		}
+		if !equal(got, want) {
+			c.add("multi-vector INFER: vector i uses seed + i", fmt.Errorf("words %v..., golden %v...", head(got), head(want)))
+		} else {
+			c.add("multi-vector INFER: vector i uses seed + i", nil)
+		}
 	}
 
 	// STATUS and RESET_STATUS.

@@ -13,10 +13,12 @@ import (
 
 // Opts configures a Driver. The zero value gives the defaults.
 type Opts struct {
-	// Window is the largest number of requests in flight (default 8). The
-	// driver halves its effective window when the board answers busy and
-	// grows it back by one per window of successes (AIMD), never above
-	// Window.
+	// Window is the largest number of requests in flight (default 8).
+	// Once INFO has been read, the window is also capped at the board's
+	// receive buffer depth + 1 (INFO word 18: frames it holds while it
+	// executes one), since more would be answered busy. The driver halves
+	// its effective window when the board answers busy anyway and grows it
+	// back by one per window of successes (AIMD), never above the cap.
 	Window int
 	// Timeout is the base time to wait for a response before resending
 	// (default 200 ms). When the line rate is known, the line time of
@@ -127,6 +129,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 	e := &engine{
 		t: t, opts: opts, st: &counters{},
 		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64),
+		window: make(chan int), maxWin: opts.Window,
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
 	}
@@ -248,6 +251,14 @@ func (d *Driver) Info(ctx context.Context) (*frame.Info, error) {
 		return nil, fmt.Errorf("driver: %w", err)
 	}
 	d.info.Store(in)
+	if in.RxBuffer > 0 {
+		// The board holds one frame executing and RxBuffer waiting: more
+		// in flight would only be answered busy.
+		select {
+		case d.e.window <- int(min(in.RxBuffer, 1<<20)) + 1:
+		case <-d.e.dead:
+		}
+	}
 	return in, nil
 }
 

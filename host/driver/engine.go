@@ -80,6 +80,7 @@ type engine struct {
 	cancel  chan cancelReq
 	frames  chan []byte
 	hints   chan uint16 // claimed seqs of frames the transport dropped
+	window  chan int    // a new window limit (from INFO's receive buffer depth)
 	readErr chan error
 	quit    chan struct{}
 	dead    chan struct{} // closed when run returns
@@ -90,6 +91,7 @@ type engine struct {
 	queue    []*call
 	nextSeq  uint16
 	txCount  uint64
+	maxWin   int     // window limit: Opts.Window, lowered to the board's buffer depth + 1
 	cwnd     float64 // congestion window (AIMD on busy answers)
 	wmax     float64 // cwnd when the board last answered busy
 	lastCut  uint64
@@ -150,6 +152,9 @@ func (e *engine) run() {
 			e.onFrame(b)
 		case seq := <-e.hints:
 			e.onDropHint(seq)
+		case w := <-e.window:
+			e.maxWin = max(1, min(e.opts.Window, w))
+			e.cwnd = min(e.cwnd, float64(e.maxWin))
 		case <-timer.C:
 			e.onTimer(time.Now())
 		case cr := <-e.cancel:
@@ -288,7 +293,7 @@ func (e *engine) finish(c *call, err error) {
 		if e.wmax > 0 && e.cwnd >= e.wmax-1 {
 			inc /= 16
 		}
-		e.cwnd = min(float64(e.opts.Window), e.cwnd+inc)
+		e.cwnd = min(float64(e.maxWin), e.cwnd+inc)
 		e.st.completed.Add(1)
 	} else {
 		e.st.failed.Add(1)

@@ -22,7 +22,7 @@ func payloadLen(what string, p []byte, want int) error {
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
 	ProtocolVersion uint32 = 1          // INFO word 1
-	InfoWords              = 18         // words in an INFO response
+	InfoWords              = 19         // words in an INFO response
 )
 
 // Info is the INFO response (docs/protocol.md section 3).
@@ -45,14 +45,15 @@ type Info struct {
 	Loaded    uint32 // 1 when a committed model is valid
 	ModelCRC  uint32 // CRC-32 of the loaded model words, 0 if none
 	BitRate   uint32 // UART baud, 0 for Ethernet
+	RxBuffer  uint32 // receive buffer depth: frames held while executing one
 }
 
 func (i *Info) fields() [InfoWords]*uint32 {
 	return [InfoWords]*uint32{&i.Magic, &i.Version, &i.Generator, &i.NT, &i.NC, &i.M, &i.O, &i.T, &i.B, &i.W,
-		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate}
+		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate, &i.RxBuffer}
 }
 
-// DecodeFromBytes decodes an INFO response payload (exactly 18 words).
+// DecodeFromBytes decodes an INFO response payload (exactly 19 words).
 func (i *Info) DecodeFromBytes(p []byte) error {
 	if err := payloadLen("INFO response", p, 4*InfoWords); err != nil {
 		return err
@@ -63,7 +64,7 @@ func (i *Info) DecodeFromBytes(p []byte) error {
 	return nil
 }
 
-// AppendTo appends the 18 INFO words.
+// AppendTo appends the 19 INFO words.
 func (i *Info) AppendTo(dst []byte) []byte {
 	for _, f := range i.fields() {
 		dst = binary.LittleEndian.AppendUint32(dst, *f)
@@ -126,9 +127,9 @@ func (i *Info) ResultWords(m Mode, k int) int {
 
 // String summarizes the board.
 func (i *Info) String() string {
-	return fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d",
+	return fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d rxbuf=%d",
 		i.Version, i.Generator>>16, i.Generator>>8&0xff, i.Generator&0xff, i.NT, i.NC, i.M, i.O, i.T, i.B, i.W,
-		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate)
+		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate, i.RxBuffer)
 }
 
 // LoadBegin is the LOAD_BEGIN command payload and its response's: the
@@ -290,15 +291,13 @@ func (m Mode) String() string {
 }
 
 // InferHeaderLen is the length of an INFER payload before its features:
-// u8 mode, u8 0, u16 K, u32 seed, u16 count = 10 bytes, as the field list
-// of docs/protocol.md section 2 gives it. (Section 4 of the same page says
-// the payload length must be "8 + count * FB", which contradicts the field
-// list; this package follows the field list. See the protocol review in
-// host/PROTOCOL-REVIEW.md.)
+// u8 mode, u8 0, u16 K, u32 seed, u16 count = 10 bytes. The payload length
+// must be InferHeaderLen + count*FB.
 const InferHeaderLen = 10
 
 // InferRequest is the INFER command payload. Features holds Count packed
-// vectors of FB bytes each (aliasing the decoded payload).
+// vectors of FB bytes each (aliasing the decoded payload); vector i is run
+// with seed Seed + i (mod 2^32).
 type InferRequest struct {
 	Mode     Mode
 	K        uint16
@@ -463,6 +462,7 @@ const (
 	CodeLoadGap        ErrorCode = 6 // detail: next expected offset
 	CodeCommitMismatch ErrorCode = 7 // detail: the board's CRC
 	CodeBusy           ErrorCode = 8 // detail 0
+	CodeNoLoad         ErrorCode = 9 // LOAD_DATA with no load in progress; detail: next
 )
 
 // String describes the code.
@@ -482,6 +482,8 @@ func (c ErrorCode) String() string {
 		return "load commit mismatch"
 	case CodeBusy:
 		return "busy"
+	case CodeNoLoad:
+		return "no load in progress"
 	}
 	return fmt.Sprintf("error code %d", uint8(c))
 }
@@ -522,7 +524,7 @@ func (e *BoardError) Error() string {
 		d = "expected"
 	case CodeBadK:
 		d = "KMAX"
-	case CodeLoadGap:
+	case CodeLoadGap, CodeNoLoad:
 		d = "next offset"
 	case CodeCommitMismatch:
 		d = "board CRC"

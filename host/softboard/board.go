@@ -34,9 +34,9 @@ type Config struct {
 	// initial bank contents): INFO reports loaded = 1.
 	Bank *fixed.Bank
 	// QueueFrames is the number of received frames the board buffers
-	// while it executes another (default 1, as docs/protocol.md section 7
-	// says). A frame arriving when the buffer is full is answered with
-	// ERROR code 8 (busy).
+	// while it executes another (default 1), reported in INFO word 18. A
+	// frame arriving when the buffer is full is answered with ERROR code 8
+	// (busy).
 	QueueFrames int
 }
 
@@ -93,6 +93,7 @@ func New(cfg Config) (*Board, error) {
 		NT: uint32(sh.TMs), NC: uint32(sh.Classes), M: uint32(sh.Clauses), O: uint32(sh.Features), T: uint32(sh.T),
 		B: uint32(h.Bits), W: uint32(h.LFSRWidth), LC: uint32(h.ClauseLanes), LL: uint32(h.LiteralLanes),
 		D: uint32(lay.Depth), KMax: uint32(cfg.KMax), Hash32: cfg.Hash32, BitRate: uint32(cfg.BitRate),
+		RxBuffer: uint32(cfg.QueueFrames),
 	}
 	if cfg.Bank != nil {
 		if cfg.Bank.Shape != sh || cfg.Bank.Bits != h.Bits {
@@ -275,6 +276,8 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 			}
 			b.running = crc32.Update(b.running, crc32.IEEETable, ld.Data)
 			b.next += uint32(n)
+		case !b.loading:
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeNoLoad, b.next)
 		default:
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeLoadGap, b.next)
 		}
@@ -288,17 +291,20 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		}
 		w := uint32(len(b.words))
 		switch {
-		case b.loading && lc.Words == w && b.next == w && lc.CRC == b.running:
+		case !b.loading && b.loaded && lc.Words == w && lc.CRC == b.modelCRC:
+			// A repeated commit of the valid model.
+		case !b.loading && b.loaded:
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.modelCRC)
+		case lc.Words != w || b.next != w:
+			// A short load (or a W that is not L*D): resume from next.
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeLoadGap, b.next)
+		case lc.CRC != b.running || !b.loading:
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
+		default:
 			if err := b.commit(); err != nil {
 				return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
 			}
 			b.modelCRC = b.running
-		case !b.loading && b.loaded && lc.Words == w && lc.CRC == b.modelCRC:
-			// A repeated commit of the valid model.
-		case b.loading:
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
-		default:
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.modelCRC)
 		}
 		return b.appendResp(dst, f, lc.AppendTo)
 
@@ -356,7 +362,7 @@ func (b *Board) infer(dst []byte, f frame.Frame) []byte {
 		b.x = frame.UnpackFeatures(r.Vector(v, fb), o, b.x)
 		var st fixed.Stats
 		var err error
-		b.sums, st, err = b.core.Run(b.x, int(r.K), r.Seed, b.sums)
+		b.sums, st, err = b.core.Run(b.x, int(r.K), r.Seed+uint32(v), b.sums)
 		if err != nil { // cannot happen: features and K were checked
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}

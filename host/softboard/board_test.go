@@ -117,7 +117,8 @@ func TestProtocolConformance(t *testing.T) {
 	wantError(t, b, frame.TypeLoadData, chunk(190, 20), frame.CodeLoadGap, 200) // partial overlap
 	wantError(t, b, frame.TypeLoadData, []byte{0, 0, 0, 0, 1}, frame.CodeBadLength, 6)
 	wantError(t, b, frame.TypeLoadData, make([]byte, 9), frame.CodeBadLength, 8)
-	wantError(t, b, frame.TypeLoadCommit, u32(W, frame.WordsCRC(words)), frame.CodeCommitMismatch, frame.WordsCRC(words[:200]))
+	wantError(t, b, frame.TypeLoadCommit, u32(W, frame.WordsCRC(words)), frame.CodeLoadGap, 200)         // a short load
+	wantError(t, b, frame.TypeLoadCommit, u32(200, frame.WordsCRC(words[:200])), frame.CodeLoadGap, 200) // W = next < L*D
 	for off := 200; off < len(words); off += 300 {
 		ack(off, min(300, len(words)-off))
 	}
@@ -131,9 +132,13 @@ func TestProtocolConformance(t *testing.T) {
 			t.Fatalf("LOAD_COMMIT: %v % x", rt, p)
 		}
 	}
-	if in = b.Info(); in.Loaded != 1 || in.ModelCRC != frame.WordsCRC(words) {
+	if in = b.Info(); in.Loaded != 1 || in.ModelCRC != frame.WordsCRC(words) || in.RxBuffer != 1 {
 		t.Fatalf("after commit: %v", in.String())
 	}
+	// No load in progress: a retransmission is acknowledged, anything
+	// else is ERROR 9 with next.
+	ack(0, 100)
+	wantError(t, b, frame.TypeLoadData, frame.AppendLoadData(nil, W, []uint16{1}), frame.CodeNoLoad, W)
 
 	// INFER refusals.
 	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 0, 1), frame.CodeBadK, 100)
@@ -165,7 +170,7 @@ func TestProtocolConformance(t *testing.T) {
 		t.Fatalf("INFER samples: %v, %d words, %v", rt, len(words32), err)
 	}
 	for v := range 3 {
-		sums, _, _ := core.Run(x[v], 100, 77, nil)
+		sums, _, _ := core.Run(x[v], 100, 77+uint32(v), nil) // vector v uses seed + v
 		for k, s := range sums {
 			if words32[v*300+k] != uint32(s) {
 				t.Fatalf("vector %d word %d: %d, golden %d", v, k, int32(words32[v*300+k]), s)
