@@ -259,7 +259,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 				break
 			}
 			sums, st, _ := core.Run(xs[i], reqs[i].K, reqs[i].Seed, nil)
-			want := golden(mode, sums, st)
+			want := frame.ResultWords(mode, sums, st)
 			if !equal(r.Words, want) {
 				bad = fmt.Errorf("request %d (K %d, seed %d): %d words %v..., golden %d words %v...", i, reqs[i].K, reqs[i].Seed,
 					len(r.Words), head(r.Words), len(want), head(want))
@@ -288,7 +288,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		var want []uint32
 		for i, x := range xs {
 			sums, st, _ := core.Run(x, int(q.K), seed+uint32(i), nil)
-			want = append(want, golden(frame.ModeStats, sums, st)...)
+			want = append(want, frame.ResultWords(frame.ModeStats, sums, st)...)
 		}
 		if !equal(got, want) {
 			c.add("multi-vector INFER: vector i uses seed + i", fmt.Errorf("words %v..., golden %v...", head(got), head(want)))
@@ -332,26 +332,6 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		}
 	}
 	return c.rep, nil
-}
-
-func golden(mode frame.Mode, sums []int32, st fixed.Stats) []uint32 {
-	var w []uint32
-	if mode == frame.ModeSamples {
-		for _, v := range sums {
-			w = append(w, uint32(v))
-		}
-		return w
-	}
-	for _, v := range st.Votes {
-		w = append(w, uint32(v))
-	}
-	for _, v := range st.Sum {
-		w = append(w, uint32(int32(v)))
-	}
-	for _, v := range st.SumSq {
-		w = append(w, uint32(v))
-	}
-	return w
 }
 
 func equal(a, b []uint32) bool {

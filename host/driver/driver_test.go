@@ -66,23 +66,7 @@ func (r *rig) golden(t *testing.T, x []bool, k int, seed uint32, mode frame.Mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w []uint32
-	if mode == frame.ModeSamples {
-		for _, v := range sums {
-			w = append(w, uint32(v))
-		}
-		return w
-	}
-	for _, v := range st.Votes {
-		w = append(w, uint32(v))
-	}
-	for _, v := range st.Sum {
-		w = append(w, uint32(int32(v)))
-	}
-	for _, v := range st.SumSq {
-		w = append(w, uint32(v))
-	}
-	return w
+	return frame.ResultWords(mode, sums, st)
 }
 
 func equalWords(a, b []uint32) bool {

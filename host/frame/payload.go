@@ -573,3 +573,27 @@ func SampleSums(dst []int32, w []uint32) []int32 {
 	}
 	return dst
 }
+
+// ResultWords returns the INFER result words a board must send for one
+// feature vector, given the golden core's per-sample sums and statistics
+// (docs/protocol.md section 4): K*NT raw class sums in samples mode; NC
+// votes, NT sums and NT sums of squares in stats mode.
+func ResultWords(mode Mode, sums []int32, st fixed.Stats) []uint32 {
+	var w []uint32
+	if mode == ModeSamples {
+		for _, v := range sums {
+			w = append(w, uint32(v))
+		}
+		return w
+	}
+	for _, v := range st.Votes {
+		w = append(w, uint32(v))
+	}
+	for _, v := range st.Sum {
+		w = append(w, uint32(int32(v)))
+	}
+	for _, v := range st.SumSq {
+		w = append(w, uint32(v))
+	}
+	return w
+}

@@ -337,7 +337,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		if err != nil {
 			return s, fmt.Errorf("stream: golden run of row %d: %w", row.Row, err)
 		}
-		want := goldenWords(cfg.Mode, sums, st)
+		want := frame.ResultWords(cfg.Mode, sums, st)
 		if k := firstDiff(r.Words, want); k >= 0 {
 			s.Mismatches++
 			row.Mismatch = true
@@ -391,27 +391,6 @@ func rowID(cfg Config, i int) int {
 }
 
 func seedOf(cfg Config, i int) uint32 { return cfg.Seed + uint32(rowID(cfg, i)) }
-
-// goldenWords returns the words the board must send for a row.
-func goldenWords(mode frame.Mode, sums []int32, st fixed.Stats) []uint32 {
-	var w []uint32
-	if mode == frame.ModeSamples {
-		for _, v := range sums {
-			w = append(w, uint32(v))
-		}
-		return w
-	}
-	for _, v := range st.Votes {
-		w = append(w, uint32(v))
-	}
-	for _, v := range st.Sum {
-		w = append(w, uint32(int32(v)))
-	}
-	for _, v := range st.SumSq {
-		w = append(w, uint32(v))
-	}
-	return w
-}
 
 // firstDiff returns the first index where a and b differ (a length
 // difference counts at the shorter length), or -1.
