@@ -389,28 +389,30 @@ assign busy       = (state != S_IDLE);
 assign error_sent = err_sent_reg;
 
 // ------------------------------------------------------------ counters
-reg [1:0] inc [0:NCNT-1];
-always @* begin
-    inc[0]  = {1'b0, take_desc && !s_desc_busy};
-    inc[1]  = {1'b0, ev_crc_error[0]} + {1'b0, ev_crc_error[1]};
-    inc[2]  = {1'b0, ev_framing_error[0]} + {1'b0, ev_framing_error[1]} + {1'b0, ev_framing_error[2]};
-    inc[3]  = {1'b0, ev_overrun[0]} + {1'b0, ev_overrun[1]};
-    inc[4]  = {1'b0, take_desc && d_code == E_UNKNOWN};
-    inc[5]  = {1'b0, (take_desc && d_code == E_LENGTH) ||
-                     (state == S_DECIDE && ((f_type == T_BEGIN && p_w != TOTAL) || infer_bad_len))};
-    inc[6]  = {1'b0, ev_fcs_error};
-    inc[7]  = {1'b0, ev_eth_drop};
-    inc[8]  = {1'b0, ev_frame_sent};
-    inc[9]  = {1'b0, infer_xfer && res_last};
-    inc[10] = {1'b0, resp_xfer && resp_last && r_err};
-end
+// increments of the 11 counters this cycle, 2 bits each (counter i at [2i+1:2i])
+wire [1:0] inc_crc   = {1'b0, ev_crc_error[0]} + {1'b0, ev_crc_error[1]};
+wire [1:0] inc_frame = {1'b0, ev_framing_error[0]} + {1'b0, ev_framing_error[1]} + {1'b0, ev_framing_error[2]};
+wire [1:0] inc_ovr   = {1'b0, ev_overrun[0]} + {1'b0, ev_overrun[1]};
+wire       inc_len   = (take_desc && d_code == E_LENGTH) ||
+                       (state == S_DECIDE && ((f_type == T_BEGIN && p_w != TOTAL) || infer_bad_len));
+wire [2*NCNT-1:0] inc_vec = {
+    1'b0, resp_xfer && resp_last && r_err,       // 10 ERROR responses
+    1'b0, infer_xfer && res_last,                // 9  feature vectors
+    1'b0, ev_frame_sent,                         // 8  response frames sent
+    1'b0, ev_eth_drop,                           // 7  Ethernet frames dropped
+    1'b0, ev_fcs_error,                          // 6  Ethernet FCS errors
+    1'b0, inc_len,                               // 5  bad payload lengths
+    1'b0, take_desc && d_code == E_UNKNOWN,      // 4  unknown commands
+    inc_ovr,                                     // 3  UART overruns
+    inc_frame,                                   // 2  framing errors
+    inc_crc,                                     // 1  CRC errors
+    1'b0, take_desc && !s_desc_busy              // 0  frames executed
+};
 
 wire        cclear    = (state == S_DECIDE) && (f_type == T_RESET);
 wire        stage_now = (state == S_RESP) && (r_kind == R_STATUS) && !staged;
 wire        cnt_valid;
 wire [31:0] cnt_data;
-wire [2*NCNT-1:0] inc_vec = {inc[10], inc[9], inc[8], inc[7], inc[6], inc[5],
-                             inc[4], inc[3], inc[2], inc[1], inc[0]};
 
 stat_counters #(.NCNT(NCNT), .PEND_W(5)) u_counters (
     .clk(clk), .rst(rst),

@@ -65,7 +65,8 @@
  *   s_axis_tdata/tvalid/tready   input bytes
  *   s_axis_tlast                 ETH_MODE: last byte of a packet (UART: 0)
  *   s_mac [47:0]                 ETH_MODE: source MAC of the packet, stable
- *                                while its bytes are offered (UART: 0)
+ *                                while its bytes are offered (UART: not
+ *                                used, m_desc_mac is 0)
  *   m_desc_valid/ready           descriptor stream (FWFT)
  *   m_desc_type, m_desc_seq, m_desc_len, m_desc_busy, m_desc_mac
  *                                descriptor fields (stable while valid)
@@ -121,7 +122,8 @@ module proto_rx #(
 
 localparam integer LEN_W  = $clog2(MAX_PAYLOAD + 1);
 localparam integer ADDR_W = $clog2(FIFO_DEPTH);
-localparam integer DW     = 48 + 1 + LEN_W + 16 + 8;   // descriptor word
+localparam integer MW     = (ETH_MODE != 0) ? 48 : 1;  // stored MAC bits (UART: none)
+localparam integer DW     = MW + 1 + LEN_W + 16 + 8;   // descriptor word
 localparam integer IDLE_W = (IDLE_CYCLES > 1) ? $clog2(IDLE_CYCLES + 1) : 1;
 localparam [IDLE_W-1:0] IDLE_LAST = IDLE_W'((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
@@ -151,7 +153,7 @@ reg             f_ovf = 1'b0;        // payload bytes lost (no room)
 wire [7:0]       f_type = hist[7:0];
 wire [15:0]      f_seq  = hist[31:16];
 wire [LEN_W-1:0] f_len  = hist[32 +: LEN_W];
-reg [47:0]      f_mac;
+reg [MW-1:0]    f_mac;
 reg [2:0]       rp_cnt = 3'd0;       // bytes of hist still to replay
 reg [IDLE_W-1:0] idle_cnt = {IDLE_W{1'b0}};
 
@@ -205,6 +207,7 @@ wire timeout  = (IDLE_CYCLES > 1) && in_body && !step && (idle_cnt == IDLE_LAST)
 wire push_ok  = crc_ok && !desc_full;
 
 assign in_frame       = (state != ST_HUNT);
+wire   unused_ok      = ^s_mac;               // UART mode: no MAC
 assign ev_good        = ev_good_reg;
 assign ev_crc_error   = ev_crc_reg;
 assign ev_frame_error = ev_frame_reg;
@@ -215,7 +218,7 @@ assign m_desc_type  = desc_head[7:0];
 assign m_desc_seq   = desc_head[23:8];
 assign m_desc_len   = desc_head[24 +: LEN_W];
 assign m_desc_busy  = desc_head[24 + LEN_W];
-assign m_desc_mac   = desc_head[DW-1 -: 48];
+assign m_desc_mac   = (ETH_MODE != 0) ? 48'(desc_head[DW-1 -: MW]) : 48'd0;
 
 assign m_axis_tdata  = out_data;
 assign m_axis_tvalid = out_valid;
@@ -296,7 +299,7 @@ always @(posedge clk) begin
         crc <= crc_next;
         if (state == ST_HUNT) begin
             crc   <= 32'hFFFFFFFF;
-            f_mac <= s_mac;
+            f_mac <= MW'(s_mac);
         end
         if (state == ST_HDR || replaying) begin
             hist <= {in_b, hist[47:8]};      // shift in (rotate while replaying)

@@ -77,7 +77,7 @@ reg [15:0]       lo;
 reg [31:0]       val;
 reg              valid_reg = 1'b0;
 reg [NCNT-1:0]   zero = {NCNT{1'b1}};
-reg [PEND_W-1:0] pend [0:NCNT-1];
+reg [NCNT*PEND_W-1:0] pend = {(NCNT*PEND_W){1'b0}};   // counter i at [PEND_W*i +: PEND_W]
 
 wire       take_req = rd_req && !last_req;
 wire [IW-1:0] sel   = take_req ? rd_idx : rr;
@@ -105,15 +105,15 @@ end
 genvar g;
 generate
     for (g = 0; g < NCNT; g = g + 1) begin : g_pend
-        wire [PEND_W:0] psum = {1'b0, pend[g]} + {{(PEND_W-1){1'b0}}, inc[2*g +: 2]};
+        wire [PEND_W:0] psum = {1'b0, pend[PEND_W*g +: PEND_W]} + {{(PEND_W-1){1'b0}}, inc[2*g +: 2]};
         always @(posedge clk) begin
             if (phase == 2'd0 && sel == IW'(g)) begin
-                pend[g] <= {{(PEND_W-2){1'b0}}, inc[2*g +: 2]};
+                pend[PEND_W*g +: PEND_W] <= {{(PEND_W-2){1'b0}}, inc[2*g +: 2]};
             end else begin
-                pend[g] <= psum[PEND_W] ? PMAX : psum[PEND_W-1:0];   // saturate
+                pend[PEND_W*g +: PEND_W] <= psum[PEND_W] ? PMAX : psum[PEND_W-1:0];   // saturate
             end
             if (clear || rst) begin
-                pend[g] <= {PEND_W{1'b0}};
+                pend[PEND_W*g +: PEND_W] <= {PEND_W{1'b0}};
             end
         end
     end
@@ -126,7 +126,7 @@ always @(posedge clk) begin
     case (phase)
         2'd0: begin
             j         <= sel;
-            snap      <= pend[sel];
+            snap      <= pend[PEND_W*sel +: PEND_W];
             req_visit <= take_req;
             last_req  <= take_req;
             cancel    <= 1'b0;

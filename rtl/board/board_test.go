@@ -1,0 +1,636 @@
+package board
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/hw"
+)
+
+// depDirs are the hand-written RTL folders the board modules use.
+var depDirs = []string{"../lib", "../uart", "../eth"}
+
+type param struct{ name, value string }
+
+// bench is one Verilator C++ test bench build.
+type bench struct {
+	name   string   // subtest name (also the bench's PASS name)
+	top    string   // top module
+	srcs   []string // Verilog sources, relative to rtl/board
+	tb     string   // C++ bench, relative to rtl/board
+	params []param  // passed as -G<name>=<value> and -D<name>=<value>
+	flags  []string // extra verilator flags
+	core   bool     // needs the generated core and the bench data file
+}
+
+var (
+	rxSrcs     = []string{"proto_rx.v", "../lib/crc32.v"}
+	engineSrcs = []string{"proto_engine.v", "stat_counters.v", "../lib/crc32.v"}
+	boardSrcs  = []string{"board_top.v", "proto_rx.v", "proto_tx.v", "link_arb.v", "proto_engine.v",
+		"stat_counters.v", "../lib/crc32.v", "../uart/uart_rx.v", "../uart/uart_tx.v",
+		"../eth/eth_mac_rx.v", "../eth/eth_mac_tx.v"}
+)
+
+// benches[0] is built first and seeds the runtime objects of the others
+// (keep it small); the rest run longest first.
+var benches = []bench{
+	{name: "link_arb", top: "link_arb", srcs: []string{"link_arb.v"}, tb: "tb/link_arb_tb.cpp"},
+	{name: "board_top", top: "board_top", srcs: boardSrcs, tb: "tb/board_top_tb.cpp", core: true},
+	{name: "proto_engine", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
+		params: []param{{"FEATURES", "10"}, {"BITS", "12"}, {"LANES", "4"}, {"DEPTH", "7"}, {"LANE_W", "2"},
+			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "3"}, {"NC", "3"}, {"KMAX", "200"}, {"UART_BAUD", "3000000"}}},
+	{name: "proto_engine_binary", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
+		params: []param{{"FEATURES", "3"}, {"BITS", "8"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"},
+			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "1"}, {"NC", "2"}, {"KMAX", "255"}, {"UART_BAUD", "115200"},
+			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}}},
+	{name: "proto_rx_uart", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"ETH_MODE", "0"}, {"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"DESC_DEPTH", "4"}}},
+	{name: "proto_rx_eth", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"ETH_MODE", "1"}, {"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
+	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
+	{name: "proto_tx_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp",
+		params: []param{{"FRAG_WORDS", "4"}}},
+	{name: "stat_counters", top: "stat_counters", srcs: []string{"stat_counters.v"}, tb: "tb/stat_counters_tb.cpp",
+		flags: []string{"--public-flat-rw"}},
+}
+
+// lintParams lists extra parameter sets to lint besides the defaults.
+var lintParams = map[string][][]param{
+	"proto_rx": {
+		{{"ETH_MODE", "1"}, {"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}},
+		{{"IDLE_CYCLES", "1280"}, {"DESC_DEPTH", "1"}},
+		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "1024"}},
+	},
+	"proto_tx":      {{{"FRAG_WORDS", "4"}}},
+	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
+	"proto_engine": {
+		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
+			{"NT", "1"}, {"NC", "2"}, {"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}},
+		{{"FEATURES", "100"}, {"BITS", "16"}, {"LANES", "64"}, {"DEPTH", "200"}, {"LANE_W", "6"},
+			{"ADDR_W", "8"}, {"K_W", "16"}, {"NT", "16"}, {"NC", "16"}, {"KMAX", "1000"}},
+	},
+}
+
+// core is the small generated core used by the board_top lint, bench and
+// synthesis (prefix "tiny", so PTM_CORE is exercised).
+type core struct {
+	dir    string
+	design *hw.Design
+	data   string // bench data file
+}
+
+var (
+	coreOnce sync.Once
+	coreVal  *core
+	coreErr  error
+	tmpRoot  string
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	tmpRoot, err = os.MkdirTemp("", "rtl-board-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(tmpRoot)
+	os.Exit(code)
+}
+
+// tinyShape and tinyConfig describe the core of the board_top bench:
+// 3 classes, L = 4 lanes, D = 30 beats (120 bank words).
+var (
+	tinyShape  = fixed.Shape{Classes: 3, TMs: 3, Clauses: 4, Features: 5, T: 3}
+	tinyConfig = hw.Config{Bits: 8, LFSRWidth: 16, ClauseLanes: 2, LiteralLanes: 2, MaxK: 20, Prefix: "tiny"}
+)
+
+func getCore(t *testing.T) *core {
+	t.Helper()
+	coreOnce.Do(func() { coreVal, coreErr = makeCore() })
+	if coreErr != nil {
+		t.Fatalf("generating the bench core: %v", coreErr)
+	}
+	return coreVal
+}
+
+func makeCore() (*core, error) {
+	d, err := hw.Generate(tinyConfig, tinyShape, nil, "0123abcd")
+	if err != nil {
+		return nil, err
+	}
+	c := &core{dir: filepath.Join(tmpRoot, "core"), design: d}
+	if err := d.Write(c.dir); err != nil {
+		return nil, err
+	}
+	c.data = filepath.Join(tmpRoot, "board_top.dat")
+	return c, writeBenchData(c.data, d)
+}
+
+// coreParams are the board_top parameters that describe a generated core.
+func coreParams(d *hw.Design) []param {
+	p := d.Params
+	return []param{
+		{"FEATURES", fmt.Sprint(p.O)}, {"BITS", fmt.Sprint(p.Bits)}, {"LANES", fmt.Sprint(p.L)},
+		{"DEPTH", fmt.Sprint(p.D)}, {"LANE_W", fmt.Sprint(p.LaneW)}, {"ADDR_W", fmt.Sprint(p.AddrW)},
+		{"K_W", fmt.Sprint(p.KW)}, {"NT", fmt.Sprint(p.NT)}, {"NC", fmt.Sprint(p.NC)},
+		{"KMAX", fmt.Sprint(p.MaxK)}, {"GEN_VERSION", fmt.Sprint(genVersion())},
+	}
+}
+
+// genVersion is hw.Version as major<<16 | minor<<8 | patch.
+func genVersion() uint32 {
+	var a, b, c uint32
+	fmt.Sscanf(hw.Version, "%d.%d.%d", &a, &b, &c)
+	return a<<16 | b<<8 | c
+}
+
+// boardBenchParams are the board_top bench's parameters: the core's, a
+// fast simulated UART and a small CLK_HZ so the LEDs move.
+func boardBenchParams(d *hw.Design) []param {
+	return append(coreParams(d), param{"CLKS_PER_BIT", "8"}, param{"CLK_HZ", "6400"}, param{"UART_BAUD", "800"})
+}
+
+// writeBenchData writes the board_top bench's data file: the shape, the
+// info ROM, a random bank (upload order) and INFER requests with the
+// result words of fixed.Core.
+func writeBenchData(path string, d *hw.Design) error {
+	rng := rand.New(rand.NewPCG(7, 11))
+	cfg := d.Config
+	bank, err := fixed.RandomBank(d.Shape, cfg.Bits, rng.Uint64)
+	if err != nil {
+		return err
+	}
+	gold, err := fixed.NewCore(bank, cfg.HW())
+	if err != nil {
+		return err
+	}
+	p := d.Params
+	var b strings.Builder
+	fb := (p.O + 7) / 8
+	fmt.Fprintf(&b, "shape %d %d %d %d %d %d %d\n", p.L, p.D, p.NT, p.NC, fb, p.MaxK, p.Bits)
+	b.WriteString("info")
+	for _, w := range d.InfoWords() {
+		fmt.Fprintf(&b, " %x", w)
+	}
+	b.WriteString("\nbank")
+	lanes := bank.LaneWords(cfg.HW())
+	for a := 0; a < p.D; a++ {
+		for l := 0; l < p.L; l++ {
+			fmt.Fprintf(&b, " %x", lanes[l][a])
+		}
+	}
+	b.WriteString("\n")
+	for i := 0; i < 8; i++ {
+		mode := i % 2
+		k := 1 + rng.IntN(p.MaxK)
+		if i == 2 {
+			k = p.MaxK
+		}
+		count := 1 + rng.IntN(4)
+		seed := rng.Uint32()
+		fmt.Fprintf(&b, "req %d %d %x %d", mode, k, seed, count)
+		var words []uint32
+		for v := 0; v < count; v++ {
+			x := make([]bool, p.O)
+			raw := make([]byte, fb)
+			for j := range x {
+				x[j] = rng.IntN(2) == 1
+				if x[j] {
+					raw[j/8] |= 1 << (j % 8)
+				}
+			}
+			for _, c := range raw {
+				fmt.Fprintf(&b, " %02x", c)
+			}
+			sums, st, err := gold.Run(x, k, seed, nil)
+			if err != nil {
+				return err
+			}
+			if mode == 0 {
+				for _, s := range sums {
+					words = append(words, uint32(s))
+				}
+			} else {
+				for _, v := range st.Votes {
+					words = append(words, uint32(v))
+				}
+				for _, v := range st.Sum {
+					words = append(words, uint32(v))
+				}
+				for _, v := range st.SumSq {
+					words = append(words, uint32(v))
+				}
+			}
+		}
+		fmt.Fprintf(&b, " words %d", len(words))
+		for _, w := range words {
+			fmt.Fprintf(&b, " %x", w)
+		}
+		b.WriteString("\n")
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// needTools fails (or, with -short, skips) when a tool is missing.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if testing.Short() {
+				t.Skipf("%s not found (skipped in -short mode); run scripts/install-deps.sh", tool)
+			}
+			t.Fatalf("%s not found in PATH: run scripts/install-deps.sh to install verilator, yosys and g++", tool)
+		}
+	}
+}
+
+// run executes a command with a deadline and returns its combined output.
+func run(t *testing.T, dir string, timeout time.Duration, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("timed out after %v: %w", timeout, err)
+	}
+	return string(out), err
+}
+
+func abs(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// vFiles returns the board's .v files.
+func vFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no .v files in rtl/board")
+	}
+	return files
+}
+
+var (
+	moduleRE = regexp.MustCompile(`(?m)^module\s+(\w+)`)
+	paramRE  = regexp.MustCompile(`(?m)^\s*parameter\s+(?:\[[^\]]*\]\s*)?(\w+)`)
+)
+
+// TestConventions checks the file layout rules that need no tools.
+func TestConventions(t *testing.T) {
+	for _, f := range vFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		lines := strings.Split(strings.TrimSpace(src), "\n")
+		if strings.TrimSpace(lines[0]) != "`default_nettype none" {
+			t.Errorf("%s: first line must be `default_nettype none", f)
+		}
+		if strings.TrimSpace(lines[len(lines)-1]) != "`default_nettype wire" {
+			t.Errorf("%s: last line must be `default_nettype wire", f)
+		}
+		mods := moduleRE.FindAllStringSubmatch(src, -1)
+		base := strings.TrimSuffix(f, ".v")
+		if len(mods) != 1 || mods[0][1] != base {
+			t.Errorf("%s: want exactly one module named %s, found %v", f, base, mods)
+		}
+		if !strings.Contains(src, " * "+base+" - ") {
+			t.Errorf("%s: header comment \" * %s - <what it does>\" missing", f, base)
+		}
+		head := src[:strings.Index(src, "*/")]
+		for _, m := range paramRE.FindAllStringSubmatch(src, -1) {
+			name := m[1]
+			if strings.ToUpper(name) != name {
+				t.Errorf("%s: parameter %s is not UPPER_CASE", f, name)
+			}
+			if !strings.Contains(head, name) {
+				t.Errorf("%s: parameter %s is not documented in the header comment", f, name)
+			}
+		}
+		if _, err := os.Stat(filepath.Join("tb", base+"_tb.cpp")); err != nil {
+			t.Errorf("%s: bench tb/%s_tb.cpp missing", f, base)
+		}
+	}
+}
+
+// TestLint runs verilator -Wall lint on every module as a top.
+func TestLint(t *testing.T) {
+	t.Parallel()
+	needTools(t, "verilator")
+	for _, f := range vFiles(t) {
+		top := strings.TrimSuffix(f, ".v")
+		sets := append([][]param{nil}, lintParams[top]...)
+		for _, ps := range sets {
+			args := []string{"--lint-only", "-Wall", "--top-module", top, "-y", "."}
+			for _, d := range depDirs {
+				args = append(args, "-y", d)
+			}
+			label := top
+			if top == "board_top" {
+				c := getCore(t)
+				args = append(args, "-y", c.dir, "+define+PTM_CORE=tiny_core")
+				ps = append(coreParams(c.design), ps...)
+			}
+			for _, p := range ps {
+				args = append(args, "-G"+p.name+"="+p.value)
+				label += fmt.Sprintf(" %s=%s", p.name, p.value)
+			}
+			args = append(args, f)
+			out, err := run(t, ".", time.Minute, "verilator", args...)
+			if err != nil || strings.TrimSpace(out) != "" {
+				t.Errorf("lint %s: %v\n%s", label, err, out)
+			}
+		}
+	}
+}
+
+// runtimeObjs are the Verilator runtime objects that every bench build
+// compiles identically; the first build's copies seed the others.
+var runtimeObjs = []string{"verilated.o", "verilated_threads.o"}
+
+// buildBench verilates and compiles b into dir (seeded with runtime objects
+// from seedDir when seedDir != "") and returns the bench binary's path.
+func buildBench(t *testing.T, b bench, dir, seedDir string) string {
+	t.Helper()
+	if seedDir != "" {
+		for _, o := range runtimeObjs {
+			data, err := os.ReadFile(filepath.Join(seedDir, o))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, o), data, 0o644)
+			}
+			if err != nil {
+				t.Fatalf("seeding runtime object %s: %v", o, err)
+			}
+		}
+	}
+	args := []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
+		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
+		"-CFLAGS", "-I" + abs(t, "../lib/tb") + " -I" + abs(t, "tb"),
+		"-MAKEFLAGS", "OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
+	args = append(args, b.flags...)
+	params := b.params
+	var files []string
+	if b.core {
+		c := getCore(t)
+		params = append(boardBenchParams(c.design), params...)
+		args = append(args, "+define+PTM_CORE=tiny_core")
+		for _, f := range c.design.VerilogFiles() {
+			files = append(files, filepath.Join(c.dir, f))
+		}
+	}
+	for _, p := range params {
+		args = append(args, "-G"+p.name+"="+p.value, "-CFLAGS", "-D"+p.name+"="+p.value)
+	}
+	for _, s := range b.srcs {
+		args = append(args, abs(t, s))
+	}
+	args = append(args, files...)
+	args = append(args, abs(t, b.tb))
+	if out, err := run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
+		t.Fatalf("verilator build: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "bench")
+}
+
+// TestBench builds and runs every Verilator bench.
+func TestBench(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("bench builds skipped in -short mode")
+	}
+	needTools(t, "verilator", "g++", "make")
+	seedDir := t.TempDir()
+	var seedOnce sync.Once
+	seedOK := false
+	seed := func(t *testing.T) {
+		seedOnce.Do(func() {
+			buildBench(t, benches[0], seedDir, "")
+			seedOK = true
+		})
+		if !seedOK {
+			t.Fatalf("seed build of %s failed (see its subtest)", benches[0].name)
+		}
+	}
+	for i, b := range benches {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			seed(t)
+			bin := filepath.Join(seedDir, "bench")
+			if i != 0 {
+				bin = buildBench(t, b, t.TempDir(), seedDir)
+			}
+			var args []string
+			if b.core {
+				args = append(args, "--data", getCore(t).data)
+			}
+			out, err := run(t, filepath.Dir(bin), 3*time.Minute, bin, args...)
+			if err != nil {
+				t.Fatalf("bench failed: %v\n%s", err, out)
+			}
+			pass := "PASS " + b.name + " "
+			if b.name == "proto_engine_binary" || b.name == "proto_tx_4" {
+				pass = "PASS " + b.top + " "
+			}
+			if !strings.Contains(out, pass) {
+				t.Fatalf("bench output lacks %q:\n%s", pass, out)
+			}
+			t.Log(strings.TrimSpace(out))
+		})
+	}
+}
+
+var statRE = regexp.MustCompile(`(?m)^\s+(SB_\w+)\s+(\d+)`)
+
+// synth runs yosys synth_ice40 and returns the cell counts per module
+// ("" is the whole design). files are read with -D defines; noflatten keeps
+// the hierarchy (one count per module); when jsonOut != "" the netlist is
+// written there.
+func synth(t *testing.T, dir, top string, files, defines []string, params []param, noflatten bool, jsonOut string) map[string]map[string]int {
+	t.Helper()
+	script := "verilog_defaults -add -sv; "
+	for _, d := range defines {
+		script += "verilog_defaults -add -D" + d + "; "
+	}
+	script += "read_verilog " + strings.Join(files, " ") + "; "
+	libs := " -libdir " + abs(t, ".")
+	for _, d := range depDirs {
+		libs += " -libdir " + abs(t, d)
+	}
+	script += "hierarchy" + libs + " -top " + top
+	for _, p := range params {
+		script += fmt.Sprintf(" -chparam %s %s", p.name, p.value)
+	}
+	script += "; "
+	stat := filepath.Join(dir, "stat.txt")
+	script += "synth_ice40 -top " + top
+	if noflatten {
+		script += " -noflatten"
+	}
+	if jsonOut != "" {
+		script += " -json " + jsonOut
+	}
+	script += "; tee -q -o " + stat + " stat"
+	out, err := run(t, dir, 8*time.Minute, "yosys", "-q", "-p", script)
+	if err != nil || strings.Contains(out, "Warning") || strings.Contains(out, "ERROR") {
+		t.Fatalf("yosys: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]map[string]int{}
+	mod := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := modRE.FindStringSubmatch(line); m != nil {
+			mod = m[1]
+			if mod == "design hierarchy" {
+				mod = ""
+			}
+			continue
+		}
+		m := statRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		var n int
+		fmt.Sscan(m[2], &n)
+		if cells[mod] == nil {
+			cells[mod] = map[string]int{}
+		}
+		if strings.HasPrefix(m[1], "SB_DFF") {
+			cells[mod]["SB_DFF*"] += n
+		} else {
+			cells[mod][m[1]] += n
+		}
+	}
+	if len(cells) == 0 {
+		t.Fatalf("no iCE40 cells in stat:\n%s", b)
+	}
+	if !noflatten {
+		for _, v := range cells {
+			cells[""] = v
+		}
+	}
+	return cells
+}
+
+var modRE = regexp.MustCompile(`^=== (.*) ===$`)
+
+// moduleName strips yosys's parameter decoration ($paramod...\name\...).
+func moduleName(m string) string {
+	if i := strings.Index(m, "\\"); i >= 0 {
+		m = m[i+1:]
+		if j := strings.Index(m, "\\"); j >= 0 {
+			m = m[:j]
+		}
+	}
+	return m
+}
+
+func cellString(c map[string]int) string {
+	return fmt.Sprintf("SB_LUT4=%d SB_DFF*=%d SB_CARRY=%d SB_RAM40_4K=%d", c["SB_LUT4"], c["SB_DFF*"], c["SB_CARRY"], c["SB_RAM40_4K"])
+}
+
+// TestSynth runs yosys synth_ice40 on board_top with the bench core,
+// keeping the hierarchy so that every module's cells are reported (every
+// board module is instantiated there, both proto_rx modes included).
+func TestSynth(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("yosys synthesis skipped in -short mode")
+	}
+	needTools(t, "yosys")
+	t.Run("board_top_tiny", func(t *testing.T) {
+		t.Parallel()
+		c := getCore(t)
+		files := []string{abs(t, "board_top.v")}
+		for _, f := range c.design.VerilogFiles() {
+			files = append(files, filepath.Join(c.dir, f))
+		}
+		cells := synth(t, t.TempDir(), "board_top", files, []string{"PTM_CORE=tiny_core"}, coreParams(c.design), true, "")
+		var names []string
+		for m := range cells {
+			if m != "" {
+				names = append(names, m)
+			}
+		}
+		sort.Strings(names)
+		seen := map[string]int{}
+		for _, m := range names {
+			n := moduleName(m)
+			if seen[n]++; seen[n] > 1 {
+				n = fmt.Sprintf("%s (variant %d)", n, seen[n])
+			}
+			t.Logf("%-24s %s", n, cellString(cells[m]))
+		}
+		total := cells[""] // yosys's design hierarchy summary (instances counted)
+		t.Logf("%-24s %s", "board_top + core", cellString(total))
+		if total["SB_RAM40_4K"] != 14+c.design.Params.L {
+			t.Errorf("%d SB_RAM40_4K, want 14 + %d (board + one per lane)", total["SB_RAM40_4K"], c.design.Params.L)
+		}
+	})
+	if os.Getenv("PTM_BOARD_SYNTH_IRIS") == "" {
+		return
+	}
+	for _, lanes := range []int{16, 8} {
+		t.Run(fmt.Sprintf("board_top_iris_%d", lanes), func(t *testing.T) {
+			t.Parallel()
+			sh := fixed.Shape{Classes: 3, TMs: 3, Clauses: 20, Features: 16, T: 10}
+			cfg := hw.Config{Bits: 8, LFSRWidth: 32, ClauseLanes: lanes / 8, LiteralLanes: 8, MaxK: 255}
+			d, err := hw.Generate(cfg, sh, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := d.Write(dir); err != nil {
+				t.Fatal(err)
+			}
+			var coreFiles []string
+			for _, f := range d.VerilogFiles() {
+				coreFiles = append(coreFiles, filepath.Join(dir, f))
+			}
+			core := synth(t, dir, d.Top(), coreFiles, nil, nil, false, filepath.Join(dir, "core.json"))[""]
+			files := append([]string{abs(t, "board_top.v")}, coreFiles...)
+			board := synth(t, dir, "board_top", files, nil, coreParams(d), false, filepath.Join(dir, "board.json"))[""]
+			t.Logf("Iris-like core alone (L=%d): %s", lanes, cellString(core))
+			t.Logf("board_top + Iris-like core (L=%d): %s", lanes, cellString(board))
+			if _, err := exec.LookPath("nextpnr-ice40"); err == nil {
+				for _, j := range []string{"core.json", "board.json"} {
+					out, _ := run(t, dir, 5*time.Minute, "nextpnr-ice40", "--up5k", "--package", "sg48", "--json", j,
+						"--pcf-allow-unconstrained", "--pack-only", "--seed", "1")
+					sc := bufio.NewScanner(strings.NewReader(out))
+					for sc.Scan() {
+						if l := sc.Text(); strings.Contains(l, "ICESTORM_LC") || strings.Contains(l, "ICESTORM_RAM") {
+							t.Logf("%s: %s", j, strings.TrimSpace(strings.TrimPrefix(l, "Info:")))
+						}
+					}
+				}
+			}
+		})
+	}
+}

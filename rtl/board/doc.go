@@ -1,0 +1,52 @@
+// Package board holds the hand-written Verilog of the PTM board: the UART
+// and Ethernet front ends of the framed protocol (docs/protocol.md), the
+// protocol engine that executes it on the generated inference core
+// (docs/core-interface.md), and the board top level. There is no Go API
+// here: the package exists so that `go test ./rtl/board/` lints, simulates
+// and synthesizes the RTL.
+//
+// Layout (one module per file, module name = file name):
+//
+//	proto_rx.v       frame parser: SOF hunt, header, length check (with
+//	                 replay of the header after a bad length), CRC-32 check,
+//	                 UART idle timeout; a commit/drop payload FIFO in block
+//	                 RAM and a descriptor FIFO, so only CRC-good frames come
+//	                 out; busy descriptors for good frames that did not fit
+//	proto_tx.v       frame builder: buffers a fragment (<= 256 words, block
+//	                 RAM), emits SOF/header/payload/CRC gap-free, cuts long
+//	                 responses into fragments with MORE and an index
+//	link_arb.v       frame-by-frame round-robin arbiter of the two links
+//	stat_counters.v  the 11 saturating u32 STATUS counters in one block RAM
+//	proto_engine.v   command executor: INFO, LOAD_BEGIN/DATA/COMMIT, INFER,
+//	                 STATUS, RESET_STATUS, ERROR responses
+//	board_top.v      uart_rx/uart_tx + eth_mac_rx/eth_mac_tx (rtl/uart,
+//	                 rtl/eth) + the blocks above + the core (`PTM_CORE`)
+//	tb/*_tb.cpp      Verilator C++ benches, one per module
+//	tb/proto_util.h  shared bench helpers (CRC-32, frame encoder/decoder)
+//
+// Conventions are those of package rtl (rtl/doc.go): `default_nettype none
+// ... `default_nettype wire around each file, a header comment naming the
+// module with its parameters (UPPER_CASE), ports and latency, valid/ready
+// streams, one clock and a synchronous active-high reset of control state.
+//
+// The tests (board_test.go) need verilator, yosys and g++ (and, for the
+// board_top bench and lint, generate a small core with package hw):
+//
+//   - TestConventions: file layout, header, documented parameters, bench
+//     present.
+//   - TestLint: verilator --lint-only -Wall of every module as top, for the
+//     default and alternative parameter sets; board_top with a generated
+//     core named through PTM_CORE. Any warning fails.
+//   - TestBench: builds and runs every bench; each prints
+//     "PASS <name> <checks>". The board_top bench gets a data file written
+//     by the test with a random bank and requests whose expected result
+//     words come from golden/fixed, and speaks the protocol on the UART pin
+//     (bit level) and the GMII interface at once.
+//   - TestSynth: yosys synth_ice40 of every module and of board_top with
+//     the generated core; logs SB_LUT4, SB_DFF*, SB_CARRY and SB_RAM40_4K.
+//     With PTM_BOARD_SYNTH_IRIS=1 it also synthesizes board_top with
+//     Iris-like cores (3 classes, 20 clauses, 16 features; 16 and 8 lanes)
+//     and, when nextpnr-ice40 is installed, packs them for an UP5K.
+//
+// With -short, TestBench and TestSynth are skipped.
+package board

@@ -1,0 +1,613 @@
+// proto_engine_tb.cpp - Verilator bench for rtl/board/proto_engine.v
+//
+// Build (the -D values must match the -G values):
+//   verilator --cc --exe --build -Wall -GFEATURES=10 ... -CFLAGS "-I../../lib/tb -DFEATURES=10 ..." \
+//     proto_engine.v stat_counters.v ../lib/crc32.v tb/proto_engine_tb.cpp
+//
+// The engine runs against three models:
+//   - a frame source that behaves like link_arb (a descriptor stays offered
+//     with its payload until the engine takes it at the end of the frame);
+//   - a behavioral core: a bank array written through bank_wr_* (writes are
+//     only legal while the core is idle), a request stream that answers
+//     K*NT (samples) or NC+2*NT (stats) words after a random latency with
+//     random gaps, each word a hash of (features, K, seed, mode, index,
+//     bank contents), and an info ROM;
+//   - a proto_tx sink that takes words with random ready, closes fragments
+//     of 256 words, stays busy for a random time while "sending", and
+//     checks that the side band (type, seq, link, mac) is stable until the
+//     response is sent.
+// A C++ reference of docs/protocol.md (as implemented: LOAD rules with next
+// offset, retransmission, gap/overlap and range errors, running CRC, commit
+// checks; INFER checks in order; INFO; STATUS; RESET_STATUS; unknown types;
+// busy descriptors) predicts every response word. STATUS words are checked
+// against the bench's own event counts (exact for the engine's counters,
+// bounded for the ev_* inputs driven randomly). The bank contents are
+// compared after every upload.
+#include <deque>
+#include <map>
+#include <vector>
+
+#include "Vproto_engine.h"
+#include "proto_util.h"
+#include "tb_util.h"
+
+#ifndef FEATURES
+#define FEATURES 10
+#endif
+#ifndef BITS
+#define BITS 12
+#endif
+#ifndef LANES
+#define LANES 4
+#endif
+#ifndef DEPTH
+#define DEPTH 7
+#endif
+#ifndef NT
+#define NT 3
+#endif
+#ifndef NC
+#define NC 3
+#endif
+#ifndef KMAX
+#define KMAX 200
+#endif
+#ifndef INIT_LOADED
+#define INIT_LOADED 0
+#endif
+#ifndef INIT_CRC
+#define INIT_CRC 0
+#endif
+#ifndef UART_BAUD
+#define UART_BAUD 3000000
+#endif
+#ifndef GEN_VERSION
+#define GEN_VERSION 0x000100
+#endif
+
+static const int FB = (FEATURES + 7) / 8;
+static const uint32_t TOTAL = LANES * DEPTH;
+static const int NCNT = 11;
+
+struct Cmd {
+    Frame f;
+    bool busy = false;
+    int link = 0;
+    uint64_t mac = 0;
+};
+
+struct Resp {
+    uint8_t type;
+    uint16_t seq;
+    int link;
+    uint64_t mac;
+    std::vector<uint32_t> words;
+    bool status = false;      // STATUS: words checked against bounds
+};
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+// ------------------------------------------------------------ reference model
+struct Model {
+    bool loaded = INIT_LOADED;
+    uint32_t next = INIT_LOADED ? TOTAL : 0;
+    uint32_t crc = INIT_LOADED ? ~(uint32_t)INIT_CRC : 0xFFFFFFFFu;
+    std::vector<uint32_t> bank;   // word w = addr*LANES + lane, as written by LOAD
+    uint64_t cnt[NCNT] = {};      // engine-internal counters (0, 4, 5, 9, 10)
+    Model() : bank(TOTAL, 0) {}
+
+    static uint32_t core_word(uint64_t feat, int k, uint32_t seed, int mode, int idx, uint64_t bh) {
+        return (uint32_t)mix64(feat * 0x9E3779B97F4A7C15ull ^ (uint64_t)k << 40 ^ (uint64_t)seed << 8 ^
+                               (uint64_t)mode << 60 ^ (uint64_t)idx << 20 ^ bh);
+    }
+    uint64_t bank_hash() const {
+        uint64_t h = 0;
+        for (uint32_t i = 0; i < TOTAL; i++) h = mix64(h ^ (bank[i] & ((1u << BITS) - 1)) ^ (uint64_t)i << 32);
+        return h;
+    }
+    Resp error(const Cmd& c, uint8_t code, uint32_t detail) {
+        cnt[10]++;
+        return {0xE0, c.f.seq, c.link, c.mac, {(uint32_t)code | (uint32_t)c.f.type << 8, detail}};
+    }
+    // Executes a command; INFER results use the core model with the bank
+    // as it is now.
+    Resp exec(const Cmd& c) {
+        const auto& p = c.f.payload;
+        size_t len = p.size();
+        Resp ok{(uint8_t)(c.f.type | 0x80), c.f.seq, c.link, c.mac, {}};
+        if (c.busy) return error(c, 8, 0);
+        cnt[0]++;
+        switch (c.f.type) {
+        case 0x01:
+        case 0x20:
+        case 0x21:
+            if (len != 0) {
+                cnt[5]++;
+                return error(c, 3, 0);
+            }
+            if (c.f.type == 0x20) ok.status = true;
+            if (c.f.type == 0x21)
+                for (auto& x : cnt) x = 0;
+            return ok;  // INFO / STATUS words are filled in by the caller
+        case 0x02: {
+            if (len != 4) {
+                cnt[5]++;
+                return error(c, 3, 4);
+            }
+            uint32_t w = get_u32(p, 0);
+            if (w != TOTAL) {
+                cnt[5]++;
+                return error(c, 3, TOTAL);
+            }
+            loaded = false;
+            next = 0;
+            crc = 0xFFFFFFFFu;
+            ok.words = {w};
+            return ok;
+        }
+        case 0x03: {
+            if (len < 6 || len % 2) {
+                cnt[5]++;
+                return error(c, 3, 0);
+            }
+            uint32_t off = get_u32(p, 0);
+            uint32_t n = (uint32_t)(len - 4) / 2;
+            if (off == next && (uint64_t)next + n <= TOTAL) {
+                for (uint32_t i = 0; i < n; i++) {
+                    crc = ~g_crc.of(&p[4 + 2 * i], 2, crc);  // running (uncomplemented) state
+                    bank[next++] = p[4 + 2 * i] | p[5 + 2 * i] << 8;
+                }
+            } else if (!((uint64_t)off + n <= next && off <= TOTAL)) {
+                return error(c, 6, next);
+            }
+            ok.words = {off, n};
+            return ok;
+        }
+        case 0x04: {
+            if (len != 8) {
+                cnt[5]++;
+                return error(c, 3, 8);
+            }
+            uint32_t w = get_u32(p, 0), cr = get_u32(p, 4);
+            if (w == next && w == TOTAL && cr == ~crc) {
+                loaded = true;
+                ok.words = {w, cr};
+                return ok;
+            }
+            return error(c, 7, ~crc);
+        }
+        case 0x10: {
+            if (len < 10) {
+                cnt[5]++;
+                return error(c, 3, 10);
+            }
+            int mode = p[0];
+            int k = p[2] | p[3] << 8;
+            uint32_t seed = get_u32(p, 4);
+            int count = p[8] | p[9] << 8;
+            if (!loaded) return error(c, 4, 0);
+            if (mode > 1) return error(c, 2, mode);
+            if (k == 0 || k > KMAX) return error(c, 5, KMAX);
+            uint32_t want = 10 + (uint32_t)count * FB;
+            if (count == 0 || want != len) {
+                cnt[5]++;
+                return error(c, 3, want);
+            }
+            uint32_t wpv = mode ? NC + 2 * NT : k * NT;
+            if ((uint64_t)count * wpv > 32768) return error(c, 9, 32768);
+            uint64_t bh = bank_hash();
+            for (int v = 0; v < count; v++) {
+                uint64_t feat = 0;
+                for (int i = 0; i < FB; i++) feat |= (uint64_t)p[10 + v * FB + i] << (8 * i);
+                feat &= (FEATURES >= 64) ? ~0ull : ((1ull << FEATURES) - 1);
+                for (uint32_t i = 0; i < wpv; i++) ok.words.push_back(core_word(feat, k, seed, mode, i, bh));
+                cnt[9]++;
+            }
+            return ok;
+        }
+        default:
+            cnt[4]++;
+            return error(c, 1, 0);
+        }
+    }
+};
+
+// ------------------------------------------------------------ bench
+struct Bench {
+    Tb<Vproto_engine> tb;
+    std::mt19937_64 rng;
+    Model ref;
+    // source
+    std::deque<Cmd> cmds;
+    size_t spos = 0;              // payload bytes of cmds.front() already read
+    double sv_p = 1.0;
+    // core model
+    std::vector<uint32_t> bank;   // [lane][addr] flattened as addr*LANES + lane
+    bool core_busy = false;
+    std::deque<uint32_t> res_q;   // result words of the current request
+    int res_wait = 0;
+    bool res_hold = false;        // a word is offered
+    uint32_t res_word = 0;
+    bool res_lastw = false;
+    double core_gap_p = 0.0;
+    // sink
+    std::deque<Resp> expect;
+    std::vector<uint32_t> got;
+    int frag_words = 0;
+    int emitting = 0;
+    bool side_lock = false;
+    uint8_t s_type = 0;
+    uint16_t s_seq = 0;
+    int s_link = 0;
+    uint64_t s_mac = 0;
+    double ready_p = 1.0;
+    int emit_max = 40;
+    // events driven into ev_*
+    uint64_t ev[NCNT] = {};
+    double ev_p = 0.0;
+    uint64_t responses = 0, errors_seen = 0;
+    uint64_t ev_at_status[NCNT] = {};
+
+    Bench(const TbOpts& o) : tb("proto_engine", o), rng(o.seed), bank(TOTAL, 0) {}
+    bool coin(double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+    int rnd(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+    uint64_t bank_hash() const {
+        uint64_t h = 0;
+        for (uint32_t i = 0; i < TOTAL; i++) h = mix64(h ^ bank[i] ^ (uint64_t)i << 32);
+        return h;
+    }
+
+    void cycle(bool rst = false) {
+        auto* m = tb.m.get();
+        // source (desc offered until taken; payload bytes with gaps)
+        const Cmd* c = cmds.empty() ? nullptr : &cmds.front();
+        m->rst = rst;
+        m->s_desc_valid = c != nullptr;
+        m->s_desc_type = c ? c->f.type : 0;
+        m->s_desc_seq = c ? c->f.seq : 0;
+        m->s_desc_len = c ? c->f.payload.size() : 0;
+        m->s_desc_busy = c ? c->busy : 0;
+        m->s_desc_link = c ? c->link : 0;
+        m->s_desc_mac = c ? c->mac : 0;
+        bool bv = c && !c->busy && spos < c->f.payload.size() && coin(sv_p);
+        m->s_axis_tvalid = bv;
+        m->s_axis_tdata = bv ? c->f.payload[spos] : 0;
+        // core
+        if (!res_hold && !res_q.empty()) {
+            if (res_wait > 0) {
+                res_wait--;
+            } else if (!coin(core_gap_p)) {
+                res_hold = true;
+                res_word = res_q.front();
+                res_lastw = res_q.size() == 1;
+            }
+        }
+        m->req_ready = !core_busy;
+        m->res_valid = res_hold;
+        m->res_data = res_word;
+        m->res_last = res_lastw;
+        m->res_error = 0;
+        // sink
+        m->r_axis_tready = emitting == 0 && coin(ready_p);
+        m->tx_busy = emitting > 0 || frag_words > 0;
+        // events
+        uint32_t e[8] = {};
+        for (auto& x : e) x = coin(ev_p);
+        m->ev_crc_error = e[0] | e[1] << 1;
+        m->ev_framing_error = e[2] | e[3] << 1 | e[4] << 2;
+        m->ev_overrun = e[5] | e[6] << 1;
+        m->ev_fcs_error = e[7];
+        m->ev_eth_drop = coin(ev_p);
+        m->ev_frame_sent = coin(ev_p);
+        tb.settle();
+        m->info_data = 0xC0DE0000u | m->info_addr;
+        tb.settle();
+
+        if (!rst) {
+            ev[1] += e[0] + e[1];
+            ev[2] += e[2] + e[3] + e[4];
+            ev[3] += e[5] + e[6];
+            ev[6] += e[7];
+            ev[7] += m->ev_eth_drop;
+            ev[8] += m->ev_frame_sent;
+        }
+
+        // bank writes: only while the core is idle
+        if (m->bank_wr_en && !rst) {
+            CHECK(!core_busy, "bank write during a request");
+            CHECK(m->bank_wr_lane < LANES && m->bank_wr_addr < DEPTH, "bank write out of range");
+            if (m->bank_wr_lane < LANES && m->bank_wr_addr < DEPTH)
+                bank[m->bank_wr_addr * LANES + m->bank_wr_lane] = m->bank_wr_data;
+        }
+        // request accepted
+        if (m->req_valid && m->req_ready && !rst) {
+            core_busy = true;
+            int k = m->req_k, mode = m->req_stats;
+            uint32_t wpv = mode ? NC + 2 * NT : k * NT;
+            uint64_t bh = bank_hash();
+            for (uint32_t i = 0; i < wpv; i++)
+                res_q.push_back(Model::core_word((uint64_t)m->req_features, k, m->req_seed, mode, i, bh));
+            res_wait = rnd(0, 30);
+        }
+        if (res_hold && m->res_ready && !rst) {
+            res_hold = false;
+            res_q.pop_front();
+            if (res_q.empty()) core_busy = false;  // ready again after the last word
+        }
+
+        // sink: words and side band
+        if (m->tx_busy && side_lock) {
+            CHECK_EQ(m->r_type, s_type, "r_type changed before the response was sent");
+            CHECK_EQ(m->r_seq, s_seq, "r_seq changed before the response was sent");
+            CHECK_EQ(m->r_link, s_link, "r_link changed before the response was sent");
+            CHECK_EQ(m->r_mac, s_mac, "r_mac changed before the response was sent");
+        }
+        if (m->r_axis_tvalid && m->r_axis_tready && !rst) {
+            if (!side_lock) {
+                side_lock = true;
+                s_type = m->r_type;
+                s_seq = m->r_seq;
+                s_link = m->r_link;
+                s_mac = m->r_mac;
+            }
+            if (!m->r_axis_tuser) {
+                got.push_back(m->r_axis_tdata);
+                frag_words++;
+            }
+            if (m->r_axis_tlast || frag_words == 256) {
+                emitting = rnd(1, emit_max);
+                frag_words = 0;
+            }
+            if (m->r_axis_tlast) {
+                finish_response(m->r_axis_tuser);
+            }
+        } else if (emitting > 0) {
+            if (--emitting == 0 && expect_side_release) {
+                side_lock = false;
+                expect_side_release = false;
+            }
+        }
+
+        if (bv && m->s_axis_tready && !rst) spos++;
+        if (c && m->s_desc_ready && !rst) {
+            CHECK(c->busy || spos == c->f.payload.size(), "descriptor taken before its payload was read");
+            cmds.pop_front();
+            spos = 0;
+        }
+        tb.tick();
+    }
+    bool expect_side_release = false;
+
+    void finish_response(bool empty_flag) {
+        responses++;
+        CHECK(!expect.empty(), "response without a command");
+        if (expect.empty()) {
+            got.clear();
+            return;
+        }
+        Resp& r = expect.front();
+        CHECK_EQ(s_type, r.type, "response type");
+        CHECK_EQ(s_seq, r.seq, "response seq");
+        CHECK_EQ(s_link, r.link, "response link");
+        CHECK_EQ(s_mac, r.mac, "response mac");
+        CHECK_EQ(empty_flag, r.words.empty() && !r.status, "empty response flag");
+        if (r.type == 0xE0) errors_seen++;
+        if (r.status) {
+            CHECK_EQ(got.size(), NCNT, "STATUS words");
+            for (int i = 0; i < NCNT && i < (int)got.size(); i++) {
+                uint64_t lo = ev_at_status[i] + ref.cnt[i];
+                uint64_t hi = ev[i] + ref.cnt[i];
+                if (i == 0 || i == 4 || i == 5 || i == 9 || i == 10) CHECK_EQ(got[i], ref.cnt[i], "engine counter");
+                else CHECK(got[i] >= lo && got[i] <= hi, "STATUS word %d: %u not in [%llu, %llu]", i, got[i],
+                           (unsigned long long)lo, (unsigned long long)hi);
+            }
+        } else {
+            CHECK_EQ(got.size(), r.words.size(), "response words");
+            for (size_t i = 0; i < got.size() && i < r.words.size(); i++) {
+                if (got[i] != r.words[i]) {
+                    CHECK_EQ(got[i], r.words[i], "response word");
+                    std::fprintf(stderr, "  (type 0x%02x word %zu)\n", r.type, i);
+                    break;
+                }
+            }
+        }
+        expect.pop_front();
+        got.clear();
+        expect_side_release = true;
+    }
+
+    // Queue a command, predict its response, run until it is answered.
+    void run(const Cmd& c) {
+        double evp = ev_p;
+        if (c.f.type == 0x21) ev_p = 0;  // no events around the clear
+        cmds.push_back(c);
+        if (!c.busy && (c.f.type == 0x20) && c.f.payload.empty())
+            for (int i = 0; i < NCNT; i++) ev_at_status[i] = ev[i];
+        Resp r = ref.exec(c);
+        if (r.type == 0x81 && !c.busy) {
+            uint32_t w[18] = {0x424D5450u, 1, GEN_VERSION};
+            for (int i = 3; i < 15; i++) w[i] = 0xC0DE0000u | (i - 2);
+            w[15] = ref.loaded;
+            w[16] = ref.loaded ? ~ref.crc : 0;
+            w[17] = c.link ? 0 : UART_BAUD;
+            r.words.assign(w, w + 18);
+        }
+        expect.push_back(r);
+        long guard = 0;
+        while ((!expect.empty() || !cmds.empty() || emitting) && guard++ < 2000000) cycle();
+        CHECK(expect.empty() && cmds.empty(), "command 0x%02x never answered", c.f.type);
+        expect.clear();
+        cmds.clear();
+        if (c.f.type == 0x21 && !c.busy && c.f.payload.empty())
+            for (auto& x : ev) x = 0;
+        ev_p = evp;
+    }
+
+    Cmd cmd(uint8_t type, std::vector<uint8_t> p) {
+        Cmd c;
+        c.f.type = type;
+        c.f.seq = (uint16_t)rnd(0, 65535);
+        c.f.payload = std::move(p);
+        c.link = rnd(0, 1);
+        c.mac = c.link ? rng() & 0xFFFFFFFFFFFFull : 0;
+        return c;
+    }
+    std::vector<uint8_t> u32s(std::initializer_list<uint32_t> l) {
+        std::vector<uint8_t> v;
+        for (uint32_t x : l) put_u32(v, x);
+        return v;
+    }
+    std::vector<uint8_t> data(uint32_t off, int n, const std::vector<uint32_t>& words) {
+        std::vector<uint8_t> v;
+        put_u32(v, off);
+        for (int i = 0; i < n; i++) put_u16(v, (uint16_t)words[(off + i) % words.size()]);
+        return v;
+    }
+    std::vector<uint8_t> infer(int mode, int k, uint32_t seed, int count, int extra = 0) {
+        std::vector<uint8_t> v;
+        v.push_back((uint8_t)mode);
+        v.push_back(0);
+        put_u16(v, (uint16_t)k);
+        put_u32(v, seed);
+        put_u16(v, (uint16_t)count);
+        for (int i = 0; i < count * FB + extra && v.size() < 1024; i++) v.push_back((uint8_t)rnd(0, 255));
+        return v;
+    }
+    uint32_t crc_of(const std::vector<uint32_t>& words) {
+        std::vector<uint8_t> b;
+        for (uint32_t w : words) put_u16(b, (uint16_t)w);
+        return g_crc.of(b);
+    }
+    // full upload in random chunk sizes with retransmissions; checks the bank
+    void upload(const std::vector<uint32_t>& words, bool commit = true) {
+        run(cmd(0x02, u32s({TOTAL})));
+        uint32_t off = 0;
+        while (off < TOTAL) {
+            int n = std::min<int>(rnd(1, 12), TOTAL - off);
+            run(cmd(0x03, data(off, n, words)));
+            if (coin(0.2)) run(cmd(0x03, data(off, n, words)));  // retransmission
+            off += n;
+        }
+        if (commit) run(cmd(0x04, u32s({TOTAL, crc_of(words)})));
+        for (uint32_t i = 0; i < TOTAL; i++)
+            CHECK_EQ(bank[i] , words[i] & ((1u << BITS) - 1), "bank word after upload");
+    }
+};
+
+int main(int argc, char** argv) {
+    Verilated::commandArgs(argc, argv);
+    TbOpts o = tb_parse(argc, argv);
+    Bench b(o);
+    for (int i = 0; i < 3; i++) b.cycle(true);
+    std::vector<uint32_t> model1(TOTAL), model2(TOTAL);
+    for (auto& w : model1) w = (uint32_t)b.rnd(0, 65535);
+    for (auto& w : model2) w = (uint32_t)b.rnd(0, (1 << BITS) - 1);
+
+    for (int round = 0; round < 4; round++) {
+        b.sv_p = (round & 1) ? 0.5 : 1.0;
+        b.ready_p = (round & 2) ? 0.4 : 1.0;
+        b.core_gap_p = (round & 1) ? 0.3 : 0.0;
+        b.ev_p = round == 0 ? 0.0 : 0.002;
+
+        b.run(b.cmd(0x01, {}));                         // INFO
+        b.run(b.cmd(0x20, {}));                         // STATUS
+        if (!INIT_LOADED || round > 0)
+            b.run(b.cmd(0x10, b.infer(0, 1, 7, 1)));    // INFER: model state as is
+        b.upload(round & 1 ? model2 : model1);
+        b.run(b.cmd(0x01, {}));
+        b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(round & 1 ? model2 : model1)})));  // repeated commit
+
+        // INFER, both modes, corner K, several vectors
+        for (int i = 0; i < 12; i++) {
+            int mode = b.rnd(0, 1);
+            int k = i == 0 ? 1 : i == 1 ? KMAX : b.rnd(1, std::min(KMAX, 8));
+            int count = b.rnd(1, 6);
+            b.run(b.cmd(0x10, b.infer(mode, k, (uint32_t)b.rng(), count)));
+        }
+        // INFER errors: mode, K, count, length, too many results
+        b.run(b.cmd(0x10, b.infer(2, 1, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(0, 0, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(0, KMAX + 1, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(1, 1, 1, 0)));
+        b.run(b.cmd(0x10, b.infer(0, 1, 1, 2, 1)));
+        b.run(b.cmd(0x10, b.infer(0, 1, 1, 3, -1)));
+        b.run(b.cmd(0x10, {1, 0, 1}));
+        for (int k = KMAX; k >= 1; k--) {
+            // exactly 32768 result words is allowed, one vector more is not
+            int count = 32768 / (k * NT);
+            if (count * k * NT != 32768 || 10 + (count + 1) * FB > 1024) continue;
+            if (round == 0) {
+                b.run(b.cmd(0x10, b.infer(0, k, 3, count)));
+                b.run(b.cmd(0x10, b.infer(0, k, 3, count + 1)));
+            }
+            break;
+        }
+        {
+            int k = KMAX, count = (32768 / (k * NT)) + 1;
+            if ((size_t)(10 + count * FB) <= 1024) b.run(b.cmd(0x10, b.infer(0, k, 5, count)));
+            count = 32768 / (k * NT);
+            if (count >= 1 && (size_t)(10 + count * FB) <= 1024) b.run(b.cmd(0x10, b.infer(0, k, 5, count)));
+        }
+        // LOAD errors: bad W, bad lengths, gap, overlap, out of range, commit mismatch
+        b.run(b.cmd(0x02, b.u32s({TOTAL + 1})));
+        b.run(b.cmd(0x02, {1, 2, 3}));
+        b.run(b.cmd(0x03, {0, 0, 0, 0, 1}));
+        b.run(b.cmd(0x03, {0, 0, 0}));
+        b.run(b.cmd(0x04, {0, 0}));
+        b.run(b.cmd(0x02, b.u32s({TOTAL})));            // invalidates the model
+        b.run(b.cmd(0x10, b.infer(0, 1, 1, 1)));        // no model: ERROR 4
+        b.run(b.cmd(0x03, b.data(2, 3, model1)));       // gap
+        b.run(b.cmd(0x03, b.data(0, 5, model1)));
+        b.run(b.cmd(0x03, b.data(3, 4, model1)));       // partial overlap
+        b.run(b.cmd(0x03, b.data(1, 2, model1)));       // retransmission inside
+        b.run(b.cmd(0x03, b.data(0xFFFFFFFFu, 2, model1)));  // offset overflow
+        b.run(b.cmd(0x04, b.u32s({5, b.crc_of(model1)})));   // incomplete commit
+        b.run(b.cmd(0x03, b.data(5, TOTAL - 5 + 1, model1)));  // beyond the bank
+        b.run(b.cmd(0x03, b.data(5, TOTAL - 5, model1)));
+        b.run(b.cmd(0x03, b.data(TOTAL, 1, model1)));   // nothing left
+        b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1) ^ 1})));  // CRC mismatch
+        b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1)})));
+        // other commands
+        b.run(b.cmd(0x7F, {1, 2, 3}));                  // unknown
+        b.run(b.cmd(0x01, {9}));                        // INFO with payload
+        Cmd busy = b.cmd(0x10, {});
+        busy.busy = true;
+        busy.f.payload.resize(37);
+        b.run(busy);                                    // busy descriptor
+        b.run(b.cmd(0x20, {}));                         // STATUS
+        if (round == 2) {
+            b.run(b.cmd(0x21, {}));                     // RESET_STATUS
+            b.run(b.cmd(0x20, {}));
+        }
+    }
+    // a reset in the middle of an INFER, then normal operation
+    b.cmds.push_back(b.cmd(0x10, b.infer(0, KMAX, 9, 20)));
+    for (int i = 0; i < 500; i++) b.cycle();
+    for (int i = 0; i < 2; i++) b.cycle(true);
+    b.cmds.clear();
+    b.spos = 0;
+    b.res_q.clear();
+    b.res_hold = false;
+    b.core_busy = false;
+    b.got.clear();
+    b.frag_words = 0;
+    b.emitting = 0;
+    b.side_lock = false;
+    b.expect.clear();
+    for (auto& x : b.ref.cnt) x = 0;
+    for (auto& x : b.ev) x = 0;
+    b.ref.cnt[9] = 0;
+    b.run(b.cmd(0x20, {}));
+    b.run(b.cmd(0x10, b.infer(1, 3, 9, 2)));
+    std::printf("proto_engine: %llu responses, %llu errors\n", (unsigned long long)b.responses,
+                (unsigned long long)b.errors_seen);
+    return tb_finish("proto_engine");
+}
