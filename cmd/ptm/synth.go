@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/scripts/synth"
+)
+
+func init() {
+	register("synth", "synthesize, place and route the board (or the core alone) for an iCE40 with yosys and nextpnr", cmdSynth)
+}
+
+func cmdSynth(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl", stderr)
+	model := fs.String("model", "", "model `file`")
+	shapeSpec := fs.String("random-shape", "", "synthesize an untrained shape (random bank) instead: classes=N,clauses=M,features=O,t=T[,binary]")
+	device := fs.String("device", "up5k", "device: up5k (iCEBreaker) or hx8k (HX8K breakout board)")
+	freq := fs.Float64("freq", synth.DefaultMHz, "target core clock in `MHz` (the PLL is set to it)")
+	seed := fs.Int("seed", 1, "nextpnr placement seed")
+	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
+	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
+	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
+	out := fs.String("out", "", "build `directory` (default build/synth/<model>-<device>-...)")
+	root := fs.String("root", "", "repository root holding rtl/ (default: found from the working directory)")
+	table := fs.String("table", "", "print the design-space table of a `file` of synth --json results and exit")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	var hf hwFlags
+	hf.add(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *table != "" {
+		return synthTable(*table, stdout)
+	}
+	if (*model == "") == (*shapeSpec == "") {
+		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)
+	}
+	if _, err := synth.LookupDevice(*device); err != nil {
+		return fmt.Errorf("%w: --device: %w", errUsage, err)
+	}
+	var (
+		bank *fixed.Bank
+		hash string
+		sh   fixed.Shape
+		name string
+		err  error
+	)
+	if *model != "" {
+		if _, bank, hash, err = loadBank(*model, hf.bits); err != nil {
+			return err
+		}
+		sh = bank.Shape
+		name = strings.TrimSuffix(filepath.Base(*model), filepath.Ext(*model))
+	} else {
+		if sh, err = parseShape(*shapeSpec); err != nil {
+			return err
+		}
+		if bank, err = randomBank(sh, hf.bits, uint64(*seed)); err != nil {
+			return err
+		}
+		name = "random"
+	}
+	cfg, err := hf.config(sh)
+	if err != nil {
+		return err
+	}
+	cfg.InitBanks = true
+	d, err := hw.Generate(cfg, sh, bank, hash)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		top := "board"
+		if *coreOnly {
+			top = "core"
+		}
+		dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-%s-L%d-B%d-W%d-%gMHz-s%d",
+			name, strings.ToLower(*device), top, cfg.Lanes, cfg.Bits, cfg.LFSRWidth, *freq, *seed))
+	}
+	opts := synth.Options{
+		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
+		CoreOnly: *coreOnly, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Root: *root,
+	}
+	if !*quiet {
+		opts.Progress = stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := synth.Run(ctx, opts)
+	if res != nil {
+		if *asJSON {
+			if jerr := writeJSON(stdout, res); jerr != nil {
+				return jerr
+			}
+		} else {
+			printSynth(stdout, res)
+		}
+		if err == nil {
+			if werr := writeResultFile(res); werr != nil {
+				return werr
+			}
+		}
+	} else if err != nil && *asJSON {
+		// A sweep keeps the configuration and the reason as its row.
+		if jerr := writeJSON(stdout, synth.FailedRow(opts, err)); jerr != nil {
+			return jerr
+		}
+	}
+	if err != nil && errors.Is(err, synth.ErrOptions) {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return err
+}
+
+// writeResultFile keeps the JSON result beside the bitstream.
+func writeResultFile(res *synth.Result) error {
+	f, err := os.Create(filepath.Join(res.BuildDir, "result.json"))
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(f, res); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func printSynth(w io.Writer, r *synth.Result) {
+	top := "board top (UART, Ethernet MII, protocol engine, core)"
+	if r.CoreOnly {
+		top = "core alone"
+	}
+	fmt.Fprintf(w, "%s on %s (%s): L=%d (%dx%d), B=%d, W=%d, D=%d\n", top, r.Device, r.Board, r.Lanes, r.ClauseLanes, r.LiteralLanes, r.Bits, r.LFSRWidth, r.Depth)
+	fmt.Fprintf(w, "  logic cells %d/%d (%.0f%%; %d LUT4, %d FF, %d carry), block RAM %d/%d (%d pairs packed)\n",
+		r.LUTs, r.LUTsAvailable, 100*float64(r.LUTs)/float64(r.LUTsAvailable), r.LUT4, r.FFs, r.Carry, r.BRAMs, r.BRAMsAvailable, r.BankPass.Packed)
+	met := "met"
+	if !r.TimingMet {
+		met = "NOT met"
+	}
+	fmt.Fprintf(w, "  Fmax %.2f MHz, target %.2f MHz (PLL %.3f MHz): timing %s\n", r.FmaxMHz, r.TargetMHz, r.ClockMHz, met)
+	fmt.Fprintf(w, "  %.2f cycles/sample: %.0f samples/s, %.0f queries/s at K=%d (at the PLL clock: %.0f, %.0f)\n",
+		r.CyclesPerSample, r.SamplesPerS, r.QueriesPerSK100, synth.QueryK, r.SamplesPerSAtClock, r.QueriesPerSAtClock)
+	for _, l := range r.Links {
+		fmt.Fprintf(w, "  %s bound: %.0f queries/s (%d-byte request, %d-byte response), %.0f batched\n", l.Name, l.QueriesPerS, l.RequestBytes, l.ResponseBytes, l.BatchedQueriesPerS)
+	}
+	fmt.Fprintf(w, "  binding: %s\n  bitstream: %s\n", r.Binding, r.Bitstream)
+}
+
+// synthTable prints the design-space table of a file of JSON results.
+func synthTable(path string, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := synth.ReadRows(f)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, synth.Table(rows))
+	return err
+}

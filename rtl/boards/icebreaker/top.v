@@ -1,0 +1,155 @@
+`default_nettype none
+/*
+ * top - PTM inference board on the iCEBreaker (iCE40UP5K-SG48)
+ *
+ *   12 MHz (pin 35) -> SB_PLL40_PAD -> clk (CLK_HZ, 48 MHz by default)
+ *   FTDI channel B UART: RX pin 6 (into the FPGA), TX pin 9, 8N1 at
+ *       CLK_HZ / CLKS_PER_BIT (3 Mbaud at 48 MHz)
+ *   Ethernet: a 10/100 PHY in MII mode on PMOD 1A + 1B (rtl/boards/README.md
+ *       and icebreaker.pcf give the pin out), through mii_adapter
+ *   LEDs: red (pin 11, active low) = error, green (pin 37, active low) =
+ *       heartbeat; on the snap-off PMOD 2 board (active high) LED1 loaded,
+ *       LED2 activity, LED3 error, LED4 PLL locked, LED5 heartbeat
+ *   User button (pin 10, active low; the pad's pull-up is enabled in
+ *       icebreaker.pcf): reset
+ *   Reset: brd_por holds board_top in reset after configuration, while the
+ *       PLL is not locked and while the button is pressed
+ *
+ * core_top.v beside this file is the core alone on the same clock (ptm
+ * synth --core-only).
+ *
+ * Parameters: the PLL (DIVR, DIVF, DIVQ, FILTER_RANGE from icepll for
+ * CLK_HZ; the defaults give 48 MHz from 12 MHz), CLK_HZ and CLKS_PER_BIT
+ * (board_top), and board_top's core parameters, which must match the
+ * generated core (scripts/synth sets all of them).
+ */
+module top #(
+    parameter [3:0] DIVR         = 4'd0,
+    parameter [6:0] DIVF         = 7'd63,
+    parameter [2:0] DIVQ         = 3'd4,
+    parameter [2:0] FILTER_RANGE = 3'd1,
+    parameter CLK_HZ             = 48000000,
+    parameter CLKS_PER_BIT       = 16,
+    parameter [47:0] BOARD_MAC   = 48'h02_50_54_4D_00_01,
+    parameter UART_FIFO_DEPTH    = 2048,
+    parameter ETH_FIFO_DEPTH     = 1024,
+    parameter ETH_BUFFER_DEPTH   = 2048,
+    parameter FEATURES           = 16,
+    parameter BITS               = 8,
+    parameter LANES              = 32,
+    parameter DEPTH              = 60,
+    parameter LANE_W             = 5,
+    parameter ADDR_W             = 6,
+    parameter K_W                = 8,
+    parameter NT                 = 3,
+    parameter NC                 = 3,
+    parameter KMAX               = 255,
+    parameter GEN_VERSION        = 32'h00000100,
+    parameter INIT_LOADED        = 0,
+    parameter INIT_CRC           = 32'h00000000
+) (
+    input  wire       CLK,
+    input  wire       RX,
+    output wire       TX,
+    output wire       LEDR_N,
+    output wire       LEDG_N,
+    input  wire       BTN_N,
+    output wire       LED1,
+    output wire       LED2,
+    output wire       LED3,
+    output wire       LED4,
+    output wire       LED5,
+
+    input  wire       ETH_RX_CLK,
+    input  wire [3:0] ETH_RXD,
+    input  wire       ETH_RX_DV,
+    input  wire       ETH_RX_ER,
+    input  wire       ETH_TX_CLK,
+    output wire [3:0] ETH_TXD,
+    output wire       ETH_TX_EN,
+    output wire       ETH_TX_ER,
+    output wire       ETH_RST_N
+);
+
+// ------------------------------------------------------------ clock, reset
+wire clk, pll_lock, pll_core_unused, pll_sdo_unused;
+
+SB_PLL40_PAD #(
+    .FEEDBACK_PATH("SIMPLE"),
+    .DIVR(DIVR),
+    .DIVF(DIVF),
+    .DIVQ(DIVQ),
+    .FILTER_RANGE(FILTER_RANGE)
+) u_pll (
+    .PACKAGEPIN(CLK),
+    .PLLOUTCORE(pll_core_unused),
+    .PLLOUTGLOBAL(clk),
+    .EXTFEEDBACK(1'b0),
+    .DYNAMICDELAY(8'd0),
+    .LOCK(pll_lock),
+    .BYPASS(1'b0),
+    .RESETB(1'b1),
+    .LATCHINPUTVALUE(1'b0),
+    .SDO(pll_sdo_unused),
+    .SDI(1'b0),
+    .SCLK(1'b0)
+);
+
+wire rst;
+
+brd_por #(.CYCLES(4096)) u_por (
+    .clk(clk), .hold(!pll_lock || !BTN_N), .rst(rst)
+);
+
+// ------------------------------------------------------------ board
+wire       led_heartbeat, led_loaded, led_activity, led_error;
+wire       eth_clk_en;
+wire [7:0] gmii_rxd, gmii_txd;
+wire       gmii_rx_dv, gmii_rx_er, gmii_tx_en, gmii_tx_er;
+wire       board_idle;
+
+mii_adapter u_mii (
+    .clk(clk),
+    .mii_rx_clk(ETH_RX_CLK), .mii_rxd(ETH_RXD), .mii_rx_dv(ETH_RX_DV), .mii_rx_er(ETH_RX_ER),
+    .mii_tx_clk(ETH_TX_CLK), .mii_txd(ETH_TXD), .mii_tx_en(ETH_TX_EN), .mii_tx_er(ETH_TX_ER),
+    .eth_clk_en(eth_clk_en),
+    .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
+    .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er)
+);
+
+board_top #(
+    .CLK_HZ(CLK_HZ), .CLKS_PER_BIT(CLKS_PER_BIT), .BOARD_MAC(BOARD_MAC),
+    .UART_FIFO_DEPTH(UART_FIFO_DEPTH), .ETH_FIFO_DEPTH(ETH_FIFO_DEPTH),
+    .ETH_BUFFER_DEPTH(ETH_BUFFER_DEPTH),
+    .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
+    .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
+    .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC)
+) u_board (
+    .clk(clk), .rst(rst),
+    .uart_rxd(RX), .uart_txd(TX),
+    .eth_clk_en(eth_clk_en),
+    .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
+    .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er),
+    .led_heartbeat(led_heartbeat), .led_loaded(led_loaded),
+    .led_activity(led_activity), .led_error(led_error),
+    .idle(board_idle)
+);
+
+wire unused_ok = &{1'b0, board_idle, pll_core_unused, pll_sdo_unused};
+
+// The PHY is reset with the board (after configuration and by the button;
+// it has its own power-on reset too). Its straps select MII and
+// auto-negotiation: there is no MDIO management.
+assign ETH_RST_N = !rst;
+
+assign LEDR_N = !led_error;
+assign LEDG_N = !led_heartbeat;
+assign LED1   = led_loaded;
+assign LED2   = led_activity;
+assign LED3   = led_error;
+assign LED4   = pll_lock;
+assign LED5   = led_heartbeat;
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,522 @@
+package synth
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/hw"
+)
+
+// DefaultMHz is the default core clock (PLL output).
+const DefaultMHz = 48
+
+// Options configure one run of the flow.
+type Options struct {
+	// Design is the generated core (hw.Generate). With Bank it should be
+	// generated with InitBanks, so the bitstream boots with the model.
+	Design *hw.Design
+	// Bank is the model the banks hold at configuration: the board top
+	// then reports it loaded (INIT_LOADED) with its CRC. May be nil.
+	Bank *fixed.Bank
+	// Model is the model file the bank came from (recorded only).
+	Model string
+	// Device is "up5k" (iCEBreaker) or "hx8k" (HX8K breakout board).
+	Device string
+	// FreqMHz is the target core clock: the PLL is set to it (icepll) and
+	// nextpnr is asked to meet it. 0 means DefaultMHz.
+	FreqMHz float64
+	// Seed is nextpnr's placement seed (results move by 10-15% with it;
+	// fixed for reproducible builds). 0 means 1.
+	Seed int
+	// CoreOnly builds the core alone (rtl/boards/<board>/core_top.v)
+	// instead of the full board top with UART, Ethernet and protocol
+	// engine.
+	CoreOnly bool
+	// NoPack keeps one block RAM per lane; NoRelax keeps yosys's
+	// read/write collision logic on the banks (see PassBanks).
+	NoPack, NoRelax bool
+	// Dir is the build folder (created); every file and log goes there.
+	Dir string
+	// Root is the repository root (the folder holding rtl/); empty: found
+	// from the working directory upwards.
+	Root string
+	// Progress, when not nil, gets one line per step.
+	Progress io.Writer
+}
+
+// Result is what a run produced and measured.
+type Result struct {
+	Device   string `json:"device"`
+	Board    string `json:"board"`
+	Top      string `json:"top"`
+	CoreOnly bool   `json:"core_only"`
+
+	Model     string `json:"model,omitempty"`
+	ModelHash string `json:"model_hash,omitempty"`
+	TMs       int    `json:"tms"`
+	Classes   int    `json:"classes"`
+	Clauses   int    `json:"clauses"`
+	Features  int    `json:"features"`
+	TAs       int    `json:"tas"`
+
+	Bits         int `json:"bits"`
+	LFSRWidth    int `json:"lfsr_width"`
+	Lanes        int `json:"lanes"`
+	ClauseLanes  int `json:"clause_lanes"`
+	LiteralLanes int `json:"literal_lanes"`
+	Depth        int `json:"depth"`
+
+	// LUTs are the placed logic cells (ICESTORM_LC: one LUT4, its
+	// flip-flop and carry), the resource that binds on iCE40;
+	// LUTsAvailable the device's. LUT4, FFs and Carry are yosys's cell
+	// counts.
+	LUTs           int            `json:"luts"`
+	LUTsAvailable  int            `json:"luts_available"`
+	LUT4           int            `json:"lut4"`
+	FFs            int            `json:"ffs"`
+	Carry          int            `json:"carry"`
+	BRAMs          int            `json:"brams"`
+	BRAMsAvailable int            `json:"brams_available"`
+	BankPass       BankPass       `json:"bank_pass"`
+	Utilization    map[string]Use `json:"utilization,omitempty"`
+
+	FmaxMHz   float64              `json:"fmax_mhz"`
+	TargetMHz float64              `json:"target_mhz"`
+	ClockMHz  float64              `json:"clock_mhz"`
+	TimingMet bool                 `json:"timing_met"`
+	Clocks    map[string]ClockFmax `json:"clocks,omitempty"`
+	PLL       PLL                  `json:"pll"`
+	Seed      int                  `json:"seed"`
+
+	// CyclesPerSample is the cost of one sample in a stream of K = 100
+	// stats-mode requests: (RequestPeriod at K = 100) / 100, that is D
+	// plus the per-request overhead spread over the samples.
+	CyclesPerSample      float64 `json:"cycles_per_sample"`
+	RequestCyclesK100    int     `json:"request_cycles_k100"`
+	SamplesPerS          float64 `json:"samples_per_s"`          // at fmax
+	QueriesPerSK100      float64 `json:"queries_per_s_k100"`     // at fmax, core bound
+	SamplesPerSAtClock   float64 `json:"samples_per_s_at_clock"` // at the PLL clock
+	QueriesPerSAtClock   float64 `json:"queries_per_s_k100_at_clock"`
+	UARTBaud             float64 `json:"uart_baud"`
+	ClksPerBit           int     `json:"clks_per_bit"`
+	Links                []Link  `json:"links"`
+	BRAMBoundSamplesPerS float64 `json:"bram_bound_samples_per_s"`
+	Binding              string  `json:"binding"`
+
+	Bitstream string            `json:"bitstream"`
+	BuildDir  string            `json:"build_dir"`
+	Logs      map[string]string `json:"logs"`
+	Seconds   float64           `json:"seconds"`
+}
+
+// FindRoot returns the repository root at or above dir: the first folder
+// holding rtl/boards and go.mod.
+func FindRoot(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("synth: %w", err)
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(d, "rtl", "boards")); err == nil && fi.IsDir() {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				return d, nil
+			}
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			return "", fmt.Errorf("%w: no repository root (rtl/boards, go.mod) at or above %s", ErrOptions, dir)
+		}
+		d = p
+	}
+}
+
+// BoardFiles returns the hand-written Verilog files of a device top:
+// the top itself, rtl/boards/common and, for the full board, the board,
+// UART, Ethernet and library blocks.
+func BoardFiles(root string, dev Device, coreOnly bool) (top string, files []string, err error) {
+	topFile := "top.v"
+	if coreOnly {
+		topFile = "core_top.v"
+	}
+	top = filepath.Join(root, "rtl", "boards", dev.Board, topFile)
+	dirs := []string{filepath.Join(root, "rtl", "boards", "common")}
+	if !coreOnly {
+		for _, d := range []string{"board", "uart", "eth", "lib"} {
+			dirs = append(dirs, filepath.Join(root, "rtl", d))
+		}
+	}
+	files = []string{top}
+	for _, d := range dirs {
+		m, err := filepath.Glob(filepath.Join(d, "*.v"))
+		if err != nil {
+			return "", nil, fmt.Errorf("synth: %w", err)
+		}
+		if len(m) == 0 {
+			return "", nil, fmt.Errorf("%w: no Verilog in %s", ErrOptions, d)
+		}
+		sort.Strings(m)
+		files = append(files, m...)
+	}
+	if _, err := os.Stat(top); err != nil {
+		return "", nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	return top, files, nil
+}
+
+// Param is one top-level parameter value (a Verilog constant).
+type Param struct{ Name, Value string }
+
+// versionWord is hw.Version as major<<16 | minor<<8 | patch.
+func versionWord() uint32 {
+	var w uint32
+	for _, part := range strings.SplitN(hw.Version, ".", 3) {
+		n, _ := strconv.Atoi(part)
+		w = w<<8 | uint32(n&0xff)
+	}
+	return w
+}
+
+// BankCRC is the CRC-32 of a bank as LOAD_COMMIT computes it: words
+// w = addr*L + lane in offset order, each as a little-endian u16.
+func BankCRC(b *fixed.Bank, h fixed.HW) uint32 {
+	words := b.LaneWords(h)
+	if len(words) == 0 {
+		return 0
+	}
+	var buf []byte
+	for a := range words[0] {
+		for l := range words {
+			buf = binary.LittleEndian.AppendUint16(buf, uint16(words[l][a]))
+		}
+	}
+	return crc32.ChecksumIEEE(buf)
+}
+
+// TopParams returns the parameters of the device top for a design, PLL
+// and UART divider.
+func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly bool) []Param {
+	p := d.Params
+	ps := []Param{
+		{"DIVR", strconv.Itoa(pll.DIVR)}, {"DIVF", strconv.Itoa(pll.DIVF)},
+		{"DIVQ", strconv.Itoa(pll.DIVQ)}, {"FILTER_RANGE", strconv.Itoa(pll.FilterRange)},
+		{"FEATURES", strconv.Itoa(p.O)}, {"BITS", strconv.Itoa(p.Bits)},
+		{"LANE_W", strconv.Itoa(p.LaneW)}, {"ADDR_W", strconv.Itoa(p.AddrW)}, {"K_W", strconv.Itoa(p.KW)},
+	}
+	if coreOnly {
+		return ps
+	}
+	loaded, crc := 0, uint32(0)
+	if bank != nil && d.Config.InitBanks {
+		loaded, crc = 1, BankCRC(bank, d.Config.HW())
+	}
+	return append(ps,
+		Param{"CLK_HZ", strconv.Itoa(int(math.Round(pll.OutMHz * 1e6)))},
+		Param{"CLKS_PER_BIT", strconv.Itoa(clksPerBit)},
+		Param{"LANES", strconv.Itoa(p.L)}, Param{"DEPTH", strconv.Itoa(p.D)},
+		Param{"NT", strconv.Itoa(p.NT)}, Param{"NC", strconv.Itoa(p.NC)}, Param{"KMAX", strconv.Itoa(p.MaxK)},
+		Param{"GEN_VERSION", fmt.Sprintf("32'h%08x", versionWord())},
+		Param{"INIT_LOADED", strconv.Itoa(loaded)}, Param{"INIT_CRC", fmt.Sprintf("32'h%08x", crc)},
+	)
+}
+
+// ClksPerBit is the UART divider closest to UARTBaud at clkMHz (at least 4).
+func ClksPerBit(clkMHz float64) int {
+	return max(4, int(math.Round(clkMHz*1e6/UARTBaud)))
+}
+
+func (o *Options) step(format string, args ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "synth: "+format+"\n", args...)
+	}
+}
+
+// Run synthesizes, places and routes the design for the device and packs
+// the bitstream. On a timing failure it returns the Result together with
+// an error wrapping ErrTiming; on any other failure a nil Result.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	start := time.Now()
+	if o.Design == nil {
+		return nil, fmt.Errorf("%w: no design", ErrOptions)
+	}
+	dev, err := LookupDevice(o.Device)
+	if err != nil {
+		return nil, err
+	}
+	if o.FreqMHz == 0 {
+		o.FreqMHz = DefaultMHz
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Dir == "" {
+		return nil, fmt.Errorf("%w: no build folder", ErrOptions)
+	}
+	if o.Root == "" {
+		if o.Root, err = FindRoot("."); err != nil {
+			return nil, err
+		}
+	}
+	if err := CheckTools(Tools...); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	coreDir := filepath.Join(dir, "core")
+	if err := os.MkdirAll(coreDir, 0o755); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	d := o.Design
+	if err := d.Write(coreDir); err != nil {
+		return nil, err
+	}
+	topFile, files, err := BoardFiles(o.Root, dev, o.CoreOnly)
+	if err != nil {
+		return nil, err
+	}
+	topMod := "top"
+	if o.CoreOnly {
+		topMod = "core_top"
+	}
+	logs := map[string]string{}
+	path := func(name string) string { return filepath.Join(dir, name) }
+
+	// PLL and UART divider.
+	o.step("icepll %.2f MHz from %.0f MHz", o.FreqMHz, dev.RefMHz)
+	logs["icepll"] = path("icepll.log")
+	pll, err := FindPLL(ctx, dev.RefMHz, o.FreqMHz, logs["icepll"])
+	if err != nil {
+		return nil, err
+	}
+	cpb := ClksPerBit(pll.OutMHz)
+
+	// Yosys, stage 1: elaborate, flatten, coarse synthesis, generic memories.
+	var vfiles []string
+	for _, f := range d.VerilogFiles() {
+		vfiles = append(vfiles, filepath.Join(coreDir, f))
+	}
+	vfiles = append(vfiles, files...)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\n", d.Top(), strings.Join(vfiles, " "))
+	sb.WriteString("chparam")
+	for _, p := range TopParams(d, o.Bank, pll, cpb, o.CoreOnly) {
+		fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
+	}
+	fmt.Fprintf(&sb, " %s\n", topMod)
+	// The coarse netlist still has the "x unless write-enabled" muxes
+	// proc puts in front of every memory write port; removing them now
+	// (as synth_ice40 does later anyway) shows the banks' shared write
+	// address to the bank pass.
+	fmt.Fprintf(&sb, "synth_ice40 -top %s -run :map_ram\nopt_expr -mux_undef\nopt_clean\nwrite_json %s\n", topMod, path("coarse.json"))
+	if err := os.WriteFile(path("synth1.ys"), []byte(sb.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	o.step("yosys stage 1 (%s, %s)", filepath.Base(topFile), d.Top())
+	logs["yosys1"] = path("yosys1.log")
+	if err := runTool(ctx, coreDir, logs["yosys1"], "yosys", "-q", "-l", logs["yosys1"], "-s", path("synth1.ys")); err != nil {
+		return nil, err
+	}
+
+	// Bank pass.
+	coarse, err := os.ReadFile(path("coarse.json"))
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	packed, bp, err := PassBanks(coarse, topMod, !o.NoRelax, !o.NoPack)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTool, err)
+	}
+	if err := os.WriteFile(path("banks.json"), packed, 0o644); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	o.step("bank pass: %d banks, %d collision checks dropped, %d pairs packed", bp.Banks, bp.Relaxed, bp.Packed)
+
+	// Yosys, stage 2: map memories, logic, flip-flops; write the netlist.
+	script2 := fmt.Sprintf("read_verilog -lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
+		path("banks.json"), topMod, path("top.json"))
+	if err := os.WriteFile(path("synth2.ys"), []byte(script2), 0o644); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	o.step("yosys stage 2 (map to iCE40 cells)")
+	logs["yosys2"] = path("yosys2.log")
+	if err := runTool(ctx, dir, logs["yosys2"], "yosys", "-q", "-l", logs["yosys2"], "-s", path("synth2.ys")); err != nil {
+		return nil, err
+	}
+	ylog, err := os.ReadFile(logs["yosys2"])
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	cells, ok := parseStat(string(ylog))
+	if !ok {
+		return nil, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, logs["yosys2"])
+	}
+	// Early fit checks: a netlist with more of a cell than the device
+	// has never places.
+	switch {
+	case cells.BRAMs > dev.BRAMs:
+		return nil, noFit(dev, "SB_RAM40_4K", Use{cells.BRAMs, dev.BRAMs}, logs["yosys2"])
+	case cells.LUT4 > dev.LCs:
+		return nil, noFit(dev, "ICESTORM_LC", Use{cells.LUT4, dev.LCs}, logs["yosys2"])
+	case cells.FFs > dev.LCs:
+		return nil, noFit(dev, "ICESTORM_LC", Use{cells.FFs, dev.LCs}, logs["yosys2"])
+	}
+
+	// nextpnr.
+	pcf, err := os.ReadFile(filepath.Join(o.Root, "rtl", "boards", dev.Board, dev.PCF))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	if !o.CoreOnly {
+		pcf = append(pcf, "\n# Added by scripts/synth: the PHY's MII clocks (100 Mb/s).\n"...)
+		for _, c := range dev.MIIClocks {
+			pcf = append(pcf, fmt.Sprintf("set_frequency %s 25\n", c)...)
+		}
+	}
+	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, o.FreqMHz, o.Seed)
+	logs["nextpnr"] = path("nextpnr.log")
+	err = runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
+		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(o.FreqMHz, 'f', -1, 64),
+		"--seed", strconv.Itoa(o.Seed), "--timing-allow-fail", "--report", path("report.json"),
+		"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q")
+	if err != nil {
+		plog, _ := os.ReadFile(logs["nextpnr"])
+		if name, u, over := overUse(string(plog)); over {
+			return nil, noFit(dev, name, u, logs["nextpnr"])
+		}
+		if errors.Is(err, ErrTool) {
+			return nil, fmt.Errorf("%w: nextpnr-ice40: %s (log: %s)", ErrTool, errorLine(logs["nextpnr"]), logs["nextpnr"])
+		}
+		return nil, err
+	}
+	util, clocks, err := readReport(path("report.json"))
+	if err != nil {
+		return nil, err
+	}
+
+	// icepack.
+	o.step("icepack")
+	logs["icepack"] = path("icepack.log")
+	if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
+		return nil, err
+	}
+
+	r := &Result{
+		Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly,
+		Model: o.Model, ModelHash: d.Params.Hash,
+		TMs: d.Shape.TMs, Classes: d.Shape.Classes, Clauses: d.Shape.Clauses, Features: d.Shape.Features, TAs: d.Shape.TAs(),
+		Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L, ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D,
+		LUTs: util["ICESTORM_LC"].Used, LUTsAvailable: dev.LCs,
+		LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry,
+		BRAMs: util["ICESTORM_RAM"].Used, BRAMsAvailable: dev.BRAMs, BankPass: bp, Utilization: util,
+		TargetMHz: o.FreqMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
+		UARTBaud: pll.OutMHz * 1e6 / float64(cpb), ClksPerBit: cpb,
+		Bitstream: path("top.bin"), BuildDir: dir, Logs: logs,
+	}
+	if a := util["ICESTORM_LC"].Available; a > 0 {
+		r.LUTsAvailable = a
+	}
+	if a := util["ICESTORM_RAM"].Available; a > 0 {
+		r.BRAMsAvailable = a
+	}
+	core, coreName, timingErr := coreClock(clocks, dev, o.FreqMHz)
+	r.FmaxMHz = core.AchievedMHz
+	r.TimingMet = timingErr == nil
+	fillThroughput(r, &d.Params)
+	r.Binding = binding(r)
+	r.Seconds = time.Since(start).Seconds()
+	o.step("%s: %d/%d LCs, %d/%d BRAMs, Fmax %.1f MHz (%s), target %.1f MHz", dev.Name, r.LUTs, r.LUTsAvailable,
+		r.BRAMs, r.BRAMsAvailable, r.FmaxMHz, coreName, r.TargetMHz)
+	if timingErr != nil {
+		return r, fmt.Errorf("%w (log: %s)", timingErr, logs["nextpnr"])
+	}
+	return r, nil
+}
+
+// coreClock picks the core clock among nextpnr's clocks (every clock that
+// is not a PHY clock; the slowest if several) and checks all of them.
+func coreClock(clocks map[string]ClockFmax, dev Device, target float64) (ClockFmax, string, error) {
+	var core ClockFmax
+	name := ""
+	var fails []string
+	names := make([]string, 0, len(clocks))
+	for k := range clocks {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		c := clocks[k]
+		if c.AchievedMHz < c.ConstraintMHz {
+			fails = append(fails, fmt.Sprintf("%s reaches %.2f MHz, needs %.2f MHz", k, c.AchievedMHz, c.ConstraintMHz))
+		}
+		phy := false
+		for _, m := range dev.MIIClocks {
+			if strings.HasPrefix(k, m) {
+				phy = true
+			}
+		}
+		if !phy && (name == "" || c.AchievedMHz < core.AchievedMHz) {
+			core, name = c, k
+		}
+	}
+	if name == "" {
+		return core, "", fmt.Errorf("%w: nextpnr reported no core clock", ErrTool)
+	}
+	if core.AchievedMHz < target {
+		fails = append(fails, fmt.Sprintf("core clock below the %.2f MHz target", target))
+	}
+	if len(fails) > 0 {
+		return core, name, fmt.Errorf("%w: %s", ErrTiming, strings.Join(fails, "; "))
+	}
+	return core, name, nil
+}
+
+// fillThroughput computes the throughput figures of r from its Fmax and
+// PLL clock.
+func fillThroughput(r *Result, p *hw.Params) {
+	period := RequestPeriod(p, QueryK)
+	r.RequestCyclesK100 = period
+	r.CyclesPerSample = float64(period) / QueryK
+	r.SamplesPerS = r.FmaxMHz * 1e6 / r.CyclesPerSample
+	r.QueriesPerSK100 = r.FmaxMHz * 1e6 / float64(period)
+	r.SamplesPerSAtClock = r.ClockMHz * 1e6 / r.CyclesPerSample
+	r.QueriesPerSAtClock = r.ClockMHz * 1e6 / float64(period)
+	r.Links = []Link{UARTLink(p, r.UARTBaud), EthernetLink(p)}
+	// Block-RAM read bandwidth: every block RAM delivers 16 bits per
+	// clock; a sample needs TAs x B bits.
+	r.BRAMBoundSamplesPerS = float64(r.BRAMsAvailable) * 16 / float64(r.TAs*r.Bits) * r.FmaxMHz * 1e6
+}
+
+// binding names the limit that stops a configuration from going faster.
+func binding(r *Result) string {
+	if !r.TimingMet {
+		return fmt.Sprintf("timing (%.1f < %.1f MHz)", r.FmaxMHz, r.TargetMHz)
+	}
+	q := math.Min(r.QueriesPerSK100, r.QueriesPerSAtClock)
+	if !r.CoreOnly && len(r.Links) > 0 && r.Links[0].QueriesPerS < q {
+		return fmt.Sprintf("UART link (%.0f queries/s)", r.Links[0].QueriesPerS)
+	}
+	lc := float64(r.LUTs) / float64(r.LUTsAvailable)
+	switch {
+	case r.BRAMs >= r.BRAMsAvailable:
+		return fmt.Sprintf("BRAM ports (%d/%d)", r.BRAMs, r.BRAMsAvailable)
+	case lc > 0.85:
+		return fmt.Sprintf("LUTs (%.0f%%)", 100*lc)
+	}
+	return "configuration (more lanes fit)"
+}
