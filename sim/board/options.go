@@ -1,0 +1,220 @@
+package board
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/hw"
+)
+
+// DefaultClksPerBit is the simulated UART bit time in board clocks.
+const DefaultClksPerBit = 8
+
+// DefaultReportedBaud is the UART bit rate the board reports in INFO word 17.
+const DefaultReportedBaud = 115200
+
+// DefaultMAC is the board's Ethernet address (docs/protocol.md section 1).
+var DefaultMAC = net.HardwareAddr{0x02, 0x50, 0x54, 0x4D, 0x00, 0x01}
+
+// ErrOptions is wrapped by every error about inconsistent Options.
+var ErrOptions = errors.New("board: bad options")
+
+// Fault is a byte fault rate of one direction of a link: each byte is
+// dropped with probability Drop, otherwise one of its bits is flipped with
+// probability Flip.
+type Fault struct {
+	Flip float64 `json:"flip"`
+	Drop float64 `json:"drop"`
+}
+
+// Faults are the fault injection settings of the simulated links.
+type Faults struct {
+	UARTRx Fault `json:"uart_rx"` // host to board
+	UARTTx Fault `json:"uart_tx"` // board to host
+	EthRx  Fault `json:"eth_rx"`  // host to board (wire bytes, after the FCS)
+	EthTx  Fault `json:"eth_tx"`  // board to host (wire bytes, before the FCS check)
+	// ResponseDelay holds every response byte (UART) or frame (Ethernet)
+	// this long (wall time) before delivering it.
+	ResponseDelay time.Duration `json:"response_delay"`
+}
+
+// Options describe the simulated board.
+type Options struct {
+	// ModelFile is a model file (golden/modelfile): its shape, bank and
+	// hash define the core. Bank, or else Shape, is used when it is empty.
+	ModelFile string
+	// Bank is a quantized model (its shape and Bits define the core).
+	Bank *fixed.Bank
+	// Shape defines the core when there is neither a model file nor a bank;
+	// the host must then upload a bank (LOAD_BEGIN/DATA/COMMIT) before INFER.
+	Shape fixed.Shape
+	// ModelHash goes into the generated core's info ROM (INFO word 14);
+	// a model file's own hash is used when it is empty.
+	ModelHash string
+	// Config sets the core's precision and parallelism; zero fields take
+	// DefaultConfig's values (Bits: the bank's). Prefix is ignored ("ptm").
+	Config hw.Config
+	// Preload generates the banks with the model's thresholds
+	// (hw.Config.InitBanks) and starts with the model committed, so INFER
+	// works at once. It needs a model file or a bank.
+	Preload bool
+
+	// UART bridges the UART to a pseudo-terminal (Process.UART).
+	UART bool
+	// TAP bridges Ethernet to this TAP device ("" for no Ethernet).
+	TAP string
+	// NetNS runs the simulator in this network namespace (`ip netns exec`).
+	NetNS string
+	// MAC is the board's Ethernet address (default DefaultMAC).
+	MAC net.HardwareAddr
+	// ClksPerBit is the simulated UART bit time in clocks (default
+	// DefaultClksPerBit, at least 8).
+	ClksPerBit int
+	// ReportedBaud is the UART bit rate in INFO word 17 (default
+	// DefaultReportedBaud).
+	ReportedBaud int
+	// Faults are injected on the links (none by default).
+	Faults Faults
+	// Seed seeds the fault injection.
+	Seed uint64
+
+	// CacheDir holds cached simulator builds (default DefaultCacheDir()).
+	CacheDir string
+	// Jobs is verilator's -j (default 2).
+	Jobs int
+	// RTLDir is the repository's rtl/ folder (default: FindRTL()).
+	RTLDir string
+	// Log receives the simulator's stderr and the build output of a
+	// failed build (default: discarded).
+	Log io.Writer
+	// StartTimeout bounds building and starting (default 10 minutes).
+	StartTimeout time.Duration
+}
+
+// DefaultConfig is the core configuration used for zero Config fields:
+// 8-bit thresholds, 32-bit LFSRs, 8 lanes, K up to 255.
+func DefaultConfig() hw.Config {
+	return hw.Config{Bits: 8, LFSRWidth: 32, Lanes: 8, MaxK: 255}
+}
+
+// DefaultOptions are the options of `ptm board` without flags: the UART on
+// a pseudo-terminal, no Ethernet, DefaultConfig, no faults.
+func DefaultOptions() Options {
+	return Options{UART: true, Config: DefaultConfig(), ClksPerBit: DefaultClksPerBit,
+		ReportedBaud: DefaultReportedBaud, MAC: DefaultMAC}
+}
+
+// model is the resolved model: its shape, bank (nil for a shape only)
+// and hash.
+type model struct {
+	shape fixed.Shape
+	bank  *fixed.Bank
+	hash  string
+}
+
+func (o Options) model() (model, error) {
+	switch {
+	case o.ModelFile != "":
+		f, hash, err := modelfile.Read(o.ModelFile)
+		if err != nil {
+			return model{}, fmt.Errorf("board: %w", err)
+		}
+		if o.ModelHash != "" {
+			hash = o.ModelHash
+		}
+		return model{shape: f.Bank.Shape, bank: f.Bank, hash: hash}, nil
+	case o.Bank != nil:
+		return model{shape: o.Bank.Shape, bank: o.Bank, hash: o.ModelHash}, nil
+	case o.Shape != (fixed.Shape{}):
+		if o.Preload {
+			return model{}, fmt.Errorf("%w: Preload needs a model file or a bank", ErrOptions)
+		}
+		return model{shape: o.Shape, hash: o.ModelHash}, nil
+	}
+	return model{}, fmt.Errorf("%w: no model: set ModelFile, Bank or Shape", ErrOptions)
+}
+
+// resolved returns o with defaults filled in, and the model.
+func (o Options) resolved() (Options, model, error) {
+	m, err := o.model()
+	if err != nil {
+		return o, m, err
+	}
+	def := DefaultConfig()
+	c := o.Config
+	if c.Bits == 0 {
+		c.Bits = def.Bits
+		if m.bank != nil {
+			c.Bits = m.bank.Bits
+		}
+	}
+	if c.LFSRWidth == 0 {
+		c.LFSRWidth = def.LFSRWidth
+	}
+	if c.ClauseLanes == 0 && c.LiteralLanes == 0 && c.Lanes == 0 {
+		c.Lanes = def.Lanes
+	}
+	if c.MaxK == 0 {
+		c.MaxK = def.MaxK
+	}
+	c.Prefix = hw.DefaultPrefix
+	c.InitBanks = o.Preload
+	o.Config = c
+	if o.ClksPerBit == 0 {
+		o.ClksPerBit = DefaultClksPerBit
+	}
+	if o.ClksPerBit < 8 {
+		return o, m, fmt.Errorf("%w: ClksPerBit = %d, want >= 8 (uart_rx samples 3 times per bit)", ErrOptions, o.ClksPerBit)
+	}
+	if o.ReportedBaud == 0 {
+		o.ReportedBaud = DefaultReportedBaud
+	}
+	if o.MAC == nil {
+		o.MAC = DefaultMAC
+	}
+	if len(o.MAC) != 6 {
+		return o, m, fmt.Errorf("%w: MAC %v is not 6 bytes", ErrOptions, o.MAC)
+	}
+	if !o.UART && o.TAP == "" {
+		return o, m, fmt.Errorf("%w: neither UART nor TAP: the board would have no link", ErrOptions)
+	}
+	for _, f := range []Fault{o.Faults.UARTRx, o.Faults.UARTTx, o.Faults.EthRx, o.Faults.EthTx} {
+		if f.Flip < 0 || f.Flip > 1 || f.Drop < 0 || f.Drop > 1 {
+			return o, m, fmt.Errorf("%w: fault rates must be in [0, 1]: %+v", ErrOptions, f)
+		}
+	}
+	if o.Jobs < 1 {
+		o.Jobs = 2
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = DefaultCacheDir()
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 10 * time.Minute
+	}
+	if o.RTLDir == "" {
+		if o.RTLDir, err = FindRTL(); err != nil {
+			return o, m, err
+		}
+	}
+	return o, m, nil
+}
+
+// DefaultCacheDir is where simulator builds are cached: $PTM_BOARD_CACHE,
+// else <user cache dir>/ptm-board.
+func DefaultCacheDir() string {
+	if d := os.Getenv("PTM_BOARD_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "ptm-board")
+	}
+	return filepath.Join(os.TempDir(), "ptm-board")
+}
