@@ -209,8 +209,8 @@ func BankCRC(b *fixed.Bank, h fixed.HW) uint32 {
 func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly bool) []Param {
 	p := d.Params
 	ps := []Param{
-		{"DIVR", strconv.Itoa(pll.DIVR)}, {"DIVF", strconv.Itoa(pll.DIVF)},
-		{"DIVQ", strconv.Itoa(pll.DIVQ)}, {"FILTER_RANGE", strconv.Itoa(pll.FilterRange)},
+		{"DIVR", fmt.Sprintf("4'd%d", pll.DIVR)}, {"DIVF", fmt.Sprintf("7'd%d", pll.DIVF)},
+		{"DIVQ", fmt.Sprintf("3'd%d", pll.DIVQ)}, {"FILTER_RANGE", fmt.Sprintf("3'd%d", pll.FilterRange)},
 		{"FEATURES", strconv.Itoa(p.O)}, {"BITS", strconv.Itoa(p.Bits)},
 		{"LANE_W", strconv.Itoa(p.LaneW)}, {"ADDR_W", strconv.Itoa(p.AddrW)}, {"K_W", strconv.Itoa(p.KW)},
 	}
@@ -229,6 +229,21 @@ func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly
 		Param{"GEN_VERSION", fmt.Sprintf("32'h%08x", versionWord())},
 		Param{"INIT_LOADED", strconv.Itoa(loaded)}, Param{"INIT_CRC", fmt.Sprintf("32'h%08x", crc)},
 	)
+}
+
+// MinBRAMs is the number of block RAMs the core's banks need: a bank of D
+// words of B bits takes ceil(D/256) SB_RAM40_4K (256 x 16), or
+// ceil(D/512) when B <= 8 (512 x 8); with packing, two banks of B <= 8 and
+// D <= 256 share one.
+func MinBRAMs(p *hw.Params, pack bool) int {
+	if pack && p.Bits <= 8 && p.D <= 256 {
+		return (p.L + 1) / 2
+	}
+	words := 256
+	if p.Bits <= 8 {
+		words = 512
+	}
+	return p.L * ((p.D + words - 1) / words)
 }
 
 // ClksPerBit is the UART divider closest to UARTBaud at clkMHz (at least 4).
@@ -271,6 +286,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := CheckTools(Tools...); err != nil {
 		return nil, err
 	}
+	if need := MinBRAMs(&o.Design.Params, !o.NoPack); need > dev.BRAMs {
+		return nil, fmt.Errorf("%w on %s: %s: the %d lanes' banks alone need %d, %d available (%d over)",
+			ErrNoFit, dev.Name, resourceName("SB_RAM40_4K"), o.Design.Params.L, need, dev.BRAMs, need-dev.BRAMs)
+	}
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
@@ -303,66 +322,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	cpb := ClksPerBit(pll.OutMHz)
 
-	// Yosys, stage 1: elaborate, flatten, coarse synthesis, generic memories.
 	var vfiles []string
 	for _, f := range d.VerilogFiles() {
 		vfiles = append(vfiles, filepath.Join(coreDir, f))
 	}
-	vfiles = append(vfiles, files...)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\n", d.Top(), strings.Join(vfiles, " "))
-	sb.WriteString("chparam")
-	for _, p := range TopParams(d, o.Bank, pll, cpb, o.CoreOnly) {
-		fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
+	o.step("yosys (%s, %s)", filepath.Base(topFile), d.Top())
+	ys := YosysJob{
+		Dir: dir, CoreDir: coreDir, Files: append(vfiles, files...), Top: topMod, CoreTop: d.Top(),
+		Params: TopParams(d, o.Bank, pll, cpb, o.CoreOnly), Relax: !o.NoRelax, Pack: !o.NoPack,
 	}
-	fmt.Fprintf(&sb, " %s\n", topMod)
-	// The coarse netlist still has the "x unless write-enabled" muxes
-	// proc puts in front of every memory write port; removing them now
-	// (as synth_ice40 does later anyway) shows the banks' shared write
-	// address to the bank pass.
-	fmt.Fprintf(&sb, "synth_ice40 -top %s -run :map_ram\nopt_expr -mux_undef\nopt_clean\nwrite_json %s\n", topMod, path("coarse.json"))
-	if err := os.WriteFile(path("synth1.ys"), []byte(sb.String()), 0o644); err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
-	}
-	o.step("yosys stage 1 (%s, %s)", filepath.Base(topFile), d.Top())
-	logs["yosys1"] = path("yosys1.log")
-	if err := runTool(ctx, coreDir, logs["yosys1"], "yosys", "-q", "-l", logs["yosys1"], "-s", path("synth1.ys")); err != nil {
+	cells, bp, err := ys.Run(ctx)
+	logs["yosys1"], logs["yosys2"] = path("yosys1.log"), path("yosys2.log")
+	if err != nil {
 		return nil, err
-	}
-
-	// Bank pass.
-	coarse, err := os.ReadFile(path("coarse.json"))
-	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
-	}
-	packed, bp, err := PassBanks(coarse, topMod, !o.NoRelax, !o.NoPack)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrTool, err)
-	}
-	if err := os.WriteFile(path("banks.json"), packed, 0o644); err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
 	}
 	o.step("bank pass: %d banks, %d collision checks dropped, %d pairs packed", bp.Banks, bp.Relaxed, bp.Packed)
-
-	// Yosys, stage 2: map memories, logic, flip-flops; write the netlist.
-	script2 := fmt.Sprintf("read_verilog -lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
-		path("banks.json"), topMod, path("top.json"))
-	if err := os.WriteFile(path("synth2.ys"), []byte(script2), 0o644); err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
-	}
-	o.step("yosys stage 2 (map to iCE40 cells)")
-	logs["yosys2"] = path("yosys2.log")
-	if err := runTool(ctx, dir, logs["yosys2"], "yosys", "-q", "-l", logs["yosys2"], "-s", path("synth2.ys")); err != nil {
-		return nil, err
-	}
-	ylog, err := os.ReadFile(logs["yosys2"])
-	if err != nil {
-		return nil, fmt.Errorf("synth: %w", err)
-	}
-	cells, ok := parseStat(string(ylog))
-	if !ok {
-		return nil, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, logs["yosys2"])
-	}
 	// Early fit checks: a netlist with more of a cell than the device
 	// has never places.
 	switch {
@@ -446,6 +420,97 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return r, fmt.Errorf("%w (log: %s)", timingErr, logs["nextpnr"])
 	}
 	return r, nil
+}
+
+// YosysJob is the two-stage yosys synthesis of a design with the bank
+// pass between the stages:
+//
+//	stage 1 (Dir/synth1.ys, yosys1.log): read, chparam, synth_ice40 up to
+//	        map_ram (flattened, coarse, generic memories) -> coarse.json
+//	bank pass (PassBanks)                               -> banks.json
+//	stage 2 (Dir/synth2.ys, yosys2.log): synth_ice40 from map_ram on
+//	        -> top.json (iCE40 cells), statistics
+type YosysJob struct {
+	// Dir gets the scripts, netlists and logs; yosys runs in CoreDir (the
+	// bank images are read from there).
+	Dir, CoreDir string
+	// Files are the Verilog files (read with -sv and -DPTM_CORE=CoreTop).
+	Files   []string
+	Top     string
+	CoreTop string
+	// Params are set on Top (chparam) before synthesis.
+	Params []Param
+	// Relax and Pack select the bank pass's steps.
+	Relax, Pack bool
+	// Extra are yosys commands run at the end of stage 2 (tests write a
+	// Verilog netlist with them).
+	Extra []string
+}
+
+// Run runs the job and returns the cell counts of the mapped netlist.
+func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
+	var bp BankPass
+	path := func(name string) string { return filepath.Join(j.Dir, name) }
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\n", j.CoreTop, strings.Join(j.Files, " "))
+	if len(j.Params) > 0 {
+		sb.WriteString("chparam")
+		for _, p := range j.Params {
+			fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
+		}
+		fmt.Fprintf(&sb, " %s\n", j.Top)
+	}
+	coarse, err := CoarseScript(ctx)
+	if err != nil {
+		return CellStats{}, bp, err
+	}
+	fmt.Fprintf(&sb, "synth_ice40 -top %s -run :coarse\n", j.Top)
+	sb.WriteString("# synth_ice40's coarse step without cmp2lut (see synth.CoarseScript)\n")
+	for _, c := range coarse {
+		sb.WriteString(c + "\n")
+	}
+	// The coarse netlist still has the "x unless write-enabled" muxes
+	// proc puts in front of every memory write port; removing them now
+	// (as synth_ice40 does later anyway) shows the banks' shared write
+	// address to the bank pass.
+	fmt.Fprintf(&sb, "opt_expr -mux_undef\nopt_clean\nwrite_json %s\n", path("coarse.json"))
+	if err := os.WriteFile(path("synth1.ys"), []byte(sb.String()), 0o644); err != nil {
+		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
+	}
+	if err := runTool(ctx, j.CoreDir, path("yosys1.log"), "yosys", "-q", "-l", path("yosys1.log"), "-s", path("synth1.ys")); err != nil {
+		return CellStats{}, bp, err
+	}
+	netlist, err := os.ReadFile(path("coarse.json"))
+	if err != nil {
+		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
+	}
+	packed, bp, err := PassBanks(netlist, j.Top, j.Relax, j.Pack)
+	if err != nil {
+		return CellStats{}, bp, fmt.Errorf("%w: %w", ErrTool, err)
+	}
+	if err := os.WriteFile(path("banks.json"), packed, 0o644); err != nil {
+		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
+	}
+	script2 := fmt.Sprintf("read_verilog -lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
+		path("banks.json"), j.Top, path("top.json"))
+	for _, c := range j.Extra {
+		script2 += c + "\n"
+	}
+	if err := os.WriteFile(path("synth2.ys"), []byte(script2), 0o644); err != nil {
+		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
+	}
+	if err := runTool(ctx, j.Dir, path("yosys2.log"), "yosys", "-q", "-l", path("yosys2.log"), "-s", path("synth2.ys")); err != nil {
+		return CellStats{}, bp, err
+	}
+	ylog, err := os.ReadFile(path("yosys2.log"))
+	if err != nil {
+		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
+	}
+	cells, ok := parseStat(string(ylog))
+	if !ok {
+		return cells, bp, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, path("yosys2.log"))
+	}
+	return cells, bp, nil
 }
 
 // coreClock picks the core clock among nextpnr's clocks (every clock that

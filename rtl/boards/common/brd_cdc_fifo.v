@@ -5,8 +5,9 @@
  *
  * Write side in wclk, read side in rclk, unrelated clocks. Each pointer has
  * AW+1 bits, is kept in Gray code and crosses to the other side through two
- * flip-flops, so the full/empty flags are conservative (they clear 2-3
- * clocks of the other side after the event). There is no reset: the
+ * flip-flops, then is converted to binary in a third, so the full/empty
+ * flags and counts are conservative (they clear 3-4 clocks of the other
+ * side after the event) and no Gray decoder sits in a timing path. There is no reset: the
  * pointers start at 0 after configuration (iCE40 flip-flops power up 0),
  * and both sides must only be used after that. Storage is DEPTH x W
  * flip-flops with an asynchronous read (the head is visible while
@@ -64,13 +65,14 @@ reg  [AW:0] wbin     = {(AW+1){1'b0}};   // write side
 reg  [AW:0] wgray    = {(AW+1){1'b0}};
 reg  [AW:0] rgray_w1 = {(AW+1){1'b0}};
 reg  [AW:0] rgray_w2 = {(AW+1){1'b0}};
+reg  [AW:0] rbin_w   = {(AW+1){1'b0}};   // read pointer seen by the write side
 reg  [AW:0] rbin     = {(AW+1){1'b0}};   // read side
 reg  [AW:0] rgray    = {(AW+1){1'b0}};
 reg  [AW:0] wgray_r1 = {(AW+1){1'b0}};
 reg  [AW:0] wgray_r2 = {(AW+1){1'b0}};
+reg  [AW:0] wbin_r   = {(AW+1){1'b0}};   // write pointer seen by the read side
 
 // ------------------------------------------------------------ write side
-wire [AW:0] rbin_w = gray2bin(rgray_w2);
 wire [AW:0] wused = wbin - rbin_w;
 wire        wdo = w_en && !w_full;
 
@@ -80,6 +82,7 @@ assign w_free = DEPTH[AW:0] - wused;
 always @(posedge wclk) begin
     rgray_w1 <= rgray;
     rgray_w2 <= rgray_w1;
+    rbin_w   <= gray2bin(rgray_w2);
     if (wdo) begin
         mem[wbin[AW-1:0]] <= w_data;
         wbin  <= wbin + 1'b1;
@@ -88,15 +91,14 @@ always @(posedge wclk) begin
 end
 
 // ------------------------------------------------------------ read side
-wire [AW:0] wbin_r = gray2bin(wgray_r2);
-
 assign r_count = wbin_r - rbin;
-assign r_empty = (wgray_r2 == rgray);
+assign r_empty = (wbin_r == rbin);
 assign r_data  = mem[rbin[AW-1:0]];
 
 always @(posedge rclk) begin
     wgray_r1 <= wgray;
     wgray_r2 <= wgray_r1;
+    wbin_r   <= gray2bin(wgray_r2);
     if (r_en && !r_empty) begin
         rbin  <= rbin + 1'b1;
         rgray <= bin2gray(rbin + 1'b1);

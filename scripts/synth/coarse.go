@@ -1,0 +1,79 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Yosys 0.23's synth_ice40 maps small comparisons with a constant to LUTs
+// in its coarse step (techmap -map +/cmp2lut.v -D LUT_WIDTH=4), and
+// cmp2lut builds a wrong truth table for a signed comparison against a
+// negative constant (YosysHQ/yosys issue #6085: the variable operand is
+// read as signed, the constant as unsigned). The generated core clips its
+// class sums with exactly such comparisons (v_t < -T), so with class sums
+// of at most 4 bits (the noisy-XOR model: m = 10) a stock synth_ice40
+// bitstream computes wrong clipped sums, votes and statistics, silently.
+// TestBankPassSim caught it: the netlist disagreed with the RTL.
+//
+// The flow therefore runs synth_ice40 only up to its coarse step, then
+// the coarse step's own commands without cmp2lut (the comparisons stay
+// $lt/$gt cells and are mapped later like any other), then synth_ice40
+// again from map_ram on. The commands are read from `yosys -h
+// synth_ice40` so they follow the installed yosys.
+
+var (
+	coarseOnce sync.Once
+	coarseCmds []string
+	coarseErr  error
+	optArgs    = regexp.MustCompile(`\s*\[[^\]]*\]`)
+)
+
+// CoarseScript returns the commands of synth_ice40's coarse step (for the
+// default options) without the cmp2lut techmap.
+func CoarseScript(ctx context.Context) ([]string, error) {
+	coarseOnce.Do(func() {
+		if err := CheckTools("yosys"); err != nil {
+			coarseErr = err
+			return
+		}
+		out, err := exec.CommandContext(ctx, "yosys", "-h", "synth_ice40").Output()
+		if err != nil {
+			coarseErr = fmt.Errorf("%w: yosys -h synth_ice40: %w", ErrTool, err)
+			return
+		}
+		coarseCmds, coarseErr = parseCoarse(string(out))
+	})
+	return coarseCmds, coarseErr
+}
+
+// parseCoarse extracts the coarse label's commands from synth_ice40's
+// help: conditional lines ("(if -dsp)") and optional arguments ("[...]")
+// go, and so does cmp2lut.
+func parseCoarse(help string) ([]string, error) {
+	var cmds []string
+	in, cmp2lut := false, false
+	for _, line := range strings.Split(help, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "     ") && strings.HasSuffix(t, ":"):
+			in = t == "coarse:"
+			continue
+		case !in || t == "":
+			continue
+		case strings.Contains(t, "(if "):
+			continue
+		case strings.Contains(t, "cmp2lut"):
+			cmp2lut = true
+			continue
+		}
+		cmds = append(cmds, optArgs.ReplaceAllString(t, ""))
+	}
+	if len(cmds) < 5 || !cmp2lut || cmds[len(cmds)-1] != "opt_clean" {
+		return nil, fmt.Errorf("%w: cannot read synth_ice40's coarse step from `yosys -h synth_ice40` (expected a cmp2lut techmap in it)", ErrTool)
+	}
+	return cmds, nil
+}

@@ -1,0 +1,68 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/hw"
+)
+
+// vendorWaivers are the Verilator warnings the yosys iCE40 simulation
+// models raise in themselves (black-box PLLs with undriven outputs and
+// unused inputs and parameters, many modules in one file). They are
+// waived for that file only; the project's files get -Wall in full.
+var vendorWaivers = []string{"DECLFILENAME", "UNUSEDSIGNAL", "UNUSEDPARAM", "UNDRIVEN"}
+
+// LintTop runs verilator --lint-only -Wall on a device top (the full board
+// or, with coreOnly, core_top) with the generated core d and yosys's
+// iCE40 cell models, with the top's parameters for d. Files are written to
+// dir; the log is dir/lint.log. Any warning outside the vendor models
+// fails.
+func LintTop(ctx context.Context, root, device string, coreOnly bool, d *hw.Design, bank *fixed.Bank, dir string) error {
+	dev, err := LookupDevice(device)
+	if err != nil {
+		return err
+	}
+	if err := CheckTools("verilator"); err != nil {
+		return err
+	}
+	cells, err := CellsSim()
+	if err != nil {
+		return err
+	}
+	coreDir := filepath.Join(dir, "core")
+	if err := d.Write(coreDir); err != nil {
+		return err
+	}
+	_, files, err := BoardFiles(root, dev, coreOnly)
+	if err != nil {
+		return err
+	}
+	vlt := "`verilator_config\n"
+	for _, w := range vendorWaivers {
+		vlt += fmt.Sprintf("lint_off -rule %s -file \"%s\"\n", w, cells)
+	}
+	waivers := filepath.Join(dir, "vendor_waivers.vlt")
+	if err := os.WriteFile(waivers, []byte(vlt), 0o644); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	topMod := "top"
+	if coreOnly {
+		topMod = "core_top"
+	}
+	args := []string{"--lint-only", "-Wall", "--timescale", "1ns/1ps", "--top-module", topMod,
+		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers}
+	pll := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}
+	for _, p := range TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly) {
+		args = append(args, "-G"+p.Name+"="+p.Value)
+	}
+	for _, f := range d.VerilogFiles() {
+		args = append(args, filepath.Join(coreDir, f))
+	}
+	args = append(args, files...)
+	args = append(args, cells)
+	return runTool(ctx, coreDir, filepath.Join(dir, "lint.log"), "verilator", args...)
+}
