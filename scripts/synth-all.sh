@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# synth-all.sh: the design-space sweep of docs/synthesis.md (make synth-all).
+#
+#   scripts/synth-all.sh [PTM] [OUT]
+#
+# Trains the Iris and noisy-XOR models, runs `ptm synth --json` for each
+# configuration below (two at a time), appends every result (or the
+# failure: no fit, timing, with its reason) to OUT/sweep.jsonl and writes
+# the Markdown table to OUT/table.md. Takes about an hour on 2 cores.
+# JOBS=N runs N configurations at a time; ONLY=regex keeps matching lines.
+set -euo pipefail
+
+PTM=${1:-build/ptm}
+OUT=${2:-build/synth}
+JOBS=${JOBS:-2}
+mkdir -p "$OUT"
+[ -x "$PTM" ] || go build -o "$PTM" ./cmd/ptm
+
+IRIS=$OUT/iris.ptm
+XOR=$OUT/xor.ptm
+[ -f "$IRIS" ] || "$PTM" train --data iris --seed 1 -o "$IRIS" >/dev/null
+[ -f "$XOR" ] || "$PTM" train --data xor-classic --clauses 10 --T 15 --s 3.9 --epochs 40 --seed 3 -o "$XOR" >/dev/null
+
+# model device top lanes bits lfsr-width
+CONFIGS="
+iris up5k core 16 8 16
+iris up5k core 30 8 16
+iris up5k core 48 8 16
+iris up5k core 60 8 16
+iris up5k core 30 16 16
+iris up5k core 30 8 32
+iris up5k board 4 8 16
+iris hx8k core 32 8 16
+iris hx8k core 64 8 16
+iris hx8k core 32 16 16
+iris hx8k board 16 8 16
+iris hx8k board 32 8 16
+xor up5k core 2 8 16
+xor up5k core 8 8 16
+xor up5k core 24 8 16
+xor up5k core 40 8 16
+xor up5k core 8 12 24
+xor up5k board 2 8 16
+xor up5k board 8 8 16
+xor hx8k core 40 8 16
+xor hx8k board 2 8 16
+xor hx8k board 8 8 16
+xor hx8k board 24 8 16
+"
+
+run() {
+  local model=$1 dev=$2 top=$3 lanes=$4 bits=$5 w=$6
+  local m=$IRIS; [ "$model" = xor ] && m=$XOR
+  local flags=(); [ "$top" = core ] && flags+=(--core-only)
+  local name="$model-$dev-$top-L$lanes-B$bits-W$w"
+  "$PTM" synth --model "$m" --device "$dev" --lanes "$lanes" --bits "$bits" --lfsr-width "$w" \
+    --freq "${FREQ:-48}" --seed "${SEED:-1}" "${flags[@]}" --out "$OUT/$name" --json --quiet \
+    > "$OUT/$name.json" 2> "$OUT/$name.err" || true
+  local msg; msg=$(tail -n 1 "$OUT/$name.err" 2>/dev/null || true)
+  echo "synth-all: $name: ${msg:-ok}"
+}
+export -f run
+export PTM OUT IRIS XOR
+
+echo "$CONFIGS" | grep -v '^$' | grep -E "${ONLY:-.}" | xargs -P "$JOBS" -L 1 bash -c 'run "$@"' _
+echo "$CONFIGS" | grep -v '^$' | grep -E "${ONLY:-.}" | while read -r model dev top lanes bits w; do
+  cat "$OUT/$model-$dev-$top-L$lanes-B$bits-W$w.json"
+done > "$OUT/sweep.jsonl"
+"$PTM" synth --table "$OUT/sweep.jsonl" | tee "$OUT/table.md"
