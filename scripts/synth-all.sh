@@ -27,12 +27,12 @@ iris up5k core 16 8 16
 iris up5k core 30 8 16
 iris up5k core 48 8 16
 iris up5k core 60 8 16
-iris up5k core 30 16 16
+iris up5k core 30 16 24
 iris up5k core 30 8 32
 iris up5k board 4 8 16
 iris hx8k core 32 8 16
 iris hx8k core 64 8 16
-iris hx8k core 32 16 16
+iris hx8k core 32 16 24
 iris hx8k board 16 8 16
 iris hx8k board 32 8 16
 xor up5k core 2 8 16

@@ -14,10 +14,14 @@ import (
 // cmp2lut builds a wrong truth table for a signed comparison against a
 // negative constant (YosysHQ/yosys issue #6085: the variable operand is
 // read as signed, the constant as unsigned). The generated core clips its
-// class sums with exactly such comparisons (v_t < -T), so with class sums
-// of at most 4 bits (the noisy-XOR model: m = 10) a stock synth_ice40
-// bitstream computes wrong clipped sums, votes and statistics, silently.
-// TestBankPassSim caught it: the netlist disagreed with the RTL.
+// class sums with exactly such comparisons (v_t < -T), so a model whose
+// class sums fit 4 bits and whose clip is not trivial (-T representable
+// in them: few clauses per TM and a small T, like the 3-clause, T = 2
+// shape of TestBankPassSim) gets a bitstream that computes wrong clipped
+// sums, votes and statistics, silently. The shipped models escape it
+// (Iris: 5-bit class sums; noisy XOR: T = 15 folds the clip away); the
+// test caught it on the small shape, where the netlist disagreed with
+// the RTL.
 //
 // The flow therefore runs synth_ice40 only up to its coarse step, then
 // the coarse step's own commands without cmp2lut (the comparisons stay
