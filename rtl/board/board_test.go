@@ -61,7 +61,7 @@ var benches = []bench{
 		params: []param{{"ETH_MODE", "1"}, {"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
 	{name: "proto_tx_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp",
-		params: []param{{"FRAG_WORDS", "4"}}},
+		params: []param{{"FRAG_BYTES", "4"}}},
 	{name: "stat_counters", top: "stat_counters", srcs: []string{"stat_counters.v"}, tb: "tb/stat_counters_tb.cpp",
 		flags: []string{"--public-flat-rw"}},
 }
@@ -73,7 +73,7 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "1280"}, {"DESC_DEPTH", "1"}},
 		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "1024"}},
 	},
-	"proto_tx":      {{{"FRAG_WORDS", "4"}}},
+	"proto_tx":      {{{"FRAG_BYTES", "4"}}},
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},

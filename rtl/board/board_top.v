@@ -212,7 +212,7 @@ wire [7:0]          r_type;
 wire [15:0]         r_seq;
 wire                r_link;
 wire [47:0]         r_mac;
-wire [31:0]         r_data;
+wire [7:0]          r_data;
 wire                r_valid, r_ready, r_last, r_user;
 wire                bank_wr_en;
 wire [LANE_W-1:0]   bank_wr_lane;
@@ -276,7 +276,7 @@ wire [7:0]  t_data;
 wire        t_valid, t_ready, t_last, t_link;
 wire [47:0] t_mac;
 
-proto_tx #(.FRAG_WORDS(MAX_PAYLOAD / 4)) u_proto_tx (
+proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
     .clk(clk), .rst(rst),
     .s_type(r_type), .s_seq(r_seq), .s_link(r_link), .s_mac(r_mac),
     .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),

@@ -30,7 +30,10 @@
  *   s0_desc_*, s0_axis_*          link 0 descriptor and payload streams
  *   s1_desc_*, s1_axis_*          link 1 descriptor and payload streams
  *   m_desc_valid/ready, m_desc_type, m_desc_seq, m_desc_len, m_desc_busy,
- *   m_desc_mac, m_desc_link       merged descriptor (link: 0 or 1)
+ *   m_desc_mac, m_desc_link       merged descriptor (link: 0 or 1);
+ *                                 m_desc_mac is link 1's (the Ethernet
+ *                                 source MAC), passed through ungated: it
+ *                                 is meaningful only when m_desc_link is 1
  *   m_axis_tdata/tvalid/tready    merged payload bytes (combinational
  *                                 pass-through of the chosen link)
  *   active                        a frame is chosen or offered
@@ -50,7 +53,9 @@ module link_arb #(
     input  wire [15:0]      s0_desc_seq,
     input  wire [LEN_W-1:0] s0_desc_len,
     input  wire             s0_desc_busy,
-    input  wire [47:0]      s0_desc_mac,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [47:0]      s0_desc_mac,    // not used: link 0 has no MAC
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [7:0]       s0_axis_tdata,
     input  wire             s0_axis_tvalid,
     output wire             s0_axis_tready,
@@ -94,7 +99,7 @@ assign m_desc_type  = sel ? s1_desc_type : s0_desc_type;
 assign m_desc_seq   = sel ? s1_desc_seq : s0_desc_seq;
 assign m_desc_len   = sel ? s1_desc_len : s0_desc_len;
 assign m_desc_busy  = sel ? s1_desc_busy : s0_desc_busy;
-assign m_desc_mac   = sel ? s1_desc_mac : s0_desc_mac;
+assign m_desc_mac   = s1_desc_mac;   // only meaningful for link 1 (see header)
 assign m_desc_link  = sel;
 assign s0_desc_ready = take && !sel;
 assign s1_desc_ready = take && sel;

@@ -4,8 +4,13 @@
  *
  * Executes the frames of docs/protocol.md (section 2) one at a time, in
  * arrival order, for both links (link_arb merges them), drives the
- * inference core (docs/core-interface.md) and hands the response words to
- * proto_tx with the link, source MAC and seq of the request.
+ * inference core (docs/core-interface.md) and hands the response to
+ * proto_tx as a byte stream (every protocol word least significant byte
+ * first) with the link, source MAC and seq of the request. Everything is
+ * byte-serial: the leading payload fields are checked as they arrive (LSB
+ * first) against TOTAL, next, next - n and the running CRC, and response
+ * bytes are selected from their sources, so no 32-bit comparator or
+ * 32-bit response multiplexer is needed.
  *
  *   INFO          18 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
@@ -36,7 +41,9 @@
  *                 descriptor (frame that did not fit in its link buffer):
  *                 ERROR 8.
  * Payload bytes a command does not use are read and discarded, so the
- * frame is always consumed whole.
+ * frame is always consumed whole. The descriptor is taken only when the
+ * response has been sent (proto_tx idle again), so its fields are used as
+ * offered, without copies, and stay stable for proto_tx.
  *
  * Counters (saturating u32, docs/protocol.md section 5): 0 executed frames
  * (descriptors taken, busy ones excepted), 1 ev_crc_error, 2
@@ -68,9 +75,9 @@
  *                               control state and counters
  *   s_desc_*, s_axis_*          merged frames from link_arb
  *   r_type, r_seq, r_link, r_mac, r_axis_tdata/tvalid/tready/tlast/tuser
- *                               response words to proto_tx (tuser: empty);
- *                               the side band stays stable until proto_tx
- *                               has sent the whole response
+ *                               response bytes to proto_tx (tuser: empty
+ *                               response); the side band stays stable
+ *                               until proto_tx has sent the whole response
  *   tx_busy                     proto_tx busy: no new frame is taken while
  *                               high (this keeps r_type..r_mac stable)
  *   bank_wr_*, req_*, res_*, info_addr/info_data   to the core
@@ -118,7 +125,7 @@ module proto_engine #(
     output wire [15:0]         r_seq,
     output wire                r_link,
     output wire [47:0]         r_mac,
-    output wire [31:0]         r_axis_tdata,
+    output wire [7:0]          r_axis_tdata,
     output wire                r_axis_tvalid,
     input  wire                r_axis_tready,
     output wire                r_axis_tlast,
@@ -181,52 +188,69 @@ localparam [7:0] T_STATUS = 8'h20;
 localparam [7:0] T_RESET  = 8'h21;
 localparam [7:0] T_ERROR  = 8'hE0;
 
-localparam [7:0] E_UNKNOWN = 8'd1;
-localparam [7:0] E_PARAM   = 8'd2;
-localparam [7:0] E_LENGTH  = 8'd3;
-localparam [7:0] E_NOMODEL = 8'd4;
-localparam [7:0] E_K       = 8'd5;
-localparam [7:0] E_GAP     = 8'd6;
-localparam [7:0] E_COMMIT  = 8'd7;
-localparam [7:0] E_BUSY    = 8'd8;
-localparam [7:0] E_TOOLONG = 8'd9;
+localparam [3:0] E_UNKNOWN = 4'd1;
+localparam [3:0] E_PARAM   = 4'd2;
+localparam [3:0] E_LENGTH  = 4'd3;
+localparam [3:0] E_NOMODEL = 4'd4;
+localparam [3:0] E_K       = 4'd5;
+localparam [3:0] E_GAP     = 4'd6;
+localparam [3:0] E_COMMIT  = 4'd7;
+localparam [3:0] E_BUSY    = 4'd8;
+localparam [3:0] E_TOOLONG = 4'd9;
 
 localparam [3:0] S_IDLE   = 4'd0;
-localparam [3:0] S_PARAM  = 4'd1;   // read the fixed leading fields
+localparam [3:0] S_PARAM  = 4'd1;   // read and check the leading fields
 localparam [3:0] S_DECIDE = 4'd2;
 localparam [3:0] S_SIZE   = 4'd3;   // INFER: count * words per vector
 localparam [3:0] S_WRITE  = 4'd4;   // LOAD_DATA: bank writes
 localparam [3:0] S_DRAIN  = 4'd5;   // discard unread payload bytes
-localparam [3:0] S_RESP   = 4'd6;   // response words
+localparam [3:0] S_RESP   = 4'd6;   // response bytes
 localparam [3:0] S_INFER  = 4'd7;
 localparam [3:0] S_POP    = 4'd8;   // response sent: take the descriptor
 
-localparam [1:0] R_REGS   = 2'd0;   // rcount (0..2) words: word0, rw1
+localparam [1:0] R_REGS   = 2'd0;   // rcount (0..2) words: word 0, word 1
 localparam [1:0] R_INFO   = 2'd1;   // 18 words
-localparam [1:0] R_STATUS = 2'd2;   // 11 words, each staged in rw1
+localparam [1:0] R_STATUS = 2'd2;   // 11 words from stat_counters
+
+// ERROR 3 detail: the expected length by type, TOTAL, or 10 + count*FB
+localparam [1:0] D_TYPE   = 2'd0;
+localparam [1:0] D_TOTAL  = 2'd1;
+localparam [1:0] D_INFER  = 2'd2;
 
 localparam integer NCNT = 11;
 
 // ------------------------------------------------------------ frame state
-reg [3:0]       state = S_IDLE;
 // the frame's descriptor is used as offered (it is taken only at the end)
 wire [7:0]       f_type = s_desc_type;
 wire [LEN_W-1:0] f_len  = s_desc_len;
 wire             f_link = s_desc_link;
-reg [LEN_W-1:0] rem;                // payload bytes not read yet
-reg [79:0]      par;                // leading payload fields, byte i at [8i+7:8i]
-reg [3:0]       pidx;
-reg [3:0]       pneed;
+
+reg [3:0]        state = S_IDLE;
+reg [LEN_W-1:0]  rem;               // payload bytes not read yet
+reg [3:0]        pidx;              // leading field byte index
+reg [3:0]        pneed;
+
+// leading fields (stored only where needed)
+reg [7:0]        p_mode;
+reg [15:0]       p_k;
+reg [31:0]       p_seed;
+reg [15:0]       p_count;
+reg [NEXT_W-1:0] p_off;             // LOAD_DATA offset, low bits (for the ack)
+reg              eq_w;              // W == TOTAL (LOAD_BEGIN, LOAD_COMMIT)
+reg              eq_off;            // offset == next (LOAD_DATA)
+reg              le_off;            // offset <= next - n (LOAD_DATA)
+reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 
 // response
-reg [1:0]       r_kind;
-reg [7:0]       r_rtype;
-reg             r_err;
-reg [7:0]       r_code;           // ERROR code (R_REGS, r_err)
-reg [31:0]      rw1;              // word 1 of R_REGS, or the staged STATUS word
-reg [4:0]       rcount;
-reg [4:0]       ridx;
-reg             staged;             // R_STATUS: rw1 holds word ridx
+reg [1:0]        r_kind;
+reg [7:0]        r_rtype;
+reg              r_err;
+reg [3:0]        r_code;
+reg [1:0]        r_dsel;
+reg [4:0]        rcount;
+reg [4:0]        ridx;              // word
+reg [1:0]        rb;                // byte within the word
+reg              gap;               // R_STATUS: one idle clock between reads
 
 // model upload state (not reset: it describes the bank, which survives rst)
 reg              m_loaded = (INIT_LOADED != 0);
@@ -256,29 +280,26 @@ reg [LEN_W-1:0]  mplier;
 
 reg              err_sent_reg = 1'b0;
 
-// ------------------------------------------------------------ field decode
-wire [7:0]  p_mode  = par[7:0];
-wire [15:0] p_k     = par[31:16];
-wire [31:0] p_seed  = par[63:32];
-wire [15:0] p_count = par[79:64];
-wire [31:0] p_w     = par[31:0];      // LOAD_BEGIN/COMMIT W, LOAD_DATA offset
-wire [31:0] p_crc   = par[63:32];
+// ------------------------------------------------------------ derived values
+wire [31:0]      not_crc   = ~lcrc;
+wire [LEN_W-1:0] n_words   = (f_len - LEN_W'(4)) >> 1;                 // LOAD_DATA
+wire [SW-1:0]    nxt_end   = SW'(next) + SW'(n_words);
+wire             fits      = (nxt_end <= SW'(TOTAL_N));
+wire [SW-1:0]    lim       = SW'(next) - SW'(n_words);                 // next - n
+wire             lim_neg   = (SW'(n_words) > SW'(next));
+wire [31:0]      infer_len = 32'(p_count) * FB + 32'd10;
+wire             count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
+wire [20:0]      wpv       = p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
+wire [17:0]      msum      = {1'b0, acc} + {1'b0, mcand};
 
-// LOAD_DATA: n words, offset range checks on NEXT_W-bit quantities
-wire [LEN_W-1:0] n_words = (f_len - LEN_W'(4)) >> 1;
-wire             off_big = (p_w > {{(32-NEXT_W){1'b0}}, TOTAL_N});
-wire [SW-1:0]    off_end = SW'(p_w[NEXT_W-1:0]) + SW'(n_words);
-wire [SW-1:0]    nxt_end = SW'(next) + SW'(n_words);
-wire             do_write = !off_big && (p_w[NEXT_W-1:0] == next) && (nxt_end <= SW'(TOTAL_N));
-wire             retrans  = !off_big && (off_end <= SW'(next));
-
-// INFER: length and words per vector
-wire [31:0] infer_len = 32'(p_count) * FB + 32'd10;
-wire        count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
-wire [20:0] wpv       = p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
-wire [17:0] msum      = {1'b0, acc} + {1'b0, mcand};
-wire        infer_bad_len = (f_type == T_INFER) && m_loaded && (p_mode <= 8'd1) &&
-                            (p_k != 16'd0) && (p_k <= KMAX16) && !count_ok;
+// byte pidx of the values the leading fields are compared with
+wire [1:0]  pb       = pidx[1:0];
+wire [7:0]  total_b  = TOTAL[8*pb +: 8];
+wire [31:0] next32   = 32'(next);
+wire [31:0] lim32    = lim_neg ? 32'd0 : 32'(lim);
+wire [7:0]  next_b   = next32[8*pb +: 8];
+wire [7:0]  lim_b    = lim32[8*pb +: 8];
+wire [7:0]  crc_b    = not_crc[8*pb +: 8];
 
 wire [31:0] crc_next;
 crc32 crc_inst (
@@ -295,24 +316,22 @@ assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed)) ||
                        ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}})) ||
                        ((state == S_DRAIN) && (rem != {LEN_W{1'b0}})) ||
                        feed_rdy;
-wire byte_in = s_axis_tvalid && s_axis_tready;
+wire byte_in   = s_axis_tvalid && s_axis_tready;
+wire param_in  = (state == S_PARAM) && byte_in;
 
 // ------------------------------------------------------------ frame decode
 // parameter bytes, length rule and immediate error of the offered frame
-reg [3:0]  d_need;
-reg [7:0]  d_code;          // 0: no error
-reg [31:0] d_detail;
+reg [3:0] d_need;
+reg [3:0] d_code;           // 0: no error
 always @* begin
-    d_need   = 4'd0;
-    d_code   = 8'd0;
-    d_detail = 32'd0;
+    d_need = 4'd0;
+    d_code = 4'd0;
     case (s_desc_type)
         T_INFO, T_STATUS, T_RESET: begin
             if (s_desc_len != {LEN_W{1'b0}}) d_code = E_LENGTH;
         end
         T_BEGIN: begin
-            d_need   = 4'd4;
-            d_detail = 32'd4;
+            d_need = 4'd4;
             if (s_desc_len != LEN_W'(4)) d_code = E_LENGTH;
         end
         T_DATA: begin
@@ -320,13 +339,11 @@ always @* begin
             if (s_desc_len < LEN_W'(6) || s_desc_len[0]) d_code = E_LENGTH;
         end
         T_COMMIT: begin
-            d_need   = 4'd8;
-            d_detail = 32'd8;
+            d_need = 4'd8;
             if (s_desc_len != LEN_W'(8)) d_code = E_LENGTH;
         end
         T_INFER: begin
-            d_need   = 4'd10;
-            d_detail = 32'd10;
+            d_need = 4'd10;
             if (s_desc_len < LEN_W'(10)) d_code = E_LENGTH;
         end
         default: d_code = E_UNKNOWN;
@@ -334,43 +351,82 @@ always @* begin
     if (s_desc_busy) begin
         d_code = E_BUSY;
     end
-    if (d_code != E_LENGTH) begin
-        d_detail = 32'd0;
-    end
 end
 
-// ------------------------------------------------------------ responses
-reg [31:0] info_word;
+// ------------------------------------------------------------ response bytes
+wire        stat_req;
+wire        cnt_valid;
+wire [31:0] cnt_data;
+
+// ERROR detail (word 1)
+reg [31:0] detail;
 always @* begin
-    case (ridx)
-        5'd0:    info_word = MAGIC;
-        5'd1:    info_word = PROTO_VER;
-        5'd2:    info_word = GEN_VERSION;
-        5'd15:   info_word = {31'd0, m_loaded};
-        5'd16:   info_word = m_loaded ? ~lcrc : 32'd0;
-        5'd17:   info_word = f_link ? 32'd0 : UART_BAUD;
-        default: info_word = info_data;               // words 3..14: ROM 1..12
+    case (r_code)
+        E_PARAM:   detail = {24'd0, p_mode};
+        E_LENGTH: begin
+            case (r_dsel)
+                D_TOTAL: detail = TOTAL;
+                D_INFER: detail = infer_len;
+                default: detail = (f_type == T_BEGIN) ? 32'd4 : (f_type == T_COMMIT) ? 32'd8 :
+                                  (f_type == T_INFER) ? 32'd10 : 32'd0;
+            endcase
+        end
+        E_K:       detail = 32'(KMAX16);
+        E_GAP:     detail = next32;
+        E_COMMIT:  detail = not_crc;
+        E_TOOLONG: detail = MAX_WORDS;
+        default:   detail = 32'd0;
+    endcase
+end
+
+// the current word; its byte rb is sent
+reg [31:0] word;
+always @* begin
+    case (r_kind)
+        R_INFO: begin
+            case (ridx)
+                5'd0:    word = MAGIC;
+                5'd1:    word = PROTO_VER;
+                5'd2:    word = GEN_VERSION;
+                5'd15:   word = {31'd0, m_loaded};
+                5'd16:   word = m_loaded ? not_crc : 32'd0;
+                5'd17:   word = f_link ? 32'd0 : UART_BAUD;
+                default: word = info_data;            // words 3..14: ROM 1..12
+            endcase
+        end
+        R_STATUS: word = cnt_data;
+        default: begin
+            if (r_err) begin
+                word = (ridx == 5'd0) ? {16'd0, f_type, 4'd0, r_code} : detail;
+            end else if (f_type == T_DATA) begin
+                word = (ridx == 5'd0) ? 32'(p_off) : 32'(n_words);
+            end else begin                            // LOAD_BEGIN, LOAD_COMMIT
+                word = (ridx == 5'd0) ? TOTAL : not_crc;
+            end
+        end
     endcase
 end
 assign info_addr = 4'(ridx - 5'd2);
 
 wire resp_empty = (rcount == 5'd0);
-wire resp_last  = resp_empty || (ridx == rcount - 1'b1);
-wire resp_valid = (state == S_RESP) && (r_kind != R_STATUS || staged);
+wire word_last  = (ridx == rcount - 1'b1);
+wire resp_last  = resp_empty || (word_last && rb == 2'd3);
+wire resp_valid = (state == S_RESP) && (r_kind != R_STATUS || (cnt_valid && stat_req));
 wire resp_xfer  = resp_valid && r_axis_tready;
-// R_REGS word 0: the ERROR code word, or the acknowledged W / offset
-wire [31:0] word0     = r_err ? {16'd0, f_type, r_code} : p_w;
-wire [31:0] resp_word = (r_kind == R_INFO) ? info_word : (ridx == 5'd0 && r_kind == R_REGS) ? word0 : rw1;
 wire infer_xfer = (state == S_INFER) && res_valid && r_axis_tready;
-wire infer_end  = infer_xfer && res_last && (res_left == {{(LEN_W-1){1'b0}}, 1'b1});
+wire last_vec   = (res_left == {{(LEN_W-1){1'b0}}, 1'b1});
+wire word_done  = infer_xfer && (rb == 2'd3);             // core word fully sent
+wire infer_end  = word_done && res_last && last_vec;
+
+assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !gap;
 
 assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
-assign r_axis_tdata  = (state == S_INFER) ? res_data : resp_word;
+assign r_axis_tdata  = (state == S_INFER) ? res_data[8*rb +: 8] : word[8*rb +: 8];
 assign r_axis_tvalid = resp_valid || ((state == S_INFER) && res_valid);
-assign r_axis_tlast  = (state == S_INFER) ? (res_last && res_left == {{(LEN_W-1){1'b0}}, 1'b1}) : resp_last;
+assign r_axis_tlast  = (state == S_INFER) ? (res_last && last_vec && rb == 2'd3) : resp_last;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
 
 assign bank_wr_en   = bw_en;
@@ -382,7 +438,7 @@ assign req_features = feat[FEATURES-1:0];
 assign req_k        = p_k[K_W-1:0];
 assign req_seed     = p_seed;
 assign req_stats    = p_mode[0];
-assign res_ready    = (state == S_INFER) && r_axis_tready;
+assign res_ready    = word_done;
 
 assign loaded     = m_loaded;
 assign busy       = (state != S_IDLE);
@@ -393,11 +449,13 @@ assign error_sent = err_sent_reg;
 wire [1:0] inc_crc   = {1'b0, ev_crc_error[0]} + {1'b0, ev_crc_error[1]};
 wire [1:0] inc_frame = {1'b0, ev_framing_error[0]} + {1'b0, ev_framing_error[1]} + {1'b0, ev_framing_error[2]};
 wire [1:0] inc_ovr   = {1'b0, ev_overrun[0]} + {1'b0, ev_overrun[1]};
-wire       inc_len   = (take_desc && d_code == E_LENGTH) ||
-                       (state == S_DECIDE && ((f_type == T_BEGIN && p_w != TOTAL) || infer_bad_len));
+wire infer_bad_len = (f_type == T_INFER) && m_loaded && (p_mode <= 8'd1) &&
+                     (p_k != 16'd0) && (p_k <= KMAX16) && !count_ok;
+wire inc_len = (take_desc && d_code == E_LENGTH) ||
+               (state == S_DECIDE && ((f_type == T_BEGIN && !eq_w) || infer_bad_len));
 wire [2*NCNT-1:0] inc_vec = {
     1'b0, resp_xfer && resp_last && r_err,       // 10 ERROR responses
-    1'b0, infer_xfer && res_last,                // 9  feature vectors
+    1'b0, word_done && res_last,                 // 9  feature vectors
     1'b0, ev_frame_sent,                         // 8  response frames sent
     1'b0, ev_eth_drop,                           // 7  Ethernet frames dropped
     1'b0, ev_fcs_error,                          // 6  Ethernet FCS errors
@@ -408,16 +466,12 @@ wire [2*NCNT-1:0] inc_vec = {
     inc_crc,                                     // 1  CRC errors
     1'b0, take_desc && !s_desc_busy              // 0  frames executed
 };
-
-wire        cclear    = (state == S_DECIDE) && (f_type == T_RESET);
-wire        stage_now = (state == S_RESP) && (r_kind == R_STATUS) && !staged;
-wire        cnt_valid;
-wire [31:0] cnt_data;
+wire cclear = (state == S_DECIDE) && (f_type == T_RESET);
 
 stat_counters #(.NCNT(NCNT), .PEND_W(5)) u_counters (
     .clk(clk), .rst(rst),
     .inc(inc_vec), .clear(cclear),
-    .rd_req(stage_now), .rd_idx(ridx[3:0]),
+    .rd_req(stat_req), .rd_idx(ridx[3:0]),
     .rd_valid(cnt_valid), .rd_data(cnt_data)
 );
 
@@ -436,20 +490,68 @@ generate
     end
 endgenerate
 
+// ------------------------------------------------------------ leading fields
+// checked and stored byte by byte as they arrive (pidx = byte index)
+integer bi;
+always @(posedge clk) begin
+    if (take_desc) begin
+        eq_w   <= 1'b1;
+        eq_off <= 1'b1;
+        le_off <= 1'b1;
+        eq_c   <= 1'b1;
+    end
+    if (param_in) begin
+        case (f_type)
+            T_BEGIN: begin
+                if (s_axis_tdata != total_b) eq_w <= 1'b0;
+            end
+            T_DATA: begin
+                if (s_axis_tdata != next_b) eq_off <= 1'b0;
+                // offset <= next - n, compared from the least significant byte
+                if (s_axis_tdata < lim_b) le_off <= 1'b1;
+                else if (s_axis_tdata > lim_b) le_off <= 1'b0;
+                for (bi = 0; bi < NEXT_W; bi = bi + 1) begin
+                    if (pidx == 4'(bi / 8)) p_off[bi] <= s_axis_tdata[bi % 8];
+                end
+            end
+            T_COMMIT: begin
+                if (pidx < 4'd4) begin
+                    if (s_axis_tdata != total_b) eq_w <= 1'b0;
+                end else begin
+                    if (s_axis_tdata != crc_b) eq_c <= 1'b0;
+                end
+            end
+            default: begin // T_INFER
+                case (pidx)
+                    4'd0: p_mode <= s_axis_tdata;
+                    4'd2: p_k[7:0] <= s_axis_tdata;
+                    4'd3: p_k[15:8] <= s_axis_tdata;
+                    4'd4: p_seed[7:0] <= s_axis_tdata;
+                    4'd5: p_seed[15:8] <= s_axis_tdata;
+                    4'd6: p_seed[23:16] <= s_axis_tdata;
+                    4'd7: p_seed[31:24] <= s_axis_tdata;
+                    4'd8: p_count[7:0] <= s_axis_tdata;
+                    4'd9: p_count[15:8] <= s_axis_tdata;
+                    default: ;
+                endcase
+            end
+        endcase
+    end
+end
+
 // ------------------------------------------------------------ main FSM
-task automatic set_error(input [7:0] code, input [31:0] detail);
+task automatic set_error(input [3:0] code, input [1:0] dsel);
     begin
         r_kind  <= R_REGS;
         r_rtype <= T_ERROR;
         r_err   <= 1'b1;
         r_code  <= code;
-        rw1     <= detail;
+        r_dsel  <= dsel;
         rcount  <= 5'd2;
         state   <= S_DRAIN;
     end
 endtask
 
-integer j;
 always @(posedge clk) begin
     bw_en        <= 1'b0;
     err_sent_reg <= 1'b0;
@@ -457,10 +559,7 @@ always @(posedge clk) begin
     if (byte_in) begin
         rem <= rem - 1'b1;
     end
-    if (state == S_PARAM && byte_in) begin
-        for (j = 0; j < 10; j = j + 1) begin
-            if (pidx == 4'(j)) par[j*8 +: 8] <= s_axis_tdata;
-        end
+    if (param_in) begin
         pidx <= pidx + 1'b1;
     end
 
@@ -471,11 +570,12 @@ always @(posedge clk) begin
                 pidx   <= 4'd0;
                 pneed  <= d_need;
                 r_kind <= R_REGS;
-                ridx   <= 5'd0;
-                staged <= 1'b0;
                 r_code <= d_code;
-                rw1    <= d_detail;
-                if (d_code != 8'd0) begin
+                r_dsel <= D_TYPE;
+                ridx   <= 5'd0;
+                rb     <= 2'd0;
+                gap    <= 1'b0;
+                if (d_code != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
@@ -511,8 +611,8 @@ always @(posedge clk) begin
                     rcount <= 5'd0;
                 end
                 T_BEGIN: begin
-                    if (p_w != TOTAL) begin
-                        set_error(E_LENGTH, TOTAL);
+                    if (!eq_w) begin
+                        set_error(E_LENGTH, D_TOTAL);
                     end else begin
                         m_loaded <= 1'b0;
                         next     <= {NEXT_W{1'b0}};
@@ -523,34 +623,32 @@ always @(posedge clk) begin
                     end
                 end
                 T_DATA: begin
-                    rw1    <= 32'(n_words);
                     rcount <= 5'd2;
-                    if (do_write) begin
+                    if (eq_off && fits) begin
                         wcnt  <= n_words;
                         half  <= 1'b0;
                         state <= S_WRITE;
-                    end else if (!retrans) begin
-                        set_error(E_GAP, 32'(next));
+                    end else if (!(le_off && !lim_neg)) begin
+                        set_error(E_GAP, D_TYPE);
                     end
                 end
                 T_COMMIT: begin
-                    if (p_w == TOTAL && next == TOTAL_N && p_crc == ~lcrc) begin
+                    if (eq_w && next == TOTAL_N && eq_c) begin
                         m_loaded <= 1'b1;
-                        rw1      <= p_crc;
                         rcount   <= 5'd2;
                     end else begin
-                        set_error(E_COMMIT, ~lcrc);
+                        set_error(E_COMMIT, D_TYPE);
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
                     if (!m_loaded) begin
-                        set_error(E_NOMODEL, 32'd0);
+                        set_error(E_NOMODEL, D_TYPE);
                     end else if (p_mode > 8'd1) begin
-                        set_error(E_PARAM, {24'd0, p_mode});
+                        set_error(E_PARAM, D_TYPE);
                     end else if (p_k == 16'd0 || p_k > KMAX16) begin
-                        set_error(E_K, 32'(KMAX16));
+                        set_error(E_K, D_TYPE);
                     end else if (!count_ok) begin
-                        set_error(E_LENGTH, infer_len);
+                        set_error(E_LENGTH, D_INFER);
                     end else begin
                         acc     <= 17'd0;
                         mcand   <= wpv[16:0];
@@ -573,7 +671,7 @@ always @(posedge clk) begin
                 mc_big <= mc_big || mcand[16];
                 mplier <= mplier >> 1;
             end else if (too_big || 32'(acc) > MAX_WORDS) begin
-                set_error(E_TOOLONG, MAX_WORDS);
+                set_error(E_TOOLONG, D_TYPE);
             end else begin
                 vec_left <= p_count[LEN_W-1:0];
                 res_left <= p_count[LEN_W-1:0];
@@ -615,13 +713,13 @@ always @(posedge clk) begin
         end
 
         S_RESP: begin
-            if (stage_now && cnt_valid) begin
-                rw1    <= cnt_data;
-                staged <= 1'b1;
-            end
+            gap <= 1'b0;
             if (resp_xfer) begin
-                ridx   <= ridx + 1'b1;
-                staged <= 1'b0;
+                rb <= rb + 1'b1;
+                if (rb == 2'd3) begin
+                    ridx <= ridx + 1'b1;
+                    gap  <= 1'b1;                   // release the counter read
+                end
                 if (resp_last) begin
                     state        <= S_POP;
                     err_sent_reg <= r_err;
@@ -642,7 +740,10 @@ always @(posedge clk) begin
             if (req_pend && req_ready) begin
                 req_pend <= 1'b0;
             end
-            if (infer_xfer && res_last) begin
+            if (infer_xfer) begin
+                rb <= rb + 1'b1;
+            end
+            if (word_done && res_last) begin
                 res_left <= res_left - 1'b1;
             end
             if (infer_end) begin

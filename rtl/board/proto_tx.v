@@ -2,60 +2,60 @@
 /*
  * proto_tx - board protocol frame builder with fragmenting
  *
- * Takes responses as streams of 32-bit words and sends them as protocol
- * frames (docs/protocol.md section 1) on a byte stream:
+ * Takes responses as byte streams (the payload, least significant byte of
+ * every protocol word first) and sends them as protocol frames
+ * (docs/protocol.md section 1) on a byte stream:
  *
  *     SOF(0xA5) type flags seq[2] len[2] payload[len] crc[4]
  *
- * Every payload word is sent as 4 bytes, least significant first. A
- * response longer than FRAG_WORDS words is cut into fragments of
- * FRAG_WORDS words: every fragment but the last has flags bit 0 (MORE)
+ * A response longer than FRAG_BYTES bytes is cut into fragments of
+ * FRAG_BYTES bytes: every fragment but the last has flags bit 0 (MORE)
  * set, flags bits 7..1 count the fragments of the response from 0 (the
  * producer must keep a response within 128 fragments; the index wraps).
  *
- *   - Fill: words are written into a FRAG_WORDS x 32 block RAM (iCE40: 2
- *     SB_RAM40_4K for 256 words) while s_axis_tready is high. A fragment is
- *     closed by the word with s_axis_tlast (MORE = 0) or by its
- *     FRAG_WORDS-th word (MORE = 1). An empty response is one transfer
- *     with s_axis_tlast and s_axis_tuser both high (no data word).
+ *   - Fill: bytes are written into a FRAG_BYTES x 8 block RAM (iCE40: 2
+ *     SB_RAM40_4K for 1024 bytes) while s_axis_tready is high. A fragment
+ *     is closed by the byte with s_axis_tlast (MORE = 0) or by its
+ *     FRAG_BYTES-th byte (MORE = 1). An empty response is one transfer with
+ *     s_axis_tlast and s_axis_tuser both high (no data byte).
  *   - Emit: s_axis_tready is low while the fragment is sent. The header is
- *     built from the fragment's side band, the payload read back from the
- *     RAM (one word prefetched) and the CRC-32 (rtl/lib/crc32.v, over type
- *     .. payload) computed on the fly and appended least significant byte
+ *     built from the side band, the payload read back from the RAM (one
+ *     byte prefetched) and the CRC-32 (rtl/lib/crc32.v, over type ..
+ *     payload) computed on the fly and appended least significant byte
  *     first. m_axis_tlast marks the last CRC byte.
  *   - Once the first byte is offered, a byte is offered on every clock
  *     (m_axis_tvalid stays high to the end of the frame), so the output can
  *     feed a MAC that cannot wait (eth_mac_tx) directly.
  *
- * Side band: s_type, s_seq, s_link, s_mac describe the response the words
+ * Side band: s_type, s_seq, s_link, s_mac describe the response the bytes
  * belong to. They are not latched: they must stay stable from the first
- * word of a response until its last frame has been sent (busy low), which
+ * byte of a response until its last frame has been sent (busy low), which
  * proto_engine guarantees by taking no new frame while busy is high.
  * m_link and m_mac are s_link and s_mac passed through.
  *
  * Parameters:
- *   FRAG_WORDS  payload words per fragment, power of two (256 = the
- *               protocol's MAX_PAYLOAD of 1024 bytes)
+ *   FRAG_BYTES  payload bytes per fragment, power of two, 4..32768 (1024 =
+ *               the protocol's MAX_PAYLOAD)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
  *                                the control state (a frame being sent is
- *                                cut off, buffered words are forgotten)
+ *                                cut off, buffered bytes are forgotten)
  *   s_type, s_seq, s_link, s_mac response side band (type is the response
  *                                type, e.g. 0x81; link 0 UART, 1 Ethernet)
- *   s_axis_tdata/tvalid/tready/tlast/tuser   response words; tuser = empty
+ *   s_axis_tdata/tvalid/tready/tlast/tuser   response bytes; tuser = empty
  *   m_axis_tdata/tvalid/tready/tlast         frame bytes
  *   m_link, m_mac                frame side band
- *   busy                         words buffered or a frame being sent
+ *   busy                         bytes buffered or a frame being sent
  *   frame_sent                   1-cycle pulse when a frame's last byte is
  *                                taken
  *
- * Latency: the SOF is offered 2 clocks after the word that closes a
- * fragment; a fragment of n words occupies the output for 11 + 4n byte
+ * Latency: the SOF is offered 2 clocks after the byte that closes a
+ * fragment; a fragment of n bytes occupies the output for 11 + n byte
  * transfers, after which s_axis_tready rises again.
  */
 module proto_tx #(
-    parameter FRAG_WORDS = 256
+    parameter FRAG_BYTES = 1024
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -64,7 +64,7 @@ module proto_tx #(
     input  wire [15:0] s_seq,
     input  wire        s_link,
     input  wire [47:0] s_mac,
-    input  wire [31:0] s_axis_tdata,
+    input  wire [7:0]  s_axis_tdata,
     input  wire        s_axis_tvalid,
     output wire        s_axis_tready,
     input  wire        s_axis_tlast,
@@ -81,9 +81,9 @@ module proto_tx #(
     output wire        frame_sent
 );
 
-localparam integer AW = $clog2(FRAG_WORDS);
-localparam integer NW = AW + 1;                       // word count width
-localparam [NW-1:0] FULL = NW'(FRAG_WORDS);
+localparam integer AW = $clog2(FRAG_BYTES);
+localparam integer NW = AW + 1;                       // byte count width
+localparam [NW-1:0] FULL = NW'(FRAG_BYTES);
 
 localparam [1:0] P_HDR  = 2'd0;
 localparam [1:0] P_PAY  = 2'd1;
@@ -92,20 +92,18 @@ localparam [1:0] P_DONE = 2'd3;
 
 reg          emit = 1'b0;          // 0: fill, 1: emit
 reg [1:0]    phase = P_HDR;
-reg [NW-1:0] wcnt = {NW{1'b0}};    // words written into the fragment
+reg [NW-1:0] cnt = {NW{1'b0}};     // bytes written into the fragment
 reg [6:0]    frag = 7'd0;          // fragment index within the response
 reg          more;
 
 reg [2:0]    hidx;                 // header byte index
-reg [AW-1:0] ridx;                 // word being sent
-reg [1:0]    bidx;                 // byte within the word
+reg [AW-1:0] ridx;                 // payload byte being sent
 reg [1:0]    cidx;                 // CRC byte index
 reg [31:0]   crc;
-reg [23:0]   cur;                  // bytes 1..3 of the current word
 
 (* no_rw_check *)
-reg [31:0]   mem [0:FRAG_WORDS-1];       // written while filling, read while emitting
-reg [31:0]   rdata;
+reg [7:0]    mem [0:FRAG_BYTES-1];       // written while filling, read while emitting
+reg [7:0]    rdata;
 
 reg [7:0]    out_data;
 reg          out_valid = 1'b0;
@@ -113,10 +111,9 @@ reg          out_last = 1'b0;
 reg          sent_reg = 1'b0;
 
 wire fill_xfer = !emit && s_axis_tvalid;              // s_axis_tready = !emit
-wire wr_word   = fill_xfer && !s_axis_tuser;
-wire close     = fill_xfer && (s_axis_tlast || wcnt == FULL - 1'b1);
-wire [NW-1:0] nwords = wcnt;                          // valid while emitting
-wire [15:0]   nbytes = 16'(nwords) << 2;              // payload length
+wire wr_byte   = fill_xfer && !s_axis_tuser;
+wire close     = fill_xfer && (s_axis_tlast || cnt == FULL - 1'b1);
+wire [15:0] nbytes = 16'(cnt);                        // payload length
 
 wire load     = emit && (phase != P_DONE) && (!out_valid || m_axis_tready);
 wire last_out = out_valid && m_axis_tready && out_last;
@@ -135,8 +132,7 @@ always @* begin
     endcase
 end
 
-wire [7:0] pay_byte = (bidx == 2'd0) ? rdata[7:0] : cur[7:0];
-wire [7:0] crc_byte = (phase == P_HDR) ? hdr_byte : pay_byte;
+wire [7:0] crc_byte = (phase == P_HDR) ? hdr_byte : rdata;
 
 wire [31:0] crc_next;
 crc32 crc_inst (
@@ -151,17 +147,17 @@ assign m_axis_tvalid = out_valid;
 assign m_axis_tlast  = out_last;
 assign m_link        = s_link;
 assign m_mac         = s_mac;
-assign busy          = emit || (wcnt != {NW{1'b0}});
+assign busy          = emit || (cnt != {NW{1'b0}});
 assign frame_sent    = sent_reg;
 
-// payload RAM: write while filling, registered read while emitting
-wire          rd_en   = (emit && phase == P_HDR && hidx == 3'd0) ||
-                        (load && phase == P_PAY && bidx == 2'd0);
+// payload RAM: write while filling, registered read while emitting (byte 0
+// at the start of the header, byte i+1 while byte i is loaded)
+wire          rd_en   = (emit && phase == P_HDR && hidx == 3'd0) || (load && phase == P_PAY);
 wire [AW-1:0] rd_addr = (phase == P_HDR) ? {AW{1'b0}} : ridx + 1'b1;
 
 always @(posedge clk) begin
-    if (wr_word) begin
-        mem[wcnt[AW-1:0]] <= s_axis_tdata;
+    if (wr_byte) begin
+        mem[cnt[AW-1:0]] <= s_axis_tdata;
     end
     if (rd_en) begin
         rdata <= mem[rd_addr];
@@ -180,9 +176,8 @@ always @(posedge clk) begin
                 crc      <= (hidx == 3'd0) ? 32'hFFFFFFFF : crc_next;
             end
             P_PAY: begin
-                out_data <= pay_byte;
+                out_data <= rdata;
                 crc      <= crc_next;
-                cur      <= (bidx == 2'd0) ? rdata[31:8] : {8'h00, cur[23:8]};
             end
             default: begin // P_CRC
                 out_data <= ~crc[7:0];
@@ -200,10 +195,9 @@ always @(posedge clk) begin
         phase <= P_HDR;
         hidx  <= 3'd0;
         ridx  <= {AW{1'b0}};
-        bidx  <= 2'd0;
         cidx  <= 2'd0;
-        if (wr_word) begin
-            wcnt <= wcnt + 1'b1;
+        if (wr_byte) begin
+            cnt <= cnt + 1'b1;
         end
         if (close) begin
             emit <= 1'b1;
@@ -216,16 +210,13 @@ always @(posedge clk) begin
             P_HDR: begin
                 hidx <= hidx + 1'b1;
                 if (hidx == 3'd6) begin
-                    phase <= (nwords == {NW{1'b0}}) ? P_CRC : P_PAY;
+                    phase <= (cnt == {NW{1'b0}}) ? P_CRC : P_PAY;
                 end
             end
             P_PAY: begin
-                bidx <= bidx + 1'b1;
-                if (bidx == 2'd3) begin
-                    ridx <= ridx + 1'b1;
-                    if ({1'b0, ridx} == nwords - 1'b1) begin
-                        phase <= P_CRC;
-                    end
+                ridx <= ridx + 1'b1;
+                if ({1'b0, ridx} == cnt - 1'b1) begin
+                    phase <= P_CRC;
                 end
             end
             default: begin // P_CRC
@@ -240,7 +231,7 @@ always @(posedge clk) begin
         out_valid <= 1'b0;
         out_last  <= 1'b0;
         emit      <= 1'b0;
-        wcnt      <= {NW{1'b0}};
+        cnt       <= {NW{1'b0}};
         sent_reg  <= 1'b1;
         frag      <= more ? frag + 1'b1 : 7'd0;
     end
@@ -248,7 +239,7 @@ always @(posedge clk) begin
     if (rst) begin
         emit      <= 1'b0;
         phase     <= P_HDR;
-        wcnt      <= {NW{1'b0}};
+        cnt       <= {NW{1'b0}};
         frag      <= 7'd0;
         out_valid <= 1'b0;
         out_last  <= 1'b0;

@@ -14,16 +14,20 @@
  *     counter a read asks for (requests and round-robin visits alternate
  *     when both wait): read low half, read high half, add the pending
  *     count snapshot (saturating at 2^32-1), write both halves back.
- *   - A read (rd_req held high with rd_idx until rd_valid) returns the
- *     folded value: every event counted before the visit started.
+ *   - A read (rd_req held high with rd_idx) returns the folded value:
+ *     every event counted before the visit started. rd_valid then stays
+ *     high, with rd_data stable and the server paused, until rd_req falls
+ *     (so the reader may take the value a byte at a time); drop rd_req for
+ *     at least one clock between reads.
  *   - clear (and rst) sets every counter to 0 at once through a per-counter
  *     "zero" flag (the RAM is rewritten on the next visit) and drops the
  *     pending counts.
  *
- * A counter is visited at least every 2*4*NCNT clocks, so a pending count
- * can only saturate (and lose events) if one counter gets more than
- * 2^PEND_W-1 events in 8*NCNT clocks: 31 in 88 clocks with the defaults;
- * frame-level events are at least a minimum frame (11 bytes) apart.
+ * A counter is visited at least every 2*4*NCNT clocks plus the time reads
+ * are held, so a pending count can only saturate (and lose events) if one
+ * counter gets more than 2^PEND_W-1 events in that time: 31 in 88 clocks
+ * with the defaults; frame-level events are at least a minimum frame (11
+ * bytes) apart, and the engine holds a read for 4 clocks.
  *
  * Parameters:
  *   NCNT    number of counters, 2..16
@@ -35,12 +39,13 @@
  *   inc [2*NCNT-1:0]         counter i increments by inc[2i+1:2i] this clock
  *   clear                    1-cycle pulse: all counters to 0 (increments of
  *                            the same clock are dropped)
- *   rd_req, rd_idx           read request (hold both until rd_valid);
- *                            rd_idx is $clog2(NCNT) bits
- *   rd_valid, rd_data [31:0] 1-cycle pulse with counter rd_idx's value
+ *   rd_req, rd_idx           read request (hold both until done with
+ *                            rd_data); rd_idx is $clog2(NCNT) bits
+ *   rd_valid, rd_data [31:0] counter rd_idx's value is on rd_data (level,
+ *                            until rd_req falls)
  *
- * Latency: rd_valid comes 4 to 8 clocks after rd_req rises (up to 4 more if
- * the previous visit was also a read).
+ * Latency: rd_valid rises 4 to 8 clocks after rd_req rises (up to 4 more
+ * if the previous visit was also a read).
  */
 module stat_counters #(
     parameter NCNT   = 11,
@@ -75,18 +80,19 @@ reg              cancel = 1'b0;     // clear during this visit
 reg [PEND_W-1:0] snap;
 reg [15:0]       lo;
 reg [31:0]       val;
-reg              valid_reg = 1'b0;
+reg              valid_reg = 1'b0;  // a read's value is held
 reg [NCNT-1:0]   zero = {NCNT{1'b1}};
 reg [NCNT*PEND_W-1:0] pend = {(NCNT*PEND_W){1'b0}};   // counter i at [PEND_W*i +: PEND_W]
 
 wire       take_req = rd_req && !last_req;
+wire       pause    = valid_reg;     // hold val while the reader takes it
 wire [IW-1:0] sel   = take_req ? rd_idx : rr;
 
 // phase 2: fold
 wire [32:0] sum  = {1'b0, zero[j] ? 32'd0 : {rdata, lo}} + {{(33-PEND_W){1'b0}}, snap};
 wire [31:0] fold = sum[32] ? 32'hFFFFFFFF : sum[31:0];
 
-wire        we    = (phase == 2'd2) || (phase == 2'd3);
+wire        we    = !pause && ((phase == 2'd2) || (phase == 2'd3));
 wire [IW:0] waddr = {j, phase == 2'd3};
 wire [15:0] wdata = (phase == 2'd2) ? fold[15:0] : val[31:16];
 wire [IW:0] raddr = (phase == 2'd0) ? {sel, 1'b0} : {j, 1'b1};
@@ -102,12 +108,13 @@ always @(posedge clk) begin
 end
 
 // pending counts: cleared to this clock's increment when snapshotted
+wire snap_now = (phase == 2'd0) && !pause;
 genvar g;
 generate
     for (g = 0; g < NCNT; g = g + 1) begin : g_pend
         wire [PEND_W:0] psum = {1'b0, pend[PEND_W*g +: PEND_W]} + {{(PEND_W-1){1'b0}}, inc[2*g +: 2]};
         always @(posedge clk) begin
-            if (phase == 2'd0 && sel == IW'(g)) begin
+            if (snap_now && sel == IW'(g)) begin
                 pend[PEND_W*g +: PEND_W] <= {{(PEND_W-2){1'b0}}, inc[2*g +: 2]};
             end else begin
                 pend[PEND_W*g +: PEND_W] <= psum[PEND_W] ? PMAX : psum[PEND_W-1:0];   // saturate
@@ -120,11 +127,15 @@ generate
 endgenerate
 
 always @(posedge clk) begin
-    valid_reg <= 1'b0;
-    phase <= phase + 1'b1;
+    if (!rd_req) begin
+        valid_reg <= 1'b0;
+    end
+    if (!pause) begin
+        phase <= phase + 1'b1;
+    end
 
-    case (phase)
-        2'd0: begin
+    case (pause ? 3'd4 : {1'b0, phase})
+        3'd0: begin
             j         <= sel;
             snap      <= pend[PEND_W*sel +: PEND_W];
             req_visit <= take_req;
@@ -134,17 +145,20 @@ always @(posedge clk) begin
                 rr <= (rr == LAST) ? {IW{1'b0}} : rr + 1'b1;
             end
         end
-        2'd1: begin
+        3'd1: begin
             lo <= rdata;
         end
-        2'd2: begin
+        3'd2: begin
             val <= cancel ? 32'd0 : fold;
         end
-        default: begin
+        3'd3: begin
             if (!cancel) begin
                 zero[j] <= 1'b0;
             end
-            valid_reg <= req_visit;
+            valid_reg <= req_visit && rd_req;
+        end
+        default: begin
+            // paused: a read's value is held
         end
     endcase
 

@@ -129,7 +129,7 @@ struct Bench {
                 CHECK_EQ(m->m_desc_seq, f.seq, "seq");
                 CHECK_EQ(m->m_desc_len, f.len, "len");
                 CHECK_EQ(m->m_desc_busy, f.busy, "busy");
-                CHECK_EQ(m->m_desc_mac, f.mac, "mac");
+                if (l == 1) CHECK_EQ(m->m_desc_mac, f.mac, "mac");
                 CHECK_EQ(rd, f.pay.size(), "payload bytes read");
                 s[l].expect.pop_front();
                 s[l].desc.pop_front();

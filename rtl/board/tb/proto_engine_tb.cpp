@@ -12,10 +12,11 @@
 //     K*NT (samples) or NC+2*NT (stats) words after a random latency with
 //     random gaps, each word a hash of (features, K, seed, mode, index,
 //     bank contents), and an info ROM;
-//   - a proto_tx sink that takes words with random ready, closes fragments
-//     of 256 words, stays busy for a random time while "sending", and
+//   - a proto_tx sink that takes bytes with random ready, closes fragments
+//     of 1024 bytes, stays busy for a random time while "sending", and
 //     checks that the side band (type, seq, link, mac) is stable until the
-//     response is sent.
+//     response is sent; the bytes are reassembled into words (least
+//     significant byte first).
 // A C++ reference of docs/protocol.md (as implemented: LOAD rules with next
 // offset, retransmission, gap/overlap and range errors, running CRC, commit
 // checks; INFER checks in order; INFO; STATUS; RESET_STATUS; unknown types;
@@ -240,7 +241,8 @@ struct Bench {
     // sink
     std::deque<Resp> expect;
     std::vector<uint32_t> got;
-    int frag_words = 0;
+    std::vector<uint8_t> gotb;
+    int frag_bytes = 0;
     int emitting = 0;
     bool side_lock = false;
     uint8_t s_type = 0;
@@ -297,7 +299,7 @@ struct Bench {
         m->res_error = 0;
         // sink
         m->r_axis_tready = emitting == 0 && coin(ready_p);
-        m->tx_busy = emitting > 0 || frag_words > 0;
+        m->tx_busy = emitting > 0 || frag_bytes > 0;
         // events
         uint32_t e[8] = {};
         for (auto& x : e) x = coin(ev_p);
@@ -359,14 +361,17 @@ struct Bench {
                 s_mac = m->r_mac;
             }
             if (!m->r_axis_tuser) {
-                got.push_back(m->r_axis_tdata);
-                frag_words++;
+                gotb.push_back(m->r_axis_tdata);
+                frag_bytes++;
             }
-            if (m->r_axis_tlast || frag_words == 256) {
+            if (m->r_axis_tlast || frag_bytes == 1024) {
                 emitting = rnd(1, emit_max);
-                frag_words = 0;
+                frag_bytes = 0;
             }
             if (m->r_axis_tlast) {
+                CHECK_EQ(gotb.size() % 4, 0, "response length is a multiple of 4");
+                got = words_of(gotb);
+                gotb.clear();
                 finish_response(m->r_axis_tuser);
             }
         } else if (emitting > 0) {
@@ -598,7 +603,8 @@ int main(int argc, char** argv) {
     b.res_hold = false;
     b.core_busy = false;
     b.got.clear();
-    b.frag_words = 0;
+    b.gotb.clear();
+    b.frag_bytes = 0;
     b.emitting = 0;
     b.side_lock = false;
     b.expect.clear();

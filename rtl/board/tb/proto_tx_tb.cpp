@@ -3,13 +3,13 @@
 // Build: verilator --cc --exe --build -Wall -CFLAGS -I../../lib/tb \
 //          proto_tx.v ../lib/crc32.v tb/proto_tx_tb.cpp
 //
-// Responses of random length (0 = empty, 1, FRAG_WORDS-1, FRAG_WORDS,
-// FRAG_WORDS+1, multiples, random up to 3*FRAG_WORDS) with random type,
+// Responses of random length (0 = empty, 1, FRAG_BYTES-1, FRAG_BYTES,
+// FRAG_BYTES+1, multiples, random up to 3*FRAG_BYTES) with random type,
 // seq, link and MAC are written with random gaps; the side band is changed
 // only when busy is low, as the engine does. The output is decoded as
 // protocol frames (SOF, header, payload, CRC) and checked against the
 // responses: type, seq, fragment flags (MORE on every fragment but the
-// last, index counting from 0), length (<= 4*FRAG_WORDS), payload words,
+// last, index counting from 0), length (<= FRAG_BYTES), payload bytes,
 // tlast on the last CRC byte only, m_link/m_mac, one frame_sent per frame,
 // s_axis_tready low while a fragment is sent, stability under random
 // back-pressure. With the output always ready (the Ethernet MAC's case)
@@ -22,8 +22,8 @@
 #include "proto_util.h"
 #include "tb_util.h"
 
-#ifndef FRAG_WORDS
-#define FRAG_WORDS 256
+#ifndef FRAG_BYTES
+#define FRAG_BYTES 1024
 #endif
 
 struct Resp {
@@ -31,18 +31,18 @@ struct Resp {
     uint16_t seq;
     int link;
     uint64_t mac;
-    std::vector<uint32_t> words;
+    std::vector<uint8_t> bytes;
 };
 
 struct Bench {
     Tb<Vproto_tx> tb;
     std::mt19937_64 rng;
     std::deque<Resp> todo;     // responses to write
-    size_t wpos = 0;           // next word of todo.front()
+    size_t wpos = 0;           // next byte of todo.front()
     bool active = false;       // side band of todo.front() is applied
     std::deque<Resp> sent;     // responses written, frames expected
     int frag = 0;              // next expected fragment index of sent.front()
-    size_t fpos = 0;           // words of sent.front() already seen in frames
+    size_t fpos = 0;           // bytes of sent.front() already seen in frames
     FrameDecoder dec{"proto_tx"};
     std::vector<uint8_t> cur;  // bytes of the frame being received
     double valid_p = 1.0, ready_p = 1.0;
@@ -66,15 +66,15 @@ struct Bench {
         }
         bool offer = active && coin(valid_p);
         const Resp* r = active ? &todo.front() : nullptr;
-        bool empty = r && r->words.empty();
+        bool empty = r && r->bytes.empty();
         m->rst = rst;
         m->s_type = side.type;
         m->s_seq = side.seq;
         m->s_link = side.link;
         m->s_mac = side.mac;
         m->s_axis_tvalid = offer;
-        m->s_axis_tdata = (offer && !empty) ? r->words[wpos] : (uint32_t)rng();
-        m->s_axis_tlast = offer && (empty || wpos + 1 == r->words.size());
+        m->s_axis_tdata = (offer && !empty) ? r->bytes[wpos] : (uint8_t)rng();
+        m->s_axis_tlast = offer && (empty || wpos + 1 == r->bytes.size());
         m->s_axis_tuser = offer && empty;
         m->m_axis_tready = coin(ready_p);
         tb.settle();
@@ -101,7 +101,7 @@ struct Bench {
             }
         }
         if (offer && m->s_axis_tready && !rst) {
-            if (empty || ++wpos == r->words.size()) {
+            if (empty || ++wpos == r->bytes.size()) {
                 sent.push_back(todo.front());
                 todo.pop_front();
                 active = false;
@@ -119,23 +119,22 @@ struct Bench {
             dec.frames.pop_front();
             frames++;
             // fragments of the response being written may come out before
-            // its last word is written
+            // its last byte is written
             CHECK(!sent.empty() || !todo.empty(), "frame without a response");
             if (sent.empty() && todo.empty()) continue;
             Resp& r = !sent.empty() ? sent.front() : todo.front();
-            size_t left = r.words.size() - fpos;
-            size_t n = left < FRAG_WORDS ? left : FRAG_WORDS;
-            bool more = left > FRAG_WORDS;
+            size_t left = r.bytes.size() - fpos;
+            size_t n = left < FRAG_BYTES ? left : FRAG_BYTES;
+            bool more = left > FRAG_BYTES;
             CHECK_EQ(f.type, r.type, "type");
             CHECK_EQ(f.seq, r.seq, "seq");
             CHECK_EQ(f.flags, (frag << 1) | more, "flags (index, MORE)");
-            CHECK_EQ(f.payload.size(), 4 * n, "payload length");
-            std::vector<uint32_t> w = words_of(f.payload);
-            for (size_t i = 0; i < w.size() && i < n; i++) CHECK_EQ(w[i], r.words[fpos + i], "payload word");
+            CHECK_EQ(f.payload.size(), n, "payload length");
+            for (size_t i = 0; i < f.payload.size() && i < n; i++) CHECK_EQ(f.payload[i], r.bytes[fpos + i], "payload byte");
             fpos += n;
             frag++;
             if (!more) {
-                CHECK(!sent.empty(), "last fragment before the last word");
+                CHECK(!sent.empty(), "last fragment before the last byte");
                 if (!sent.empty()) sent.pop_front();
                 fpos = 0;
                 frag = 0;
@@ -149,7 +148,7 @@ struct Bench {
         r.seq = (uint16_t)rnd(0, 65535);
         r.link = rnd(0, 1);
         r.mac = rng() & 0xFFFFFFFFFFFFull;
-        for (int i = 0; i < n; i++) r.words.push_back((uint32_t)rng());
+        for (int i = 0; i < n; i++) r.bytes.push_back((uint8_t)rng());
         todo.push_back(r);
     }
     void drain() {
@@ -164,7 +163,7 @@ int main(int argc, char** argv) {
     Verilated::commandArgs(argc, argv);
     TbOpts o = tb_parse(argc, argv);
     Bench b(o);
-    const int F = FRAG_WORDS;
+    const int F = FRAG_BYTES;
     for (int i = 0; i < 3; i++) b.cycle(true);
 
     // 1. corner lengths, output always ready (no gaps allowed)

@@ -5,10 +5,12 @@
 //     stat_counters.v tb/stat_counters_tb.cpp
 //
 // Random increments (0..3 per counter per clock, in bursts and sparse),
-// random clear pulses and random reads (rd_req held until rd_valid, as the
-// engine does). A read must return a value between the model's count when
-// the request was raised and its count at rd_valid (the fold point lies in
-// between); after a quiet period every read must be exact. Saturation:
+// random clear pulses and random reads (rd_req held until rd_valid and
+// then 0..5 clocks more, as the engine does while it takes the value a
+// byte at a time; rd_data must stay stable meanwhile). A read must return a
+// value between the model's count when the request was raised and its
+// count at rd_valid (the fold point lies in between); after a quiet period
+// every read must be exact. Saturation:
 // counters preset just below 2^32-1 through the RAM must stop at
 // 0xFFFFFFFF. Reset clears everything.
 #include <vector>
@@ -28,6 +30,9 @@ struct Bench {
     double inc_p = 0.1;
     bool reading = false;
     int ridx = 0;
+    int hold = -1;          // clocks rd_req stays high after rd_valid (-1: not valid yet)
+    bool gap = false;       // rd_req low for one clock between reads
+    uint32_t held = 0;
     uint64_t lo = 0;
     uint64_t reads = 0;
     bool exact = false;
@@ -46,26 +51,36 @@ struct Bench {
             add[i] = coin(inc_p) ? rnd(1, 3) : 0;
             incv |= (uint32_t)add[i] << (2 * i);
         }
-        if (!reading && !clear && coin(0.05)) {
+        if (!reading && !gap && !clear && coin(0.05)) {
             reading = true;
+            hold = -1;
             ridx = rnd(0, NCNT - 1);
             lo = cnt[ridx];
         }
+        gap = false;
         m->rst = rst;
         m->clear = clear;
         m->inc = incv;
         m->rd_req = reading;
         m->rd_idx = ridx;
         tb.settle();
-        if (m->rd_valid && !rst) {
+        // rd_valid may stay high for the clock in which rd_req falls
+        if (m->rd_valid && m->rd_req && !rst) {
             CHECK(reading, "rd_valid without a request");
-            if (reading) {
+            if (reading && hold < 0) {
                 uint64_t v = m->rd_data;
                 if (exact) CHECK_EQ(v, cnt[ridx], "exact read");
                 CHECK(v >= lo && v <= cnt[ridx], "read counter %d: %llu not in [%llu, %llu]", ridx,
                       (unsigned long long)v, (unsigned long long)lo, (unsigned long long)cnt[ridx]);
-                reading = false;
+                held = (uint32_t)v;
+                hold = rnd(0, 5);
                 reads++;
+            } else if (reading) {
+                CHECK_EQ(m->rd_data, held, "rd_data changed while the read is held");
+            }
+            if (reading && hold-- == 0) {
+                reading = false;
+                gap = true;
             }
         }
         // the model counts this clock's increments after the sample above
@@ -89,8 +104,9 @@ struct Bench {
         double p = inc_p;
         inc_p = 0;
         for (int i = 0; i < NCNT; i++) {
-            while (reading) cycle();
+            while (reading || gap) cycle();
             reading = true;
+            hold = -1;
             ridx = i;
             lo = cnt[i];
             long g = 0;
@@ -116,14 +132,14 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 20000; i++) b.cycle();
         b.read_all_exact();
         if (round == 4) {
-            while (b.reading) b.cycle();
+            while (b.reading || b.gap) b.cycle();
             b.cycle(false, true);  // clear
             b.read_all_exact();
         }
     }
 
     // saturation: preset counters through the RAM just below 2^32 - 1
-    while (b.reading) b.cycle();
+    while (b.reading || b.gap) b.cycle();
     b.quiet(300);
     b.inc_p = 0;
     auto* r = b.tb.m->rootp;
