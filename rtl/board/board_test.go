@@ -74,6 +74,7 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "1024"}},
 	},
 	"proto_tx":      {{{"FRAG_BYTES", "4"}}},
+	"board_top":     {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}}},
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
@@ -617,10 +618,13 @@ func TestSynth(t *testing.T) {
 			core := synth(t, dir, d.Top(), coreFiles, nil, nil, false, filepath.Join(dir, "core.json"))[""]
 			files := append([]string{abs(t, "board_top.v")}, coreFiles...)
 			board := synth(t, dir, "board_top", files, nil, coreParams(d), false, filepath.Join(dir, "board.json"))[""]
+			uart := synth(t, dir, "board_top", files, nil, append(coreParams(d), param{"ETH_ENABLE", "0"}), false,
+				filepath.Join(dir, "uart.json"))[""]
 			t.Logf("Iris-like core alone (L=%d): %s", lanes, cellString(core))
 			t.Logf("board_top + Iris-like core (L=%d): %s", lanes, cellString(board))
+			t.Logf("board_top ETH_ENABLE=0 + Iris-like core (L=%d): %s", lanes, cellString(uart))
 			if _, err := exec.LookPath("nextpnr-ice40"); err == nil {
-				for _, j := range []string{"core.json", "board.json"} {
+				for _, j := range []string{"core.json", "board.json", "uart.json"} {
 					out, _ := run(t, dir, 5*time.Minute, "nextpnr-ice40", "--up5k", "--package", "sg48", "--json", j,
 						"--pcf-allow-unconstrained", "--pack-only", "--seed", "1")
 					sc := bufio.NewScanner(strings.NewReader(out))

@@ -24,7 +24,8 @@
  *
  * Block RAM (iCE40 SB_RAM40_4K), besides the core's one per lane:
  * UART_FIFO_DEPTH/512 (4) + eth_mac_rx 5 (2048 x 9) + ETH_FIFO_DEPTH/512
- * (2) + proto_tx 2 + STATUS counters 1 = 14 with the defaults.
+ * (2) + proto_tx 2 + STATUS counters 1 = 14 with the defaults (7 with
+ * ETH_ENABLE = 0).
  *
  * Parameters:
  *   CLK_HZ            clock frequency, for the LED timing (48 MHz)
@@ -42,6 +43,10 @@
  *   INIT_LOADED       1 when the core was generated with its banks
  *                     initialised (hw.Config.InitBanks): INFER works at once
  *   INIT_CRC          the CRC-32 of those bank words (LOAD_COMMIT's CRC)
+ *   ETH_ENABLE        1: both links (default); 0: UART only, the Ethernet
+ *                     MACs, parser and buffers are left out (about 800
+ *                     logic cells and 7 SB_RAM40_4K less; the GMII outputs
+ *                     are constant, its inputs ignored)
  *
  * Ports:
  *   clk, rst          clock; synchronous active-high reset (control state
@@ -86,7 +91,8 @@ module board_top #(
     parameter KMAX             = 255,
     parameter GEN_VERSION      = 32'h00000100,
     parameter INIT_LOADED      = 0,
-    parameter INIT_CRC         = 32'h00000000
+    parameter INIT_CRC         = 32'h00000000,
+    parameter ETH_ENABLE       = 1
 ) (
     input  wire       clk,
     input  wire       rst,
@@ -146,44 +152,69 @@ proto_rx #(
 );
 
 // ------------------------------------------------------------ Ethernet link
-wire [7:0]  erx_data;
-wire        erx_valid, erx_ready, erx_last;
-wire [47:0] erx_src;
-wire        erx_good, erx_crc, erx_ferr, erx_filt, erx_ovf;
-wire [15:0] erx_ovf_count;
-
-eth_mac_rx #(
-    .ETHERTYPE(ETHERTYPE), .MAX_FRAME(1518), .BUFFER_DEPTH(ETH_BUFFER_DEPTH)
-) u_eth_rx (
-    .clk(clk), .rst(rst), .clk_en(eth_clk_en),
-    .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
-    .local_mac(BOARD_MAC),
-    .m_axis_tdata(erx_data), .m_axis_tvalid(erx_valid), .m_axis_tready(erx_ready),
-    .m_axis_tlast(erx_last), .m_src_mac(erx_src),
-    .rx_good(erx_good), .crc_error(erx_crc), .frame_error(erx_ferr),
-    .rx_filtered(erx_filt), .rx_overflow(erx_ovf), .overflow_count(erx_ovf_count)
-);
-
-wire             e_dvalid, e_dready, e_dbusy;
 wire [7:0]       e_dtype, e_data;
 wire [15:0]      e_dseq;
 wire [LEN_W-1:0] e_dlen;
 wire [47:0]      e_dmac;
-wire             e_valid, e_ready, e_inframe, e_good, e_crc, e_ferr, e_ovf;
+wire             e_dvalid, e_dready, e_dbusy, e_valid, e_ready;
+wire             e_inframe, e_crc, e_ferr;
+wire             erx_active, erx_crc, erx_drop;
 
-proto_rx #(
-    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(ETH_FIFO_DEPTH), .DESC_DEPTH(0),
-    .IDLE_CYCLES(0), .ETH_MODE(1)
-) e_proto_rx (
-    .clk(clk), .rst(rst),
-    .s_axis_tdata(erx_data), .s_axis_tvalid(erx_valid), .s_axis_tready(erx_ready),
-    .s_axis_tlast(erx_last), .s_mac(erx_src),
-    .m_desc_valid(e_dvalid), .m_desc_ready(e_dready), .m_desc_type(e_dtype),
-    .m_desc_seq(e_dseq), .m_desc_len(e_dlen), .m_desc_busy(e_dbusy), .m_desc_mac(e_dmac),
-    .m_axis_tdata(e_data), .m_axis_tvalid(e_valid), .m_axis_tready(e_ready),
-    .in_frame(e_inframe), .ev_good(e_good), .ev_crc_error(e_crc),
-    .ev_frame_error(e_ferr), .ev_overflow(e_ovf)
-);
+generate
+    if (ETH_ENABLE != 0) begin : g_eth_rx
+        wire [7:0]  erx_data;
+        wire        erx_valid, erx_ready, erx_last;
+        wire [47:0] erx_src;
+        wire        erx_good, erx_ferr, erx_filt, erx_ovf, e_good, e_ovf;
+        wire [15:0] erx_ovf_count;
+
+        eth_mac_rx #(
+            .ETHERTYPE(ETHERTYPE), .MAX_FRAME(1518), .BUFFER_DEPTH(ETH_BUFFER_DEPTH)
+        ) u_eth_rx (
+            .clk(clk), .rst(rst), .clk_en(eth_clk_en),
+            .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
+            .local_mac(BOARD_MAC),
+            .m_axis_tdata(erx_data), .m_axis_tvalid(erx_valid), .m_axis_tready(erx_ready),
+            .m_axis_tlast(erx_last), .m_src_mac(erx_src),
+            .rx_good(erx_good), .crc_error(erx_crc), .frame_error(erx_ferr),
+            .rx_filtered(erx_filt), .rx_overflow(erx_ovf), .overflow_count(erx_ovf_count)
+        );
+
+        proto_rx #(
+            .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(ETH_FIFO_DEPTH), .DESC_DEPTH(0),
+            .IDLE_CYCLES(0), .ETH_MODE(1)
+        ) e_proto_rx (
+            .clk(clk), .rst(rst),
+            .s_axis_tdata(erx_data), .s_axis_tvalid(erx_valid), .s_axis_tready(erx_ready),
+            .s_axis_tlast(erx_last), .s_mac(erx_src),
+            .m_desc_valid(e_dvalid), .m_desc_ready(e_dready), .m_desc_type(e_dtype),
+            .m_desc_seq(e_dseq), .m_desc_len(e_dlen), .m_desc_busy(e_dbusy), .m_desc_mac(e_dmac),
+            .m_axis_tdata(e_data), .m_axis_tvalid(e_valid), .m_axis_tready(e_ready),
+            .in_frame(e_inframe), .ev_good(e_good), .ev_crc_error(e_crc),
+            .ev_frame_error(e_ferr), .ev_overflow(e_ovf)
+        );
+
+        assign erx_active = erx_valid;
+        assign erx_drop   = erx_ferr || erx_filt || erx_ovf;
+        wire unused_eth = &{1'b0, erx_good, erx_ovf_count, e_good, e_ovf};
+    end else begin : g_no_eth_rx
+        assign e_dvalid = 1'b0;
+        assign e_dtype = 8'd0;
+        assign e_dseq = 16'd0;
+        assign e_dlen = {LEN_W{1'b0}};
+        assign e_dbusy = 1'b0;
+        assign e_dmac = 48'd0;
+        assign e_data = 8'd0;
+        assign e_valid = 1'b0;
+        assign e_inframe = 1'b0;
+        assign e_crc = 1'b0;
+        assign e_ferr = 1'b0;
+        assign erx_active = 1'b0;
+        assign erx_crc = 1'b0;
+        assign erx_drop = 1'b0;
+        wire unused_eth = &{1'b0, gmii_rxd, gmii_rx_dv, gmii_rx_er, e_dready, e_ready};
+    end
+endgenerate
 
 // ------------------------------------------------------------ arbitration
 wire             a_dvalid, a_dready, a_dbusy, a_dlink, a_valid, a_ready, a_active;
@@ -255,7 +286,7 @@ proto_engine #(
     .ev_framing_error({urx_ferr, e_ferr, u_ferr}),
     .ev_overrun({urx_ovr, u_ovf}),
     .ev_fcs_error(erx_crc),
-    .ev_eth_drop(erx_ferr || erx_filt || erx_ovf),
+    .ev_eth_drop(erx_drop),
     .ev_frame_sent(frame_sent),
     .loaded(model_loaded), .busy(engine_busy), .error_sent(error_sent)
 );
@@ -295,14 +326,27 @@ uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
     .txd(uart_txd), .busy(utx_busy)
 );
 
-eth_mac_tx u_eth_tx (
-    .clk(clk), .rst(rst), .clk_en(eth_clk_en),
-    .local_mac(BOARD_MAC), .s_dest_mac(t_mac), .s_ethertype(ETHERTYPE),
-    .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && t_link), .s_axis_tready(etx_ready),
-    .s_axis_tlast(t_last),
-    .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er),
-    .busy(etx_busy), .underflow(etx_underflow)
-);
+generate
+    if (ETH_ENABLE != 0) begin : g_eth_tx
+        eth_mac_tx u_eth_tx (
+            .clk(clk), .rst(rst), .clk_en(eth_clk_en),
+            .local_mac(BOARD_MAC), .s_dest_mac(t_mac), .s_ethertype(ETHERTYPE),
+            .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && t_link), .s_axis_tready(etx_ready),
+            .s_axis_tlast(t_last),
+            .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er),
+            .busy(etx_busy), .underflow(etx_underflow)
+        );
+    end else begin : g_no_eth_tx
+        // link 1 never occurs; drain anything addressed to it
+        assign etx_ready = 1'b1;
+        assign etx_busy = 1'b0;
+        assign etx_underflow = 1'b0;
+        assign gmii_txd = 8'd0;
+        assign gmii_tx_en = 1'b0;
+        assign gmii_tx_er = 1'b0;
+        wire unused_etx = &{1'b0, eth_clk_en, t_mac, t_last};
+    end
+endgenerate
 
 // ------------------------------------------------------------ LEDs, idle
 localparam integer TICK_CYCLES = (CLK_HZ / 64 > 1) ? CLK_HZ / 64 : 2;
@@ -316,9 +360,9 @@ reg [1:0]        act_hold = 2'd0;
 reg [3:0]        err_hold = 4'd0;
 wire             tick = (presc == TICK_LAST);
 
-wire activity = (urx_valid && urx_ready) || (erx_valid && erx_ready) || frame_sent;
+wire activity = (urx_valid && urx_ready) || (e_valid && e_ready) || frame_sent;
 wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_ovr ||
-                erx_crc || erx_ferr || erx_filt || erx_ovf || etx_underflow || error_sent;
+                erx_crc || erx_drop || etx_underflow || error_sent;
 
 always @(posedge clk) begin
     presc <= tick ? {TICK_W{1'b0}} : presc + 1'b1;
@@ -347,12 +391,12 @@ assign led_activity  = (act_hold != 2'd0);
 assign led_error     = (err_hold != 4'd0);
 
 assign idle = !urx_busy && !urx_valid && !u_inframe && !u_dvalid &&
-              !erx_valid && !e_inframe && !e_dvalid &&
+              !erx_active && !e_inframe && !e_dvalid &&
               !a_active && !engine_busy && core_idle &&
               !t_busy && !utx_busy && !etx_busy;
 
 // Status outputs not used here (kept on the blocks for benches and debug).
-wire unused_ok = &{1'b0, u_good, e_good, e_ovf, erx_good, erx_ovf_count};
+wire unused_ok = &{1'b0, u_good};
 
 endmodule
 
