@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ptmhw/ptm/sim/board"
+)
+
+func init() {
+	register("board", "run the Verilated board: the generated core behind UART (pseudo-terminal) and Ethernet (TAP)", cmdBoard)
+}
+
+func cmdBoard(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("board", "--model MODEL | --random-shape SPEC [--tap IFACE] [--no-uart] [--preload] [faults]", stderr)
+	def := board.DefaultOptions()
+	model := fs.String("model", "", "model `file` whose shape (and, with --preload, bank) defines the core")
+	shapeSpec := fs.String("random-shape", "", "build the core for an untrained shape: classes=N,clauses=M,features=O,t=T[,binary]")
+	noUART := fs.Bool("no-uart", false, "do not bridge the UART to a pseudo-terminal")
+	tap := fs.String("tap", "", "bridge Ethernet to this TAP `device` (created if missing; needs root or CAP_NET_ADMIN)")
+	netns := fs.String("netns", "", "run the simulator inside this network namespace")
+	preload := fs.Bool("preload", false, "start with the model's banks loaded (no upload needed)")
+	clks := fs.Int("clks-per-bit", def.ClksPerBit, "simulated UART bit time in board clocks (the pty itself has no baud rate)")
+	baud := fs.Int("baud", def.ReportedBaud, "UART bit rate the board reports in INFO")
+	flip := fs.Float64("flip", 0, "flip a random bit of this fraction of bytes, both directions, both links")
+	drop := fs.Float64("drop", 0, "drop this fraction of bytes, both directions, both links")
+	delay := fs.Duration("delay", 0, "hold every response this long")
+	seed := fs.Uint64("seed", 1, "seed of the fault injection")
+	verbose := fs.Bool("v", false, "show the simulator's log on stderr")
+	var hf hwFlags
+	hf.add(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*model == "") == (*shapeSpec == "") {
+		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)
+	}
+	if *noUART && *tap == "" {
+		return fmt.Errorf("%w: --no-uart without --tap leaves the board unreachable", errUsage)
+	}
+	for name, v := range map[string]float64{"--flip": *flip, "--drop": *drop} {
+		if !(v >= 0 && v < 1) {
+			return fmt.Errorf("%w: %s %v, want 0 <= rate < 1", errUsage, name, v)
+		}
+	}
+	opts := def
+	opts.UART, opts.TAP, opts.NetNS, opts.Preload = !*noUART, *tap, *netns, *preload
+	opts.ClksPerBit, opts.ReportedBaud, opts.Seed = *clks, *baud, *seed
+	f := board.Fault{Flip: *flip, Drop: *drop}
+	opts.Faults = board.Faults{UARTRx: f, UARTTx: f, EthRx: f, EthTx: f, ResponseDelay: *delay}
+	if *verbose {
+		opts.Log = stderr
+	}
+	if *model != "" {
+		_, b, hash, err := loadBank(*model, hf.bits)
+		if err != nil {
+			return err
+		}
+		opts.Bank, opts.ModelHash = b, hash
+		cfg, err := hf.config(b.Shape)
+		if err != nil {
+			return err
+		}
+		opts.Config = cfg
+	} else {
+		if *preload {
+			return fmt.Errorf("%w: --preload needs --model", errUsage)
+		}
+		sh, err := parseShape(*shapeSpec)
+		if err != nil {
+			return err
+		}
+		opts.Shape = sh
+		if opts.Config, err = hf.config(sh); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintln(stderr, "building the Verilated board (cached after the first build)...")
+	start := time.Now()
+	return board.Run(ctx, opts, func(p *board.Process) {
+		c := p.Build.Design.Config
+		fmt.Fprintf(stderr, "board ready after %.1fs: core %d lanes (%d x %d), B=%d, MaxK=%d\n",
+			time.Since(start).Seconds(), c.Lanes, c.ClauseLanes, c.LiteralLanes, c.Bits, c.MaxK)
+		if p.UART != "" {
+			fmt.Fprintf(stdout, "UART: %s\n", p.UART)
+		}
+		if p.TAP != "" {
+			fmt.Fprintf(stdout, "TAP: %s\n", p.TAP)
+		}
+		if f, ok := stdout.(*os.File); ok {
+			_ = f.Sync()
+		}
+	})
+}
