@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+func init() {
+	register("report", "print a readable report from the JSON of eval, stream and synth", cmdReport)
+}
+
+// readJSONMap reads a JSON object; an empty path gives nil.
+func readJSONMap(path string) (map[string]any, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// field formats a number from a JSON object at a dotted path.
+func field(m map[string]any, format string, keys ...string) string {
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return "n/a"
+		}
+		v = mm[k]
+	}
+	switch x := v.(type) {
+	case float64:
+		return fmt.Sprintf(format, x)
+	case bool:
+		return fmt.Sprint(x)
+	case string:
+		return x
+	}
+	return "n/a"
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", "[--eval EVAL.json] [--stream STREAM.json] [--synth SYNTH.json]", stderr)
+	evalPath := fs.String("eval", "", "output of `ptm eval --json` (the golden float model)")
+	streamPath := fs.String("stream", "", "output of `ptm stream --json` (the board)")
+	synthPath := fs.String("synth", "", "output of `ptm synth --json`")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *evalPath == "" && *streamPath == "" && *synthPath == "" {
+		return fmt.Errorf("%w: give at least one of --eval, --stream, --synth", errUsage)
+	}
+	ev, err := readJSONMap(*evalPath)
+	if err != nil {
+		return err
+	}
+	st, err := readJSONMap(*streamPath)
+	if err != nil {
+		return err
+	}
+	sy, err := readJSONMap(*synthPath)
+	if err != nil {
+		return err
+	}
+	w := stdout
+	if st != nil {
+		fmt.Fprintf(w, "Board (%s, K=%s, %s mode): %s queries, %s queries/s, link utilization %s\n",
+			field(st, "%s", "link"), field(st, "%.0f", "k"), field(st, "%s", "mode"),
+			field(st, "%.0f", "queries"), field(st, "%.1f", "queries_per_s"), field(st, "%.2f", "link_utilization"))
+		fmt.Fprintf(w, "  agreement with the golden fixed-point model: %s mismatches, %s lost, %s duplicated (%s retries, %s CRC errors)\n",
+			field(st, "%.0f", "mismatches_vs_golden"), field(st, "%.0f", "lost"), field(st, "%.0f", "duplicated"),
+			field(st, "%.0f", "retries"), field(st, "%.0f", "crc_errors"))
+		fmt.Fprintf(w, "  accuracy %s   ECE %s   NLL %s\n",
+			field(st, "%.4f", "metrics", "accuracy"), field(st, "%.4f", "metrics", "ece"), field(st, "%.4f", "metrics", "nll"))
+		fmt.Fprintf(w, "  mean entropy      right %s  wrong %s bits\n",
+			field(st, "%.4f", "metrics", "mean_entropy_correct"), field(st, "%.4f", "metrics", "mean_entropy_incorrect"))
+		fmt.Fprintf(w, "  mutual information right %s  wrong %s bits\n",
+			field(st, "%.4f", "metrics", "mean_mi_correct"), field(st, "%.4f", "metrics", "mean_mi_incorrect"))
+	}
+	if ev != nil {
+		fmt.Fprintf(w, "Golden float model (same rows, K=%s): accuracy %s, ECE %s, entropy right/wrong %s/%s, MI right/wrong %s/%s\n",
+			field(ev, "%.0f", "samples"), field(ev, "%.4f", "accuracy"), field(ev, "%.4f", "ece"),
+			field(ev, "%.4f", "entropy_correct"), field(ev, "%.4f", "entropy_incorrect"),
+			field(ev, "%.4f", "mi_correct"), field(ev, "%.4f", "mi_incorrect"))
+	}
+	if sy != nil {
+		fmt.Fprintf(w, "FPGA (%s): %s/%s LUTs, %s/%s BRAMs, Fmax %s MHz (target %s, met %s), %s cycles/sample -> %s samples/s\n",
+			field(sy, "%s", "device"), field(sy, "%.0f", "luts"), field(sy, "%.0f", "luts_available"),
+			field(sy, "%.0f", "brams"), field(sy, "%.0f", "brams_available"), field(sy, "%.1f", "fmax_mhz"),
+			field(sy, "%.0f", "target_mhz"), field(sy, "%v", "timing_met"), field(sy, "%.1f", "cycles_per_sample"),
+			field(sy, "%.3g", "samples_per_s"))
+	}
+	return nil
+}
