@@ -27,6 +27,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	freq := fs.Float64("freq", synth.DefaultMHz, "target core clock in `MHz` (the PLL is set to it)")
 	seed := fs.Int("seed", 1, "nextpnr placement seed")
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
+	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
 	out := fs.String("out", "", "build `directory` (default build/synth/<model>-<device>-...)")
@@ -82,15 +83,18 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	dir := *out
 	if dir == "" {
 		top := "board"
-		if *coreOnly {
+		switch {
+		case *coreOnly:
 			top = "core"
+		case *noEth:
+			top = "uart"
 		}
 		dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-%s-L%d-B%d-W%d-%gMHz-s%d",
 			name, strings.ToLower(*device), top, cfg.Lanes, cfg.Bits, cfg.LFSRWidth, *freq, *seed))
 	}
 	opts := synth.Options{
 		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
-		CoreOnly: *coreOnly, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Root: *root,
+		CoreOnly: *coreOnly, NoEth: *noEth, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Root: *root,
 	}
 	if !*quiet {
 		opts.Progress = stderr
@@ -138,8 +142,11 @@ func writeResultFile(res *synth.Result) error {
 
 func printSynth(w io.Writer, r *synth.Result) {
 	top := "board top (UART, Ethernet MII, protocol engine, core)"
-	if r.CoreOnly {
+	switch {
+	case r.CoreOnly:
 		top = "core alone"
+	case !r.Ethernet:
+		top = "board top (UART only, protocol engine, core)"
 	}
 	fmt.Fprintf(w, "%s on %s (%s): L=%d (%dx%d), B=%d, W=%d, D=%d\n", top, r.Device, r.Board, r.Lanes, r.ClauseLanes, r.LiteralLanes, r.Bits, r.LFSRWidth, r.Depth)
 	fmt.Fprintf(w, "  logic cells %d/%d (%.0f%%; %d LUT4, %d FF, %d carry), block RAM %d/%d (%d pairs packed)\n",

@@ -44,6 +44,9 @@ type Options struct {
 	// instead of the full board top with UART, Ethernet and protocol
 	// engine.
 	CoreOnly bool
+	// NoEth builds the UART-only board (ETH_ENABLE = 0: no MII adapter,
+	// no Ethernet MACs, parser and buffers; the PHY pins stay idle).
+	NoEth bool
 	// NoPack keeps one block RAM per lane; NoRelax keeps yosys's
 	// read/write collision logic on the banks (see PassBanks).
 	NoPack, NoRelax bool
@@ -62,6 +65,8 @@ type Result struct {
 	Board    string `json:"board"`
 	Top      string `json:"top"`
 	CoreOnly bool   `json:"core_only"`
+	// Ethernet is true when the board top has its Ethernet link.
+	Ethernet bool `json:"ethernet"`
 
 	Model     string `json:"model,omitempty"`
 	ModelHash string `json:"model_hash,omitempty"`
@@ -205,8 +210,8 @@ func BankCRC(b *fixed.Bank, h fixed.HW) uint32 {
 }
 
 // TopParams returns the parameters of the device top for a design, PLL
-// and UART divider.
-func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly bool) []Param {
+// and UART divider; noEth selects the UART-only board.
+func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool) []Param {
 	p := d.Params
 	ps := []Param{
 		{"DIVR", fmt.Sprintf("4'd%d", pll.DIVR)}, {"DIVF", fmt.Sprintf("7'd%d", pll.DIVF)},
@@ -217,7 +222,10 @@ func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly
 	if coreOnly {
 		return ps
 	}
-	loaded, crc := 0, uint32(0)
+	loaded, crc, eth := 0, uint32(0), 1
+	if noEth {
+		eth = 0
+	}
 	if bank != nil && d.Config.InitBanks {
 		loaded, crc = 1, BankCRC(bank, d.Config.HW())
 	}
@@ -228,6 +236,7 @@ func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly
 		Param{"NT", strconv.Itoa(p.NT)}, Param{"NC", strconv.Itoa(p.NC)}, Param{"KMAX", strconv.Itoa(p.MaxK)},
 		Param{"GEN_VERSION", fmt.Sprintf("32'h%08x", versionWord())},
 		Param{"INIT_LOADED", strconv.Itoa(loaded)}, Param{"INIT_CRC", fmt.Sprintf("32'h%08x", crc)},
+		Param{"ETH_ENABLE", strconv.Itoa(eth)},
 	)
 }
 
@@ -329,7 +338,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o.step("yosys (%s, %s)", filepath.Base(topFile), d.Top())
 	ys := YosysJob{
 		Dir: dir, CoreDir: coreDir, Files: append(vfiles, files...), Top: topMod, CoreTop: d.Top(),
-		Params: TopParams(d, o.Bank, pll, cpb, o.CoreOnly), Relax: !o.NoRelax, Pack: !o.NoPack,
+		Params: TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth), Relax: !o.NoRelax, Pack: !o.NoPack,
 	}
 	cells, bp, err := ys.Run(ctx)
 	logs["yosys1"], logs["yosys2"] = path("yosys1.log"), path("yosys2.log")
@@ -353,7 +362,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	if !o.CoreOnly {
+	if !o.CoreOnly && !o.NoEth {
 		pcf = append(pcf, "\n# Added by scripts/synth: the PHY's MII clocks (100 Mb/s).\n"...)
 		for _, c := range dev.MIIClocks {
 			pcf = append(pcf, fmt.Sprintf("set_frequency %s 25\n", c)...)
@@ -391,7 +400,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	r := &Result{
-		Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly,
+		Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth,
 		Model: o.Model, ModelHash: d.Params.Hash,
 		TMs: d.Shape.TMs, Classes: d.Shape.Classes, Clauses: d.Shape.Clauses, Features: d.Shape.Features, TAs: d.Shape.TAs(),
 		Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L, ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D,
@@ -561,7 +570,10 @@ func fillThroughput(r *Result, p *hw.Params) {
 	r.QueriesPerSK100 = r.FmaxMHz * 1e6 / float64(period)
 	r.SamplesPerSAtClock = r.ClockMHz * 1e6 / r.CyclesPerSample
 	r.QueriesPerSAtClock = r.ClockMHz * 1e6 / float64(period)
-	r.Links = []Link{UARTLink(p, r.UARTBaud), EthernetLink(p)}
+	r.Links = []Link{UARTLink(p, r.UARTBaud)}
+	if r.Ethernet {
+		r.Links = append(r.Links, EthernetLink(p))
+	}
 	// Block-RAM read bandwidth: every block RAM delivers 16 bits per
 	// clock; a sample needs TAs x B bits.
 	r.BRAMBoundSamplesPerS = float64(r.BRAMsAvailable) * 16 / float64(r.TAs*r.Bits) * r.FmaxMHz * 1e6

@@ -16,12 +16,12 @@ import (
 // waived for that file only; the project's files get -Wall in full.
 var vendorWaivers = []string{"DECLFILENAME", "UNUSEDSIGNAL", "UNUSEDPARAM", "UNDRIVEN"}
 
-// LintTop runs verilator --lint-only -Wall on a device top (the full board
-// or, with coreOnly, core_top) with the generated core d and yosys's
-// iCE40 cell models, with the top's parameters for d. Files are written to
-// dir; the log is dir/lint.log. Any warning outside the vendor models
-// fails.
-func LintTop(ctx context.Context, root, device string, coreOnly bool, d *hw.Design, bank *fixed.Bank, dir string) error {
+// LintTop runs verilator --lint-only -Wall on a device top (the full board,
+// UART-only with noEth, or with coreOnly core_top) with the generated core
+// d and yosys's iCE40 cell models, with the top's parameters for d. Files
+// are written to dir; the log is dir/lint.log. Any warning outside the
+// vendor models fails.
+func LintTop(ctx context.Context, root, device string, coreOnly, noEth bool, d *hw.Design, bank *fixed.Bank, dir string) error {
 	dev, err := LookupDevice(device)
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func LintTop(ctx context.Context, root, device string, coreOnly bool, d *hw.Desi
 	args := []string{"--lint-only", "-Wall", "--timescale", "1ns/1ps", "--top-module", topMod,
 		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers}
 	pll := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}
-	for _, p := range TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly) {
+	for _, p := range TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly, noEth) {
 		args = append(args, "-G"+p.Name+"="+p.Value)
 	}
 	for _, f := range d.VerilogFiles() {

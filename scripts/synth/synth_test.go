@@ -329,15 +329,14 @@ func TestLintTop(t *testing.T) {
 	r := root(t)
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
 	for _, dev := range DeviceNames() {
-		for _, coreOnly := range []bool{false, true} {
-			name := dev + "/top"
-			if coreOnly {
-				name = dev + "/core_top"
-			}
-			t.Run(name, func(t *testing.T) {
+		for _, v := range []struct {
+			name            string
+			coreOnly, noEth bool
+		}{{"top", false, false}, {"top-uart-only", false, true}, {"core_top", true, false}} {
+			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				if err := LintTop(context.Background(), r, dev, coreOnly, d, b, dir); err != nil {
+				if err := LintTop(context.Background(), r, dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
 					log, _ := os.ReadFile(filepath.Join(dir, "lint.log"))
 					t.Fatalf("%v\n%s", err, log)
 				}

@@ -19,7 +19,7 @@ type Row struct {
 // Describe returns the configuration part of a Result for o (what is known
 // before any tool runs).
 func Describe(o Options) Result {
-	r := Result{Device: o.Device, CoreOnly: o.CoreOnly, Model: o.Model, TargetMHz: o.FreqMHz, Seed: o.Seed}
+	r := Result{Device: o.Device, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, Model: o.Model, TargetMHz: o.FreqMHz, Seed: o.Seed}
 	if dev, err := LookupDevice(o.Device); err == nil {
 		r.Device, r.Board, r.LUTsAvailable, r.BRAMsAvailable = dev.Name, dev.Board, dev.LCs, dev.BRAMs
 	}
@@ -92,8 +92,11 @@ func Table(rows []Row) string {
 			model = "-"
 		}
 		top := "board"
-		if r.CoreOnly {
+		switch {
+		case r.CoreOnly:
 			top = "core"
+		case !r.Ethernet:
+			top = "board, UART only"
 		}
 		cfg := fmt.Sprintf("| %s | %s | %s | %d (%dx%d) | %d | %d | %d | %.2f ", model, r.Device, top,
 			r.Lanes, r.ClauseLanes, r.LiteralLanes, r.Bits, r.LFSRWidth, r.Depth, r.CyclesPerSample)

@@ -20,8 +20,10 @@
  *
  * Parameters: the PLL (DIVR, DIVF, DIVQ, FILTER_RANGE from icepll for
  * CLK_HZ; the defaults give 48 MHz from 12 MHz), CLK_HZ and CLKS_PER_BIT
- * (board_top), and board_top's core parameters, which must match the
- * generated core (scripts/synth sets all of them).
+ * (board_top), board_top's core parameters, which must match the
+ * generated core (scripts/synth sets all of them), and ETH_ENABLE (0: the
+ * UART-only board, without mii_adapter and board_top's Ethernet path; the
+ * PHY pins stay idle).
  */
 module top #(
     parameter [3:0] DIVR         = 4'd0,
@@ -46,7 +48,8 @@ module top #(
     parameter KMAX               = 255,
     parameter GEN_VERSION        = 32'h00000100,
     parameter INIT_LOADED        = 0,
-    parameter INIT_CRC           = 32'h00000000
+    parameter INIT_CRC           = 32'h00000000,
+    parameter ETH_ENABLE         = 1
 ) (
     input  wire       CLK,
     input  wire       RX,
@@ -101,14 +104,29 @@ wire [7:0] gmii_rxd, gmii_txd;
 wire       gmii_rx_dv, gmii_rx_er, gmii_tx_en, gmii_tx_er;
 wire       board_idle;
 
-mii_adapter u_mii (
-    .clk(clk),
-    .mii_rx_clk(ETH_RX_CLK), .mii_rxd(ETH_RXD), .mii_rx_dv(ETH_RX_DV), .mii_rx_er(ETH_RX_ER),
-    .mii_tx_clk(ETH_TX_CLK), .mii_txd(ETH_TXD), .mii_tx_en(ETH_TX_EN), .mii_tx_er(ETH_TX_ER),
-    .eth_clk_en(eth_clk_en),
-    .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
-    .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er)
-);
+generate
+    if (ETH_ENABLE != 0) begin : g_mii
+        mii_adapter u_mii (
+            .clk(clk),
+            .mii_rx_clk(ETH_RX_CLK), .mii_rxd(ETH_RXD), .mii_rx_dv(ETH_RX_DV), .mii_rx_er(ETH_RX_ER),
+            .mii_tx_clk(ETH_TX_CLK), .mii_txd(ETH_TXD), .mii_tx_en(ETH_TX_EN), .mii_tx_er(ETH_TX_ER),
+            .eth_clk_en(eth_clk_en),
+            .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
+            .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er)
+        );
+    end else begin : g_no_mii
+        // UART only: the PHY pins stay idle.
+        assign ETH_TXD    = 4'd0;
+        assign ETH_TX_EN  = 1'b0;
+        assign ETH_TX_ER  = 1'b0;
+        assign eth_clk_en = 1'b0;
+        assign gmii_rxd   = 8'd0;
+        assign gmii_rx_dv = 1'b0;
+        assign gmii_rx_er = 1'b0;
+        wire unused_mii = &{1'b0, ETH_RX_CLK, ETH_RXD, ETH_RX_DV, ETH_RX_ER, ETH_TX_CLK,
+                            gmii_txd, gmii_tx_en, gmii_tx_er};
+    end
+endgenerate
 
 board_top #(
     .CLK_HZ(CLK_HZ), .CLKS_PER_BIT(CLKS_PER_BIT), .BOARD_MAC(BOARD_MAC),
@@ -116,7 +134,8 @@ board_top #(
     .ETH_BUFFER_DEPTH(ETH_BUFFER_DEPTH),
     .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
-    .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC)
+    .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC),
+    .ETH_ENABLE(ETH_ENABLE)
 ) u_board (
     .clk(clk), .rst(rst),
     .uart_rxd(RX), .uart_txd(TX),
