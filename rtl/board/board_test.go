@@ -37,8 +37,9 @@ type bench struct {
 
 var (
 	rxSrcs     = []string{"proto_rx.v", "../lib/crc32.v"}
+	rxEthSrcs  = []string{"proto_rx_eth.v", "../lib/crc32.v"}
 	engineSrcs = []string{"proto_engine.v", "stat_counters.v", "../lib/crc32.v"}
-	boardSrcs  = []string{"board_top.v", "proto_rx.v", "proto_tx.v", "link_arb.v", "proto_engine.v",
+	boardSrcs  = []string{"board_top.v", "proto_rx.v", "proto_rx_eth.v", "proto_tx.v", "link_arb.v", "proto_engine.v",
 		"stat_counters.v", "../lib/crc32.v", "../uart/uart_rx.v", "../uart/uart_tx.v",
 		"../eth/eth_mac_rx.v", "../eth/eth_mac_tx.v"}
 )
@@ -55,10 +56,10 @@ var benches = []bench{
 		params: []param{{"FEATURES", "3"}, {"BITS", "8"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"},
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "1"}, {"NC", "2"}, {"KMAX", "255"}, {"UART_BAUD", "115200"},
 			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}}},
-	{name: "proto_rx_uart", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
-		params: []param{{"ETH_MODE", "0"}, {"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"DESC_DEPTH", "4"}}},
-	{name: "proto_rx_eth", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
-		params: []param{{"ETH_MODE", "1"}, {"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
+	{name: "proto_rx", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"DESC_DEPTH", "4"}}},
+	{name: "proto_rx_eth", top: "proto_rx_eth", srcs: rxEthSrcs, tb: "tb/proto_rx_eth_tb.cpp",
+		params: []param{{"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
 	{name: "proto_tx_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp",
 		params: []param{{"FRAG_BYTES", "4"}}},
@@ -69,10 +70,10 @@ var benches = []bench{
 // lintParams lists extra parameter sets to lint besides the defaults.
 var lintParams = map[string][][]param{
 	"proto_rx": {
-		{{"ETH_MODE", "1"}, {"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}},
 		{{"IDLE_CYCLES", "1280"}, {"DESC_DEPTH", "1"}},
-		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "1024"}},
+		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "4096"}},
 	},
+	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
 	"proto_tx":      {{{"FRAG_BYTES", "4"}}},
 	"board_top":     {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}}},
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
@@ -216,7 +217,7 @@ func writeBenchData(path string, d *hw.Design) error {
 			for _, c := range raw {
 				fmt.Fprintf(&b, " %02x", c)
 			}
-			sums, st, err := gold.Run(x, k, seed, nil)
+			sums, st, err := gold.Run(x, k, seed+uint32(v), nil) // vector v uses seed + v
 			if err != nil {
 				return err
 			}

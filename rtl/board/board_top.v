@@ -3,9 +3,9 @@
  * board_top - PTM inference board: UART and Ethernet links, framed
  *             protocol, protocol engine and the generated inference core
  *
- *   uart_rxd -> uart_rx -> proto_rx (UART, idle timeout) --\
+ *   uart_rxd -> uart_rx -> proto_rx (rescan, idle timeout) -\
  *                                                          link_arb -> proto_engine <-> <core>
- *   GMII rx -> eth_mac_rx -> proto_rx (ETH_MODE) ---------/                  |
+ *   GMII rx -> eth_mac_rx -> proto_rx_eth -----------------/                  |
  *                                                                            v
  *   uart_txd <- uart_tx <------------- link 0 ---------------------- proto_tx
  *   GMII tx <- eth_mac_tx (dest = request's source MAC) <- link 1 -------/
@@ -134,18 +134,16 @@ wire             u_dvalid, u_dready, u_dbusy;
 wire [7:0]       u_dtype, u_data;
 wire [15:0]      u_dseq;
 wire [LEN_W-1:0] u_dlen;
-wire [47:0]      u_dmac;
 wire             u_valid, u_ready, u_inframe, u_good, u_crc, u_ferr, u_ovf;
 
 proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .DESC_DEPTH(4),
-    .IDLE_CYCLES(IDLE_CYCLES), .ETH_MODE(0)
+    .IDLE_CYCLES(IDLE_CYCLES)
 ) u_proto_rx (
     .clk(clk), .rst(rst),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
-    .s_axis_tlast(1'b0), .s_mac(48'd0),
     .m_desc_valid(u_dvalid), .m_desc_ready(u_dready), .m_desc_type(u_dtype),
-    .m_desc_seq(u_dseq), .m_desc_len(u_dlen), .m_desc_busy(u_dbusy), .m_desc_mac(u_dmac),
+    .m_desc_seq(u_dseq), .m_desc_len(u_dlen), .m_desc_busy(u_dbusy),
     .m_axis_tdata(u_data), .m_axis_tvalid(u_valid), .m_axis_tready(u_ready),
     .in_frame(u_inframe), .ev_good(u_good), .ev_crc_error(u_crc),
     .ev_frame_error(u_ferr), .ev_overflow(u_ovf)
@@ -165,7 +163,7 @@ generate
         wire [7:0]  erx_data;
         wire        erx_valid, erx_ready, erx_last;
         wire [47:0] erx_src;
-        wire        erx_good, erx_ferr, erx_filt, erx_ovf, e_good, e_ovf;
+        wire        erx_good, erx_ferr, erx_filt, erx_ovf, e_good;
         wire [15:0] erx_ovf_count;
 
         eth_mac_rx #(
@@ -180,9 +178,8 @@ generate
             .rx_filtered(erx_filt), .rx_overflow(erx_ovf), .overflow_count(erx_ovf_count)
         );
 
-        proto_rx #(
-            .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(ETH_FIFO_DEPTH), .DESC_DEPTH(0),
-            .IDLE_CYCLES(0), .ETH_MODE(1)
+        proto_rx_eth #(
+            .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(ETH_FIFO_DEPTH), .DESC_DEPTH(0)
         ) e_proto_rx (
             .clk(clk), .rst(rst),
             .s_axis_tdata(erx_data), .s_axis_tvalid(erx_valid), .s_axis_tready(erx_ready),
@@ -191,12 +188,12 @@ generate
             .m_desc_seq(e_dseq), .m_desc_len(e_dlen), .m_desc_busy(e_dbusy), .m_desc_mac(e_dmac),
             .m_axis_tdata(e_data), .m_axis_tvalid(e_valid), .m_axis_tready(e_ready),
             .in_frame(e_inframe), .ev_good(e_good), .ev_crc_error(e_crc),
-            .ev_frame_error(e_ferr), .ev_overflow(e_ovf)
+            .ev_frame_error(e_ferr)
         );
 
         assign erx_active = erx_valid;
         assign erx_drop   = erx_ferr || erx_filt || erx_ovf;
-        wire unused_eth = &{1'b0, erx_good, erx_ovf_count, e_good, e_ovf};
+        wire unused_eth = &{1'b0, erx_good, erx_ovf_count, e_good};
     end else begin : g_no_eth_rx
         assign e_dvalid = 1'b0;
         assign e_dtype = 8'd0;
@@ -226,7 +223,7 @@ wire [47:0]      a_dmac;
 link_arb #(.LEN_W(LEN_W)) u_arb (
     .clk(clk), .rst(rst),
     .s0_desc_valid(u_dvalid), .s0_desc_ready(u_dready), .s0_desc_type(u_dtype),
-    .s0_desc_seq(u_dseq), .s0_desc_len(u_dlen), .s0_desc_busy(u_dbusy), .s0_desc_mac(u_dmac),
+    .s0_desc_seq(u_dseq), .s0_desc_len(u_dlen), .s0_desc_busy(u_dbusy), .s0_desc_mac(48'd0),
     .s0_axis_tdata(u_data), .s0_axis_tvalid(u_valid), .s0_axis_tready(u_ready),
     .s1_desc_valid(e_dvalid), .s1_desc_ready(e_dready), .s1_desc_type(e_dtype),
     .s1_desc_seq(e_dseq), .s1_desc_len(e_dlen), .s1_desc_busy(e_dbusy), .s1_desc_mac(e_dmac),

@@ -12,44 +12,52 @@
  * bytes are selected from their sources, so no 32-bit comparator or
  * 32-bit response multiplexer is needed.
  *
- *   INFO          18 words: magic, versions, the core's info ROM (shape,
+ *   INFO          19 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
- *                 the UART link (0 on Ethernet).
- *   LOAD_BEGIN    W must be LANES*DEPTH; invalidates the model, next = 0.
- *   LOAD_DATA     offset == next and next + n <= W: the n words are
- *                 written through the core's bank write port, word
+ *                 the UART link (0 on Ethernet), the link's receive buffer
+ *                 depth in frames (RX_FRAMES_UART / RX_FRAMES_ETH).
+ *   LOAD_BEGIN    W must be LANES*DEPTH (else ERROR 3, detail LANES*DEPTH);
+ *                 invalidates the model, next = 0, a load is in progress.
+ *   LOAD_DATA     offset + n <= next: a retransmission, acknowledged, not
+ *                 written. Otherwise, with no load in progress: ERROR 9
+ *                 (detail next); offset == next: the n words are written
+ *                 through the core's bank write port, word
  *                 w = addr*LANES + lane in offset order (a lane and an
  *                 address counter follow next), and a running CRC-32 is
- *                 updated over their bytes; offset + n <= next: a
- *                 retransmission, acknowledged, not written; otherwise
- *                 ERROR 6 (detail next).
- *   LOAD_COMMIT   W == next == LANES*DEPTH and crc == the running CRC:
- *                 the model becomes valid; otherwise ERROR 7 (detail the
- *                 board's CRC).
- *   INFER         checks, in this order: model valid (4), mode 0/1 (2),
- *                 1 <= K <= KMAX (5), count >= 1 and len == 10 + count*FB
- *                 (3), count*words per vector <= 32768 (9, computed by a
- *                 serial shift-add multiplier). Then each feature vector is
- *                 read into a register and offered on the request stream;
- *                 the core's result words go straight to proto_tx (which
- *                 fragments them), the last word of the last vector with
- *                 tlast.
- *   STATUS        the 11 counters (each read when its word is written).
+ *                 updated over their bytes, unless they would run past W
+ *                 (ERROR 3, detail 4 + 2*(W - next)); anything else is a gap
+ *                 or an overlap: ERROR 6 (detail next).
+ *   LOAD_COMMIT   W == next == LANES*DEPTH (else ERROR 6, detail next) and
+ *                 crc == the running CRC (else ERROR 7, detail the board's
+ *                 CRC): the model becomes valid, the load is over.
+ *   INFER         checks, in this order: mode 0/1 and reserved byte 0
+ *                 (ERROR 3, detail 0), count >= 1 and len == 10 + count*FB
+ *                 (ERROR 3, detail the expected length), 1 <= K <= KMAX
+ *                 (ERROR 5, detail KMAX), model valid (ERROR 4), and
+ *                 count*words per vector <= 32768 (ERROR 3, detail
+ *                 10 + c*FB for c = 32768 / words per vector, found by a
+ *                 serial divider). Then each feature vector is read into a
+ *                 register and offered on the request stream with seed
+ *                 seed + i for vector i; the core's result words go to
+ *                 proto_tx (which fragments them), the last byte of the last
+ *                 vector's last word with tlast.
+ *   STATUS        the 11 counters (each read when its word is sent).
  *   RESET_STATUS  clears the counters; empty response.
  *   other types   ERROR 1. Wrong payload lengths: ERROR 3 with the
  *                 expected length as detail (0 for LOAD_DATA). A busy
  *                 descriptor (frame that did not fit in its link buffer):
- *                 ERROR 8.
+ *                 ERROR 8, in arrival order.
  * Payload bytes a command does not use are read and discarded, so the
  * frame is always consumed whole. The descriptor is taken only when the
  * response has been sent (proto_tx idle again), so its fields are used as
  * offered, without copies, and stay stable for proto_tx.
  *
  * Counters (saturating u32, docs/protocol.md section 5): 0 executed frames
- * (descriptors taken, busy ones excepted), 1 ev_crc_error, 2
- * ev_framing_error, 3 ev_overrun, 4 unknown commands, 5 ERROR 3 answers,
- * 6 ev_fcs_error, 7 ev_eth_drop, 8 ev_frame_sent, 9 feature vectors whose
- * results were forwarded, 10 ERROR responses handed to proto_tx. The
+ * (descriptors started, busy ones excepted), 1 ev_crc_error, 2
+ * ev_framing_error, 3 ev_overrun, 4 unknown commands and 5 ERROR 3
+ * answers and 10 ERROR responses (each counted when the response has been
+ * handed to proto_tx), 6 ev_fcs_error, 7 ev_eth_drop, 8 ev_frame_sent, 9
+ * feature vectors whose results were forwarded. The
  * ev_* inputs are 1-cycle pulses; the bits of a vector input are counted
  * separately (several may be high in one cycle). To save logic the events
  * first go into small per-counter pending counts, which one shared 32-bit
@@ -57,9 +65,10 @@
  * least once per 2*11 clocks); a STATUS word is the folded value of its
  * counter at the moment it is read, so no event is ever missed.
  *
- * The model state (loaded flag, next offset, running CRC, write counters)
- * is not reset by rst, like the bank it describes: it starts from
- * INIT_LOADED/INIT_CRC at configuration and survives a reset.
+ * The model state (loaded flag, load in progress, next offset, running CRC,
+ * write counters) is not reset by rst, like the bank it describes: it
+ * starts from INIT_LOADED/INIT_CRC (no load in progress) at configuration
+ * and survives a reset.
  *
  * Parameters (the core's, from its generator; see docs/core-interface.md):
  *   FEATURES, BITS, LANES, DEPTH, LANE_W, ADDR_W, K_W   core port widths/shape
@@ -68,6 +77,8 @@
  *   UART_BAUD                   reported in INFO word 17 on the UART link
  *   INIT_LOADED, INIT_CRC       the banks hold a model at configuration
  *                               (Config.InitBanks) with this CRC-32
+ *   RX_FRAMES_UART, RX_FRAMES_ETH  frames each link buffers while one is
+ *                               executed (INFO word 18)
  *   LEN_W                       descriptor length width (11)
  *
  * Ports:
@@ -104,6 +115,8 @@ module proto_engine #(
     parameter UART_BAUD   = 3000000,
     parameter INIT_LOADED = 0,
     parameter INIT_CRC    = 32'h00000000,
+    parameter RX_FRAMES_UART = 3,
+    parameter RX_FRAMES_ETH  = 1,
     parameter LEN_W       = 11
 ) (
     input  wire                clk,
@@ -172,7 +185,6 @@ localparam integer SW      = ((NEXT_W > LEN_W) ? NEXT_W : LEN_W) + 1;
 localparam [31:0]  TOTAL   = TOTAL_I;
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
-localparam [31:0]  MAX_WORDS = 32768;                  // 128 fragments x 256 words
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
 localparam [31:0]  PROTO_VER = 32'd1;
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
@@ -189,19 +201,18 @@ localparam [7:0] T_RESET  = 8'h21;
 localparam [7:0] T_ERROR  = 8'hE0;
 
 localparam [3:0] E_UNKNOWN = 4'd1;
-localparam [3:0] E_PARAM   = 4'd2;
 localparam [3:0] E_LENGTH  = 4'd3;
 localparam [3:0] E_NOMODEL = 4'd4;
 localparam [3:0] E_K       = 4'd5;
 localparam [3:0] E_GAP     = 4'd6;
 localparam [3:0] E_COMMIT  = 4'd7;
 localparam [3:0] E_BUSY    = 4'd8;
-localparam [3:0] E_TOOLONG = 4'd9;
+localparam [3:0] E_NOLOAD  = 4'd9;
 
 localparam [3:0] S_IDLE   = 4'd0;
 localparam [3:0] S_PARAM  = 4'd1;   // read and check the leading fields
 localparam [3:0] S_DECIDE = 4'd2;
-localparam [3:0] S_SIZE   = 4'd3;   // INFER: count * words per vector
+localparam [3:0] S_SIZE   = 4'd3;   // INFER: 32768 / words per vector
 localparam [3:0] S_WRITE  = 4'd4;   // LOAD_DATA: bank writes
 localparam [3:0] S_DRAIN  = 4'd5;   // discard unread payload bytes
 localparam [3:0] S_RESP   = 4'd6;   // response bytes
@@ -209,13 +220,17 @@ localparam [3:0] S_INFER  = 4'd7;
 localparam [3:0] S_POP    = 4'd8;   // response sent: take the descriptor
 
 localparam [1:0] R_REGS   = 2'd0;   // rcount (0..2) words: word 0, word 1
-localparam [1:0] R_INFO   = 2'd1;   // 18 words
+localparam [1:0] R_INFO   = 2'd1;   // 19 words
 localparam [1:0] R_STATUS = 2'd2;   // 11 words from stat_counters
 
-// ERROR 3 detail: the expected length by type, TOTAL, or 10 + count*FB
-localparam [1:0] D_TYPE   = 2'd0;
-localparam [1:0] D_TOTAL  = 2'd1;
-localparam [1:0] D_INFER  = 2'd2;
+// ERROR 3 detail: the expected length by type, TOTAL, 10 + count*FB, 0,
+// or the longest LOAD_DATA payload that fits (4 + 2*(W - next))
+localparam [2:0] D_TYPE   = 3'd0;
+localparam [2:0] D_TOTAL  = 3'd1;
+localparam [2:0] D_INFER  = 3'd2;
+localparam [2:0] D_ZERO   = 3'd3;
+localparam [2:0] D_ROOM   = 3'd4;
+localparam [2:0] D_QUOT   = 3'd5;   // too many result words: 10 + c*FB, c the largest count
 
 localparam integer NCNT = 11;
 
@@ -240,13 +255,14 @@ reg              eq_w;              // W == TOTAL (LOAD_BEGIN, LOAD_COMMIT)
 reg              eq_off;            // offset == next (LOAD_DATA)
 reg              le_off;            // offset <= next - n (LOAD_DATA)
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
+reg              rsv_bad;           // INFER reserved byte != 0
 
 // response
 reg [1:0]        r_kind;
 reg [7:0]        r_rtype;
 reg              r_err;
 reg [3:0]        r_code;
-reg [1:0]        r_dsel;
+reg [2:0]        r_dsel;
 reg [4:0]        rcount;
 reg [4:0]        ridx;              // word
 reg [1:0]        rb;                // byte within the word
@@ -254,6 +270,7 @@ reg              gap;               // R_STATUS: one idle clock between reads
 
 // model upload state (not reset: it describes the bank, which survives rst)
 reg              m_loaded = (INIT_LOADED != 0);
+reg              load_active = 1'b0; // LOAD_BEGIN seen, no successful commit since
 reg [NEXT_W-1:0] next = (INIT_LOADED != 0) ? TOTAL_N : {NEXT_W{1'b0}};
 reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
@@ -274,9 +291,10 @@ reg [FBI_W-1:0]  fbi;
 reg              req_pend = 1'b0;
 reg [LEN_W-1:0]  vec_left;          // vectors still to read
 reg [LEN_W-1:0]  res_left;          // vectors whose results are still due
-reg [16:0]       acc, mcand;        // serial multiplier (saturating)
-reg              mc_big, too_big;
-reg [LEN_W-1:0]  mplier;
+reg [20:0]       drem;              // serial division 32768 / wpv (remainder < wpv)
+reg [15:0]       quot;
+reg [3:0]        dstep;
+reg              size_done;
 
 reg              err_sent_reg = 1'b0;
 
@@ -287,10 +305,13 @@ wire [SW-1:0]    nxt_end   = SW'(next) + SW'(n_words);
 wire             fits      = (nxt_end <= SW'(TOTAL_N));
 wire [SW-1:0]    lim       = SW'(next) - SW'(n_words);                 // next - n
 wire             lim_neg   = (SW'(n_words) > SW'(next));
-wire [31:0]      infer_len = 32'(p_count) * FB + 32'd10;
+wire [15:0]      len_cnt   = (r_err && r_dsel == D_QUOT) ? quot : p_count;
+wire [31:0]      infer_len = 32'(len_cnt) * FB + 32'd10;
 wire             count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
 wire [20:0]      wpv       = p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
-wire [17:0]      msum      = {1'b0, acc} + {1'b0, mcand};
+wire [21:0]      dtry      = {drem[20:0], dstep == 4'd15};     // next partial remainder
+wire             dge       = (dtry >= 22'(wpv));
+wire [31:0]      room_len  = 32'd4 + {{(31-NEXT_W){1'b0}}, TOTAL_N - next, 1'b0};
 
 // byte pidx of the values the leading fields are compared with
 wire [1:0]  pb       = pidx[1:0];
@@ -362,19 +383,20 @@ wire [31:0] cnt_data;
 reg [31:0] detail;
 always @* begin
     case (r_code)
-        E_PARAM:   detail = {24'd0, p_mode};
         E_LENGTH: begin
             case (r_dsel)
                 D_TOTAL: detail = TOTAL;
-                D_INFER: detail = infer_len;
+                D_INFER, D_QUOT: detail = infer_len;
+                D_ZERO:  detail = 32'd0;
+                D_ROOM:  detail = room_len;
                 default: detail = (f_type == T_BEGIN) ? 32'd4 : (f_type == T_COMMIT) ? 32'd8 :
                                   (f_type == T_INFER) ? 32'd10 : 32'd0;
             endcase
         end
         E_K:       detail = 32'(KMAX16);
         E_GAP:     detail = next32;
+        E_NOLOAD:  detail = next32;
         E_COMMIT:  detail = not_crc;
-        E_TOOLONG: detail = MAX_WORDS;
         default:   detail = 32'd0;
     endcase
 end
@@ -391,6 +413,7 @@ always @* begin
                 5'd15:   word = {31'd0, m_loaded};
                 5'd16:   word = m_loaded ? not_crc : 32'd0;
                 5'd17:   word = f_link ? 32'd0 : UART_BAUD;
+                5'd18:   word = f_link ? 32'(RX_FRAMES_ETH) : 32'(RX_FRAMES_UART);
                 default: word = info_data;            // words 3..14: ROM 1..12
             endcase
         end
@@ -449,18 +472,15 @@ assign error_sent = err_sent_reg;
 wire [1:0] inc_crc   = {1'b0, ev_crc_error[0]} + {1'b0, ev_crc_error[1]};
 wire [1:0] inc_frame = {1'b0, ev_framing_error[0]} + {1'b0, ev_framing_error[1]} + {1'b0, ev_framing_error[2]};
 wire [1:0] inc_ovr   = {1'b0, ev_overrun[0]} + {1'b0, ev_overrun[1]};
-wire infer_bad_len = (f_type == T_INFER) && m_loaded && (p_mode <= 8'd1) &&
-                     (p_k != 16'd0) && (p_k <= KMAX16) && !count_ok;
-wire inc_len = (take_desc && d_code == E_LENGTH) ||
-               (state == S_DECIDE && ((f_type == T_BEGIN && !eq_w) || infer_bad_len));
+wire err_done = resp_xfer && resp_last && r_err;         // an ERROR response handed over
 wire [2*NCNT-1:0] inc_vec = {
-    1'b0, resp_xfer && resp_last && r_err,       // 10 ERROR responses
+    1'b0, err_done,                              // 10 ERROR responses
     1'b0, word_done && res_last,                 // 9  feature vectors
     1'b0, ev_frame_sent,                         // 8  response frames sent
     1'b0, ev_eth_drop,                           // 7  Ethernet frames dropped
     1'b0, ev_fcs_error,                          // 6  Ethernet FCS errors
-    1'b0, inc_len,                               // 5  bad payload lengths
-    1'b0, take_desc && d_code == E_UNKNOWN,      // 4  unknown commands
+    1'b0, err_done && r_code == E_LENGTH,        // 5  bad payload lengths (ERROR 3)
+    1'b0, err_done && r_code == E_UNKNOWN,       // 4  unknown commands
     inc_ovr,                                     // 3  UART overruns
     inc_frame,                                   // 2  framing errors
     inc_crc,                                     // 1  CRC errors
@@ -499,6 +519,7 @@ always @(posedge clk) begin
         eq_off <= 1'b1;
         le_off <= 1'b1;
         eq_c   <= 1'b1;
+        rsv_bad <= 1'b0;
     end
     if (param_in) begin
         case (f_type)
@@ -524,6 +545,7 @@ always @(posedge clk) begin
             default: begin // T_INFER
                 case (pidx)
                     4'd0: p_mode <= s_axis_tdata;
+                    4'd1: rsv_bad <= (s_axis_tdata != 8'd0);
                     4'd2: p_k[7:0] <= s_axis_tdata;
                     4'd3: p_k[15:8] <= s_axis_tdata;
                     4'd4: p_seed[7:0] <= s_axis_tdata;
@@ -537,10 +559,14 @@ always @(posedge clk) begin
             end
         endcase
     end
+    // vector i of an INFER uses seed + i
+    if (req_pend && req_ready) begin
+        p_seed <= p_seed + 1'b1;
+    end
 end
 
 // ------------------------------------------------------------ main FSM
-task automatic set_error(input [3:0] code, input [1:0] dsel);
+task automatic set_error(input [3:0] code, input [2:0] dsel);
     begin
         r_kind  <= R_REGS;
         r_rtype <= T_ERROR;
@@ -601,7 +627,7 @@ always @(posedge clk) begin
             case (f_type)
                 T_INFO: begin
                     r_kind <= R_INFO;
-                    rcount <= 5'd18;
+                    rcount <= 5'd19;
                 end
                 T_STATUS: begin
                     r_kind <= R_STATUS;
@@ -614,8 +640,9 @@ always @(posedge clk) begin
                     if (!eq_w) begin
                         set_error(E_LENGTH, D_TOTAL);
                     end else begin
-                        m_loaded <= 1'b0;
-                        next     <= {NEXT_W{1'b0}};
+                        m_loaded    <= 1'b0;
+                        load_active <= 1'b1;
+                        next        <= {NEXT_W{1'b0}};
                         lcrc     <= 32'hFFFFFFFF;
                         wl       <= {LANE_W{1'b0}};
                         wa       <= {ADDR_W{1'b0}};
@@ -624,54 +651,60 @@ always @(posedge clk) begin
                 end
                 T_DATA: begin
                     rcount <= 5'd2;
-                    if (eq_off && fits) begin
+                    if (le_off && !lim_neg) begin
+                        // a retransmission: acknowledged, not rewritten
+                    end else if (!load_active) begin
+                        set_error(E_NOLOAD, D_TYPE);
+                    end else if (eq_off && fits) begin
                         wcnt  <= n_words;
                         half  <= 1'b0;
                         state <= S_WRITE;
-                    end else if (!(le_off && !lim_neg)) begin
+                    end else if (eq_off) begin
+                        set_error(E_LENGTH, D_ROOM);
+                    end else begin
                         set_error(E_GAP, D_TYPE);
                     end
                 end
                 T_COMMIT: begin
-                    if (eq_w && next == TOTAL_N && eq_c) begin
-                        m_loaded <= 1'b1;
-                        rcount   <= 5'd2;
-                    end else begin
+                    if (!(eq_w && next == TOTAL_N)) begin
+                        set_error(E_GAP, D_TYPE);       // short load (or a wrong W)
+                    end else if (!eq_c) begin
                         set_error(E_COMMIT, D_TYPE);
+                    end else begin
+                        m_loaded    <= 1'b1;
+                        load_active <= 1'b0;
+                        rcount      <= 5'd2;
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
-                    if (!m_loaded) begin
-                        set_error(E_NOMODEL, D_TYPE);
-                    end else if (p_mode > 8'd1) begin
-                        set_error(E_PARAM, D_TYPE);
-                    end else if (p_k == 16'd0 || p_k > KMAX16) begin
-                        set_error(E_K, D_TYPE);
+                    if (p_mode > 8'd1 || rsv_bad) begin
+                        set_error(E_LENGTH, D_ZERO);
                     end else if (!count_ok) begin
                         set_error(E_LENGTH, D_INFER);
+                    end else if (p_k == 16'd0 || p_k > KMAX16) begin
+                        set_error(E_K, D_TYPE);
+                    end else if (!m_loaded) begin
+                        set_error(E_NOMODEL, D_TYPE);
                     end else begin
-                        acc     <= 17'd0;
-                        mcand   <= wpv[16:0];
-                        mc_big  <= (wpv[20:17] != 4'd0);
-                        too_big <= 1'b0;
-                        mplier  <= p_count[LEN_W-1:0];
-                        state   <= S_SIZE;
+                        drem  <= 21'd0;
+                        quot  <= 16'd0;
+                        dstep <= 4'd15;
+                        size_done <= 1'b0;
+                        state <= S_SIZE;
                     end
                 end
             endcase
         end
 
         S_SIZE: begin
-            if (mplier != {LEN_W{1'b0}}) begin
-                if (mplier[0]) begin
-                    acc     <= msum[16:0];
-                    too_big <= too_big || mc_big || msum[17];
-                end
-                mcand  <= mcand << 1;
-                mc_big <= mc_big || mcand[16];
-                mplier <= mplier >> 1;
-            end else if (too_big || 32'(acc) > MAX_WORDS) begin
-                set_error(E_TOOLONG, D_TYPE);
+            // restoring division of 2^15 by wpv, one quotient bit per clock
+            if (!size_done) begin
+                drem  <= 21'(dge ? dtry - 22'(wpv) : dtry);
+                quot  <= {quot[14:0], dge};
+                dstep <= dstep - 1'b1;
+                size_done <= (dstep == 4'd0);
+            end else if (p_count > quot) begin
+                set_error(E_LENGTH, D_QUOT);    // detail: 10 + quot*FB
             end else begin
                 vec_left <= p_count[LEN_W-1:0];
                 res_left <= p_count[LEN_W-1:0];

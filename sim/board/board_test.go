@@ -102,7 +102,7 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 		t.Fatalf("INFO: %v", err)
 	}
 	w := words(r.payload)
-	if r.typ != 0x81 || len(w) != 18 {
+	if r.typ != 0x81 || len(w) != 19 {
 		t.Fatalf("INFO: type 0x%02x, %d words", r.typ, len(w))
 	}
 	rom := d.InfoWords()
@@ -114,9 +114,10 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 	} else {
 		crc = 0
 	}
-	want = append(want, l, crc, 0)
+	want = append(want, l, crc, 0, 1)
 	if uart {
 		want[17] = baud
+		want[18] = 3
 	}
 	for i := range want {
 		if w[i] != want[i] {
@@ -196,7 +197,7 @@ func makeRequest(t *testing.T, core *fixed.Core, rng *rand.Rand, stats bool, k, 
 			x[i] = rng.IntN(2) == 1
 		}
 		q.vectors = append(q.vectors, x)
-		sums, st, err := core.Run(x, k, q.seed, nil)
+		sums, st, err := core.Run(x, k, q.seed+uint32(v), nil) // vector v uses seed + v
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@
 // test generates a small core (prefix "tiny", selected with PTM_CORE) and a
 // data file (--data <file>) with the shape, the info ROM, a random bank in
 // upload order and INFER requests whose expected result words were computed
-// by golden/fixed (fixed.Core.Run).
+// by golden/fixed (fixed.Core.Run, vector i with seed + i).
 //
 // The bench is two hosts at once: one on the UART pins (8N1 bits of
 // CLKS_PER_BIT clocks driven on uart_rxd, uart_txd decoded back) and one on
@@ -308,8 +308,8 @@ int main(int argc, char** argv) {
     auto check_info = [&](const Resp& r, int link, bool loaded, uint32_t crc) {
         CHECK_EQ(r.type, 0x81, "INFO response type");
         std::vector<uint32_t> w = words_of(r.payload);
-        CHECK_EQ(w.size(), 18, "INFO words");
-        if (w.size() != 18) return;
+        CHECK_EQ(w.size(), 19, "INFO words");
+        if (w.size() != 19) return;
         CHECK_EQ(w[0], 0x424D5450u, "INFO magic");
         CHECK_EQ(w[1], 1, "INFO protocol version");
         CHECK_EQ(w[2], GEN_VERSION, "INFO generator version");
@@ -317,6 +317,7 @@ int main(int argc, char** argv) {
         CHECK_EQ(w[15], loaded, "INFO loaded");
         CHECK_EQ(w[16], crc, "INFO model CRC");
         CHECK_EQ(w[17], link ? 0 : UART_BAUD, "INFO link bit rate");
+        CHECK_EQ(w[18], link ? 1 : 3, "INFO receive buffer depth");
     };
     check_info(b.call(0, 0, 0x01, {}), 0, false, 0);
     check_info(b.call(1, MAC_A, 0x01, {}), 1, false, 0);

@@ -98,6 +98,7 @@ static uint64_t mix64(uint64_t x) {
 // ------------------------------------------------------------ reference model
 struct Model {
     bool loaded = INIT_LOADED;
+    bool active = false;          // a load is in progress
     uint32_t next = INIT_LOADED ? TOTAL : 0;
     uint32_t crc = INIT_LOADED ? ~(uint32_t)INIT_CRC : 0xFFFFFFFFu;
     std::vector<uint32_t> bank;   // word w = addr*LANES + lane, as written by LOAD
@@ -115,6 +116,8 @@ struct Model {
     }
     Resp error(const Cmd& c, uint8_t code, uint32_t detail) {
         cnt[10]++;
+        if (code == 3) cnt[5]++;
+        if (code == 1) cnt[4]++;
         return {0xE0, c.f.seq, c.link, c.mac, {(uint32_t)code | (uint32_t)c.f.type << 8, detail}};
     }
     // Executes a command; INFER results use the core model with the bank
@@ -129,92 +132,78 @@ struct Model {
         case 0x01:
         case 0x20:
         case 0x21:
-            if (len != 0) {
-                cnt[5]++;
-                return error(c, 3, 0);
-            }
+            if (len != 0) return error(c, 3, 0);
             if (c.f.type == 0x20) ok.status = true;
             if (c.f.type == 0x21)
                 for (auto& x : cnt) x = 0;
             return ok;  // INFO / STATUS words are filled in by the caller
         case 0x02: {
-            if (len != 4) {
-                cnt[5]++;
-                return error(c, 3, 4);
-            }
+            if (len != 4) return error(c, 3, 4);
             uint32_t w = get_u32(p, 0);
-            if (w != TOTAL) {
-                cnt[5]++;
-                return error(c, 3, TOTAL);
-            }
+            if (w != TOTAL) return error(c, 3, TOTAL);
             loaded = false;
+            active = true;
             next = 0;
             crc = 0xFFFFFFFFu;
             ok.words = {w};
             return ok;
         }
         case 0x03: {
-            if (len < 6 || len % 2) {
-                cnt[5]++;
-                return error(c, 3, 0);
-            }
+            if (len < 6 || len % 2) return error(c, 3, 0);
             uint32_t off = get_u32(p, 0);
             uint32_t n = (uint32_t)(len - 4) / 2;
-            if (off == next && (uint64_t)next + n <= TOTAL) {
+            if ((uint64_t)off + n <= next) {
+                // retransmission: acknowledged, not rewritten
+            } else if (!active) {
+                return error(c, 9, next);
+            } else if (off == next && (uint64_t)next + n <= TOTAL) {
                 for (uint32_t i = 0; i < n; i++) {
                     crc = ~g_crc.of(&p[4 + 2 * i], 2, crc);  // running (uncomplemented) state
                     bank[next++] = p[4 + 2 * i] | p[5 + 2 * i] << 8;
                 }
-            } else if (!((uint64_t)off + n <= next && off <= TOTAL)) {
+            } else if (off == next) {
+                return error(c, 3, 4 + 2 * (TOTAL - next));
+            } else {
                 return error(c, 6, next);
             }
             ok.words = {off, n};
             return ok;
         }
         case 0x04: {
-            if (len != 8) {
-                cnt[5]++;
-                return error(c, 3, 8);
-            }
+            if (len != 8) return error(c, 3, 8);
             uint32_t w = get_u32(p, 0), cr = get_u32(p, 4);
-            if (w == next && w == TOTAL && cr == ~crc) {
-                loaded = true;
-                ok.words = {w, cr};
-                return ok;
-            }
-            return error(c, 7, ~crc);
+            if (!(w == next && w == TOTAL)) return error(c, 6, next);
+            if (cr != ~crc) return error(c, 7, ~crc);
+            loaded = true;
+            active = false;
+            ok.words = {w, cr};
+            return ok;
         }
         case 0x10: {
-            if (len < 10) {
-                cnt[5]++;
-                return error(c, 3, 10);
-            }
+            if (len < 10) return error(c, 3, 10);
             int mode = p[0];
             int k = p[2] | p[3] << 8;
             uint32_t seed = get_u32(p, 4);
             int count = p[8] | p[9] << 8;
-            if (!loaded) return error(c, 4, 0);
-            if (mode > 1) return error(c, 2, mode);
-            if (k == 0 || k > KMAX) return error(c, 5, KMAX);
+            if (mode > 1 || p[1] != 0) return error(c, 3, 0);
             uint32_t want = 10 + (uint32_t)count * FB;
-            if (count == 0 || want != len) {
-                cnt[5]++;
-                return error(c, 3, want);
-            }
+            if (count == 0 || want != len) return error(c, 3, want);
+            if (k == 0 || k > KMAX) return error(c, 5, KMAX);
+            if (!loaded) return error(c, 4, 0);
             uint32_t wpv = mode ? NC + 2 * NT : k * NT;
-            if ((uint64_t)count * wpv > 32768) return error(c, 9, 32768);
+            if ((uint64_t)count * wpv > 32768) return error(c, 3, 10 + (32768 / wpv) * FB);
             uint64_t bh = bank_hash();
             for (int v = 0; v < count; v++) {
                 uint64_t feat = 0;
                 for (int i = 0; i < FB; i++) feat |= (uint64_t)p[10 + v * FB + i] << (8 * i);
                 feat &= (FEATURES >= 64) ? ~0ull : ((1ull << FEATURES) - 1);
-                for (uint32_t i = 0; i < wpv; i++) ok.words.push_back(core_word(feat, k, seed, mode, i, bh));
+                for (uint32_t i = 0; i < wpv; i++)
+                    ok.words.push_back(core_word(feat, k, seed + (uint32_t)v, mode, i, bh));
                 cnt[9]++;
             }
             return ok;
         }
         default:
-            cnt[4]++;
             return error(c, 1, 0);
         }
     }
@@ -438,12 +427,13 @@ struct Bench {
             for (int i = 0; i < NCNT; i++) ev_at_status[i] = ev[i];
         Resp r = ref.exec(c);
         if (r.type == 0x81 && !c.busy) {
-            uint32_t w[18] = {0x424D5450u, 1, GEN_VERSION};
+            uint32_t w[19] = {0x424D5450u, 1, GEN_VERSION};
             for (int i = 3; i < 15; i++) w[i] = 0xC0DE0000u | (i - 2);
             w[15] = ref.loaded;
             w[16] = ref.loaded ? ~ref.crc : 0;
             w[17] = c.link ? 0 : UART_BAUD;
-            r.words.assign(w, w + 18);
+            w[18] = c.link ? 1 : 3;
+            r.words.assign(w, w + 19);
         }
         expect.push_back(r);
         long guard = 0;
@@ -537,8 +527,13 @@ int main(int argc, char** argv) {
             int count = b.rnd(1, 6);
             b.run(b.cmd(0x10, b.infer(mode, k, (uint32_t)b.rng(), count)));
         }
-        // INFER errors: mode, K, count, length, too many results
+        // INFER errors: mode, reserved byte, K, count, length, too many results
         b.run(b.cmd(0x10, b.infer(2, 1, 1, 1)));
+        {
+            auto p = b.infer(0, 1, 1, 1);
+            p[1] = 7;
+            b.run(b.cmd(0x10, p));
+        }
         b.run(b.cmd(0x10, b.infer(0, 0, 1, 1)));
         b.run(b.cmd(0x10, b.infer(0, KMAX + 1, 1, 1)));
         b.run(b.cmd(0x10, b.infer(1, 1, 1, 0)));
@@ -580,6 +575,9 @@ int main(int argc, char** argv) {
         b.run(b.cmd(0x03, b.data(TOTAL, 1, model1)));   // nothing left
         b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1) ^ 1})));  // CRC mismatch
         b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1)})));
+        b.run(b.cmd(0x03, b.data(0, 3, model1)));       // after the commit: retransmission
+        b.run(b.cmd(0x03, b.data(TOTAL - 1, 2, model1)));  // no load in progress: ERROR 9
+        b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1)})));  // repeated commit
         // other commands
         b.run(b.cmd(0x7F, {1, 2, 3}));                  // unknown
         b.run(b.cmd(0x01, {9}));                        // INFO with payload
