@@ -428,3 +428,50 @@ func TestParseCoarse(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowBoard runs the whole flow on the full HX8K board top (UART,
+// Ethernet through mii_adapter, protocol engine) with the smallest core.
+// A timing failure (the board's own logic may miss 48 MHz while it is
+// being changed) is logged, not failed, as long as it comes back as an
+// ErrTiming with the full Result.
+func TestFlowBoard(t *testing.T) {
+	needTools(t, Tools...)
+	if testing.Short() {
+		t.Skip("place and route")
+	}
+	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
+	start := time.Now()
+	res, err := Run(context.Background(), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(), Root: root(t)})
+	if err != nil && !errors.Is(err, ErrTiming) {
+		t.Fatal(err)
+	}
+	if err != nil {
+		if res == nil || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("timing failure without a result or on several lines: %v", err)
+		}
+		t.Logf("timing not met (tolerated): %v", err)
+	}
+	t.Logf("%.1f s: %d/%d LCs, %d/%d BRAMs, Fmax %.1f MHz, clocks %v", time.Since(start).Seconds(),
+		res.LUTs, res.LUTsAvailable, res.BRAMs, res.BRAMsAvailable, res.FmaxMHz, res.Clocks)
+	if !res.Ethernet || res.CoreOnly || len(res.Links) != 2 || res.UARTBaud != 3e6 || res.ClksPerBit != 16 {
+		t.Errorf("board result: ethernet %v, links %d, baud %.0f, clks/bit %d", res.Ethernet, len(res.Links), res.UARTBaud, res.ClksPerBit)
+	}
+	if res.LUTs < 1000 || res.BRAMs < 8 || res.FmaxMHz <= 0 {
+		t.Errorf("%d LCs, %d block RAMs, Fmax %.1f: a board top is larger", res.LUTs, res.BRAMs, res.FmaxMHz)
+	}
+	phy := 0
+	for name, c := range res.Clocks {
+		if strings.HasPrefix(name, "ETH_") {
+			phy++
+			if c.ConstraintMHz != 25 {
+				t.Errorf("PHY clock %s constrained at %.1f MHz, want 25", name, c.ConstraintMHz)
+			}
+		}
+	}
+	if phy != 2 {
+		t.Errorf("%d PHY clocks in the report (%v), want RX and TX", phy, res.Clocks)
+	}
+	if fi, err := os.Stat(res.Bitstream); err != nil || fi.Size() < 100_000 {
+		t.Errorf("bitstream %s: %v, want a file of at least 100 kB", res.Bitstream, err)
+	}
+}
