@@ -29,7 +29,9 @@
  *                 or an overlap: ERROR 6 (detail next).
  *   LOAD_COMMIT   W == next == LANES*DEPTH (else ERROR 6, detail next) and
  *                 crc == the running CRC (else ERROR 7, detail the board's
- *                 CRC): the model becomes valid, the load is over.
+ *                 CRC): the model becomes valid, the load is over. With a
+ *                 valid model and no load in progress, anything but its own
+ *                 W and CRC gets ERROR 7 (a repeated commit is acknowledged).
  *   INFER         checks, in this order: mode 0/1 and reserved byte 0
  *                 (ERROR 3, detail 0), count >= 1 and len == 10 + count*FB
  *                 (ERROR 3, detail the expected length), 1 <= K <= KMAX
@@ -44,7 +46,9 @@
  *   STATUS        the 11 counters (each read when its word is sent).
  *   RESET_STATUS  clears the counters; empty response.
  *   other types   ERROR 1. Wrong payload lengths: ERROR 3 with the
- *                 expected length as detail (0 for LOAD_DATA). A busy
+ *                 expected length as detail (LOAD_DATA: 6 when shorter,
+ *                 else the length minus one; INFER count = 0: 10 + FB;
+ *                 INFO, STATUS, RESET_STATUS: 0). A busy
  *                 descriptor (frame that did not fit in its link buffer):
  *                 ERROR 8, in arrival order.
  * Payload bytes a command does not use are read and discarded, so the
@@ -305,7 +309,9 @@ wire [SW-1:0]    nxt_end   = SW'(next) + SW'(n_words);
 wire             fits      = (nxt_end <= SW'(TOTAL_N));
 wire [SW-1:0]    lim       = SW'(next) - SW'(n_words);                 // next - n
 wire             lim_neg   = (SW'(n_words) > SW'(next));
-wire [15:0]      len_cnt   = (r_err && r_dsel == D_QUOT) ? quot : p_count;
+// count for the expected INFER length: the request's (1 for count = 0, the
+// shortest valid request), or the largest count that fits (too many words)
+wire [15:0]      len_cnt   = (r_err && r_dsel == D_QUOT) ? quot : (p_count == 16'd0) ? 16'd1 : p_count;
 wire [31:0]      infer_len = 32'(len_cnt) * FB + 32'd10;
 wire             count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
 wire [20:0]      wpv       = p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
@@ -390,7 +396,9 @@ always @* begin
                 D_ZERO:  detail = 32'd0;
                 D_ROOM:  detail = room_len;
                 default: detail = (f_type == T_BEGIN) ? 32'd4 : (f_type == T_COMMIT) ? 32'd8 :
-                                  (f_type == T_INFER) ? 32'd10 : 32'd0;
+                                  (f_type == T_INFER) ? 32'd10 :
+                                  (f_type == T_DATA) ? ((f_len < LEN_W'(6)) ? 32'd6 : 32'(f_len) - 32'd1) :
+                                  32'd0;
             endcase
         end
         E_K:       detail = 32'(KMAX16);
@@ -666,7 +674,9 @@ always @(posedge clk) begin
                     end
                 end
                 T_COMMIT: begin
-                    if (!(eq_w && next == TOTAL_N)) begin
+                    if (m_loaded && !load_active && !(eq_w && eq_c)) begin
+                        set_error(E_COMMIT, D_TYPE);    // not the valid model's W and CRC
+                    end else if (!(eq_w && next == TOTAL_N)) begin
                         set_error(E_GAP, D_TYPE);       // short load (or a wrong W)
                     end else if (!eq_c) begin
                         set_error(E_COMMIT, D_TYPE);

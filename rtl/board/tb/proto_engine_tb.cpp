@@ -149,7 +149,7 @@ struct Model {
             return ok;
         }
         case 0x03: {
-            if (len < 6 || len % 2) return error(c, 3, 0);
+            if (len < 6 || len % 2) return error(c, 3, len < 6 ? 6 : (uint32_t)len - 1);
             uint32_t off = get_u32(p, 0);
             uint32_t n = (uint32_t)(len - 4) / 2;
             if ((uint64_t)off + n <= next) {
@@ -172,6 +172,7 @@ struct Model {
         case 0x04: {
             if (len != 8) return error(c, 3, 8);
             uint32_t w = get_u32(p, 0), cr = get_u32(p, 4);
+            if (loaded && !active && !(w == TOTAL && cr == ~crc)) return error(c, 7, ~crc);
             if (!(w == next && w == TOTAL)) return error(c, 6, next);
             if (cr != ~crc) return error(c, 7, ~crc);
             loaded = true;
@@ -186,7 +187,7 @@ struct Model {
             uint32_t seed = get_u32(p, 4);
             int count = p[8] | p[9] << 8;
             if (mode > 1 || p[1] != 0) return error(c, 3, 0);
-            uint32_t want = 10 + (uint32_t)count * FB;
+            uint32_t want = 10 + (uint32_t)(count ? count : 1) * FB;
             if (count == 0 || want != len) return error(c, 3, want);
             if (k == 0 || k > KMAX) return error(c, 5, KMAX);
             if (!loaded) return error(c, 4, 0);
@@ -578,6 +579,8 @@ int main(int argc, char** argv) {
         b.run(b.cmd(0x03, b.data(0, 3, model1)));       // after the commit: retransmission
         b.run(b.cmd(0x03, b.data(TOTAL - 1, 2, model1)));  // no load in progress: ERROR 9
         b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1)})));  // repeated commit
+        b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(model1) ^ 4})));  // valid model, other CRC: ERROR 7
+        b.run(b.cmd(0x04, b.u32s({TOTAL - 1, b.crc_of(model1)})));  // valid model, other W: ERROR 7
         // other commands
         b.run(b.cmd(0x7F, {1, 2, 3}));                  // unknown
         b.run(b.cmd(0x01, {9}));                        // INFO with payload

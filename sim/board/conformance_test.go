@@ -1,0 +1,116 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/host/conformance"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+// TestConformance runs the host's conformance suite (host/conformance:
+// upload, INFO, INFER against the golden model in both modes, malformed
+// commands with the ERROR details host/softboard chose where the protocol
+// leaves a choice, garbage resynchronization, STATUS) against the
+// Verilated board through the host's own UART transport on the
+// pseudo-terminal.
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	o := DefaultOptions()
+	o.Shape = irisShape
+	o.Config = irisConfig
+	p := start(t, o)
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	defer tr.Close()
+	conform(t, tr)
+}
+
+// TestConformanceEthernet runs the same suite over Ethernet with the
+// host's AF_PACKET transport, opened inside the board's network namespace.
+// It needs root.
+func TestConformanceEthernet(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("Ethernet conformance skipped: it needs root to create a network namespace, a TAP device and an AF_PACKET socket")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("Ethernet conformance skipped: the ip command (iproute2) is not installed")
+	}
+	ns := fmt.Sprintf("ptmconf%d", os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	o := DefaultOptions()
+	o.Shape = irisShape
+	o.Config = irisConfig
+	o.UART = false
+	o.TAP = "ptmconf0"
+	o.NetNS = ns
+	p := start(t, o)
+	// the transport's socket is created by a thread inside the namespace
+	// (never unlocked: the thread dies with its goroutine)
+	type res struct {
+		tr  transport.Transport
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		runtime.LockOSThread()
+		f, err := os.Open("/var/run/netns/" + ns)
+		if err != nil {
+			ch <- res{nil, err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- res{nil, fmt.Errorf("setns: %w", err)}
+			return
+		}
+		tr, err := transport.OpenEthernet(transport.EthernetOpts{Interface: p.TAP})
+		ch <- res{tr, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		t.Fatalf("opening the TAP with host/transport: %v", r.err)
+	}
+	defer r.tr.Close()
+	conform(t, r.tr)
+}
+
+// conform runs host/conformance in strict mode on a transport.
+func conform(t *testing.T, tr transport.Transport) {
+	t.Helper()
+	bank, err := fixed.RandomBank(irisShape, irisConfig.Bits, rand.New(rand.NewPCG(21, 22)).Uint64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := conformance.Check(ctx, tr, bank, conformance.Opts{Strict: true, Queries: 20})
+	if err != nil {
+		t.Fatalf("conformance: %v\n%v", err, rep)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("%s: %s", f.Name, f.Detail)
+	}
+	t.Logf("\n%s", rep)
+}
