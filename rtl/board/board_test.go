@@ -73,7 +73,7 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "1280"}, {"DESC_DEPTH", "1"}},
 		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "4096"}},
 	},
-	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
+	"proto_rx_eth":  {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
 	"proto_tx":      {{{"FRAG_BYTES", "4"}}},
 	"board_top":     {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}}},
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
