@@ -108,17 +108,27 @@ type Result struct {
 	// CyclesPerSample is the cost of one sample in a stream of K = 100
 	// stats-mode requests: (RequestPeriod at K = 100) / 100, that is D
 	// plus the per-request overhead spread over the samples.
-	CyclesPerSample      float64 `json:"cycles_per_sample"`
-	RequestCyclesK100    int     `json:"request_cycles_k100"`
-	SamplesPerS          float64 `json:"samples_per_s"`          // at fmax
-	QueriesPerSK100      float64 `json:"queries_per_s_k100"`     // at fmax, core bound
-	SamplesPerSAtClock   float64 `json:"samples_per_s_at_clock"` // at the PLL clock
-	QueriesPerSAtClock   float64 `json:"queries_per_s_k100_at_clock"`
-	UARTBaud             float64 `json:"uart_baud"`
-	ClksPerBit           int     `json:"clks_per_bit"`
-	Links                []Link  `json:"links"`
+	CyclesPerSample   float64 `json:"cycles_per_sample"`
+	RequestCyclesK100 int     `json:"request_cycles_k100"`
+	// SamplesPerS and QueriesPerSK100 are the core's rates at Fmax
+	// (Fmax / cycles per sample; a query is one K = 100 stats request).
+	SamplesPerS     float64 `json:"samples_per_s"`
+	QueriesPerSK100 float64 `json:"queries_per_s_k100"`
+	// SamplesPerSAtClock and QueriesPerSAtClock are the rates at the PLL
+	// clock the bitstream runs at; 0 when timing is not met there.
+	SamplesPerSAtClock float64 `json:"samples_per_s_at_clock"`
+	QueriesPerSAtClock float64 `json:"queries_per_s_k100_at_clock"`
+	// UARTBaud is CLK_HZ / CLKS_PER_BIT; Links are the host links' bounds
+	// on queries/s (the UART, and Ethernet when the board has it).
+	UARTBaud   float64 `json:"uart_baud"`
+	ClksPerBit int     `json:"clks_per_bit"`
+	Links      []Link  `json:"links"`
+	// BRAMBoundSamplesPerS is the device's block-RAM read bandwidth
+	// bound at Fmax: BRAMs x 16 bits per clock / (TAs x B bits per sample).
 	BRAMBoundSamplesPerS float64 `json:"bram_bound_samples_per_s"`
-	Binding              string  `json:"binding"`
+	// Binding names the limit that binds (timing, UART link, BRAM ports,
+	// LUTs, or the configuration when more lanes would fit).
+	Binding string `json:"binding"`
 
 	Bitstream string            `json:"bitstream"`
 	BuildDir  string            `json:"build_dir"`
@@ -568,8 +578,10 @@ func fillThroughput(r *Result, p *hw.Params) {
 	r.CyclesPerSample = float64(period) / QueryK
 	r.SamplesPerS = r.FmaxMHz * 1e6 / r.CyclesPerSample
 	r.QueriesPerSK100 = r.FmaxMHz * 1e6 / float64(period)
-	r.SamplesPerSAtClock = r.ClockMHz * 1e6 / r.CyclesPerSample
-	r.QueriesPerSAtClock = r.ClockMHz * 1e6 / float64(period)
+	if r.TimingMet { // a clock above Fmax is no working bitstream
+		r.SamplesPerSAtClock = r.ClockMHz * 1e6 / r.CyclesPerSample
+		r.QueriesPerSAtClock = r.ClockMHz * 1e6 / float64(period)
+	}
 	r.Links = []Link{UARTLink(p, r.UARTBaud)}
 	if r.Ethernet {
 		r.Links = append(r.Links, EthernetLink(p))
@@ -584,7 +596,7 @@ func binding(r *Result) string {
 	if !r.TimingMet {
 		return fmt.Sprintf("timing (%.1f < %.1f MHz)", r.FmaxMHz, r.TargetMHz)
 	}
-	q := math.Min(r.QueriesPerSK100, r.QueriesPerSAtClock)
+	q := r.QueriesPerSAtClock
 	if !r.CoreOnly && len(r.Links) > 0 && r.Links[0].QueriesPerS < q {
 		return fmt.Sprintf("UART link (%.0f queries/s)", r.Links[0].QueriesPerS)
 	}
