@@ -151,7 +151,7 @@ func FindRoot(dir string) (string, error) {
 		}
 		p := filepath.Dir(d)
 		if p == d {
-			return "", fmt.Errorf("%w: no repository root (rtl/boards, go.mod) at or above %s", ErrOptions, dir)
+			return "", fmt.Errorf("%w: no repository root (rtl/boards, go.mod) at or above %s: run from the repository or give --root", ErrOptions, dir)
 		}
 		d = p
 	}
