@@ -7,12 +7,17 @@
 //
 // Layout (one module per file, module name = file name):
 //
-//	proto_rx.v       frame parser: SOF hunt, header, length check (with
-//	                 replay of the header after a bad length), CRC-32 check,
-//	                 UART idle timeout; a commit/drop payload FIFO in block
-//	                 RAM and a descriptor FIFO, so only CRC-good frames come
-//	                 out; busy descriptors for good frames that did not fit
-//	proto_tx.v       frame builder: buffers a fragment (<= 256 words, block
+//	proto_rx.v       UART frame parser: the received bytes are queued in
+//	                 block RAM; SOF hunt, header, length check, CRC-32
+//	                 check, idle timeout; after any dropped candidate the
+//	                 parse pointer goes back to the byte after its SOF, so
+//	                 garbage never swallows good frames; descriptors of
+//	                 good frames point at their payload in the queue; busy
+//	                 descriptors for good frames that lost bytes
+//	proto_rx_eth.v   Ethernet frame parser: one protocol frame per packet;
+//	                 a commit/drop payload FIFO, only CRC-good frames come
+//	                 out, with the source MAC
+//	proto_tx.v       frame builder: buffers a fragment (<= 1024 bytes, block
 //	                 RAM), emits SOF/header/payload/CRC gap-free, cuts long
 //	                 responses into fragments with MORE and an index
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
@@ -20,7 +25,8 @@
 //	proto_engine.v   command executor: INFO, LOAD_BEGIN/DATA/COMMIT, INFER,
 //	                 STATUS, RESET_STATUS, ERROR responses
 //	board_top.v      uart_rx/uart_tx + eth_mac_rx/eth_mac_tx (rtl/uart,
-//	                 rtl/eth) + the blocks above + the core (`PTM_CORE`)
+//	                 rtl/eth) + the blocks above + the core (`PTM_CORE`);
+//	                 ETH_ENABLE = 0 leaves Ethernet out
 //	tb/*_tb.cpp      Verilator C++ benches, one per module
 //	tb/proto_util.h  shared bench helpers (CRC-32, frame encoder/decoder)
 //

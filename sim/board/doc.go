@@ -42,11 +42,12 @@
 // clocks, so the simulated link carries one byte per 80 simulated clocks:
 // the bit-time to clock ratio of a 6 Mbaud link on a 48 MHz board, or of a
 // real 3 Mbaud link (CLKS_PER_BIT = 16 at 48 MHz) with the board logic
-// running at half speed relative to the line. At the measured 1.5 to 3
-// million simulated clocks per second (Iris-like core, one host core) this
-// is 20 to 35 kB/s of UART payload, ten times slower than a real 3 Mbaud
-// link (about 300 kB/s): simulated transfers take about ten times longer
-// than on the board. Set ClksPerBit = 16 to model the real 3 Mbaud ratio
+// running at half speed relative to the line. At the measured 1.5 to 2.7
+// million simulated clocks per second (Iris-like core on 8 lanes, one host
+// core, Verilator 5.006 -O3, g++ -O2) this is 19 to 34 kB/s of UART
+// traffic, about ten times slower than a real 3 Mbaud link (300 kB/s):
+// simulated transfers take about ten times longer than on the board.
+// Ethernet bytes are clocked in at one per clock (1.5 to 2.7 MB/s). Set ClksPerBit = 16 to model the real 3 Mbaud ratio
 // exactly, at half the simulated byte rate. The board reports
 // Options.ReportedBaud in INFO word 17 (default 115200, a conservative rate
 // for host timeouts that the simulation always exceeds).
@@ -65,5 +66,7 @@
 // both modes word for word with fixed.Core, throw 100,000 random bytes at
 // the UART and check that the next request is answered; as root they also
 // exchange raw Ethernet frames with the board through a TAP device inside
-// a network namespace.
+// a network namespace. conformance_test.go runs the host's conformance
+// suite (host/conformance, strict mode) through the host's own transports
+// on the pty and, as root, on the TAP.
 package board
