@@ -207,6 +207,16 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
+	// A board built for another probability width gets the model's float
+	// SPVs quantized to its width (the model file keeps one quantization;
+	// any other is derived exactly as fixed.Quantize specifies).
+	if b := int(in.B); b != bank.Bits && fixed.CheckBits(b) == nil {
+		q, err := fixed.Quantize(f.Model, b)
+		if err != nil {
+			return nil, fmt.Errorf("stream: quantizing the model to the board's %d bits: %w", b, err)
+		}
+		bank = q
+	}
 	if err := CheckFit(in, bank, cfg.K, cfg.Mode); err != nil {
 		return nil, err
 	}
@@ -305,6 +315,17 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	// Check against the golden model and compute the metrics.
 	var sums []int32
 	var qs []metrics.QueryStats
+	// Probabilities follow the model file's mapping. Stats mode carries
+	// vote counts only, so a softmax model is reported with its plain vote
+	// there (and a warning).
+	mapping := f.Mapping
+	if err := mapping.Validate(); err != nil {
+		mapping = ptm.Mapping{Kind: ptm.Vote}
+	}
+	if cfg.Mode == frame.ModeStats && mapping.Kind != ptm.Vote {
+		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("stats mode carries vote counts only: the model's %s mapping is replaced by the plain vote", mapping.Kind))
+		mapping = ptm.Mapping{Kind: ptm.Vote}
+	}
 	var labels []int
 	isums := make([]int, 0)
 	U := float64(fixed.VoteUnit(bank.Classes))
@@ -356,11 +377,14 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			for _, w := range r.Words {
 				isums = append(isums, int(int32(w)))
 			}
-			q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, ptm.Mapping{Kind: ptm.Vote}))
+			q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, mapping))
 		} else {
+			// The vote mapping's predictive mean, exactly, from the vote
+			// counts: (1-e) * votes/(K*U) + e/NC.
 			mean := make([]float64, bank.Classes)
+			e := mapping.Smoothing
 			for c := range mean {
-				mean[c] = float64(r.Words[c]) / (float64(cfg.K) * U)
+				mean[c] = (1-e)*float64(r.Words[c])/(float64(cfg.K)*U) + e/float64(bank.Classes)
 			}
 			q = statsQuery(mean)
 		}

@@ -128,7 +128,7 @@ func TestIrisSamplesAndStats(t *testing.T) {
 			t.Fatalf("stats mode reported a mutual information")
 		}
 	}
-	if s2.Metrics.Accuracy != s.Metrics.Accuracy || s2.Metrics.ECE != s.Metrics.ECE {
+	if s2.Metrics.Accuracy != s.Metrics.Accuracy || math.Abs(float64(s2.Metrics.ECE-s.Metrics.ECE)) > 1e-12 {
 		t.Fatalf("accuracy/ECE differ between modes: %+v vs %+v", s.Metrics, s2.Metrics)
 	}
 	// The JSON carries the required fields under their exact names.
@@ -232,11 +232,13 @@ func TestFitErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "K = 51") {
 		t.Fatalf("K too large: %v", err)
 	}
+	// A board of another probability width gets the model re-quantized to
+	// its width, and its answers still equal the golden core's.
 	h2 := hw
 	h2.Bits = 14
 	b, _ = softboard.New(softboard.Config{Shape: f.Bank.Shape, HW: h2})
-	_, err = stream.Run(context.Background(), pipeTo(t, b, nil), f, "", X, stream.Config{K: 5})
-	if err == nil || !strings.Contains(err.Error(), "probability bits") {
-		t.Fatalf("bits mismatch: %v", err)
+	s14, err := stream.Run(context.Background(), pipeTo(t, b, nil), f, "", X, stream.Config{K: 5})
+	if err != nil || s14.Mismatches != 0 || s14.Lost != 0 {
+		t.Fatalf("14-bit board: %v %+v", err, s14)
 	}
 }
