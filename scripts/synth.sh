@@ -14,6 +14,8 @@
 #   FREQ    target clock, MHz (48)   SEED   nextpnr seed (1)
 #   CORE_ONLY  1: the core alone, 0: the full board top (1 on up5k: the
 #              full board does not fit the UP5K with the Iris core)
+#   CLOSE   1: if timing fails at FREQ, retry at the highest multiple of
+#           3 MHz below the Fmax reached (ptm synth --close); 0: fail (1)
 #   OUT     build folder (build/synth/<model>-<device>-...)
 # Prints the JSON result; exits non-zero on any failure (no fit, timing,
 # missing tool: run scripts/install-deps.sh).
@@ -35,5 +37,6 @@ CORE_ONLY=${CORE_ONLY:-1}
 flags=(--model "$MODEL" --device "$DEVICE" --lanes "${LANES:-60}" --bits "${BITS:-8}"
        --lfsr-width "${W:-16}" --freq "${FREQ:-48}" --seed "${SEED:-1}" --json)
 [ "$CORE_ONLY" = 1 ] && flags+=(--core-only)
+[ "${CLOSE:-1}" = 1 ] && flags+=(--close)
 [ -n "${OUT:-}" ] && flags+=(--out "$OUT")
 exec "$PTM" synth "${flags[@]}" "$@"

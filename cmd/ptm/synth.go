@@ -28,6 +28,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int("seed", 1, "nextpnr placement seed")
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
+	closeTiming := fs.Bool("close", false, "if timing fails, retry at the highest multiple of 3 MHz below the Fmax reached (up to 3 runs)")
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
 	out := fs.String("out", "", "build `directory` (default build/synth/<model>-<device>-...)")
@@ -101,7 +102,12 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := synth.Run(ctx, opts)
+	var res *synth.Result
+	if *closeTiming {
+		res, err = synth.Close(ctx, opts, 3, 3)
+	} else {
+		res, err = synth.Run(ctx, opts)
+	}
 	if res != nil {
 		if *asJSON {
 			if jerr := writeJSON(stdout, res); jerr != nil {
@@ -159,7 +165,12 @@ func printSynth(w io.Writer, r *synth.Result) {
 	fmt.Fprintf(w, "  %.2f cycles/sample: %.0f samples/s, %.0f queries/s at K=%d (at the PLL clock: %.0f, %.0f)\n",
 		r.CyclesPerSample, r.SamplesPerS, r.QueriesPerSK100, synth.QueryK, r.SamplesPerSAtClock, r.QueriesPerSAtClock)
 	for _, l := range r.Links {
-		fmt.Fprintf(w, "  %s bound: %.0f queries/s (%d-byte request, %d-byte response), %.0f batched\n", l.Name, l.QueriesPerS, l.RequestBytes, l.ResponseBytes, l.BatchedQueriesPerS)
+		if r.CoreOnly {
+			fmt.Fprint(w, "  (on a board) ")
+		} else {
+			fmt.Fprint(w, "  ")
+		}
+		fmt.Fprintf(w, "%s bound: %.0f queries/s (%d-byte request, %d-byte response), %.0f batched\n", l.Name, l.QueriesPerS, l.RequestBytes, l.ResponseBytes, l.BatchedQueriesPerS)
 	}
 	fmt.Fprintf(w, "  binding: %s\n  bitstream: %s\n", r.Binding, r.Bitstream)
 }

@@ -130,6 +130,9 @@ type Result struct {
 	// LUTs, or the configuration when more lanes would fit).
 	Binding string `json:"binding"`
 
+	// Attempts are the clocks tried by Close (empty for a single Run).
+	Attempts []Attempt `json:"attempts,omitempty"`
+
 	Bitstream string            `json:"bitstream"`
 	BuildDir  string            `json:"build_dir"`
 	Logs      map[string]string `json:"logs"`
@@ -608,4 +611,39 @@ func binding(r *Result) string {
 		return fmt.Sprintf("LUTs (%.0f%%)", 100*lc)
 	}
 	return "configuration (more lanes fit)"
+}
+
+// Attempt is one run of Close: its target clock and the Fmax reached.
+type Attempt struct {
+	TargetMHz float64 `json:"target_mhz"`
+	FmaxMHz   float64 `json:"fmax_mhz"`
+}
+
+// Close runs the flow and, while timing is not met, runs it again with the
+// clock lowered to the highest multiple of stepMHz (3 keeps the 3 Mbaud
+// UART exact) below the Fmax just reached, at most tries runs in all. The
+// Result of the last run records every attempt. It gives up (returning
+// the ErrTiming of the last run) when the next clock would be below the
+// PLL's 16 MHz or no lower than the current target.
+func Close(ctx context.Context, o Options, stepMHz float64, tries int) (*Result, error) {
+	if o.FreqMHz == 0 {
+		o.FreqMHz = DefaultMHz
+	}
+	var attempts []Attempt
+	for n := 1; ; n++ {
+		r, err := Run(ctx, o)
+		if r != nil {
+			attempts = append(attempts, Attempt{TargetMHz: o.FreqMHz, FmaxMHz: r.FmaxMHz})
+			r.Attempts = attempts
+		}
+		if err == nil || !errors.Is(err, ErrTiming) || n >= tries {
+			return r, err
+		}
+		next := math.Floor(r.FmaxMHz/stepMHz) * stepMHz
+		if next < 16 || next >= o.FreqMHz {
+			return r, err
+		}
+		o.step("timing not met at %.2f MHz (Fmax %.2f): trying %.2f MHz", o.FreqMHz, r.FmaxMHz, next)
+		o.FreqMHz = next
+	}
 }
