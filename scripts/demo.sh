@@ -10,7 +10,7 @@ ptm=${1:-build/ptm}
 out=${2:-build/demo}
 # Hardware configuration shared by generation, synthesis and the board.
 BITS=${BITS:-8}
-LANES=${LANES:-24}
+LANES=${LANES:-12}
 DEVICE=${DEVICE:-up5k}
 K=${K:-100}
 mkdir -p "$out"
@@ -30,13 +30,12 @@ step "2/6 Evaluate the float model on the held-out rows with K=$K samples per qu
 step "3/6 Generate the Verilog inference core (B=$BITS bits, $LANES lanes)"
 "$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --lanes "$LANES" --out "$out/rtl"
 
-step "4/6 Synthesize for the iCEBreaker ($DEVICE): yosys, nextpnr-ice40, icepack"
-if "$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --lanes "$LANES" --out "$out/synth" --json > "$out/synth.json"; then
-  synth_ok=1
-else
-  synth_ok=0
-  echo "synthesis failed; see $out/synth for the logs (the simulated board below does not depend on it)"
-fi
+step "4/6 Synthesize for the iCEBreaker ($DEVICE, UART-only board): yosys, nextpnr-ice40, icepack"
+# A timing failure still leaves a bitstream (at a lower clock); the report says so.
+"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --lanes "$LANES" --no-eth \
+  --out "$out/synth" --json > "$out/synth.json" || echo "(ptm synth reported a problem: see above and $out/synth)"
+synth_ok=0
+if grep -q '"bitstream": "[^"]' "$out/synth.json" 2>/dev/null; then synth_ok=1; fi
 
 step "5/6 Start the Verilated board (UART bridged bit by bit to a pseudo-terminal)"
 "$ptm" board --model "$out/iris.ptm" --bits "$BITS" --lanes "$LANES" > "$out/board.out" 2> "$out/board.log" &
@@ -60,7 +59,7 @@ synth_arg=()
 if [ "$synth_ok" = 1 ]; then synth_arg=(--synth "$out/synth.json"); fi
 "$ptm" report --eval "$out/golden-eval.json" --stream "$out/stream.json" "${synth_arg[@]}"
 printf '\nGenerated RTL:       %s\n' "$out/rtl"
-if [ "$synth_ok" = 1 ]; then printf 'Bitstream:           %s (program: iceprog %s)\n' "$out/synth/top.bin" "$out/synth/top.bin"; fi
+if [ "$synth_ok" = 1 ]; then printf 'Bitstream:           %s (program an iCEBreaker: iceprog %s)\n' "$out/synth/top.bin" "$out/synth/top.bin"; fi
 printf 'Model file:          %s\n' "$out/iris.ptm"
 printf 'Per-query results:   %s\n' "$out/stream-full.json"
 printf 'Figures and report:  docs/results/ (ptm experiments --out DIR regenerates them)\n'
