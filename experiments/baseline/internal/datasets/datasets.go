@@ -1,15 +1,12 @@
 package datasets
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
+	"github.com/ptmhw/ptm/golden/dataset"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 )
 
 // Data is a labelled data set: feature rows X, labels Y in [0, len(Classes)).
@@ -20,61 +17,24 @@ type Data struct {
 }
 
 // LoadCSV reads a CSV file with a header row, numeric feature columns and the
-// class name in the last column. Labels are assigned to class names in order
-// of first appearance.
+// class name in the last column, through the project's one CSV loader
+// (golden/dataset: labels in order of first appearance, errors naming file
+// and line).
 func LoadCSV(path string) (*Data, error) {
-	f, err := os.Open(path)
+	d, err := dataset.LoadCSV(path, dataset.CSVOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
-	defer f.Close()
-	d, err := ReadCSV(f)
-	if err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
-	}
-	return d, nil
+	return &Data{X: d.X, Y: d.Y, Classes: d.Classes}, nil
 }
 
 // ReadCSV parses CSV data in the format described at LoadCSV.
 func ReadCSV(r io.Reader) (*Data, error) {
-	cr := csv.NewReader(r)
-	header, err := cr.Read()
+	d, err := dataset.ReadCSV(r, "csv", dataset.CSVOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("reading header: %w", err)
+		return nil, fmt.Errorf("datasets: %w", err)
 	}
-	if len(header) < 2 {
-		return nil, errors.New("need at least one feature and a label column")
-	}
-	d := &Data{}
-	index := map[string]int{}
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		row := make([]float64, len(rec)-1)
-		for j := range row {
-			if row[j], err = strconv.ParseFloat(rec[j], 64); err != nil {
-				return nil, fmt.Errorf("line %d column %d: %w", line, j+1, err)
-			}
-		}
-		name := rec[len(rec)-1]
-		lab, ok := index[name]
-		if !ok {
-			lab = len(d.Classes)
-			index[name] = lab
-			d.Classes = append(d.Classes, name)
-		}
-		d.X = append(d.X, row)
-		d.Y = append(d.Y, lab)
-	}
-	if len(d.X) == 0 {
-		return nil, errors.New("no data rows")
-	}
-	return d, nil
+	return &Data{X: d.X, Y: d.Y, Classes: d.Classes}, nil
 }
 
 // StratifiedSplit returns train and test row indices with, for every class,
