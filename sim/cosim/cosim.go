@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -365,7 +366,7 @@ func run(opts Options, tamper func(*session)) (*Result, error) {
 	}
 	res.SimTime = time.Since(t1).Seconds()
 	res.Info = info
-	if want := s.design.InfoWords(); !equalU32(info, want) {
+	if want := s.design.InfoWords(); !slices.Equal(info, want) {
 		res.Mismatches++
 		if res.FirstMismatch == nil {
 			res.FirstMismatch = &Mismatch{Input: -1, Sample: -1, Expected: toI64(want), Actual: toI64(info), Note: "info ROM"}
@@ -463,7 +464,7 @@ func (s *session) compare(res *Result, i int, req Request, r Response, sums []in
 				got[j] = int64(w)
 			}
 		}
-		if !equalI64(want, got) {
+		if !slices.Equal(want, got) {
 			bad(Mismatch{Input: i, Sample: -1, Stats: true, Expected: want, Actual: got})
 		}
 		return
@@ -485,30 +486,6 @@ func (s *session) compare(res *Result, i int, req Request, r Response, sums []in
 			bad(Mismatch{Input: i, Sample: k, Expected: want, Actual: got})
 		}
 	}
-}
-
-func equalU32(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalI64(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func toI64(w []uint32) []int64 {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,7 +164,7 @@ func TestCoreRefusesBadK(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkClean(t, res, 103)
-	if !equalU32(resp[1].Words, mustWords(t, o, good[0])) {
+	if !slices.Equal(resp[1].Words, mustWords(t, o, good[0])) {
 		t.Errorf("request after K=0 differs from a fresh run")
 	}
 }
