@@ -130,6 +130,19 @@ uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
     .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr)
 );
 
+// Receive-line accounting for STATUS counters 11 and 12: every byte the
+// receiver finishes (taken, dropped for a bad stop bit, or overrun) and
+// every UART bit time elapsed; 10 x bytes / bit times is the fraction of
+// time the receive line carried data.
+localparam integer BT_W = $clog2(CLKS_PER_BIT);
+localparam [BT_W-1:0] BT_LAST = BT_W'(CLKS_PER_BIT - 1);
+reg  [BT_W-1:0] bt_cnt = {BT_W{1'b0}};
+wire            bit_tick = (bt_cnt == BT_LAST);
+wire [1:0]      urx_bytes = {1'b0, urx_valid && urx_ready} + {1'b0, urx_ferr} + {1'b0, urx_ovr};
+always @(posedge clk) begin
+    bt_cnt <= bit_tick ? {BT_W{1'b0}} : bt_cnt + 1'b1;
+end
+
 wire             u_dvalid, u_dready, u_dbusy;
 wire [7:0]       u_dtype, u_data;
 wire [15:0]      u_dseq;
@@ -285,6 +298,8 @@ proto_engine #(
     .ev_fcs_error(erx_crc),
     .ev_eth_drop(erx_drop),
     .ev_frame_sent(frame_sent),
+    .ev_uart_byte(urx_bytes),
+    .ev_bit_tick(bit_tick),
     .loaded(model_loaded), .busy(engine_busy), .error_sent(error_sent)
 );
 

@@ -32,18 +32,22 @@
  *                 CRC): the model becomes valid, the load is over. With a
  *                 valid model and no load in progress, anything but its own
  *                 W and CRC gets ERROR 7 (a repeated commit is acknowledged).
- *   INFER         checks, in this order: mode 0/1 and reserved byte 0
+ *   INFER         checks, in this order: mode 0/1/2 and reserved byte 0
  *                 (ERROR 3, detail 0), count >= 1 and len == 10 + count*FB
  *                 (ERROR 3, detail the expected length), 1 <= K <= KMAX
  *                 (ERROR 5, detail KMAX), model valid (ERROR 4), and
- *                 count*words per vector <= 32768 (ERROR 3, detail
- *                 10 + c*FB for c = 32768 / words per vector, found by a
- *                 serial divider). Then each feature vector is read into a
- *                 register and offered on the request stream with seed
- *                 seed + i for vector i; the core's result words go to
- *                 proto_tx (which fragments them), the last byte of the last
- *                 vector's last word with tlast.
- *   STATUS        the 11 counters (each read when its word is sent).
+ *                 count*items per vector <= 32768
+ *                 (ERROR 3, detail 10 + c*FB for c = 32768 / items per
+ *                 vector, found by a serial divider). Then each feature
+ *                 vector is read into a register and offered on the request
+ *                 stream with seed seed + i for vector i; the core's result
+ *                 words go to proto_tx (which fragments them), the last byte
+ *                 of the last vector's last item with tlast. Modes 1 and 2
+ *                 both run the core in stats mode; mode 2 (votes) forwards
+ *                 only the NC vote words, as u16 when K <= KV (bytes 0..1)
+ *                 and as u32 otherwise, and skips the 2*NT sums
+ *                 (docs/protocol.md section 4).
+ *   STATUS        the 13 counters (each read when its word is sent).
  *   RESET_STATUS  clears the counters; empty response.
  *   other types   ERROR 1. Wrong payload lengths: ERROR 3 with the
  *                 expected length as detail (LOAD_DATA: 6 when shorter,
@@ -61,12 +65,14 @@
  * ev_framing_error, 3 ev_overrun, 4 unknown commands and 5 ERROR 3
  * answers and 10 ERROR responses (each counted when the response has been
  * handed to proto_tx), 6 ev_fcs_error, 7 ev_eth_drop, 8 ev_frame_sent, 9
- * feature vectors whose results were forwarded. The
+ * feature vectors whose results were forwarded, 11 ev_uart_byte (bytes
+ * the UART receiver finished, whatever became of them), 12 ev_bit_tick
+ * (UART bit times elapsed). The
  * ev_* inputs are 1-cycle pulses; the bits of a vector input are counted
  * separately (several may be high in one cycle). To save logic the events
  * first go into small per-counter pending counts, which one shared 32-bit
  * saturating adder folds into the counters round robin (every counter at
- * least once per 2*11 clocks); a STATUS word is the folded value of its
+ * least once per 2*4*13 clocks); a STATUS word is the folded value of its
  * counter at the moment it is read, so no event is ever missed.
  *
  * The model state (loaded flag, load in progress, next offset, running CRC,
@@ -76,7 +82,9 @@
  *
  * Parameters (the core's, from its generator; see docs/core-interface.md):
  *   FEATURES, BITS, LANES, DEPTH, LANE_W, ADDR_W, K_W   core port widths/shape
- *   NT, NC, KMAX                TMs, classes, largest K
+ *   NT, NC, KMAX                TMs, classes, largest K (KV, the
+ *                               largest K whose votes, at most
+ *                               K * lcm(1..NC), fit in 16 bits, is derived)
  *   GEN_VERSION                 generator version (major<<16|minor<<8|patch)
  *   UART_BAUD                   reported in INFO word 17 on the UART link
  *   INIT_LOADED, INIT_CRC       the banks hold a model at configuration
@@ -175,6 +183,8 @@ module proto_engine #(
     input  wire                ev_fcs_error,
     input  wire                ev_eth_drop,
     input  wire                ev_frame_sent,
+    input  wire [1:0]          ev_uart_byte,
+    input  wire                ev_bit_tick,
 
     output wire                loaded,
     output wire                busy,
@@ -190,9 +200,32 @@ localparam [31:0]  TOTAL   = TOTAL_I;
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
-localparam [31:0]  PROTO_VER = 32'd1;
+localparam [31:0]  PROTO_VER = 32'd2;
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 localparam [20:0]  WPV_STATS = 21'(NC + 2 * NT);
+localparam [20:0]  WPV_VOTES = 21'(NC);
+
+// U = lcm(1..NC), the core's vote unit (docs/core-interface.md)
+function automatic integer vote_unit(input integer n);
+    integer u, i, a, b, t;
+    begin
+        u = 1;
+        for (i = 2; i <= n; i = i + 1) begin
+            a = u;
+            b = i;
+            while (b != 0) begin
+                t = a % b;
+                a = b;
+                b = t;
+            end
+            u = (u / a) * i;
+        end
+        vote_unit = u;
+    end
+endfunction
+localparam integer VOTE_U  = vote_unit(NC);
+localparam [15:0]  KV16    = 16'(65535 / VOTE_U);
+localparam [5:0]   NC6     = 6'(NC);
 localparam [4:0]   NT5 = 5'(NT);
 
 localparam [7:0] T_INFO   = 8'h01;
@@ -236,7 +269,7 @@ localparam [2:0] D_ZERO   = 3'd3;
 localparam [2:0] D_ROOM   = 3'd4;
 localparam [2:0] D_QUOT   = 3'd5;   // too many result words: 10 + c*FB, c the largest count
 
-localparam integer NCNT = 11;
+localparam integer NCNT = 13;
 
 // ------------------------------------------------------------ frame state
 // the frame's descriptor is used as offered (it is taken only at the end)
@@ -299,6 +332,7 @@ reg [20:0]       drem;              // serial division 32768 / wpv (remainder < 
 reg [15:0]       quot;
 reg [3:0]        dstep;
 reg              size_done;
+reg [5:0]        wi;                // result word of the vector (mode 2)
 
 reg              err_sent_reg = 1'b0;
 
@@ -314,7 +348,9 @@ wire             lim_neg   = (SW'(n_words) > SW'(next));
 wire [15:0]      len_cnt   = (r_err && r_dsel == D_QUOT) ? quot : (p_count == 16'd0) ? 16'd1 : p_count;
 wire [31:0]      infer_len = 32'(len_cnt) * FB + 32'd10;
 wire             count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
-wire [20:0]      wpv       = p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
+wire             vmode     = p_mode[1];                                 // mode 2: votes
+wire             vwide     = (p_k > KV16);                             // mode 2 votes as u32
+wire [20:0]      wpv       = vmode ? WPV_VOTES : p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
 wire [21:0]      dtry      = {drem[20:0], dstep == 4'd15};     // next partial remainder
 wire             dge       = (dtry >= 22'(wpv));
 wire [31:0]      room_len  = 32'd4 + {{(31-NEXT_W){1'b0}}, TOTAL_N - next, 1'b0};
@@ -444,10 +480,16 @@ wire word_last  = (ridx == rcount - 1'b1);
 wire resp_last  = resp_empty || (word_last && rb == 2'd3);
 wire resp_valid = (state == S_RESP) && (r_kind != R_STATUS || (cnt_valid && stat_req));
 wire resp_xfer  = resp_valid && r_axis_tready;
-wire infer_xfer = (state == S_INFER) && res_valid && r_axis_tready;
+// mode 2 sends bytes 0..1 of the NC vote words and skips the other words
+wire vskip      = vmode && (wi >= NC6);
+wire infer_send = (state == S_INFER) && res_valid && !vskip;
+wire infer_xfer = infer_send && r_axis_tready;
+wire item_end   = (vmode && !vwide) ? rb[0] : (rb == 2'd3);   // last byte of a result item
 wire last_vec   = (res_left == {{(LEN_W-1){1'b0}}, 1'b1});
-wire word_done  = infer_xfer && (rb == 2'd3);             // core word fully sent
+wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
+                  ((state == S_INFER) && res_valid && vskip);
 wire infer_end  = word_done && res_last && last_vec;
+wire infer_tlast = last_vec && item_end && (vmode ? (wi == NC6 - 6'd1) : res_last);
 
 assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !gap;
 
@@ -456,8 +498,8 @@ assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
 assign r_axis_tdata  = (state == S_INFER) ? res_data[8*rb +: 8] : word[8*rb +: 8];
-assign r_axis_tvalid = resp_valid || ((state == S_INFER) && res_valid);
-assign r_axis_tlast  = (state == S_INFER) ? (res_last && last_vec && rb == 2'd3) : resp_last;
+assign r_axis_tvalid = resp_valid || infer_send;
+assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
 
 assign bank_wr_en   = bw_en;
@@ -468,7 +510,7 @@ assign req_valid    = req_pend;
 assign req_features = feat[FEATURES-1:0];
 assign req_k        = p_k[K_W-1:0];
 assign req_seed     = p_seed;
-assign req_stats    = p_mode[0];
+assign req_stats    = p_mode[0] || p_mode[1];
 assign res_ready    = word_done;
 
 assign loaded     = m_loaded;
@@ -476,12 +518,14 @@ assign busy       = (state != S_IDLE);
 assign error_sent = err_sent_reg;
 
 // ------------------------------------------------------------ counters
-// increments of the 11 counters this cycle, 2 bits each (counter i at [2i+1:2i])
+// increments of the 13 counters this cycle, 2 bits each (counter i at [2i+1:2i])
 wire [1:0] inc_crc   = {1'b0, ev_crc_error[0]} + {1'b0, ev_crc_error[1]};
 wire [1:0] inc_frame = {1'b0, ev_framing_error[0]} + {1'b0, ev_framing_error[1]} + {1'b0, ev_framing_error[2]};
 wire [1:0] inc_ovr   = {1'b0, ev_overrun[0]} + {1'b0, ev_overrun[1]};
 wire err_done = resp_xfer && resp_last && r_err;         // an ERROR response handed over
 wire [2*NCNT-1:0] inc_vec = {
+    1'b0, ev_bit_tick,                           // 12 UART bit times
+    ev_uart_byte,                                // 11 UART bytes received
     1'b0, err_done,                              // 10 ERROR responses
     1'b0, word_done && res_last,                 // 9  feature vectors
     1'b0, ev_frame_sent,                         // 8  response frames sent
@@ -687,7 +731,7 @@ always @(posedge clk) begin
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
-                    if (p_mode > 8'd1 || rsv_bad) begin
+                    if (p_mode > 8'd2 || rsv_bad) begin
                         set_error(E_LENGTH, D_ZERO);
                     end else if (!count_ok) begin
                         set_error(E_LENGTH, D_INFER);
@@ -719,6 +763,7 @@ always @(posedge clk) begin
                 vec_left <= p_count[LEN_W-1:0];
                 res_left <= p_count[LEN_W-1:0];
                 fbi      <= {FBI_W{1'b0}};
+                wi       <= 6'd0;
                 req_pend <= 1'b0;
                 state    <= S_INFER;
             end
@@ -784,7 +829,10 @@ always @(posedge clk) begin
                 req_pend <= 1'b0;
             end
             if (infer_xfer) begin
-                rb <= rb + 1'b1;
+                rb <= item_end ? 2'd0 : rb + 1'b1;
+            end
+            if (word_done) begin
+                wi <= res_last ? 6'd0 : wi + 1'b1;
             end
             if (word_done && res_last) begin
                 res_left <= res_left - 1'b1;

@@ -48,6 +48,7 @@ static const uint64_t MAC_A = 0x02AAAAAAAA01ull, MAC_B = 0x02BBBBBBBB02ull;
 
 struct Req {
     int mode, k, count;
+    int ib = 4;               // bytes per result item (2: mode 2 votes as u16)
     uint32_t seed;
     std::vector<uint8_t> feat;
     std::vector<uint32_t> words;
@@ -81,7 +82,7 @@ struct Data {
                     r.feat.push_back((uint8_t)std::stoul(h, nullptr, 16));
                 }
                 int n;
-                s >> h >> n;
+                s >> h >> n >> r.ib;
                 for (int i = 0; i < n; i++) {
                     s >> h;
                     r.words.push_back((uint32_t)std::stoul(h, nullptr, 16));
@@ -151,7 +152,9 @@ struct Bench {
     }
 
     // ---------------------------------------------------------------- UART
+    uint64_t uart_bytes = 0;      // bytes driven on uart_rxd
     void uart_send(const std::vector<uint8_t>& bytes) {
+        uart_bytes += bytes.size();
         for (uint8_t b : bytes) {
             for (int i = 0; i < CPB; i++) utx.push_back(0);
             for (int k = 0; k < 8; k++)
@@ -311,7 +314,7 @@ int main(int argc, char** argv) {
         CHECK_EQ(w.size(), 19, "INFO words");
         if (w.size() != 19) return;
         CHECK_EQ(w[0], 0x424D5450u, "INFO magic");
-        CHECK_EQ(w[1], 1, "INFO protocol version");
+        CHECK_EQ(w[1], 2, "INFO protocol version");
         CHECK_EQ(w[2], GEN_VERSION, "INFO generator version");
         for (int i = 3; i < 15; i++) CHECK_EQ(w[i], d.info[i - 2], "INFO word from the info ROM");
         CHECK_EQ(w[15], loaded, "INFO loaded");
@@ -373,12 +376,17 @@ int main(int argc, char** argv) {
     };
     auto check_infer = [&](const Resp& r, const Req& q) {
         CHECK_EQ(r.type, 0x90, "INFER response type");
-        std::vector<uint32_t> w = words_of(r.payload);
-        CHECK_EQ(w.size(), q.words.size(), "INFER result words");
+        std::vector<uint32_t> w;
+        if (q.ib == 2) {
+            for (size_t i = 0; i + 2 <= r.payload.size(); i += 2) w.push_back(r.payload[i] | r.payload[i + 1] << 8);
+        } else {
+            w = words_of(r.payload);
+        }
+        CHECK_EQ(r.payload.size(), q.words.size() * q.ib, "INFER result bytes");
         size_t bad = 0;
         for (size_t i = 0; i < w.size() && i < q.words.size(); i++) bad += w[i] != q.words[i];
         CHECK_EQ(bad, 0, "INFER words differing from golden/fixed");
-        CHECK_EQ(r.frags, (q.words.size() + 255) / 256, "INFER fragments");
+        CHECK_EQ(r.frags, (q.words.size() * q.ib + 1023) / 1024, "INFER fragments");
     };
     for (size_t i = 0; i < d.reqs.size(); i++) {
         const Req& q = d.reqs[i];
@@ -397,8 +405,9 @@ int main(int argc, char** argv) {
     // 4. line errors: UART garbage, Ethernet bad FCS / MAC / type / CRC
     Resp st0 = b.call(1, MAC_A, 0x20, {});
     std::vector<uint32_t> s0 = words_of(st0.payload);
-    CHECK_EQ(s0.size(), 11, "STATUS words");
-    s0.resize(11);
+    CHECK_EQ(s0.size(), 13, "STATUS words");
+    s0.resize(13);
+    const uint64_t ub0 = b.uart_bytes, cyc0 = g_cycle;
     {
         std::vector<uint8_t> junk;
         for (int i = 0; i < 3000; i++) junk.push_back((uint8_t)b.rnd(0, 255));
@@ -420,25 +429,33 @@ int main(int argc, char** argv) {
     check_infer(b.call(0, 0, 0x10, infer_payload(d.reqs[1])), d.reqs[1]);
     Resp st1 = b.call(1, MAC_A, 0x20, {});
     std::vector<uint32_t> s1 = words_of(st1.payload);
-    CHECK_EQ(s1.size(), 11, "STATUS words");
-    s1.resize(11);
+    CHECK_EQ(s1.size(), 13, "STATUS words");
+    s1.resize(13);
     CHECK_EQ(s1[0] - s0[0], 4, "frames executed since the first STATUS");
     CHECK(s1[1] - s0[1] >= 1, "CRC errors counted (protocol CRC on Ethernet)");
     CHECK(s1[1] + s1[2] > s0[1] + s0[2] + 1, "garbage counted as CRC or framing errors");
     CHECK_EQ(s1[6] - s0[6], 1, "Ethernet FCS errors");
     CHECK_EQ(s1[7] - s0[7], 2, "Ethernet frames dropped (address, type)");
     // frames sent: the first STATUS (read before it was sent), INFO, two INFERs
-    uint32_t frags = (uint32_t)((d.reqs[0].words.size() + 255) / 256 + (d.reqs[1].words.size() + 255) / 256);
+    uint32_t frags = (uint32_t)((d.reqs[0].words.size() * d.reqs[0].ib + 1023) / 1024 +
+                                (d.reqs[1].words.size() * d.reqs[1].ib + 1023) / 1024);
     CHECK_EQ(s1[8] - s0[8], 2 + frags, "response frames sent since the first STATUS");
     CHECK_EQ(s1[9] - s0[9], (uint32_t)(d.reqs[0].count + d.reqs[1].count), "feature vectors inferred");
     CHECK_EQ(s1[10], s0[10], "ERROR responses");
+    // receive-line accounting: the UART bytes sent since the first STATUS
+    // (junk, INFO, INFER, STATUS commands) and the bit times elapsed
+    CHECK_EQ(s1[11] - s0[11], (uint32_t)(b.uart_bytes - ub0), "UART bytes received");
+    CHECK(s1[12] - s0[12] >= (uint32_t)(10 * (b.uart_bytes - ub0)), "UART bit times: %u for %llu bytes",
+          s1[12] - s0[12], (unsigned long long)(b.uart_bytes - ub0));
+    CHECK(s1[12] - s0[12] <= (uint32_t)(g_cycle - cyc0) / CPB + 64, "UART bit times: %u in %llu cycles",
+          s1[12] - s0[12], (unsigned long long)(g_cycle - cyc0));
 
     // 5. RESET_STATUS, LEDs, idle
     Resp rr = b.call(0, 0, 0x21, {});
     CHECK_EQ(rr.type, 0xA1, "RESET_STATUS response");
     CHECK_EQ(rr.payload.size(), 0, "RESET_STATUS payload");
     std::vector<uint32_t> s2 = words_of(b.call(0, 0, 0x20, {}).payload);
-    CHECK(s2.size() == 11 && s2[0] == 1 && s2[8] == 1, "counters after RESET_STATUS");
+    CHECK(s2.size() == 13 && s2[0] == 1 && s2[8] == 1, "counters after RESET_STATUS");
     for (int i = 0; i < 200; i++) b.cycle();
     CHECK(b.tb.m->idle, "idle output low with nothing in flight");
     CHECK(b.hb_toggles >= 2, "heartbeat toggled %d times", b.hb_toggles);

@@ -11,7 +11,8 @@
 //     only legal while the core is idle), a request stream that answers
 //     K*NT (samples) or NC+2*NT (stats) words after a random latency with
 //     random gaps, each word a hash of (features, K, seed, mode, index,
-//     bank contents), and an info ROM;
+//     bank contents), and an info ROM (INFER mode 2 runs the core in
+//     stats mode and keeps the NC vote words, u16 when K <= KV);
 //   - a proto_tx sink that takes bytes with random ready, closes fragments
 //     of 1024 bytes, stays busy for a random time while "sending", and
 //     checks that the side band (type, seq, link, mac) is stable until the
@@ -68,7 +69,19 @@
 
 static const int FB = (FEATURES + 7) / 8;
 static const uint32_t TOTAL = LANES * DEPTH;
-static const int NCNT = 11;
+static const int NCNT = 13;
+
+// U = lcm(1..NC) and KV, the largest K whose votes fit in a u16 (mode 2)
+static uint64_t vote_unit() {
+    uint64_t u = 1;
+    for (uint64_t i = 2; i <= NC; i++) {
+        uint64_t a = u, b = i;
+        while (b) { uint64_t t = a % b; a = b; b = t; }
+        u = u / a * i;
+    }
+    return u;
+}
+static const uint32_t KV = (uint32_t)(65535 / vote_unit());
 
 struct Cmd {
     Frame f;
@@ -84,6 +97,7 @@ struct Resp {
     uint64_t mac;
     std::vector<uint32_t> words;
     bool status = false;      // STATUS: words checked against bounds
+    bool half = false;        // INFER mode 2 with K <= KV: u16 items
 };
 
 static uint64_t mix64(uint64_t x) {
@@ -186,20 +200,23 @@ struct Model {
             int k = p[2] | p[3] << 8;
             uint32_t seed = get_u32(p, 4);
             int count = p[8] | p[9] << 8;
-            if (mode > 1 || p[1] != 0) return error(c, 3, 0);
+            if (mode > 2 || p[1] != 0) return error(c, 3, 0);
             uint32_t want = 10 + (uint32_t)(count ? count : 1) * FB;
             if (count == 0 || want != len) return error(c, 3, want);
             if (k == 0 || k > KMAX) return error(c, 5, KMAX);
             if (!loaded) return error(c, 4, 0);
-            uint32_t wpv = mode ? NC + 2 * NT : k * NT;
+            uint32_t wpv = mode == 2 ? NC : mode ? NC + 2 * NT : k * NT;
             if ((uint64_t)count * wpv > 32768) return error(c, 3, 10 + (32768 / wpv) * FB);
+            ok.half = mode == 2 && (uint32_t)k <= KV;
             uint64_t bh = bank_hash();
             for (int v = 0; v < count; v++) {
                 uint64_t feat = 0;
                 for (int i = 0; i < FB; i++) feat |= (uint64_t)p[10 + v * FB + i] << (8 * i);
                 feat &= (FEATURES >= 64) ? ~0ull : ((1ull << FEATURES) - 1);
-                for (uint32_t i = 0; i < wpv; i++)
-                    ok.words.push_back(core_word(feat, k, seed + (uint32_t)v, mode, i, bh));
+                for (uint32_t i = 0; i < wpv; i++) {
+                    uint32_t w = core_word(feat, k, seed + (uint32_t)v, mode ? 1 : 0, i, bh);
+                    ok.words.push_back(ok.half ? (w & 0xFFFF) : w);
+                }
                 cnt[9]++;
             }
             return ok;
@@ -299,6 +316,9 @@ struct Bench {
         m->ev_fcs_error = e[7];
         m->ev_eth_drop = coin(ev_p);
         m->ev_frame_sent = coin(ev_p);
+        uint32_t ub = coin(ev_p) + coin(ev_p);
+        m->ev_uart_byte = ub;
+        m->ev_bit_tick = coin(ev_p);
         tb.settle();
         m->info_data = 0xC0DE0000u | m->info_addr;
         tb.settle();
@@ -310,6 +330,8 @@ struct Bench {
             ev[6] += e[7];
             ev[7] += m->ev_eth_drop;
             ev[8] += m->ev_frame_sent;
+            ev[11] += ub;
+            ev[12] += m->ev_bit_tick;
         }
 
         // bank writes: only while the core is idle
@@ -359,8 +381,14 @@ struct Bench {
                 frag_bytes = 0;
             }
             if (m->r_axis_tlast) {
-                CHECK_EQ(gotb.size() % 4, 0, "response length is a multiple of 4");
-                got = words_of(gotb);
+                bool half = !expect.empty() && expect.front().half;
+                CHECK_EQ(gotb.size() % (half ? 2 : 4), 0, "response length is a whole number of items");
+                if (half) {
+                    got.clear();
+                    for (size_t i = 0; i + 2 <= gotb.size(); i += 2) got.push_back(gotb[i] | gotb[i + 1] << 8);
+                } else {
+                    got = words_of(gotb);
+                }
                 gotb.clear();
                 finish_response(m->r_axis_tuser);
             }
@@ -428,7 +456,7 @@ struct Bench {
             for (int i = 0; i < NCNT; i++) ev_at_status[i] = ev[i];
         Resp r = ref.exec(c);
         if (r.type == 0x81 && !c.busy) {
-            uint32_t w[19] = {0x424D5450u, 1, GEN_VERSION};
+            uint32_t w[19] = {0x424D5450u, 2, GEN_VERSION};
             for (int i = 3; i < 15; i++) w[i] = 0xC0DE0000u | (i - 2);
             w[15] = ref.loaded;
             w[16] = ref.loaded ? ~ref.crc : 0;
@@ -521,15 +549,17 @@ int main(int argc, char** argv) {
         b.run(b.cmd(0x01, {}));
         b.run(b.cmd(0x04, b.u32s({TOTAL, b.crc_of(round & 1 ? model2 : model1)})));  // repeated commit
 
-        // INFER, both modes, corner K, several vectors
-        for (int i = 0; i < 12; i++) {
-            int mode = b.rnd(0, 1);
-            int k = i == 0 ? 1 : i == 1 ? KMAX : b.rnd(1, std::min(KMAX, 8));
+        // INFER, all modes, corner K (mode 2: both sides of KV), several vectors
+        for (int i = 0; i < 18; i++) {
+            int mode = i < 4 ? 2 : b.rnd(0, 2);
+            int k = i == 0 ? 1 : i == 1 ? KMAX : i == 2 ? std::max(1, std::min<int>(KMAX, KV)) :
+                    i == 3 ? std::min<int>(KMAX, KV + 1) : b.rnd(1, std::min(KMAX, 8));
             int count = b.rnd(1, 6);
             b.run(b.cmd(0x10, b.infer(mode, k, (uint32_t)b.rng(), count)));
         }
         // INFER errors: mode, reserved byte, K, count, length, too many results
-        b.run(b.cmd(0x10, b.infer(2, 1, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(3, 1, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(2, KMAX + 1, 1, 1)));
         {
             auto p = b.infer(0, 1, 1, 1);
             p[1] = 7;
