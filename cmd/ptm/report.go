@@ -73,9 +73,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	w := stdout
 	if st != nil {
-		fmt.Fprintf(w, "Board (%s, K=%s, %s mode): %s queries, %s queries/s, link utilization %s\n",
+		fmt.Fprintf(w, "Board (%s, K=%s, %s mode): %s queries, %s queries/s, receive-line utilization %s (measured by: %s)\n",
 			field(st, "%s", "link"), field(st, "%.0f", "k"), field(st, "%s", "mode"),
-			field(st, "%.0f", "queries"), field(st, "%.1f", "queries_per_s"), field(st, "%.2f", "link_utilization"))
+			field(st, "%.0f", "queries"), field(st, "%.1f", "queries_per_s"), field(st, "%.2f", "link_utilization"),
+			field(st, "%s", "link_utilization_source"))
 		fmt.Fprintf(w, "  agreement with the golden fixed-point model: %s mismatches, %s lost, %s duplicated (%s retries, %s CRC errors)\n",
 			field(st, "%.0f", "mismatches_vs_golden"), field(st, "%.0f", "lost"), field(st, "%.0f", "duplicated"),
 			field(st, "%.0f", "retries"), field(st, "%.0f", "crc_errors"))

@@ -31,6 +31,8 @@ type streamJSON struct {
 	CRCErrors       uint64          `json:"crc_errors"`
 	QueriesPerS     float64         `json:"queries_per_s"`
 	LinkUtilization float64         `json:"link_utilization"`
+	LinkUtilSource  string          `json:"link_utilization_source"`
+	LinkUtilHost    float64         `json:"link_utilization_host"`
 	LinkUtilRx      float64         `json:"link_utilization_rx"`
 	FirstMismatch   string          `json:"first_mismatch,omitempty"`
 	Link            string          `json:"link"`
@@ -51,7 +53,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to stream: test, train (as recorded in the model) or all")
 	K := fs.Int("samples", 100, "samples K per query")
-	mode := fs.String("mode", "stats", "result mode: stats (vote counts and sums, small responses) or samples (every sample's class sums)")
+	mode := fs.String("mode", "stats", "result mode: stats (vote counts and sums), votes (vote counts only: the smallest responses, for throughput) or samples (every sample's class sums; exact mutual information)")
 	seed := fs.Uint("seed", 1, "base seed: row i is sampled with seed+i")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
@@ -74,8 +76,10 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		cfg.Mode = frame.ModeStats
 	case "samples":
 		cfg.Mode = frame.ModeSamples
+	case "votes":
+		cfg.Mode = frame.ModeVotes
 	default:
-		return fmt.Errorf("%w: --mode %q, want stats or samples", errUsage, *mode)
+		return fmt.Errorf("%w: --mode %q, want stats, votes or samples", errUsage, *mode)
 	}
 	f, hash, err := modelfile.Read(*model)
 	if err != nil {
@@ -125,6 +129,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	j := streamJSON{
 		Queries: sum.Queries, Lost: sum.Lost, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
 		Retries: sum.Retries, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
+		LinkUtilSource: sum.LinkUtilSource, LinkUtilHost: sum.LinkUtilHost,
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
 		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics,
 	}
@@ -142,8 +147,12 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 }
 
 func printStream(w io.Writer, j streamJSON) {
-	fmt.Fprintf(w, "streamed %d queries x K=%d (%s mode) over %s in %.2fs: %.0f queries/s, link utilization %.2f (host->board) / %.2f (board->host)\n",
-		j.Queries, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, j.LinkUtilRx)
+	src := j.LinkUtilSource
+	if src == "" {
+		src = "unknown"
+	}
+	fmt.Fprintf(w, "streamed %d queries x K=%d (%s mode) over %s in %.2fs: %.0f queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
+		j.Queries, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
 	fmt.Fprintf(w, "  lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
 	if m := j.Metrics; m != nil {
 		fmt.Fprintf(w, "  accuracy %.4f  ECE %.4f  NLL %.4f  entropy right/wrong %s/%s bits\n",

@@ -230,7 +230,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		return c.rep, fmt.Errorf("conformance: golden core: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, mode := range []frame.Mode{frame.ModeStats, frame.ModeSamples} {
+	for _, mode := range []frame.Mode{frame.ModeStats, frame.ModeSamples, frame.ModeVotes} {
 		var reqs []driver.Request
 		var xs [][]bool
 		for i := range opts.Queries {
@@ -242,6 +242,9 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 			if i == 0 && mode == frame.ModeSamples {
 				// A response of several fragments.
 				k = min(int(in.KMax), (frame.WordsPerFragment*5/2)/bank.TMs+1)
+			}
+			if i == 0 && mode == frame.ModeVotes {
+				k = int(in.KMax) // the largest votes (u32 items if they need them)
 			}
 			xs = append(xs, x)
 			reqs = append(reqs, driver.Request{Index: i, Features: frame.PackFeatures(nil, x), K: k, Seed: rng.Uint32(), Mode: mode})
@@ -295,6 +298,20 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		} else {
 			c.add("multi-vector INFER: vector i uses seed + i", nil)
 		}
+		// the same vectors in votes mode: count*NC items of ItemBytes each
+		q.Mode = frame.ModeVotes
+		ib := in.ItemBytes(frame.ModeVotes, int(q.K))
+		p = c.expectOK("multi-vector INFER in votes mode", frame.TypeInfer, q.AppendTo(nil), nil)
+		got, gerr := frame.Items(nil, p, ib)
+		want = want[:0]
+		for i, x := range xs {
+			sums, st, _ := core.Run(x, int(q.K), seed+uint32(i), nil)
+			want = append(want, frame.ResultWords(frame.ModeVotes, sums, st)...)
+		}
+		if gerr == nil && !equal(got, want) {
+			gerr = fmt.Errorf("%d-byte items %v..., golden %v...", ib, head(got), head(want))
+		}
+		c.add(fmt.Sprintf("multi-vector INFER in votes mode: %d-byte vote items", ib), gerr)
 	}
 
 	// STATUS and RESET_STATUS.
@@ -305,6 +322,32 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		c.add("STATUS after RESET_STATUS", fmt.Errorf("counters not cleared: %v", st.Map()))
 	} else {
 		c.add("STATUS after RESET_STATUS", nil)
+	}
+
+	// Receive-line accounting: between two STATUS reads the UART receiver
+	// finishes exactly the INFO and STATUS frames sent in between (11
+	// bytes each), in at least 10 bit times per byte; on Ethernet the UART
+	// counts nothing.
+	{
+		s0, err0 := d.Status(ctx)
+		_, err1 := d.Info(ctx)
+		s1, err2 := d.Status(ctx)
+		err := errors.Join(err0, err1, err2)
+		if err == nil {
+			db := s1.Counters[frame.CounterUARTBytes] - s0.Counters[frame.CounterUARTBytes]
+			dt := s1.Counters[frame.CounterUARTBitTimes] - s0.Counters[frame.CounterUARTBitTimes]
+			want := uint32(2 * frame.Overhead)
+			if in.BitRate == 0 {
+				want = 0
+			}
+			switch {
+			case db != want:
+				err = fmt.Errorf("UART bytes counted %d, want %d (INFO + STATUS frames)", db, want)
+			case want > 0 && dt < 10*db:
+				err = fmt.Errorf("UART bit times %d for %d bytes, want >= %d", dt, db, 10*db)
+			}
+		}
+		c.add("STATUS counters 11-12 count the UART bytes received and the bit times", err)
 	}
 
 	// Garbage, then a valid command.

@@ -27,9 +27,11 @@ type call struct {
 	typ     frame.Type
 	payload []byte // command payload (built by the op)
 	label   string // names the request in errors ("INFER request 17")
-	// expectWords is the number of u32 result words expected (INFER), 0
-	// if unknown; respBytes estimates the response size for timeouts.
+	// expectWords is the number of result items expected (INFER), 0 if
+	// unknown, of itemBytes bytes each (4, or 2 for u16 votes); respBytes
+	// estimates the response size for timeouts.
 	expectWords int
+	itemBytes   int
 	respBytes   int
 	loadOffset  int64 // LOAD_DATA chunk offset, -1 for other commands
 	notify      chan<- *call
@@ -437,9 +439,9 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 		c.resp = append(c.resp, p...)
 	}
 	c.frags = nil
-	if c.expectWords > 0 && n != 4*c.expectWords {
-		e.finish(c, fmt.Errorf("driver: %s (seq %d): response of %d bytes in %d fragments, want %d words: %w",
-			c.label, c.seq, n, idx+1, c.expectWords, ErrProtocol))
+	if c.expectWords > 0 && n != c.itemBytes*c.expectWords {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): response of %d bytes in %d fragments, want %d items of %d bytes: %w",
+			c.label, c.seq, n, idx+1, c.expectWords, c.itemBytes, ErrProtocol))
 		return
 	}
 	if c.attempts == 1 {

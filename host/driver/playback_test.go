@@ -41,7 +41,7 @@ func session(t *testing.T, tr transport.Transport) []driver.Result {
 	xs := testmodel.Features(40, testmodel.Multiclass.Features, 99)
 	reqs := make([]driver.Request, len(xs))
 	for i, x := range xs {
-		reqs[i] = driver.Request{Index: i, Features: frame.PackFeatures(nil, x), K: 5 + i, Seed: uint32(i * 7), Mode: frame.Mode(i % 2)}
+		reqs[i] = driver.Request{Index: i, Features: frame.PackFeatures(nil, x), K: 5 + i, Seed: uint32(i * 7), Mode: frame.Mode(i % 3)}
 	}
 	res, err := d.InferAll(ctx, reqs)
 	if err != nil {

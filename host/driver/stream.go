@@ -22,7 +22,7 @@ type Request struct {
 type Result struct {
 	Index   int
 	Seq     uint16   // the sequence number the request used
-	Words   []uint32 // K*NT raw class sums (samples) or NC+2NT statistics
+	Words   []uint32 // K*NT raw class sums (samples), NC+2NT statistics (stats) or NC votes (votes)
 	Retries int      // resends the request needed
 	Err     error
 }
@@ -32,14 +32,17 @@ func (d *Driver) check(r *Request) error {
 	if r.K < 1 || r.K > 0xffff {
 		return fmt.Errorf("K = %d, want 1..65535", r.K)
 	}
-	if r.Mode != frame.ModeSamples && r.Mode != frame.ModeStats {
-		return fmt.Errorf("mode %d, want samples (0) or stats (1)", r.Mode)
+	if r.Mode > frame.ModeVotes {
+		return fmt.Errorf("mode %d, want samples (0), stats (1) or votes (2)", r.Mode)
 	}
 	if frame.InferHeaderLen+len(r.Features) > frame.MaxPayload {
 		return fmt.Errorf("%d feature bytes do not fit in one frame", len(r.Features))
 	}
 	in := d.BoardInfo()
 	if in == nil {
+		if r.Mode == frame.ModeVotes {
+			return fmt.Errorf("votes mode needs the board's INFO (the width of its items depends on NC): call Info first")
+		}
 		return nil
 	}
 	if r.K > int(in.KMax) {
@@ -60,10 +63,12 @@ func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
 	}
 	q := frame.InferRequest{Mode: r.Mode, K: uint16(r.K), Seed: r.Seed, Count: 1, Features: r.Features}
 	c := &call{typ: frame.TypeInfer, payload: q.AppendTo(make([]byte, 0, frame.InferHeaderLen+len(r.Features))),
-		label: fmt.Sprintf("request %d", r.Index), loadOffset: -1, notify: notify, index: r.Index}
+		label: fmt.Sprintf("request %d", r.Index), loadOffset: -1, notify: notify, index: r.Index, itemBytes: 4}
 	if in := d.BoardInfo(); in != nil {
 		c.expectWords = in.ResultWords(r.Mode, r.K)
-		c.respBytes = 4*c.expectWords + frame.Overhead*(1+c.expectWords/frame.WordsPerFragment)
+		c.itemBytes = in.ItemBytes(r.Mode, r.K)
+		n := c.itemBytes * c.expectWords
+		c.respBytes = n + frame.Overhead*(1+n/frame.MaxPayload)
 	}
 	return c, nil
 }
@@ -71,7 +76,7 @@ func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
 func result(c *call) Result {
 	r := Result{Index: c.index, Seq: c.seq, Retries: c.retries(), Err: c.err}
 	if c.err == nil {
-		r.Words, r.Err = frame.Uint32s(make([]uint32, 0, len(c.resp)/4), c.resp)
+		r.Words, r.Err = frame.Items(make([]uint32, 0, len(c.resp)/c.itemBytes), c.resp, c.itemBytes)
 	}
 	return r
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -211,7 +212,7 @@ func TestParserTooLongAndExpire(t *testing.T) {
 }
 
 func TestPayloadRoundTrips(t *testing.T) {
-	info := Info{Magic: Magic, Version: 1, Generator: 0x000100, NT: 3, NC: 3, M: 20, O: 32, T: 10, B: 16, W: 32, LC: 4, LL: 8,
+	info := Info{Magic: Magic, Version: ProtocolVersion, Generator: 0x000100, NT: 3, NC: 3, M: 20, O: 32, T: 10, B: 16, W: 32, LC: 4, LL: 8,
 		D: 120, KMax: 1000, Hash32: 0xdeadbeef, Loaded: 1, ModelCRC: 0x12345678, BitRate: 115200}
 	var i2 Info
 	if err := i2.DecodeFromBytes(info.AppendTo(nil)); err != nil || i2 != info {
@@ -222,6 +223,23 @@ func TestPayloadRoundTrips(t *testing.T) {
 	}
 	if info.BankWords() != 32*120 || info.FeatureBytes() != 4 || info.ResultWords(ModeStats, 5) != 9 || info.ResultWords(ModeSamples, 5) != 15 {
 		t.Fatalf("derived values wrong: %v", info.String())
+	}
+	// votes: NC items, u16 while K*lcm(1..3) = 6K <= 65535
+	if info.ResultWords(ModeVotes, 5) != 3 || info.ItemBytes(ModeVotes, 10922) != 2 || info.ItemBytes(ModeVotes, 10923) != 4 ||
+		info.ItemBytes(ModeStats, 5) != 4 || info.ItemBytes(ModeSamples, 5) != 4 {
+		t.Fatalf("votes-mode sizes wrong: %d items, %d/%d bytes", info.ResultWords(ModeVotes, 5), info.ItemBytes(ModeVotes, 10922), info.ItemBytes(ModeVotes, 10923))
+	}
+	for _, c := range []struct{ nc, k, want int }{{1, 65535, 2}, {2, 32767, 2}, {2, 32768, 4}, {8, 78, 2}, {8, 79, 4}, {9, 26, 2}, {12, 2, 2}, {13, 1, 4}, {40, 1, 4}, {41, 1, 4}} {
+		if got := ItemBytes(ModeVotes, c.nc, c.k); got != c.want {
+			t.Errorf("ItemBytes(votes, NC=%d, K=%d) = %d, want %d", c.nc, c.k, got, c.want)
+		}
+	}
+	items := []uint32{0, 1, 0xfffe, 0xffff}
+	if got, err := Items(nil, AppendItems(nil, items, 2), 2); err != nil || !slices.Equal(got, items) {
+		t.Fatalf("u16 items round trip: %v %v", got, err)
+	}
+	if _, err := Items(nil, []byte{1, 2, 3}, 2); err == nil {
+		t.Fatal("an odd number of bytes decoded as u16 items")
 	}
 	req := InferRequest{Mode: ModeStats, K: 100, Seed: 0xabcdef01, Count: 2, Features: []byte{1, 2, 3, 4, 5, 6, 7, 8}}
 	var r2 InferRequest

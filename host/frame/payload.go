@@ -21,7 +21,7 @@ func payloadLen(what string, p []byte, want int) error {
 // Protocol constants of the INFO words.
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
-	ProtocolVersion uint32 = 1          // INFO word 1
+	ProtocolVersion uint32 = 2          // INFO word 1
 	InfoWords              = 19         // words in an INFO response
 )
 
@@ -116,13 +116,33 @@ func (i *Info) BankWords() int { return i.Lanes() * int(i.D) }
 // FeatureBytes is FB = ceil(o/8), the size of one packed feature vector.
 func (i *Info) FeatureBytes() int { return (int(i.O) + 7) / 8 }
 
-// ResultWords is the number of result words one feature vector yields:
-// K*NT in samples mode, NC + 2*NT in stats mode.
+// ResultWords is the number of result items (words) one feature vector
+// yields: K*NT in samples mode, NC + 2*NT in stats mode, NC in votes mode.
 func (i *Info) ResultWords(m Mode, k int) int {
-	if m == ModeStats {
+	switch m {
+	case ModeStats:
 		return int(i.NC) + 2*int(i.NT)
+	case ModeVotes:
+		return int(i.NC)
 	}
 	return k * int(i.NT)
+}
+
+// ItemBytes is the size of one result item on the wire: 4, or 2 for votes
+// mode when the votes of K samples fit in 16 bits (ItemBytes).
+func (i *Info) ItemBytes(m Mode, k int) int { return ItemBytes(m, int(i.NC), k) }
+
+// ItemBytes is the size of one INFER result item for a board with nc
+// classes (docs/protocol.md section 4): 2 in votes mode when
+// K*lcm(1..NC) <= 65535, else 4.
+func ItemBytes(m Mode, nc, k int) int {
+	if m != ModeVotes || nc < 1 || nc > 40 || k < 0 { // lcm(1..40) still fits in 64 bits
+		return 4
+	}
+	if u := fixed.VoteUnit(nc); u <= 0xffff && uint64(k)*u <= 0xffff {
+		return 2
+	}
+	return 4
 }
 
 // String summarizes the board.
@@ -277,6 +297,9 @@ type Mode uint8
 const (
 	ModeSamples Mode = 0 // K x NT raw class sums
 	ModeStats   Mode = 1 // NC votes, NT sums, NT sums of squares
+	// ModeVotes returns the NC votes of ModeStats alone, as u16 items
+	// when they fit (ItemBytes): the compact answer for streaming.
+	ModeVotes Mode = 2
 )
 
 // String names the mode.
@@ -286,6 +309,8 @@ func (m Mode) String() string {
 		return "samples"
 	case ModeStats:
 		return "stats"
+	case ModeVotes:
+		return "votes"
 	}
 	return fmt.Sprintf("mode %d", uint8(m))
 }
@@ -313,8 +338,8 @@ func (r *InferRequest) DecodeFromBytes(p []byte) error {
 	if len(p) < InferHeaderLen {
 		return fmt.Errorf("%w: INFER payload is %d bytes, the header alone is %d", ErrPayload, len(p), InferHeaderLen)
 	}
-	if p[0] > byte(ModeStats) {
-		return fmt.Errorf("%w: INFER mode %d at payload byte 0, want 0 (samples) or 1 (stats)", ErrPayload, p[0])
+	if p[0] > byte(ModeVotes) {
+		return fmt.Errorf("%w: INFER mode %d at payload byte 0, want 0 (samples), 1 (stats) or 2 (votes)", ErrPayload, p[0])
 	}
 	if p[1] != 0 {
 		return fmt.Errorf("%w: INFER reserved payload byte 1 is 0x%02x, want 0", ErrPayload, p[1])
@@ -395,24 +420,54 @@ func Uint32s(dst []uint32, p []byte) ([]uint32, error) {
 	return dst, nil
 }
 
+// AppendItems appends result items of ib bytes each (2 or 4),
+// little-endian; 2-byte items keep the low half of each value.
+func AppendItems(dst []byte, items []uint32, ib int) []byte {
+	if ib != 2 {
+		return AppendWords(dst, items)
+	}
+	for _, w := range items {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(w))
+	}
+	return dst
+}
+
+// Items appends the little-endian result items of ib bytes each (2 or 4)
+// in p to dst, zero-extended; p must be a whole number of items.
+func Items(dst []uint32, p []byte, ib int) ([]uint32, error) {
+	if ib != 2 {
+		return Uint32s(dst, p)
+	}
+	if len(p)%2 != 0 {
+		return dst, fmt.Errorf("%w: %d bytes is not a whole number of u16 items", ErrPayload, len(p))
+	}
+	for k := 0; k < len(p); k += 2 {
+		dst = append(dst, uint32(binary.LittleEndian.Uint16(p[k:])))
+	}
+	return dst, nil
+}
+
 // STATUS counter indices (docs/protocol.md section 5).
 const (
-	CounterExecuted   = iota // frames received and executed
-	CounterCRCErrors         // CRC errors (frames dropped)
-	CounterFraming           // framing errors
-	CounterOverruns          // UART receive overruns
-	CounterUnknown           // unknown commands
-	CounterBadLength         // bad payload lengths
-	CounterFCS               // Ethernet FCS errors
-	CounterEthDropped        // Ethernet frames dropped (address, type, size)
-	CounterSent              // response frames sent
-	CounterInferred          // feature vectors inferred
-	CounterErrors            // errors answered (ERROR frames sent)
-	StatusCounters           // number of counters
+	CounterExecuted     = iota // frames received and executed
+	CounterCRCErrors           // CRC errors (frames dropped)
+	CounterFraming             // framing errors
+	CounterOverruns            // UART receive overruns
+	CounterUnknown             // unknown commands
+	CounterBadLength           // bad payload lengths
+	CounterFCS                 // Ethernet FCS errors
+	CounterEthDropped          // Ethernet frames dropped (address, type, size)
+	CounterSent                // response frames sent
+	CounterInferred            // feature vectors inferred
+	CounterErrors              // errors answered (ERROR frames sent)
+	CounterUARTBytes           // UART bytes received (every byte the receiver finished)
+	CounterUARTBitTimes        // UART bit times elapsed
+	StatusCounters             // number of counters
 )
 
 var counterNames = [StatusCounters]string{"executed", "crc_errors", "framing_errors", "uart_overruns", "unknown_commands",
-	"bad_lengths", "eth_fcs_errors", "eth_dropped", "responses_sent", "vectors_inferred", "errors_answered"}
+	"bad_lengths", "eth_fcs_errors", "eth_dropped", "responses_sent", "vectors_inferred", "errors_answered",
+	"uart_rx_bytes", "uart_bit_times"}
 
 // CounterName returns a short snake_case name of STATUS counter k.
 func CounterName(k int) string {
@@ -422,12 +477,12 @@ func CounterName(k int) string {
 	return counterNames[k]
 }
 
-// Status is the STATUS response: 11 saturating u32 counters.
+// Status is the STATUS response: 13 saturating u32 counters.
 type Status struct {
 	Counters [StatusCounters]uint32
 }
 
-// DecodeFromBytes decodes the 44-byte payload.
+// DecodeFromBytes decodes the 52-byte payload.
 func (s *Status) DecodeFromBytes(p []byte) error {
 	if err := payloadLen("STATUS response", p, 4*StatusCounters); err != nil {
 		return err
@@ -574,10 +629,11 @@ func SampleSums(dst []int32, w []uint32) []int32 {
 	return dst
 }
 
-// ResultWords returns the INFER result words a board must send for one
+// ResultWords returns the INFER result items a board must send for one
 // feature vector, given the golden core's per-sample sums and statistics
 // (docs/protocol.md section 4): K*NT raw class sums in samples mode; NC
-// votes, NT sums and NT sums of squares in stats mode.
+// votes, NT sums and NT sums of squares in stats mode; NC votes in votes
+// mode (sent as ItemBytes each).
 func ResultWords(mode Mode, sums []int32, st fixed.Stats) []uint32 {
 	var w []uint32
 	if mode == ModeSamples {
@@ -588,6 +644,9 @@ func ResultWords(mode Mode, sums []int32, st fixed.Stats) []uint32 {
 	}
 	for _, v := range st.Votes {
 		w = append(w, uint32(v))
+	}
+	if mode == ModeVotes {
+		return w
 	}
 	for _, v := range st.Sum {
 		w = append(w, uint32(int32(v)))

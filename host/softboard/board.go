@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/host/frame"
@@ -52,6 +53,11 @@ type Board struct {
 
 	mu       sync.Mutex
 	counters [frame.StatusCounters]uint32
+	// The UART bit-time counter (STATUS 12) runs at BitRate from lineT0
+	// while Serve runs a byte stream; lineBase is its value at the last
+	// RESET_STATUS.
+	lineT0   time.Time
+	lineBase uint64
 	words    []uint16
 	next     uint32
 	loading  bool
@@ -62,6 +68,7 @@ type Board struct {
 	x        []bool
 	sums     []int32
 	out      []uint32
+	pay      []byte
 }
 
 // New builds a board.
@@ -166,7 +173,32 @@ func (b *Board) infoLocked() frame.Info {
 func (b *Board) Status() frame.Status {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return frame.Status{Counters: b.counters}
+	return b.status()
+}
+
+// lineTicks is the number of UART bit times since Serve started on a
+// byte stream at a known bit rate (0 otherwise).
+func (b *Board) lineTicks() uint64 {
+	if b.lineT0.IsZero() || b.cfg.BitRate <= 0 {
+		return 0
+	}
+	return uint64(time.Since(b.lineT0).Seconds() * float64(b.cfg.BitRate))
+}
+
+// status returns the counters with the bit-time counter brought up to date.
+func (b *Board) status() frame.Status {
+	st := frame.Status{Counters: b.counters}
+	st.Counters[frame.CounterUARTBitTimes] = uint32(min(b.lineTicks()-b.lineBase, math.MaxUint32))
+	return st
+}
+
+// startLine starts the UART bit-time counter (Serve on a byte stream).
+func (b *Board) startLine() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lineT0.IsZero() {
+		b.lineT0 = time.Now()
+	}
 }
 
 // Words returns a copy of the bank words as uploaded (W = L*D).
@@ -315,7 +347,7 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		if len(p) != 0 {
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
-		st := frame.Status{Counters: b.counters}
+		st := b.status()
 		return b.appendResp(dst, f, st.AppendTo)
 
 	case frame.TypeResetStatus:
@@ -323,6 +355,7 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
 		b.counters = [frame.StatusCounters]uint32{}
+		b.lineBase = b.lineTicks()
 		return b.appendResp(dst, f, func(d []byte) []byte { return d })
 	}
 	b.count(frame.CounterUnknown, 1)
@@ -352,6 +385,7 @@ func (b *Board) infer(dst []byte, f frame.Frame) []byte {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeNoModel, 0)
 	}
 	per := b.info.ResultWords(r.Mode, int(r.K))
+	ib := b.info.ItemBytes(r.Mode, int(r.K))
 	if per*int(r.Count) > frame.MaxResponseWords {
 		maxCount := frame.MaxResponseWords / per
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+maxCount*fb))
@@ -366,33 +400,21 @@ func (b *Board) infer(dst []byte, f frame.Frame) []byte {
 		if err != nil { // cannot happen: features and K were checked
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
-		if r.Mode == frame.ModeStats {
-			for _, v := range st.Votes {
-				out = append(out, uint32(v))
-			}
-			for _, v := range st.Sum {
-				out = append(out, uint32(int32(v)))
-			}
-			for _, v := range st.SumSq {
-				out = append(out, uint32(v))
-			}
-		} else {
-			for _, v := range b.sums {
-				out = append(out, uint32(v))
-			}
-		}
+		out = append(out, frame.ResultWords(r.Mode, b.sums, st)...)
 	}
 	b.out = out
+	b.pay = frame.AppendItems(b.pay[:0], out, ib)
 	b.count(frame.CounterInferred, uint32(r.Count))
+	pay := b.pay
 	for i := 0; ; i++ {
-		n := min(len(out), frame.WordsPerFragment)
-		more := n < len(out)
+		n := min(len(pay), frame.MaxPayload)
+		more := n < len(pay)
 		start := len(dst)
 		dst = frame.Begin(dst, frame.TypeInfer.Response(), frame.FragmentFlags(i, more), f.Seq)
-		dst = frame.AppendWords(dst, out[:n])
+		dst = append(dst, pay[:n]...)
 		dst, _ = frame.Finish(dst, start)
 		b.count(frame.CounterSent, 1)
-		out = out[n:]
+		pay = pay[n:]
 		if !more {
 			return dst
 		}

@@ -147,7 +147,7 @@ func TestProtocolConformance(t *testing.T) {
 	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 1, 2)[:frame.InferHeaderLen+fb], frame.CodeBadLength, uint32(frame.InferHeaderLen+2*fb))
 	wantError(t, b, frame.TypeInfer, []byte{1, 0, 1}, frame.CodeBadLength, frame.InferHeaderLen)
 	bad := infer(frame.ModeStats, 1, 1)
-	bad[0] = 2
+	bad[0] = 3 // modes are 0..2
 	wantError(t, b, frame.TypeInfer, bad, frame.CodeBadLength, 0)
 	// 100 samples x 3 TMs x 110 vectors = 33000 words > 128 fragments.
 	wantError(t, b, frame.TypeInfer, infer(frame.ModeSamples, 100, 110), frame.CodeBadLength, uint32(frame.InferHeaderLen+109*fb))

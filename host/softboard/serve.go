@@ -76,6 +76,7 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 		}
 	}
 	tx := &txLine{w: rw, rate: b.cfg.BitRate, pace: opts.Pace}
+	b.startLine()
 	queue := make(chan []byte, b.cfg.QueueFrames)
 	free := make(chan []byte, b.cfg.QueueFrames+2)
 	rxErr := make(chan error, 1)
@@ -148,6 +149,9 @@ func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *
 		now := time.Now()
 		if n > 0 {
 			last = now
+			if b.cfg.BitRate > 0 {
+				b.Count(frame.CounterUARTBytes, uint32(n)) // a UART: every byte received
+			}
 			p.Feed(buf[:n], handle)
 		}
 		if opts.IdleTimeout > 0 && p.Buffered() > 0 && now.Sub(last) >= opts.IdleTimeout {

@@ -43,14 +43,24 @@
 // entropy and mutual information are exact. In stats mode the board
 // returns only the accumulated votes, sums and sums of squares (NC + 2*NT
 // words instead of K*NT): the mean and entropy are exact, the mutual
-// information cannot be computed and is reported as null.
+// information cannot be computed and is reported as null. Votes mode
+// returns the NC vote totals alone (u16 each when they fit), the compact
+// answer that lets a pipelined UART stream fill the host-to-board line;
+// its metrics are those of stats mode.
 //
 // # Figures
 //
 // queries_per_s is rows streamed divided by the wall time of step 3.
-// link_utilization is the host-to-board line utilization over that time
-// (transport.Stats.TxUtilization: bytes sent x 10 bits / baud / seconds)
-// when the line rate is known (UART: the transport's baud, else the
-// board's INFO bit rate), else 0; link_utilization_rx is the same for the
-// board-to-host direction, usually the busier one.
+// link_utilization is the fraction of time the board's receive line
+// carried data. On a UART it is measured by the board itself (STATUS
+// counters 11 and 12, read before and after the stream: 10 x bytes
+// received / bit times elapsed; link_utilization_source "board"), so it
+// holds for a real board and for the Verilated one, whose simulated line
+// runs at its own pace. A board that does not count (bit times 0) falls
+// back to the host's estimate (source "host"): link_utilization_host, the
+// host-to-board utilization over the wall time (transport.Stats.
+// TxUtilization: bytes sent x 10 bits / baud / seconds) when the line rate
+// is known (the transport's baud, else the board's INFO bit rate);
+// link_utilization_rx is the same estimate for the board-to-host
+// direction. On Ethernet all three are 0.
 package stream

@@ -22,7 +22,8 @@ type Config struct {
 	K int
 	// Seed is the base seed: row id i uses Seed + i.
 	Seed uint32
-	// Mode is frame.ModeSamples (default) or frame.ModeStats.
+	// Mode is frame.ModeSamples (default), frame.ModeStats or
+	// frame.ModeVotes.
 	Mode frame.Mode
 	// Labels are the rows' true classes (model class indices), or nil.
 	Labels []int
@@ -105,12 +106,14 @@ type Summary struct {
 	Retries         uint64  `json:"retries"`              // resends during the stream, all causes
 	CRCErrors       uint64  `json:"crc_errors"`           // frames the host's receiver dropped for a bad CRC
 	QueriesPerS     float64 `json:"queries_per_s"`        // Queries / WallS
-	LinkUtilization float64 `json:"link_utilization"`     // host-to-board line utilization (UART), else 0
+	LinkUtilization float64 `json:"link_utilization"`     // the board's receive line utilization (UART), else 0; see LinkUtilSource
 
 	FirstMismatch  string       `json:"first_mismatch,omitempty"` // the first mismatch, described
-	LinkUtilRx     float64      `json:"link_utilization_rx"`      // board-to-host line utilization (UART), else 0
+	LinkUtilSource string       `json:"link_utilization_source"`  // "board" (STATUS counters 11-12), "host" (wall-clock estimate) or "" (unknown)
+	LinkUtilHost   float64      `json:"link_utilization_host"`    // host-to-board line utilization estimated on the host's wall clock (UART), else 0
+	LinkUtilRx     float64      `json:"link_utilization_rx"`      // board-to-host line utilization estimated on the host's wall clock (UART), else 0
 	WallS          float64      `json:"wall_s"`                   // wall time of the stream (upload excluded)
-	Mode           string       `json:"mode"`                     // samples or stats
+	Mode           string       `json:"mode"`                     // samples, stats or votes
 	K              int          `json:"k"`                        // samples per row
 	Seed           uint32       `json:"seed"`                     // base seed
 	FramingErrors  uint64       `json:"framing_errors"`           // frames the host's receiver dropped for a bad length or idle line
@@ -174,7 +177,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if cfg.RowIDs != nil && len(cfg.RowIDs) != len(rows) {
 		return nil, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), len(rows))
 	}
-	if cfg.Mode != frame.ModeSamples && cfg.Mode != frame.ModeStats {
+	if cfg.Mode > frame.ModeVotes {
 		return nil, fmt.Errorf("stream: unknown mode %d", cfg.Mode)
 	}
 	if f == nil || f.Bank == nil || f.Booleanizer == nil || f.Model == nil {
@@ -297,7 +300,11 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if wall > 0 {
 		s.QueriesPerS = float64(len(rows)) / wall.Seconds()
 	}
-	s.LinkUtilization, s.LinkUtilRx = link.TxUtilization(wall), link.RxUtilization(wall)
+	s.LinkUtilHost, s.LinkUtilRx = link.TxUtilization(wall), link.RxUtilization(wall)
+	s.LinkUtilization = s.LinkUtilHost
+	if s.LinkUtilHost > 0 {
+		s.LinkUtilSource = "host"
+	}
 	s.Retries = drv.Retries - drv0.Retries
 	s.Timeouts = drv.Timeouts - drv0.Timeouts
 	s.Busy = drv.Busy - drv0.Busy
@@ -309,6 +316,13 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		s.Board.Counters = map[string]uint32{}
 		for k, v := range st.Counters {
 			s.Board.Counters[frame.CounterName(k)] = v - status0.Counters[k]
+		}
+		// The board's own measure of its receive line (docs/protocol.md
+		// section 5), from the STATUS read before the stream to this one.
+		bytes := st.Counters[frame.CounterUARTBytes] - status0.Counters[frame.CounterUARTBytes]
+		ticks := st.Counters[frame.CounterUARTBitTimes] - status0.Counters[frame.CounterUARTBitTimes]
+		if in.BitRate != 0 && ticks > 0 && st.Counters[frame.CounterUARTBitTimes] != math.MaxUint32 {
+			s.LinkUtilization, s.LinkUtilSource = 10*float64(bytes)/float64(ticks), "board"
 		}
 	}
 
@@ -322,8 +336,8 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if err := mapping.Validate(); err != nil {
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
-	if cfg.Mode == frame.ModeStats && mapping.Kind != ptm.Vote {
-		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("stats mode carries vote counts only: the model's %s mapping is replaced by the plain vote", mapping.Kind))
+	if cfg.Mode != frame.ModeSamples && mapping.Kind != ptm.Vote {
+		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("%v mode carries vote counts only: the model's %s mapping is replaced by the plain vote", cfg.Mode, mapping.Kind))
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
 	var labels []int
@@ -437,6 +451,8 @@ func describeMismatch(id int, seed uint32, r driver.Result, want []uint32, k int
 	what := fmt.Sprintf("word %d", k)
 	if mode == frame.ModeSamples {
 		what += fmt.Sprintf(" (sample %d, class sum of TM %d)", k/b.TMs, k%b.TMs)
+	} else if mode == frame.ModeVotes {
+		what += fmt.Sprintf(" (votes of class %d)", k)
 	} else {
 		switch {
 		case k < b.Classes:

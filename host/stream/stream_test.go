@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,23 @@ func TestIrisSamplesAndStats(t *testing.T) {
 	}
 	if s2.Metrics.Accuracy != s.Metrics.Accuracy || math.Abs(float64(s2.Metrics.ECE-s.Metrics.ECE)) > 1e-12 {
 		t.Fatalf("accuracy/ECE differ between modes: %+v vs %+v", s.Metrics, s2.Metrics)
+	}
+	// Votes mode: the same vote totals in u16 items, so the same rows.
+	cfg.Mode = frame.ModeVotes
+	s3, err := stream.Run(ctx, tr, f, "", X, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s3.Mismatches != 0 || s3.Lost != 0 || s3.Mode != "votes" {
+		t.Fatalf("votes run %+v", s3)
+	}
+	for i := range s2.Rows {
+		if a, c := s2.Rows[i], s3.Rows[i]; a.Pred != c.Pred || !slices.Equal(a.Probs, c.Probs) || a.Entropy != c.Entropy {
+			t.Fatalf("row %d: stats %+v, votes %+v", i, a, c)
+		}
+	}
+	if s3.BytesReceived >= s2.BytesReceived {
+		t.Errorf("votes mode received %d bytes, stats mode %d: not more compact", s3.BytesReceived, s2.BytesReceived)
 	}
 	// The JSON carries the required fields under their exact names.
 	js, err := json.Marshal(s2)
