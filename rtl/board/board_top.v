@@ -284,7 +284,7 @@ proto_engine #(
     .s_axis_tdata(a_data), .s_axis_tvalid(a_valid), .s_axis_tready(a_ready),
     .r_type(r_type), .r_seq(r_seq), .r_link(r_link), .r_mac(r_mac),
     .r_axis_tdata(r_data), .r_axis_tvalid(r_valid), .r_axis_tready(r_ready),
-    .r_axis_tlast(r_last), .r_axis_tuser(r_user), .tx_busy(t_busy),
+    .r_axis_tlast(r_last), .r_axis_tuser(r_user),
     .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
     .bank_wr_data(bank_wr_data),
     .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),

@@ -56,9 +56,12 @@
  *                 descriptor (frame that did not fit in its link buffer):
  *                 ERROR 8, in arrival order.
  * Payload bytes a command does not use are read and discarded, so the
- * frame is always consumed whole. The descriptor is taken only when the
- * response has been sent (proto_tx idle again), so its fields are used as
- * offered, without copies, and stay stable for proto_tx.
+ * frame is always consumed whole. The descriptor is taken when the last
+ * byte of its response has been handed to proto_tx, so its fields are used
+ * as offered, without copies, and stay stable for proto_tx, which latches
+ * them per fragment. The next frame is then executed while proto_tx is
+ * still sending (its response waits for r_axis_tready): on a slow link the
+ * core computes during the previous answer's transmission.
  *
  * Counters (saturating u32, docs/protocol.md section 5): 0 executed frames
  * (descriptors started, busy ones excepted), 1 ev_crc_error, 2
@@ -101,8 +104,6 @@
  *                               response bytes to proto_tx (tuser: empty
  *                               response); the side band stays stable
  *                               until proto_tx has sent the whole response
- *   tx_busy                     proto_tx busy: no new frame is taken while
- *                               high (this keeps r_type..r_mac stable)
  *   bank_wr_*, req_*, res_*, info_addr/info_data   to the core
  *   ev_*                        event pulses counted in STATUS
  *   loaded                      a committed model is valid
@@ -155,7 +156,6 @@ module proto_engine #(
     input  wire                r_axis_tready,
     output wire                r_axis_tlast,
     output wire                r_axis_tuser,
-    input  wire                tx_busy,
 
     output wire                bank_wr_en,
     output wire [LANE_W-1:0]   bank_wr_lane,
@@ -372,9 +372,9 @@ crc32 crc_inst (
 );
 
 // ------------------------------------------------------------ handshakes
-wire take_desc = (state == S_IDLE) && !tx_busy && s_desc_valid;   // start a frame
+wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
 wire feed_rdy  = (state == S_INFER) && (vec_left != {LEN_W{1'b0}}) && !req_pend;
-assign s_desc_ready  = (state == S_POP) && !tx_busy;               // done with it
+assign s_desc_ready  = (state == S_POP);                           // done with it
 assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed)) ||
                        ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}})) ||
                        ((state == S_DRAIN) && (rem != {LEN_W{1'b0}})) ||
@@ -491,7 +491,10 @@ wire word_done  = (infer_xfer && item_end) ||             // core word sent (or 
 wire infer_end  = word_done && res_last && last_vec;
 wire infer_tlast = last_vec && item_end && (vmode ? (wi == NC6 - 6'd1) : res_last);
 
-assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !gap;
+// a counter read starts only while proto_tx takes bytes (not while it
+// sends the previous response), so it is held for the 4 bytes of its word
+// only and the counters' pending counts cannot overflow meanwhile
+assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !gap && (r_axis_tready || cnt_valid);
 
 assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
@@ -843,9 +846,7 @@ always @(posedge clk) begin
         end
 
         S_POP: begin
-            if (!tx_busy) begin
-                state <= S_IDLE;
-            end
+            state <= S_IDLE;
         end
 
         default: begin

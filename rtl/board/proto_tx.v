@@ -28,10 +28,12 @@
  *     feed a MAC that cannot wait (eth_mac_tx) directly.
  *
  * Side band: s_type, s_seq, s_link, s_mac describe the response the bytes
- * belong to. They are not latched: they must stay stable from the first
- * byte of a response until its last frame has been sent (busy low), which
- * proto_engine guarantees by taking no new frame while busy is high.
- * m_link and m_mac are s_link and s_mac passed through.
+ * belong to. They must stay stable from the first byte of a response to
+ * its last (s_axis_tlast); they are latched with the byte that closes each
+ * fragment, so the producer may move on to its next command while the
+ * fragment is sent (proto_engine executes the next frame meanwhile, and
+ * its response waits for s_axis_tready). m_link and m_mac are the latched
+ * link and MAC of the fragment being sent.
  *
  * Parameters:
  *   FRAG_BYTES  payload bytes per fragment, power of two, 4..32768 (1024 =
@@ -101,6 +103,12 @@ reg [AW-1:0] ridx;                 // payload byte being sent
 reg [1:0]    cidx;                 // CRC byte index
 reg [31:0]   crc;
 
+// side band of the fragment being sent, latched when it closes
+reg [7:0]    l_type;
+reg [15:0]   l_seq;
+reg          l_link;
+reg [47:0]   l_mac;
+
 (* no_rw_check *)
 reg [7:0]    mem [0:FRAG_BYTES-1];       // written while filling, read while emitting
 reg [7:0]    rdata;
@@ -123,10 +131,10 @@ reg [7:0] hdr_byte;
 always @* begin
     case (hidx)
         3'd0:    hdr_byte = 8'hA5;
-        3'd1:    hdr_byte = s_type;
+        3'd1:    hdr_byte = l_type;
         3'd2:    hdr_byte = {frag, more};
-        3'd3:    hdr_byte = s_seq[7:0];
-        3'd4:    hdr_byte = s_seq[15:8];
+        3'd3:    hdr_byte = l_seq[7:0];
+        3'd4:    hdr_byte = l_seq[15:8];
         3'd5:    hdr_byte = nbytes[7:0];
         default: hdr_byte = nbytes[15:8];
     endcase
@@ -145,8 +153,8 @@ assign s_axis_tready = !emit;
 assign m_axis_tdata  = out_data;
 assign m_axis_tvalid = out_valid;
 assign m_axis_tlast  = out_last;
-assign m_link        = s_link;
-assign m_mac         = s_mac;
+assign m_link        = l_link;
+assign m_mac         = l_mac;
 assign busy          = emit || (cnt != {NW{1'b0}});
 assign frame_sent    = sent_reg;
 
@@ -168,6 +176,12 @@ end
 always @(posedge clk) begin
     if (fill_xfer) begin
         more <= !s_axis_tlast;
+    end
+    if (close) begin
+        l_type <= s_type;
+        l_seq  <= s_seq;
+        l_link <= s_link;
+        l_mac  <= s_mac;
     end
     if (load) begin
         case (phase)

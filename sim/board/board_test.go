@@ -106,7 +106,7 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 		t.Fatalf("INFO: type 0x%02x, %d words", r.typ, len(w))
 	}
 	rom := d.InfoWords()
-	want := []uint32{0x424D5450, 1, GenVersion()}
+	want := []uint32{0x424D5450, 2, GenVersion()}
 	want = append(want, rom[1:13]...)
 	l := uint32(0)
 	if loaded {
@@ -252,7 +252,7 @@ func inferCheck(t *testing.T, h *host, q request) int {
 func statusWords(t *testing.T, h *host) []uint32 {
 	t.Helper()
 	r, err := h.call(tStatus, nil)
-	if err != nil || r.typ != 0xA0 || len(r.payload) != 44 {
+	if err != nil || r.typ != 0xA0 || len(r.payload) != 52 {
 		t.Fatalf("STATUS: %v, type 0x%02x, %d bytes", err, r.typ, len(r.payload))
 	}
 	return words(r.payload)
@@ -368,6 +368,10 @@ func TestUART(t *testing.T) {
 	}
 	if s1[10] != s0[10] {
 		t.Errorf("ERROR responses went from %d to %d: garbage was answered", s0[10], s1[10])
+	}
+	// every byte on the line counted (counter 11), in at least 10 bit times each (12)
+	if n := s1[11] - s0[11]; n < uint32(len(junk)) || s1[12]-s0[12] < 10*n {
+		t.Errorf("UART bytes counted %d for at least %d sent, in %d bit times", n, len(junk), s1[12]-s0[12])
 	}
 }
 

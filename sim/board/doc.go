@@ -52,6 +52,18 @@
 // Options.ReportedBaud in INFO word 17 (default 115200, a conservative rate
 // for host timeouts that the simulation always exceeds).
 //
+// The board measures its own UART receive line (STATUS counters 11 and
+// 12: bytes received and bit times elapsed, docs/protocol.md section 5),
+// so a host gets the line utilization in simulated time, whatever the
+// simulation speed. Because the model is not clocked while the whole board
+// is idle, bit times while nothing at all is in flight are not counted:
+// the figure is the utilization while the board has work, which is the
+// whole stream whenever pipelining keeps a request on its way (a stream
+// whose host lets the board go idle between requests still shows the gaps
+// while a request is executed and answered). To reproduce a real board's
+// ratio of line time to compute time, set ClksPerBit to its divisor, e.g.
+// 156 for 115,200 baud from the iCEBreaker demo design's 18 MHz clock.
+//
 // # Lifetime
 //
 // Start returns once the board is out of reset and its links are open;

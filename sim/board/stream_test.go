@@ -1,0 +1,348 @@
+package board
+
+// End-to-end runs of the host library (host/stream: upload, pipelined
+// INFER through host/driver, every answer compared with fixed.Core) against
+// the Verilated board built for the shipped Iris model (hw/refmodel), on
+// the pseudo-terminal and, as root, on a TAP device inside a network
+// namespace.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/host/driver"
+	pframe "github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/stream"
+	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/hw/refmodel"
+)
+
+// irisSet is the shipped Iris model and its held-out rows.
+type irisSet struct {
+	m      refmodel.Model
+	X      [][]float64 // raw feature rows (the booleanizer's input)
+	labels []int
+	ids    []int // data-set row numbers (seed = base + id)
+}
+
+var (
+	irisOnce sync.Once
+	irisData irisSet
+	irisErr  error
+)
+
+func loadIris(t *testing.T) irisSet {
+	t.Helper()
+	irisOnce.Do(func() {
+		m, err := refmodel.Iris()
+		if err != nil {
+			irisErr = err
+			return
+		}
+		d, err := pipeline.LoadData(pipeline.Iris, "")
+		if err != nil {
+			irisErr = err
+			return
+		}
+		rows, err := pipeline.Rows(m.File, d, "test")
+		if err != nil {
+			irisErr = err
+			return
+		}
+		labels, err := pipeline.Labels(m.File, d, rows)
+		if err != nil {
+			irisErr = err
+			return
+		}
+		s := irisSet{m: m, labels: labels, ids: rows}
+		for _, r := range rows {
+			s.X = append(s.X, d.X[r])
+		}
+		irisData = s
+	})
+	if irisErr != nil {
+		t.Fatalf("the shipped Iris model: %v", irisErr)
+	}
+	return irisData
+}
+
+// repeat returns n rows cycled from s, with distinct row ids (so distinct
+// seeds) and their labels.
+func (s irisSet) repeat(n int) (X [][]float64, labels, ids []int) {
+	for i := range n {
+		X = append(X, s.X[i%len(s.X)])
+		labels = append(labels, s.labels[i%len(s.labels)])
+		ids = append(ids, i)
+	}
+	return X, labels, ids
+}
+
+// irisOptions are the options of a board for the shipped Iris model with
+// lanes lanes (the bank is uploaded by the host unless preload).
+func irisOptions(m refmodel.Model, lanes int, preload bool) Options {
+	o := DefaultOptions()
+	o.Bank = m.Bank
+	o.ModelHash = m.Hash
+	o.Config = hw.Config{Bits: m.Bank.Bits, LFSRWidth: 32, Lanes: lanes, MaxK: 255}
+	o.Preload = preload
+	return o
+}
+
+// needNetNS skips the test unless it can create network namespaces, and
+// returns a fresh one (deleted at the end of the test).
+func needNetNS(t *testing.T, prefix string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: it needs root to create a network namespace, a TAP device and an AF_PACKET socket")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("skipped: the ip command (iproute2) is not installed")
+	}
+	ns := fmt.Sprintf("%s%d", prefix, os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	return ns
+}
+
+// openEthernetIn opens the host's AF_PACKET transport on iface inside the
+// network namespace ns: the socket is created by a thread that joined the
+// namespace (never unlocked, so the thread dies with its goroutine).
+func openEthernetIn(t *testing.T, ns, iface string) transport.Transport {
+	t.Helper()
+	type res struct {
+		tr  transport.Transport
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		runtime.LockOSThread()
+		f, err := os.Open("/var/run/netns/" + ns)
+		if err != nil {
+			ch <- res{nil, err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- res{nil, fmt.Errorf("setns: %w", err)}
+			return
+		}
+		tr, err := transport.OpenEthernet(transport.EthernetOpts{Interface: iface})
+		ch <- res{tr, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		t.Fatalf("opening %s in namespace %s with host/transport: %v", iface, ns, r.err)
+	}
+	t.Cleanup(func() { r.tr.Close() })
+	return r.tr
+}
+
+// openUART opens the board's pseudo-terminal with the host's UART transport.
+func openUART(t *testing.T, p *Process) transport.Transport {
+	t.Helper()
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
+}
+
+// runStream streams rows and fails the test unless every row got exactly
+// one answer equal to the golden model's.
+func runStream(t *testing.T, tr transport.Transport, f *modelfile.File, hash string, X [][]float64, cfg stream.Config) *stream.Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	s, err := stream.Run(ctx, tr, f, hash, X, cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", tr.Name(), err)
+	}
+	if s.Queries != len(X) || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 {
+		t.Fatalf("%s: %d queries, %d lost, %d duplicated, %d mismatches vs golden (%s)", tr.Name(), s.Queries, s.Lost, s.Duplicated,
+			s.Mismatches, s.FirstMismatch)
+	}
+	t.Logf("%s, %s mode K=%d: %d queries, 0 lost/duplicated/mismatched, %.1f queries/s, %d retries (%d timeouts, %d busy), %d CRC errors; receive line %.3f (%s); board counters %v",
+		tr.Name(), s.Mode, s.K, s.Queries, s.QueriesPerS, s.Retries, s.Timeouts, s.Busy, s.CRCErrors, s.LinkUtilization, s.LinkUtilSource, s.Board.Counters)
+	return s
+}
+
+// TestIrisStream is the end-to-end check of the board issue: the shipped
+// Iris model's held-out rows with K = 100 through host/stream, every sample
+// of every row equal to the golden model, on the pseudo-terminal (with the
+// bank uploaded by the host) and, as root, over Ethernet on a TAP device in
+// a network namespace, both links of one board at once.
+func TestIrisStream(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	iris := loadIris(t)
+	o := irisOptions(iris.m, 8, false)
+	ns := ""
+	if os.Geteuid() == 0 {
+		if _, err := exec.LookPath("ip"); err == nil {
+			ns = needNetNS(t, "ptmiris")
+			o.TAP, o.NetNS = "ptmiris0", ns
+		}
+	}
+	p := start(t, o)
+	uart := openUART(t, p)
+	cfg := stream.Config{K: 100, Seed: 1, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSamples}
+	s := runStream(t, uart, iris.m.File, iris.m.Hash, iris.X, cfg)
+	if !s.Board.Uploaded || s.Metrics == nil || s.Metrics.N != len(iris.X) {
+		t.Fatalf("UART run: uploaded %v, metrics %+v", s.Board.Uploaded, s.Metrics)
+	}
+	if ns == "" {
+		t.Log("Ethernet half skipped: it needs root and iproute2 (network namespace, TAP, AF_PACKET)")
+		return
+	}
+	// Both links at once: samples mode on Ethernet, votes mode on the UART.
+	eth := openEthernetIn(t, ns, p.TAP)
+	var wg sync.WaitGroup
+	var se, sv *stream.Summary
+	wg.Add(2)
+	go func() { defer wg.Done(); se = runStreamNoFatal(t, eth, iris, cfg) }()
+	go func() {
+		defer wg.Done()
+		c := cfg
+		c.Mode = pframe.ModeVotes
+		sv = runStreamNoFatal(t, uart, iris, c)
+	}()
+	wg.Wait()
+	if se == nil || sv == nil {
+		t.FailNow()
+	}
+	if se.Board.Uploaded || se.Board.Info.BitRate != 0 {
+		t.Errorf("Ethernet run: uploaded again %v, INFO bit rate %d (want 0 on Ethernet)", se.Board.Uploaded, se.Board.Info.BitRate)
+	}
+	// The same rows and seeds: the same predictions on both links and modes.
+	for i := range s.Rows {
+		if s.Rows[i].Pred != se.Rows[i].Pred || s.Rows[i].Pred != sv.Rows[i].Pred {
+			t.Fatalf("row %d: predictions %d (UART samples), %d (Ethernet samples), %d (UART votes)", s.Rows[i].Row,
+				s.Rows[i].Pred, se.Rows[i].Pred, sv.Rows[i].Pred)
+		}
+	}
+}
+
+// runStreamNoFatal is runStream for goroutines: failures are reported with
+// Errorf and a nil summary.
+func runStreamNoFatal(t *testing.T, tr transport.Transport, iris irisSet, cfg stream.Config) *stream.Summary {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	s, err := stream.Run(ctx, tr, iris.m.File, iris.m.Hash, iris.X, cfg)
+	if err != nil {
+		t.Errorf("%s: %v", tr.Name(), err)
+		return nil
+	}
+	if s.Queries != len(iris.X) || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 {
+		t.Errorf("%s: %d queries, %d lost, %d duplicated, %d mismatches vs golden (%s)", tr.Name(), s.Queries, s.Lost, s.Duplicated,
+			s.Mismatches, s.FirstMismatch)
+		return nil
+	}
+	t.Logf("%s, %s mode K=%d: %d queries, 0 lost/duplicated/mismatched, %.1f queries/s, %d retries", tr.Name(), s.Mode, s.K, s.Queries,
+		s.QueriesPerS, s.Retries)
+	return s
+}
+
+// faultQueries is the length of the fault-injection runs.
+const faultQueries = 10000
+
+// TestIrisStreamFaults streams 10,000 Iris queries through the Verilated
+// board with 1e-3 of the bytes flipped and 1e-3 dropped in each direction
+// of the UART (and, as root, of the Ethernet link): no query may be lost,
+// answered twice or answered wrongly, and the recovery is counted.
+func TestIrisStreamFaults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	iris := loadIris(t)
+	X, labels, ids := iris.repeat(faultQueries)
+	f := Fault{Flip: 1e-3, Drop: 1e-3}
+	cfg := stream.Config{K: 10, Seed: 7, Labels: labels, RowIDs: ids, Mode: pframe.ModeStats,
+		Driver: driver.Opts{Window: 8}}
+	t.Run("uart", func(t *testing.T) {
+		t.Parallel()
+		o := irisOptions(iris.m, 8, true)
+		o.Faults = Faults{UARTRx: f, UARTTx: f}
+		o.Seed = 11
+		p := start(t, o)
+		s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, X, cfg)
+		checkRecovery(t, s)
+	})
+	t.Run("ethernet", func(t *testing.T) {
+		t.Parallel()
+		ns := needNetNS(t, "ptmflt")
+		o := irisOptions(iris.m, 8, true)
+		o.UART = false
+		o.TAP, o.NetNS = "ptmflt0", ns
+		o.Faults = Faults{EthRx: f, EthTx: f}
+		o.Seed = 12
+		p := start(t, o)
+		// A lost Ethernet frame is only noticed by a timeout when no later
+		// answer reveals it; the simulated round trip is a few ms.
+		c := cfg
+		c.Driver.Timeout = 50 * time.Millisecond
+		s := runStream(t, openEthernetIn(t, ns, p.TAP), iris.m.File, iris.m.Hash, X, c)
+		checkRecovery(t, s)
+	})
+}
+
+// checkRecovery checks that a faulty run needed (and counted) recovery.
+func checkRecovery(t *testing.T, s *stream.Summary) {
+	t.Helper()
+	if s.Retries == 0 {
+		t.Errorf("no retries in %d queries with 1e-3 faults each way: the faults did not reach the link", s.Queries)
+	}
+	lost := s.CRCErrors + s.FramingErrors + uint64(s.Board.Counters["crc_errors"]) + uint64(s.Board.Counters["framing_errors"]) +
+		uint64(s.Board.Counters["eth_fcs_errors"]) + uint64(s.Board.Counters["eth_dropped"])
+	if lost == 0 && s.Timeouts == 0 {
+		t.Errorf("retries %d but no CRC, framing or timeout counted anywhere", s.Retries)
+	}
+}
+
+// TestUARTUtilization measures the board's receive line during a pipelined
+// votes-mode stream of the Iris model with K = 100 on a board configured
+// like the iCEBreaker demo design (12 lanes; 115,200 baud from an 18 MHz
+// clock: 156 clocks per bit), with the board's own counters (STATUS 11-12):
+// the line must carry data at least 90% of the time.
+func TestUARTUtilization(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	iris := loadIris(t)
+	o := irisOptions(iris.m, 12, true)
+	o.ClksPerBit = 156
+	p := start(t, o)
+	X, labels, ids := iris.repeat(300)
+	// The simulated line runs at (simulated clocks/s) / 156 bits/s, about a
+	// tenth of the reported 115,200: timeouts must be scaled to it, or
+	// resends would waste the line the test measures.
+	cfg := stream.Config{K: 100, Seed: 3, Labels: labels, RowIDs: ids, Mode: pframe.ModeVotes,
+		Driver: driver.Opts{LineRate: 1_000_000 / o.ClksPerBit, Timeout: time.Second}}
+	s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, X, cfg)
+	if s.LinkUtilSource != "board" {
+		t.Fatalf("link utilization measured by %q, want the board's counters", s.LinkUtilSource)
+	}
+	bytes, ticks := s.Board.Counters["uart_rx_bytes"], s.Board.Counters["uart_bit_times"]
+	t.Logf("board receive line: %d bytes in %d bit times: utilization %.3f; %d requests of %d bytes, %d resent",
+		bytes, ticks, s.LinkUtilization, s.Queries, s.BytesSent/uint64(max(1, s.Queries)), s.Retries)
+	if s.LinkUtilization < 0.9 {
+		t.Errorf("board receive-line utilization %.3f, want >= 0.9", s.LinkUtilization)
+	}
+}
