@@ -348,11 +348,17 @@ wire             lim_neg   = (SW'(n_words) > SW'(next));
 wire [15:0]      len_cnt   = (r_err && r_dsel == D_QUOT) ? quot : (p_count == 16'd0) ? 16'd1 : p_count;
 wire [31:0]      infer_len = 32'(len_cnt) * FB + 32'd10;
 wire             count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
+// Registered copies for timing: the leading fields are final one clock
+// before S_DECIDE (S_PARAM waits a clock at pidx == pneed), and p_k and
+// p_mode one clock before S_SIZE, so the decisions read these registers
+// instead of the length multiplier and comparator or the K x NT product.
+reg              count_ok_r;
+reg [20:0]       wpv_r;
 wire             vmode     = p_mode[1];                                 // mode 2: votes
 wire             vwide     = (p_k > KV16);                             // mode 2 votes as u32
 wire [20:0]      wpv       = vmode ? WPV_VOTES : p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
 wire [21:0]      dtry      = {drem[20:0], dstep == 4'd15};     // next partial remainder
-wire             dge       = (dtry >= 22'(wpv));
+wire             dge       = (dtry >= 22'(wpv_r));
 wire [31:0]      room_len  = 32'd4 + {{(31-NEXT_W){1'b0}}, TOTAL_N - next, 1'b0};
 
 // byte pidx of the values the leading fields are compared with
@@ -620,6 +626,11 @@ always @(posedge clk) begin
     end
 end
 
+always @(posedge clk) begin
+    count_ok_r <= count_ok;
+    wpv_r      <= wpv;
+end
+
 // ------------------------------------------------------------ main FSM
 task automatic set_error(input [3:0] code, input [2:0] dsel);
     begin
@@ -736,7 +747,7 @@ always @(posedge clk) begin
                 default: begin // T_INFER (no other type gets here)
                     if (p_mode > 8'd2 || rsv_bad) begin
                         set_error(E_LENGTH, D_ZERO);
-                    end else if (!count_ok) begin
+                    end else if (!count_ok_r) begin
                         set_error(E_LENGTH, D_INFER);
                     end else if (p_k == 16'd0 || p_k > KMAX16) begin
                         set_error(E_K, D_TYPE);
@@ -756,7 +767,7 @@ always @(posedge clk) begin
         S_SIZE: begin
             // restoring division of 2^15 by wpv, one quotient bit per clock
             if (!size_done) begin
-                drem  <= 21'(dge ? dtry - 22'(wpv) : dtry);
+                drem  <= 21'(dge ? dtry - 22'(wpv_r) : dtry);
                 quot  <= {quot[14:0], dge};
                 dstep <= dstep - 1'b1;
                 size_done <= (dstep == 4'd0);
