@@ -2,15 +2,9 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"runtime"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/host/conformance"
@@ -48,17 +42,7 @@ func TestConformanceEthernet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("Ethernet conformance skipped: it needs root to create a network namespace, a TAP device and an AF_PACKET socket")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("Ethernet conformance skipped: the ip command (iproute2) is not installed")
-	}
-	ns := fmt.Sprintf("ptmconf%d", os.Getpid())
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Fatalf("ip netns add: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	ns := needNetNS(t, "ptmconf")
 	o := DefaultOptions()
 	o.Shape = irisShape
 	o.Config = irisConfig
@@ -66,34 +50,7 @@ func TestConformanceEthernet(t *testing.T) {
 	o.TAP = "ptmconf0"
 	o.NetNS = ns
 	p := start(t, o)
-	// the transport's socket is created by a thread inside the namespace
-	// (never unlocked: the thread dies with its goroutine)
-	type res struct {
-		tr  transport.Transport
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		runtime.LockOSThread()
-		f, err := os.Open("/var/run/netns/" + ns)
-		if err != nil {
-			ch <- res{nil, err}
-			return
-		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- res{nil, fmt.Errorf("setns: %w", err)}
-			return
-		}
-		tr, err := transport.OpenEthernet(transport.EthernetOpts{Interface: p.TAP})
-		ch <- res{tr, err}
-	}()
-	r := <-ch
-	if r.err != nil {
-		t.Fatalf("opening the TAP with host/transport: %v", r.err)
-	}
-	defer r.tr.Close()
-	conform(t, r.tr)
+	conform(t, openEthernetIn(t, ns, p.TAP))
 }
 
 // conform runs host/conformance in strict mode on a transport.

@@ -8,6 +8,7 @@ package board
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -161,22 +162,31 @@ func openUART(t *testing.T, p *Process) transport.Transport {
 	return tr
 }
 
-// runStream streams rows and fails the test unless every row got exactly
-// one answer equal to the golden model's.
-func runStream(t *testing.T, tr transport.Transport, f *modelfile.File, hash string, X [][]float64, cfg stream.Config) *stream.Summary {
-	t.Helper()
+// streamRows streams rows and returns an error unless every row got
+// exactly one answer equal to the golden model's.
+func streamRows(t *testing.T, tr transport.Transport, f *modelfile.File, hash string, X [][]float64, cfg stream.Config) (*stream.Summary, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	s, err := stream.Run(ctx, tr, f, hash, X, cfg)
 	if err != nil {
-		t.Fatalf("%s: %v", tr.Name(), err)
+		return nil, fmt.Errorf("%s: %w", tr.Name(), err)
 	}
 	if s.Queries != len(X) || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 {
-		t.Fatalf("%s: %d queries, %d lost, %d duplicated, %d mismatches vs golden (%s)", tr.Name(), s.Queries, s.Lost, s.Duplicated,
-			s.Mismatches, s.FirstMismatch)
+		return nil, fmt.Errorf("%s: %d queries, %d lost, %d duplicated, %d mismatches vs golden (%s)", tr.Name(), s.Queries, s.Lost,
+			s.Duplicated, s.Mismatches, s.FirstMismatch)
 	}
 	t.Logf("%s, %s mode K=%d: %d queries, 0 lost/duplicated/mismatched, %.1f queries/s, %d retries (%d timeouts, %d busy), %d CRC errors; receive line %.3f (%s); board counters %v",
 		tr.Name(), s.Mode, s.K, s.Queries, s.QueriesPerS, s.Retries, s.Timeouts, s.Busy, s.CRCErrors, s.LinkUtilization, s.LinkUtilSource, s.Board.Counters)
+	return s, nil
+}
+
+// runStream is streamRows that fails the test on an error.
+func runStream(t *testing.T, tr transport.Transport, f *modelfile.File, hash string, X [][]float64, cfg stream.Config) *stream.Summary {
+	t.Helper()
+	s, err := streamRows(t, tr, f, hash, X, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -215,16 +225,17 @@ func TestIrisStream(t *testing.T) {
 	var wg sync.WaitGroup
 	var se, sv *stream.Summary
 	wg.Add(2)
-	go func() { defer wg.Done(); se = runStreamNoFatal(t, eth, iris, cfg) }()
+	var ee, ev error
+	go func() { defer wg.Done(); se, ee = streamRows(t, eth, iris.m.File, iris.m.Hash, iris.X, cfg) }()
 	go func() {
 		defer wg.Done()
 		c := cfg
 		c.Mode = pframe.ModeVotes
-		sv = runStreamNoFatal(t, uart, iris, c)
+		sv, ev = streamRows(t, uart, iris.m.File, iris.m.Hash, iris.X, c)
 	}()
 	wg.Wait()
-	if se == nil || sv == nil {
-		t.FailNow()
+	if err := errors.Join(ee, ev); err != nil {
+		t.Fatal(err)
 	}
 	if se.Board.Uploaded || se.Board.Info.BitRate != 0 {
 		t.Errorf("Ethernet run: uploaded again %v, INFO bit rate %d (want 0 on Ethernet)", se.Board.Uploaded, se.Board.Info.BitRate)
@@ -236,26 +247,6 @@ func TestIrisStream(t *testing.T) {
 				s.Rows[i].Pred, se.Rows[i].Pred, sv.Rows[i].Pred)
 		}
 	}
-}
-
-// runStreamNoFatal is runStream for goroutines: failures are reported with
-// Errorf and a nil summary.
-func runStreamNoFatal(t *testing.T, tr transport.Transport, iris irisSet, cfg stream.Config) *stream.Summary {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	s, err := stream.Run(ctx, tr, iris.m.File, iris.m.Hash, iris.X, cfg)
-	if err != nil {
-		t.Errorf("%s: %v", tr.Name(), err)
-		return nil
-	}
-	if s.Queries != len(iris.X) || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 {
-		t.Errorf("%s: %d queries, %d lost, %d duplicated, %d mismatches vs golden (%s)", tr.Name(), s.Queries, s.Lost, s.Duplicated,
-			s.Mismatches, s.FirstMismatch)
-		return nil
-	}
-	t.Logf("%s, %s mode K=%d: %d queries, 0 lost/duplicated/mismatched, %.1f queries/s, %d retries", tr.Name(), s.Mode, s.K, s.Queries,
-		s.QueriesPerS, s.Retries)
-	return s
 }
 
 // faultQueries is the length of the fault-injection runs.
