@@ -338,9 +338,13 @@ reg              err_sent_reg = 1'b0;
 
 // ------------------------------------------------------------ derived values
 wire [31:0]      not_crc   = ~lcrc;
-wire [LEN_W-1:0] n_words   = (f_len - LEN_W'(4)) >> 1;                 // LOAD_DATA
+// LOAD_DATA word count n, registered from the offered descriptor (stable
+// from the clock that takes it), so the comparisons below start from a
+// register rather than from the length subtraction
+reg  [LEN_W-1:0] n_words;
 wire [SW-1:0]    nxt_end   = SW'(next) + SW'(n_words);
 wire             fits      = (nxt_end <= SW'(TOTAL_N));
+reg              fits_r;                                               // fits, a clock later (S_DECIDE)
 wire [SW-1:0]    lim       = SW'(next) - SW'(n_words);                 // next - n
 wire             lim_neg   = (SW'(n_words) > SW'(next));
 // count for the expected INFER length: the request's (1 for count = 0, the
@@ -629,6 +633,8 @@ end
 always @(posedge clk) begin
     count_ok_r <= count_ok;
     wpv_r      <= wpv;
+    n_words    <= (s_desc_len - LEN_W'(4)) >> 1;
+    fits_r     <= fits;
 end
 
 // ------------------------------------------------------------ main FSM
@@ -721,7 +727,7 @@ always @(posedge clk) begin
                         // a retransmission: acknowledged, not rewritten
                     end else if (!load_active) begin
                         set_error(E_NOLOAD, D_TYPE);
-                    end else if (eq_off && fits) begin
+                    end else if (eq_off && fits_r) begin
                         wcnt  <= n_words;
                         half  <= 1'b0;
                         state <= S_WRITE;
