@@ -198,13 +198,13 @@ func (m *Model) Check() error {
 	return nil
 }
 
-// apply multiplies the SPV of TA ta by TPM k over its support, then trims
-// edge states holding less than Tiny.
-func (m *Model) apply(ta int, k TPM) {
+// apply multiplies the SPV of TA ta by TPM k (with the moves of m.S) over
+// its support, then trims edge states holding less than Tiny.
+func (m *Model) apply(ta int, k TPM, mv moves) {
 	n2 := 2 * m.N
 	p := m.SPV[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
 	a, b := max(int(m.lo[ta])-1, 0), min(int(m.hi[ta])+1, n2-1)
-	d := applyRange(k, p, m.S, a, b)
+	d := applyRange(k, p, mv, a, b)
 	for a < b && p[a] < Tiny {
 		if a >= m.N {
 			d -= p[a]

@@ -273,7 +273,7 @@ func TestApplyRangeMatchesFull(t *testing.T) {
 		k := TPM(1 + rng.IntN(4))
 		s := 1 + 9*rng.Float64()
 		d1 := ApplyTPM(k, p, s)
-		d2 := applyRange(k, q, s, max(lo-1, 0), min(hi+1, n2-1))
+		d2 := applyRange(k, q, newMoves(s), max(lo-1, 0), min(hi+1, n2-1))
 		if d1 != d2 {
 			t.Fatalf("TPM%d n=%d [%d,%d]: include change %v vs %v", k, n, lo, hi, d1, d2)
 		}

@@ -28,16 +28,24 @@ const (
 // k with specificity s, in O(2N), and returns the change in the include
 // mass sum(p[N:]).
 func ApplyTPM(k TPM, p []float64, s float64) (dInclude float64) {
-	return applyRange(k, p, s, 0, len(p)-1)
+	return applyRange(k, p, newMoves(s), 0, len(p)-1)
 }
+
+// moves holds the two transition probabilities of specificity s, derived
+// once per update rather than once per TA.
+type moves struct {
+	up   float64 // (s-1)/s: TPM1's move up, TPM2's and TPM3's stay
+	down float64 // 1/s: TPM1's stay, TPM2's and TPM3's move down
+}
+
+func newMoves(s float64) moves { return moves{up: (s - 1) / s, down: 1 / s} }
 
 // applyRange is ApplyTPM restricted to states a..b, which is exact when every
 // state outside a+1..b-1 holds zero mass (mass moves at most one state).
-func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
+func applyRange(k TPM, p []float64, mv moves, a, b int) (dInclude float64) {
 	n2 := len(p)
 	n := n2 / 2
-	up := (s - 1) / s
-	down := 1 / s
+	up, down := mv.up, mv.down
 	switch k {
 	case TPM1: // up with (s-1)/s, stay with 1/s; the top state absorbs
 		dInclude = up * p[n-1]

@@ -34,7 +34,8 @@ const (
 // PCG seeded from Params.Seed, so training is reproducible bit for bit.
 type Trainer struct {
 	m     *Model
-	rng   *rand.Rand
+	pcg   *rand.PCG  // the source of rng, drawn from directly in the inner loops
+	rng   *rand.Rand // the same stream, for shuffling and class choice
 	lit   []bool
 	zeros []int // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
 	who   []int // the single included literal of value 0 when zeros == 1
@@ -45,13 +46,21 @@ type Trainer struct {
 
 // NewTrainer prepares training of m with the random stream of m.Seed.
 func NewTrainer(m *Model) *Trainer {
+	pcg := rand.NewPCG(m.Seed, 0x5054_4d5f_7472_6e21) // "PTM_trn!"
 	return &Trainer{
 		m:     m,
-		rng:   rand.New(rand.NewPCG(m.Seed, 0x5054_4d5f_7472_6e21)), // "PTM_trn!"
+		pcg:   pcg,
+		rng:   rand.New(pcg),
 		lit:   make([]bool, m.NumLiterals()),
 		zeros: make([]int, m.Clauses),
 		who:   make([]int, m.Clauses),
 	}
+}
+
+// float64 returns the next value of the stream in [0, 1), exactly as
+// rand.Rand.Float64 would, without its call through the Source interface.
+func (tr *Trainer) float64() float64 {
+	return float64(tr.pcg.Uint64()<<11>>11) / (1 << 53)
 }
 
 // CheckData verifies that X and y fit the model (y may be nil).
@@ -136,7 +145,7 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 		base := m.TAIndex(t, j, 0)
 		z := 0
 		for i := 0; i < nl; i++ {
-			if !tr.lit[i] && tr.rng.Float64() < m.pinc[base+i] {
+			if !tr.lit[i] && tr.float64() < m.pinc[base+i] {
 				tr.who[j] = i
 				if z++; z == stopAt {
 					break
@@ -164,21 +173,22 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 	} else {
 		prob = float64(T+v) / float64(2*T)
 	}
+	mv := newMoves(m.S)
 	for j := 0; j < m.Clauses; j++ {
-		if tr.rng.Float64() >= prob {
+		if tr.float64() >= prob {
 			continue
 		}
 		// Type I when the clause's polarity agrees with the target.
 		if (j%2 == 0) == positive {
-			tr.typeI(t, j)
+			tr.typeI(t, j, mv)
 		} else {
 			tr.typeII(t, j)
 		}
 	}
 }
 
-// typeI is Algorithm 3.
-func (tr *Trainer) typeI(t, j int) {
+// typeI is Algorithm 3, with the moves mv of m.S.
+func (tr *Trainer) typeI(t, j int, mv moves) {
 	m := tr.m
 	out := tr.zeros[j] == 0
 	zeroTPM := TPM3
@@ -195,7 +205,7 @@ func (tr *Trainer) typeI(t, j int) {
 		if tr.lit[i] {
 			k = oneTPM
 		}
-		m.apply(base+i, k)
+		m.apply(base+i, k, mv)
 	}
 }
 
@@ -213,6 +223,6 @@ func (tr *Trainer) typeII(t, j int) {
 		if tr.lit[i] || (z == 1 && i != tr.who[j]) {
 			continue
 		}
-		m.apply(base+i, TPM4)
+		m.apply(base+i, TPM4, moves{})
 	}
 }
