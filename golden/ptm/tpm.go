@@ -48,19 +48,14 @@ func applyRange(k TPM, p []float64, mv moves, a, b int) (dInclude float64) {
 	up, down := mv.up, mv.down
 	switch k {
 	case TPM1: // up with (s-1)/s, stay with 1/s; the top state absorbs
-		dInclude = up * p[n-1]
+		dInclude = float64(up * p[n-1])
 		i := b
 		if i == n2-1 {
-			p[i] += up * p[i-1]
+			p[i] += float64(up * p[i-1])
 			i--
 		}
 		if lo := max(a, 1); i >= lo {
-			// p[j] = p[j]*down + up*p[j-1] for j = i down to lo, written on
-			// slices so the compiler drops the bounds checks.
-			dst, src := p[lo:i+1], p[lo-1:i]
-			for j := len(dst) - 1; j >= 0; j-- {
-				dst[j] = dst[j]*down + up*src[j]
-			}
+			stayUp(p[lo-1:i+1], down, up)
 		}
 		if a == 0 {
 			p[0] *= down
@@ -72,7 +67,7 @@ func applyRange(k TPM, p []float64, mv moves, a, b int) (dInclude float64) {
 		top := min(b, n-1)
 		i := a
 		if i == 0 {
-			p[0] += down * p[1]
+			p[0] += float64(down * p[1])
 			i++
 		}
 		if hi := min(top, n-2); i <= hi {
@@ -83,10 +78,10 @@ func applyRange(k TPM, p []float64, mv moves, a, b int) (dInclude float64) {
 			p[n-1] *= up
 		}
 	case TPM3: // down with 1/s, stay with (s-1)/s; the bottom state absorbs
-		dInclude = -down * p[n]
+		dInclude = float64(-down * p[n])
 		i := a
 		if i == 0 {
-			p[0] += down * p[1]
+			p[0] += float64(down * p[1])
 			i++
 		}
 		if hi := min(b, n2-2); i <= hi {
@@ -163,22 +158,4 @@ func TPMDense(k TPM, n int, s float64) *mat.Dense {
 		}
 	}
 	return m
-}
-
-// stayDown sets q[j] = stay*q[j] + down*q[j+1] for j = 0..len(q)-2 (each
-// state keeps stay of its mass and receives down of the state above), in
-// place, four states per iteration; q[len(q)-1] is read, not written.
-func stayDown(q []float64, stay, down float64) {
-	j := 0
-	for ; j+4 < len(q); j += 4 {
-		w := q[j : j+5 : j+5]
-		a0, a1, a2, a3, a4 := w[0], w[1], w[2], w[3], w[4]
-		w[0] = stay*a0 + down*a1
-		w[1] = stay*a1 + down*a2
-		w[2] = stay*a2 + down*a3
-		w[3] = stay*a3 + down*a4
-	}
-	for ; j+1 < len(q); j++ {
-		q[j] = stay*q[j] + down*q[j+1]
-	}
 }
