@@ -36,9 +36,10 @@ type Trainer struct {
 	m     *Model
 	pcg   *rand.PCG  // the source of rng, drawn from directly in the inner loops
 	rng   *rand.Rand // the same stream, for shuffling and class choice
-	lit   []bool
-	zeros []int // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
-	who   []int // the single included literal of value 0 when zeros == 1
+	lit1  []int      // the literals of value 1 of the current example, in increasing order
+	lit0  []int      // its literals of value 0, in increasing order
+	zeros []int      // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
+	who   []int      // the single included literal of value 0 when zeros == 1
 	order []int
 	// Epochs counts the epochs completed.
 	Epochs int
@@ -51,16 +52,17 @@ func NewTrainer(m *Model) *Trainer {
 		m:     m,
 		pcg:   pcg,
 		rng:   rand.New(pcg),
-		lit:   make([]bool, m.NumLiterals()),
+		lit1:  make([]int, 0, m.NumFeatures),
+		lit0:  make([]int, 0, m.NumFeatures),
 		zeros: make([]int, m.Clauses),
 		who:   make([]int, m.Clauses),
 	}
 }
 
-// float64 returns the next value of the stream in [0, 1), exactly as
+// unit returns the next value of pcg's stream in [0, 1), exactly as
 // rand.Rand.Float64 would, without its call through the Source interface.
-func (tr *Trainer) float64() float64 {
-	return float64(tr.pcg.Uint64()<<11>>11) / (1 << 53)
+func unit(pcg *rand.PCG) float64 {
+	return float64(pcg.Uint64()<<11>>11) / (1 << 53)
 }
 
 // CheckData verifies that X and y fit the model (y may be nil).
@@ -109,9 +111,20 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 func (tr *Trainer) Update(x []bool, y int) {
 	m := tr.m
 	o := m.NumFeatures
+	tr.lit1, tr.lit0 = tr.lit1[:0], tr.lit0[:0]
+	for i, v := range x { // literal i is x[i], literal o+i its negation
+		if v {
+			tr.lit1 = append(tr.lit1, i)
+		} else {
+			tr.lit0 = append(tr.lit0, i)
+		}
+	}
 	for i, v := range x {
-		tr.lit[i] = v
-		tr.lit[o+i] = !v
+		if v {
+			tr.lit0 = append(tr.lit0, o+i)
+		} else {
+			tr.lit1 = append(tr.lit1, o+i)
+		}
 	}
 	if m.Binary {
 		tr.updateTM(0, y == 1)
@@ -141,11 +154,13 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 		stopAt = 2
 	}
 	v := 0
+	pcg, lit0 := tr.pcg, tr.lit0
 	for j := 0; j < m.Clauses; j++ {
 		base := m.TAIndex(t, j, 0)
+		pinc := m.pinc[base : base+nl : base+nl]
 		z := 0
-		for i := 0; i < nl; i++ {
-			if !tr.lit[i] && tr.float64() < m.pinc[base+i] {
+		for _, i := range lit0 {
+			if unit(pcg) < pinc[i] {
 				tr.who[j] = i
 				if z++; z == stopAt {
 					break
@@ -175,7 +190,7 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 	}
 	mv := newMoves(m.S)
 	for j := 0; j < m.Clauses; j++ {
-		if tr.float64() >= prob {
+		if unit(pcg) >= prob {
 			continue
 		}
 		// Type I when the clause's polarity agrees with the target.
@@ -200,12 +215,13 @@ func (tr *Trainer) typeI(t, j int, mv moves) {
 		oneTPM = TPM1
 	}
 	base := m.TAIndex(t, j, 0)
-	for i := 0; i < m.NumLiterals(); i++ {
-		k := zeroTPM
-		if tr.lit[i] {
-			k = oneTPM
-		}
-		m.apply(base+i, k, mv)
+	// Each TA's update involves only its own SPV, so the literals of value
+	// 1 and those of value 0 can be taken in two runs.
+	for _, i := range tr.lit1 {
+		m.apply(base+i, oneTPM, mv)
+	}
+	for _, i := range tr.lit0 {
+		m.apply(base+i, zeroTPM, mv)
 	}
 }
 
@@ -219,10 +235,11 @@ func (tr *Trainer) typeII(t, j int) {
 		return
 	}
 	base := m.TAIndex(t, j, 0)
-	for i := 0; i < m.NumLiterals(); i++ {
-		if tr.lit[i] || (z == 1 && i != tr.who[j]) {
-			continue
-		}
+	if z == 1 {
+		m.apply(base+tr.who[j], TPM4, moves{})
+		return
+	}
+	for _, i := range tr.lit0 {
 		m.apply(base+i, TPM4, moves{})
 	}
 }
