@@ -36,3 +36,10 @@ func stayUpGo(q []float64, stay, up float64) {
 		dst[j] = float64(stay*dst[j]) + float64(up*src[j])
 	}
 }
+
+// stayDown and stayUp are the loops the TPM updates use: the portable ones,
+// or vector ones chosen at start-up where the architecture has them.
+var (
+	stayDown = stayDownGo
+	stayUp   = stayUpGo
+)

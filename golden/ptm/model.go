@@ -203,8 +203,7 @@ func (m *Model) Check() error {
 func (m *Model) apply(ta int, k TPM, mv moves) {
 	n2 := 2 * m.N
 	p := m.SPV[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	a, b := max(int(m.lo[ta])-1, 0), min(int(m.hi[ta])+1, n2-1)
-	d := applyRange(k, p, mv, a, b)
+	d, a, b := update(k, p, mv, int(m.lo[ta]), int(m.hi[ta]))
 	for a < b && p[a] < Tiny {
 		if a >= m.N {
 			d -= p[a]
