@@ -34,8 +34,8 @@ const (
 // PCG seeded from Params.Seed, so training is reproducible bit for bit.
 type Trainer struct {
 	m     *Model
-	pcg   *rand.PCG  // the source of rng, drawn from directly in the inner loops
-	rng   *rand.Rand // the same stream, for shuffling and class choice
+	src   pcg        // the random stream, drawn from directly in the inner loops
+	rng   *rand.Rand // src as a rand.Source, for shuffling and class choice
 	lit1  []int      // the literals of value 1 of the current example, in increasing order
 	lit0  []int      // its literals of value 0, in increasing order
 	zeros []int      // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
@@ -47,22 +47,16 @@ type Trainer struct {
 
 // NewTrainer prepares training of m with the random stream of m.Seed.
 func NewTrainer(m *Model) *Trainer {
-	pcg := rand.NewPCG(m.Seed, 0x5054_4d5f_7472_6e21) // "PTM_trn!"
-	return &Trainer{
+	tr := &Trainer{
 		m:     m,
-		pcg:   pcg,
-		rng:   rand.New(pcg),
+		src:   pcg{hi: m.Seed, lo: 0x5054_4d5f_7472_6e21}, // rand.NewPCG(m.Seed, "PTM_trn!")
 		lit1:  make([]int, 0, m.NumFeatures),
 		lit0:  make([]int, 0, m.NumFeatures),
 		zeros: make([]int, m.Clauses),
 		who:   make([]int, m.Clauses),
 	}
-}
-
-// unit returns the next value of pcg's stream in [0, 1), exactly as
-// rand.Rand.Float64 would, without its call through the Source interface.
-func unit(pcg *rand.PCG) float64 {
-	return float64(pcg.Uint64()<<11>>11) / (1 << 53)
+	tr.rng = rand.New(&tr.src)
+	return tr
 }
 
 // CheckData verifies that X and y fit the model (y may be nil).
@@ -142,25 +136,59 @@ func (tr *Trainer) Update(x []bool, y int) {
 // negative (y=0).
 func (tr *Trainer) updateTM(t int, positive bool) {
 	m := tr.m
+	v := tr.sampleClauses(t)
+	T := m.T
+	if v > T {
+		v = T
+	} else if v < -T {
+		v = -T
+	}
+	var prob float64
+	if positive {
+		prob = float64(T-v) / float64(2*T)
+	} else {
+		prob = float64(T+v) / float64(2*T)
+	}
+	mv := newMoves(m.S)
+	for j := 0; j < m.Clauses; j++ {
+		var x uint64
+		if tr.src, x = tr.src.next(); unit(x) >= prob {
+			continue
+		}
+		// Type I when the clause's polarity agrees with the target.
+		if (j%2 == 0) == positive {
+			tr.typeI(t, j, mv)
+		} else {
+			tr.typeII(t, j)
+		}
+	}
+}
+
+// sampleClauses is Algorithm 2 for TM t: it samples the TA actions, records
+// per clause how many included literals of value 0 falsify it (and which
+// one if only one does), and returns the class sum. Only an included
+// literal of value 0 can falsify a clause, and an empty clause outputs 1
+// while training, so only the TAs of literals of value 0 are drawn, in
+// literal order, until the outcome is decided (the first include for
+// PaperFeedback, the second for ConsistentFeedback, which also needs to
+// know which literal alone falsified the clause).
+func (tr *Trainer) sampleClauses(t int) (v int) {
+	m := tr.m
 	nl := m.NumLiterals()
-	// Algorithm 2: sample the TA actions and compute the clause outputs.
-	// Only an included literal of value 0 can falsify a clause, and an empty
-	// clause outputs 1 while training, so only the TAs of literals of value 0
-	// are drawn, in literal order, until the outcome is decided (the first
-	// include for PaperFeedback, the second for ConsistentFeedback, which
-	// also needs to know which literal alone falsified the clause).
 	stopAt := 1
 	if m.Feedback == ConsistentFeedback {
 		stopAt = 2
 	}
-	v := 0
-	pcg, lit0 := tr.pcg, tr.lit0
+	// The stream is a local copy while drawing, so that its state can stay
+	// in registers; it is stored back at the end.
+	src, lit0 := tr.src, tr.lit0
 	for j := 0; j < m.Clauses; j++ {
 		base := m.TAIndex(t, j, 0)
 		pinc := m.pinc[base : base+nl : base+nl]
 		z := 0
 		for _, i := range lit0 {
-			if unit(pcg) < pinc[i] {
+			var x uint64
+			if src, x = src.next(); unit(x) < pinc[i] {
 				tr.who[j] = i
 				if z++; z == stopAt {
 					break
@@ -176,30 +204,8 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 			}
 		}
 	}
-	T := m.T
-	if v > T {
-		v = T
-	} else if v < -T {
-		v = -T
-	}
-	var prob float64
-	if positive {
-		prob = float64(T-v) / float64(2*T)
-	} else {
-		prob = float64(T+v) / float64(2*T)
-	}
-	mv := newMoves(m.S)
-	for j := 0; j < m.Clauses; j++ {
-		if unit(pcg) >= prob {
-			continue
-		}
-		// Type I when the clause's polarity agrees with the target.
-		if (j%2 == 0) == positive {
-			tr.typeI(t, j, mv)
-		} else {
-			tr.typeII(t, j)
-		}
-	}
+	tr.src = src
+	return v
 }
 
 // typeI is Algorithm 3, with the moves mv of m.S.
