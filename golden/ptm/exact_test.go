@@ -47,8 +47,12 @@ func randomData(n, f, nc int, seed uint64) ([][]bool, []int) {
 // the same model, every float64 of every SPV, as the code that recorded
 // these hashes (on amd64). A change here is a change of the golden model, not a
 // refactoring; it must be deliberate and the downstream designs
-// regenerated.
+// regenerated. It runs on every path of the assembly loops.
 func TestTrainingBitExact(t *testing.T) {
+	withKernelPaths(t, testTrainingBitExact)
+}
+
+func testTrainingBitExact(t *testing.T) {
 	xr := rand.New(rand.NewPCG(1, 1))
 	xorX, xorY := classicXOR(5000, 0.4, xr)
 	rndX, rndY := randomData(600, 7, 4, 5)

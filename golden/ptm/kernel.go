@@ -4,7 +4,7 @@ package ptm
 // fl(fl(stay*own) + fl(move*neighbour)): two products rounded separately and
 // then added, never fused into a multiply-add (the float64 conversions forbid
 // fusion on architectures that have one), so the portable loops below and
-// the vector ones of kernel_amd64.s give the same bits.
+// the assembly ones of kernel_amd64.s give the same bits.
 
 // stayDownGo sets q[j] = stay*q[j] + down*q[j+1] for j = 0..len(q)-2 (each
 // state keeps stay of its mass and receives down of the state above), in
@@ -36,10 +36,3 @@ func stayUpGo(q []float64, stay, up float64) {
 		dst[j] = float64(stay*dst[j]) + float64(up*src[j])
 	}
 }
-
-// stayDown and stayUp are the loops the TPM updates use: the portable ones,
-// or vector ones chosen at start-up where the architecture has them.
-var (
-	stayDown = stayDownGo
-	stayUp   = stayUpGo
-)

@@ -4,21 +4,17 @@ package ptm
 
 import "golang.org/x/sys/cpu"
 
-// The 256-bit loops of kernel_amd64.s round each lane exactly like the
-// scalar instructions, so choosing them never changes a result, only the
-// speed.
-func init() {
-	if cpu.X86.HasAVX {
-		stayDown, stayUp = stayDownAVX, stayUpAVX
-	}
-}
+// useAVX selects the 256-bit loops of stayDown and stayUp. They round each
+// lane exactly like the scalar loops, so the choice never changes a result,
+// only the speed.
+var useAVX = cpu.X86.HasAVX
 
-// stayDownAVX is stayDownGo four states per instruction (requires AVX).
+// stayDown is stayDownGo in assembly (kernel_amd64.s).
 //
 //go:noescape
-func stayDownAVX(q []float64, stay, down float64)
+func stayDown(q []float64, stay, down float64)
 
-// stayUpAVX is stayUpGo four states per instruction (requires AVX).
+// stayUp is stayUpGo in assembly (kernel_amd64.s).
 //
 //go:noescape
-func stayUpAVX(q []float64, stay, up float64)
+func stayUp(q []float64, stay, up float64)

@@ -6,10 +6,15 @@ import (
 	"testing"
 )
 
-// TestKernelsMatchGo checks that stayDown and stayUp (the vector loops where
-// the CPU has them) give the bits of the portable loops, for every length up
-// to 70, odd offsets and values from 0 through subnormals to 1.
+// TestKernelsMatchGo checks that stayDown and stayUp (on every path of the
+// assembly loops where there are some) give the bits of the portable loops,
+// for every length up to 70, odd offsets and values from 0 through
+// subnormals to 1.
 func TestKernelsMatchGo(t *testing.T) {
+	withKernelPaths(t, testKernelsMatchGo)
+}
+
+func testKernelsMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 7))
 	value := func() float64 {
 		switch rng.IntN(6) {

@@ -223,12 +223,8 @@ func (tr *Trainer) typeI(t, j int, mv moves) {
 	base := m.TAIndex(t, j, 0)
 	// Each TA's update involves only its own SPV, so the literals of value
 	// 1 and those of value 0 can be taken in two runs.
-	for _, i := range tr.lit1 {
-		m.apply(base+i, oneTPM, mv)
-	}
-	for _, i := range tr.lit0 {
-		m.apply(base+i, zeroTPM, mv)
-	}
+	m.apply(base, tr.lit1, oneTPM, mv)
+	m.apply(base, tr.lit0, zeroTPM, mv)
 }
 
 // typeII is Algorithm 4: only the TAs of literals of value 0 change, and
@@ -242,10 +238,8 @@ func (tr *Trainer) typeII(t, j int) {
 	}
 	base := m.TAIndex(t, j, 0)
 	if z == 1 {
-		m.apply(base+tr.who[j], TPM4, moves{})
+		m.apply(base, tr.who[j:j+1], TPM4, moves{})
 		return
 	}
-	for _, i := range tr.lit0 {
-		m.apply(base+i, TPM4, moves{})
-	}
+	m.apply(base, tr.lit0, TPM4, moves{})
 }
