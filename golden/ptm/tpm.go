@@ -61,7 +61,7 @@ func update(k TPM, p []float64, mv moves, lo, hi int) (dInclude float64, a, b in
 			p[hi] += float64(up * p[hi-1])
 			top = hi - 1
 		}
-		bot := max(lo-1, 0) // read, and written only by the loop if lo == 0
+		bot := max(lo-1, 0) // the loop reads bot..top-1 and writes bot+1..top
 		stayUp(p[bot:top+1], down, up)
 		if lo == 0 {
 			p[0] *= down
@@ -91,7 +91,7 @@ func update(k TPM, p []float64, mv moves, lo, hi int) (dInclude float64, a, b in
 		if hi == 0 { // all mass in the bottom state, which keeps it
 			return dInclude, 0, 0
 		}
-		bot := lo - 1 // the lowest state the loop writes
+		bot := lo - 1 // the loop writes bot..hi-1 and reads bot+1..hi
 		if lo == 0 {
 			p[0] += float64(down * p[1])
 			bot = 1
