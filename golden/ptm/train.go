@@ -179,22 +179,13 @@ func (tr *Trainer) sampleClauses(t int) (v int) {
 	if m.Feedback == ConsistentFeedback {
 		stopAt = 2
 	}
-	// The stream is a local copy while drawing, so that its state can stay
-	// in registers; it is stored back at the end.
-	src, lit0 := tr.src, tr.lit0
+	// The stream is a local copy while drawing; it is stored back at the
+	// end.
+	src := tr.src
 	for j := 0; j < m.Clauses; j++ {
 		base := m.TAIndex(t, j, 0)
-		pinc := m.pinc[base : base+nl : base+nl]
-		z := 0
-		for _, i := range lit0 {
-			var x uint64
-			if src, x = src.next(); unit(x) < pinc[i] {
-				tr.who[j] = i
-				if z++; z == stopAt {
-					break
-				}
-			}
-		}
+		var z int
+		src, z, tr.who[j] = drawIncludes(src, tr.lit0, m.pinc[base:base+nl:base+nl], stopAt)
 		tr.zeros[j] = z
 		if z == 0 {
 			if j%2 == 0 {
@@ -242,4 +233,23 @@ func (tr *Trainer) typeII(t, j int) {
 		return
 	}
 	m.apply(base, tr.lit0, TPM4, moves{})
+}
+
+// drawIncludes draws, from src, the actions of the TAs of the literals lits
+// of one clause (include probabilities pinc) in order until stopAt of them
+// are included, and returns the advanced stream, the number included and
+// the last literal included. The stream is passed by value so that its
+// state stays in registers through the loop.
+func drawIncludes(src pcg, lits []int, pinc []float64, stopAt int) (pcg, int, int) {
+	z, who := 0, 0
+	for _, i := range lits {
+		var x uint64
+		if src, x = src.next(); unit(x) < pinc[i] {
+			who = i
+			if z++; z == stopAt {
+				break
+			}
+		}
+	}
+	return src, z, who
 }
