@@ -45,8 +45,8 @@ func randomData(n, f, nc int, seed uint64) ([][]bool, []int) {
 // TestTrainingBitExact guards the training contract that the reference
 // designs in hw/refmodel and rtl/generated depend on: the same seed gives
 // the same model, every float64 of every SPV, as the code that recorded
-// these hashes (on amd64). A change here is a change of the golden model, not a
-// refactoring; it must be deliberate and the downstream designs
+// these hashes (on amd64). A change here is a change of the golden model,
+// not a refactoring; it must be deliberate and the downstream designs
 // regenerated. It runs on every path of the assembly loops.
 func TestTrainingBitExact(t *testing.T) {
 	withKernelPaths(t, testTrainingBitExact)
