@@ -9,7 +9,10 @@
 // matrices (TPMs) built from the Type I / Type II feedback tables. The TPMs
 // are banded (mass moves at most one state), so ApplyTPM costs O(2N); the
 // tests check it against an explicit gonum matrix product of the matrices
-// built from the tables (see TPMDense).
+// built from the tables (see TPMDense). Training updates only the support
+// of each SPV, and on amd64 its inner loops are AVX assembly whose results
+// are bit for bit those of the portable Go loops (the build tag purego
+// selects the latter).
 //
 // A binary model is one TM whose even (0-based) clauses vote for class 1
 // and odd clauses against it; a multiclass model is one TM per class, and

@@ -198,27 +198,32 @@ func (m *Model) Check() error {
 	return nil
 }
 
-// apply multiplies the SPV of TA ta by TPM k over its support, then trims
-// edge states holding less than Tiny.
-func (m *Model) apply(ta int, k TPM) {
-	n2 := 2 * m.N
-	p := m.SPV[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	a, b := max(int(m.lo[ta])-1, 0), min(int(m.hi[ta])+1, n2-1)
-	d := applyRange(k, p, m.S, a, b)
-	for a < b && p[a] < Tiny {
-		if a >= m.N {
-			d -= p[a]
+// apply multiplies the SPVs of the TAs base+i, i in lits, by TPM k (with
+// the moves mv of m.S) over their supports, then trims edge states holding
+// less than Tiny. base is the first TA of a clause, and lits are literals.
+func (m *Model) apply(base int, lits []int, k TPM, mv moves) {
+	n, n2 := m.N, 2*m.N
+	end := base + m.NumLiterals()
+	spv := m.SPV[base*n2 : end*n2]
+	pinc, lo, hi := m.pinc[base:end], m.lo[base:end], m.hi[base:end]
+	for _, i := range lits {
+		p := spv[i*n2 : (i+1)*n2 : (i+1)*n2]
+		d, a, b := update(k, p, mv, int(lo[i]), int(hi[i]))
+		for a < b && p[a] < Tiny {
+			if a >= n {
+				d -= p[a]
+			}
+			p[a] = 0
+			a++
 		}
-		p[a] = 0
-		a++
-	}
-	for b > a && p[b] < Tiny {
-		if b >= m.N {
-			d -= p[b]
+		for b > a && p[b] < Tiny {
+			if b >= n {
+				d -= p[b]
+			}
+			p[b] = 0
+			b--
 		}
-		p[b] = 0
-		b--
+		pinc[i] += d
+		lo[i], hi[i] = int32(a), int32(b)
 	}
-	m.pinc[ta] += d
-	m.lo[ta], m.hi[ta] = int32(a), int32(b)
 }

@@ -256,9 +256,9 @@ func TestClassicNoisyXOR(t *testing.T) {
 	}
 }
 
-// TestApplyRangeMatchesFull checks the support-restricted update against the
-// full one on SPVs whose mass lies in a random window.
-func TestApplyRangeMatchesFull(t *testing.T) {
+// TestUpdateMatchesFull checks the support-restricted update against the
+// full one, bit for bit, on SPVs whose mass lies in a random window.
+func TestUpdateMatchesFull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	for trial := 0; trial < 20000; trial++ {
 		n := 1 + rng.IntN(12)
@@ -273,13 +273,16 @@ func TestApplyRangeMatchesFull(t *testing.T) {
 		k := TPM(1 + rng.IntN(4))
 		s := 1 + 9*rng.Float64()
 		d1 := ApplyTPM(k, p, s)
-		d2 := applyRange(k, q, s, max(lo-1, 0), min(hi+1, n2-1))
-		if d1 != d2 {
+		d2, a, b := update(k, q, newMoves(s), lo, hi)
+		if math.Float64bits(d1) != math.Float64bits(d2) {
 			t.Fatalf("TPM%d n=%d [%d,%d]: include change %v vs %v", k, n, lo, hi, d1, d2)
 		}
 		for i := range p {
-			if p[i] != q[i] {
+			if math.Float64bits(p[i]) != math.Float64bits(q[i]) {
 				t.Fatalf("TPM%d n=%d [%d,%d]: state %d: %v vs %v", k, n, lo, hi, i, p[i], q[i])
+			}
+			if (i < a || i > b) && p[i] != 0 {
+				t.Fatalf("TPM%d n=%d [%d,%d]: state %d outside the returned %d..%d holds %v", k, n, lo, hi, i, a, b, p[i])
 			}
 		}
 	}

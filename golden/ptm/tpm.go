@@ -28,43 +28,54 @@ const (
 // k with specificity s, in O(2N), and returns the change in the include
 // mass sum(p[N:]).
 func ApplyTPM(k TPM, p []float64, s float64) (dInclude float64) {
-	return applyRange(k, p, s, 0, len(p)-1)
+	dInclude, _, _ = update(k, p, newMoves(s), 0, len(p)-1)
+	return dInclude
 }
 
-// applyRange is ApplyTPM restricted to states a..b, which is exact when every
-// state outside a+1..b-1 holds zero mass (mass moves at most one state).
-func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
+// moves holds the two transition probabilities of specificity s, derived
+// once per update rather than once per TA.
+type moves struct {
+	up   float64 // (s-1)/s: TPM1's move up, TPM2's and TPM3's stay
+	down float64 // 1/s: TPM1's stay, TPM2's and TPM3's move down
+}
+
+func newMoves(s float64) moves { return moves{up: (s - 1) / s, down: 1 / s} }
+
+// update multiplies the SPV p, which holds zero mass outside states lo..hi
+// (lo <= hi), in place by TPM k with the moves mv, touching only the states
+// that can change. It returns the change in the include mass and states
+// a..b outside which p still holds zero mass. The result is bit for bit
+// that of the whole-vector product: a state next to the support receives
+// one rounded product added to +0 (or multiplied by it), which is exact,
+// and a state that keeps only its own mass (the top state under TPM3)
+// gets stay*p plus +0, which is stay*p.
+func update(k TPM, p []float64, mv moves, lo, hi int) (dInclude float64, a, b int) {
 	n2 := len(p)
 	n := n2 / 2
-	up := (s - 1) / s
-	down := 1 / s
+	up, down := mv.up, mv.down
 	switch k {
 	case TPM1: // up with (s-1)/s, stay with 1/s; the top state absorbs
-		dInclude = up * p[n-1]
-		i := b
-		if i == n2-1 {
-			p[i] += up * p[i-1]
-			i--
+		dInclude = float64(up * p[n-1])
+		top := hi + 1 // the highest state the loop writes
+		if hi == n2-1 {
+			p[hi] += float64(up * p[hi-1])
+			top = hi - 1
 		}
-		if lo := max(a, 1); i >= lo {
-			// p[j] = p[j]*down + up*p[j-1] for j = i down to lo, written on
-			// slices so the compiler drops the bounds checks.
-			dst, src := p[lo:i+1], p[lo-1:i]
-			for j := len(dst) - 1; j >= 0; j-- {
-				dst[j] = dst[j]*down + up*src[j]
-			}
-		}
-		if a == 0 {
+		bot := max(lo-1, 0) // the loop reads bot..top-1 and writes bot+1..top
+		stayUp(p[bot:top+1], down, up)
+		if lo == 0 {
 			p[0] *= down
 		}
+		return dInclude, lo, min(hi+1, n2-1)
 	case TPM2: // exclude states down with 1/s; include states unchanged
+		a, b = max(lo-1, 0), min(hi+1, n2-1)
 		if n == 1 {
-			return 0
+			return 0, a, b
 		}
 		top := min(b, n-1)
 		i := a
 		if i == 0 {
-			p[0] += down * p[1]
+			p[0] += float64(down * p[1])
 			i++
 		}
 		if hi := min(top, n-2); i <= hi {
@@ -74,24 +85,26 @@ func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 		if top == n-1 && i == n-1 {
 			p[n-1] *= up
 		}
+		return 0, a, b
 	case TPM3: // down with 1/s, stay with (s-1)/s; the bottom state absorbs
-		dInclude = -down * p[n]
-		i := a
-		if i == 0 {
-			p[0] += down * p[1]
-			i++
+		dInclude = float64(-down * p[n])
+		if hi == 0 { // all mass in the bottom state, which keeps it
+			return dInclude, 0, 0
 		}
-		if hi := min(b, n2-2); i <= hi {
-			stayDown(p[i:hi+2], up, down)
+		bot := lo - 1 // the loop writes bot..hi-1 and reads bot+1..hi
+		if lo == 0 {
+			p[0] += float64(down * p[1])
+			bot = 1
 		}
-		if b == n2-1 {
-			p[n2-1] *= up
-		}
+		stayDown(p[bot:hi+1], up, down)
+		p[hi] *= up
+		return dInclude, max(lo-1, 0), hi
 	case TPM4: // exclude states up with probability 1; include unchanged
+		a, b = max(lo-1, 0), min(hi+1, n2-1)
 		dInclude = p[n-1]
 		top := min(b, n-1)
 		if top < a {
-			return dInclude
+			return dInclude, a, b
 		}
 		if top == n-1 {
 			p[n] += p[n-1]
@@ -99,15 +112,10 @@ func applyRange(k TPM, p []float64, s float64, a, b int) (dInclude float64) {
 		if lo := max(a+1, 1); top >= lo {
 			copy(p[lo:top+1], p[lo-1:top])
 		}
-		if a == 0 {
-			p[0] = 0
-		} else {
-			p[a] = 0
-		}
-	default:
-		panic("ptm: unknown TPM")
+		p[a] = 0
+		return dInclude, a, b
 	}
-	return dInclude
+	panic("ptm: unknown TPM")
 }
 
 // TPMDense builds TPM k for 2N states and specificity s as an explicit
@@ -155,22 +163,4 @@ func TPMDense(k TPM, n int, s float64) *mat.Dense {
 		}
 	}
 	return m
-}
-
-// stayDown sets q[j] = stay*q[j] + down*q[j+1] for j = 0..len(q)-2 (each
-// state keeps stay of its mass and receives down of the state above), in
-// place, four states per iteration; q[len(q)-1] is read, not written.
-func stayDown(q []float64, stay, down float64) {
-	j := 0
-	for ; j+4 < len(q); j += 4 {
-		w := q[j : j+5 : j+5]
-		a0, a1, a2, a3, a4 := w[0], w[1], w[2], w[3], w[4]
-		w[0] = stay*a0 + down*a1
-		w[1] = stay*a1 + down*a2
-		w[2] = stay*a2 + down*a3
-		w[3] = stay*a3 + down*a4
-	}
-	for ; j+1 < len(q); j++ {
-		q[j] = stay*q[j] + down*q[j+1]
-	}
 }

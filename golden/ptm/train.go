@@ -34,10 +34,12 @@ const (
 // PCG seeded from Params.Seed, so training is reproducible bit for bit.
 type Trainer struct {
 	m     *Model
-	rng   *rand.Rand
-	lit   []bool
-	zeros []int // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
-	who   []int // the single included literal of value 0 when zeros == 1
+	src   pcg        // the random stream, drawn from directly in the inner loops
+	rng   *rand.Rand // src as a rand.Source, for shuffling and class choice
+	lit1  []int      // the literals of value 1 of the current example, in increasing order
+	lit0  []int      // its literals of value 0, in increasing order
+	zeros []int      // included literals of value 0 sampled per clause: 0, 1 or 2 (2 = two or more)
+	who   []int      // the single included literal of value 0 when zeros == 1
 	order []int
 	// Epochs counts the epochs completed.
 	Epochs int
@@ -45,13 +47,16 @@ type Trainer struct {
 
 // NewTrainer prepares training of m with the random stream of m.Seed.
 func NewTrainer(m *Model) *Trainer {
-	return &Trainer{
+	tr := &Trainer{
 		m:     m,
-		rng:   rand.New(rand.NewPCG(m.Seed, 0x5054_4d5f_7472_6e21)), // "PTM_trn!"
-		lit:   make([]bool, m.NumLiterals()),
+		src:   pcg{hi: m.Seed, lo: 0x5054_4d5f_7472_6e21}, // rand.NewPCG(m.Seed, "PTM_trn!")
+		lit1:  make([]int, 0, m.NumFeatures),
+		lit0:  make([]int, 0, m.NumFeatures),
 		zeros: make([]int, m.Clauses),
 		who:   make([]int, m.Clauses),
 	}
+	tr.rng = rand.New(&tr.src)
+	return tr
 }
 
 // CheckData verifies that X and y fit the model (y may be nil).
@@ -100,9 +105,20 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 func (tr *Trainer) Update(x []bool, y int) {
 	m := tr.m
 	o := m.NumFeatures
+	tr.lit1, tr.lit0 = tr.lit1[:0], tr.lit0[:0]
+	for i, v := range x { // literal i is x[i], literal o+i its negation
+		if v {
+			tr.lit1 = append(tr.lit1, i)
+		} else {
+			tr.lit0 = append(tr.lit0, i)
+		}
+	}
 	for i, v := range x {
-		tr.lit[i] = v
-		tr.lit[o+i] = !v
+		if v {
+			tr.lit0 = append(tr.lit0, o+i)
+		} else {
+			tr.lit1 = append(tr.lit1, o+i)
+		}
 	}
 	if m.Binary {
 		tr.updateTM(0, y == 1)
@@ -120,38 +136,7 @@ func (tr *Trainer) Update(x []bool, y int) {
 // negative (y=0).
 func (tr *Trainer) updateTM(t int, positive bool) {
 	m := tr.m
-	nl := m.NumLiterals()
-	// Algorithm 2: sample the TA actions and compute the clause outputs.
-	// Only an included literal of value 0 can falsify a clause, and an empty
-	// clause outputs 1 while training, so only the TAs of literals of value 0
-	// are drawn, in literal order, until the outcome is decided (the first
-	// include for PaperFeedback, the second for ConsistentFeedback, which
-	// also needs to know which literal alone falsified the clause).
-	stopAt := 1
-	if m.Feedback == ConsistentFeedback {
-		stopAt = 2
-	}
-	v := 0
-	for j := 0; j < m.Clauses; j++ {
-		base := m.TAIndex(t, j, 0)
-		z := 0
-		for i := 0; i < nl; i++ {
-			if !tr.lit[i] && tr.rng.Float64() < m.pinc[base+i] {
-				tr.who[j] = i
-				if z++; z == stopAt {
-					break
-				}
-			}
-		}
-		tr.zeros[j] = z
-		if z == 0 {
-			if j%2 == 0 {
-				v++
-			} else {
-				v--
-			}
-		}
-	}
+	v := tr.sampleClauses(t)
 	T := m.T
 	if v > T {
 		v = T
@@ -164,21 +149,58 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 	} else {
 		prob = float64(T+v) / float64(2*T)
 	}
+	mv := newMoves(m.S)
 	for j := 0; j < m.Clauses; j++ {
-		if tr.rng.Float64() >= prob {
+		var x uint64
+		if tr.src, x = tr.src.next(); unit(x) >= prob {
 			continue
 		}
 		// Type I when the clause's polarity agrees with the target.
 		if (j%2 == 0) == positive {
-			tr.typeI(t, j)
+			tr.typeI(t, j, mv)
 		} else {
 			tr.typeII(t, j)
 		}
 	}
 }
 
-// typeI is Algorithm 3.
-func (tr *Trainer) typeI(t, j int) {
+// sampleClauses is Algorithm 2 for TM t: it samples the TA actions, records
+// per clause how many included literals of value 0 falsify it (and which
+// one if only one does), and returns the class sum. Only an included
+// literal of value 0 can falsify a clause, and an empty clause outputs 1
+// while training, so only the TAs of literals of value 0 are drawn, in
+// literal order, until the outcome is decided (the first include for
+// PaperFeedback, the second for ConsistentFeedback, which also needs to
+// know which literal alone falsified the clause).
+func (tr *Trainer) sampleClauses(t int) (v int) {
+	m := tr.m
+	nl := m.NumLiterals()
+	stopAt := 1
+	if m.Feedback == ConsistentFeedback {
+		stopAt = 2
+	}
+	// The stream is a local copy while drawing; it is stored back at the
+	// end.
+	src := tr.src
+	for j := 0; j < m.Clauses; j++ {
+		base := m.TAIndex(t, j, 0)
+		var z int
+		src, z, tr.who[j] = drawIncludes(src, tr.lit0, m.pinc[base:base+nl:base+nl], stopAt)
+		tr.zeros[j] = z
+		if z == 0 {
+			if j%2 == 0 {
+				v++
+			} else {
+				v--
+			}
+		}
+	}
+	tr.src = src
+	return v
+}
+
+// typeI is Algorithm 3, with the moves mv of m.S.
+func (tr *Trainer) typeI(t, j int, mv moves) {
 	m := tr.m
 	out := tr.zeros[j] == 0
 	zeroTPM := TPM3
@@ -190,13 +212,10 @@ func (tr *Trainer) typeI(t, j int) {
 		oneTPM = TPM1
 	}
 	base := m.TAIndex(t, j, 0)
-	for i := 0; i < m.NumLiterals(); i++ {
-		k := zeroTPM
-		if tr.lit[i] {
-			k = oneTPM
-		}
-		m.apply(base+i, k)
-	}
+	// Each TA's update involves only its own SPV, so the literals of value
+	// 1 and those of value 0 can be taken in two runs.
+	m.apply(base, tr.lit1, oneTPM, mv)
+	m.apply(base, tr.lit0, zeroTPM, mv)
 }
 
 // typeII is Algorithm 4: only the TAs of literals of value 0 change, and
@@ -209,10 +228,28 @@ func (tr *Trainer) typeII(t, j int) {
 		return
 	}
 	base := m.TAIndex(t, j, 0)
-	for i := 0; i < m.NumLiterals(); i++ {
-		if tr.lit[i] || (z == 1 && i != tr.who[j]) {
-			continue
-		}
-		m.apply(base+i, TPM4)
+	if z == 1 {
+		m.apply(base, tr.who[j:j+1], TPM4, moves{})
+		return
 	}
+	m.apply(base, tr.lit0, TPM4, moves{})
+}
+
+// drawIncludes draws, from src, the actions of the TAs of the literals lits
+// of one clause (include probabilities pinc) in order until stopAt of them
+// are included, and returns the advanced stream, the number included and
+// the last literal included. The stream is passed by value so that its
+// state stays in registers through the loop.
+func drawIncludes(src pcg, lits []int, pinc []float64, stopAt int) (pcg, int, int) {
+	z, who := 0, 0
+	for _, i := range lits {
+		var x uint64
+		if src, x = src.next(); unit(x) < pinc[i] {
+			who = i
+			if z++; z == stopAt {
+				break
+			}
+		}
+	}
+	return src, z, who
 }
