@@ -241,7 +241,18 @@ func (s *Stream) readLoop() {
 	lastByte := time.Now()
 	instantEOFs := 0
 	var prev frame.ParserStats
+	// syncStats publishes the parser's drop counts; it runs before every
+	// delivery, so Stats after a Recv include the drops that preceded the
+	// frame.
+	syncStats := func() {
+		st := p.Stats()
+		s.crcErrs.Add(st.CRCErrors - prev.CRCErrors)
+		s.framingErrs.Add(st.FramingErrors - prev.FramingErrors)
+		s.skipped.Add(st.Skipped - prev.Skipped)
+		prev = st
+	}
 	deliver := func(f frame.Frame) bool {
+		syncStats()
 		var b *[]byte
 		select {
 		case b = <-s.free:
@@ -302,11 +313,7 @@ func (s *Stream) readLoop() {
 				}
 			}
 		}
-		st := p.Stats()
-		s.crcErrs.Add(st.CRCErrors - prev.CRCErrors)
-		s.framingErrs.Add(st.FramingErrors - prev.FramingErrors)
-		s.skipped.Add(st.Skipped - prev.Skipped)
-		prev = st
+		syncStats()
 		if err == nil {
 			continue
 		}
