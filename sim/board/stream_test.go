@@ -307,9 +307,9 @@ func checkRecovery(t *testing.T, s *stream.Summary) {
 }
 
 // TestUARTUtilization measures the board's receive line during a pipelined
-// votes-mode stream of the Iris model with K = 100 on a board configured
-// like the iCEBreaker demo design (12 lanes; 115,200 baud from an 18 MHz
-// clock: 156 clocks per bit), with the board's own counters (STATUS 11-12):
+// votes-mode stream of the Iris model with K = 100 on a board with the
+// demo design's 12 lanes and 115,200 baud from an 18 MHz clock (156 clocks
+// per bit), with the board's own counters (STATUS 11-12):
 // the line must carry data at least 90% of the time.
 func TestUARTUtilization(t *testing.T) {
 	t.Parallel()
