@@ -62,7 +62,8 @@
 // whose host lets the board go idle between requests still shows the gaps
 // while a request is executed and answered). To reproduce a real board's
 // ratio of line time to compute time, set ClksPerBit to its divisor, e.g.
-// 156 for 115,200 baud from the iCEBreaker demo design's 18 MHz clock.
+// 156 for 115,200 baud from an 18 MHz clock (182 at the 21 MHz the demo
+// design closes at).
 //
 // # Lifetime
 //
