@@ -3,6 +3,7 @@ package synth
 import (
 	"math/bits"
 
+	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
 )
 
@@ -67,6 +68,20 @@ type Link struct {
 	// BatchedQueriesPerS is the bound when one INFER carries many vectors
 	// (response words and fragment headers only).
 	BatchedQueriesPerS float64 `json:"batched_queries_per_s"`
+	// VotesResponseBytes and VotesQueriesPerS are the response size and
+	// the bound in votes mode (INFER mode 2: the NC vote totals alone, u16
+	// each when K = QueryK allows), one vector per INFER.
+	VotesResponseBytes int     `json:"votes_response_bytes"`
+	VotesQueriesPerS   float64 `json:"votes_queries_per_s"`
+}
+
+// votesPayload is the votes-mode payload of one vector at K = QueryK.
+func votesPayload(p *hw.Params) int {
+	ib := 4
+	if u := fixed.VoteUnit(p.NC); u <= 0xffff && QueryK*u <= 0xffff {
+		ib = 2
+	}
+	return ib * p.NC
 }
 
 // frame is docs/protocol.md's frame: 7 header bytes, payload, 4 CRC bytes.
@@ -81,6 +96,8 @@ func UARTLink(p *hw.Params, baud float64) Link {
 	l.QueriesPerS = byteRate / float64(max(l.RequestBytes, l.ResponseBytes))
 	// Batched: fragments of 1024 payload bytes, 11 bytes of framing each.
 	l.BatchedQueriesPerS = byteRate / (float64(words) * (1 + 11.0/1024))
+	l.VotesResponseBytes = frame(votesPayload(p))
+	l.VotesQueriesPerS = byteRate / float64(max(l.RequestBytes, l.VotesResponseBytes))
 	return l
 }
 
@@ -95,5 +112,7 @@ func EthernetLink(p *hw.Params) Link {
 	l.QueriesPerS = byteRate / float64(max(l.RequestBytes, l.ResponseBytes))
 	// Batched: response fragments of 1024 payload bytes.
 	l.BatchedQueriesPerS = byteRate * (1024 / float64(words)) / float64(wire(frame(1024)))
+	l.VotesResponseBytes = wire(frame(votesPayload(p)))
+	l.VotesQueriesPerS = byteRate / float64(max(l.RequestBytes, l.VotesResponseBytes))
 	return l
 }

@@ -111,6 +111,11 @@ func TestLinks(t *testing.T) {
 	if q := 3e5 / 47; u.QueriesPerS < q*0.999 || u.QueriesPerS > q*1.001 {
 		t.Errorf("UART queries/s = %.0f, want %.0f", u.QueriesPerS, q)
 	}
+	// votes mode: 3 u16 votes (17 bytes) answer a 24-byte request, so the
+	// request binds
+	if q := 3e5 / 24; u.VotesResponseBytes != 17 || u.VotesQueriesPerS < q*0.999 || u.VotesQueriesPerS > q*1.001 {
+		t.Errorf("UART votes mode: %d-byte answers, %.0f queries/s, want 17 and %.0f", u.VotesResponseBytes, u.VotesQueriesPerS, q)
+	}
 	e := EthernetLink(&d.Params)
 	if e.QueriesPerS < 100e3 || e.BatchedQueriesPerS < e.QueriesPerS {
 		t.Errorf("Ethernet bound %+v: want > 100k queries/s and batching to help", e)
