@@ -97,10 +97,11 @@ func (p *Params) LaneInstances() string {
 		fmt.Fprintf(&b, "    // lane %d: clause lane %d, literal lane %d\n", l, ci, li)
 		fmt.Fprintf(&b, "    %s_lane%s lane_%d (\n", p.Prefix, param, l)
 		fmt.Fprintf(&b, "        .clk        (clk),\n")
-		fmt.Fprintf(&b, "        .seed_load  (seed_load && seed_lane == %d'd%d),\n", p.LaneW, l)
-		fmt.Fprintf(&b, "        .seed_state (seed_state),\n")
-		fmt.Fprintf(&b, "        .beat       (issue),\n")
-		fmt.Fprintf(&b, "        .addr       (addr),\n")
+		g := l / p.CtrlLanes
+		fmt.Fprintf(&b, "        .seed_load  (load_q[%d]),\n", l)
+		fmt.Fprintf(&b, "        .seed_state (seed_q),\n")
+		fmt.Fprintf(&b, "        .beat       (step_q_%d),\n", g)
+		fmt.Fprintf(&b, "        .addr       (addr_q_%d),\n", g)
 		fmt.Fprintf(&b, "        .wr_en      (bank_wr_en && bank_wr_lane == %d'd%d),\n", p.LaneW, l)
 		fmt.Fprintf(&b, "        .wr_addr    (bank_wr_addr),\n")
 		fmt.Fprintf(&b, "        .wr_data    (bank_wr_data),\n")
@@ -110,6 +111,36 @@ func (p *Params) LaneInstances() string {
 			b.WriteString("\n")
 		}
 	}
+	return b.String()
+}
+
+// CtrlGroups is the number of copies of the lanes' control registers.
+func (p *Params) CtrlGroups() int { return (p.L + p.CtrlLanes - 1) / p.CtrlLanes }
+
+// CtrlDecls declares the lane control registers: one step and address
+// copy per group of CtrlLanes lanes (kept apart from each other), the
+// per-lane seed loads and the seed state.
+func (p *Params) CtrlDecls() string {
+	var b strings.Builder
+	for g := 0; g < p.CtrlGroups(); g++ {
+		fmt.Fprintf(&b, "    (* keep *) reg        step_q_%d;\n", g)
+		fmt.Fprintf(&b, "    (* keep *) reg [%d:0]  addr_q_%d;\n", p.AddrW-1, g)
+	}
+	fmt.Fprintf(&b, "    reg [%d:0] load_q;\n", p.L-1)
+	fmt.Fprintf(&b, "    reg [%d:0] seed_q;\n", p.W-1)
+	return b.String()
+}
+
+// CtrlRegs loads the lane control registers.
+func (p *Params) CtrlRegs() string {
+	var b strings.Builder
+	for g := 0; g < p.CtrlGroups(); g++ {
+		fmt.Fprintf(&b, "        step_q_%d <= issue;\n        addr_q_%d <= addr;\n", g, g)
+	}
+	for l := 0; l < p.L; l++ {
+		fmt.Fprintf(&b, "        load_q[%d] <= seed_load && seed_lane == %d'd%d;\n", l, p.LaneW, l)
+	}
+	b.WriteString("        seed_q    <= seed_state;\n")
 	return b.String()
 }
 
@@ -538,15 +569,33 @@ func (p *Params) MagW() int { return p.UW - 1 }
 // SqW1 is the width of u^2 for one sample.
 func (p *Params) SqW1() int { return 2 * p.MagW() }
 
-// StatsSquares computes |u| and u^2 of every TM (|u| <= T fits MagW bits).
+// sqTableMax is the widest |u| whose square is emitted as a case table
+// (one LUT level per bit up to 4 bits); wider magnitudes use a multiply.
+const sqTableMax = 6
+
+// StatsSquares computes |u| of every TM (|u| <= T fits MagW bits) into the
+// mag registers and u^2 of the registered magnitude, in two pipeline
+// stages: the magnitude's negation and the square each get a cycle of
+// their own (the one-cycle version was the UP5K core's critical path).
 func (p *Params) StatsSquares() string {
 	var b strings.Builder
 	mw, sw := p.MagW(), p.SqW1()
 	for t := 0; t < p.NT; t++ {
 		msb := fmt.Sprintf("u[%d]", t*p.UW+p.UW-1)
 		low := fmt.Sprintf("u[%d:%d]", t*p.UW+mw-1, t*p.UW)
-		fmt.Fprintf(&b, "    wire [%d:0] mag_%d = %s ? -%s : %s;\n", mw-1, t, msb, low, low)
-		fmt.Fprintf(&b, "    wire [%d:0] usq_%d = %s * %s;\n", sw-1, t, zext(fmt.Sprintf("mag_%d", t), mw, sw), zext(fmt.Sprintf("mag_%d", t), mw, sw))
+		fmt.Fprintf(&b, "    wire [%d:0] umag_%d = %s ? -%s : %s;\n", mw-1, t, msb, low, low)
+	}
+	for t := 0; t < p.NT; t++ {
+		if mw <= sqTableMax {
+			fmt.Fprintf(&b, "    reg  [%d:0] usq_%d;\n", sw-1, t)
+			fmt.Fprintf(&b, "    always @(*) begin\n        case (mag_%d)\n", t)
+			for v := 0; v <= p.T && v < 1<<mw; v++ {
+				fmt.Fprintf(&b, "        %d'd%d: usq_%d = %d'd%d;\n", mw, v, t, sw, v*v)
+			}
+			fmt.Fprintf(&b, "        default: usq_%d = {%d{1'bx}}; // |u| <= T\n        endcase\n    end\n", t, sw)
+		} else {
+			fmt.Fprintf(&b, "    wire [%d:0] usq_%d = %s * %s;\n", sw-1, t, zext(fmt.Sprintf("mag_%d", t), mw, sw), zext(fmt.Sprintf("mag_%d", t), mw, sw))
+		}
 	}
 	return b.String()
 }
@@ -581,7 +630,7 @@ func (p *Params) StatsUpdates() string {
 func (p *Params) StatsDecls() string {
 	var b strings.Builder
 	for t := 0; t < p.NT; t++ {
-		fmt.Fprintf(&b, "    reg [%d:0] sum_%d;\n    reg [%d:0] sumsq_%d;\n    reg [%d:0] sq_%d;\n", p.SumW-1, t, p.SqW-1, t, p.SqW1()-1, t)
+		fmt.Fprintf(&b, "    reg [%d:0] sum_%d;\n    reg [%d:0] sumsq_%d;\n    reg [%d:0] mag_%d;\n    reg [%d:0] sq_%d;\n", p.SumW-1, t, p.SqW-1, t, p.MagW()-1, t, p.SqW1()-1, t)
 	}
 	for c := 0; c < p.NC; c++ {
 		fmt.Fprintf(&b, "    reg [%d:0] votes_%d;\n", p.VoteW-1, c)
@@ -593,7 +642,7 @@ func (p *Params) StatsDecls() string {
 func (p *Params) SqRegs() string {
 	var b strings.Builder
 	for t := 0; t < p.NT; t++ {
-		fmt.Fprintf(&b, "        sq_%d <= usq_%d;\n", t, t)
+		fmt.Fprintf(&b, "        mag_%d <= umag_%d;\n        sq_%d  <= usq_%d;\n", t, t, t, t)
 	}
 	return b.String()
 }

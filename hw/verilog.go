@@ -400,17 +400,19 @@ module {{.Prefix}}_stats (
     output wire [{{sub (mul .NT .SumW) 1}}:0] sum_acc,
     output wire [{{sub (mul .NT .SqW) 1}}:0] sumsq_acc
 );
-{{.StatsDecls}}    reg        sq_valid;
+{{.StatsDecls}}    reg        mag_valid, sq_valid;
 
 {{.StatsSquares}}
     always @(posedge clk) begin
 {{.SqRegs -}}
         if (rst) begin
-            sq_valid <= 1'b0;
-            done     <= 1'b0;
+            mag_valid <= 1'b0;
+            sq_valid  <= 1'b0;
+            done      <= 1'b0;
         end else begin
-            sq_valid <= u_valid;
-            done     <= vote_valid & vote_last;
+            mag_valid <= u_valid;
+            sq_valid  <= mag_valid;
+            done      <= vote_valid & vote_last;
         end
     end
 
@@ -610,22 +612,39 @@ module {{.Prefix}}_core (
         end
     endgenerate
 
-    // Beat tags, stage 1 (lanes read and draw) and stage 2 (decisions).
-    reg        valid1, valid2, group_done3;
-    reg        first1, first2, last1, last2;
-    reg        send1, send2, send3;   // the group is its sample's last
-    reg        rend1, rend2, rend3;   // ... and the sample is the request's last
-    reg [{{sub .GroupW 1}}:0]  group1, group2, group3;
+    // Lane control broadcast: the lanes see a beat (step, address) and the
+    // seed loads one cycle after issue, through registers duplicated per
+    // group of {{.CtrlLanes}} lanes, so that no net fans out from logic to every lane.
+{{.CtrlDecls}}
+    always @(posedge clk) begin
+{{.CtrlRegs -}}
+    end
+
+    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
+    // draw) and stage 2 (decisions).
+    reg        valid0, valid1, valid2, group_done3;
+    reg        first0, first1, first2, last0, last1, last2;
+    reg        send0, send1, send2, send3;   // the group is its sample's last
+    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
+    reg [{{sub .GroupW 1}}:0]  group0, group1, group2, group3;
     reg [{{sub .LL 1}}:0] lit1, lit2, present1, present2;
+    reg [{{sub .LL 1}}:0] lit0q, present0q;
 
     always @(posedge clk) begin
-        first1   <= beat == {{dec .BeatW 0}};
-        last1    <= beat_last;
-        group1   <= group;
-        send1    <= group_last;
-        rend1    <= group_last && sample_last;
-        lit1     <= lit0;
-        present1 <= present0;
+        first0    <= beat == {{dec .BeatW 0}};
+        last0     <= beat_last;
+        group0    <= group;
+        send0     <= group_last;
+        rend0     <= group_last && sample_last;
+        lit0q     <= lit0;
+        present0q <= present0;
+        first1   <= first0;
+        last1    <= last0;
+        group1   <= group0;
+        send1    <= send0;
+        rend1    <= rend0;
+        lit1     <= lit0q;
+        present1 <= present0q;
         first2   <= first1;
         last2    <= last1;
         group2   <= group1;
@@ -637,11 +656,13 @@ module {{.Prefix}}_core (
         send3    <= send2;
         rend3    <= rend2;
         if (rst) begin
+            valid0      <= 1'b0;
             valid1      <= 1'b0;
             valid2      <= 1'b0;
             group_done3 <= 1'b0;
         end else begin
-            valid1      <= issue;
+            valid0      <= issue;
+            valid1      <= valid0;
             valid2      <= valid1;
             group_done3 <= valid2 && last2;
         end

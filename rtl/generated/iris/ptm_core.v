@@ -9,7 +9,7 @@
 // Schedule   : G=15 groups x BT=6 beats = D=90 beats per sample (bank depth)
 // LFSR       : x^32 + x^7 + x^6 + x^2 + 1, PHI=32'h9e3779b9
 // Widths     : lane=5 addr=7 group=4 beat=3 k=8 sum=5 clipped=5 votes=11 acc_sum=13 acc_sumsq=15
-// Pipeline   : beat-to-sums latency 6, 1 clause slots per group, result FIFO 4 samples, vote unit U=6
+// Pipeline   : beat-to-sums latency 7, 1 clause slots per group, result FIFO 4 samples, vote unit U=6
 
 `default_nettype none
 
@@ -150,22 +150,89 @@ module ptm_core (
         end
     endgenerate
 
-    // Beat tags, stage 1 (lanes read and draw) and stage 2 (decisions).
-    reg        valid1, valid2, group_done3;
-    reg        first1, first2, last1, last2;
-    reg        send1, send2, send3;   // the group is its sample's last
-    reg        rend1, rend2, rend3;   // ... and the sample is the request's last
-    reg [3:0]  group1, group2, group3;
-    reg [7:0] lit1, lit2, present1, present2;
+    // Lane control broadcast: the lanes see a beat (step, address) and the
+    // seed loads one cycle after issue, through registers duplicated per
+    // group of 8 lanes, so that no net fans out from logic to every lane.
+    (* keep *) reg        step_q_0;
+    (* keep *) reg [6:0]  addr_q_0;
+    (* keep *) reg        step_q_1;
+    (* keep *) reg [6:0]  addr_q_1;
+    (* keep *) reg        step_q_2;
+    (* keep *) reg [6:0]  addr_q_2;
+    (* keep *) reg        step_q_3;
+    (* keep *) reg [6:0]  addr_q_3;
+    reg [31:0] load_q;
+    reg [31:0] seed_q;
 
     always @(posedge clk) begin
-        first1   <= beat == 3'd0;
-        last1    <= beat_last;
-        group1   <= group;
-        send1    <= group_last;
-        rend1    <= group_last && sample_last;
-        lit1     <= lit0;
-        present1 <= present0;
+        step_q_0 <= issue;
+        addr_q_0 <= addr;
+        step_q_1 <= issue;
+        addr_q_1 <= addr;
+        step_q_2 <= issue;
+        addr_q_2 <= addr;
+        step_q_3 <= issue;
+        addr_q_3 <= addr;
+        load_q[0] <= seed_load && seed_lane == 5'd0;
+        load_q[1] <= seed_load && seed_lane == 5'd1;
+        load_q[2] <= seed_load && seed_lane == 5'd2;
+        load_q[3] <= seed_load && seed_lane == 5'd3;
+        load_q[4] <= seed_load && seed_lane == 5'd4;
+        load_q[5] <= seed_load && seed_lane == 5'd5;
+        load_q[6] <= seed_load && seed_lane == 5'd6;
+        load_q[7] <= seed_load && seed_lane == 5'd7;
+        load_q[8] <= seed_load && seed_lane == 5'd8;
+        load_q[9] <= seed_load && seed_lane == 5'd9;
+        load_q[10] <= seed_load && seed_lane == 5'd10;
+        load_q[11] <= seed_load && seed_lane == 5'd11;
+        load_q[12] <= seed_load && seed_lane == 5'd12;
+        load_q[13] <= seed_load && seed_lane == 5'd13;
+        load_q[14] <= seed_load && seed_lane == 5'd14;
+        load_q[15] <= seed_load && seed_lane == 5'd15;
+        load_q[16] <= seed_load && seed_lane == 5'd16;
+        load_q[17] <= seed_load && seed_lane == 5'd17;
+        load_q[18] <= seed_load && seed_lane == 5'd18;
+        load_q[19] <= seed_load && seed_lane == 5'd19;
+        load_q[20] <= seed_load && seed_lane == 5'd20;
+        load_q[21] <= seed_load && seed_lane == 5'd21;
+        load_q[22] <= seed_load && seed_lane == 5'd22;
+        load_q[23] <= seed_load && seed_lane == 5'd23;
+        load_q[24] <= seed_load && seed_lane == 5'd24;
+        load_q[25] <= seed_load && seed_lane == 5'd25;
+        load_q[26] <= seed_load && seed_lane == 5'd26;
+        load_q[27] <= seed_load && seed_lane == 5'd27;
+        load_q[28] <= seed_load && seed_lane == 5'd28;
+        load_q[29] <= seed_load && seed_lane == 5'd29;
+        load_q[30] <= seed_load && seed_lane == 5'd30;
+        load_q[31] <= seed_load && seed_lane == 5'd31;
+        seed_q    <= seed_state;
+end
+
+    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
+    // draw) and stage 2 (decisions).
+    reg        valid0, valid1, valid2, group_done3;
+    reg        first0, first1, first2, last0, last1, last2;
+    reg        send0, send1, send2, send3;   // the group is its sample's last
+    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
+    reg [3:0]  group0, group1, group2, group3;
+    reg [7:0] lit1, lit2, present1, present2;
+    reg [7:0] lit0q, present0q;
+
+    always @(posedge clk) begin
+        first0    <= beat == 3'd0;
+        last0     <= beat_last;
+        group0    <= group;
+        send0     <= group_last;
+        rend0     <= group_last && sample_last;
+        lit0q     <= lit0;
+        present0q <= present0;
+        first1   <= first0;
+        last1    <= last0;
+        group1   <= group0;
+        send1    <= send0;
+        rend1    <= rend0;
+        lit1     <= lit0q;
+        present1 <= present0q;
         first2   <= first1;
         last2    <= last1;
         group2   <= group1;
@@ -177,11 +244,13 @@ module ptm_core (
         send3    <= send2;
         rend3    <= rend2;
         if (rst) begin
+            valid0      <= 1'b0;
             valid1      <= 1'b0;
             valid2      <= 1'b0;
             group_done3 <= 1'b0;
         end else begin
-            valid1      <= issue;
+            valid0      <= issue;
+            valid1      <= valid0;
             valid2      <= valid1;
             group_done3 <= valid2 && last2;
         end
@@ -196,10 +265,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane0.hex")
     ) lane_0 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd0),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[0]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd0),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -211,10 +280,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane1.hex")
     ) lane_1 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd1),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[1]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd1),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -226,10 +295,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane2.hex")
     ) lane_2 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd2),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[2]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd2),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -241,10 +310,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane3.hex")
     ) lane_3 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd3),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[3]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd3),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -256,10 +325,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane4.hex")
     ) lane_4 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd4),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[4]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd4),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -271,10 +340,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane5.hex")
     ) lane_5 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd5),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[5]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd5),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -286,10 +355,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane6.hex")
     ) lane_6 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd6),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[6]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd6),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -301,10 +370,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane7.hex")
     ) lane_7 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd7),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[7]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd7),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -316,10 +385,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane8.hex")
     ) lane_8 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd8),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[8]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd8),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -331,10 +400,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane9.hex")
     ) lane_9 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd9),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[9]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd9),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -346,10 +415,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane10.hex")
     ) lane_10 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd10),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[10]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd10),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -361,10 +430,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane11.hex")
     ) lane_11 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd11),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[11]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd11),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -376,10 +445,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane12.hex")
     ) lane_12 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd12),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[12]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd12),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -391,10 +460,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane13.hex")
     ) lane_13 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd13),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[13]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd13),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -406,10 +475,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane14.hex")
     ) lane_14 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd14),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[14]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd14),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -421,10 +490,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane15.hex")
     ) lane_15 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd15),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[15]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd15),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -436,10 +505,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane16.hex")
     ) lane_16 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd16),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[16]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd16),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -451,10 +520,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane17.hex")
     ) lane_17 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd17),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[17]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd17),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -466,10 +535,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane18.hex")
     ) lane_18 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd18),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[18]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd18),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -481,10 +550,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane19.hex")
     ) lane_19 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd19),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[19]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd19),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -496,10 +565,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane20.hex")
     ) lane_20 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd20),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[20]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd20),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -511,10 +580,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane21.hex")
     ) lane_21 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd21),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[21]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd21),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -526,10 +595,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane22.hex")
     ) lane_22 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd22),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[22]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd22),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -541,10 +610,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane23.hex")
     ) lane_23 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd23),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[23]),
+        .seed_state (seed_q),
+        .beat       (step_q_2),
+        .addr       (addr_q_2),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd23),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -556,10 +625,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane24.hex")
     ) lane_24 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd24),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[24]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd24),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -571,10 +640,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane25.hex")
     ) lane_25 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd25),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[25]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd25),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -586,10 +655,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane26.hex")
     ) lane_26 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd26),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[26]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd26),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -601,10 +670,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane27.hex")
     ) lane_27 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd27),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[27]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd27),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -616,10 +685,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane28.hex")
     ) lane_28 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd28),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[28]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd28),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -631,10 +700,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane29.hex")
     ) lane_29 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd29),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[29]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd29),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -646,10 +715,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane30.hex")
     ) lane_30 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd30),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[30]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd30),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -661,10 +730,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane31.hex")
     ) lane_31 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 5'd31),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[31]),
+        .seed_state (seed_q),
+        .beat       (step_q_3),
+        .addr       (addr_q_3),
         .wr_en      (bank_wr_en && bank_wr_lane == 5'd31),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),

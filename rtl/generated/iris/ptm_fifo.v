@@ -9,7 +9,7 @@
 // Schedule   : G=15 groups x BT=6 beats = D=90 beats per sample (bank depth)
 // LFSR       : x^32 + x^7 + x^6 + x^2 + 1, PHI=32'h9e3779b9
 // Widths     : lane=5 addr=7 group=4 beat=3 k=8 sum=5 clipped=5 votes=11 acc_sum=13 acc_sumsq=15
-// Pipeline   : beat-to-sums latency 6, 1 clause slots per group, result FIFO 4 samples, vote unit U=6
+// Pipeline   : beat-to-sums latency 7, 1 clause slots per group, result FIFO 4 samples, vote unit U=6
 
 `default_nettype none
 

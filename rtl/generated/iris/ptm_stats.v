@@ -9,7 +9,7 @@
 // Schedule   : G=15 groups x BT=6 beats = D=90 beats per sample (bank depth)
 // LFSR       : x^32 + x^7 + x^6 + x^2 + 1, PHI=32'h9e3779b9
 // Widths     : lane=5 addr=7 group=4 beat=3 k=8 sum=5 clipped=5 votes=11 acc_sum=13 acc_sumsq=15
-// Pipeline   : beat-to-sums latency 6, 1 clause slots per group, result FIFO 4 samples, vote unit U=6
+// Pipeline   : beat-to-sums latency 7, 1 clause slots per group, result FIFO 4 samples, vote unit U=6
 
 `default_nettype none
 
@@ -33,35 +33,91 @@ module ptm_stats (
 );
     reg [12:0] sum_0;
     reg [14:0] sumsq_0;
+    reg [3:0] mag_0;
     reg [7:0] sq_0;
     reg [12:0] sum_1;
     reg [14:0] sumsq_1;
+    reg [3:0] mag_1;
     reg [7:0] sq_1;
     reg [12:0] sum_2;
     reg [14:0] sumsq_2;
+    reg [3:0] mag_2;
     reg [7:0] sq_2;
     reg [10:0] votes_0;
     reg [10:0] votes_1;
     reg [10:0] votes_2;
-    reg        sq_valid;
+    reg        mag_valid, sq_valid;
 
-    wire [3:0] mag_0 = u[4] ? -u[3:0] : u[3:0];
-    wire [7:0] usq_0 = {4'd0, mag_0} * {4'd0, mag_0};
-    wire [3:0] mag_1 = u[9] ? -u[8:5] : u[8:5];
-    wire [7:0] usq_1 = {4'd0, mag_1} * {4'd0, mag_1};
-    wire [3:0] mag_2 = u[14] ? -u[13:10] : u[13:10];
-    wire [7:0] usq_2 = {4'd0, mag_2} * {4'd0, mag_2};
+    wire [3:0] umag_0 = u[4] ? -u[3:0] : u[3:0];
+    wire [3:0] umag_1 = u[9] ? -u[8:5] : u[8:5];
+    wire [3:0] umag_2 = u[14] ? -u[13:10] : u[13:10];
+    reg  [7:0] usq_0;
+    always @(*) begin
+        case (mag_0)
+        4'd0: usq_0 = 8'd0;
+        4'd1: usq_0 = 8'd1;
+        4'd2: usq_0 = 8'd4;
+        4'd3: usq_0 = 8'd9;
+        4'd4: usq_0 = 8'd16;
+        4'd5: usq_0 = 8'd25;
+        4'd6: usq_0 = 8'd36;
+        4'd7: usq_0 = 8'd49;
+        4'd8: usq_0 = 8'd64;
+        4'd9: usq_0 = 8'd81;
+        4'd10: usq_0 = 8'd100;
+        default: usq_0 = {8{1'bx}}; // |u| <= T
+        endcase
+    end
+    reg  [7:0] usq_1;
+    always @(*) begin
+        case (mag_1)
+        4'd0: usq_1 = 8'd0;
+        4'd1: usq_1 = 8'd1;
+        4'd2: usq_1 = 8'd4;
+        4'd3: usq_1 = 8'd9;
+        4'd4: usq_1 = 8'd16;
+        4'd5: usq_1 = 8'd25;
+        4'd6: usq_1 = 8'd36;
+        4'd7: usq_1 = 8'd49;
+        4'd8: usq_1 = 8'd64;
+        4'd9: usq_1 = 8'd81;
+        4'd10: usq_1 = 8'd100;
+        default: usq_1 = {8{1'bx}}; // |u| <= T
+        endcase
+    end
+    reg  [7:0] usq_2;
+    always @(*) begin
+        case (mag_2)
+        4'd0: usq_2 = 8'd0;
+        4'd1: usq_2 = 8'd1;
+        4'd2: usq_2 = 8'd4;
+        4'd3: usq_2 = 8'd9;
+        4'd4: usq_2 = 8'd16;
+        4'd5: usq_2 = 8'd25;
+        4'd6: usq_2 = 8'd36;
+        4'd7: usq_2 = 8'd49;
+        4'd8: usq_2 = 8'd64;
+        4'd9: usq_2 = 8'd81;
+        4'd10: usq_2 = 8'd100;
+        default: usq_2 = {8{1'bx}}; // |u| <= T
+        endcase
+    end
 
     always @(posedge clk) begin
-        sq_0 <= usq_0;
-        sq_1 <= usq_1;
-        sq_2 <= usq_2;
+        mag_0 <= umag_0;
+        sq_0  <= usq_0;
+        mag_1 <= umag_1;
+        sq_1  <= usq_1;
+        mag_2 <= umag_2;
+        sq_2  <= usq_2;
 if (rst) begin
-            sq_valid <= 1'b0;
-            done     <= 1'b0;
+            mag_valid <= 1'b0;
+            sq_valid  <= 1'b0;
+            done      <= 1'b0;
         end else begin
-            sq_valid <= u_valid;
-            done     <= vote_valid & vote_last;
+            mag_valid <= u_valid;
+            sq_valid  <= mag_valid;
+            done      <= vote_valid & vote_last;
         end
     end
 

@@ -9,7 +9,7 @@
 // Schedule   : G=5 groups x BT=3 beats = D=15 beats per sample (bank depth)
 // LFSR       : x^24 + x^4 + x^3 + x^1 + 1, PHI=24'h9e3779
 // Widths     : lane=4 addr=4 group=3 beat=2 k=8 sum=4 clipped=5 votes=9 acc_sum=13 acc_sumsq=16
-// Pipeline   : beat-to-sums latency 6, 1 clause slots per group, result FIFO 4 samples, vote unit U=2
+// Pipeline   : beat-to-sums latency 7, 1 clause slots per group, result FIFO 4 samples, vote unit U=2
 
 `default_nettype none
 

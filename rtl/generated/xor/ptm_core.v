@@ -9,7 +9,7 @@
 // Schedule   : G=5 groups x BT=3 beats = D=15 beats per sample (bank depth)
 // LFSR       : x^24 + x^4 + x^3 + x^1 + 1, PHI=24'h9e3779
 // Widths     : lane=4 addr=4 group=3 beat=2 k=8 sum=4 clipped=5 votes=9 acc_sum=13 acc_sumsq=16
-// Pipeline   : beat-to-sums latency 6, 1 clause slots per group, result FIFO 4 samples, vote unit U=2
+// Pipeline   : beat-to-sums latency 7, 1 clause slots per group, result FIFO 4 samples, vote unit U=2
 
 `default_nettype none
 
@@ -150,22 +150,65 @@ module ptm_core (
         end
     endgenerate
 
-    // Beat tags, stage 1 (lanes read and draw) and stage 2 (decisions).
-    reg        valid1, valid2, group_done3;
-    reg        first1, first2, last1, last2;
-    reg        send1, send2, send3;   // the group is its sample's last
-    reg        rend1, rend2, rend3;   // ... and the sample is the request's last
-    reg [2:0]  group1, group2, group3;
-    reg [7:0] lit1, lit2, present1, present2;
+    // Lane control broadcast: the lanes see a beat (step, address) and the
+    // seed loads one cycle after issue, through registers duplicated per
+    // group of 8 lanes, so that no net fans out from logic to every lane.
+    (* keep *) reg        step_q_0;
+    (* keep *) reg [3:0]  addr_q_0;
+    (* keep *) reg        step_q_1;
+    (* keep *) reg [3:0]  addr_q_1;
+    reg [15:0] load_q;
+    reg [23:0] seed_q;
 
     always @(posedge clk) begin
-        first1   <= beat == 2'd0;
-        last1    <= beat_last;
-        group1   <= group;
-        send1    <= group_last;
-        rend1    <= group_last && sample_last;
-        lit1     <= lit0;
-        present1 <= present0;
+        step_q_0 <= issue;
+        addr_q_0 <= addr;
+        step_q_1 <= issue;
+        addr_q_1 <= addr;
+        load_q[0] <= seed_load && seed_lane == 4'd0;
+        load_q[1] <= seed_load && seed_lane == 4'd1;
+        load_q[2] <= seed_load && seed_lane == 4'd2;
+        load_q[3] <= seed_load && seed_lane == 4'd3;
+        load_q[4] <= seed_load && seed_lane == 4'd4;
+        load_q[5] <= seed_load && seed_lane == 4'd5;
+        load_q[6] <= seed_load && seed_lane == 4'd6;
+        load_q[7] <= seed_load && seed_lane == 4'd7;
+        load_q[8] <= seed_load && seed_lane == 4'd8;
+        load_q[9] <= seed_load && seed_lane == 4'd9;
+        load_q[10] <= seed_load && seed_lane == 4'd10;
+        load_q[11] <= seed_load && seed_lane == 4'd11;
+        load_q[12] <= seed_load && seed_lane == 4'd12;
+        load_q[13] <= seed_load && seed_lane == 4'd13;
+        load_q[14] <= seed_load && seed_lane == 4'd14;
+        load_q[15] <= seed_load && seed_lane == 4'd15;
+        seed_q    <= seed_state;
+end
+
+    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
+    // draw) and stage 2 (decisions).
+    reg        valid0, valid1, valid2, group_done3;
+    reg        first0, first1, first2, last0, last1, last2;
+    reg        send0, send1, send2, send3;   // the group is its sample's last
+    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
+    reg [2:0]  group0, group1, group2, group3;
+    reg [7:0] lit1, lit2, present1, present2;
+    reg [7:0] lit0q, present0q;
+
+    always @(posedge clk) begin
+        first0    <= beat == 2'd0;
+        last0     <= beat_last;
+        group0    <= group;
+        send0     <= group_last;
+        rend0     <= group_last && sample_last;
+        lit0q     <= lit0;
+        present0q <= present0;
+        first1   <= first0;
+        last1    <= last0;
+        group1   <= group0;
+        send1    <= send0;
+        rend1    <= rend0;
+        lit1     <= lit0q;
+        present1 <= present0q;
         first2   <= first1;
         last2    <= last1;
         group2   <= group1;
@@ -177,11 +220,13 @@ module ptm_core (
         send3    <= send2;
         rend3    <= rend2;
         if (rst) begin
+            valid0      <= 1'b0;
             valid1      <= 1'b0;
             valid2      <= 1'b0;
             group_done3 <= 1'b0;
         end else begin
-            valid1      <= issue;
+            valid0      <= issue;
+            valid1      <= valid0;
             valid2      <= valid1;
             group_done3 <= valid2 && last2;
         end
@@ -196,10 +241,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane0.hex")
     ) lane_0 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd0),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[0]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd0),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -211,10 +256,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane1.hex")
     ) lane_1 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd1),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[1]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd1),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -226,10 +271,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane2.hex")
     ) lane_2 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd2),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[2]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd2),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -241,10 +286,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane3.hex")
     ) lane_3 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd3),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[3]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd3),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -256,10 +301,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane4.hex")
     ) lane_4 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd4),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[4]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd4),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -271,10 +316,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane5.hex")
     ) lane_5 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd5),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[5]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd5),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -286,10 +331,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane6.hex")
     ) lane_6 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd6),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[6]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd6),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -301,10 +346,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane7.hex")
     ) lane_7 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd7),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[7]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd7),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -316,10 +361,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane8.hex")
     ) lane_8 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd8),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[8]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd8),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -331,10 +376,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane9.hex")
     ) lane_9 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd9),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[9]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd9),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -346,10 +391,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane10.hex")
     ) lane_10 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd10),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[10]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd10),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -361,10 +406,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane11.hex")
     ) lane_11 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd11),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[11]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd11),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -376,10 +421,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane12.hex")
     ) lane_12 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd12),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[12]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd12),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -391,10 +436,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane13.hex")
     ) lane_13 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd13),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[13]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd13),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -406,10 +451,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane14.hex")
     ) lane_14 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd14),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[14]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd14),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -421,10 +466,10 @@ module ptm_core (
         .INIT_FILE("ptm_bank_lane15.hex")
     ) lane_15 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 4'd15),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[15]),
+        .seed_state (seed_q),
+        .beat       (step_q_1),
+        .addr       (addr_q_1),
         .wr_en      (bank_wr_en && bank_wr_lane == 4'd15),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),

@@ -9,7 +9,7 @@
 // Schedule   : G=5 groups x BT=3 beats = D=15 beats per sample (bank depth)
 // LFSR       : x^24 + x^4 + x^3 + x^1 + 1, PHI=24'h9e3779
 // Widths     : lane=4 addr=4 group=3 beat=2 k=8 sum=4 clipped=5 votes=9 acc_sum=13 acc_sumsq=16
-// Pipeline   : beat-to-sums latency 6, 1 clause slots per group, result FIFO 4 samples, vote unit U=2
+// Pipeline   : beat-to-sums latency 7, 1 clause slots per group, result FIFO 4 samples, vote unit U=2
 
 `default_nettype none
 
@@ -33,22 +33,47 @@ module ptm_stats (
 );
     reg [12:0] sum_0;
     reg [15:0] sumsq_0;
+    reg [3:0] mag_0;
     reg [7:0] sq_0;
     reg [8:0] votes_0;
     reg [8:0] votes_1;
-    reg        sq_valid;
+    reg        mag_valid, sq_valid;
 
-    wire [3:0] mag_0 = u[4] ? -u[3:0] : u[3:0];
-    wire [7:0] usq_0 = {4'd0, mag_0} * {4'd0, mag_0};
+    wire [3:0] umag_0 = u[4] ? -u[3:0] : u[3:0];
+    reg  [7:0] usq_0;
+    always @(*) begin
+        case (mag_0)
+        4'd0: usq_0 = 8'd0;
+        4'd1: usq_0 = 8'd1;
+        4'd2: usq_0 = 8'd4;
+        4'd3: usq_0 = 8'd9;
+        4'd4: usq_0 = 8'd16;
+        4'd5: usq_0 = 8'd25;
+        4'd6: usq_0 = 8'd36;
+        4'd7: usq_0 = 8'd49;
+        4'd8: usq_0 = 8'd64;
+        4'd9: usq_0 = 8'd81;
+        4'd10: usq_0 = 8'd100;
+        4'd11: usq_0 = 8'd121;
+        4'd12: usq_0 = 8'd144;
+        4'd13: usq_0 = 8'd169;
+        4'd14: usq_0 = 8'd196;
+        4'd15: usq_0 = 8'd225;
+        default: usq_0 = {8{1'bx}}; // |u| <= T
+        endcase
+    end
 
     always @(posedge clk) begin
-        sq_0 <= usq_0;
+        mag_0 <= umag_0;
+        sq_0  <= usq_0;
 if (rst) begin
-            sq_valid <= 1'b0;
-            done     <= 1'b0;
+            mag_valid <= 1'b0;
+            sq_valid  <= 1'b0;
+            done      <= 1'b0;
         end else begin
-            sq_valid <= u_valid;
-            done     <= vote_valid & vote_last;
+            mag_valid <= u_valid;
+            sq_valid  <= mag_valid;
+            done      <= vote_valid & vote_last;
         end
     end
 

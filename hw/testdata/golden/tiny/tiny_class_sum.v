@@ -9,7 +9,7 @@
 // Schedule   : G=5 groups x BT=2 beats = D=10 beats per sample (bank depth)
 // LFSR       : x^16 + x^5 + x^3 + x^2 + 1, PHI=16'h9e37
 // Widths     : lane=3 addr=4 group=3 beat=1 k=4 sum=3 clipped=3 votes=6 acc_sum=6 acc_sumsq=6
-// Pipeline   : beat-to-sums latency 6, 2 clause slots per group, result FIFO 4 samples, vote unit U=6
+// Pipeline   : beat-to-sums latency 7, 2 clause slots per group, result FIFO 4 samples, vote unit U=6
 
 `default_nettype none
 

@@ -9,7 +9,7 @@
 // Schedule   : G=5 groups x BT=2 beats = D=10 beats per sample (bank depth)
 // LFSR       : x^16 + x^5 + x^3 + x^2 + 1, PHI=16'h9e37
 // Widths     : lane=3 addr=4 group=3 beat=1 k=4 sum=3 clipped=3 votes=6 acc_sum=6 acc_sumsq=6
-// Pipeline   : beat-to-sums latency 6, 2 clause slots per group, result FIFO 4 samples, vote unit U=6
+// Pipeline   : beat-to-sums latency 7, 2 clause slots per group, result FIFO 4 samples, vote unit U=6
 
 `default_nettype none
 
@@ -150,22 +150,53 @@ module tiny_core (
         end
     endgenerate
 
-    // Beat tags, stage 1 (lanes read and draw) and stage 2 (decisions).
-    reg        valid1, valid2, group_done3;
-    reg        first1, first2, last1, last2;
-    reg        send1, send2, send3;   // the group is its sample's last
-    reg        rend1, rend2, rend3;   // ... and the sample is the request's last
-    reg [2:0]  group1, group2, group3;
-    reg [3:0] lit1, lit2, present1, present2;
+    // Lane control broadcast: the lanes see a beat (step, address) and the
+    // seed loads one cycle after issue, through registers duplicated per
+    // group of 8 lanes, so that no net fans out from logic to every lane.
+    (* keep *) reg        step_q_0;
+    (* keep *) reg [3:0]  addr_q_0;
+    reg [7:0] load_q;
+    reg [15:0] seed_q;
 
     always @(posedge clk) begin
-        first1   <= beat == 1'd0;
-        last1    <= beat_last;
-        group1   <= group;
-        send1    <= group_last;
-        rend1    <= group_last && sample_last;
-        lit1     <= lit0;
-        present1 <= present0;
+        step_q_0 <= issue;
+        addr_q_0 <= addr;
+        load_q[0] <= seed_load && seed_lane == 3'd0;
+        load_q[1] <= seed_load && seed_lane == 3'd1;
+        load_q[2] <= seed_load && seed_lane == 3'd2;
+        load_q[3] <= seed_load && seed_lane == 3'd3;
+        load_q[4] <= seed_load && seed_lane == 3'd4;
+        load_q[5] <= seed_load && seed_lane == 3'd5;
+        load_q[6] <= seed_load && seed_lane == 3'd6;
+        load_q[7] <= seed_load && seed_lane == 3'd7;
+        seed_q    <= seed_state;
+end
+
+    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
+    // draw) and stage 2 (decisions).
+    reg        valid0, valid1, valid2, group_done3;
+    reg        first0, first1, first2, last0, last1, last2;
+    reg        send0, send1, send2, send3;   // the group is its sample's last
+    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
+    reg [2:0]  group0, group1, group2, group3;
+    reg [3:0] lit1, lit2, present1, present2;
+    reg [3:0] lit0q, present0q;
+
+    always @(posedge clk) begin
+        first0    <= beat == 1'd0;
+        last0     <= beat_last;
+        group0    <= group;
+        send0     <= group_last;
+        rend0     <= group_last && sample_last;
+        lit0q     <= lit0;
+        present0q <= present0;
+        first1   <= first0;
+        last1    <= last0;
+        group1   <= group0;
+        send1    <= send0;
+        rend1    <= rend0;
+        lit1     <= lit0q;
+        present1 <= present0q;
         first2   <= first1;
         last2    <= last1;
         group2   <= group1;
@@ -177,11 +208,13 @@ module tiny_core (
         send3    <= send2;
         rend3    <= rend2;
         if (rst) begin
+            valid0      <= 1'b0;
             valid1      <= 1'b0;
             valid2      <= 1'b0;
             group_done3 <= 1'b0;
         end else begin
-            valid1      <= issue;
+            valid0      <= issue;
+            valid1      <= valid0;
             valid2      <= valid1;
             group_done3 <= valid2 && last2;
         end
@@ -194,10 +227,10 @@ module tiny_core (
     // lane 0: clause lane 0, literal lane 0
     tiny_lane lane_0 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd0),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[0]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd0),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -207,10 +240,10 @@ module tiny_core (
     // lane 1: clause lane 0, literal lane 1
     tiny_lane lane_1 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd1),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[1]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd1),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -220,10 +253,10 @@ module tiny_core (
     // lane 2: clause lane 0, literal lane 2
     tiny_lane lane_2 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd2),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[2]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd2),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -233,10 +266,10 @@ module tiny_core (
     // lane 3: clause lane 0, literal lane 3
     tiny_lane lane_3 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd3),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[3]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd3),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -246,10 +279,10 @@ module tiny_core (
     // lane 4: clause lane 1, literal lane 0
     tiny_lane lane_4 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd4),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[4]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd4),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -259,10 +292,10 @@ module tiny_core (
     // lane 5: clause lane 1, literal lane 1
     tiny_lane lane_5 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd5),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[5]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd5),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -272,10 +305,10 @@ module tiny_core (
     // lane 6: clause lane 1, literal lane 2
     tiny_lane lane_6 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd6),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[6]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd6),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),
@@ -285,10 +318,10 @@ module tiny_core (
     // lane 7: clause lane 1, literal lane 3
     tiny_lane lane_7 (
         .clk        (clk),
-        .seed_load  (seed_load && seed_lane == 3'd7),
-        .seed_state (seed_state),
-        .beat       (issue),
-        .addr       (addr),
+        .seed_load  (load_q[7]),
+        .seed_state (seed_q),
+        .beat       (step_q_0),
+        .addr       (addr_q_0),
         .wr_en      (bank_wr_en && bank_wr_lane == 3'd7),
         .wr_addr    (bank_wr_addr),
         .wr_data    (bank_wr_data),

@@ -9,7 +9,7 @@
 // Schedule   : G=5 groups x BT=2 beats = D=10 beats per sample (bank depth)
 // LFSR       : x^16 + x^5 + x^3 + x^2 + 1, PHI=16'h9e37
 // Widths     : lane=3 addr=4 group=3 beat=1 k=4 sum=3 clipped=3 votes=6 acc_sum=6 acc_sumsq=6
-// Pipeline   : beat-to-sums latency 6, 2 clause slots per group, result FIFO 4 samples, vote unit U=6
+// Pipeline   : beat-to-sums latency 7, 2 clause slots per group, result FIFO 4 samples, vote unit U=6
 
 `default_nettype none
 
@@ -33,35 +33,67 @@ module tiny_stats (
 );
     reg [5:0] sum_0;
     reg [5:0] sumsq_0;
+    reg [1:0] mag_0;
     reg [3:0] sq_0;
     reg [5:0] sum_1;
     reg [5:0] sumsq_1;
+    reg [1:0] mag_1;
     reg [3:0] sq_1;
     reg [5:0] sum_2;
     reg [5:0] sumsq_2;
+    reg [1:0] mag_2;
     reg [3:0] sq_2;
     reg [5:0] votes_0;
     reg [5:0] votes_1;
     reg [5:0] votes_2;
-    reg        sq_valid;
+    reg        mag_valid, sq_valid;
 
-    wire [1:0] mag_0 = u[2] ? -u[1:0] : u[1:0];
-    wire [3:0] usq_0 = {2'd0, mag_0} * {2'd0, mag_0};
-    wire [1:0] mag_1 = u[5] ? -u[4:3] : u[4:3];
-    wire [3:0] usq_1 = {2'd0, mag_1} * {2'd0, mag_1};
-    wire [1:0] mag_2 = u[8] ? -u[7:6] : u[7:6];
-    wire [3:0] usq_2 = {2'd0, mag_2} * {2'd0, mag_2};
+    wire [1:0] umag_0 = u[2] ? -u[1:0] : u[1:0];
+    wire [1:0] umag_1 = u[5] ? -u[4:3] : u[4:3];
+    wire [1:0] umag_2 = u[8] ? -u[7:6] : u[7:6];
+    reg  [3:0] usq_0;
+    always @(*) begin
+        case (mag_0)
+        2'd0: usq_0 = 4'd0;
+        2'd1: usq_0 = 4'd1;
+        2'd2: usq_0 = 4'd4;
+        default: usq_0 = {4{1'bx}}; // |u| <= T
+        endcase
+    end
+    reg  [3:0] usq_1;
+    always @(*) begin
+        case (mag_1)
+        2'd0: usq_1 = 4'd0;
+        2'd1: usq_1 = 4'd1;
+        2'd2: usq_1 = 4'd4;
+        default: usq_1 = {4{1'bx}}; // |u| <= T
+        endcase
+    end
+    reg  [3:0] usq_2;
+    always @(*) begin
+        case (mag_2)
+        2'd0: usq_2 = 4'd0;
+        2'd1: usq_2 = 4'd1;
+        2'd2: usq_2 = 4'd4;
+        default: usq_2 = {4{1'bx}}; // |u| <= T
+        endcase
+    end
 
     always @(posedge clk) begin
-        sq_0 <= usq_0;
-        sq_1 <= usq_1;
-        sq_2 <= usq_2;
+        mag_0 <= umag_0;
+        sq_0  <= usq_0;
+        mag_1 <= umag_1;
+        sq_1  <= usq_1;
+        mag_2 <= umag_2;
+        sq_2  <= usq_2;
 if (rst) begin
-            sq_valid <= 1'b0;
-            done     <= 1'b0;
+            mag_valid <= 1'b0;
+            sq_valid  <= 1'b0;
+            done      <= 1'b0;
         end else begin
-            sq_valid <= u_valid;
-            done     <= vote_valid & vote_last;
+            mag_valid <= u_valid;
+            sq_valid  <= mag_valid;
+            done      <= vote_valid & vote_last;
         end
     end
 
