@@ -414,10 +414,43 @@ func (p *Params) VUW() int { return ubits(p.Unit) }
 // MaxLevels is the depth of the max tree, ceil(log2 NC).
 func (p *Params) MaxLevels() int { return clog2(p.NC) }
 
+// clipTableMax is the widest class sum whose clipping is emitted as a case
+// table (2^VW entries) instead of two comparisons with +-T: a table of a
+// 5-bit sum is two LUT levels, the comparisons carry chains (the UP5K
+// core's critical path after the statistics square).
+const clipTableMax = 6
+
+// ClipTable reports whether the clipping is a case table.
+func (p *Params) ClipTable() bool { return p.VW <= clipTableMax }
+
 // Clip clips every TM's class sum to [-T, T].
 func (p *Params) Clip() string {
 	var b strings.Builder
+	if p.ClipTable() {
+		for t := 0; t < p.NT; t++ {
+			fmt.Fprintf(&b, "    reg [%d:0] uc_%d;\n    always @(*) begin\n        case (%s)\n", p.UW-1, t, slice("sums", t, p.VW))
+			for r := 0; r < 1<<p.VW; r++ {
+				v := r
+				if r >= 1<<(p.VW-1) {
+					v = r - 1<<p.VW
+				}
+				u := min(max(v, -p.T), p.T)
+				fmt.Fprintf(&b, "        %d'd%d: uc_%d = %s; // %d -> %d\n", p.VW, r, t, binLit(p.UW, uint64(u)&(1<<p.UW-1)), v, u)
+			}
+			b.WriteString("        endcase\n    end\n")
+		}
+		b.WriteString("    always @(posedge clk) begin\n")
+		for t := 0; t < p.NT; t++ {
+			fmt.Fprintf(&b, "        u_%d <= uc_%d;\n", t, t)
+		}
+		b.WriteString("    end\n")
+		return b.String()
+	}
 	cw := p.CW()
+	fmt.Fprintf(&b, "    localparam signed [%d:0] T_POS   = %d'sd%d;\n", cw-1, cw, p.T)
+	fmt.Fprintf(&b, "    localparam signed [%d:0] T_NEG   = -%d'sd%d;\n", cw-1, cw, p.T)
+	fmt.Fprintf(&b, "    localparam        [%d:0] T_POS_U = %d'd%d;\n", p.UW-1, p.UW, p.T)
+	fmt.Fprintf(&b, "    localparam        [%d:0] T_NEG_U = -%d'd%d;\n", p.UW-1, p.UW, p.T)
 	for t := 0; t < p.NT; t++ {
 		fmt.Fprintf(&b, "    wire signed [%d:0] v_%d = %s;\n", cw-1, t,
 			sext(slice("sums", t, p.VW), fmt.Sprintf("sums[%d]", t*p.VW+p.VW-1), p.VW, cw))

@@ -335,11 +335,6 @@ module {{.Prefix}}_vote (
     output reg         vote_last,  // ... the request's last sample
     output wire [{{sub (mul .NC .VUW) 1}}:0] votes_out   // per class, {{.VUW}} bits each
 );
-    localparam signed [{{sub .CW 1}}:0] T_POS   = {{.CW}}'sd{{.T}};
-    localparam signed [{{sub .CW 1}}:0] T_NEG   = -{{.CW}}'sd{{.T}};
-    localparam        [{{sub .UW 1}}:0] T_POS_U = {{dec .UW .T}};
-    localparam        [{{sub .UW 1}}:0] T_NEG_U = -{{dec .UW .T}};
-
 {{.ClippedDecl}}    reg        u_last;
 {{.Clip}}
     always @(posedge clk) begin

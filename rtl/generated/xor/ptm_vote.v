@@ -29,16 +29,31 @@ module ptm_vote (
     output reg         vote_last,  // ... the request's last sample
     output wire [3:0] votes_out   // per class, 2 bits each
 );
-    localparam signed [4:0] T_POS   = 5'sd15;
-    localparam signed [4:0] T_NEG   = -5'sd15;
-    localparam        [4:0] T_POS_U = 5'd15;
-    localparam        [4:0] T_NEG_U = -5'd15;
-
     reg signed [4:0] u_0;
     reg        u_last;
-    wire signed [4:0] v_0 = {sums[3], sums[3:0]};
+    reg [4:0] uc_0;
+    always @(*) begin
+        case (sums[3:0])
+        4'd0: uc_0 = 5'b00000; // 0 -> 0
+        4'd1: uc_0 = 5'b00001; // 1 -> 1
+        4'd2: uc_0 = 5'b00010; // 2 -> 2
+        4'd3: uc_0 = 5'b00011; // 3 -> 3
+        4'd4: uc_0 = 5'b00100; // 4 -> 4
+        4'd5: uc_0 = 5'b00101; // 5 -> 5
+        4'd6: uc_0 = 5'b00110; // 6 -> 6
+        4'd7: uc_0 = 5'b00111; // 7 -> 7
+        4'd8: uc_0 = 5'b11000; // -8 -> -8
+        4'd9: uc_0 = 5'b11001; // -7 -> -7
+        4'd10: uc_0 = 5'b11010; // -6 -> -6
+        4'd11: uc_0 = 5'b11011; // -5 -> -5
+        4'd12: uc_0 = 5'b11100; // -4 -> -4
+        4'd13: uc_0 = 5'b11101; // -3 -> -3
+        4'd14: uc_0 = 5'b11110; // -2 -> -2
+        4'd15: uc_0 = 5'b11111; // -1 -> -1
+        endcase
+    end
     always @(posedge clk) begin
-        u_0 <= (v_0 > T_POS) ? T_POS_U : (v_0 < T_NEG) ? T_NEG_U : v_0;
+        u_0 <= uc_0;
     end
 
     always @(posedge clk) begin

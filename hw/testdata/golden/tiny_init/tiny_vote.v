@@ -29,22 +29,53 @@ module tiny_vote (
     output reg         vote_last,  // ... the request's last sample
     output wire [8:0] votes_out   // per class, 3 bits each
 );
-    localparam signed [2:0] T_POS   = 3'sd2;
-    localparam signed [2:0] T_NEG   = -3'sd2;
-    localparam        [2:0] T_POS_U = 3'd2;
-    localparam        [2:0] T_NEG_U = -3'd2;
-
     reg signed [2:0] u_0;
     reg signed [2:0] u_1;
     reg signed [2:0] u_2;
     reg        u_last;
-    wire signed [2:0] v_0 = sums[2:0];
-    wire signed [2:0] v_1 = sums[5:3];
-    wire signed [2:0] v_2 = sums[8:6];
+    reg [2:0] uc_0;
+    always @(*) begin
+        case (sums[2:0])
+        3'd0: uc_0 = 3'b000; // 0 -> 0
+        3'd1: uc_0 = 3'b001; // 1 -> 1
+        3'd2: uc_0 = 3'b010; // 2 -> 2
+        3'd3: uc_0 = 3'b010; // 3 -> 2
+        3'd4: uc_0 = 3'b110; // -4 -> -2
+        3'd5: uc_0 = 3'b110; // -3 -> -2
+        3'd6: uc_0 = 3'b110; // -2 -> -2
+        3'd7: uc_0 = 3'b111; // -1 -> -1
+        endcase
+    end
+    reg [2:0] uc_1;
+    always @(*) begin
+        case (sums[5:3])
+        3'd0: uc_1 = 3'b000; // 0 -> 0
+        3'd1: uc_1 = 3'b001; // 1 -> 1
+        3'd2: uc_1 = 3'b010; // 2 -> 2
+        3'd3: uc_1 = 3'b010; // 3 -> 2
+        3'd4: uc_1 = 3'b110; // -4 -> -2
+        3'd5: uc_1 = 3'b110; // -3 -> -2
+        3'd6: uc_1 = 3'b110; // -2 -> -2
+        3'd7: uc_1 = 3'b111; // -1 -> -1
+        endcase
+    end
+    reg [2:0] uc_2;
+    always @(*) begin
+        case (sums[8:6])
+        3'd0: uc_2 = 3'b000; // 0 -> 0
+        3'd1: uc_2 = 3'b001; // 1 -> 1
+        3'd2: uc_2 = 3'b010; // 2 -> 2
+        3'd3: uc_2 = 3'b010; // 3 -> 2
+        3'd4: uc_2 = 3'b110; // -4 -> -2
+        3'd5: uc_2 = 3'b110; // -3 -> -2
+        3'd6: uc_2 = 3'b110; // -2 -> -2
+        3'd7: uc_2 = 3'b111; // -1 -> -1
+        endcase
+    end
     always @(posedge clk) begin
-        u_0 <= (v_0 > T_POS) ? T_POS_U : (v_0 < T_NEG) ? T_NEG_U : v_0;
-        u_1 <= (v_1 > T_POS) ? T_POS_U : (v_1 < T_NEG) ? T_NEG_U : v_1;
-        u_2 <= (v_2 > T_POS) ? T_POS_U : (v_2 < T_NEG) ? T_NEG_U : v_2;
+        u_0 <= uc_0;
+        u_1 <= uc_1;
+        u_2 <= uc_2;
     end
 
     always @(posedge clk) begin
