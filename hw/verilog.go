@@ -48,16 +48,19 @@ endmodule
 const tmplSeeder = `// After start, lane l = 0..L-1 receives, one lane per cycle,
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
-// register stages. done is high in the cycle the last lane is loaded.
+// register stages; the last (the core's lane control registers) takes
+// load, load_lane and load_state. done is high in the cycle the last
+// lane's seed is offered (it is loaded into the lane one cycle later).
 module {{.Prefix}}_seeder (
     input  wire        clk,
     input  wire        rst,
-    input  wire        start,      // begin seeding every lane from seed
+    input  wire        start,      // a request is accepted: take its seed
+    input  wire        go,         // ... and it is valid: seed every lane
     input  wire [31:0] seed,       // request seed Q
-    output reg         load,       // load_state is the seed of lane load_lane
-    output reg  [{{sub .LaneW 1}}:0]  load_lane,
-    output reg  [{{sub .W 1}}:0] load_state,
-    output wire        done        // the last lane is loaded in this cycle
+    output wire        load,       // load_state is the seed of lane load_lane
+    output wire [{{sub .LaneW 1}}:0]  load_lane,
+    output wire [{{sub .W 1}}:0] load_state,
+    output wire        done        // the last lane's seed is offered in this cycle
 );
     localparam [{{sub .W 1}}:0] PHI       = {{.PhiLit}};
     localparam [{{sub .LaneW 1}}:0]  LAST_LANE = {{dec .LaneW (sub .L 1)}};
@@ -83,15 +86,13 @@ module {{.Prefix}}_seeder (
             run    <= 1'b0;
             valid1 <= 1'b0;
             valid2 <= 1'b0;
-            load   <= 1'b0;
         end else begin
-            if (start)
+            if (go)
                 run <= 1'b1;
             else if (lane0 == LAST_LANE)
                 run <= 1'b0;
             valid1 <= run;
             valid2 <= valid1;
-            load   <= valid2;
         end
         if (start) begin
             lane0 <= {{dec .LaneW 0}};
@@ -104,11 +105,12 @@ module {{.Prefix}}_seeder (
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);
         lane2      <= lane1;
-        load_state <= (mixed == {{dec .W 0}}) ? PHI : mixed;
-        load_lane  <= lane2;
     end
 
-    assign done = load && load_lane == LAST_LANE;
+    assign load       = valid2;
+    assign load_lane  = lane2;
+    assign load_state = (mixed == {{dec .W 0}}) ? PHI : mixed;
+    assign done       = valid2 && lane2 == LAST_LANE;
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -475,7 +477,8 @@ const tmplCore = `// A request (features x, K, seed Q, mode) is accepted in the 
 // loads the L lane LFSRs (L + 3 cycles), then one beat is issued per clock
 // (sample k, group g, beat b, address g*BT + b), stalling at a sample's
 // first beat in samples mode only while the result FIFO has no room:
-//   issue -> lanes (draw, bank read) -> include -> clause lanes -> class sum
+//   issue -> lane control registers -> lanes (draw, bank read) -> include
+//   -> clause lanes -> class sum
 //   -> samples mode: FIFO -> serializer -> result register
 //   -> stats mode: vote -> stats -> NC + 2*NT result words at the end.
 // See docs/core-interface.md for the ports and result words.
@@ -542,7 +545,8 @@ module {{.Prefix}}_core (
     {{.Prefix}}_seeder seeder (
         .clk        (clk),
         .rst        (rst),
-        .start      (accept && !k_bad),
+        .start      (accept),
+        .go         (accept && !k_bad),
         .seed       (req_seed),
         .load       (seed_load),
         .load_lane  (seed_lane),

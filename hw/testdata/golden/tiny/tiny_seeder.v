@@ -16,16 +16,19 @@
 // After start, lane l = 0..L-1 receives, one lane per cycle,
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
-// register stages. done is high in the cycle the last lane is loaded.
+// register stages; the last (the core's lane control registers) takes
+// load, load_lane and load_state. done is high in the cycle the last
+// lane's seed is offered (it is loaded into the lane one cycle later).
 module tiny_seeder (
     input  wire        clk,
     input  wire        rst,
-    input  wire        start,      // begin seeding every lane from seed
+    input  wire        start,      // a request is accepted: take its seed
+    input  wire        go,         // ... and it is valid: seed every lane
     input  wire [31:0] seed,       // request seed Q
-    output reg         load,       // load_state is the seed of lane load_lane
-    output reg  [2:0]  load_lane,
-    output reg  [15:0] load_state,
-    output wire        done        // the last lane is loaded in this cycle
+    output wire        load,       // load_state is the seed of lane load_lane
+    output wire [2:0]  load_lane,
+    output wire [15:0] load_state,
+    output wire        done        // the last lane's seed is offered in this cycle
 );
     localparam [15:0] PHI       = 16'h9e37;
     localparam [2:0]  LAST_LANE = 3'd7;
@@ -49,15 +52,13 @@ module tiny_seeder (
             run    <= 1'b0;
             valid1 <= 1'b0;
             valid2 <= 1'b0;
-            load   <= 1'b0;
         end else begin
-            if (start)
+            if (go)
                 run <= 1'b1;
             else if (lane0 == LAST_LANE)
                 run <= 1'b0;
             valid1 <= run;
             valid2 <= valid1;
-            load   <= valid2;
         end
         if (start) begin
             lane0 <= 3'd0;
@@ -70,11 +71,12 @@ module tiny_seeder (
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);
         lane2      <= lane1;
-        load_state <= (mixed == 16'd0) ? PHI : mixed;
-        load_lane  <= lane2;
     end
 
-    assign done = load && load_lane == LAST_LANE;
+    assign load       = valid2;
+    assign load_lane  = lane2;
+    assign load_state = (mixed == 16'd0) ? PHI : mixed;
+    assign done       = valid2 && lane2 == LAST_LANE;
 endmodule
 
 `default_nettype wire

@@ -18,7 +18,8 @@
 // loads the L lane LFSRs (L + 3 cycles), then one beat is issued per clock
 // (sample k, group g, beat b, address g*BT + b), stalling at a sample's
 // first beat in samples mode only while the result FIFO has no room:
-//   issue -> lanes (draw, bank read) -> include -> clause lanes -> class sum
+//   issue -> lane control registers -> lanes (draw, bank read) -> include
+//   -> clause lanes -> class sum
 //   -> samples mode: FIFO -> serializer -> result register
 //   -> stats mode: vote -> stats -> NC + 2*NT result words at the end.
 // See docs/core-interface.md for the ports and result words.
@@ -85,7 +86,8 @@ module tiny_core (
     tiny_seeder seeder (
         .clk        (clk),
         .rst        (rst),
-        .start      (accept && !k_bad),
+        .start      (accept),
+        .go         (accept && !k_bad),
         .seed       (req_seed),
         .load       (seed_load),
         .load_lane  (seed_lane),
