@@ -102,9 +102,9 @@ func (p *Params) LaneInstances() string {
 		fmt.Fprintf(&b, "        .seed_state (seed_q),\n")
 		fmt.Fprintf(&b, "        .beat       (step_q_%d),\n", g)
 		fmt.Fprintf(&b, "        .addr       (addr_q_%d),\n", g)
-		fmt.Fprintf(&b, "        .wr_en      (bank_wr_en && bank_wr_lane == %d'd%d),\n", p.LaneW, l)
-		fmt.Fprintf(&b, "        .wr_addr    (bank_wr_addr),\n")
-		fmt.Fprintf(&b, "        .wr_data    (bank_wr_data),\n")
+		fmt.Fprintf(&b, "        .wr_en      (wr_q[%d]),\n", l)
+		fmt.Fprintf(&b, "        .wr_addr    (wr_addr_q),\n")
+		fmt.Fprintf(&b, "        .wr_data    (wr_data_q),\n")
 		fmt.Fprintf(&b, "        .incl       (incl[%d])\n", l)
 		fmt.Fprintf(&b, "    );\n")
 		if l != p.L-1 {
@@ -119,7 +119,9 @@ func (p *Params) CtrlGroups() int { return (p.L + p.CtrlLanes - 1) / p.CtrlLanes
 
 // CtrlDecls declares the lane control registers: one step and address
 // copy per group of CtrlLanes lanes (kept apart from each other), the
-// per-lane seed loads and the seed state.
+// per-lane seed loads and the seed state, and the bank write port (the
+// per-lane write enables, address and data: a write lands one cycle after
+// its bank_wr_en cycle).
 func (p *Params) CtrlDecls() string {
 	var b strings.Builder
 	for g := 0; g < p.CtrlGroups(); g++ {
@@ -128,6 +130,9 @@ func (p *Params) CtrlDecls() string {
 	}
 	fmt.Fprintf(&b, "    reg [%d:0] load_q;\n", p.L-1)
 	fmt.Fprintf(&b, "    reg [%d:0] seed_q;\n", p.W-1)
+	fmt.Fprintf(&b, "    reg [%d:0] wr_q = %d'd0; // no write before the first reset\n", p.L-1, p.L)
+	fmt.Fprintf(&b, "    reg [%d:0] wr_addr_q;\n", p.AddrW-1)
+	fmt.Fprintf(&b, "    reg [%d:0] wr_data_q;\n", p.Bits-1)
 	return b.String()
 }
 
@@ -141,6 +146,10 @@ func (p *Params) CtrlRegs() string {
 		fmt.Fprintf(&b, "        load_q[%d] <= seed_load && seed_lane == %d'd%d;\n", l, p.LaneW, l)
 	}
 	b.WriteString("        seed_q    <= seed_state;\n")
+	for l := 0; l < p.L; l++ {
+		fmt.Fprintf(&b, "        wr_q[%d] <= !rst && bank_wr_en && bank_wr_lane == %d'd%d;\n", l, p.LaneW, l)
+	}
+	b.WriteString("        wr_addr_q <= bank_wr_addr;\n        wr_data_q <= bank_wr_data;\n")
 	return b.String()
 }
 

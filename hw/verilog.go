@@ -611,9 +611,10 @@ module {{.Prefix}}_core (
         end
     endgenerate
 
-    // Lane control broadcast: the lanes see a beat (step, address) and the
-    // seed loads one cycle after issue, through registers duplicated per
-    // group of {{.CtrlLanes}} lanes, so that no net fans out from logic to every lane.
+    // Lane control broadcast: the lanes see a beat (step, address) one cycle
+    // after issue, through registers duplicated per group of {{.CtrlLanes}} lanes so
+    // that no net fans out from logic to every lane; the seed loads and bank
+    // writes (one cycle after bank_wr_en) go through registers too.
 {{.CtrlDecls}}
     always @(posedge clk) begin
 {{.CtrlRegs -}}

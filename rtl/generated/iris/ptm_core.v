@@ -152,9 +152,10 @@ module ptm_core (
         end
     endgenerate
 
-    // Lane control broadcast: the lanes see a beat (step, address) and the
-    // seed loads one cycle after issue, through registers duplicated per
-    // group of 8 lanes, so that no net fans out from logic to every lane.
+    // Lane control broadcast: the lanes see a beat (step, address) one cycle
+    // after issue, through registers duplicated per group of 8 lanes so
+    // that no net fans out from logic to every lane; the seed loads and bank
+    // writes (one cycle after bank_wr_en) go through registers too.
     (* keep *) reg        step_q_0;
     (* keep *) reg [6:0]  addr_q_0;
     (* keep *) reg        step_q_1;
@@ -165,6 +166,9 @@ module ptm_core (
     (* keep *) reg [6:0]  addr_q_3;
     reg [31:0] load_q;
     reg [31:0] seed_q;
+    reg [31:0] wr_q = 32'd0; // no write before the first reset
+    reg [6:0] wr_addr_q;
+    reg [7:0] wr_data_q;
 
     always @(posedge clk) begin
         step_q_0 <= issue;
@@ -208,6 +212,40 @@ module ptm_core (
         load_q[30] <= seed_load && seed_lane == 5'd30;
         load_q[31] <= seed_load && seed_lane == 5'd31;
         seed_q    <= seed_state;
+        wr_q[0] <= !rst && bank_wr_en && bank_wr_lane == 5'd0;
+        wr_q[1] <= !rst && bank_wr_en && bank_wr_lane == 5'd1;
+        wr_q[2] <= !rst && bank_wr_en && bank_wr_lane == 5'd2;
+        wr_q[3] <= !rst && bank_wr_en && bank_wr_lane == 5'd3;
+        wr_q[4] <= !rst && bank_wr_en && bank_wr_lane == 5'd4;
+        wr_q[5] <= !rst && bank_wr_en && bank_wr_lane == 5'd5;
+        wr_q[6] <= !rst && bank_wr_en && bank_wr_lane == 5'd6;
+        wr_q[7] <= !rst && bank_wr_en && bank_wr_lane == 5'd7;
+        wr_q[8] <= !rst && bank_wr_en && bank_wr_lane == 5'd8;
+        wr_q[9] <= !rst && bank_wr_en && bank_wr_lane == 5'd9;
+        wr_q[10] <= !rst && bank_wr_en && bank_wr_lane == 5'd10;
+        wr_q[11] <= !rst && bank_wr_en && bank_wr_lane == 5'd11;
+        wr_q[12] <= !rst && bank_wr_en && bank_wr_lane == 5'd12;
+        wr_q[13] <= !rst && bank_wr_en && bank_wr_lane == 5'd13;
+        wr_q[14] <= !rst && bank_wr_en && bank_wr_lane == 5'd14;
+        wr_q[15] <= !rst && bank_wr_en && bank_wr_lane == 5'd15;
+        wr_q[16] <= !rst && bank_wr_en && bank_wr_lane == 5'd16;
+        wr_q[17] <= !rst && bank_wr_en && bank_wr_lane == 5'd17;
+        wr_q[18] <= !rst && bank_wr_en && bank_wr_lane == 5'd18;
+        wr_q[19] <= !rst && bank_wr_en && bank_wr_lane == 5'd19;
+        wr_q[20] <= !rst && bank_wr_en && bank_wr_lane == 5'd20;
+        wr_q[21] <= !rst && bank_wr_en && bank_wr_lane == 5'd21;
+        wr_q[22] <= !rst && bank_wr_en && bank_wr_lane == 5'd22;
+        wr_q[23] <= !rst && bank_wr_en && bank_wr_lane == 5'd23;
+        wr_q[24] <= !rst && bank_wr_en && bank_wr_lane == 5'd24;
+        wr_q[25] <= !rst && bank_wr_en && bank_wr_lane == 5'd25;
+        wr_q[26] <= !rst && bank_wr_en && bank_wr_lane == 5'd26;
+        wr_q[27] <= !rst && bank_wr_en && bank_wr_lane == 5'd27;
+        wr_q[28] <= !rst && bank_wr_en && bank_wr_lane == 5'd28;
+        wr_q[29] <= !rst && bank_wr_en && bank_wr_lane == 5'd29;
+        wr_q[30] <= !rst && bank_wr_en && bank_wr_lane == 5'd30;
+        wr_q[31] <= !rst && bank_wr_en && bank_wr_lane == 5'd31;
+        wr_addr_q <= bank_wr_addr;
+        wr_data_q <= bank_wr_data;
 end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
@@ -271,9 +309,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd0),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[0]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[0])
     );
 
@@ -286,9 +324,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd1),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[1]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[1])
     );
 
@@ -301,9 +339,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd2),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[2]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[2])
     );
 
@@ -316,9 +354,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd3),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[3]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[3])
     );
 
@@ -331,9 +369,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd4),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[4]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[4])
     );
 
@@ -346,9 +384,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd5),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[5]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[5])
     );
 
@@ -361,9 +399,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd6),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[6]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[6])
     );
 
@@ -376,9 +414,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd7),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[7]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[7])
     );
 
@@ -391,9 +429,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd8),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[8]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[8])
     );
 
@@ -406,9 +444,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd9),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[9]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[9])
     );
 
@@ -421,9 +459,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd10),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[10]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[10])
     );
 
@@ -436,9 +474,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd11),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[11]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[11])
     );
 
@@ -451,9 +489,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd12),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[12]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[12])
     );
 
@@ -466,9 +504,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd13),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[13]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[13])
     );
 
@@ -481,9 +519,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd14),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[14]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[14])
     );
 
@@ -496,9 +534,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd15),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[15]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[15])
     );
 
@@ -511,9 +549,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd16),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[16]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[16])
     );
 
@@ -526,9 +564,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd17),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[17]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[17])
     );
 
@@ -541,9 +579,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd18),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[18]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[18])
     );
 
@@ -556,9 +594,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd19),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[19]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[19])
     );
 
@@ -571,9 +609,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd20),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[20]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[20])
     );
 
@@ -586,9 +624,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd21),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[21]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[21])
     );
 
@@ -601,9 +639,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd22),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[22]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[22])
     );
 
@@ -616,9 +654,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_2),
         .addr       (addr_q_2),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd23),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[23]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[23])
     );
 
@@ -631,9 +669,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd24),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[24]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[24])
     );
 
@@ -646,9 +684,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd25),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[25]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[25])
     );
 
@@ -661,9 +699,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd26),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[26]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[26])
     );
 
@@ -676,9 +714,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd27),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[27]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[27])
     );
 
@@ -691,9 +729,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd28),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[28]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[28])
     );
 
@@ -706,9 +744,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd29),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[29]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[29])
     );
 
@@ -721,9 +759,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd30),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[30]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[30])
     );
 
@@ -736,9 +774,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_3),
         .addr       (addr_q_3),
-        .wr_en      (bank_wr_en && bank_wr_lane == 5'd31),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[31]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[31])
     );
 

@@ -152,15 +152,19 @@ module ptm_core (
         end
     endgenerate
 
-    // Lane control broadcast: the lanes see a beat (step, address) and the
-    // seed loads one cycle after issue, through registers duplicated per
-    // group of 8 lanes, so that no net fans out from logic to every lane.
+    // Lane control broadcast: the lanes see a beat (step, address) one cycle
+    // after issue, through registers duplicated per group of 8 lanes so
+    // that no net fans out from logic to every lane; the seed loads and bank
+    // writes (one cycle after bank_wr_en) go through registers too.
     (* keep *) reg        step_q_0;
     (* keep *) reg [3:0]  addr_q_0;
     (* keep *) reg        step_q_1;
     (* keep *) reg [3:0]  addr_q_1;
     reg [15:0] load_q;
     reg [23:0] seed_q;
+    reg [15:0] wr_q = 16'd0; // no write before the first reset
+    reg [3:0] wr_addr_q;
+    reg [11:0] wr_data_q;
 
     always @(posedge clk) begin
         step_q_0 <= issue;
@@ -184,6 +188,24 @@ module ptm_core (
         load_q[14] <= seed_load && seed_lane == 4'd14;
         load_q[15] <= seed_load && seed_lane == 4'd15;
         seed_q    <= seed_state;
+        wr_q[0] <= !rst && bank_wr_en && bank_wr_lane == 4'd0;
+        wr_q[1] <= !rst && bank_wr_en && bank_wr_lane == 4'd1;
+        wr_q[2] <= !rst && bank_wr_en && bank_wr_lane == 4'd2;
+        wr_q[3] <= !rst && bank_wr_en && bank_wr_lane == 4'd3;
+        wr_q[4] <= !rst && bank_wr_en && bank_wr_lane == 4'd4;
+        wr_q[5] <= !rst && bank_wr_en && bank_wr_lane == 4'd5;
+        wr_q[6] <= !rst && bank_wr_en && bank_wr_lane == 4'd6;
+        wr_q[7] <= !rst && bank_wr_en && bank_wr_lane == 4'd7;
+        wr_q[8] <= !rst && bank_wr_en && bank_wr_lane == 4'd8;
+        wr_q[9] <= !rst && bank_wr_en && bank_wr_lane == 4'd9;
+        wr_q[10] <= !rst && bank_wr_en && bank_wr_lane == 4'd10;
+        wr_q[11] <= !rst && bank_wr_en && bank_wr_lane == 4'd11;
+        wr_q[12] <= !rst && bank_wr_en && bank_wr_lane == 4'd12;
+        wr_q[13] <= !rst && bank_wr_en && bank_wr_lane == 4'd13;
+        wr_q[14] <= !rst && bank_wr_en && bank_wr_lane == 4'd14;
+        wr_q[15] <= !rst && bank_wr_en && bank_wr_lane == 4'd15;
+        wr_addr_q <= bank_wr_addr;
+        wr_data_q <= bank_wr_data;
 end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
@@ -247,9 +269,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd0),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[0]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[0])
     );
 
@@ -262,9 +284,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd1),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[1]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[1])
     );
 
@@ -277,9 +299,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd2),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[2]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[2])
     );
 
@@ -292,9 +314,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd3),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[3]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[3])
     );
 
@@ -307,9 +329,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd4),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[4]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[4])
     );
 
@@ -322,9 +344,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd5),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[5]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[5])
     );
 
@@ -337,9 +359,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd6),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[6]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[6])
     );
 
@@ -352,9 +374,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd7),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[7]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[7])
     );
 
@@ -367,9 +389,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd8),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[8]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[8])
     );
 
@@ -382,9 +404,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd9),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[9]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[9])
     );
 
@@ -397,9 +419,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd10),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[10]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[10])
     );
 
@@ -412,9 +434,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd11),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[11]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[11])
     );
 
@@ -427,9 +449,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd12),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[12]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[12])
     );
 
@@ -442,9 +464,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd13),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[13]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[13])
     );
 
@@ -457,9 +479,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd14),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[14]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[14])
     );
 
@@ -472,9 +494,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_1),
         .addr       (addr_q_1),
-        .wr_en      (bank_wr_en && bank_wr_lane == 4'd15),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[15]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[15])
     );
 

@@ -152,13 +152,17 @@ module tiny_core (
         end
     endgenerate
 
-    // Lane control broadcast: the lanes see a beat (step, address) and the
-    // seed loads one cycle after issue, through registers duplicated per
-    // group of 8 lanes, so that no net fans out from logic to every lane.
+    // Lane control broadcast: the lanes see a beat (step, address) one cycle
+    // after issue, through registers duplicated per group of 8 lanes so
+    // that no net fans out from logic to every lane; the seed loads and bank
+    // writes (one cycle after bank_wr_en) go through registers too.
     (* keep *) reg        step_q_0;
     (* keep *) reg [3:0]  addr_q_0;
     reg [7:0] load_q;
     reg [15:0] seed_q;
+    reg [7:0] wr_q = 8'd0; // no write before the first reset
+    reg [3:0] wr_addr_q;
+    reg [7:0] wr_data_q;
 
     always @(posedge clk) begin
         step_q_0 <= issue;
@@ -172,6 +176,16 @@ module tiny_core (
         load_q[6] <= seed_load && seed_lane == 3'd6;
         load_q[7] <= seed_load && seed_lane == 3'd7;
         seed_q    <= seed_state;
+        wr_q[0] <= !rst && bank_wr_en && bank_wr_lane == 3'd0;
+        wr_q[1] <= !rst && bank_wr_en && bank_wr_lane == 3'd1;
+        wr_q[2] <= !rst && bank_wr_en && bank_wr_lane == 3'd2;
+        wr_q[3] <= !rst && bank_wr_en && bank_wr_lane == 3'd3;
+        wr_q[4] <= !rst && bank_wr_en && bank_wr_lane == 3'd4;
+        wr_q[5] <= !rst && bank_wr_en && bank_wr_lane == 3'd5;
+        wr_q[6] <= !rst && bank_wr_en && bank_wr_lane == 3'd6;
+        wr_q[7] <= !rst && bank_wr_en && bank_wr_lane == 3'd7;
+        wr_addr_q <= bank_wr_addr;
+        wr_data_q <= bank_wr_data;
 end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
@@ -233,9 +247,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd0),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[0]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[0])
     );
 
@@ -246,9 +260,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd1),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[1]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[1])
     );
 
@@ -259,9 +273,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd2),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[2]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[2])
     );
 
@@ -272,9 +286,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd3),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[3]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[3])
     );
 
@@ -285,9 +299,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd4),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[4]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[4])
     );
 
@@ -298,9 +312,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd5),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[5]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[5])
     );
 
@@ -311,9 +325,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd6),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[6]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[6])
     );
 
@@ -324,9 +338,9 @@ end
         .seed_state (seed_q),
         .beat       (step_q_0),
         .addr       (addr_q_0),
-        .wr_en      (bank_wr_en && bank_wr_lane == 3'd7),
-        .wr_addr    (bank_wr_addr),
-        .wr_data    (bank_wr_data),
+        .wr_en      (wr_q[7]),
+        .wr_addr    (wr_addr_q),
+        .wr_data    (wr_data_q),
         .incl       (incl[7])
     );
 
