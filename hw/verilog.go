@@ -754,14 +754,16 @@ module {{.Prefix}}_core (
     wire        fifo_nonempty;
     wire [{{mul .NT .VW}}:0] fifo_head;
     reg         ser_valid, ser_last;
+    reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
     reg  [{{sub (mul .NT .VW) 1}}:0] ser_sums;
     reg  [{{sub .TMW 1}}:0]  ser_tm;
     wire [{{sub .VW 1}}:0]  ser_sum [0:{{sub .NT 1}}];
 {{.SumWordAssigns}}
     wire out_free   = !res_valid || res_ready;
     wire ser_take   = out_free && ser_valid;
-    wire ser_end    = ser_take && ser_tm == {{dec .TMW (sub .NT 1)}};
-    wire fifo_pop   = fifo_nonempty && (!ser_valid || ser_end);
+    wire ser_end    = out_free && ser_at_end;
+    wire ser_free   = !ser_valid || ser_end;   // the serializer takes the FIFO head
+    wire fifo_pop   = fifo_nonempty && ser_free;
     wire final_word = ser_end && ser_last;
 
     {{.Prefix}}_fifo fifo (
@@ -774,20 +776,26 @@ module {{.Prefix}}_core (
         .nonempty  (fifo_nonempty)
     );
 
+    // The serializer loads the head whenever it is free, also from an empty
+    // FIFO (ser_valid stays low then): its enables do not wait for the
+    // FIFO's pointer comparison.
     always @(posedge clk) begin
-        if (fifo_pop) begin
+        if (ser_free) begin
             ser_sums <= fifo_head[{{sub (mul .NT .VW) 1}}:0];
             ser_last <= fifo_head[{{mul .NT .VW}}];
             ser_tm   <= {{dec .TMW 0}};
         end else if (ser_take) begin
             ser_tm <= ser_tm + 1'b1;
         end
-        if (rst)
-            ser_valid <= 1'b0;
-        else if (fifo_pop)
-            ser_valid <= 1'b1;
-        else if (ser_end)
-            ser_valid <= 1'b0;
+        if (rst) begin
+            ser_valid  <= 1'b0;
+            ser_at_end <= 1'b0;
+        end else if (ser_free) begin
+            ser_valid  <= fifo_nonempty;
+            ser_at_end <= {{if eq .NT 1}}fifo_nonempty{{else}}1'b0{{end}};
+        end else if (ser_take) begin
+            ser_at_end <= {{if eq .NT 1}}1'b0{{else}}ser_tm == {{dec .TMW (sub .NT 2)}}{{end}};
+        end
     end
 
     always @(posedge clk) begin
@@ -823,7 +831,7 @@ module {{.Prefix}}_core (
             end else if (ser_valid) begin
                 res_valid <= 1'b1;
                 res_data  <= {{.SerWord}};
-                res_last  <= ser_last && ser_tm == {{dec .TMW (sub .NT 1)}};
+                res_last  <= ser_last && ser_at_end;
                 res_error <= 1'b0;
             end
         end

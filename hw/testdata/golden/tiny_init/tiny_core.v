@@ -450,6 +450,7 @@ end
     wire        fifo_nonempty;
     wire [9:0] fifo_head;
     reg         ser_valid, ser_last;
+    reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
     reg  [8:0] ser_sums;
     reg  [1:0]  ser_tm;
     wire [2:0]  ser_sum [0:2];
@@ -459,8 +460,9 @@ end
 
     wire out_free   = !res_valid || res_ready;
     wire ser_take   = out_free && ser_valid;
-    wire ser_end    = ser_take && ser_tm == 2'd2;
-    wire fifo_pop   = fifo_nonempty && (!ser_valid || ser_end);
+    wire ser_end    = out_free && ser_at_end;
+    wire ser_free   = !ser_valid || ser_end;   // the serializer takes the FIFO head
+    wire fifo_pop   = fifo_nonempty && ser_free;
     wire final_word = ser_end && ser_last;
 
     tiny_fifo fifo (
@@ -473,20 +475,26 @@ end
         .nonempty  (fifo_nonempty)
     );
 
+    // The serializer loads the head whenever it is free, also from an empty
+    // FIFO (ser_valid stays low then): its enables do not wait for the
+    // FIFO's pointer comparison.
     always @(posedge clk) begin
-        if (fifo_pop) begin
+        if (ser_free) begin
             ser_sums <= fifo_head[8:0];
             ser_last <= fifo_head[9];
             ser_tm   <= 2'd0;
         end else if (ser_take) begin
             ser_tm <= ser_tm + 1'b1;
         end
-        if (rst)
-            ser_valid <= 1'b0;
-        else if (fifo_pop)
-            ser_valid <= 1'b1;
-        else if (ser_end)
-            ser_valid <= 1'b0;
+        if (rst) begin
+            ser_valid  <= 1'b0;
+            ser_at_end <= 1'b0;
+        end else if (ser_free) begin
+            ser_valid  <= fifo_nonempty;
+            ser_at_end <= 1'b0;
+        end else if (ser_take) begin
+            ser_at_end <= ser_tm == 2'd1;
+        end
     end
 
     always @(posedge clk) begin
@@ -522,7 +530,7 @@ end
             end else if (ser_valid) begin
                 res_valid <= 1'b1;
                 res_data  <= {{29{ser_sum[ser_tm][2]}}, ser_sum[ser_tm]};
-                res_last  <= ser_last && ser_tm == 2'd2;
+                res_last  <= ser_last && ser_at_end;
                 res_error <= 1'b0;
             end
         end
