@@ -13,11 +13,11 @@ import (
 
 // Version is the generator version written into every emitted file header
 // and, as VersionWord, into word 0 of the info ROM.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // VersionWord is info ROM word 0: "PT" followed by the generator's major and
 // minor version (0x5054_MMmm).
-const VersionWord uint32 = 0x5054_0001
+const VersionWord uint32 = 0x5054_0002
 
 // ErrConfig is wrapped by every error Generate returns for a configuration
 // that does not fit the shape or the hardware's limits.
