@@ -867,6 +867,8 @@ end
 
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
+    reg         skid_valid, skid_last, skid_error;
+    reg  [31:0] skid_data;
     wire        fifo_nonempty;
     wire [15:0] fifo_head;
     reg         ser_valid, ser_last;
@@ -878,7 +880,7 @@ end
     assign ser_sum[1] = ser_sums[9:5];
     assign ser_sum[2] = ser_sums[14:10];
 
-    wire out_free   = !res_valid || res_ready;
+    wire out_free   = !skid_valid;   // the output stage takes a word (a register)
     wire ser_take   = out_free && ser_valid;
     wire ser_end    = out_free && ser_at_end;
     wire ser_free   = !ser_valid || ser_end;   // the serializer takes the FIFO head
@@ -932,27 +934,60 @@ end
     wire stat_take = state == S_STATS && out_free;
     wire stat_end  = stat_take && stat_idx == 4'd8;
 
+    // The word offered to the output stage in this cycle (taken when
+    // out_free).
+    reg         w_valid, w_last, w_error;
+    reg  [31:0] w_data;
+    always @(*) begin
+        w_valid = 1'b0;
+        w_data  = {{27{ser_sum[ser_tm][4]}}, ser_sum[ser_tm]};
+        w_last  = ser_last && ser_at_end;
+        w_error = 1'b0;
+        if (state == S_ERROR) begin
+            w_valid = 1'b1;
+            w_data  = ERR_K;
+            w_last  = 1'b1;
+            w_error = 1'b1;
+        end else if (state == S_STATS) begin
+            w_valid = 1'b1;
+            w_data  = stat_word[stat_idx];
+            w_last  = stat_idx == 4'd8;
+        end else if (ser_valid) begin
+            w_valid = 1'b1;
+        end
+    end
+
+    // Output stage: the result register and a skid register behind it.
+    // A word offered while the result register is held (res_valid and not
+    // res_ready) waits in the skid register, and no word is offered while
+    // the skid register is full: the core's enables depend on skid_valid,
+    // a register, never on res_ready. With res_ready high the skid
+    // register stays empty.
+    wire res_move = !res_valid || res_ready;
     always @(posedge clk) begin
-        if (rst) begin
-            res_valid <= 1'b0;
-        end else if (out_free) begin
-            res_valid <= 1'b0;
-            if (state == S_ERROR) begin
-                res_valid <= 1'b1;
-                res_data  <= ERR_K;
-                res_last  <= 1'b1;
-                res_error <= 1'b1;
-            end else if (state == S_STATS) begin
-                res_valid <= 1'b1;
-                res_data  <= stat_word[stat_idx];
-                res_last  <= stat_idx == 4'd8;
-                res_error <= 1'b0;
-            end else if (ser_valid) begin
-                res_valid <= 1'b1;
-                res_data  <= {{27{ser_sum[ser_tm][4]}}, ser_sum[ser_tm]};
-                res_last  <= ser_last && ser_at_end;
-                res_error <= 1'b0;
+        if (res_move) begin
+            if (skid_valid) begin
+                res_data  <= skid_data;
+                res_last  <= skid_last;
+                res_error <= skid_error;
+            end else if (w_valid) begin
+                res_data  <= w_data;
+                res_last  <= w_last;
+                res_error <= w_error;
             end
+        end else if (!skid_valid) begin
+            skid_data  <= w_data;
+            skid_last  <= w_last;
+            skid_error <= w_error;
+        end
+        if (rst) begin
+            res_valid  <= 1'b0;
+            skid_valid <= 1'b0;
+        end else if (res_move) begin
+            res_valid  <= skid_valid || w_valid;
+            skid_valid <= 1'b0;
+        end else if (!skid_valid) begin
+            skid_valid <= w_valid;
         end
     end
 
