@@ -211,18 +211,18 @@ func (p *Params) StatWordAssigns() string {
 	return b.String()
 }
 
-// SumWordAssigns splits the serializer's sample into its NT class sums.
-func (p *Params) SumWordAssigns() string {
-	var b strings.Builder
-	for t := 0; t < p.NT; t++ {
-		fmt.Fprintf(&b, "    assign ser_sum[%d] = %s;\n", t, slice("ser_sums", t, p.VW))
-	}
-	return b.String()
+// SerWord is the sign-extended class sum at the bottom of the serializer's
+// shift register.
+func (p *Params) SerWord() string {
+	return sext(fmt.Sprintf("ser_sums[%d:0]", p.VW-1), fmt.Sprintf("ser_sums[%d]", p.VW-1), p.VW, 32)
 }
 
-// SerWord is the sign-extended class sum at the serializer's index.
-func (p *Params) SerWord() string {
-	return sext("ser_sum[ser_tm]", fmt.Sprintf("ser_sum[ser_tm][%d]", p.VW-1), p.VW, 32)
+// SerShift is the serializer's shift register after a word is taken.
+func (p *Params) SerShift() string {
+	if p.NT == 1 {
+		return "ser_sums"
+	}
+	return fmt.Sprintf("{%d'd0, ser_sums[%d:%d]}", p.VW, p.NT*p.VW-1, p.VW)
 }
 
 // FifoCountW is the width of the in-flight sample counter (0..FifoDepth).

@@ -759,8 +759,7 @@ module {{.Prefix}}_core (
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
     reg  [{{sub (mul .NT .VW) 1}}:0] ser_sums;
     reg  [{{sub .TMW 1}}:0]  ser_tm;
-    wire [{{sub .VW 1}}:0]  ser_sum [0:{{sub .NT 1}}];
-{{.SumWordAssigns}}
+
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
     wire ser_take   = out_free && ser_valid;
     wire ser_end    = out_free && ser_at_end;
@@ -787,7 +786,8 @@ module {{.Prefix}}_core (
             ser_last <= fifo_head[{{mul .NT .VW}}];
             ser_tm   <= {{dec .TMW 0}};
         end else if (ser_take) begin
-            ser_tm <= ser_tm + 1'b1;
+            ser_sums <= {{.SerShift}}; // the next TM's sum at the bottom
+            ser_tm   <= ser_tm + 1'b1;
         end
         if (rst) begin
             ser_valid  <= 1'b0;
@@ -811,7 +811,10 @@ module {{.Prefix}}_core (
 
     // ---------------------------------------------------------------
     // Result register and control.
-    reg  [{{sub .StatIdxW 1}}:0] stat_idx;
+    // stat_cur holds stat_word[stat_idx], loaded a word ahead (from
+    // stat_nidx = stat_idx + 1), so that the offered word is a register.
+    reg  [{{sub .StatIdxW 1}}:0] stat_idx, stat_nidx;
+    reg  [31:0] stat_cur;
     wire stat_take = state == S_STATS && out_free;
     wire stat_end  = stat_take && stat_idx == {{dec .StatIdxW (sub .StatWords 1)}};
 
@@ -831,7 +834,7 @@ module {{.Prefix}}_core (
             w_error = 1'b1;
         end else if (state == S_STATS) begin
             w_valid = 1'b1;
-            w_data  = stat_word[stat_idx];
+            w_data  = stat_cur;
             w_last  = stat_idx == {{dec .StatIdxW (sub .StatWords 1)}};
         end else if (ser_valid) begin
             w_valid = 1'b1;
@@ -873,10 +876,15 @@ module {{.Prefix}}_core (
     end
 
     always @(posedge clk) begin
-        if (state != S_STATS)
-            stat_idx <= {{dec .StatIdxW 0}};
-        else if (stat_take)
-            stat_idx <= stat_idx + 1'b1;
+        if (state != S_STATS) begin
+            stat_idx  <= {{dec .StatIdxW 0}};
+            stat_nidx <= {{dec .StatIdxW 1}};
+            stat_cur  <= stat_word[0];
+        end else if (stat_take) begin
+            stat_idx  <= stat_nidx;
+            stat_nidx <= stat_nidx + 1'b1;
+            stat_cur  <= stat_word[stat_nidx];
+        end
     end
 
     always @(posedge clk) begin

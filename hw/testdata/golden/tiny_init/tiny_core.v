@@ -455,10 +455,6 @@ end
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
     reg  [8:0] ser_sums;
     reg  [1:0]  ser_tm;
-    wire [2:0]  ser_sum [0:2];
-    assign ser_sum[0] = ser_sums[2:0];
-    assign ser_sum[1] = ser_sums[5:3];
-    assign ser_sum[2] = ser_sums[8:6];
 
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
     wire ser_take   = out_free && ser_valid;
@@ -486,7 +482,8 @@ end
             ser_last <= fifo_head[9];
             ser_tm   <= 2'd0;
         end else if (ser_take) begin
-            ser_tm <= ser_tm + 1'b1;
+            ser_sums <= {3'd0, ser_sums[8:3]}; // the next TM's sum at the bottom
+            ser_tm   <= ser_tm + 1'b1;
         end
         if (rst) begin
             ser_valid  <= 1'b0;
@@ -510,7 +507,10 @@ end
 
     // ---------------------------------------------------------------
     // Result register and control.
-    reg  [3:0] stat_idx;
+    // stat_cur holds stat_word[stat_idx], loaded a word ahead (from
+    // stat_nidx = stat_idx + 1), so that the offered word is a register.
+    reg  [3:0] stat_idx, stat_nidx;
+    reg  [31:0] stat_cur;
     wire stat_take = state == S_STATS && out_free;
     wire stat_end  = stat_take && stat_idx == 4'd8;
 
@@ -520,7 +520,7 @@ end
     reg  [31:0] w_data;
     always @(*) begin
         w_valid = 1'b0;
-        w_data  = {{29{ser_sum[ser_tm][2]}}, ser_sum[ser_tm]};
+        w_data  = {{29{ser_sums[2]}}, ser_sums[2:0]};
         w_last  = ser_last && ser_at_end;
         w_error = 1'b0;
         if (state == S_ERROR) begin
@@ -530,7 +530,7 @@ end
             w_error = 1'b1;
         end else if (state == S_STATS) begin
             w_valid = 1'b1;
-            w_data  = stat_word[stat_idx];
+            w_data  = stat_cur;
             w_last  = stat_idx == 4'd8;
         end else if (ser_valid) begin
             w_valid = 1'b1;
@@ -572,10 +572,15 @@ end
     end
 
     always @(posedge clk) begin
-        if (state != S_STATS)
-            stat_idx <= 4'd0;
-        else if (stat_take)
-            stat_idx <= stat_idx + 1'b1;
+        if (state != S_STATS) begin
+            stat_idx  <= 4'd0;
+            stat_nidx <= 4'd1;
+            stat_cur  <= stat_word[0];
+        end else if (stat_take) begin
+            stat_idx  <= stat_nidx;
+            stat_nidx <= stat_nidx + 1'b1;
+            stat_cur  <= stat_word[stat_nidx];
+        end
     end
 
     always @(posedge clk) begin
