@@ -80,6 +80,7 @@ module {{.Prefix}}_seeder (
     wire [{{sub .W 1}}:0] y1    = x1 ^ (x1 >> 6);
     wire [{{sub .W 1}}:0] y2    = x2 ^ (x2 >> 11);
     wire [{{sub .W 1}}:0] mixed = y2 + (y2 << 15);
+    wire [{{sub .W 1}}:0] t_base = start ? {{.SeedW}} : t0;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -96,11 +97,11 @@ module {{.Prefix}}_seeder (
         end
         if (start) begin
             lane0 <= {{dec .LaneW 0}};
-            t0    <= {{.SeedW}} + PHI;
         end else if (run) begin
             lane0 <= lane0 + 1'b1;
-            t0    <= t0 + PHI;
         end
+        if (start || run)
+            t0 <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1         <= t0 + (t0 << 10);
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);

@@ -46,6 +46,7 @@ module tiny_seeder (
     wire [15:0] y1    = x1 ^ (x1 >> 6);
     wire [15:0] y2    = x2 ^ (x2 >> 11);
     wire [15:0] mixed = y2 + (y2 << 15);
+    wire [15:0] t_base = start ? seed[15:0] : t0;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -62,11 +63,11 @@ module tiny_seeder (
         end
         if (start) begin
             lane0 <= 3'd0;
-            t0    <= seed[15:0] + PHI;
         end else if (run) begin
             lane0 <= lane0 + 1'b1;
-            t0    <= t0 + PHI;
         end
+        if (start || run)
+            t0 <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1         <= t0 + (t0 << 10);
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);
