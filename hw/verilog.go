@@ -54,8 +54,7 @@ const tmplSeeder = `// After start, lane l = 0..L-1 receives, one lane per cycle
 module {{.Prefix}}_seeder (
     input  wire        clk,
     input  wire        rst,
-    input  wire        start,      // a request is accepted: take its seed
-    input  wire        go,         // ... and it is valid: seed every lane
+    input  wire        start,      // begin seeding every lane from seed
     input  wire [31:0] seed,       // request seed Q
     output wire        load,       // load_state is the seed of lane load_lane
     output wire [{{sub .LaneW 1}}:0]  load_lane,
@@ -80,7 +79,7 @@ module {{.Prefix}}_seeder (
     wire [{{sub .W 1}}:0] y1    = x1 ^ (x1 >> 6);
     wire [{{sub .W 1}}:0] y2    = x2 ^ (x2 >> 11);
     wire [{{sub .W 1}}:0] mixed = y2 + (y2 << 15);
-    wire [{{sub .W 1}}:0] t_base = start ? {{.SeedW}} : t0;
+    wire [{{sub .W 1}}:0] t_base = run ? t0 : {{.SeedW}};
 
     always @(posedge clk) begin
         if (rst) begin
@@ -88,20 +87,17 @@ module {{.Prefix}}_seeder (
             valid1 <= 1'b0;
             valid2 <= 1'b0;
         end else begin
-            if (go)
+            if (start)
                 run <= 1'b1;
             else if (lane0 == LAST_LANE)
                 run <= 1'b0;
             valid1 <= run;
             valid2 <= valid1;
         end
-        if (start) begin
-            lane0 <= {{dec .LaneW 0}};
-        end else if (run) begin
-            lane0 <= lane0 + 1'b1;
-        end
-        if (start || run)
-            t0 <= t_base + PHI; // one adder: Q + PHI, then t + PHI
+        // While not running, t0 follows the seed input, so that it holds
+        // Q + PHI after the start edge; no enable depends on start.
+        lane0 <= run ? lane0 + 1'b1 : {{dec .LaneW 0}};
+        t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1         <= t0 + (t0 << 10);
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);
@@ -546,8 +542,7 @@ module {{.Prefix}}_core (
     {{.Prefix}}_seeder seeder (
         .clk        (clk),
         .rst        (rst),
-        .start      (accept),
-        .go         (accept && !k_bad),
+        .start      (accept && !k_bad),
         .seed       (req_seed),
         .load       (seed_load),
         .load_lane  (seed_lane),

@@ -22,8 +22,7 @@
 module ptm_seeder (
     input  wire        clk,
     input  wire        rst,
-    input  wire        start,      // a request is accepted: take its seed
-    input  wire        go,         // ... and it is valid: seed every lane
+    input  wire        start,      // begin seeding every lane from seed
     input  wire [31:0] seed,       // request seed Q
     output wire        load,       // load_state is the seed of lane load_lane
     output wire [4:0]  load_lane,
@@ -44,7 +43,7 @@ module ptm_seeder (
     wire [31:0] y1    = x1 ^ (x1 >> 6);
     wire [31:0] y2    = x2 ^ (x2 >> 11);
     wire [31:0] mixed = y2 + (y2 << 15);
-    wire [31:0] t_base = start ? seed : t0;
+    wire [31:0] t_base = run ? t0 : seed;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -52,20 +51,17 @@ module ptm_seeder (
             valid1 <= 1'b0;
             valid2 <= 1'b0;
         end else begin
-            if (go)
+            if (start)
                 run <= 1'b1;
             else if (lane0 == LAST_LANE)
                 run <= 1'b0;
             valid1 <= run;
             valid2 <= valid1;
         end
-        if (start) begin
-            lane0 <= 5'd0;
-        end else if (run) begin
-            lane0 <= lane0 + 1'b1;
-        end
-        if (start || run)
-            t0 <= t_base + PHI; // one adder: Q + PHI, then t + PHI
+        // While not running, t0 follows the seed input, so that it holds
+        // Q + PHI after the start edge; no enable depends on start.
+        lane0 <= run ? lane0 + 1'b1 : 5'd0;
+        t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1         <= t0 + (t0 << 10);
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);

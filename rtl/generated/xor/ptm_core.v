@@ -86,8 +86,7 @@ module ptm_core (
     ptm_seeder seeder (
         .clk        (clk),
         .rst        (rst),
-        .start      (accept),
-        .go         (accept && !k_bad),
+        .start      (accept && !k_bad),
         .seed       (req_seed),
         .load       (seed_load),
         .load_lane  (seed_lane),
