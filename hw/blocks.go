@@ -97,19 +97,59 @@ func (p *Params) LaneInstances() string {
 		fmt.Fprintf(&b, "    // lane %d: clause lane %d, literal lane %d\n", l, ci, li)
 		fmt.Fprintf(&b, "    %s_lane%s lane_%d (\n", p.Prefix, param, l)
 		fmt.Fprintf(&b, "        .clk        (clk),\n")
-		fmt.Fprintf(&b, "        .seed_load  (seed_load && seed_lane == %d'd%d),\n", p.LaneW, l)
-		fmt.Fprintf(&b, "        .seed_state (seed_state),\n")
-		fmt.Fprintf(&b, "        .beat       (issue),\n")
-		fmt.Fprintf(&b, "        .addr       (addr),\n")
-		fmt.Fprintf(&b, "        .wr_en      (bank_wr_en && bank_wr_lane == %d'd%d),\n", p.LaneW, l)
-		fmt.Fprintf(&b, "        .wr_addr    (bank_wr_addr),\n")
-		fmt.Fprintf(&b, "        .wr_data    (bank_wr_data),\n")
+		g := l / p.CtrlLanes
+		fmt.Fprintf(&b, "        .seed_load  (load_q[%d]),\n", l)
+		fmt.Fprintf(&b, "        .seed_state (seed_q),\n")
+		fmt.Fprintf(&b, "        .beat       (step_q_%d),\n", g)
+		fmt.Fprintf(&b, "        .addr       (addr_q_%d),\n", g)
+		fmt.Fprintf(&b, "        .wr_en      (wr_q[%d]),\n", l)
+		fmt.Fprintf(&b, "        .wr_addr    (wr_addr_q),\n")
+		fmt.Fprintf(&b, "        .wr_data    (wr_data_q),\n")
 		fmt.Fprintf(&b, "        .incl       (incl[%d])\n", l)
 		fmt.Fprintf(&b, "    );\n")
 		if l != p.L-1 {
 			b.WriteString("\n")
 		}
 	}
+	return b.String()
+}
+
+// CtrlGroups is the number of copies of the lanes' control registers.
+func (p *Params) CtrlGroups() int { return (p.L + p.CtrlLanes - 1) / p.CtrlLanes }
+
+// CtrlDecls declares the lane control registers: one step and address
+// copy per group of CtrlLanes lanes (kept apart from each other), the
+// per-lane seed loads and the seed state, and the bank write port (the
+// per-lane write enables, address and data: a write lands one cycle after
+// its bank_wr_en cycle).
+func (p *Params) CtrlDecls() string {
+	var b strings.Builder
+	for g := 0; g < p.CtrlGroups(); g++ {
+		fmt.Fprintf(&b, "    (* keep *) reg        step_q_%d;\n", g)
+		fmt.Fprintf(&b, "    (* keep *) reg [%d:0]  addr_q_%d;\n", p.AddrW-1, g)
+	}
+	fmt.Fprintf(&b, "    reg [%d:0] load_q;\n", p.L-1)
+	fmt.Fprintf(&b, "    reg [%d:0] seed_q;\n", p.W-1)
+	fmt.Fprintf(&b, "    reg [%d:0] wr_q = %d'd0; // no write before the first reset\n", p.L-1, p.L)
+	fmt.Fprintf(&b, "    reg [%d:0] wr_addr_q;\n", p.AddrW-1)
+	fmt.Fprintf(&b, "    reg [%d:0] wr_data_q;\n", p.Bits-1)
+	return b.String()
+}
+
+// CtrlRegs loads the lane control registers.
+func (p *Params) CtrlRegs() string {
+	var b strings.Builder
+	for g := 0; g < p.CtrlGroups(); g++ {
+		fmt.Fprintf(&b, "        step_q_%d <= issue;\n        addr_q_%d <= addr;\n", g, g)
+	}
+	for l := 0; l < p.L; l++ {
+		fmt.Fprintf(&b, "        load_q[%d] <= seed_load && seed_lane == %d'd%d;\n", l, p.LaneW, l)
+	}
+	b.WriteString("        seed_q    <= seed_state;\n")
+	for l := 0; l < p.L; l++ {
+		fmt.Fprintf(&b, "        wr_q[%d] <= !rst && bank_wr_en && bank_wr_lane == %d'd%d;\n", l, p.LaneW, l)
+	}
+	b.WriteString("        wr_addr_q <= bank_wr_addr;\n        wr_data_q <= bank_wr_data;\n")
 	return b.String()
 }
 
@@ -171,18 +211,18 @@ func (p *Params) StatWordAssigns() string {
 	return b.String()
 }
 
-// SumWordAssigns splits the serializer's sample into its NT class sums.
-func (p *Params) SumWordAssigns() string {
-	var b strings.Builder
-	for t := 0; t < p.NT; t++ {
-		fmt.Fprintf(&b, "    assign ser_sum[%d] = %s;\n", t, slice("ser_sums", t, p.VW))
-	}
-	return b.String()
+// SerWord is the sign-extended class sum at the bottom of the serializer's
+// shift register.
+func (p *Params) SerWord() string {
+	return sext(fmt.Sprintf("ser_sums[%d:0]", p.VW-1), fmt.Sprintf("ser_sums[%d]", p.VW-1), p.VW, 32)
 }
 
-// SerWord is the sign-extended class sum at the serializer's index.
-func (p *Params) SerWord() string {
-	return sext("ser_sum[ser_tm]", fmt.Sprintf("ser_sum[ser_tm][%d]", p.VW-1), p.VW, 32)
+// SerShift is the serializer's shift register after a word is taken.
+func (p *Params) SerShift() string {
+	if p.NT == 1 {
+		return "ser_sums"
+	}
+	return fmt.Sprintf("{%d'd0, ser_sums[%d:%d]}", p.VW, p.NT*p.VW-1, p.VW)
 }
 
 // FifoCountW is the width of the in-flight sample counter (0..FifoDepth).
@@ -383,10 +423,43 @@ func (p *Params) VUW() int { return ubits(p.Unit) }
 // MaxLevels is the depth of the max tree, ceil(log2 NC).
 func (p *Params) MaxLevels() int { return clog2(p.NC) }
 
+// clipTableMax is the widest class sum whose clipping is emitted as a case
+// table (2^VW entries) instead of two comparisons with +-T: a table of a
+// 5-bit sum is two LUT levels, the comparisons carry chains (the UP5K
+// core's critical path after the statistics square).
+const clipTableMax = 6
+
+// ClipTable reports whether the clipping is a case table.
+func (p *Params) ClipTable() bool { return p.VW <= clipTableMax }
+
 // Clip clips every TM's class sum to [-T, T].
 func (p *Params) Clip() string {
 	var b strings.Builder
+	if p.ClipTable() {
+		for t := 0; t < p.NT; t++ {
+			fmt.Fprintf(&b, "    reg [%d:0] uc_%d;\n    always @(*) begin\n        case (%s)\n", p.UW-1, t, slice("sums", t, p.VW))
+			for r := 0; r < 1<<p.VW; r++ {
+				v := r
+				if r >= 1<<(p.VW-1) {
+					v = r - 1<<p.VW
+				}
+				u := min(max(v, -p.T), p.T)
+				fmt.Fprintf(&b, "        %d'd%d: uc_%d = %s; // %d -> %d\n", p.VW, r, t, binLit(p.UW, uint64(u)&(1<<p.UW-1)), v, u)
+			}
+			b.WriteString("        endcase\n    end\n")
+		}
+		b.WriteString("    always @(posedge clk) begin\n")
+		for t := 0; t < p.NT; t++ {
+			fmt.Fprintf(&b, "        u_%d <= uc_%d;\n", t, t)
+		}
+		b.WriteString("    end\n")
+		return b.String()
+	}
 	cw := p.CW()
+	fmt.Fprintf(&b, "    localparam signed [%d:0] T_POS   = %d'sd%d;\n", cw-1, cw, p.T)
+	fmt.Fprintf(&b, "    localparam signed [%d:0] T_NEG   = -%d'sd%d;\n", cw-1, cw, p.T)
+	fmt.Fprintf(&b, "    localparam        [%d:0] T_POS_U = %d'd%d;\n", p.UW-1, p.UW, p.T)
+	fmt.Fprintf(&b, "    localparam        [%d:0] T_NEG_U = -%d'd%d;\n", p.UW-1, p.UW, p.T)
 	for t := 0; t < p.NT; t++ {
 		fmt.Fprintf(&b, "    wire signed [%d:0] v_%d = %s;\n", cw-1, t,
 			sext(slice("sums", t, p.VW), fmt.Sprintf("sums[%d]", t*p.VW+p.VW-1), p.VW, cw))
@@ -538,15 +611,33 @@ func (p *Params) MagW() int { return p.UW - 1 }
 // SqW1 is the width of u^2 for one sample.
 func (p *Params) SqW1() int { return 2 * p.MagW() }
 
-// StatsSquares computes |u| and u^2 of every TM (|u| <= T fits MagW bits).
+// sqTableMax is the widest |u| whose square is emitted as a case table
+// (one LUT level per bit up to 4 bits); wider magnitudes use a multiply.
+const sqTableMax = 6
+
+// StatsSquares computes |u| of every TM (|u| <= T fits MagW bits) into the
+// mag registers and u^2 of the registered magnitude, in two pipeline
+// stages: the magnitude's negation and the square each get a cycle of
+// their own (the one-cycle version was the UP5K core's critical path).
 func (p *Params) StatsSquares() string {
 	var b strings.Builder
 	mw, sw := p.MagW(), p.SqW1()
 	for t := 0; t < p.NT; t++ {
 		msb := fmt.Sprintf("u[%d]", t*p.UW+p.UW-1)
 		low := fmt.Sprintf("u[%d:%d]", t*p.UW+mw-1, t*p.UW)
-		fmt.Fprintf(&b, "    wire [%d:0] mag_%d = %s ? -%s : %s;\n", mw-1, t, msb, low, low)
-		fmt.Fprintf(&b, "    wire [%d:0] usq_%d = %s * %s;\n", sw-1, t, zext(fmt.Sprintf("mag_%d", t), mw, sw), zext(fmt.Sprintf("mag_%d", t), mw, sw))
+		fmt.Fprintf(&b, "    wire [%d:0] umag_%d = %s ? -%s : %s;\n", mw-1, t, msb, low, low)
+	}
+	for t := 0; t < p.NT; t++ {
+		if mw <= sqTableMax {
+			fmt.Fprintf(&b, "    reg  [%d:0] usq_%d;\n", sw-1, t)
+			fmt.Fprintf(&b, "    always @(*) begin\n        case (mag_%d)\n", t)
+			for v := 0; v <= p.T && v < 1<<mw; v++ {
+				fmt.Fprintf(&b, "        %d'd%d: usq_%d = %d'd%d;\n", mw, v, t, sw, v*v)
+			}
+			fmt.Fprintf(&b, "        default: usq_%d = {%d{1'bx}}; // |u| <= T\n        endcase\n    end\n", t, sw)
+		} else {
+			fmt.Fprintf(&b, "    wire [%d:0] usq_%d = %s * %s;\n", sw-1, t, zext(fmt.Sprintf("mag_%d", t), mw, sw), zext(fmt.Sprintf("mag_%d", t), mw, sw))
+		}
 	}
 	return b.String()
 }
@@ -581,7 +672,7 @@ func (p *Params) StatsUpdates() string {
 func (p *Params) StatsDecls() string {
 	var b strings.Builder
 	for t := 0; t < p.NT; t++ {
-		fmt.Fprintf(&b, "    reg [%d:0] sum_%d;\n    reg [%d:0] sumsq_%d;\n    reg [%d:0] sq_%d;\n", p.SumW-1, t, p.SqW-1, t, p.SqW1()-1, t)
+		fmt.Fprintf(&b, "    reg [%d:0] sum_%d;\n    reg [%d:0] sumsq_%d;\n    reg [%d:0] mag_%d;\n    reg [%d:0] sq_%d;\n", p.SumW-1, t, p.SqW-1, t, p.MagW()-1, t, p.SqW1()-1, t)
 	}
 	for c := 0; c < p.NC; c++ {
 		fmt.Fprintf(&b, "    reg [%d:0] votes_%d;\n", p.VoteW-1, c)
@@ -593,7 +684,7 @@ func (p *Params) StatsDecls() string {
 func (p *Params) SqRegs() string {
 	var b strings.Builder
 	for t := 0; t < p.NT; t++ {
-		fmt.Fprintf(&b, "        sq_%d <= usq_%d;\n", t, t)
+		fmt.Fprintf(&b, "        mag_%d <= umag_%d;\n        sq_%d  <= usq_%d;\n", t, t, t, t)
 	}
 	return b.String()
 }

@@ -13,11 +13,11 @@ import (
 
 // Version is the generator version written into every emitted file header
 // and, as VersionWord, into word 0 of the info ROM.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // VersionWord is info ROM word 0: "PT" followed by the generator's major and
 // minor version (0x5054_MMmm).
-const VersionWord uint32 = 0x5054_0001
+const VersionWord uint32 = 0x5054_0002
 
 // ErrConfig is wrapped by every error Generate returns for a configuration
 // that does not fit the shape or the hardware's limits.
@@ -161,6 +161,7 @@ type Params struct {
 	Hash                        string
 	Hash32                      uint32
 	PipeLatency                 int // issue of a beat to its sample's sums
+	CtrlLanes                   int // lanes per copy of the lane control registers
 	ChunkSize                   int // popcount chunk (bits) of the class sum
 	Chunks                      int
 	InitBanks                   bool
@@ -170,6 +171,12 @@ type Params struct {
 // popChunk is the largest popcount computed in one cycle by the class sum;
 // wider clause lanes get a two-stage (chunked) popcount.
 const popChunk = 8
+
+// ctrlLanes is the number of lanes one copy of the lane control registers
+// (step, address) drives. Even, so that the two lanes of a packed block
+// RAM (scripts/synth's bank pass pairs lanes 2i and 2i+1 with the same
+// read address and enable) share a copy.
+const ctrlLanes = 8
 
 func deriveParams(c Config, sh fixed.Shape, hash string) (*Params, error) {
 	lay := c.HW().LayoutOf(sh)
@@ -202,9 +209,10 @@ func deriveParams(c Config, sh fixed.Shape, hash string) (*Params, error) {
 	}
 	p.ChunkSize = min(p.LC, popChunk)
 	p.Chunks = (p.LC + p.ChunkSize - 1) / p.ChunkSize
-	// Issue -> lane read/draw (1) -> include (1) -> clause (1) -> masks (1)
-	// -> popcount (1 or 2) -> accumulate (1).
-	p.PipeLatency = 5 + p.popStages()
+	// Issue -> lane control (1) -> lane read/draw (1) -> include (1) ->
+	// clause (1) -> masks (1) -> popcount (1 or 2) -> accumulate (1).
+	p.PipeLatency = 6 + p.popStages()
+	p.CtrlLanes = ctrlLanes
 	// The samples FIFO must hold every sample in flight so that the beat
 	// pipeline never waits for an unstalled result stream: a sample is
 	// started every max(D, NT) cycles and stays in flight for about

@@ -48,16 +48,18 @@ endmodule
 const tmplSeeder = `// After start, lane l = 0..L-1 receives, one lane per cycle,
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
-// register stages. done is high in the cycle the last lane is loaded.
+// register stages; the last (the core's lane control registers) takes
+// load, load_lane and load_state. done is high in the cycle the last
+// lane's seed is offered (it is loaded into the lane one cycle later).
 module {{.Prefix}}_seeder (
     input  wire        clk,
     input  wire        rst,
     input  wire        start,      // begin seeding every lane from seed
     input  wire [31:0] seed,       // request seed Q
-    output reg         load,       // load_state is the seed of lane load_lane
-    output reg  [{{sub .LaneW 1}}:0]  load_lane,
-    output reg  [{{sub .W 1}}:0] load_state,
-    output wire        done        // the last lane is loaded in this cycle
+    output wire        load,       // load_state is the seed of lane load_lane
+    output wire [{{sub .LaneW 1}}:0]  load_lane,
+    output wire [{{sub .W 1}}:0] load_state,
+    output wire        done        // the last lane's seed is offered in this cycle
 );
     localparam [{{sub .W 1}}:0] PHI       = {{.PhiLit}};
     localparam [{{sub .LaneW 1}}:0]  LAST_LANE = {{dec .LaneW (sub .L 1)}};
@@ -77,13 +79,13 @@ module {{.Prefix}}_seeder (
     wire [{{sub .W 1}}:0] y1    = x1 ^ (x1 >> 6);
     wire [{{sub .W 1}}:0] y2    = x2 ^ (x2 >> 11);
     wire [{{sub .W 1}}:0] mixed = y2 + (y2 << 15);
+    wire [{{sub .W 1}}:0] t_base = run ? t0 : {{.SeedW}};
 
     always @(posedge clk) begin
         if (rst) begin
             run    <= 1'b0;
             valid1 <= 1'b0;
             valid2 <= 1'b0;
-            load   <= 1'b0;
         end else begin
             if (start)
                 run <= 1'b1;
@@ -91,24 +93,21 @@ module {{.Prefix}}_seeder (
                 run <= 1'b0;
             valid1 <= run;
             valid2 <= valid1;
-            load   <= valid2;
         end
-        if (start) begin
-            lane0 <= {{dec .LaneW 0}};
-            t0    <= {{.SeedW}} + PHI;
-        end else if (run) begin
-            lane0 <= lane0 + 1'b1;
-            t0    <= t0 + PHI;
-        end
+        // While not running, t0 follows the seed input, so that it holds
+        // Q + PHI after the start edge; no enable depends on start.
+        lane0 <= run ? lane0 + 1'b1 : {{dec .LaneW 0}};
+        t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1         <= t0 + (t0 << 10);
         lane1      <= lane0;
         x2         <= y1 + (y1 << 3);
         lane2      <= lane1;
-        load_state <= (mixed == {{dec .W 0}}) ? PHI : mixed;
-        load_lane  <= lane2;
     end
 
-    assign done = load && load_lane == LAST_LANE;
+    assign load       = valid2;
+    assign load_lane  = lane2;
+    assign load_state = (mixed == {{dec .W 0}}) ? PHI : mixed;
+    assign done       = valid2 && lane2 == LAST_LANE;
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -335,11 +334,6 @@ module {{.Prefix}}_vote (
     output reg         vote_last,  // ... the request's last sample
     output wire [{{sub (mul .NC .VUW) 1}}:0] votes_out   // per class, {{.VUW}} bits each
 );
-    localparam signed [{{sub .CW 1}}:0] T_POS   = {{.CW}}'sd{{.T}};
-    localparam signed [{{sub .CW 1}}:0] T_NEG   = -{{.CW}}'sd{{.T}};
-    localparam        [{{sub .UW 1}}:0] T_POS_U = {{dec .UW .T}};
-    localparam        [{{sub .UW 1}}:0] T_NEG_U = -{{dec .UW .T}};
-
 {{.ClippedDecl}}    reg        u_last;
 {{.Clip}}
     always @(posedge clk) begin
@@ -400,17 +394,19 @@ module {{.Prefix}}_stats (
     output wire [{{sub (mul .NT .SumW) 1}}:0] sum_acc,
     output wire [{{sub (mul .NT .SqW) 1}}:0] sumsq_acc
 );
-{{.StatsDecls}}    reg        sq_valid;
+{{.StatsDecls}}    reg        mag_valid, sq_valid;
 
 {{.StatsSquares}}
     always @(posedge clk) begin
 {{.SqRegs -}}
         if (rst) begin
-            sq_valid <= 1'b0;
-            done     <= 1'b0;
+            mag_valid <= 1'b0;
+            sq_valid  <= 1'b0;
+            done      <= 1'b0;
         end else begin
-            sq_valid <= u_valid;
-            done     <= vote_valid & vote_last;
+            mag_valid <= u_valid;
+            sq_valid  <= mag_valid;
+            done      <= vote_valid & vote_last;
         end
     end
 
@@ -478,7 +474,8 @@ const tmplCore = `// A request (features x, K, seed Q, mode) is accepted in the 
 // loads the L lane LFSRs (L + 3 cycles), then one beat is issued per clock
 // (sample k, group g, beat b, address g*BT + b), stalling at a sample's
 // first beat in samples mode only while the result FIFO has no room:
-//   issue -> lanes (draw, bank read) -> include -> clause lanes -> class sum
+//   issue -> lane control registers -> lanes (draw, bank read) -> include
+//   -> clause lanes -> class sum
 //   -> samples mode: FIFO -> serializer -> result register
 //   -> stats mode: vote -> stats -> NC + 2*NT result words at the end.
 // See docs/core-interface.md for the ports and result words.
@@ -610,22 +607,40 @@ module {{.Prefix}}_core (
         end
     endgenerate
 
-    // Beat tags, stage 1 (lanes read and draw) and stage 2 (decisions).
-    reg        valid1, valid2, group_done3;
-    reg        first1, first2, last1, last2;
-    reg        send1, send2, send3;   // the group is its sample's last
-    reg        rend1, rend2, rend3;   // ... and the sample is the request's last
-    reg [{{sub .GroupW 1}}:0]  group1, group2, group3;
+    // Lane control broadcast: the lanes see a beat (step, address) one cycle
+    // after issue, through registers duplicated per group of {{.CtrlLanes}} lanes so
+    // that no net fans out from logic to every lane; the seed loads and bank
+    // writes (one cycle after bank_wr_en) go through registers too.
+{{.CtrlDecls}}
+    always @(posedge clk) begin
+{{.CtrlRegs -}}
+    end
+
+    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
+    // draw) and stage 2 (decisions).
+    reg        valid0, valid1, valid2, group_done3;
+    reg        first0, first1, first2, last0, last1, last2;
+    reg        send0, send1, send2, send3;   // the group is its sample's last
+    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
+    reg [{{sub .GroupW 1}}:0]  group0, group1, group2, group3;
     reg [{{sub .LL 1}}:0] lit1, lit2, present1, present2;
+    reg [{{sub .LL 1}}:0] lit0q, present0q;
 
     always @(posedge clk) begin
-        first1   <= beat == {{dec .BeatW 0}};
-        last1    <= beat_last;
-        group1   <= group;
-        send1    <= group_last;
-        rend1    <= group_last && sample_last;
-        lit1     <= lit0;
-        present1 <= present0;
+        first0    <= beat == {{dec .BeatW 0}};
+        last0     <= beat_last;
+        group0    <= group;
+        send0     <= group_last;
+        rend0     <= group_last && sample_last;
+        lit0q     <= lit0;
+        present0q <= present0;
+        first1   <= first0;
+        last1    <= last0;
+        group1   <= group0;
+        send1    <= send0;
+        rend1    <= rend0;
+        lit1     <= lit0q;
+        present1 <= present0q;
         first2   <= first1;
         last2    <= last1;
         group2   <= group1;
@@ -637,11 +652,13 @@ module {{.Prefix}}_core (
         send3    <= send2;
         rend3    <= rend2;
         if (rst) begin
+            valid0      <= 1'b0;
             valid1      <= 1'b0;
             valid2      <= 1'b0;
             group_done3 <= 1'b0;
         end else begin
-            valid1      <= issue;
+            valid0      <= issue;
+            valid1      <= valid0;
             valid2      <= valid1;
             group_done3 <= valid2 && last2;
         end
@@ -730,17 +747,20 @@ module {{.Prefix}}_core (
 {{.StatWordAssigns}}
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
+    reg         skid_valid, skid_last, skid_error;
+    reg  [31:0] skid_data;
     wire        fifo_nonempty;
     wire [{{mul .NT .VW}}:0] fifo_head;
     reg         ser_valid, ser_last;
+    reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
     reg  [{{sub (mul .NT .VW) 1}}:0] ser_sums;
     reg  [{{sub .TMW 1}}:0]  ser_tm;
-    wire [{{sub .VW 1}}:0]  ser_sum [0:{{sub .NT 1}}];
-{{.SumWordAssigns}}
-    wire out_free   = !res_valid || res_ready;
+
+    wire out_free   = !skid_valid;   // the output stage takes a word (a register)
     wire ser_take   = out_free && ser_valid;
-    wire ser_end    = ser_take && ser_tm == {{dec .TMW (sub .NT 1)}};
-    wire fifo_pop   = fifo_nonempty && (!ser_valid || ser_end);
+    wire ser_end    = out_free && ser_at_end;
+    wire ser_free   = !ser_valid || ser_end;   // the serializer takes the FIFO head
+    wire fifo_pop   = fifo_nonempty && ser_free;
     wire final_word = ser_end && ser_last;
 
     {{.Prefix}}_fifo fifo (
@@ -753,20 +773,27 @@ module {{.Prefix}}_core (
         .nonempty  (fifo_nonempty)
     );
 
+    // The serializer loads the head whenever it is free, also from an empty
+    // FIFO (ser_valid stays low then): its enables do not wait for the
+    // FIFO's pointer comparison.
     always @(posedge clk) begin
-        if (fifo_pop) begin
+        if (ser_free) begin
             ser_sums <= fifo_head[{{sub (mul .NT .VW) 1}}:0];
             ser_last <= fifo_head[{{mul .NT .VW}}];
             ser_tm   <= {{dec .TMW 0}};
         end else if (ser_take) begin
-            ser_tm <= ser_tm + 1'b1;
+            ser_sums <= {{.SerShift}}; // the next TM's sum at the bottom
+            ser_tm   <= ser_tm + 1'b1;
         end
-        if (rst)
-            ser_valid <= 1'b0;
-        else if (fifo_pop)
-            ser_valid <= 1'b1;
-        else if (ser_end)
-            ser_valid <= 1'b0;
+        if (rst) begin
+            ser_valid  <= 1'b0;
+            ser_at_end <= 1'b0;
+        end else if (ser_free) begin
+            ser_valid  <= fifo_nonempty;
+            ser_at_end <= {{if eq .NT 1}}fifo_nonempty{{else}}1'b0{{end}};
+        end else if (ser_take) begin
+            ser_at_end <= {{if eq .NT 1}}1'b0{{else}}ser_tm == {{dec .TMW (sub .NT 2)}}{{end}};
+        end
     end
 
     always @(posedge clk) begin
@@ -780,39 +807,80 @@ module {{.Prefix}}_core (
 
     // ---------------------------------------------------------------
     // Result register and control.
-    reg  [{{sub .StatIdxW 1}}:0] stat_idx;
+    // stat_cur holds stat_word[stat_idx], loaded a word ahead (from
+    // stat_nidx = stat_idx + 1), so that the offered word is a register.
+    reg  [{{sub .StatIdxW 1}}:0] stat_idx, stat_nidx;
+    reg  [31:0] stat_cur;
     wire stat_take = state == S_STATS && out_free;
     wire stat_end  = stat_take && stat_idx == {{dec .StatIdxW (sub .StatWords 1)}};
 
+    // The word offered to the output stage in this cycle (taken when
+    // out_free).
+    reg         w_valid, w_last, w_error;
+    reg  [31:0] w_data;
+    always @(*) begin
+        w_valid = 1'b0;
+        w_data  = {{.SerWord}};
+        w_last  = ser_last && ser_at_end;
+        w_error = 1'b0;
+        if (state == S_ERROR) begin
+            w_valid = 1'b1;
+            w_data  = ERR_K;
+            w_last  = 1'b1;
+            w_error = 1'b1;
+        end else if (state == S_STATS) begin
+            w_valid = 1'b1;
+            w_data  = stat_cur;
+            w_last  = stat_idx == {{dec .StatIdxW (sub .StatWords 1)}};
+        end else if (ser_valid) begin
+            w_valid = 1'b1;
+        end
+    end
+
+    // Output stage: the result register and a skid register behind it.
+    // A word offered while the result register is held (res_valid and not
+    // res_ready) waits in the skid register, and no word is offered while
+    // the skid register is full: the core's enables depend on skid_valid,
+    // a register, never on res_ready. With res_ready high the skid
+    // register stays empty.
+    wire res_move = !res_valid || res_ready;
     always @(posedge clk) begin
-        if (rst) begin
-            res_valid <= 1'b0;
-        end else if (out_free) begin
-            res_valid <= 1'b0;
-            if (state == S_ERROR) begin
-                res_valid <= 1'b1;
-                res_data  <= ERR_K;
-                res_last  <= 1'b1;
-                res_error <= 1'b1;
-            end else if (state == S_STATS) begin
-                res_valid <= 1'b1;
-                res_data  <= stat_word[stat_idx];
-                res_last  <= stat_idx == {{dec .StatIdxW (sub .StatWords 1)}};
-                res_error <= 1'b0;
-            end else if (ser_valid) begin
-                res_valid <= 1'b1;
-                res_data  <= {{.SerWord}};
-                res_last  <= ser_last && ser_tm == {{dec .TMW (sub .NT 1)}};
-                res_error <= 1'b0;
+        if (res_move) begin
+            if (skid_valid) begin
+                res_data  <= skid_data;
+                res_last  <= skid_last;
+                res_error <= skid_error;
+            end else if (w_valid) begin
+                res_data  <= w_data;
+                res_last  <= w_last;
+                res_error <= w_error;
             end
+        end else if (!skid_valid) begin
+            skid_data  <= w_data;
+            skid_last  <= w_last;
+            skid_error <= w_error;
+        end
+        if (rst) begin
+            res_valid  <= 1'b0;
+            skid_valid <= 1'b0;
+        end else if (res_move) begin
+            res_valid  <= skid_valid || w_valid;
+            skid_valid <= 1'b0;
+        end else if (!skid_valid) begin
+            skid_valid <= w_valid;
         end
     end
 
     always @(posedge clk) begin
-        if (state != S_STATS)
-            stat_idx <= {{dec .StatIdxW 0}};
-        else if (stat_take)
-            stat_idx <= stat_idx + 1'b1;
+        if (state != S_STATS) begin
+            stat_idx  <= {{dec .StatIdxW 0}};
+            stat_nidx <= {{dec .StatIdxW 1}};
+            stat_cur  <= stat_word[0];
+        end else if (stat_take) begin
+            stat_idx  <= stat_nidx;
+            stat_nidx <= stat_nidx + 1'b1;
+            stat_cur  <= stat_word[stat_nidx];
+        end
     end
 
     always @(posedge clk) begin

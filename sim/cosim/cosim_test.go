@@ -53,6 +53,12 @@ var randomShapes = []struct {
 		hw.Config{Bits: 9, LFSRWidth: 64, ClauseLanes: 2, LiteralLanes: 5, MaxK: 30, InitBanks: true}, 100},
 	{"c16_U720720", fixed.Shape{Classes: 16, TMs: 16, Clauses: 2, Features: 2, T: 1},
 		hw.Config{Bits: 8, LFSRWidth: 24, ClauseLanes: 5, LiteralLanes: 2, MaxK: 100}, 100},
+	// Class sums wider than hw's clipping table (comparisons with +-T).
+	{"c2_m70_wide_sums_clip", fixed.Shape{Classes: 2, TMs: 2, Clauses: 70, Features: 3, T: 5},
+		hw.Config{Bits: 8, LFSRWidth: 16, ClauseLanes: 10, LiteralLanes: 3, MaxK: 60}, 90},
+	// |u| wider than hw's square table (a multiply).
+	{"binary_m130_T90_wide_square", fixed.Shape{Binary: true, Classes: 2, TMs: 1, Clauses: 130, Features: 2, T: 90},
+		hw.Config{Bits: 8, LFSRWidth: 16, ClauseLanes: 13, LiteralLanes: 2, MaxK: 50}, 100},
 }
 
 func checkClean(t *testing.T, res *Result, minSamples int) {
