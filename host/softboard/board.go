@@ -12,8 +12,8 @@ import (
 )
 
 // DefaultGenerator is the generator version the board reports in INFO
-// word 2 unless configured: hw 0.1.0.
-const DefaultGenerator uint32 = 0<<16 | 1<<8 | 0
+// word 2 unless configured: hw 0.2.0.
+const DefaultGenerator uint32 = 0<<16 | 2<<8 | 0
 
 // Config describes the board: the core it emulates and the link.
 type Config struct {
