@@ -84,7 +84,7 @@ func TestProtocolConformance(t *testing.T) {
 	if rt != frame.TypeInfo.Response() || in.DecodeFromBytes(p) != nil || in.Check() != nil {
 		t.Fatalf("INFO: %v % x", rt, p)
 	}
-	if in.BankWords() != len(words) || in.Loaded != 0 || in.KMax != 100 || in.BitRate != 115200 || in.Hash32 != 0xabcd1234 || in.Generator != DefaultGenerator {
+	if in.BankWords() != len(words) || in.Loaded != 0 || in.KMax != 100 || in.BitRate != 115200 || in.Hash32 != 0xabcd1234 || in.Generator != softboard.DefaultGenerator {
 		t.Fatalf("INFO words %v", in.String())
 	}
 	wantError(t, b, frame.TypeInfo, []byte{0}, frame.CodeBadLength, 0)
