@@ -14,11 +14,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/sim/internal/verilator"
 )
 
 //go:embed csrc/board_main.cpp
@@ -74,28 +73,16 @@ type Build struct {
 	Params map[string]string
 }
 
-var (
-	verilatorOnce    sync.Once
-	verilatorVersion string
-	verilatorErr     error
-)
-
 // VerilatorVersion returns `verilator --version`, or ErrNoVerilator.
 func VerilatorVersion() (string, error) {
-	verilatorOnce.Do(func() {
-		path, err := exec.LookPath("verilator")
-		if err != nil {
-			verilatorErr = ErrNoVerilator
-			return
-		}
-		out, err := exec.Command(path, "--version").Output()
-		if err != nil {
-			verilatorErr = fmt.Errorf("board: verilator --version: %w", err)
-			return
-		}
-		verilatorVersion = strings.TrimSpace(string(out))
-	})
-	return verilatorVersion, verilatorErr
+	v, err := verilator.Version()
+	if errors.Is(err, verilator.ErrNotFound) {
+		return "", ErrNoVerilator
+	}
+	if err != nil {
+		return "", fmt.Errorf("board: %w", err)
+	}
+	return v, nil
 }
 
 // buildFlags are the verilator flags of every simulator build.

@@ -11,10 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"text/template"
 
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/sim/internal/verilator"
 )
 
 //go:embed harness.cpp.tmpl
@@ -56,28 +56,16 @@ type Build struct {
 	Cached bool   // reused from an earlier build
 }
 
-var (
-	verilatorOnce    sync.Once
-	verilatorVersion string
-	verilatorErr     error
-)
-
 // VerilatorVersion returns `verilator --version`, or ErrNoVerilator.
 func VerilatorVersion() (string, error) {
-	verilatorOnce.Do(func() {
-		path, err := exec.LookPath("verilator")
-		if err != nil {
-			verilatorErr = ErrNoVerilator
-			return
-		}
-		out, err := exec.Command(path, "--version").Output()
-		if err != nil {
-			verilatorErr = fmt.Errorf("cosim: verilator --version: %w", err)
-			return
-		}
-		verilatorVersion = strings.TrimSpace(string(out))
-	})
-	return verilatorVersion, verilatorErr
+	v, err := verilator.Version()
+	if errors.Is(err, verilator.ErrNotFound) {
+		return "", ErrNoVerilator
+	}
+	if err != nil {
+		return "", fmt.Errorf("cosim: %w", err)
+	}
+	return v, nil
 }
 
 // buildFlags are the verilator flags of every simulator build.
