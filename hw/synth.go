@@ -15,6 +15,7 @@ type SynthStats struct {
 	FFs   int `json:"ffs"`   // SB_DFF*
 	Carry int `json:"carry"` // SB_CARRY
 	RAMs  int `json:"rams"`  // SB_RAM40_4K
+	PLLs  int `json:"plls"`  // SB_PLL40*
 	Cells int `json:"cells"` // all cells
 }
 
@@ -31,10 +32,20 @@ func Synthesize(dir string, d *Design) (SynthStats, string, error) {
 	if err != nil {
 		return SynthStats{}, log, fmt.Errorf("hw: yosys synth_ice40 %s: %w", d.Top(), err)
 	}
-	// The last statistics block is the design after synthesis.
+	st, ok := ParseYosysStats(log)
+	if !ok {
+		return SynthStats{}, log, fmt.Errorf("hw: yosys printed no statistics")
+	}
+	return st, log, nil
+}
+
+// ParseYosysStats reads the iCE40 cell counts from the last "Printing
+// statistics." block of a yosys log (the design after synthesis); false
+// when the log has none.
+func ParseYosysStats(log string) (SynthStats, bool) {
 	i := strings.LastIndex(log, "Printing statistics.")
 	if i < 0 {
-		return SynthStats{}, log, fmt.Errorf("hw: yosys printed no statistics")
+		return SynthStats{}, false
 	}
 	var st SynthStats
 	for _, line := range strings.Split(log[i:], "\n") {
@@ -52,9 +63,11 @@ func Synthesize(dir string, d *Design) (SynthStats, string, error) {
 			st.Carry = n
 		case m[1] == "SB_RAM40_4K":
 			st.RAMs = n
+		case strings.HasPrefix(m[1], "SB_PLL40"):
+			st.PLLs += n
 		case strings.HasPrefix(m[1], "SB_DFF"):
 			st.FFs += n
 		}
 	}
-	return st, log, nil
+	return st, true
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ptmhw/ptm/hw"
 )
 
 // CellStats are the iCE40 cells of the synthesized netlist (yosys stat).
@@ -18,35 +20,10 @@ type CellStats struct {
 	PLLs  int `json:"plls"`
 }
 
-var statLine = regexp.MustCompile(`^\s+(SB_\w+)\s+(\d+)$`)
-
 // parseStat reads the last "Printing statistics" block of a yosys log.
 func parseStat(log string) (CellStats, bool) {
-	i := strings.LastIndex(log, "Printing statistics.")
-	if i < 0 {
-		return CellStats{}, false
-	}
-	var st CellStats
-	for _, line := range strings.Split(log[i:], "\n") {
-		m := statLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[2])
-		switch {
-		case m[1] == "SB_LUT4":
-			st.LUT4 = n
-		case m[1] == "SB_CARRY":
-			st.Carry = n
-		case m[1] == "SB_RAM40_4K":
-			st.BRAMs = n
-		case strings.HasPrefix(m[1], "SB_PLL40"):
-			st.PLLs += n
-		case strings.HasPrefix(m[1], "SB_DFF"):
-			st.FFs += n
-		}
-	}
-	return st, true
+	st, ok := hw.ParseYosysStats(log)
+	return CellStats{LUT4: st.LUTs, FFs: st.FFs, Carry: st.Carry, BRAMs: st.RAMs, PLLs: st.PLLs}, ok
 }
 
 // Use is the use of one resource after placement.
