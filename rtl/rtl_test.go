@@ -1,10 +1,8 @@
 package rtl
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -12,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ptmhw/ptm/rtl/internal/rtltest"
 )
 
 // srcDirs are the hand-written RTL folders checked by this package.
@@ -65,33 +65,6 @@ var lintParams = map[string][][]param{
 	"eth_mac_rx":  {{{"MAX_FRAME", "1522"}, {"BUFFER_DEPTH", "4096"}}},
 }
 
-// needTools fails (or, with -short, skips) when a tool is missing.
-func needTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if testing.Short() {
-				t.Skipf("%s not found (skipped in -short mode); run scripts/install-deps.sh", tool)
-			}
-			t.Fatalf("%s not found in PATH: run scripts/install-deps.sh to install verilator, yosys and g++", tool)
-		}
-	}
-}
-
-// run executes a command with a deadline and returns its combined output.
-func run(t *testing.T, dir string, timeout time.Duration, name string, args ...string) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("timed out after %v: %w", timeout, err)
-	}
-	return string(out), err
-}
-
 // trackSources reads every file under the RTL folders (Verilog, benches,
 // headers). The tools read them in child processes, which the go test cache
 // cannot see; reading them here makes any edit invalidate a cached result.
@@ -127,15 +100,6 @@ func vFiles(t *testing.T) []string {
 		t.Fatal("no .v files found under uart/, eth/, lib/")
 	}
 	return files
-}
-
-func abs(t *testing.T, rel string) string {
-	t.Helper()
-	p, err := filepath.Abs(rel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 var moduleRE = regexp.MustCompile(`(?m)^module\s+(\w+)`)
@@ -186,7 +150,7 @@ func TestConventions(t *testing.T) {
 func TestLint(t *testing.T) {
 	t.Parallel()
 	trackSources(t)
-	needTools(t, "verilator")
+	rtltest.NeedTools(t, "verilator")
 	for _, f := range vFiles(t) {
 		top := strings.TrimSuffix(filepath.Base(f), ".v")
 		sets := append([][]param{nil}, lintParams[top]...)
@@ -201,7 +165,7 @@ func TestLint(t *testing.T) {
 				label += fmt.Sprintf(" %s=%s", p.name, p.value)
 			}
 			args = append(args, f)
-			out, err := run(t, ".", time.Minute, "verilator", args...)
+			out, err := rtltest.Run(t, ".", time.Minute, "verilator", args...)
 			if err != nil || strings.TrimSpace(out) != "" {
 				t.Errorf("lint %s: %v\n%s", label, err, out)
 			}
@@ -223,15 +187,15 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 	t.Helper()
 	args := []string{"--cc", "--exe", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
-		"-CFLAGS", "-I" + abs(t, "lib/tb")}
+		"-CFLAGS", "-I" + rtltest.Abs(t, "lib/tb")}
 	for _, p := range b.params {
 		args = append(args, "-G"+p.name+"="+p.value, "-CFLAGS", "-D"+p.name+"="+p.value)
 	}
 	for _, s := range b.srcs {
-		args = append(args, abs(t, s))
+		args = append(args, rtltest.Abs(t, s))
 	}
-	args = append(args, abs(t, b.tb))
-	if out, err := run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
+	args = append(args, rtltest.Abs(t, b.tb))
+	if out, err := rtltest.Run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
 		t.Fatalf("verilator: %v\n%s", err, out)
 	}
 	if seed != nil {
@@ -247,7 +211,7 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 		}
 	}
 	// the runtime library and init code need no optimisation
-	out, err := run(t, dir, 5*time.Minute, "make", "-j", "2", "-f", "V"+b.top+".mk",
+	out, err := rtltest.Run(t, dir, 5*time.Minute, "make", "-j", "2", "-f", "V"+b.top+".mk",
 		"OPT_GLOBAL=-O0", "OPT_SLOW=-O0")
 	if err != nil {
 		t.Fatalf("make: %v\n%s", err, out)
@@ -262,7 +226,7 @@ func TestBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bench builds skipped in -short mode")
 	}
-	needTools(t, "verilator", "g++", "make")
+	rtltest.NeedTools(t, "verilator", "g++", "make")
 	// The first bench is built once, up front in its subtest; its directory
 	// then seeds the runtime objects of all other builds.
 	seedDir := t.TempDir()
@@ -289,7 +253,7 @@ func TestBench(t *testing.T) {
 			} else {
 				bin = buildBench(t, b, t.TempDir(), func() string { return seed(t) })
 			}
-			out, err := run(t, filepath.Dir(bin), 2*time.Minute, bin)
+			out, err := rtltest.Run(t, filepath.Dir(bin), 2*time.Minute, bin)
 			if err != nil {
 				t.Fatalf("bench failed: %v\n%s", err, out)
 			}
@@ -311,7 +275,7 @@ func TestSynth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("yosys synthesis skipped in -short mode")
 	}
-	needTools(t, "yosys")
+	rtltest.NeedTools(t, "yosys")
 	for _, s := range synthTops {
 		s := s
 		t.Run(s.top, func(t *testing.T) {
@@ -320,7 +284,7 @@ func TestSynth(t *testing.T) {
 			file := ""
 			for _, d := range srcDirs {
 				if _, err := os.Stat(filepath.Join(d, s.top+".v")); err == nil {
-					file = abs(t, filepath.Join(d, s.top+".v"))
+					file = rtltest.Abs(t, filepath.Join(d, s.top+".v"))
 				}
 			}
 			if file == "" {
@@ -329,7 +293,7 @@ func TestSynth(t *testing.T) {
 			script := "verilog_defaults -add -sv; read_verilog " + file + "; "
 			libs := ""
 			for _, d := range srcDirs {
-				libs += " -libdir " + abs(t, d)
+				libs += " -libdir " + rtltest.Abs(t, d)
 			}
 			script += "hierarchy" + libs + " -top " + s.top + "; "
 			for _, p := range s.params {
@@ -337,7 +301,7 @@ func TestSynth(t *testing.T) {
 			}
 			stat := filepath.Join(dir, "stat.txt")
 			script += "synth_ice40 -top " + s.top + "; tee -q -o " + stat + " stat"
-			out, err := run(t, dir, 5*time.Minute, "yosys", "-q", "-p", script)
+			out, err := rtltest.Run(t, dir, 5*time.Minute, "yosys", "-q", "-p", script)
 			if err != nil || strings.Contains(out, "Warning") || strings.Contains(out, "ERROR") {
 				t.Fatalf("yosys: %v\n%s", err, out)
 			}

@@ -2,7 +2,6 @@ package board
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/rtl/internal/rtltest"
 )
 
 // depDirs are the hand-written RTL folders the board modules use.
@@ -257,42 +257,6 @@ func writeBenchData(path string, d *hw.Design) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-// needTools fails (or, with -short, skips) when a tool is missing.
-func needTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if testing.Short() {
-				t.Skipf("%s not found (skipped in -short mode); run scripts/install-deps.sh", tool)
-			}
-			t.Fatalf("%s not found in PATH: run scripts/install-deps.sh to install verilator, yosys and g++", tool)
-		}
-	}
-}
-
-// run executes a command with a deadline and returns its combined output.
-func run(t *testing.T, dir string, timeout time.Duration, name string, args ...string) (string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		err = fmt.Errorf("timed out after %v: %w", timeout, err)
-	}
-	return string(out), err
-}
-
-func abs(t *testing.T, rel string) string {
-	t.Helper()
-	p, err := filepath.Abs(rel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // vFiles returns the board's .v files.
 func vFiles(t *testing.T) []string {
 	t.Helper()
@@ -354,7 +318,7 @@ func TestConventions(t *testing.T) {
 // TestLint runs verilator -Wall lint on every module as a top.
 func TestLint(t *testing.T) {
 	t.Parallel()
-	needTools(t, "verilator")
+	rtltest.NeedTools(t, "verilator")
 	for _, f := range vFiles(t) {
 		top := strings.TrimSuffix(f, ".v")
 		sets := append([][]param{nil}, lintParams[top]...)
@@ -374,7 +338,7 @@ func TestLint(t *testing.T) {
 				label += fmt.Sprintf(" %s=%s", p.name, p.value)
 			}
 			args = append(args, f)
-			out, err := run(t, ".", time.Minute, "verilator", args...)
+			out, err := rtltest.Run(t, ".", time.Minute, "verilator", args...)
 			if err != nil || strings.TrimSpace(out) != "" {
 				t.Errorf("lint %s: %v\n%s", label, err, out)
 			}
@@ -403,7 +367,7 @@ func buildBench(t *testing.T, b bench, dir, seedDir string) string {
 	}
 	args := []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
-		"-CFLAGS", "-I" + abs(t, "../lib/tb") + " -I" + abs(t, "tb"),
+		"-CFLAGS", "-I" + rtltest.Abs(t, "../lib/tb") + " -I" + rtltest.Abs(t, "tb"),
 		"-MAKEFLAGS", "OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
 	args = append(args, b.flags...)
 	params := b.params
@@ -420,11 +384,11 @@ func buildBench(t *testing.T, b bench, dir, seedDir string) string {
 		args = append(args, "-G"+p.name+"="+p.value, "-CFLAGS", "-D"+p.name+"="+p.value)
 	}
 	for _, s := range b.srcs {
-		args = append(args, abs(t, s))
+		args = append(args, rtltest.Abs(t, s))
 	}
 	args = append(args, files...)
-	args = append(args, abs(t, b.tb))
-	if out, err := run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
+	args = append(args, rtltest.Abs(t, b.tb))
+	if out, err := rtltest.Run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
 		t.Fatalf("verilator build: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "bench")
@@ -436,7 +400,7 @@ func TestBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bench builds skipped in -short mode")
 	}
-	needTools(t, "verilator", "g++", "make")
+	rtltest.NeedTools(t, "verilator", "g++", "make")
 	seedDir := t.TempDir()
 	var seedOnce sync.Once
 	seedOK := false
@@ -461,7 +425,7 @@ func TestBench(t *testing.T) {
 			if b.core {
 				args = append(args, "--data", getCore(t).data)
 			}
-			out, err := run(t, filepath.Dir(bin), 3*time.Minute, bin, args...)
+			out, err := rtltest.Run(t, filepath.Dir(bin), 3*time.Minute, bin, args...)
 			if err != nil {
 				t.Fatalf("bench failed: %v\n%s", err, out)
 			}
@@ -490,9 +454,9 @@ func synth(t *testing.T, dir, top string, files, defines []string, params []para
 		script += "verilog_defaults -add -D" + d + "; "
 	}
 	script += "read_verilog " + strings.Join(files, " ") + "; "
-	libs := " -libdir " + abs(t, ".")
+	libs := " -libdir " + rtltest.Abs(t, ".")
 	for _, d := range depDirs {
-		libs += " -libdir " + abs(t, d)
+		libs += " -libdir " + rtltest.Abs(t, d)
 	}
 	script += "hierarchy" + libs + " -top " + top
 	for _, p := range params {
@@ -508,7 +472,7 @@ func synth(t *testing.T, dir, top string, files, defines []string, params []para
 		script += " -json " + jsonOut
 	}
 	script += "; tee -q -o " + stat + " stat"
-	out, err := run(t, dir, 8*time.Minute, "yosys", "-q", "-p", script)
+	out, err := rtltest.Run(t, dir, 8*time.Minute, "yosys", "-q", "-p", script)
 	if err != nil || strings.Contains(out, "Warning") || strings.Contains(out, "ERROR") {
 		t.Fatalf("yosys: %v\n%s", err, out)
 	}
@@ -577,11 +541,11 @@ func TestSynth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("yosys synthesis skipped in -short mode")
 	}
-	needTools(t, "yosys")
+	rtltest.NeedTools(t, "yosys")
 	t.Run("board_top_tiny", func(t *testing.T) {
 		t.Parallel()
 		c := getCore(t)
-		files := []string{abs(t, "board_top.v")}
+		files := []string{rtltest.Abs(t, "board_top.v")}
 		for _, f := range c.design.VerilogFiles() {
 			files = append(files, filepath.Join(c.dir, f))
 		}
@@ -628,7 +592,7 @@ func TestSynth(t *testing.T) {
 				coreFiles = append(coreFiles, filepath.Join(dir, f))
 			}
 			core := synth(t, dir, d.Top(), coreFiles, nil, nil, false, filepath.Join(dir, "core.json"))[""]
-			files := append([]string{abs(t, "board_top.v")}, coreFiles...)
+			files := append([]string{rtltest.Abs(t, "board_top.v")}, coreFiles...)
 			board := synth(t, dir, "board_top", files, nil, coreParams(d), false, filepath.Join(dir, "board.json"))[""]
 			uart := synth(t, dir, "board_top", files, nil, append(coreParams(d), param{"ETH_ENABLE", "0"}), false,
 				filepath.Join(dir, "uart.json"))[""]
@@ -637,7 +601,7 @@ func TestSynth(t *testing.T) {
 			t.Logf("board_top ETH_ENABLE=0 + Iris-like core (L=%d): %s", lanes, cellString(uart))
 			if _, err := exec.LookPath("nextpnr-ice40"); err == nil {
 				for _, j := range []string{"core.json", "board.json", "uart.json"} {
-					out, _ := run(t, dir, 5*time.Minute, "nextpnr-ice40", "--up5k", "--package", "sg48", "--json", j,
+					out, _ := rtltest.Run(t, dir, 5*time.Minute, "nextpnr-ice40", "--up5k", "--package", "sg48", "--json", j,
 						"--pcf-allow-unconstrained", "--pack-only", "--seed", "1")
 					sc := bufio.NewScanner(strings.NewReader(out))
 					for sc.Scan() {
