@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -46,6 +45,11 @@ type File struct {
 	Split       Split
 	Mapping     ptm.Mapping // default per-sample probability mapping
 	Bank        *fixed.Bank // quantized banks
+	// DataFingerprint identifies the data set the model was trained on
+	// (dataset.Dataset.Fingerprint: "sha256:" and 64 hex digits), so that
+	// evaluating "the test rows" of another data set is refused; empty in
+	// files written before it existed.
+	DataFingerprint string
 }
 
 // header is the JSON part of the file.
@@ -61,6 +65,8 @@ type header struct {
 	Bits        int                     `json:"quant_bits"`
 	TAs         int                     `json:"tas"`
 	SPVValues   int                     `json:"spv_values"`
+	// DataFingerprint is File.DataFingerprint.
+	DataFingerprint string `json:"data_fingerprint,omitempty"`
 }
 
 // Error is a model-file error naming the file and what is wrong.
@@ -121,6 +127,9 @@ func (f *File) Validate() error {
 	if err := f.Mapping.Validate(); err != nil {
 		return fmt.Errorf("%w: mapping: %w", ErrInvalid, err)
 	}
+	if _, err := checkMeta(f.Classes, f.Features, &f.Split, f.DataFingerprint); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	b := f.Bank
 	if err := b.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -155,6 +164,7 @@ func Encode(f *File) ([]byte, error) {
 		Params: m.Params, Binary: m.Binary, Classes: f.Classes, Features: f.Features,
 		BoolInputs: m.NumFeatures, Booleanizer: f.Booleanizer, Split: f.Split, Mapping: f.Mapping,
 		Bits: f.Bank.Bits, TAs: m.NumTAs(), SPVValues: len(m.SPV),
+		DataFingerprint: f.DataFingerprint,
 	}
 	hj, err := json.MarshalIndent(h, "", " ")
 	if err != nil {
@@ -191,28 +201,33 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(data[len(data)-32:])
 }
 
-// Write encodes f to path (atomically: a temporary file then a rename) and
-// returns the model hash.
+// Write encodes f to path and returns the model hash. It writes
+// atomically: an exclusively created temporary file with a random name in
+// path's directory, synced, then renamed over path (a symlink at path is
+// replaced, not followed). path must not be a directory.
 func Write(path string, f *File) (string, error) {
 	data, err := Encode(f)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return "", fmt.Errorf("modelfile: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return "", fmt.Errorf("modelfile: %w", err)
+	if err := writeFile(path, data); err != nil {
+		return "", err
 	}
 	return Hash(data), nil
 }
 
 // Read loads and verifies a model file; it returns the file and its hash.
+// It checks the magic before reading further and refuses a file larger
+// than MaxFileSize (devices such as /dev/zero included).
 func Read(path string) (*File, string, error) {
-	data, err := os.ReadFile(path)
+	fh, err := openModel(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("modelfile: %w", err)
+		return nil, "", err
+	}
+	defer fh.Close()
+	data, err := readModel(fh, path)
+	if err != nil {
+		return nil, "", err
 	}
 	f, err := Decode(data, path)
 	if err != nil {
@@ -262,6 +277,9 @@ func Decode(data []byte, name string) (*File, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, &Error{File: name, Offset: 16, Field: "header", Msg: err.Error(), Err: ErrInvalid}
 	}
+	if field, err := checkHeader(&h); err != nil {
+		return nil, &Error{File: name, Offset: 16, Field: field, Msg: err.Error(), Err: ErrInvalid}
+	}
 	if h.TAs < 1 || h.SPVValues < 1 || h.SPVValues%h.TAs != 0 {
 		return nil, fail(16, "tas/spv_values", ErrInvalid, "%d TAs with %d SPV values", h.TAs, h.SPVValues)
 	}
@@ -291,18 +309,20 @@ func Decode(data []byte, name string) (*File, error) {
 		bank.Thresh[i] = le.Uint32(data[off:])
 		off += 4
 	}
-	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: h.Split, Mapping: h.Mapping, Bank: bank}
+	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: h.Split, Mapping: h.Mapping, Bank: bank,
+		DataFingerprint: h.DataFingerprint}
 	if err := f.Validate(); err != nil {
 		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
 	}
 	return f, nil
 }
 
-// ReadFrom reads a whole model from r.
+// ReadFrom reads a whole model from r (at most MaxFileSize bytes, the
+// magic checked first, as Read does).
 func ReadFrom(r io.Reader, name string) (*File, string, error) {
-	data, err := io.ReadAll(r)
+	data, err := readModel(r, name)
 	if err != nil {
-		return nil, "", fmt.Errorf("modelfile: %s: %w", name, err)
+		return nil, "", err
 	}
 	f, err := Decode(data, name)
 	if err != nil {

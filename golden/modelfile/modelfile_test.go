@@ -13,7 +13,7 @@ import (
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
-func sample(t *testing.T) *File {
+func sample(t testing.TB) *File {
 	t.Helper()
 	p := ptm.Params{Clauses: 4, T: 3, S: 3.9, N: 8, Epochs: 5, Seed: 2, Feedback: ptm.ConsistentFeedback}
 	m, err := ptm.New(p, 3, 4, false)

@@ -1,0 +1,203 @@
+package modelfile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reseal decodes the JSON header of an encoded model, lets edit change it,
+// and returns the file with the new header and a valid checksum: the
+// "valid SHA-256 but edited fields" case.
+func reseal(t testing.TB, data []byte, edit func(h map[string]any)) []byte {
+	t.Helper()
+	hl := int(binary.LittleEndian.Uint32(data[12:]))
+	var h map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+hl]))
+	dec.UseNumber()
+	if err := dec.Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	edit(h)
+	hj, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	out = append(out, data[:12]...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(hj)))
+	out = append(out, hj...)
+	out = append(out, data[16+hl:len(data)-32]...)
+	sum := sha256.Sum256(out)
+	return append(out, sum[:]...)
+}
+
+func TestHostileHeaders(t *testing.T) {
+	data, err := Encode(sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(reseal(t, data, func(map[string]any) {}), "m.ptm"); err != nil {
+		t.Fatalf("unedited resealed file refused: %v", err)
+	}
+	params := func(h map[string]any) map[string]any { return h["params"].(map[string]any) }
+	split := func(h map[string]any) map[string]any { return h["split"].(map[string]any) }
+	cases := []struct {
+		name  string
+		edit  func(h map[string]any)
+		field string
+	}{
+		{"split-test-out-of-range", func(h map[string]any) { split(h)["test"] = []int{4000} }, "split.test[0]: row 4000 is outside the 3 rows"},
+		{"split-train-negative", func(h map[string]any) { split(h)["train"] = []int{-1, 0} }, "split.train[0]: row -1"},
+		{"split-duplicate", func(h map[string]any) { split(h)["train"] = []int{0, 0} }, "strictly ascending"},
+		{"split-overlap", func(h map[string]any) { split(h)["test"] = []int{1} }, "also a training row"},
+		{"split-rows-huge", func(h map[string]any) { split(h)["rows"] = 1e15 }, "split.rows"},
+		{"bool-features-1e12", func(h map[string]any) { h["bool_features"] = 1e12 }, "bool_features: 1000000000000 Boolean features, want 1.."},
+		{"clauses-1e9", func(h map[string]any) { params(h)["clauses"] = 1e9 }, "params.clauses: 1000000000 clauses, limit"},
+		{"clauses-consistent", func(h map[string]any) { params(h)["clauses"] = 8 }, "tas: 96, the shape gives 192"},
+		{"states-huge", func(h map[string]any) { params(h)["states"] = 30000; params(h)["N"] = 30000 }, ""},
+		{"spv-values", func(h map[string]any) { h["spv_values"] = 1e18 }, "spv_values"},
+		{"classes-duplicate", func(h map[string]any) { h["classes"] = []string{"x", "y", "x"} }, `classes[2]: duplicate name "x"`},
+		{"feature-empty", func(h map[string]any) { h["features"] = []string{"a", " "} }, "features[1]: empty name"},
+		{"classes-one", func(h map[string]any) { h["classes"] = []string{"x"} }, "classes"},
+		{"classes-many", func(h map[string]any) {
+			c := make([]string, MaxClasses+1)
+			for i := range c {
+				c[i] = strings.Repeat("c", 1+i%7) + string(rune('A'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
+			}
+			h["classes"] = c
+		}, "limit 1024"},
+		{"bits", func(h map[string]any) { h["quant_bits"] = 0 }, "quant_bits"},
+		{"booleanizer-null", func(h map[string]any) { h["booleanizer"] = nil }, "booleanizer: missing"},
+		{"mapping", func(h map[string]any) { h["mapping"] = map[string]any{"kind": "vote", "smoothing": 5} }, "mapping"},
+		{"fingerprint", func(h map[string]any) { h["data_fingerprint"] = "md5:abc" }, "data_fingerprint"},
+	}
+	for _, c := range cases {
+		d := reseal(t, data, c.edit)
+		_, err := Decode(d, "m.ptm")
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "m.ptm: byte 16: ") || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: error %q, want ErrInvalid at byte 16 naming %q", c.name, err, c.field)
+		}
+	}
+}
+
+func TestFingerprintRoundTrip(t *testing.T) {
+	f := sample(t)
+	f.DataFingerprint = FingerprintPrefix + strings.Repeat("ab", 32)
+	data, err := Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Decode(data, "m.ptm")
+	if err != nil || g.DataFingerprint != f.DataFingerprint {
+		t.Fatalf("fingerprint %q, %v", g.DataFingerprint, err)
+	}
+	f.DataFingerprint = "sha256:xyz"
+	if _, err := Encode(f); err == nil || !strings.Contains(err.Error(), "fingerprint") {
+		t.Errorf("bad fingerprint encoded: %v", err)
+	}
+}
+
+func TestWriteIgnoresPlantedTmp(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m.ptm")
+	if err := os.Symlink(victim, out+".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(out, sample(t)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatalf("the symlinked victim was overwritten: %q", b)
+	}
+	if _, _, err := Read(out); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 {
+		t.Errorf("directory holds %v, want victim, m.ptm and the planted link only", ents)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode of the written file: %v %v", fi.Mode(), err)
+	}
+}
+
+func TestWriteToDirectory(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Write(target, sample(t))
+	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("Write to a directory: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+	// A failing rename (the target directory is not empty) cleans up too.
+	if err := os.WriteFile(filepath.Join(target, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(target+string(filepath.Separator), []byte("x")); err == nil {
+		t.Error("wrote over a directory")
+	}
+	ents, _ = os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+func TestReadDevices(t *testing.T) {
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err != nil {
+			t.Skip(err)
+		}
+		_, _, err := Read(dev)
+		if !errors.Is(err, ErrNotModel) || !strings.Contains(err.Error(), dev+": byte 0: magic") {
+			t.Errorf("%s: %v", dev, err)
+		}
+		fh, _ := os.Open(dev)
+		_, _, err = ReadFrom(fh, dev)
+		fh.Close()
+		if !errors.Is(err, ErrNotModel) {
+			t.Errorf("ReadFrom %s: %v", dev, err)
+		}
+	}
+	if _, _, err := Read(t.TempDir()); !errors.Is(err, ErrNotModel) || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+}
+
+func TestReadTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.ptm")
+	data, err := Encode(sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:16], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, MaxFileSize+1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	_, _, err = Read(path)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.ptm") {
+		t.Errorf("oversized file: %v", err)
+	}
+}
