@@ -20,6 +20,9 @@ type CSVOptions struct {
 	// indexes this list, and a label not in it is an error. When empty, the
 	// classes are the distinct labels in order of first appearance.
 	Classes []string
+	// Progress, if set, is called about every MiB read and at the end
+	// with the bytes read so far and the input size (-1 when unknown).
+	Progress func(read, total int64)
 }
 
 // ParseError describes malformed CSV input. Every error returned by
@@ -31,16 +34,21 @@ type ParseError struct {
 	Column string // column name, or "" when the error is not about one column
 	Msg    string // what is wrong
 	Err    error  // underlying error, if any (e.g. from encoding/csv)
+	Hint   string // what to do about it, when there is a likely fix
 }
 
-// Error formats the error as "file:line: column "name": msg[: err]".
+// Error formats the error as "file:line: column "name": msg[: err][ (hint)]".
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	file := e.File
 	if file == "" {
 		file = "<input>"
 	}
-	fmt.Fprintf(&b, "%s:%d: ", file, e.Line)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%s:%d: ", file, e.Line)
+	} else {
+		fmt.Fprintf(&b, "%s: ", file)
+	}
 	if e.Column != "" {
 		fmt.Fprintf(&b, "column %q: ", e.Column)
 	}
@@ -48,6 +56,9 @@ func (e *ParseError) Error() string {
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
+	}
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
 	}
 	return b.String()
 }
@@ -64,8 +75,20 @@ func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
+	total := int64(-1)
+	if fi, err := f.Stat(); err == nil {
+		if fi.IsDir() {
+			return nil, &ParseError{File: path, Msg: "is a directory, not a CSV file"}
+		}
+		if fi.Mode().IsRegular() {
+			total = fi.Size()
+			if total > MaxCSVBytes {
+				return nil, &ParseError{File: path, Msg: fmt.Sprintf("the file has %d bytes, the limit of a CSV file is %d", total, MaxCSVBytes)}
+			}
+		}
+	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return readCSV(f, path, name, opt)
+	return readCSV(newGuard(f, path, total, opt.Progress), path, name, opt)
 }
 
 // ReadCSV reads a dataset in CSV form from r. name is used both as the
@@ -83,7 +106,7 @@ func LoadCSV(path string, opt CSVOptions) (*Dataset, error) {
 // Any malformed input gives a [*ParseError] naming the line (and column
 // where relevant); reading stops at the first error.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
-	return readCSV(r, name, name, opt)
+	return readCSV(newGuard(r, name, -1, opt.Progress), name, name, opt)
 }
 
 func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
@@ -109,6 +132,10 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 	read := func() ([]string, int, error) {
 		rec, err := cr.Read()
 		if err != nil {
+			var pe *ParseError // from the guard
+			if errors.As(err, &pe) {
+				return nil, 0, pe
+			}
 			var ce *csv.ParseError
 			if errors.As(err, &ce) {
 				return nil, 0, &ParseError{File: file, Line: ce.Line, Msg: "malformed CSV", Err: ce.Err}
@@ -128,6 +155,9 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(header) > MaxColumns {
+		return nil, perr(headerLine, "", "header has %d columns, the limit is %d", len(header), MaxColumns)
 	}
 	names := make([]string, len(header))
 	seen := make(map[string]int, len(header))
@@ -178,6 +208,9 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 		if len(rec) != len(names) {
 			return nil, perr(line, "", "row has %d fields, header has %d", len(rec), len(names))
 		}
+		if (len(d.Y)+1)*len(d.Features) > MaxCells {
+			return nil, perr(line, "", "more than %d values (rows x feature columns): the data set is too large", MaxCells)
+		}
 		row := make([]float64, 0, len(d.Features))
 		for i, cell := range rec {
 			if i == labelCol {
@@ -188,6 +221,10 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 			switch {
 			case errors.Is(err, strconv.ErrRange):
 				return nil, perr(line, names[i], "value %q is out of float64 range", s)
+			case err != nil && opt.Label == "" && len(d.Y) == 0 && s != "": // first row: perhaps the label is elsewhere
+				pe := perr(line, names[i], "invalid number %q", s)
+				pe.Hint = fmt.Sprintf("the label is the last column (%q) unless named: if %q is the label, give --label %s", names[labelCol], names[i], names[i])
+				return nil, pe
 			case err != nil:
 				return nil, perr(line, names[i], "invalid number %q", s)
 			case math.IsNaN(v) || math.IsInf(v, 0):

@@ -10,12 +10,18 @@
 //     header, every column except the label column is a numeric feature,
 //     and every malformed input is reported as a [*ParseError] that names
 //     the file, the 1-based line and, where it applies, the column.
+//     Input beyond the documented limits ([MaxCSVBytes], [MaxLineBytes],
+//     [MaxColumns], [MaxCells]) or with binary bytes (NUL and other
+//     control bytes: /dev/zero, /dev/urandom) is refused the same way
+//     before it can exhaust memory; [CSVOptions.Progress] reports the
+//     bytes read.
 //   - The Iris data set, embedded in the binary: [Iris].
 //   - Seeded generators: [NoisyXOR] (the paper's two-feature variant),
 //     [NoisyXORClassic] (the classic 12-feature Tsetlin Machine benchmark)
 //     and [Synthetic2D] (the paper's two-dimensional uncertainty set).
 //
-// [StratifiedSplit] and [Dataset.Subset] build train/test splits, and
+// [Dataset.Fingerprint] identifies a data set's content (model files
+// record it). [StratifiedSplit] and [Dataset.Subset] build train/test splits, and
 // [Dataset.CheckFeatures] verifies that a dataset matches the feature list
 // stored in a model file.
 //
