@@ -33,6 +33,10 @@ type Data struct {
 // LoadData returns a built-in data set by name or reads a CSV file (label
 // column by name, or the last column when label is empty).
 func LoadData(name, label string) (*Data, error) {
+	return loadData(name, dataset.CSVOptions{Label: label})
+}
+
+func loadData(name string, opt dataset.CSVOptions) (*Data, error) {
 	switch name {
 	case Iris:
 		return &Data{Dataset: dataset.Iris()}, nil
@@ -53,14 +57,7 @@ func LoadData(name, label string) (*Data, error) {
 		}
 		return &Data{Dataset: d, FixedTrain: tr, FixedTest: te}, nil
 	}
-	if strings.HasPrefix(name, "xor") && !strings.ContainsAny(name, "./") {
-		return nil, fmt.Errorf("pipeline: unknown data set %q (built-in: iris, xor, xor-noisy, xor-classic; or a CSV path)", name)
-	}
-	d, err := dataset.LoadCSV(name, dataset.CSVOptions{Label: label})
-	if err != nil {
-		return nil, err
-	}
-	return &Data{Dataset: d}, nil
+	return loadCSV(name, opt)
 }
 
 // Split returns the training and test rows: the data set's own split when
@@ -92,6 +89,12 @@ type TrainConfig struct {
 	Rows []int
 	// Progress, if set, is called after every epoch.
 	Progress func(epoch, epochs int)
+	// RowProgress, if set, is called within every epoch (ptm.Trainer.Progress).
+	RowProgress func(row, rows int)
+	// NoTest holds out no rows: the model trains on every row and records
+	// an empty test split (--test-fraction 0). Data sets with their own
+	// split keep it.
+	NoTest bool
 }
 
 func (c *TrainConfig) defaults() {
@@ -129,7 +132,10 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if err := fixed.CheckBits(cfg.Bits); err != nil {
 		return nil, err
 	}
-	trainRows, testRows, err := d.Split(cfg.TestFraction, cfg.SplitSeed)
+	if err := cfg.checkConfig(); err != nil {
+		return nil, err
+	}
+	trainRows, testRows, err := cfg.splitRows(d)
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +153,15 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	nc := len(d.Classes)
+	if err := checkTrainSize(nc, th.NumBits(), cfg.Params); err != nil {
+		return nil, err
+	}
 	m, err := ptm.New(cfg.Params, nc, th.NumBits(), nc == 2)
 	if err != nil {
 		return nil, err
 	}
 	t := ptm.NewTrainer(m)
+	t.Progress = cfg.RowProgress
 	for e := 0; e < cfg.Params.Epochs; e++ {
 		if err := t.RunEpoch(X, tr.Y); err != nil {
 			return nil, err
@@ -170,6 +180,7 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 			Train: trainRows, Test: testRows},
 		Mapping: cfg.Mapping, Bank: bank,
 	}
+	f.DataFingerprint = d.Fingerprint()
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -193,6 +204,9 @@ func Rows(f *modelfile.File, d *Data, split string) ([]int, error) {
 	case "train", "test":
 		if f.Split.Rows != d.Len() {
 			return nil, fmt.Errorf("pipeline: the model was trained on %q with %d rows, this data set has %d: --split %s needs the same data", f.Split.Dataset, f.Split.Rows, d.Len(), split)
+		}
+		if err := checkSameData(f, d, split); err != nil {
+			return nil, err
 		}
 		if split == "train" {
 			return f.Split.Train, nil
@@ -235,8 +249,8 @@ func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 	if err := mp.Validate(); err != nil {
 		return nil, err
 	}
-	if K < 1 {
-		return nil, fmt.Errorf("pipeline: %d samples, want >= 1", K)
+	if err := CheckSamples(f, K); err != nil {
+		return nil, err
 	}
 	labels, err := Labels(f, d, rows)
 	if err != nil {

@@ -43,7 +43,13 @@ type Trainer struct {
 	order []int
 	// Epochs counts the epochs completed.
 	Epochs int
+	// Progress, if set, is called within RunEpoch every ProgressRows rows
+	// and after the last one, with the rows done and the rows of the epoch.
+	Progress func(done, total int)
 }
+
+// ProgressRows is how many rows pass between two Trainer.Progress calls.
+const ProgressRows = 256
 
 // NewTrainer prepares training of m with the random stream of m.Seed.
 func NewTrainer(m *Model) *Trainer {
@@ -87,8 +93,11 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 		tr.order[i] = i
 	}
 	tr.rng.Shuffle(len(tr.order), func(i, j int) { tr.order[i], tr.order[j] = tr.order[j], tr.order[i] })
-	for _, r := range tr.order {
+	for k, r := range tr.order {
 		tr.Update(X[r], y[r])
+		if tr.Progress != nil && ((k+1)%ProgressRows == 0 || k+1 == len(tr.order)) {
+			tr.Progress(k+1, len(tr.order))
+		}
 	}
 	// Re-derive the include masses from the SPVs so that rounding in their
 	// incremental updates never accumulates past an epoch, and a model read

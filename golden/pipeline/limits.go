@@ -1,0 +1,180 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// BuiltinNames lists the built-in data sets LoadData knows, for messages.
+var BuiltinNames = []string{Iris, XOR, XORNoisy, XORClassic}
+
+// MaxThresholds bounds the thermometer thresholds per feature.
+const MaxThresholds = 1024
+
+// DefaultMemoryLimit is the memory a training run or an evaluation may
+// plan to use unless $PTM_MAX_MEMORY says otherwise (4 GiB).
+const DefaultMemoryLimit = 4 << 30
+
+// MemoryLimit returns the planned-memory limit: $PTM_MAX_MEMORY (bytes,
+// or a number with a K, M, G or T suffix, powers of 1024) or
+// DefaultMemoryLimit. Train and Evaluate estimate what they will allocate
+// and refuse beyond it, naming the flag that sets the size.
+func MemoryLimit() (int64, error) {
+	s := strings.TrimSpace(os.Getenv("PTM_MAX_MEMORY"))
+	if s == "" {
+		return DefaultMemoryLimit, nil
+	}
+	mult := int64(1)
+	u := strings.TrimSuffix(strings.ToUpper(s), "B")
+	if u != "" {
+		if i := strings.IndexByte("KMGT", u[len(u)-1]); i >= 0 {
+			mult = 1 << (10 * (i + 1))
+			u = u[:len(u)-1]
+		}
+	}
+	s = u
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("pipeline: PTM_MAX_MEMORY=%q, want a positive byte count such as 8G", os.Getenv("PTM_MAX_MEMORY"))
+	}
+	return n * mult, nil
+}
+
+// bytesString formats a byte count for messages.
+func bytesString(b float64) string {
+	switch {
+	case b >= 1<<40:
+		return fmt.Sprintf("%.3g TiB", b/(1<<40))
+	case b >= 1<<30:
+		return fmt.Sprintf("%.3g GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.0f bytes", b)
+}
+
+// TrainBytes estimates the memory a model of this shape needs while it is
+// trained and written: per SPV value its float64, its quantized uint32 and
+// its 12 bytes in the encoded file, and per TA the include mass and the
+// support bounds. Float64, so that absurd shapes do not overflow.
+func TrainBytes(tms, clauses, boolFeatures, states int) float64 {
+	tas := float64(tms) * float64(clauses) * 2 * float64(boolFeatures)
+	spv := tas * 2 * float64(states)
+	return spv*(8+4+12) + tas*(8+8+4)
+}
+
+// checkTrainSize refuses a model too large for the memory limit or the
+// model file format, before anything of its size is allocated.
+func checkTrainSize(nc, boolFeatures int, p ptm.Params) error {
+	tms := nc
+	if nc == 2 {
+		tms = 1
+	}
+	limit, err := MemoryLimit()
+	if err != nil {
+		return err
+	}
+	shape := fmt.Sprintf("%d TMs x %d clauses (--clauses) x %d literals (2 x %d Boolean features, --thresholds) x %d states (2 x --states)",
+		tms, p.Clauses, 2*boolFeatures, boolFeatures, 2*p.N)
+	if need := TrainBytes(tms, p.Clauses, boolFeatures, p.N); need > float64(limit) {
+		return fmt.Errorf("pipeline: the model would need about %s of memory (%s), over the %s limit (PTM_MAX_MEMORY): lower --clauses, --states or --thresholds",
+			bytesString(need), shape, bytesString(float64(limit)))
+	}
+	if spv := float64(tms) * float64(p.Clauses) * 4 * float64(boolFeatures) * float64(p.N); spv > modelfile.MaxSPVValues || p.Clauses > modelfile.MaxClauses {
+		return fmt.Errorf("pipeline: the model would have %.4g SPV values (%s), over the model file limit of %d: lower --clauses, --states or --thresholds",
+			spv, shape, modelfile.MaxSPVValues)
+	}
+	return nil
+}
+
+// EvalBytes estimates the memory Evaluate needs per query for K samples:
+// the K x NT class sums and the K probability vectors.
+func EvalBytes(f *modelfile.File, K int) float64 {
+	return float64(K) * (8*float64(f.Model.NumTMs()) + 8*float64(f.Model.NumClasses) + 24) * 2
+}
+
+// CheckSamples refuses a sample count K whose per-query buffers would
+// exceed the memory limit; the error names the --samples flag.
+func CheckSamples(f *modelfile.File, K int) error {
+	if K < 1 {
+		return fmt.Errorf("pipeline: --samples %d, want >= 1", K)
+	}
+	limit, err := MemoryLimit()
+	if err != nil {
+		return err
+	}
+	if need := EvalBytes(f, K); need > float64(limit) {
+		max := int(float64(limit) / EvalBytes(f, 1))
+		return fmt.Errorf("pipeline: --samples %d would need about %s of memory per query, over the %s limit (PTM_MAX_MEMORY): at most %d samples for this model",
+			K, bytesString(need), bytesString(float64(limit)), max)
+	}
+	return nil
+}
+
+// loadCSV reads a CSV data set; a missing file names the built-in data
+// sets too, since a mistyped built-in name lands here.
+func loadCSV(name string, opt dataset.CSVOptions) (*Data, error) {
+	d, err := dataset.LoadCSV(name, opt)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("pipeline: unknown data set %q: no built-in data set (%s) and no such file", name, strings.Join(BuiltinNames, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Data{Dataset: d}, nil
+}
+
+// LoadDataProgress is LoadData reporting progress while a CSV file loads
+// (see dataset.CSVOptions.Progress).
+func LoadDataProgress(name, label string, progress func(read, total int64)) (*Data, error) {
+	return loadData(name, dataset.CSVOptions{Label: label, Progress: progress})
+}
+
+// splitRows returns the training and test rows of cfg: every row when
+// cfg.NoTest is set (and the data set has no split of its own).
+func (c *TrainConfig) splitRows(d *Data) (train, test []int, err error) {
+	if c.NoTest && d.FixedTrain == nil {
+		train = make([]int, d.Len())
+		for i := range train {
+			train[i] = i
+		}
+		return train, nil, nil
+	}
+	return d.Split(c.TestFraction, c.SplitSeed)
+}
+
+// checkConfig validates what the defaults leave: thresholds and test
+// fraction ranges, and the size of the model.
+func (c *TrainConfig) checkConfig() error {
+	if c.Thresholds < 1 || c.Thresholds > MaxThresholds {
+		return fmt.Errorf("pipeline: --thresholds %d, want 1..%d", c.Thresholds, MaxThresholds)
+	}
+	if c.NoTest {
+		c.TestFraction = 0
+	}
+	return nil
+}
+
+// checkSameData refuses to pick rows by index from data that is not the
+// data the model was trained on.
+func checkSameData(f *modelfile.File, d *Data, split string) error {
+	if f.DataFingerprint == "" {
+		return nil // a model file from before fingerprints: rows only
+	}
+	if fp := d.Fingerprint(); fp != f.DataFingerprint {
+		return fmt.Errorf("pipeline: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs: --split %s picks rows by index and needs the same data; use --split all, or --test-data FILE for a separate test file",
+			f.Split.Dataset, f.DataFingerprint, d.Name, fp, split)
+	}
+	if split == "test" && len(f.Split.Test) == 0 {
+		return fmt.Errorf("pipeline: the model holds out no test rows (trained with --test-fraction 0): use --test-data FILE or --split all")
+	}
+	return nil
+}
