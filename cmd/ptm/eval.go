@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
-	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 func init() {
@@ -50,16 +50,23 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	bins := fs.Int("bins", metrics.DefaultBins, "equal-width ECE bins")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	perQuery := fs.String("per-query", "", "also write per-query results to this CSV `file`")
+	testData := fs.String("test-data", "", "evaluate every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
 	var mf mappingFlags
 	mf.add(fs, "", 2, 0)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *model == "" || *data == "" {
+	if *model == "" || (*data == "" && *testData == "") {
 		return fmt.Errorf("%w: --model and --data are required", errUsage)
+	}
+	if err := checkTestData(fs, *data, *testData); err != nil {
+		return err
 	}
 	if *K < 1 {
 		return fmt.Errorf("%w: --samples %d, want >= 1", errUsage, *K)
+	}
+	if err := checkOutput(pathFlag{"--per-query", *perQuery}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
+		return err
 	}
 	if *bins < 1 {
 		return fmt.Errorf("%w: --bins %d, want >= 1", errUsage, *bins)
@@ -68,23 +75,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mp := f.Mapping
-	if mf.kind != "" {
-		if !isSet(fs, "temperature") && f.Mapping.Kind == ptm.Softmax {
-			mf.temp = f.Mapping.Temperature
-		}
-		if !isSet(fs, "smoothing") && f.Mapping.Kind == ptm.Vote {
-			mf.smooth = f.Mapping.Smoothing
-		}
-		if mp, err = mf.mapping(); err != nil {
-			return err
-		}
-	}
-	d, err := pipeline.LoadData(*data, *label)
+	mp, err := mf.resolve(fs, f.Mapping)
 	if err != nil {
 		return err
 	}
-	rows, err := pipeline.Rows(f, d, *split)
+	if err := pipeline.CheckSamples(f, *K); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	d, rows, err := evalRows(f, *data, *testData, *label, split, stderr)
 	if err != nil {
 		return err
 	}
@@ -150,4 +148,34 @@ func writePerQuery(path string, f *modelfile.File, res *pipeline.EvalResult) err
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fh.Close()
+}
+
+// checkTestData refuses --test-data together with --data or --split.
+func checkTestData(fs *flag.FlagSet, data, testData string) error {
+	if testData == "" {
+		return nil
+	}
+	if data != "" || isSet(fs, "split") {
+		return fmt.Errorf("%w: --test-data replaces --data and --split (it evaluates every row of its file)", errUsage)
+	}
+	return nil
+}
+
+// evalRows loads the data to evaluate: every row of testData, or the
+// rows of data that split names (as recorded in the model). With
+// testData, *split becomes "all".
+func evalRows(f *modelfile.File, data, testData, label string, split *string, stderr io.Writer) (*pipeline.Data, []int, error) {
+	name := data
+	if testData != "" {
+		name, *split = testData, "all"
+	}
+	d, err := pipeline.LoadDataProgress(name, label, newProgress(stderr, "loading "+name).bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := pipeline.Rows(f, d, *split)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, rows, nil
 }

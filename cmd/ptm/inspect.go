@@ -31,6 +31,15 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	m := f.Model
+	if *tm < -1 || *tm >= m.NumTMs() {
+		return fmt.Errorf("%w: --tm %d: the model has %d TMs (0..%d)", errUsage, *tm, m.NumTMs(), m.NumTMs()-1)
+	}
+	if *clause < -1 || *clause >= m.Clauses {
+		return fmt.Errorf("%w: --clause %d: the model has %d clauses per TM (0..%d)", errUsage, *clause, m.Clauses, m.Clauses-1)
+	}
+	if !(*min >= 0 && *min <= 1) {
+		return fmt.Errorf("%w: --min %v, want a probability in 0..1", errUsage, *min)
+	}
 	names := literalNames(f)
 	if *spv != "" {
 		var t, j, i int

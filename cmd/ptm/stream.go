@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/host/driver"
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
 	"github.com/ptmhw/ptm/host/transport"
@@ -58,14 +60,21 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
 	force := fs.Bool("force-upload", false, "upload the model even if the board already holds it")
+	testData := fs.String("test-data", "", "stream every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if (*uart == "") == (*eth == "") {
 		return fmt.Errorf("%w: exactly one of --uart or --eth is required", errUsage)
 	}
-	if *model == "" || *data == "" {
+	if *model == "" || (*data == "" && *testData == "") {
 		return fmt.Errorf("%w: --model and --data are required", errUsage)
+	}
+	if err := checkTestData(fs, *data, *testData); err != nil {
+		return err
+	}
+	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
+		return err
 	}
 	if *K < 1 || *K > 65535 {
 		return fmt.Errorf("%w: --samples %d, want 1..65535", errUsage, *K)
@@ -85,11 +94,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := pipeline.LoadData(*data, *label)
-	if err != nil {
-		return err
-	}
-	rows, err := pipeline.Rows(f, d, *split)
+	d, rows, err := evalRows(f, *data, *testData, *label, split, stderr)
 	if err != nil {
 		return err
 	}
@@ -124,7 +129,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err != nil {
-		return err
+		return noBoard(err, sum, spec)
 	}
 	j := streamJSON{
 		Queries: sum.Queries, Lost: sum.Lost, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
@@ -169,4 +174,13 @@ func writeFileJSON(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// noBoard explains a stream that got no answer at all: the port opened
+// but nothing on it speaks the protocol.
+func noBoard(err error, sum *stream.Summary, spec string) error {
+	if sum == nil && errors.Is(err, driver.ErrTimeout) {
+		return fmt.Errorf("no answer on %s: no board seems to be running there (start one with `ptm board`, or check the port, the cable and the baud rate): %w", spec, err)
+	}
+	return err
 }

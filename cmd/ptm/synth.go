@@ -47,6 +47,9 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	if (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)
 	}
+	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
+		return err
+	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
 	}

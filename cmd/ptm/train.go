@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
@@ -52,7 +53,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output model `file`")
 	seed := fs.Uint64("seed", def.Seed, "seed for training (and for the split unless --split-seed is given)")
 	splitSeed := fs.Uint64("split-seed", 0, "seed of the stratified train/test split (default: --seed)")
-	testFrac := fs.Float64("test-fraction", 0.2, "fraction of rows held out for testing")
+	testFrac := fs.Float64("test-fraction", 0.2, "fraction of rows held out for testing (0: train on every row; evaluate with eval --test-data)")
 	clauses := fs.Int("clauses", def.Clauses, "clauses per TM (m)")
 	T := fs.Int("T", def.T, "target T (class sums are clipped to [-T, T])")
 	s := fs.Float64("s", def.S, "specificity s >= 1")
@@ -70,8 +71,14 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *data == "" || *out == "" {
 		return fmt.Errorf("%w: --data and -o are required", errUsage)
 	}
-	mp, err := mf.mapping()
+	mp, err := mf.resolve(fs, pipeline.DefaultMapping)
 	if err != nil {
+		return err
+	}
+	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
+		return err
+	}
+	if err := checkOutput(pathFlag{"-o", *out}, pathFlag{"--data", *data}); err != nil {
 		return err
 	}
 	ss := *seed
@@ -82,7 +89,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	d, err := pipeline.LoadData(*data, *label)
+	d, err := pipeline.LoadDataProgress(*data, *label, newProgress(stderr, "loading "+*data).bytes)
 	if err != nil {
 		return err
 	}
@@ -90,7 +97,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	f, err := pipeline.Train(d, pipeline.TrainConfig{
 		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
-		Mapping: mp, Progress: bar.update,
+		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0,
 	})
 	if err != nil {
 		return err
@@ -98,6 +105,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *calibrate {
 		if f.Mapping, err = pipeline.Calibrate(d, f, pipeline.TrainConfig{
 			Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits, Mapping: mp,
+			NoTest: *testFrac == 0,
 		}); err != nil {
 			return err
 		}
@@ -120,4 +128,19 @@ func describeMapping(mp ptm.Mapping) string {
 		return fmt.Sprintf("softmax (temperature %.3g)", mp.Temperature)
 	}
 	return fmt.Sprintf("vote (smoothing %.3g)", mp.Smoothing)
+}
+
+// checkTrainFlags refuses values that used to mean "the default" or were
+// out of range.
+func checkTrainFlags(bits, thresholds int, testFrac float64) error {
+	if err := fixed.CheckBits(bits); err != nil {
+		return fmt.Errorf("%w: --bits %d: %v", errUsage, bits, err)
+	}
+	if thresholds < 1 || thresholds > pipeline.MaxThresholds {
+		return fmt.Errorf("%w: --thresholds %d, want 1..%d", errUsage, thresholds, pipeline.MaxThresholds)
+	}
+	if !(testFrac >= 0 && testFrac < 1) {
+		return fmt.Errorf("%w: --test-fraction %v, want 0 <= f < 1 (0: train on every row)", errUsage, testFrac)
+	}
+	return nil
 }
