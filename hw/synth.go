@@ -24,7 +24,11 @@ var statLine = regexp.MustCompile(`^\s+(SB_\w+|Number of cells:)\s+(\d+)$`)
 // Synthesize runs `yosys synth_ice40` on a design written into dir and
 // returns its cell counts and the yosys log.
 func Synthesize(dir string, d *Design) (SynthStats, string, error) {
-	script := fmt.Sprintf("read_verilog %s; synth_ice40 -top %s; stat", strings.Join(d.VerilogFiles(), " "), d.Top())
+	files, err := ScriptPaths(d.VerilogFiles())
+	if err != nil {
+		return SynthStats{}, "", fmt.Errorf("hw: %w", err)
+	}
+	script := fmt.Sprintf("read_verilog %s; synth_ice40 -top %s; stat", files, d.Top())
 	cmd := exec.Command("yosys", "-p", script, "-l", filepath.Join(dir, "yosys.log"))
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

@@ -305,6 +305,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := checkScriptPaths(o.Dir, o.Root); err != nil {
+		return nil, err
+	}
 	if err := CheckTools(Tools...); err != nil {
 		return nil, err
 	}
@@ -473,8 +476,18 @@ type YosysJob struct {
 func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
 	var bp BankPass
 	path := func(name string) string { return filepath.Join(j.Dir, name) }
+	// Every path goes into the scripts quoted (hw.ScriptPath); one that
+	// cannot be quoted is refused before yosys runs.
+	qpath := func(name string) string { q, _ := hw.ScriptPath(path(name)); return q }
+	files, err := hw.ScriptPaths(j.Files)
+	if err == nil {
+		_, err = hw.ScriptPath(j.Dir)
+	}
+	if err != nil {
+		return CellStats{}, bp, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\n", j.CoreTop, strings.Join(j.Files, " "))
+	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\n", j.CoreTop, files)
 	if len(j.Params) > 0 {
 		sb.WriteString("chparam")
 		for _, p := range j.Params {
@@ -495,7 +508,7 @@ func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
 	// proc puts in front of every memory write port; removing them now
 	// (as synth_ice40 does later anyway) shows the banks' shared write
 	// address to the bank pass.
-	fmt.Fprintf(&sb, "opt_expr -mux_undef\nopt_clean\nwrite_json %s\n", path("coarse.json"))
+	fmt.Fprintf(&sb, "opt_expr -mux_undef\nopt_clean\nwrite_json %s\n", qpath("coarse.json"))
 	if err := os.WriteFile(path("synth1.ys"), []byte(sb.String()), 0o644); err != nil {
 		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
 	}
@@ -514,7 +527,7 @@ func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
 		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
 	}
 	script2 := fmt.Sprintf("read_verilog -lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
-		path("banks.json"), j.Top, path("top.json"))
+		qpath("banks.json"), j.Top, qpath("top.json"))
 	for _, c := range j.Extra {
 		script2 += c + "\n"
 	}
@@ -646,4 +659,20 @@ func Close(ctx context.Context, o Options, stepMHz float64, tries int) (*Result,
 		o.step("timing not met at %.2f MHz (Fmax %.2f): trying %.2f MHz", o.FreqMHz, r.FmaxMHz, next)
 		o.FreqMHz = next
 	}
+}
+
+// checkScriptPaths refuses, before anything is created or run, a build
+// folder or repository root that cannot be written into a yosys script
+// (hw.ScriptPath: a double quote or a control character such as a
+// newline). Spaces and other characters are quoted.
+func checkScriptPaths(dir, root string) error {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	for _, p := range []struct{ what, path string }{{"build folder (--out)", dir}, {"repository root (--root)", root}} {
+		if _, err := hw.ScriptPath(p.path); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrOptions, p.what, err)
+		}
+	}
+	return nil
 }

@@ -41,9 +41,13 @@ func LintTop(ctx context.Context, root, device string, coreOnly, noEth bool, d *
 	if err != nil {
 		return err
 	}
+	qcells, err := hw.ScriptPath(cells)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
 	vlt := "`verilator_config\n"
 	for _, w := range vendorWaivers {
-		vlt += fmt.Sprintf("lint_off -rule %s -file \"%s\"\n", w, cells)
+		vlt += fmt.Sprintf("lint_off -rule %s -file %s\n", w, qcells)
 	}
 	waivers := filepath.Join(dir, "vendor_waivers.vlt")
 	if err := os.WriteFile(waivers, []byte(vlt), 0o644); err != nil {
