@@ -17,6 +17,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/sim/internal/simcache"
 	"github.com/ptmhw/ptm/sim/internal/verilator"
 )
 
@@ -207,12 +208,24 @@ func build(o Options, m model) (*Build, error) {
 	dir := filepath.Join(o.CacheDir, "board-"+key)
 	bin := filepath.Join(dir, "obj_dir", "board_sim")
 	b := &Build{Dir: dir, Binary: bin, Design: d, Params: ps}
-	if _, err := os.Stat(bin); err == nil {
-		b.Cached = true
-		return b, nil
-	}
-	if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
+	if err := simcache.Prepare(o.CacheDir); err != nil {
 		return nil, fmt.Errorf("board: %w", err)
+	}
+	// A cached build is run only if its files are the ones it was built
+	// with, from exactly these sources; anything else is rebuilt.
+	const binRel = "obj_dir/board_sim"
+	sources := map[string][]byte{"board_main.cpp": mainCpp}
+	for _, f := range d.Files {
+		sources[f.Name] = f.Data
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		if simcache.Verify(dir, binRel, sources) == nil {
+			b.Cached = true
+			return b, nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("board: removing a stale build: %w", err)
+		}
 	}
 	tmp, err := os.MkdirTemp(o.CacheDir, "build-")
 	if err != nil {
@@ -242,8 +255,15 @@ func build(o Options, m model) (*Build, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "build.log"), out.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
+	sealed := []string{binRel}
+	for name := range sources {
+		sealed = append(sealed, name)
+	}
+	if err := simcache.Seal(tmp, sealed); err != nil {
+		return nil, fmt.Errorf("board: %w", err)
+	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(bin); serr == nil { // a concurrent build won
+		if simcache.Verify(dir, binRel, sources) == nil { // a concurrent build won
 			b.Cached = true
 			return b, nil
 		}

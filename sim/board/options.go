@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/sim/internal/simcache"
 )
 
 // DefaultClksPerBit is the simulated UART bit time in board clocks.
@@ -208,13 +207,9 @@ func (o Options) resolved() (Options, model, error) {
 }
 
 // DefaultCacheDir is where simulator builds are cached: $PTM_BOARD_CACHE,
-// else <user cache dir>/ptm-board.
+// else <user cache dir>/ptm-board, else a per-user <temp
+// dir>/ptm-board-<uid>. The directory must belong to the current user and
+// be writable by nobody else (sim/internal/simcache).
 func DefaultCacheDir() string {
-	if d := os.Getenv("PTM_BOARD_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "ptm-board")
-	}
-	return filepath.Join(os.TempDir(), "ptm-board")
+	return simcache.Dir("PTM_BOARD_CACHE", "ptm-board")
 }

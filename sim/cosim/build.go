@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/sim/internal/simcache"
 	"github.com/ptmhw/ptm/sim/internal/verilator"
 )
 
@@ -73,16 +74,15 @@ var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "uniq
 	"-Wno-fatal", "-CFLAGS", "-O1"}
 
 // DefaultCacheDir is where builds are cached when Options.CacheDir is
-// empty: $PTM_COSIM_CACHE, else <user cache dir>/ptm-cosim.
+// empty: $PTM_COSIM_CACHE, else <user cache dir>/ptm-cosim, else a
+// per-user <temp dir>/ptm-cosim-<uid>. The directory must belong to the
+// current user and be writable by nobody else (sim/internal/simcache).
 func DefaultCacheDir() string {
-	if d := os.Getenv("PTM_COSIM_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "ptm-cosim")
-	}
-	return filepath.Join(os.TempDir(), "ptm-cosim")
+	return simcache.Dir("PTM_COSIM_CACHE", "ptm-cosim")
 }
+
+// simBinary is the simulator's path inside a build directory.
+const simBinary = "obj_dir/sim"
 
 // BuildDesign compiles a design and its harness with Verilator into
 // cacheDir/<hash>, the hash covering every source, the flags and the
@@ -116,12 +116,23 @@ func BuildDesign(d *hw.Design, cacheDir string, jobs int, trace bool) (*Build, e
 		cacheDir = DefaultCacheDir()
 	}
 	dir := filepath.Join(cacheDir, d.Top()+"-"+key)
-	bin := filepath.Join(dir, "obj_dir", "sim")
-	if _, err := os.Stat(bin); err == nil {
-		return &Build{Dir: dir, Binary: bin, Cached: true}, nil
-	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+	bin := filepath.Join(dir, filepath.FromSlash(simBinary))
+	if err := simcache.Prepare(cacheDir); err != nil {
 		return nil, fmt.Errorf("cosim: %w", err)
+	}
+	// A cached build is run only if its files are the ones it was built
+	// with, from exactly these sources; anything else is rebuilt.
+	sources := map[string][]byte{"harness.cpp": src}
+	for _, f := range d.Files {
+		sources[f.Name] = f.Data
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		if simcache.Verify(dir, simBinary, sources) == nil {
+			return &Build{Dir: dir, Binary: bin, Cached: true}, nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("cosim: removing a stale build: %w", err)
+		}
 	}
 	tmp, err := os.MkdirTemp(cacheDir, "build-")
 	if err != nil {
@@ -144,10 +155,15 @@ func BuildDesign(d *hw.Design, cacheDir string, jobs int, trace bool) (*Build, e
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("cosim: verilator build of %s failed: %w\n%s", d.Top(), err, tail(out.String(), 4000))
 	}
-	// Keep only what running needs: the design files (bank images are
-	// read at run time) and the simulator.
+	sealed := []string{simBinary}
+	for name := range sources {
+		sealed = append(sealed, name)
+	}
+	if err := simcache.Seal(tmp, sealed); err != nil {
+		return nil, fmt.Errorf("cosim: %w", err)
+	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(bin); serr == nil { // a concurrent build won
+		if simcache.Verify(dir, simBinary, sources) == nil { // a concurrent build won
 			return &Build{Dir: dir, Binary: bin, Cached: true}, nil
 		}
 		return nil, fmt.Errorf("cosim: %w", err)

@@ -1,0 +1,148 @@
+// Package simcache keeps the Verilator simulator builds of sim/cosim and
+// sim/board safe to reuse: the cache lives in a per-user directory that
+// must belong to the current user and be writable by nobody else, and a
+// cached build is run only after its files are checked against the
+// manifest written when it was built and against the sources it must have
+// been built from.
+package simcache
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Manifest is the name of the file, in a build directory, that lists the
+// SHA-256 of the build's sources and binary.
+const Manifest = "manifest.sha256"
+
+// ErrUnsafe is wrapped by Prepare's error for a cache directory that
+// another user could have written into.
+var ErrUnsafe = errors.New("simulator cache directory is not safe")
+
+// ErrStale is wrapped by Verify's error for a build whose files do not
+// match (rebuild it).
+var ErrStale = errors.New("cached simulator build does not match")
+
+// Dir returns the cache directory: $env when set, else <user cache
+// dir>/name, else a per-user <temp dir>/name-<uid> (never a directory
+// shared by all users).
+func Dir(env, name string) string {
+	if d := os.Getenv(env); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, name)
+	}
+	return filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Getuid()))
+}
+
+// Prepare creates dir (mode 0700) if it does not exist and checks that it
+// is a directory, not a symbolic link, owned by the current user and not
+// writable by group or others.
+func Prepare(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("simcache: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("simcache: %w", err)
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symbolic link", ErrUnsafe, dir)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, dir)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%w: %s is writable by group or others (mode %v): chmod go-w it or choose another cache", ErrUnsafe, dir, fi.Mode().Perm())
+	}
+	if uid, ok := owner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): choose another cache", ErrUnsafe, dir, uid, os.Getuid())
+	}
+	return nil
+}
+
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Seal writes dir's manifest: the SHA-256 of each of files (paths
+// relative to dir).
+func Seal(dir string, files []string) error {
+	files = append([]string(nil), files...)
+	sort.Strings(files)
+	var b bytes.Buffer
+	for _, f := range files {
+		sum, err := fileSum(filepath.Join(dir, f))
+		if err != nil {
+			return fmt.Errorf("simcache: %w", err)
+		}
+		fmt.Fprintf(&b, "%s  %s\n", sum, f)
+	}
+	if err := os.WriteFile(filepath.Join(dir, Manifest), b.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("simcache: %w", err)
+	}
+	return nil
+}
+
+// Verify checks a cached build before it is run: dir is a real directory,
+// every file of its manifest (the binary among them) has its recorded
+// SHA-256 and is a regular file, binary is listed, and every source in
+// sources (relative path -> the content it must have) is listed and has
+// that content. A mismatch wraps ErrStale.
+func Verify(dir, binary string, sources map[string][]byte) error {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrStale, dir)
+	}
+	m, err := os.ReadFile(filepath.Join(dir, Manifest))
+	if err != nil {
+		return fmt.Errorf("%w: %s has no manifest: %w", ErrStale, dir, err)
+	}
+	listed := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(m))
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok || len(sum) != 64 || name == "" || strings.Contains(name, "..") {
+			return fmt.Errorf("%w: %s: malformed manifest line %q", ErrStale, dir, sc.Text())
+		}
+		listed[name] = sum
+	}
+	if _, ok := listed[binary]; !ok {
+		return fmt.Errorf("%w: %s: the manifest does not list %s", ErrStale, dir, binary)
+	}
+	for name, data := range sources {
+		want := sha256.Sum256(data)
+		if listed[name] != hex.EncodeToString(want[:]) {
+			return fmt.Errorf("%w: %s: source %s is not the one this build needs", ErrStale, dir, name)
+		}
+	}
+	for name, sum := range listed {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			return fmt.Errorf("%w: %s is missing or not a regular file", ErrStale, p)
+		}
+		got, err := fileSum(p)
+		if err != nil || got != sum {
+			return fmt.Errorf("%w: %s changed since it was built", ErrStale, p)
+		}
+	}
+	return nil
+}
