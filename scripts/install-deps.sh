@@ -24,7 +24,31 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "install-deps: need root or sudo to install: ${need[*]}" >&2; exit 1
   fi
 fi
+# Another apt or dpkg (unattended-upgrades, a second install) may hold the
+# lock: wait for it, up to APT_LOCK_WAIT seconds (default 900), polling
+# every APT_LOCK_POLL seconds, instead of failing at once.
+APT_LOCK_WAIT=${APT_LOCK_WAIT:-900}
+APT_LOCK_POLL=${APT_LOCK_POLL:-5}
+apt_get() {
+  local start=$SECONDS log rc
+  log=$(mktemp)
+  while :; do
+    rc=0
+    $SUDO apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT" "$@" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+    if [ "$rc" -eq 0 ]; then rm -f "$log"; return 0; fi
+    if ! grep -qiE 'could not get lock|unable to (acquire|lock)|another process' "$log"; then
+      rm -f "$log"; return "$rc"
+    fi
+    if [ $((SECONDS - start)) -ge "$APT_LOCK_WAIT" ]; then
+      echo "install-deps: apt is still locked by another process after ${APT_LOCK_WAIT}s (apt-get $*): try again when it has finished" >&2
+      rm -f "$log"; return "$rc"
+    fi
+    echo "install-deps: another apt/dpkg holds the lock; waiting (up to ${APT_LOCK_WAIT}s)..." >&2
+    sleep "$APT_LOCK_POLL"
+  done
+}
+
 echo "install-deps: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+apt_get update -qq
+apt_get install -y -qq --no-install-recommends "${need[@]}"
