@@ -94,6 +94,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bar := newProgress(stderr, "training")
+	bar.update(0, p.Epochs)
 	start := time.Now()
 	f, err := pipeline.Train(d, pipeline.TrainConfig{
 		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
