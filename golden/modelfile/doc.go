@@ -21,4 +21,16 @@
 // checksum alone does not make a file valid: the header must agree with the
 // payload, SPVs must be probability vectors, and the quantized banks must be
 // exactly what quantizing the float SPVs gives.
+//
+// Every header field is checked against the format's limits (MaxFileSize,
+// MaxClasses, MaxFeatures, MaxBoolFeatures, MaxClauses, MaxSPVValues,
+// MaxRows) and against the other fields before anything is allocated from
+// it; class and feature names must be non-empty and unique, and the split's
+// row indices strictly ascending, within its row count and disjoint. An
+// error names the field (for instance "split.test[3]" or "params.clauses")
+// and the byte offset of the header. Read checks the magic after 16 bytes
+// and never reads more than MaxFileSize. The optional data_fingerprint
+// header field (File.DataFingerprint) records which data trained the model.
+// Write creates its temporary file exclusively, with a random name, in the
+// target's directory, syncs it and renames it over the target.
 package modelfile
