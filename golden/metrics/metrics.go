@@ -10,6 +10,11 @@ import (
 // ReliabilityBins is given bins <= 0.
 const DefaultBins = 10
 
+// IdenticalTol is the per-class standard deviation below which a query's
+// samples count as identical in Report.Identical (it absorbs the rounding
+// of the mean of K equal values).
+const IdenticalTol = 1e-12
+
 // NLLFloor is the smallest probability NLL uses: -ln(max(p, NLLFloor)).
 const NLLFloor = 1e-12
 
@@ -103,6 +108,8 @@ type Report struct {
 	NLL              float64 // mean -ln max(Mean[label], NLLFloor), nats
 	Brier            float64 // mean over queries of sum_c (Mean[c] - onehot(label)[c])^2, in [0, 2]
 	AUROCEntropy     float64 // AUROC of Entropy as a score for "prediction is wrong"; NaN if all right or all wrong
+	AUROCMI          float64 // AUROC of MutualInfo as a score for "prediction is wrong"; NaN if all right or all wrong
+	Identical        float64 // fraction of queries whose K samples were all identical (StdMean < IdenticalTol)
 	EntropyCorrect   float64 // mean Entropy of correct predictions; NaN if none
 	EntropyIncorrect float64 // mean Entropy of incorrect predictions; NaN if none
 	MICorrect        float64 // mean MutualInfo of correct predictions; NaN if none
@@ -118,17 +125,23 @@ func Evaluate(queries []QueryStats, labels []int, bins int) Report {
 	nan := math.NaN()
 	r := Report{N: len(queries)}
 	if r.N == 0 {
-		r.Accuracy, r.ECE, r.NLL, r.Brier, r.AUROCEntropy = nan, nan, nan, nan, nan
+		r.Accuracy, r.ECE, r.NLL, r.Brier, r.AUROCEntropy, r.AUROCMI, r.Identical = nan, nan, nan, nan, nan, nan, nan
 		r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect = nan, nan, nan, nan
 		return r
 	}
 	wrong := make([]bool, r.N)
 	entropy := make([]float64, r.N)
+	mi := make([]float64, r.N)
+	identical := 0
 	var nRight, nWrong int
 	var hRight, hWrong, miRight, miWrong float64
 	for i, q := range queries {
 		y := labels[i]
 		entropy[i] = q.Entropy
+		mi[i] = q.MutualInfo
+		if q.StdMean < IdenticalTol {
+			identical++
+		}
 		if q.Pred == y {
 			nRight++
 			hRight += q.Entropy
@@ -152,6 +165,8 @@ func Evaluate(queries []QueryStats, labels []int, bins int) Report {
 	r.NLL /= n
 	r.Brier /= n
 	r.AUROCEntropy = AUROC(entropy, wrong)
+	r.AUROCMI = AUROC(mi, wrong)
+	r.Identical = float64(identical) / n
 	r.EntropyCorrect, r.MICorrect = meanOrNaN(hRight, nRight), meanOrNaN(miRight, nRight)
 	r.EntropyIncorrect, r.MIIncorrect = meanOrNaN(hWrong, nWrong), meanOrNaN(miWrong, nWrong)
 	for _, b := range ReliabilityBins(queries, labels, bins) {

@@ -181,6 +181,9 @@ func checkHeader(h *header) (field string, err error) {
 	if n := h.Booleanizer.NumBits(); n != h.BoolInputs {
 		return "bool_features", fmt.Errorf("%d, the booleanizer makes %d bits", h.BoolInputs, n)
 	}
+	if err := checkEncoding(h.Encoding, h.Booleanizer); err != nil {
+		return "encoding", err
+	}
 	// Shape, in int64 and bounded step by step so that nothing overflows.
 	nt := int64(nc)
 	if h.Binary {

@@ -44,7 +44,11 @@ type File struct {
 	Classes     []string // class names, index = class
 	Split       Split
 	Mapping     ptm.Mapping // default per-sample probability mapping
-	Bank        *fixed.Bank // quantized banks
+	// Encoding, if set, is the sampled input encoding (M threshold sets
+	// with Booleanizer's bit layout; docs/uncertainty.md). When nil the
+	// model encodes with Booleanizer alone (one set).
+	Encoding *booleanize.Sets
+	Bank     *fixed.Bank // quantized banks
 	// DataFingerprint identifies the data set the model was trained on
 	// (dataset.Dataset.Fingerprint: "sha256:" and 64 hex digits), so that
 	// evaluating "the test rows" of another data set is refused; empty in
@@ -62,6 +66,7 @@ type header struct {
 	Booleanizer *booleanize.Thermometer `json:"booleanizer"`
 	Split       Split                   `json:"split"`
 	Mapping     ptm.Mapping             `json:"mapping"`
+	Encoding    *booleanize.Sets        `json:"encoding,omitempty"`
 	Bits        int                     `json:"quant_bits"`
 	TAs         int                     `json:"tas"`
 	SPVValues   int                     `json:"spv_values"`
@@ -124,6 +129,9 @@ func (f *File) Validate() error {
 	if len(f.Classes) != m.NumClasses {
 		return fmt.Errorf("%w: %d class names, model has %d classes", ErrInvalid, len(f.Classes), m.NumClasses)
 	}
+	if err := checkEncoding(f.Encoding, f.Booleanizer); err != nil {
+		return fmt.Errorf("%w: encoding: %w", ErrInvalid, err)
+	}
 	if err := f.Mapping.Validate(); err != nil {
 		return fmt.Errorf("%w: mapping: %w", ErrInvalid, err)
 	}
@@ -164,7 +172,7 @@ func Encode(f *File) ([]byte, error) {
 		Params: m.Params, Binary: m.Binary, Classes: f.Classes, Features: f.Features,
 		BoolInputs: m.NumFeatures, Booleanizer: f.Booleanizer, Split: f.Split, Mapping: f.Mapping,
 		Bits: f.Bank.Bits, TAs: m.NumTAs(), SPVValues: len(m.SPV),
-		DataFingerprint: f.DataFingerprint,
+		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding,
 	}
 	hj, err := json.MarshalIndent(h, "", " ")
 	if err != nil {
@@ -310,7 +318,7 @@ func Decode(data []byte, name string) (*File, error) {
 		off += 4
 	}
 	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: h.Split, Mapping: h.Mapping, Bank: bank,
-		DataFingerprint: h.DataFingerprint}
+		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding}
 	if err := f.Validate(); err != nil {
 		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // BuiltinNames lists the built-in data sets LoadData knows, for messages.
-var BuiltinNames = []string{Iris, XOR, XORNoisy, XORClassic}
+var BuiltinNames = []string{Iris, Wine, BreastCancer, XOR, XORNoisy, XORClassic}
 
 // MaxThresholds bounds the thermometer thresholds per feature.
 const MaxThresholds = 1024

@@ -94,7 +94,7 @@ func TestSizeLimits(t *testing.T) {
 
 func TestUnknownDataNamesBuiltins(t *testing.T) {
 	_, err := LoadData("iriss", "")
-	if err == nil || !strings.Contains(err.Error(), `"iriss"`) || !strings.Contains(err.Error(), "iris, xor, xor-noisy, xor-classic") {
+	if err == nil || !strings.Contains(err.Error(), `"iriss"`) || !strings.Contains(err.Error(), "iris, wine, breast-cancer, xor, xor-noisy, xor-classic") {
 		t.Errorf("iriss: %v", err)
 	}
 	_, err = LoadData(filepath.Join(t.TempDir(), "nope.csv"), "")

@@ -16,10 +16,12 @@ import (
 
 // Built-in data set names accepted by LoadData (anything else is a CSV path).
 const (
-	Iris       = "iris"        // the Iris data set (150 rows, 4 features, 3 classes)
-	XOR        = "xor"         // the paper's noise-free XOR: 2 features, 1000 rows
-	XORNoisy   = "xor-noisy"   // the paper's XOR with 30% label noise
-	XORClassic = "xor-classic" // 12 features (2 informative): 5000 training rows with 40% label noise, then 5000 clean test rows
+	Iris         = "iris"          // the Iris data set (150 rows, 4 features, 3 classes)
+	Wine         = "wine"          // UCI wine (178 rows, 13 features, 3 classes)
+	BreastCancer = "breast-cancer" // Wisconsin diagnostic breast cancer (569 rows, 30 features, 2 classes)
+	XOR          = "xor"           // the paper's noise-free XOR: 2 features, 1000 rows
+	XORNoisy     = "xor-noisy"     // the paper's XOR with 30% label noise
+	XORClassic   = "xor-classic"   // 12 features (2 informative): 5000 training rows with 40% label noise, then 5000 clean test rows
 )
 
 // Data is a loaded data set with its fixed split, if it has one.
@@ -40,6 +42,10 @@ func loadData(name string, opt dataset.CSVOptions) (*Data, error) {
 	switch name {
 	case Iris:
 		return &Data{Dataset: dataset.Iris()}, nil
+	case Wine:
+		return &Data{Dataset: dataset.Wine()}, nil
+	case BreastCancer:
+		return &Data{Dataset: dataset.BreastCancer()}, nil
 	case XOR:
 		return &Data{Dataset: dataset.NoisyXOR(1000, 0, 1)}, nil
 	case XORNoisy:
@@ -95,6 +101,33 @@ type TrainConfig struct {
 	// an empty test split (--test-fraction 0). Data sets with their own
 	// split keep it.
 	NoTest bool
+	// Encoding configures the sampled input encoding; nil means
+	// DefaultEncoding. &Encoding{Sets: 1} is the paper's plain PTM (one
+	// thermometer).
+	Encoding *Encoding
+}
+
+// Encoding configures the sampled input encoding of a model
+// (booleanize.Sets, docs/uncertainty.md).
+type Encoding struct {
+	Sets      int     `json:"sets"`             // M threshold sets; 1 = the plain thermometer
+	Bandwidth float64 `json:"bandwidth"`        // threshold jitter, in feature standard deviations
+	Margin    float64 `json:"margin,omitempty"` // out-of-range reversion margin, in feature standard deviations (0 = off)
+}
+
+// Plain is the encoding of the paper's PTM: one thermometer, nothing
+// sampled but the automata.
+var Plain = Encoding{Sets: 1}
+
+// Validate checks the encoding's ranges.
+func (e Encoding) Validate() error {
+	if e.Sets < 1 || e.Sets > booleanize.MaxSets {
+		return fmt.Errorf("pipeline: %d encoding sets, want 1..%d", e.Sets, booleanize.MaxSets)
+	}
+	if !(e.Bandwidth >= 0 && e.Bandwidth <= 10) || !(e.Margin >= 0 && e.Margin <= 100) {
+		return fmt.Errorf("pipeline: encoding bandwidth %v and margin %v, want 0..10 and 0..100", e.Bandwidth, e.Margin)
+	}
+	return nil
 }
 
 func (c *TrainConfig) defaults() {
@@ -109,6 +142,10 @@ func (c *TrainConfig) defaults() {
 	}
 	if c.Mapping.Kind == "" {
 		c.Mapping = DefaultMapping
+	}
+	if c.Encoding == nil {
+		e := DefaultEncoding
+		c.Encoding = &e
 	}
 }
 
@@ -135,6 +172,9 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if err := cfg.checkConfig(); err != nil {
 		return nil, err
 	}
+	if err := cfg.Encoding.Validate(); err != nil {
+		return nil, err
+	}
 	trainRows, testRows, err := cfg.splitRows(d)
 	if err != nil {
 		return nil, err
@@ -148,9 +188,22 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: booleanizer: %w", err)
 	}
+	enc := cfg.Encoding
+	var sets *booleanize.Sets
+	if enc.Sets > 1 || enc.Margin > 0 {
+		sets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), booleanize.SetsConfig{
+			PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: encoding: %w", err)
+		}
+	}
 	X, err := th.EncodeAll(tr.X)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	epochX, err := augmenter(sets, tr, X, cfg.Params.Seed)
+	if err != nil {
+		return nil, err
 	}
 	nc := len(d.Classes)
 	if err := checkTrainSize(nc, th.NumBits(), cfg.Params); err != nil {
@@ -163,7 +216,7 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	t := ptm.NewTrainer(m)
 	t.Progress = cfg.RowProgress
 	for e := 0; e < cfg.Params.Epochs; e++ {
-		if err := t.RunEpoch(X, tr.Y); err != nil {
+		if err := t.RunEpoch(epochX(), tr.Y); err != nil {
 			return nil, err
 		}
 		if cfg.Progress != nil {
@@ -178,7 +231,7 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		Model: m, Booleanizer: th, Features: d.Features, Classes: d.Classes,
 		Split: modelfile.Split{Dataset: d.Name, Rows: d.Len(), Seed: cfg.SplitSeed, TestFraction: cfg.TestFraction,
 			Train: trainRows, Test: testRows},
-		Mapping: cfg.Mapping, Bank: bank,
+		Mapping: cfg.Mapping, Bank: bank, Encoding: sets,
 	}
 	f.DataFingerprint = d.Fingerprint()
 	if err := f.Validate(); err != nil {
@@ -258,14 +311,10 @@ func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 	}
 	s := ptm.NewSampler(f.Model, seed)
 	res := &EvalResult{Labels: labels, Rows: rows, Queries: make([]metrics.QueryStats, len(rows))}
-	var x []bool
 	var sums []int
 	for i, r := range rows {
-		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
+		if sums, err = SampleRow(f, s, d.X[r], K, sums); err != nil {
 			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
-		}
-		if sums, err = s.Sample(x, K, sums); err != nil {
-			return nil, err
 		}
 		res.Queries[i] = metrics.Query(f.Model.SumsToProbs(sums, K, mp))
 	}
@@ -300,14 +349,10 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 		return err
 	}
 	s := ptm.NewSampler(f.Model, seed)
-	var x []bool
 	for i, r := range rows {
-		if x, err = f.Booleanizer.Encode(d.X[r], x); err != nil {
-			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
-		}
-		sums, err := s.Sample(x, K, nil)
+		sums, err := SampleRow(f, s, d.X[r], K, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
 		}
 		p.models = append(p.models, f.Model)
 		p.sums = append(p.sums, sums)

@@ -13,6 +13,8 @@ import (
 type Candidate struct {
 	Params     ptm.Params
 	Thresholds int
+	// Encoding is the input encoding (nil = DefaultEncoding).
+	Encoding *Encoding
 }
 
 // SplitResult is the outcome of one repeated split.
@@ -79,7 +81,7 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		for c, cand := range cfg.Grid {
 			p := cand.Params
 			p.Seed = seed
-			f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Rows: fitRows})
+			f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Rows: fitRows, Encoding: cand.Encoding})
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +96,7 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		cand := cfg.Grid[best]
 		p := cand.Params
 		p.Seed = seed
-		tc := TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping}
+		tc := TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping, Encoding: cand.Encoding}
 		f, err := Train(d, tc)
 		if err != nil {
 			return nil, err

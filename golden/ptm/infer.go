@@ -282,3 +282,37 @@ func (m *Model) SumsToProbs(sums []int, K int, mp Mapping) [][]float64 {
 	}
 	return out
 }
+
+// SampleSets draws K samples for a query encoded by M input sets (xs[m] is
+// the encoding under set m, see package booleanize's Sets): the first
+// K/M (+1 when m < K mod M) samples use set 0, the next ones set 1, and so
+// on, each drawn as Sample does. With one set it is Sample.
+func (s *Sampler) SampleSets(xs [][]bool, K int, dst []int) ([]int, error) {
+	if K < 1 {
+		return nil, fmt.Errorf("ptm: K = %d, want >= 1", K)
+	}
+	M := len(xs)
+	if M == 0 {
+		return nil, fmt.Errorf("ptm: no input sets")
+	}
+	nt := s.m.NumTMs()
+	dst = grow(dst, K*nt)
+	off := 0
+	var buf []int
+	for m, x := range xs {
+		k := K / M
+		if m < K%M {
+			k++
+		}
+		if k == 0 {
+			continue
+		}
+		var err error
+		if buf, err = s.Sample(x, k, buf); err != nil {
+			return nil, fmt.Errorf("set %d: %w", m, err)
+		}
+		copy(dst[off:], buf[:k*nt])
+		off += k * nt
+	}
+	return dst, nil
+}

@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// DefaultEncoding is the input encoding `ptm train` uses when no encoding
+// flag is given (docs/uncertainty.md tells how it was chosen).
+var DefaultEncoding = Encoding{Sets: 4, Bandwidth: 0.1}
+
+// augmenter returns the function that gives the training inputs of each
+// epoch. Without sets it is X every epoch (the plain PTM, unchanged). With
+// M sets every training row is encoded by one set drawn uniformly per row
+// and epoch from a PCG seeded with the training seed ("PTMaug!!"), so the
+// automata learn from inputs jittered the way inference samples them.
+func augmenter(sets *booleanize.Sets, tr *dataset.Dataset, X [][]bool, seed uint64) (func() [][]bool, error) {
+	if sets == nil {
+		return func() [][]bool { return X }, nil
+	}
+	M := sets.M()
+	enc := make([][][]bool, M)
+	for m := range M {
+		enc[m] = make([][]bool, len(tr.X))
+		for i, x := range tr.X {
+			v, err := sets.Encode(m, x, nil)
+			if err != nil {
+				return nil, fmt.Errorf("pipeline: training row %d: %w", i, err)
+			}
+			enc[m][i] = v
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5054_4d61_7567_2121))
+	out := make([][]bool, len(X))
+	return func() [][]bool {
+		for i := range out {
+			out[i] = enc[rng.IntN(M)][i]
+		}
+		return out
+	}, nil
+}
+
+// SampleRow draws K samples (raw class sums, K*NT) for one raw row of data
+// through the model's input encoding: every set encodes the row and draws
+// its share of the K samples (ptm.Sampler.SampleSets).
+func SampleRow(f *modelfile.File, s *ptm.Sampler, x []float64, K int, dst []int) ([]int, error) {
+	xs, err := f.EncodeSets(x)
+	if err != nil {
+		return nil, err
+	}
+	return s.SampleSets(xs, K, dst)
+}
