@@ -21,7 +21,7 @@ import (
 // feature standard deviations.
 //
 // Optionally (Margin > 0) a set also has a range per feature: a value more
-// than Margin*(2m+1)/M standard deviations outside the training range
+// than Margin*(1+2m/M) standard deviations outside the training range
 // [Min[f], Max[f]] is replaced, in set m, by Replace[m][f], the value of
 // feature f in a training row chosen for set m (a row of class m mod NC).
 // Far outside the data the sets then encode M different training rows, so
@@ -34,7 +34,10 @@ import (
 type Sets struct {
 	Bandwidth float64 `json:"bandwidth"`
 	Margin    float64 `json:"margin,omitempty"`
-	Set       []Set   `json:"sets"`
+	// WholeRow replaces the whole row by the set's replacement row when
+	// any feature is out of the set's range (instead of that feature only).
+	WholeRow bool  `json:"whole_row,omitempty"`
+	Set      []Set `json:"sets"`
 }
 
 // Set is one encoder of a [Sets]: a thermometer, and when Lo/Hi are
@@ -53,6 +56,7 @@ type SetsConfig struct {
 	Bandwidth  float64 // threshold jitter in feature standard deviations (0 = none)
 	Margin     float64 // reversion margin in feature standard deviations (0 = none)
 	Seed       uint64  // chooses the replacement rows
+	WholeRow   bool    // see Sets.WholeRow
 }
 
 // MaxSets bounds M.
@@ -104,7 +108,7 @@ func FitSets(X [][]float64, y []int, nc int, cfg SetsConfig) (*Sets, error) {
 		byClass[c] = append(byClass[c], i)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5054_4d73_6574_7321))
-	s := &Sets{Bandwidth: cfg.Bandwidth, Margin: cfg.Margin, Set: make([]Set, cfg.M)}
+	s := &Sets{Bandwidth: cfg.Bandwidth, Margin: cfg.Margin, WholeRow: cfg.WholeRow && cfg.Margin > 0, Set: make([]Set, cfg.M)}
 	for m := range cfg.M {
 		z := 0.0
 		if cfg.M > 1 {
@@ -124,7 +128,7 @@ func FitSets(X [][]float64, y []int, nc int, cfg SetsConfig) (*Sets, error) {
 				rows = byClass[(m+k)%nc]
 			}
 			r := rows[rng.IntN(len(rows))]
-			rho := cfg.Margin * float64(2*m+1) / float64(cfg.M)
+			rho := cfg.Margin * (1 + 2*float64(m)/float64(cfg.M))
 			set.Lo, set.Hi, set.Replace = make([]float64, nf), make([]float64, nf), make([]float64, nf)
 			for f := range nf {
 				set.Lo[f] = lo[f] - rho*scale[f]
@@ -214,11 +218,16 @@ func (s *Sets) Encode(m int, x []float64, dst []bool) ([]bool, error) {
 		if len(x) > len(buf) {
 			y = make([]float64, 0, len(x))
 		}
+		out := false
 		for f, v := range x {
 			if v < set.Lo[f] || v > set.Hi[f] {
 				v = set.Replace[f]
+				out = true
 			}
 			y = append(y, v)
+		}
+		if out && s.WholeRow {
+			y = append(y[:0], set.Replace...)
 		}
 		x = y
 	}

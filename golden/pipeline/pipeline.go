@@ -110,9 +110,10 @@ type TrainConfig struct {
 // Encoding configures the sampled input encoding of a model
 // (booleanize.Sets, docs/uncertainty.md).
 type Encoding struct {
-	Sets      int     `json:"sets"`             // M threshold sets; 1 = the plain thermometer
-	Bandwidth float64 `json:"bandwidth"`        // threshold jitter, in feature standard deviations
-	Margin    float64 `json:"margin,omitempty"` // out-of-range reversion margin, in feature standard deviations (0 = off)
+	Sets      int     `json:"sets"`                // M threshold sets; 1 = the plain thermometer
+	Bandwidth float64 `json:"bandwidth"`           // threshold jitter, in feature standard deviations
+	Margin    float64 `json:"margin,omitempty"`    // out-of-range reversion margin, in feature standard deviations (0 = off)
+	WholeRow  bool    `json:"whole_row,omitempty"` // revert the whole row, not only the out-of-range feature
 }
 
 // Plain is the encoding of the paper's PTM: one thermometer, nothing
@@ -192,7 +193,7 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	var sets *booleanize.Sets
 	if enc.Sets > 1 || enc.Margin > 0 {
 		sets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), booleanize.SetsConfig{
-			PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed})
+			PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow})
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: encoding: %w", err)
 		}
