@@ -402,7 +402,7 @@ func (r *runner) dsSummary(res *dsResult) {
 		}
 	}
 	s.label(pre+".best_baseline", best)
-	s.set(pre+".ptm_minus_best_baseline.accuracy_mean", s.get(pre+".splits20.ptm.accuracy_mean")-s.get(pre+".splits20."+best+".accuracy_mean"))
+	s.set(pre+".diff.ptm_minus_best_baseline.accuracy_mean", s.get(pre+".splits20.ptm.accuracy_mean")-s.get(pre+".splits20."+best+".accuracy_mean"))
 }
 
 // dsTable is the report table of one data set: the five models'
