@@ -46,6 +46,10 @@ type config struct {
 
 	irisSplits int
 	irisGrid   []pipeline.Candidate
+	// datasets are the data sets of the five-model comparison (Iris
+	// first, with irisSplits and irisGrid), with their out-of-distribution
+	// splits per held-out class.
+	datasets []dsSpec
 
 	quantBits    []int
 	clauseLanes  int
@@ -93,6 +97,21 @@ func newConfig(quick bool) config {
 		c.irisSplits = 3
 		c.irisGrid = []pipeline.Candidate{irisCandidate(20, 10, 2, 30, 6), irisCandidate(40, 10, 3, 30, 6)}
 	}
+	// Wine has 13 features and breast cancer 30: with 6 thresholds per
+	// feature the PTM sees 78 and 180 Boolean inputs.
+	wineGrid := []pipeline.Candidate{irisCandidate(20, 10, 2, 60, 6), irisCandidate(40, 15, 2, 60, 6), irisCandidate(60, 20, 2, 60, 6)}
+	bcGrid := []pipeline.Candidate{irisCandidate(20, 10, 2, 50, 6), irisCandidate(40, 15, 2, 50, 6), irisCandidate(60, 20, 2, 50, 6)}
+	splits, ood := 20, 5
+	if quick {
+		wineGrid = []pipeline.Candidate{irisCandidate(20, 10, 2, 20, 6)}
+		bcGrid = []pipeline.Candidate{irisCandidate(20, 10, 2, 15, 6)}
+		splits, ood = 2, 1
+	}
+	c.datasets = []dsSpec{
+		{key: "iris", name: "Iris", data: pipeline.Iris, splits: c.irisSplits, oodSplits: ood, grid: c.irisGrid},
+		{key: "wine", name: "Wine", data: pipeline.Wine, splits: splits, oodSplits: ood, grid: wineGrid},
+		{key: "breast_cancer", name: "Breast cancer", data: pipeline.BreastCancer, splits: splits, grid: bcGrid},
+	}
 	return c
 }
 
@@ -127,8 +146,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}{
 		{"noisy XOR", r.xor},
 		{"2D synthetic", r.synth},
+		{"data sets", r.datasets},
 		{"Iris", r.iris},
 		{"quantization", r.quant},
+		{"wine and breast cancer", r.uciReport},
+		{"out of distribution", r.oodReport},
 	}
 	var bodies []string
 	for _, s := range sections {
@@ -163,6 +185,8 @@ type runner struct {
 
 	// Iris results shared with the quantization section.
 	irisRes *irisResult
+	// ds holds the five-model comparison of every data set, by key.
+	ds map[string]*dsResult
 }
 
 // figure records a written figure and returns its markdown image link.

@@ -20,6 +20,40 @@ var wantFigures = []string{
 	"synthetic2d_data.png", "synthetic2d_uncertainty.png",
 	"iris_ece_splits.png", "iris_uncertainty_boxplots.png", "iris_reliability.png",
 	"quant_bits.png",
+	"wine_uncertainty.png", "breast_cancer_uncertainty.png",
+}
+
+// contractDatasets and contractModels name the keys of issue 10's
+// contract (contractKeys).
+var (
+	contractDatasets = []string{"iris", "wine", "breast_cancer"}
+	contractModels   = []string{"ptm", "ptm_plain", "gp", "mlp", "rf"}
+)
+
+// contractKeys are the summary keys other code relies on: per data set
+// and model the pooled and per-split scores, the out-of-distribution
+// AUROCs of Iris and wine, and the 2-D far-outside uncertainty.
+func contractKeys() []string {
+	var keys []string
+	for _, d := range contractDatasets {
+		for _, m := range contractModels {
+			for _, f := range []string{"auroc_entropy", "auroc_mi", "ece", "identical_samples_fraction"} {
+				keys = append(keys, d+".pooled."+m+"."+f)
+			}
+			for _, f := range []string{"accuracy", "ece", "nll"} {
+				keys = append(keys, d+".splits20."+m+"."+f+"_mean", d+".splits20."+m+"."+f+"_sd")
+			}
+		}
+	}
+	for _, d := range []string{"iris", "wine"} {
+		for _, m := range contractModels {
+			keys = append(keys, d+".ood."+m+".auroc_mi", d+".ood."+m+".auroc_entropy")
+		}
+	}
+	for _, m := range []string{"ptm", "ptm_plain", "gp"} {
+		keys = append(keys, "synthetic2d."+m+".mi_outside", "synthetic2d."+m+".entropy_outside")
+	}
+	return keys
 }
 
 // wantKeys lists the summary keys every run must have.
@@ -29,7 +63,8 @@ func wantKeys() []string {
 		"xor.clean.accuracy", "xor.noisy.accuracy", "xor.noisy.accuracy_ceiling", "xor.clean.undecided", "xor.noisy.undecided",
 		"synthetic2d.n_inside", "synthetic2d.n_near", "synthetic2d.n_outside", "synthetic2d.grid", "synthetic2d.gp.train_rows",
 		"synthetic2d.ptm.params", "synthetic2d.ptm.mapping",
-		"synthetic2d.ptm.entropy_outside_minus_gp", "synthetic2d.ptm_range.entropy_outside_minus_gp",
+		"synthetic2d.ptm.entropy_outside_minus_gp", "synthetic2d.ptm_plain.entropy_outside_minus_gp", "synthetic2d.ptm_range.entropy_outside_minus_gp",
+		"synthetic2d.ptm.encoding", "synthetic2d.ptm_plain.mapping",
 		"iris.splits20.splits", "iris.test_rows", "iris.ptm.grid",
 		"iris.splits20.ptm_softmax_cal.temperature_mean", "iris.splits20.ptm_vote_cal.smoothing_mean",
 		"quant.clause_lanes", "quant.literal_lanes", "quant.lfsr_width", "quant.mapping",
@@ -42,7 +77,7 @@ func wantKeys() []string {
 			}
 		}
 	}
-	for _, m := range []string{"ptm", "ptm_range", "gp", "mlp", "rf"} {
+	for _, m := range []string{"ptm", "ptm_plain", "ptm_range", "gp", "mlp", "rf"} {
 		for _, f := range []string{"accuracy", "ece", "nll"} {
 			keys = append(keys, "synthetic2d."+m+"."+f)
 		}
@@ -53,7 +88,7 @@ func wantKeys() []string {
 		}
 	}
 	stats := []string{"_mean", "_std", "_min", "_max", "_n"}
-	for _, m := range []string{"ptm", "ptm_vote", "ptm_vote_cal", "ptm_softmax_cal", "gp", "mlp", "rf"} {
+	for _, m := range []string{"ptm", "ptm_plain", "ptm_vote", "ptm_vote_cal", "ptm_softmax_cal", "gp", "mlp", "rf"} {
 		for _, f := range []string{"accuracy", "ece", "nll", "brier", "auroc_entropy", "entropy_correct", "entropy_incorrect", "mi_correct", "mi_incorrect"} {
 			for _, st := range stats {
 				keys = append(keys, "iris.splits20."+m+"."+f+st)
@@ -66,8 +101,10 @@ func wantKeys() []string {
 	for _, m := range []string{"ptm", "ptm_vote", "ptm_vote_cal", "ptm_softmax_cal"} {
 		keys = append(keys, "iris.splits20."+m+".mapping")
 	}
-	for _, m := range []string{"ptm", "gp", "mlp", "rf"} {
-		keys = append(keys, "iris.paper_split.paper_ece."+m)
+	for _, m := range []string{"ptm", "ptm_plain", "gp", "mlp", "rf"} {
+		if m != "ptm_plain" {
+			keys = append(keys, "iris.paper_split.paper_ece."+m)
+		}
 		for _, f := range []string{"n_correct", "n_incorrect", "entropy_correct_median", "entropy_incorrect_median", "mi_correct_median", "mi_incorrect_median", "auroc_entropy", "auroc_mi", "ece"} {
 			keys = append(keys, "iris.pooled."+m+"."+f)
 		}
@@ -87,7 +124,11 @@ func wantKeys() []string {
 	for _, b := range []int{8, 10, 12, 16} {
 		keys = append(keys, fmt.Sprintf("quant.b%d.agreement_mean", b), fmt.Sprintf("quant.b%d.include_err_max", b), fmt.Sprintf("quant.b%d.include_err_mean", b))
 	}
-	return keys
+	for _, d := range contractDatasets {
+		keys = append(keys, d+".splits20.splits", d+".test_rows", d+".ptm.grid", d+".best_baseline", d+".boolean_inputs",
+			d+".splits20.ptm.mapping", d+".splits20.ptm.encoding", d+".splits20.ptm_plain.mapping")
+	}
+	return append(keys, contractKeys()...)
 }
 
 // TestQuickRun runs the whole quick configuration and checks its output:
@@ -137,12 +178,13 @@ func TestQuickRun(t *testing.T) {
 			t.Errorf("report.md does not link %s", f)
 		}
 	}
-	for _, s := range []string{"## Findings", "## 1. Noisy XOR", "## 2. 2-D synthetic", "## 3. Iris", "## 4. Hardware path", "quick run", "very noisy"} {
+	for _, s := range []string{"## Findings", "Uncertainty targets", "## 1. Noisy XOR", "## 2. 2-D synthetic", "## 3. Iris", "## 4. Hardware path",
+		"## 5. Wine and breast cancer", "## 6. Out of distribution", "quick run", "very noisy"} {
 		if !bytes.Contains(report, []byte(s)) {
 			t.Errorf("report.md lacks %q", s)
 		}
 	}
-	if bytes.Contains(report, []byte("NaN")) || bytes.Contains(report, []byte("%!")) {
+	if bytes.Contains(report, []byte("NaN")) || bytes.Contains(report, []byte("%!")) || bytes.Contains(report, []byte("| -1")) {
 		t.Error("report.md contains NaN or a formatting error")
 	}
 
@@ -174,6 +216,32 @@ func TestQuickRun(t *testing.T) {
 		t.Errorf("mode %v splits %v", js["meta.mode"], js["iris.splits20.splits"])
 	}
 
+	// The contract keys are finite numbers. A pooled AUROC of wrong
+	// predictions is undefined (null) only when a model made no error on
+	// any test row of the quick run's few splits.
+	for _, k := range contractKeys() {
+		v, ok := js[k].(float64)
+		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			continue
+		}
+		if i := strings.Index(k, ".pooled."); i > 0 && strings.Contains(k, ".auroc_") {
+			if n, _ := js[k[:strings.LastIndex(k, ".")]+".n_incorrect"].(float64); n == 0 {
+				t.Logf("%s undefined: no wrong prediction", k)
+				continue
+			}
+		}
+		t.Errorf("contract key %s = %v, want a finite number", k, js[k])
+	}
+	for _, d := range []string{"iris", "wine"} {
+		for _, m := range contractModels {
+			for _, f := range []string{"auroc_mi", "auroc_entropy"} {
+				if v, _ := js[d+".ood."+m+"."+f].(float64); !(v >= 0 && v <= 1) {
+					t.Errorf("%s.ood.%s.%s = %v, want in [0, 1]", d, m, f, v)
+				}
+			}
+		}
+	}
+
 	num := func(k string) float64 {
 		v, ok := js[k].(float64)
 		if !ok {
@@ -197,7 +265,7 @@ func TestQuickRun(t *testing.T) {
 			if v := num(k); !(v >= 0 && v <= 1+1e-12) { // 2 classes: log2 2 = 1 bit
 				t.Errorf("%s = %v, want in [0, 1] bits", k, v)
 			}
-		case strings.HasPrefix(k, "iris.") && (strings.Contains(k, ".entropy_") || strings.Contains(k, ".mi_")) && !strings.HasSuffix(k, "_std") && !strings.HasSuffix(k, "_n"):
+		case (strings.HasPrefix(k, "iris.") || strings.HasPrefix(k, "wine.")) && (strings.Contains(k, ".entropy_") || strings.Contains(k, ".mi_")) && !strings.HasSuffix(k, "_std") && !strings.HasSuffix(k, "_n"):
 			if v, ok := js[k].(float64); ok && !(v >= 0 && v <= math.Log2(3)+1e-12) {
 				t.Errorf("%s = %v, want in [0, log2 3] bits", k, v)
 			}
@@ -222,7 +290,7 @@ func TestQuickRun(t *testing.T) {
 		i := strings.LastIndex(l, " ")
 		last[l[:i]] = l[i+1:]
 	}
-	for _, st := range []string{"xor", "synthetic2d models", "iris baselines", "quantization"} {
+	for _, st := range []string{"xor", "synthetic2d models", "iris splits", "wine splits", "breast_cancer splits", "iris OOD", "wine OOD", "iris PTM mappings", "quantization"} {
 		v, ok := last[st]
 		if !ok {
 			t.Errorf("no progress for stage %q (log %v)", st, progressLog)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/dataset"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/pipeline"
@@ -242,5 +244,116 @@ func TestHelpers(t *testing.T) {
 	lin := linspace(-6, 6, 4)
 	if lin[0] != -4.5 || lin[3] != 4.5 {
 		t.Errorf("linspace = %v, want cell centres", lin)
+	}
+}
+
+// TestWithoutClass: holding out a class of a three-class data set leaves a
+// binary data set relabelled 0/1 in class order with the names kept, the
+// held-out rows returned apart, and a PTM trained on it is binary with
+// labels that map back to the right rows.
+func TestWithoutClass(t *testing.T) {
+	d := &dataset.Dataset{Name: "toy", Features: []string{"a"}, Classes: []string{"x", "y", "z"},
+		X: [][]float64{{0}, {1}, {2}, {10}, {11}, {20}, {21}, {22}}, Y: []int{0, 0, 0, 1, 1, 2, 2, 2}}
+	for _, c := range []struct {
+		held    int
+		classes []string
+		y       []int
+		x0      []float64 // first feature of the kept rows
+		heldX   []float64
+	}{
+		{0, []string{"y", "z"}, []int{0, 0, 1, 1, 1}, []float64{10, 11, 20, 21, 22}, []float64{0, 1, 2}},
+		{1, []string{"x", "z"}, []int{0, 0, 0, 1, 1, 1}, []float64{0, 1, 2, 20, 21, 22}, []float64{10, 11}},
+		{2, []string{"x", "y"}, []int{0, 0, 0, 1, 1}, []float64{0, 1, 2, 10, 11}, []float64{20, 21, 22}},
+	} {
+		sub, held, err := WithoutClass(d, c.held)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(sub.Classes, c.classes) || !slices.Equal(sub.Y, c.y) {
+			t.Errorf("without %d: classes %v labels %v, want %v %v", c.held, sub.Classes, sub.Y, c.classes, c.y)
+		}
+		var x0, hx []float64
+		for _, x := range sub.X {
+			x0 = append(x0, x[0])
+		}
+		for _, x := range held {
+			hx = append(hx, x[0])
+		}
+		if !slices.Equal(x0, c.x0) || !slices.Equal(hx, c.heldX) {
+			t.Errorf("without %d: rows %v held %v, want %v %v", c.held, x0, hx, c.x0, c.heldX)
+		}
+	}
+	if d.Y[3] != 1 || len(d.Classes) != 3 {
+		t.Error("WithoutClass changed its input")
+	}
+	if _, _, err := WithoutClass(d, 3); err == nil {
+		t.Error("class 3 of 3 accepted")
+	}
+	two := &dataset.Dataset{Name: "two", Features: []string{"a"}, Classes: []string{"x", "y"}, X: [][]float64{{0}, {1}}, Y: []int{0, 1}}
+	if _, _, err := WithoutClass(two, 0); err == nil {
+		t.Error("a binary data set accepted")
+	}
+
+	// Iris without versicolor: a binary PTM over setosa and virginica
+	// whose evaluation labels are the relabelled ones.
+	iris, err := pipeline.LoadData(pipeline.Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, held, err := WithoutClass(iris.Dataset, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Len() != 100 || len(held) != 50 || !slices.Equal(sub.ClassCounts(), []int{50, 50}) {
+		t.Fatalf("%d rows (%v), %d held out", sub.Len(), sub.ClassCounts(), len(held))
+	}
+	sd := &pipeline.Data{Dataset: sub}
+	f, err := pipeline.Train(sd, pipeline.TrainConfig{Params: ptm.Params{Clauses: 10, T: 5, S: 2, N: 100, Epochs: 10, Seed: 1, Feedback: ptm.ConsistentFeedback},
+		SplitSeed: 1, Encoding: &pipeline.Plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Model.NumClasses != 2 || f.Model.NumTMs() != 1 || !slices.Equal(f.Classes, []string{"setosa", "virginica"}) {
+		t.Errorf("model: %d classes, %d TMs, classes %v", f.Model.NumClasses, f.Model.NumTMs(), f.Classes)
+	}
+	ev, err := pipeline.Evaluate(f, sd, f.Split.Test, 20, 1, plainMapping, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range f.Split.Test {
+		if ev.Labels[i] != sub.Y[row] {
+			t.Fatalf("test row %d: label %d, data %d", row, ev.Labels[i], sub.Y[row])
+		}
+	}
+	if ev.Report.Accuracy < 0.9 {
+		t.Errorf("setosa vs virginica accuracy %v", ev.Report.Accuracy)
+	}
+	qs, err := ptmQueries(f, held, 20, 1, plainMapping)
+	if err != nil || len(qs) != 50 || len(qs[0].Mean) != 2 {
+		t.Fatalf("held-out queries: %v, %d", err, len(qs))
+	}
+}
+
+// TestOODAUROC checks the held-out-class AUROC on hand-made queries.
+func TestOODAUROC(t *testing.T) {
+	q := func(h, mi float64) metrics.QueryStats { return metrics.QueryStats{Entropy: h, MutualInfo: mi} }
+	in := []metrics.QueryStats{q(0.1, 0), q(0.2, 0.1), q(0.5, 0)}
+	out := []metrics.QueryStats{q(0.9, 0.3), q(0.4, 0)}
+	// Entropy: 0.9 beats all 3; 0.4 beats 0.1 and 0.2: 5 of 6 pairs.
+	if a := OODAUROC(in, out, entropyOf); math.Abs(a-5.0/6) > 1e-12 {
+		t.Errorf("entropy AUROC %v, want 5/6", a)
+	}
+	// MI: 0.3 beats all 3; 0 ties two zeros (half each) and loses to 0.1: 3 + 1 = 4 of 6.
+	if a := OODAUROC(in, out, miOf); math.Abs(a-4.0/6) > 1e-12 {
+		t.Errorf("MI AUROC %v, want 4/6", a)
+	}
+	if a := OODAUROC(out, in, entropyOf); math.Abs(a-1.0/6) > 1e-12 {
+		t.Errorf("swapped AUROC %v, want 1/6", a)
+	}
+	if a := OODAUROC(in, nil, entropyOf); !math.IsNaN(a) {
+		t.Errorf("AUROC without held-out rows %v, want NaN", a)
+	}
+	if keyName("Class 1/a") != "Class_1_a" {
+		t.Errorf("keyName = %q", keyName("Class 1/a"))
 	}
 }

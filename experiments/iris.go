@@ -14,10 +14,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ptmhw/ptm/experiments/baseline"
-	"github.com/ptmhw/ptm/experiments/baseline/gp"
-	"github.com/ptmhw/ptm/experiments/baseline/mlp"
-	"github.com/ptmhw/ptm/experiments/baseline/rf"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
@@ -25,7 +21,7 @@ import (
 )
 
 // irisTestFraction is the test share of every Iris split (80/20).
-const irisTestFraction = 0.2
+const irisTestFraction = testFraction
 
 // paperECE is the paper's Table "ECE on the Iris test dataset".
 var paperECE = map[string]float64{"ptm": 0.0099, "gp": 0.0063, "mlp": 0.0100, "rf": 0.0074}
@@ -38,9 +34,9 @@ var (
 	// the same chosen models under other mappings.
 	irisPTMVariants = []irisModel{{"ptm", "PTM"}, {"ptm_vote", "PTM, raw vote"},
 		{"ptm_vote_cal", "PTM, vote smoothing fitted by CV"}, {"ptm_softmax_cal", "PTM, softmax temperature fitted by CV"}}
-	irisBaselines = []irisModel{{"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
-	// irisMain are the four models of the paper's comparison.
-	irisMain = []irisModel{{"ptm", "PTM"}, {"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}}
+	irisBaselines = baselineModels
+	// irisMain are the models of the paper's comparison and the plain PTM.
+	irisMain = dsModels
 )
 
 // irisMetrics are the per-split report fields summarised over splits.
@@ -82,53 +78,20 @@ type irisResult struct {
 // uses it.
 func splitSeed(s int) uint64 { return uint64(s + 1) }
 
-// iris runs the Iris comparison.
+// iris writes the Iris section from the Iris part of the data-set
+// comparison (r.datasets) and evaluates the primary PTM of every split
+// under other mappings.
 func (r *runner) iris() (string, error) {
 	cfg := r.cfg
-	d, err := pipeline.LoadData(pipeline.Iris, "")
-	if err != nil {
-		return "", err
+	ds, ok := r.ds["iris"]
+	if !ok {
+		return "", fmt.Errorf("the data-set comparison has not run")
 	}
-	res := &irisResult{d: d, splits: cfg.irisSplits, reports: map[string][]metrics.Report{},
-		queries: map[string][][]metrics.QueryStats{}, mappings: map[string][]ptm.Mapping{}}
-	for s := 0; s < res.splits; s++ {
-		_, test, err := d.Split(irisTestFraction, splitSeed(s))
-		if err != nil {
-			return "", err
-		}
-		y := make([]int, len(test))
-		for i, row := range test {
-			y[i] = d.Y[row]
-		}
-		res.testRows, res.labels = append(res.testRows, test), append(res.labels, y)
-	}
-
-	// The PTM protocol (model selection on validation rows, primary
-	// mapping) and the baselines, concurrently.
-	baseReports := make([][]metrics.Report, len(irisBaselines))
-	baseQueries := make([][][]metrics.QueryStats, len(irisBaselines))
-	err = parallel(r.ctx, 2, func(j int) error {
-		if j == 1 {
-			return r.irisBaselines(res, baseReports, baseQueries)
-		}
-		return await(r.ctx, func() error {
-			var err error
-			res.protocol, err = pipeline.RepeatedSplits(d, pipeline.ProtocolConfig{
-				Splits: res.splits, TestFraction: irisTestFraction, K: cfg.K, Bins: cfg.bins, Grid: cfg.irisGrid,
-				Mapping:  pipeline.DefaultMapping,
-				Progress: func(s, n int) { r.progress("iris PTM protocol", s, n) },
-			})
-			if err != nil {
-				return fmt.Errorf("PTM protocol: %w", err)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return "", err
-	}
-	for i, m := range irisBaselines {
-		res.reports[m.key], res.queries[m.key] = baseReports[i], baseQueries[i]
+	res := &irisResult{d: ds.d, splits: ds.spec.splits, testRows: ds.testRows, labels: ds.labels,
+		reports: map[string][]metrics.Report{}, queries: map[string][][]metrics.QueryStats{}, mappings: map[string][]ptm.Mapping{},
+		protocol: ds.protocol["ptm"], models: ds.models()}
+	for _, m := range dsModels {
+		res.reports[m.key], res.queries[m.key] = ds.reports[m.key], ds.queries[m.key]
 	}
 	if err := r.irisVariants(res); err != nil {
 		return "", err
@@ -147,100 +110,48 @@ func (r *runner) iris() (string, error) {
 	return r.irisReport(res), nil
 }
 
-// irisBaselines fits GP, MLP-MCd and RF on every split's training rows
-// and evaluates them on its test rows with K samples.
-func (r *runner) irisBaselines(res *irisResult, reports [][]metrics.Report, queries [][][]metrics.QueryStats) error {
-	d := res.d
-	for i := range irisBaselines {
-		reports[i] = make([]metrics.Report, res.splits)
-		queries[i] = make([][]metrics.QueryStats, res.splits)
-	}
-	for s := 0; s < res.splits; s++ {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		seed := splitSeed(s)
-		train, _, err := d.Split(irisTestFraction, seed)
-		if err != nil {
-			return err
-		}
-		X, y := rowsOf(d, train)
-		Xt, _ := rowsOf(d, res.testRows[s])
-		cs := []baseline.Classifier{gp.New(gp.Opts{Seed: seed}), mlp.New(mlp.Opts{Seed: seed}), rf.New(rf.Opts{Seed: seed, Workers: 1})}
-		for i, c := range cs {
-			if err := c.Fit(X, y, len(d.Classes)); err != nil {
-				return fmt.Errorf("%s, split %d: %w", irisBaselines[i].name, s, err)
-			}
-			rep, qs, err := baseline.Evaluate(c, Xt, res.labels[s], r.cfg.K, r.cfg.bins)
-			if err != nil {
-				return fmt.Errorf("%s, split %d: %w", irisBaselines[i].name, s, err)
-			}
-			reports[i][s], queries[i][s] = rep, qs
-		}
-		r.progress("iris baselines", s+1, res.splits)
-	}
-	return nil
-}
-
-func rowsOf(d *pipeline.Data, rows []int) ([][]float64, []int) {
-	X, y := make([][]float64, len(rows)), make([]int, len(rows))
-	for i, row := range rows {
-		X[i], y[i] = d.X[row], d.Y[row]
-	}
-	return X, y
-}
-
-// irisVariants retrains the primary PTM's chosen candidate of every split
-// (training is deterministic, so this is the model RepeatedSplits
-// evaluated), re-evaluates it on the test rows to obtain the per-query
-// statistics, checks that the report is the one RepeatedSplits gave, and
-// evaluates the same model under the other mappings: the raw vote, and the
-// vote smoothing and softmax temperature fitted by pipeline.Calibrate on
-// the training rows only (as RepeatedSplits with Calibrate does for the
-// candidate it chooses).
+// irisVariants evaluates the primary PTM of every split (the model
+// RepeatedSplits chose, retrained on all training rows) under the other
+// mappings: the raw vote, and the vote smoothing and softmax temperature
+// fitted by pipeline.Calibrate on the training rows only (as
+// RepeatedSplits with Calibrate does for the candidate it chooses).
 func (r *runner) irisVariants(res *irisResult) error {
 	d, prim := res.d, res.protocol
 	n := res.splits
-	res.models = make([]*modelfile.File, n)
-	res.queries["ptm"] = make([][]metrics.QueryStats, n)
 	for _, v := range irisPTMVariants {
-		res.reports[v.key] = make([]metrics.Report, n)
+		if v.key != "ptm" {
+			res.reports[v.key] = make([]metrics.Report, n)
+		}
 		res.mappings[v.key] = make([]ptm.Mapping, n)
 	}
 	var done atomic.Int32
 	return parallel(r.ctx, n, func(s int) error {
 		sr, seed := prim[s], splitSeed(s)
+		f := sr.Model
 		p := sr.Chosen.Params
 		p.Seed = seed
-		tc := pipeline.TrainConfig{Params: p, Thresholds: sr.Chosen.Thresholds, TestFraction: irisTestFraction, SplitSeed: seed}
-		f, err := pipeline.Train(d, tc)
-		if err != nil {
-			return fmt.Errorf("retrain split %d: %w", s, err)
-		}
+		tc := pipeline.TrainConfig{Params: p, Thresholds: sr.Chosen.Thresholds, TestFraction: irisTestFraction, SplitSeed: seed, Encoding: sr.Chosen.Encoding}
 		maps := map[string]ptm.Mapping{"ptm": sr.Mapping, "ptm_vote": {Kind: ptm.Vote}}
 		for key, kind := range map[string]ptm.Mapping{"ptm_vote_cal": {Kind: ptm.Vote}, "ptm_softmax_cal": {Kind: ptm.Softmax, Temperature: 1}} {
 			cfg := tc
 			cfg.Mapping = kind
+			var err error
 			if maps[key], err = pipeline.Calibrate(d, f, cfg); err != nil {
 				return fmt.Errorf("calibrate split %d (%s): %w", s, key, err)
 			}
 		}
 		for _, v := range irisPTMVariants {
+			res.mappings[v.key][s] = maps[v.key]
+			if v.key == "ptm" {
+				continue
+			}
 			ev, err := pipeline.Evaluate(f, d, res.testRows[s], r.cfg.K, seed+2000, maps[v.key], r.cfg.bins)
 			if err != nil {
 				return fmt.Errorf("evaluate split %d (%s): %w", s, v.key, err)
 			}
-			if v.key == "ptm" {
-				if a, b := ev.Report, sr.Report; a.Accuracy != b.Accuracy || a.ECE != b.ECE || a.NLL != b.NLL {
-					return fmt.Errorf("split %d: the retrained PTM scores accuracy %v ECE %v, RepeatedSplits reported %v and %v: the protocol is not reproducible",
-						s, a.Accuracy, a.ECE, b.Accuracy, b.ECE)
-				}
-				res.queries["ptm"][s] = ev.Queries
-			}
-			res.reports[v.key][s], res.mappings[v.key][s] = ev.Report, maps[v.key]
+			res.reports[v.key][s] = ev.Report
 		}
-		res.models[s] = f
-		r.progress("iris PTM re-evaluation and mappings", int(done.Add(1)), n)
+		r.progress("iris PTM mappings", int(done.Add(1)), n)
 		return nil
 	})
 }
@@ -258,7 +169,7 @@ func (r *runner) irisSummary(res *irisResult) {
 	s := r.sum
 	s.set("iris.splits20.splits", float64(res.splits))
 	s.set("iris.test_rows", float64(len(res.testRows[0])))
-	all := append(append([]irisModel{}, irisPTMVariants...), irisBaselines...)
+	all := append(append([]irisModel{}, irisPTMVariants...), dsModels[1:]...)
 	for _, m := range all {
 		for _, mt := range irisMetrics {
 			v := make([]float64, res.splits)
@@ -294,7 +205,7 @@ func (r *runner) irisSummary(res *irisResult) {
 	for _, c := range r.cfg.irisGrid {
 		s.set("iris.splits20.ptm.chosen."+candKey(c), float64(count[candName(c)]))
 	}
-	for _, v := range irisPTMVariants {
+	for _, v := range irisPTMVariants[1:] {
 		s.label("iris.splits20."+v.key+".mapping", variantMapping(v.key, res.mappings[v.key]))
 	}
 	sm, tau := make([]float64, res.splits), make([]float64, res.splits)
@@ -304,37 +215,6 @@ func (r *runner) irisSummary(res *irisResult) {
 	s.setStat("iris.splits20.ptm_vote_cal.smoothing", Describe(sm))
 	s.setStat("iris.splits20.ptm_softmax_cal.temperature", Describe(tau))
 	s.label("iris.ptm.grid", gridName(r.cfg.irisGrid))
-	// Pooled right / wrong statistics of the box plots.
-	for _, m := range irisMain {
-		right, wrong := pooled(res, m.key)
-		pre := "iris.pooled." + m.key + "."
-		s.set(pre+"n_correct", float64(len(right.entropy)))
-		s.set(pre+"n_incorrect", float64(len(wrong.entropy)))
-		s.set(pre+"entropy_correct_median", median(right.entropy))
-		s.set(pre+"entropy_incorrect_median", median(wrong.entropy))
-		s.set(pre+"mi_correct_median", median(right.mi))
-		s.set(pre+"mi_incorrect_median", median(wrong.mi))
-		var ent, mi []float64
-		var bad []bool
-		for _, g := range []struct {
-			v     group
-			wrong bool
-		}{{right, false}, {wrong, true}} {
-			ent, mi = append(ent, g.v.entropy...), append(mi, g.v.mi...)
-			for range g.v.entropy {
-				bad = append(bad, g.wrong)
-			}
-		}
-		s.set(pre+"auroc_entropy", metrics.AUROC(ent, bad))
-		s.set(pre+"auroc_mi", metrics.AUROC(mi, bad))
-		var qs []metrics.QueryStats
-		var ys []int
-		for sp := range res.queries[m.key] {
-			qs, ys = append(qs, res.queries[m.key][sp]...), append(ys, res.labels[sp]...)
-		}
-		s.set(pre+"ece", metrics.Evaluate(qs, ys, r.cfg.bins).ECE)
-		s.set(pre+"identical_samples_fraction", identicalFraction(qs))
-	}
 	und := make([]float64, res.splits)
 	for i, f := range res.models {
 		und[i] = undecidedFraction(f.Model)
@@ -373,29 +253,12 @@ type group struct{ entropy, mi []float64 }
 // pooled splits all test queries of model key over all splits into right
 // and wrong predictions.
 func pooled(res *irisResult, key string) (right, wrong group) {
-	for s, qs := range res.queries[key] {
-		for i, q := range qs {
-			g := &right
-			if q.Pred != res.labels[s][i] {
-				g = &wrong
-			}
-			g.entropy = append(g.entropy, q.Entropy)
-			g.mi = append(g.mi, q.MutualInfo)
-		}
+	var qs []metrics.QueryStats
+	var ys []int
+	for s := range res.queries[key] {
+		qs, ys = append(qs, res.queries[key][s]...), append(ys, res.labels[s]...)
 	}
-	return right, wrong
-}
-
-// identicalFraction is the fraction of queries whose K sampled vectors are
-// all the same (zero mutual information and zero spread).
-func identicalFraction(qs []metrics.QueryStats) float64 {
-	n := 0
-	for _, q := range qs {
-		if q.MutualInfo <= 1e-12 && q.StdMean <= 1e-12 {
-			n++
-		}
-	}
-	return float64(n) / float64(len(qs))
+	return rightWrong(qs, ys)
 }
 
 // undecidedFraction is the fraction of m's automata with

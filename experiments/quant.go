@@ -37,6 +37,18 @@ type quantSplit struct {
 // and mutual information are mp applied to each sample's fixed-point class
 // sums, and their mean is checked to equal the one from the votes.
 func FixedQueries(core *fixed.Core, m *ptm.Model, xs [][]bool, K int, seed0 uint32, mp ptm.Mapping) ([]metrics.QueryStats, error) {
+	sets := make([][][]bool, len(xs))
+	for i, x := range xs {
+		sets[i] = [][]bool{x}
+	}
+	return FixedSetQueries(core, m, sets, K, seed0, mp)
+}
+
+// FixedSetQueries is FixedQueries for models with a sampled input
+// encoding: xs[i] holds input i encoded by every threshold set
+// (modelfile.File.EncodeSets), and the core shares the K samples among
+// the sets (fixed.Core.RunSets).
+func FixedSetQueries(core *fixed.Core, m *ptm.Model, xs [][][]bool, K int, seed0 uint32, mp ptm.Mapping) ([]metrics.QueryStats, error) {
 	if mp.Kind != ptm.Vote {
 		return nil, fmt.Errorf("experiments: the core accumulates votes; mapping %q cannot be computed from them", mp.Kind)
 	}
@@ -52,7 +64,7 @@ func FixedQueries(core *fixed.Core, m *ptm.Model, xs [][]bool, K int, seed0 uint
 	for i, x := range xs {
 		var st fixed.Stats
 		var err error
-		sums32, st, err = core.Run(x, K, seed0+uint32(i), sums32)
+		sums32, st, err = core.RunSets(x, K, seed0+uint32(i), sums32)
 		if err != nil {
 			return nil, err
 		}
@@ -178,9 +190,9 @@ func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, see
 	}
 	q.floatHW, q.floatReseed = fv.Report, fr.Report
 	q.reseedAgree = agreement(fv.Queries, fr.Queries)
-	xs := make([][]bool, len(rows))
+	xs := make([][][]bool, len(rows))
 	for i, row := range rows {
-		if xs[i], err = f.Booleanizer.Encode(d.X[row], nil); err != nil {
+		if xs[i], err = f.EncodeSets(d.X[row]); err != nil {
 			return q, err
 		}
 	}
@@ -194,7 +206,7 @@ func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, see
 		if err != nil {
 			return q, err
 		}
-		qs, err := FixedQueries(core, f.Model, xs, K, uint32(seed)*1000, mp)
+		qs, err := FixedSetQueries(core, f.Model, xs, K, uint32(seed)*1000, mp)
 		if err != nil {
 			return q, fmt.Errorf("%d bits: %w", b, err)
 		}

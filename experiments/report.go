@@ -42,7 +42,9 @@ func (r *runner) findings() string {
 		}
 		return "**not met**"
 	}
-	b.WriteString("## Findings\n\n| aim (from the issue) | measured | status |\n|---|---|---|\n")
+	b.WriteString("## Findings\n\n")
+	b.WriteString(r.targets())
+	b.WriteString("### Earlier aims and the paper's claims\n\n| aim (from the issue) | measured | status |\n|---|---|---|\n")
 	n := int(s.get("iris.splits20.splits"))
 	pe, pa := s.get("iris.splits20.ptm.ece_mean"), s.get("iris.splits20.ptm.accuracy_mean")
 	fmt.Fprintf(&b, "| Iris: PTM mean ECE <= 0.03 with mean accuracy >= 0.95 over %d splits | ECE %.4f ± %.3f (standard error of the mean %.3f), accuracy %.3f ± %.3f (%s) | %s |\n",
@@ -54,7 +56,7 @@ func (r *runner) findings() string {
 			va, s.get("iris.splits20."+v.key+".accuracy_std"), status(ve <= 0.03 && va >= 0.95))
 	}
 	gpOut := s.get("synthetic2d.gp.entropy_outside")
-	for _, k := range []struct{ key, name string }{{"ptm", "plain thermometer PTM"}, {"ptm_range", "PTM with range bits (extension)"}} {
+	for _, k := range []struct{ key, name string }{{"ptm", "PTM (default encoding)"}, {"ptm_plain", "plain thermometer PTM"}, {"ptm_range", "plain PTM with range bits (extension)"}} {
 		v := s.get("synthetic2d." + k.key + ".entropy_outside")
 		fmt.Fprintf(&b, "| 2-D: PTM entropy far outside the training region (radius > 4) >= the GP's, %s | %.3f bits vs GP %.3f (%+.3f) | %s |\n",
 			k.name, v, gpOut, v-gpOut, status(v >= gpOut))
@@ -65,9 +67,10 @@ func (r *runner) findings() string {
 		p := "iris.splits20." + m.key + "."
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.name, pm(s, p+"accuracy"), pm(s, p+"ece"), pm(s, p+"nll"), pm(s, p+"brier"), pm(s, p+"auroc_entropy"))
 	}
-	b.WriteString("\n2-D mean entropy (bits) inside the training square and far outside it (section 2):\n\n| model | inside | far outside |\n|---|---|---|\n")
-	for _, m := range []irisModel{{"ptm", "PTM"}, {"ptm_range", "PTM + range bits"}, {"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}} {
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f |\n", m.name, s.get("synthetic2d."+m.key+".entropy_inside"), s.get("synthetic2d."+m.key+".entropy_outside"))
+	b.WriteString("\n2-D mean entropy and mutual information (bits) inside the training square and far outside it (section 2):\n\n| model | entropy inside | entropy far outside | MI inside | MI far outside |\n|---|---|---|---|---|\n")
+	for _, m := range []irisModel{{"ptm", "PTM"}, {"ptm_plain", "PTM, plain"}, {"ptm_range", "PTM, plain + range bits"}, {"gp", "GP"}, {"mlp", "MLP-MCd"}, {"rf", "RF"}} {
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f |\n", m.name, s.get("synthetic2d."+m.key+".entropy_inside"), s.get("synthetic2d."+m.key+".entropy_outside"),
+			s.get("synthetic2d."+m.key+".mi_inside"), s.get("synthetic2d."+m.key+".mi_outside"))
 	}
 	fmt.Fprintf(&b, "\nQuantization (section 4), Iris PTM on the bit-exact core, %s mapping, mean over splits:\n\n| B | accuracy | ECE | NLL | agreement with float |\n|---|---|---|---|---|\n",
 		s.Labels["quant.mapping"])
@@ -90,7 +93,7 @@ func (r *runner) paperClaims() string {
 	fmt.Fprintf(&b, "| Figs. 1-2: on noise-free XOR every automaton converges to include or exclude; with 30%% label noise some stay spread | "+
 		"undecided automata (0.05 < P(include) < 0.95): %d of 16 without noise, %d of 16 with noise | %s |\n",
 		int(cu), int(nu), yesNo(cu == 0 && nu >= 2))
-	po, ro, g := s.get("synthetic2d.ptm.entropy_outside"), s.get("synthetic2d.ptm_range.entropy_outside"), s.get("synthetic2d.gp.entropy_outside")
+	po, ro, g := s.get("synthetic2d.ptm_plain.entropy_outside"), s.get("synthetic2d.ptm_range.entropy_outside"), s.get("synthetic2d.gp.entropy_outside")
 	verdict := "no"
 	switch {
 	case po >= 0.9*g:
@@ -99,10 +102,11 @@ func (r *runner) paperClaims() string {
 		verdict = "only with range bits (an extension)"
 	}
 	fmt.Fprintf(&b, "| Fig. 4: PTM entropy high outside the training data, like the GP's | far outside: plain PTM %.3f, with range bits %.3f, GP %.3f bits | %s |\n", po, ro, g, verdict)
-	ps, gs := s.get("synthetic2d.ptm.std_outside"), s.get("synthetic2d.gp.std_outside")
-	fmt.Fprintf(&b, "| Fig. 4: PTM standard deviation (epistemic) low on the data and high in sparse regions | std of p(class 1) inside / far outside: PTM %.3f / %.3f, with range bits %.3f / %.3f, GP %.3f / %.3f | %s |\n",
-		s.get("synthetic2d.ptm.std_inside"), ps, s.get("synthetic2d.ptm_range.std_inside"), s.get("synthetic2d.ptm_range.std_outside"),
-		s.get("synthetic2d.gp.std_inside"), gs, yesNo(ps > 2*s.get("synthetic2d.ptm.std_inside") && ps > 0.1))
+	ps, gs := s.get("synthetic2d.ptm_plain.std_outside"), s.get("synthetic2d.gp.std_outside")
+	fmt.Fprintf(&b, "| Fig. 4: PTM standard deviation (epistemic) low on the data and high in sparse regions | std of p(class 1) inside / far outside: plain PTM %.3f / %.3f, with range bits %.3f / %.3f, PTM with the sampled encoding %.3f / %.3f, GP %.3f / %.3f | %s |\n",
+		s.get("synthetic2d.ptm_plain.std_inside"), ps, s.get("synthetic2d.ptm_range.std_inside"), s.get("synthetic2d.ptm_range.std_outside"),
+		s.get("synthetic2d.ptm.std_inside"), s.get("synthetic2d.ptm.std_outside"),
+		s.get("synthetic2d.gp.std_inside"), gs, yesNo(ps > 2*s.get("synthetic2d.ptm_plain.std_inside") && ps > 0.1))
 	au := s.get("iris.pooled.ptm.auroc_entropy")
 	fmt.Fprintf(&b, "| Fig. 5: on Iris, entropy and MI higher for wrong than for right predictions | pooled AUROC of entropy: PTM %.3f, GP %.3f, MLP-MCd %.3f, RF %.3f; PTM median entropy right / wrong %.3f / %.3f | %s |\n",
 		au, s.get("iris.pooled.gp.auroc_entropy"), s.get("iris.pooled.mlp.auroc_entropy"), s.get("iris.pooled.rf.auroc_entropy"),
@@ -162,4 +166,67 @@ func (r *runner) notes() string {
 - **PTM mapping variants** (section 3) re-map the models chosen under the primary mapping; they are not re-selected per mapping. The fitted variants use ` + "`pipeline.Calibrate`" + ` (the chosen configuration retrained on each training fold of a cross-validation on the training rows, the parameter fitted by NLL on the pooled out-of-fold predictions), which is what RepeatedSplits with Calibrate does for its chosen candidate.
 - **Reproduce** with ` + "`go run ./cmd/ptm experiments --out docs/results`" + ` (minutes) or ` + "`--quick`" + ` (under two minutes, a smoke test). Everything is seeded; the numbers are reproducible bit for bit on the same Go version.
 `
+}
+
+// targets is the table of the uncertainty targets (issue 10), every row
+// measured in this run: Iris calibration and error ranking, wine and
+// breast cancer against the baselines, out-of-distribution detection and
+// the 2-D far-outside uncertainty.
+func (r *runner) targets() string {
+	s := r.sum
+	var b strings.Builder
+	b.WriteString("### Uncertainty targets (issue 10)\n\n")
+	fmt.Fprintf(&b, "The PTM is the primary model (%s encoding; mapping %s); the plain PTM (the paper's, one thermometer) is given for comparison. "+
+		"*Pooled* = one score over the test rows of all splits together.\n\n", s.Labels["iris.splits20.ptm.encoding"], s.Labels["iris.splits20.ptm.mapping"])
+	b.WriteString("| target | PTM | plain PTM | status (PTM) |\n|---|---|---|---|\n")
+	row := func(name string, ptmV, plainV float64, ok bool) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, fmtMaybe(ptmV), fmtMaybe(plainV), metWord(ok))
+	}
+	get := func(key, model string) float64 { return s.get(fmt.Sprintf(key, model)) }
+	for _, t := range []struct {
+		name, key string
+		bound     float64
+		atLeast   bool
+	}{
+		{"Iris: accuracy mean >= 0.96", "iris.splits20.%s.accuracy_mean", 0.96, true},
+		{"Iris: pooled AUROC(entropy) >= 0.95", "iris.pooled.%s.auroc_entropy", 0.95, true},
+		{"Iris: pooled AUROC(MI) >= 0.90", "iris.pooled.%s.auroc_mi", 0.90, true},
+		{"Iris: pooled ECE <= 0.02", "iris.pooled.%s.ece", 0.02, false},
+		{"Iris: per-split ECE mean <= 0.035", "iris.splits20.%s.ece_mean", 0.035, false},
+	} {
+		v := get(t.key, "ptm")
+		ok := v >= t.bound
+		if !t.atLeast {
+			ok = v <= t.bound
+		}
+		row(t.name, v, get(t.key, "ptm_plain"), ok)
+	}
+	for _, d := range []struct{ key, name string }{{"wine", "Wine"}, {"breast_cancer", "Breast cancer"}} {
+		if _, ok := r.ds[d.key]; !ok {
+			continue
+		}
+		rf := s.get(d.key + ".pooled.rf.auroc_entropy")
+		k := d.key + ".pooled.%s.auroc_entropy"
+		row(fmt.Sprintf("%s: pooled AUROC(entropy) >= RF's (%.3f)", d.name, rf), get(k, "ptm"), get(k, "ptm_plain"), finite(get(k, "ptm"), -1) >= rf)
+		best := s.Labels[d.key+".best_baseline"]
+		ba := s.get(d.key + ".splits20." + best + ".accuracy_mean")
+		k = d.key + ".splits20.%s.accuracy_mean"
+		row(fmt.Sprintf("%s: accuracy mean within 0.02 of the best baseline (%s, %.3f)", d.name, best, ba), get(k, "ptm"), get(k, "ptm_plain"), get(k, "ptm") >= ba-0.02)
+	}
+	for _, d := range []struct{ key, name string }{{"iris", "Iris"}, {"wine", "Wine"}} {
+		if res, ok := r.ds[d.key]; !ok || res.ood == nil {
+			continue
+		}
+		best := s.Labels[d.key+".ood.best_baseline_mi"]
+		bm := s.get(d.key + ".ood." + best + ".auroc_mi")
+		k := d.key + ".ood.%s.auroc_mi"
+		row(fmt.Sprintf("%s OOD (held-out class): AUROC(MI) >= the best baseline's (%s, %.3f)", d.name, best, bm), get(k, "ptm"), get(k, "ptm_plain"), finite(get(k, "ptm"), -1) >= bm)
+	}
+	gpOut := s.get("synthetic2d.gp.entropy_outside")
+	k := "synthetic2d.%s.entropy_outside"
+	row(fmt.Sprintf("2-D: entropy far outside >= the GP's (%.3f bits)", gpOut), get(k, "ptm"), get(k, "ptm_plain"), get(k, "ptm") >= gpOut)
+	k = "synthetic2d.%s.mi_outside"
+	row(fmt.Sprintf("2-D: MI far outside >= 0.3 bits (aim; GP %.3f)", s.get("synthetic2d.gp.mi_outside")), get(k, "ptm"), get(k, "ptm_plain"), get(k, "ptm") >= 0.3)
+	b.WriteString("\n")
+	return b.String()
 }

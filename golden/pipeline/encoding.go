@@ -14,6 +14,13 @@ import (
 // flag is given (docs/uncertainty.md tells how it was chosen).
 var DefaultEncoding = Encoding{Sets: 4, Bandwidth: 0.1}
 
+// DefaultCalibrate tells whether the default protocol fits the parameter
+// of DefaultMapping's kind (vote smoothing or softmax temperature) by
+// cross-validation on the training rows (ProtocolConfig.Calibrate,
+// Calibrate) instead of using DefaultMapping as is. The experiments' "ptm"
+// model follows it.
+var DefaultCalibrate = false
+
 // augmenter returns the function that gives the training inputs of each
 // epoch. Without sets it is X every epoch (the plain PTM, unchanged). With
 // M sets every training row is encoded by one set drawn uniformly per row

@@ -148,3 +148,35 @@ func TestEvalRejectsMismatchedData(t *testing.T) {
 		t.Error("unknown built-in accepted")
 	}
 }
+
+// TestRepeatedSplitsFirst: running split 1 alone (First = 1) gives the
+// same result as the second split of a two-split run, with the model and
+// the test rows' statistics attached.
+func TestRepeatedSplitsFirst(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := []Candidate{{Params: ptm.Params{Clauses: 10, T: 5, S: 2, N: 100, Epochs: 5, Feedback: ptm.ConsistentFeedback}, Thresholds: 4, Encoding: &Plain}}
+	cfg := ProtocolConfig{Splits: 2, K: 10, Grid: grid}
+	both, err := RepeatedSplits(d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.First, cfg.Splits = 1, 1
+	one, err := RepeatedSplits(d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := both[1], one[0]
+	if a.Split != 1 || b.Split != 1 || a.Report.Accuracy != b.Report.Accuracy || a.Report.ECE != b.Report.ECE || a.Report.NLL != b.Report.NLL || a.Mapping != b.Mapping {
+		t.Errorf("split %d %+v, alone: split %d %+v", a.Split, a.Report, b.Split, b.Report)
+	}
+	if b.Model == nil || b.Eval == nil || len(b.Eval.Queries) != b.Report.N || b.Model.Split.Seed != 2 {
+		t.Errorf("model %v, eval %v", b.Model != nil, b.Eval != nil)
+	}
+	cfg.First = -1
+	if _, err := RepeatedSplits(d, cfg); err == nil {
+		t.Error("a negative first split was accepted")
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/dataset"
 	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
@@ -24,11 +25,20 @@ type SplitResult struct {
 	Mapping     ptm.Mapping // mapping used on the test rows
 	Report      metrics.Report
 	ValAccuracy float64
+	// Model is the chosen candidate retrained on all training rows: the
+	// model evaluated on the test rows.
+	Model *modelfile.File
+	// Eval holds the per-query statistics of the test rows.
+	Eval *EvalResult
 }
 
 // ProtocolConfig configures RepeatedSplits.
 type ProtocolConfig struct {
-	Splits       int     // number of stratified splits (e.g. 20)
+	Splits int // number of stratified splits (e.g. 20)
+	// First is the index of the first split: the splits run are
+	// First..First+Splits-1, split s with seed s+1, so that callers can run
+	// the splits of one protocol concurrently (0 = from the first).
+	First        int
 	TestFraction float64 // test fraction of each split (0.2)
 	ValFraction  float64 // fraction of the training rows carved out for validation (0.25)
 	K            int     // samples per query
@@ -49,8 +59,8 @@ type ProtocolConfig struct {
 // then NLL); the winner is retrained on all training rows and evaluated on
 // the test rows, which play no part in any choice.
 func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
-	if cfg.Splits < 1 || len(cfg.Grid) == 0 {
-		return nil, fmt.Errorf("pipeline: need >= 1 split and a non-empty grid")
+	if cfg.Splits < 1 || cfg.First < 0 || len(cfg.Grid) == 0 {
+		return nil, fmt.Errorf("pipeline: need >= 1 split, a first split >= 0 and a non-empty grid")
 	}
 	if cfg.TestFraction == 0 {
 		cfg.TestFraction = 0.2
@@ -65,7 +75,7 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		cfg.Mapping = DefaultMapping
 	}
 	var out []SplitResult
-	for s := 0; s < cfg.Splits; s++ {
+	for s := cfg.First; s < cfg.First+cfg.Splits; s++ {
 		seed := uint64(s + 1)
 		trainRows, testRows, err := d.Split(cfg.TestFraction, seed)
 		if err != nil {
@@ -111,9 +121,9 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, SplitResult{Split: s, Chosen: cand, Mapping: mp, Report: r.Report, ValAccuracy: bestAcc})
+		out = append(out, SplitResult{Split: s, Chosen: cand, Mapping: mp, Report: r.Report, ValAccuracy: bestAcc, Model: f, Eval: r})
 		if cfg.Progress != nil {
-			cfg.Progress(s+1, cfg.Splits)
+			cfg.Progress(s-cfg.First+1, cfg.Splits)
 		}
 	}
 	return out, nil
