@@ -33,6 +33,9 @@ type evalJSON struct {
 	NLL              num    `json:"nll"`
 	Brier            num    `json:"brier"`
 	AUROCEntropy     num    `json:"auroc_entropy"`
+	AUROCMI          num    `json:"auroc_mi"`
+	Identical        num    `json:"identical_samples_fraction"`
+	Sets             int    `json:"encoding_sets"`
 	EntropyCorrect   num    `json:"entropy_correct"`
 	EntropyIncorrect num    `json:"entropy_incorrect"`
 	MICorrect        num    `json:"mi_correct"`
@@ -101,7 +104,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			Model: *model, Data: d.Name, Split: *split, Queries: r.N, Samples: *K,
 			Mapping: string(mp.Kind), Temperature: num(mp.Temperature), Smoothing: num(mp.Smoothing),
 			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: *bins, NLL: num(r.NLL), Brier: num(r.Brier),
-			AUROCEntropy: num(r.AUROCEntropy), EntropyCorrect: num(r.EntropyCorrect), EntropyIncorrect: num(r.EntropyIncorrect),
+			AUROCEntropy: num(r.AUROCEntropy), AUROCMI: num(r.AUROCMI), Identical: num(r.Identical), Sets: f.Sets().M(),
+			EntropyCorrect: num(r.EntropyCorrect), EntropyIncorrect: num(r.EntropyIncorrect),
 			MICorrect: num(r.MICorrect), MIIncorrect: num(r.MIIncorrect),
 		})
 	}
@@ -111,6 +115,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  NLL               %.4f nats\n", r.NLL)
 	fmt.Fprintf(stdout, "  Brier             %.4f\n", r.Brier)
 	fmt.Fprintf(stdout, "  AUROC(entropy)    %s\n", fmtNum(r.AUROCEntropy))
+	fmt.Fprintf(stdout, "  AUROC(MI)         %s\n", fmtNum(r.AUROCMI))
+	fmt.Fprintf(stdout, "  identical samples %.4f of queries (input encoding: %d sets)\n", r.Identical, f.Sets().M())
 	fmt.Fprintf(stdout, "  entropy  right %s  wrong %s bits\n", fmtNum(r.EntropyCorrect), fmtNum(r.EntropyIncorrect))
 	fmt.Fprintf(stdout, "  MI       right %s  wrong %s bits\n", fmtNum(r.MICorrect), fmtNum(r.MIIncorrect))
 	return nil

@@ -62,18 +62,38 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	feedback := fs.String("feedback", string(def.Feedback), "SPV update rule: consistent or paper (docs/ptm-rule.md)")
 	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature")
 	bits := fs.Int("bits", 16, "quantization width stored in the model file (8..16)")
-	calibrate := fs.Bool("calibrate", false, "fit the mapping parameter (vote smoothing or softmax temperature) by NLL with 4-fold cross-validation on the training rows")
+	calibrate := fs.Bool("calibrate", pipeline.DefaultCalibrate, "fit the mapping parameter (vote smoothing or softmax temperature) by NLL with 4-fold cross-validation on the training rows (default on unless --temperature or --smoothing is given)")
+	de := pipeline.DefaultEncoding
+	sets := fs.Int("sets", de.Sets, "input encoding: threshold sets M sampled per inference sample (1 = the paper's plain thermometer; docs/uncertainty.md)")
+	bandwidth := fs.Float64("bandwidth", de.Bandwidth, "input encoding: threshold jitter between sets, in feature standard deviations")
+	margin := fs.Float64("margin", de.Margin, "input encoding: out-of-range reversion beyond margin..3*margin feature standard deviations outside the training range (0 = off)")
+	wholeRow := fs.Bool("whole-row", de.WholeRow, "input encoding: revert the whole row, not only the out-of-range feature")
+	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
-	mf.add(fs, string(pipeline.DefaultMapping.Kind), 2, pipeline.DefaultMapping.Smoothing)
+	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature, pipeline.PlainMapping.Smoothing)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *data == "" || *out == "" {
 		return fmt.Errorf("%w: --data and -o are required", errUsage)
 	}
-	mp, err := mf.resolve(fs, pipeline.DefaultMapping)
+	defMap := pipeline.DefaultMapping
+	if *plain {
+		defMap = pipeline.PlainMapping
+	}
+	mp, err := mf.resolve(fs, defMap)
 	if err != nil {
 		return err
+	}
+	enc := pipeline.Encoding{Sets: *sets, Bandwidth: *bandwidth, Margin: *margin, WholeRow: *wholeRow}
+	if *plain {
+		enc = pipeline.Plain
+	}
+	if err := enc.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if !isSet(fs, "calibrate") && (*plain || isSet(fs, "temperature") || isSet(fs, "smoothing")) {
+		*calibrate = false
 	}
 	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
 		return err
@@ -98,7 +118,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	f, err := pipeline.Train(d, pipeline.TrainConfig{
 		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
-		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0,
+		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0, Encoding: &enc,
 	})
 	if err != nil {
 		return err
@@ -106,7 +126,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *calibrate {
 		if f.Mapping, err = pipeline.Calibrate(d, f, pipeline.TrainConfig{
 			Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits, Mapping: mp,
-			NoTest: *testFrac == 0,
+			NoTest: *testFrac == 0, Encoding: &enc,
 		}); err != nil {
 			return err
 		}
@@ -120,6 +140,18 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		d.Name, m.NumClasses, len(f.Features), m.NumFeatures, m.NumTMs(), m.Clauses, m.NumLiterals(), m.NumTAs(), 2*m.N)
 	fmt.Fprintf(stdout, "%d training rows, %d test rows held out, %d epochs in %.2fs; mapping %s\n",
 		len(f.Split.Train), len(f.Split.Test), p.Epochs, time.Since(start).Seconds(), describeMapping(f.Mapping))
+	if e := f.Encoding; e != nil {
+		rev := "off"
+		if e.Margin > 0 {
+			rev = fmt.Sprintf("beyond %g..%g sd", e.Margin, 3*e.Margin)
+			if e.WholeRow {
+				rev += ", whole row"
+			}
+		}
+		fmt.Fprintf(stdout, "input encoding: %d threshold sets, jitter %g sd, reversion %s\n", e.M(), e.Bandwidth, rev)
+	} else {
+		fmt.Fprintf(stdout, "input encoding: plain thermometer (one set)\n")
+	}
 	fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", *out, hash[:16])
 	return nil
 }
