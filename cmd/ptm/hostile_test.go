@@ -277,7 +277,7 @@ func TestHostileInputs(t *testing.T) {
 		bad("test-fraction-1", 2, []string{"--test-fraction 1"}, "train", "--data", "iris", "--test-fraction", "1", "-o", "b.ptm"),
 		bad("inspect-tm-99", 2, []string{"--tm 99: the model has 3 TMs"}, "inspect", "--model", "model.ptm", "--tm", "99"),
 		bad("inspect-clause-99", 2, []string{"--clause 99: the model has 4 clauses"}, "inspect", "--model", "model.ptm", "--clause", "99"),
-		bad("data-iriss", 1, []string{`unknown data set "iriss"`, "iris, xor, xor-noisy, xor-classic"}, "train", "--data", "iriss", "-o", "i.ptm"),
+		bad("data-iriss", 1, []string{`unknown data set "iriss"`, "iris, wine, breast-cancer, xor, xor-noisy, xor-classic"}, "train", "--data", "iriss", "-o", "i.ptm"),
 		bad("label-first-column", 1, []string{`label-first.csv:2: column "species": invalid number "setosa"`, "--label species"}, "train", "--data", "label-first.csv", "-o", "l.ptm"),
 		bad("stream-silent-pty", 1, []string{"no board seems to be running", pty}, "stream", "--uart", pty, "--model", "model.ptm", "--data", "iris"),
 	}

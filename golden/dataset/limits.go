@@ -52,7 +52,9 @@ func (g *guard) Read(p []byte) (int, error) {
 			if c == 0 {
 				what = "a NUL byte"
 			}
-			return i, &ParseError{File: g.file, Line: g.line,
+			// Nothing of this chunk is passed on: the CSV reader must see the
+			// error before it parses (and complains about) a garbled header.
+			return 0, &ParseError{File: g.file, Line: g.line,
 				Msg: fmt.Sprintf("binary data (%s at byte offset %d): not a CSV text file", what, g.off)}
 		case c == '\n':
 			g.line++
