@@ -116,20 +116,12 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, "training")
 	bar.update(0, p.Epochs)
 	start := time.Now()
-	f, err := pipeline.Train(d, pipeline.TrainConfig{
+	f, err := pipeline.TrainAndCalibrate(d, pipeline.TrainConfig{
 		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
 		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0, Encoding: &enc,
-	})
+	}, *calibrate)
 	if err != nil {
 		return err
-	}
-	if *calibrate {
-		if f.Mapping, err = pipeline.Calibrate(d, f, pipeline.TrainConfig{
-			Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits, Mapping: mp,
-			NoTest: *testFrac == 0, Encoding: &enc,
-		}); err != nil {
-			return err
-		}
 	}
 	hash, err := modelfile.Write(*out, f)
 	if err != nil {

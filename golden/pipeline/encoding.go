@@ -66,3 +66,19 @@ func SampleRow(f *modelfile.File, s *ptm.Sampler, x []float64, K int, dst []int)
 	}
 	return s.SampleSets(xs, K, dst)
 }
+
+// TrainAndCalibrate is what `ptm train` does: Train, then, when calibrate
+// is set, Calibrate the mapping parameter of cfg's mapping kind by
+// cross-validation on the training rows and store it in the file.
+func TrainAndCalibrate(d *Data, cfg TrainConfig, calibrate bool) (*modelfile.File, error) {
+	f, err := Train(d, cfg)
+	if err != nil || !calibrate {
+		return f, err
+	}
+	cv := cfg
+	cv.Progress, cv.RowProgress = nil, nil
+	if f.Mapping, err = Calibrate(d, f, cv); err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -59,29 +59,32 @@ func Hash(b *fixed.Bank) string {
 
 // Iris is the shipped Iris example: `ptm train --data iris --seed 1` with
 // the default hyper-parameters (3 classes x 20 clauses, T = 10, s = 2,
-// N = 100, 6 thermometer thresholds per feature -> 24 Boolean features),
-// quantized to 8 bits; its test inputs are the 30 held-out rows.
+// N = 100, 6 thermometer thresholds per feature -> 24 Boolean features,
+// the default sampled input encoding and the calibrated default mapping),
+// quantized to 8 bits; its test inputs are the 30 held-out rows, each
+// encoded by every set of the model's encoding (set-major per row).
 func Iris() (Model, error) {
 	d, err := pipeline.LoadData(pipeline.Iris, "")
 	if err != nil {
 		return Model{}, err
 	}
 	p := ptm.DefaultParams()
-	return fromPipeline("iris", d, pipeline.TrainConfig{Params: p, Thresholds: 6, SplitSeed: p.Seed}, 8)
+	return fromPipeline("iris", d, pipeline.TrainConfig{Params: p, Thresholds: 6, SplitSeed: p.Seed}, pipeline.DefaultCalibrate, 8)
 }
 
 // NoisyXOR is the shipped noisy-XOR example: the classic configuration of
 // the Tsetlin-machine literature (12 features of which 2 are informative,
 // 40% training label noise, 10 clauses per class, T = 15, s = 3.9), N = 100,
-// 40 epochs, quantized to 12 bits; its test inputs are the first 200 clean
-// test rows.
+// 40 epochs, the plain encoding (its features are already Boolean),
+// quantized to 12 bits; its test inputs are the first 200 clean test rows.
 func NoisyXOR() (Model, error) {
 	d, err := pipeline.LoadData(pipeline.XORClassic, "")
 	if err != nil {
 		return Model{}, err
 	}
 	p := ptm.Params{Clauses: 10, T: 15, S: 3.9, N: 100, Epochs: 40, Seed: 3, Feedback: ptm.ConsistentFeedback}
-	m, err := fromPipeline("xor", d, pipeline.TrainConfig{Params: p, Thresholds: 1, SplitSeed: 3}, 12)
+	plain := pipeline.Plain
+	m, err := fromPipeline("xor", d, pipeline.TrainConfig{Params: p, Thresholds: 1, SplitSeed: 3, Encoding: &plain}, false, 12)
 	if err != nil {
 		return Model{}, err
 	}
@@ -91,8 +94,8 @@ func NoisyXOR() (Model, error) {
 
 // fromPipeline trains a model file with the golden pipeline, quantizes it
 // to bits and collects its booleanized test rows.
-func fromPipeline(name string, d *pipeline.Data, cfg pipeline.TrainConfig, bits int) (Model, error) {
-	f, err := pipeline.Train(d, cfg)
+func fromPipeline(name string, d *pipeline.Data, cfg pipeline.TrainConfig, calibrate bool, bits int) (Model, error) {
+	f, err := pipeline.TrainAndCalibrate(d, cfg, calibrate)
 	if err != nil {
 		return Model{}, fmt.Errorf("refmodel: %s: %w", name, err)
 	}
@@ -106,11 +109,11 @@ func fromPipeline(name string, d *pipeline.Data, cfg pipeline.TrainConfig, bits 
 	}
 	var test [][]bool
 	for _, r := range f.Split.Test {
-		x, err := f.Booleanizer.Encode(d.X[r], nil)
+		xs, err := f.EncodeSets(d.X[r])
 		if err != nil {
 			return Model{}, fmt.Errorf("refmodel: %s: row %d: %w", name, r+1, err)
 		}
-		test = append(test, x)
+		test = append(test, xs...)
 	}
 	return Model{Name: name, Bank: b, Hash: modelfile.Hash(data), Test: test, File: f}, nil
 }
