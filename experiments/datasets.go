@@ -127,6 +127,9 @@ func encodingName(e pipeline.Encoding) string {
 	s := fmt.Sprintf("%d threshold sets, bandwidth %g feature sd", e.Sets, e.Bandwidth)
 	if e.Margin > 0 {
 		s += fmt.Sprintf(", out-of-range margin %g sd", e.Margin)
+		if e.WholeRow {
+			s += " (whole row)"
+		}
 	}
 	return s
 }

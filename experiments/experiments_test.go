@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 // wantFigures are the figures the report links.
@@ -313,5 +316,29 @@ func TestRunCancelled(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, Options{Out: t.TempDir(), Quick: true}); err == nil {
 		t.Fatal("cancelled Run succeeded")
+	}
+}
+
+// The encoding sweep scores every encoding x mapping on validation rows:
+// one table row each, with finite accuracies.
+func TestEncodingSweep(t *testing.T) {
+	p := ptm.DefaultParams()
+	p.Epochs = 10
+	table, err := EncodingSweep(context.Background(), SweepOptions{Data: "iris", Splits: 1, K: 10, Params: p,
+		Encodings: []pipeline.Encoding{pipeline.Plain, {Sets: 2, Bandwidth: 0.2, Margin: 1, WholeRow: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| plain") || strings.HasPrefix(line, "| 2 threshold sets") {
+			rows++
+			if strings.Contains(line, "NaN") {
+				t.Errorf("row with NaN: %s", line)
+			}
+		}
+	}
+	if rows != 2*len(sweepMappings) {
+		t.Errorf("%d table rows, want %d:\n%s", rows, 2*len(sweepMappings), table)
 	}
 }

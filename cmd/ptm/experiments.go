@@ -17,11 +17,25 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] | --sweep DATA [--splits N]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
+	sweep := fs.String("sweep", "", "instead: the input-encoding design sweep on validation rows of this data set (docs/uncertainty.md), a markdown table on stdout")
+	splits := fs.Int("splits", 20, "splits of --sweep")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *sweep != "" {
+		if *splits < 1 || *splits > 1000 {
+			return fmt.Errorf("%w: --splits %d, want 1..1000", errUsage, *splits)
+		}
+		pr := newProgress(stderr, "sweep "+*sweep)
+		table, err := experiments.EncodingSweep(context.Background(), experiments.SweepOptions{Data: *sweep, Splits: *splits, Progress: pr.update})
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, table)
+		return nil
 	}
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", errUsage)
