@@ -190,14 +190,12 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		}
 	}
 	// Booleanize first: a bad row is an error before the board is touched.
-	feats := make([][]byte, len(rows))
-	xs := make([][]bool, len(rows))
-	for i, r := range rows {
-		x, err := f.Booleanizer.Encode(r, nil)
-		if err != nil {
-			return nil, fmt.Errorf("stream: row %d: %w", rowID(cfg, i), err)
-		}
-		xs[i], feats[i] = x, frame.PackFeatures(nil, x)
+	// A model with a sampled input encoding of M sets sends M requests per
+	// row, one per set with its share of the K samples and its seed
+	// (docs/fixed-point.md section 8); their answers are combined per row.
+	subs, err := subRequests(f, rows, cfg)
+	if err != nil {
+		return nil, err
 	}
 
 	d := driver.New(t, cfg.Driver)
@@ -264,14 +262,14 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	}
 
 	// Stream.
-	results := make([][]driver.Result, len(rows))
+	results := make([][]driver.Result, len(subs))
 	reqs := make(chan driver.Request)
 	res := make(chan driver.Result, 64)
 	go func() {
 		defer close(reqs)
-		for i := range rows {
+		for j, sb := range subs {
 			select {
-			case reqs <- driver.Request{Index: i, Features: feats[i], K: cfg.K, Seed: seedOf(cfg, i), Mode: cfg.Mode}:
+			case reqs <- driver.Request{Index: j, Features: sb.feats, K: sb.k, Seed: sb.seed, Mode: cfg.Mode}:
 			case <-ctx.Done():
 				return
 			}
@@ -283,12 +281,12 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	go func() { errc <- d.Stream(ctx, reqs, res) }()
 	n := 0
 	for r := range res {
-		if r.Index >= 0 && r.Index < len(rows) {
+		if r.Index >= 0 && r.Index < len(subs) {
 			results[r.Index] = append(results[r.Index], r)
 		}
 		n++
 		if cfg.Progress != nil {
-			cfg.Progress(n, len(rows))
+			cfg.Progress(n, len(subs))
 		}
 	}
 	streamErr := <-errc
@@ -342,6 +340,13 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	}
 	var labels []int
 	isums := make([]int, 0)
+	rowSubs := make([]int, len(rows)+1) // subs of row i: rowSubs[i]..rowSubs[i+1]-1
+	for _, sb := range subs {
+		rowSubs[sb.row+1]++
+	}
+	for i := range rows {
+		rowSubs[i+1] += rowSubs[i]
+	}
 	U := float64(fixed.VoteUnit(bank.Classes))
 	s.Rows = make([]Row, len(rows))
 	for i := range rows {
@@ -351,46 +356,72 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			y := cfg.Labels[i]
 			row.Label = &y
 		}
-		rs := results[i]
-		if len(rs) > 1 {
-			s.Duplicated++
-		}
-		if len(rs) == 0 || rs[0].Err != nil {
-			s.Lost++
-			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
-			if len(rs) == 0 {
-				row.Error = "no result"
-			} else {
-				row.Error = rs[0].Err.Error()
+		// The row's answers: one per set run, checked word for word against
+		// the golden core, then combined (samples concatenated in set
+		// order, vote counts added).
+		isums = isums[:0]
+		votes := make([]float64, bank.Classes)
+		lost, malformed := "", ""
+		for j := rowSubs[i]; j < rowSubs[i+1]; j++ {
+			sb, rs := subs[j], results[j]
+			if len(rs) > 1 {
+				s.Duplicated++
 			}
-			continue
-		}
-		r := rs[0]
-		row.Retries = r.Retries
-		var st fixed.Stats
-		sums, st, err = core.Run(xs[i], cfg.K, row.Seed, sums)
-		if err != nil {
-			return s, fmt.Errorf("stream: golden run of row %d: %w", row.Row, err)
-		}
-		want := frame.ResultWords(cfg.Mode, sums, st)
-		if k := firstDiff(r.Words, want); k >= 0 {
-			s.Mismatches++
-			row.Mismatch = true
-			if s.FirstMismatch == "" {
-				s.FirstMismatch = describeMismatch(row.Row, row.Seed, r, want, k, bank, cfg.Mode)
-			}
-			if len(r.Words) != len(want) { // no probabilities from a malformed answer
-				row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
-				row.Error = fmt.Sprintf("%d result words, want %d", len(r.Words), len(want))
+			if len(rs) == 0 || rs[0].Err != nil {
+				if lost == "" {
+					lost = "no result"
+					if len(rs) > 0 {
+						lost = rs[0].Err.Error()
+					}
+					if sb.sets > 1 {
+						lost = fmt.Sprintf("set %d: %s", sb.set, lost)
+					}
+				}
 				continue
 			}
+			r := rs[0]
+			row.Retries += r.Retries
+			var st fixed.Stats
+			sums, st, err = core.Run(sb.x, sb.k, sb.seed, sums)
+			if err != nil {
+				return s, fmt.Errorf("stream: golden run of row %d set %d: %w", row.Row, sb.set, err)
+			}
+			want := frame.ResultWords(cfg.Mode, sums, st)
+			if k := firstDiff(r.Words, want); k >= 0 {
+				if !row.Mismatch {
+					s.Mismatches++
+				}
+				row.Mismatch = true
+				if s.FirstMismatch == "" {
+					s.FirstMismatch = describeMismatch(row.Row, sb.seed, r, want, k, bank, cfg.Mode)
+				}
+				if len(r.Words) != len(want) { // no probabilities from a malformed answer
+					malformed = fmt.Sprintf("%d result words, want %d", len(r.Words), len(want))
+					continue
+				}
+			}
+			if cfg.Mode == frame.ModeSamples {
+				for _, w := range r.Words {
+					isums = append(isums, int(int32(w)))
+				}
+			} else {
+				for c := range votes {
+					votes[c] += float64(r.Words[c])
+				}
+			}
+		}
+		if lost != "" || malformed != "" {
+			if lost != "" {
+				s.Lost++
+				row.Error = lost
+			} else {
+				row.Error = malformed
+			}
+			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+			continue
 		}
 		var q metrics.QueryStats
 		if cfg.Mode == frame.ModeSamples {
-			isums = isums[:0]
-			for _, w := range r.Words {
-				isums = append(isums, int(int32(w)))
-			}
 			q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, mapping))
 		} else {
 			// The vote mapping's predictive mean, exactly, from the vote
@@ -398,7 +429,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			mean := make([]float64, bank.Classes)
 			e := mapping.Smoothing
 			for c := range mean {
-				mean[c] = (1-e)*float64(r.Words[c])/(float64(cfg.K)*U) + e/float64(bank.Classes)
+				mean[c] = (1-e)*votes[c]/(float64(cfg.K)*U) + e/float64(bank.Classes)
 			}
 			q = statsQuery(mean)
 		}
@@ -419,6 +450,37 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		return s, fmt.Errorf("stream: %w", streamErr)
 	}
 	return s, nil
+}
+
+// subRequest is one INFER request of a row: the run of one input set.
+type subRequest struct {
+	row, set, sets int
+	k              int
+	seed           uint32
+	x              []bool
+	feats          []byte
+}
+
+// subRequests encodes every row with every set of the model's encoding and
+// returns the requests in row order, sets in order within a row (sets with
+// no sample left out).
+func subRequests(f *modelfile.File, rows [][]float64, cfg Config) ([]subRequest, error) {
+	M := f.Sets().M()
+	var subs []subRequest
+	for i, r := range rows {
+		xs, err := f.EncodeSets(r)
+		if err != nil {
+			return nil, fmt.Errorf("stream: row %d: %w", rowID(cfg, i), err)
+		}
+		for m, x := range xs {
+			k := fixed.SetK(cfg.K, M, m)
+			if k == 0 {
+				continue
+			}
+			subs = append(subs, subRequest{row: i, set: m, sets: M, k: k, seed: fixed.SubSeed(seedOf(cfg, i), m), x: x, feats: frame.PackFeatures(nil, x)})
+		}
+	}
+	return subs, nil
 }
 
 func rowID(cfg Config, i int) int {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
@@ -41,7 +42,7 @@ func iris(t testing.TB) (*modelfile.File, *pipeline.Data, []int) {
 		}
 		irisOnce.f, irisOnce.err = pipeline.Train(irisOnce.d, pipeline.TrainConfig{
 			Params:     ptm.Params{Clauses: 10, T: 6, S: 3, N: 16, Epochs: 8, Seed: 1, Feedback: ptm.ConsistentFeedback},
-			Thresholds: 4, Bits: 12, SplitSeed: 1,
+			Thresholds: 4, Bits: 12, SplitSeed: 1, Mapping: ptm.Mapping{Kind: ptm.Vote},
 		})
 		if irisOnce.err == nil {
 			irisOnce.rows, irisOnce.err = pipeline.Rows(irisOnce.f, irisOnce.d, "test")
@@ -100,6 +101,36 @@ func TestIrisSamplesAndStats(t *testing.T) {
 	}
 	if s.Metrics == nil || !(s.Metrics.Accuracy > 0.6) || math.IsNaN(float64(s.Metrics.MICorrect)) {
 		t.Fatalf("metrics %+v", s.Metrics)
+	}
+	// The model has the default sampled encoding: each row went to the
+	// board as one request per set, and the combined samples are the
+	// golden fixed.Core.RunSets query of the row, exactly.
+	if m := f.Sets().M(); m < 2 {
+		t.Fatalf("the test model has %d input sets, want the default sampled encoding", m)
+	}
+	core, err := fixed.NewCore(f.Bank, hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range s.Rows {
+		xs, err := f.EncodeSets(X[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _, err := core.RunSets(xs, cfg.K, row.Seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := make([]int, len(raw))
+		for k, v := range raw {
+			is[k] = int(v)
+		}
+		want := metrics.Query(f.Model.SumsToProbs(is, cfg.K, f.Mapping)).Mean
+		for c := range want {
+			if row.Probs[c] != want[c] {
+				t.Fatalf("row %d: streamed mean %v, golden RunSets %v", row.Row, row.Probs, want)
+			}
+		}
 	}
 	t.Logf("iris test split, K=200 samples: %.0f queries/s, accuracy %.3f, ECE %.3f, H right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f",
 		s.QueriesPerS, s.Metrics.Accuracy, s.Metrics.ECE, s.Metrics.EntropyCorrect, s.Metrics.EntropyIncorrect, s.Metrics.MICorrect, s.Metrics.MIIncorrect)
