@@ -80,16 +80,18 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "  agreement with the golden fixed-point model: %s mismatches, %s lost, %s duplicated (%s retries, %s CRC errors)\n",
 			field(st, "%.0f", "mismatches_vs_golden"), field(st, "%.0f", "lost"), field(st, "%.0f", "duplicated"),
 			field(st, "%.0f", "retries"), field(st, "%.0f", "crc_errors"))
-		fmt.Fprintf(w, "  accuracy %s   ECE %s   NLL %s\n",
-			field(st, "%.4f", "metrics", "accuracy"), field(st, "%.4f", "metrics", "ece"), field(st, "%.4f", "metrics", "nll"))
+		fmt.Fprintf(w, "  accuracy %s   ECE %s   NLL %s   AUROC(entropy) %s   AUROC(MI) %s\n",
+			field(st, "%.4f", "metrics", "accuracy"), field(st, "%.4f", "metrics", "ece"), field(st, "%.4f", "metrics", "nll"),
+			field(st, "%.4f", "metrics", "auroc_entropy"), field(st, "%.4f", "metrics", "auroc_mi"))
 		fmt.Fprintf(w, "  mean entropy      right %s  wrong %s bits\n",
 			field(st, "%.4f", "metrics", "mean_entropy_correct"), field(st, "%.4f", "metrics", "mean_entropy_incorrect"))
 		fmt.Fprintf(w, "  mutual information right %s  wrong %s bits\n",
 			field(st, "%.4f", "metrics", "mean_mi_correct"), field(st, "%.4f", "metrics", "mean_mi_incorrect"))
 	}
 	if ev != nil {
-		fmt.Fprintf(w, "Golden float model (same rows, K=%s): accuracy %s, ECE %s, entropy right/wrong %s/%s, MI right/wrong %s/%s\n",
+		fmt.Fprintf(w, "Golden float model (same rows, K=%s): accuracy %s, ECE %s, AUROC(entropy) %s, AUROC(MI) %s, entropy right/wrong %s/%s, MI right/wrong %s/%s\n",
 			field(ev, "%.0f", "samples"), field(ev, "%.4f", "accuracy"), field(ev, "%.4f", "ece"),
+			field(ev, "%.4f", "auroc_entropy"), field(ev, "%.4f", "auroc_mi"),
 			field(ev, "%.4f", "entropy_correct"), field(ev, "%.4f", "entropy_incorrect"),
 			field(ev, "%.4f", "mi_correct"), field(ev, "%.4f", "mi_incorrect"))
 	}

@@ -76,6 +76,7 @@ type Metrics struct {
 	NLL              Num `json:"nll"`
 	Brier            Num `json:"brier"`
 	AUROCEntropy     Num `json:"auroc_entropy"`
+	AUROCMI          Num `json:"auroc_mi"`
 	EntropyCorrect   Num `json:"mean_entropy_correct"`
 	EntropyIncorrect Num `json:"mean_entropy_incorrect"`
 	MICorrect        Num `json:"mean_mi_correct"`
@@ -443,7 +444,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if cfg.Labels != nil {
 		rep := metrics.Evaluate(qs, labels, cfg.Bins)
 		s.Metrics = &Metrics{N: rep.N, Bins: cfg.Bins, Accuracy: Num(rep.Accuracy), ECE: Num(rep.ECE), NLL: Num(rep.NLL), Brier: Num(rep.Brier),
-			AUROCEntropy: Num(rep.AUROCEntropy), EntropyCorrect: Num(rep.EntropyCorrect), EntropyIncorrect: Num(rep.EntropyIncorrect),
+			AUROCEntropy: Num(rep.AUROCEntropy), AUROCMI: Num(rep.AUROCMI), EntropyCorrect: Num(rep.EntropyCorrect), EntropyIncorrect: Num(rep.EntropyIncorrect),
 			MICorrect: Num(rep.MICorrect), MIIncorrect: Num(rep.MIIncorrect)}
 	}
 	if streamErr != nil {
