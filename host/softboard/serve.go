@@ -26,6 +26,10 @@ type StreamOpts struct {
 	Pace bool
 	// OnDrop, if set, is called for every frame the receiver drops.
 	OnDrop func(frame.Drop)
+	// ExecTime is added to the execution of every command (wall time): a
+	// slow board, e.g. a simulation on a loaded host. Frames arriving
+	// meanwhile wait in the receive buffer (or are answered busy).
+	ExecTime time.Duration
 }
 
 type deadliner interface {
@@ -91,6 +95,9 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 	for fb := range queue {
 		var f frame.Frame
 		if err := f.DecodeFromBytes(fb); err == nil && txErr == nil {
+			if opts.ExecTime > 0 {
+				time.Sleep(opts.ExecTime)
+			}
 			out = b.Execute(out[:0], f)
 			if err := tx.write(out); err != nil && ctx.Err() == nil {
 				txErr = fmt.Errorf("softboard: sending: %w", err)
