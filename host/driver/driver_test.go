@@ -27,12 +27,12 @@ type rig struct {
 
 func newRig(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults) *rig {
 	t.Helper()
-	return newRigWith(t, sh, bcfg, softboard.StreamOpts{}, dopts, faults, nil)
+	return newRigWith(t, sh, bcfg, dopts, faults, nil)
 }
 
-// newRigWith is newRig with the board's stream options and, if wrap is
-// set, the host's transport wrapped by it.
-func newRigWith(t testing.TB, sh fixed.Shape, bcfg softboard.Config, sopts softboard.StreamOpts, dopts driver.Opts, faults *softboard.Faults,
+// newRigWith is newRig with, if wrap is set, the host's transport
+// wrapped by it.
+func newRigWith(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults,
 	wrap func(transport.Transport) transport.Transport) *rig {
 	t.Helper()
 	bank := testmodel.Bank(sh, testmodel.HW.Bits, 7)
@@ -46,7 +46,7 @@ func newRigWith(t testing.TB, sh fixed.Shape, bcfg softboard.Config, sopts softb
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, link, stop := board.Pipe(context.Background(), transport.StreamOpts{}, sopts, faults)
+	host, link, stop := board.Pipe(context.Background(), transport.StreamOpts{}, softboard.StreamOpts{}, faults)
 	core, err := fixed.NewCore(bank, testmodel.HW)
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,7 @@ type call struct {
 	handBack bool
 	lastRTO  time.Duration // the RTO of the last transmission
 	rxAtSend uint64        // rxActivity at the last transmission
+	lastSent time.Time     // the last transmission
 	txShift  int           // the back-off (doublings) of the last transmission
 
 	// Fragments by index. Retries return the same words (results are a
@@ -323,6 +324,7 @@ func (e *engine) transmit(c *call, fresh bool) {
 	}
 	e.st.frames.Add(1)
 	c.rxAtSend = e.rxActivity()
+	c.lastSent = now
 	c.txShift = e.shift(c)
 	c.lastRTO = e.rtoShift(c.txShift)
 	e.arm(c, time.Now().Add(c.lastRTO))
@@ -475,7 +477,13 @@ func (e *engine) onFrame(b []byte) {
 			}
 			if c.state == stInflight {
 				c.state = stBackoff
-				e.arm(c, time.Now().Add(e.opts.BusyBackoff))
+				// Doubling per busy answer, up to the RTO: a slow board
+				// is not hammered with refused frames.
+				wait := e.opts.BusyBackoff
+				for i := 1; i < c.busies && wait < e.rto(c); i++ {
+					wait *= 2
+				}
+				e.arm(c, time.Now().Add(min(wait, max(e.opts.BusyBackoff, e.rto(c)))))
 			}
 			return
 		}
@@ -548,11 +556,19 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 			c.label, c.seq, n, idx+1, c.expectWords, c.itemBytes, ErrProtocol))
 		return
 	}
-	if c.attempts == 1 {
-		e.sampleRTT(time.Since(c.sentAt))
+	if c.attempts == c.busies+1 {
+		// Sent once, or refused busy every time but the last (a refused
+		// frame is not kept, so only the last can have been answered).
+		e.sampleRTT(time.Since(c.lastSent))
+	} else if lb := time.Since(c.lastSent); lb > e.srtt {
+		// An answer to a resent request is no RTT sample (Karn): it may
+		// answer any transmission. But the one it answers was sent at the
+		// latest at the last one, so lb is a lower bound of a real round
+		// trip; when it exceeds the estimate, the estimate is too small
+		// (the board got slower) and lb is taken as a sample.
+		e.sampleRTT(lb)
 	} else if c.txShift < e.backoff {
-		// An answer to a resent request is no RTT sample (Karn), but it
-		// shows that the back-off of its last transmission was enough.
+		// The back-off of its last transmission was enough.
 		e.backoff = c.txShift
 		e.publish()
 	}

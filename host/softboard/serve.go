@@ -26,10 +26,6 @@ type StreamOpts struct {
 	Pace bool
 	// OnDrop, if set, is called for every frame the receiver drops.
 	OnDrop func(frame.Drop)
-	// ExecTime is added to the execution of every command (wall time): a
-	// slow board, e.g. a simulation on a loaded host. Frames arriving
-	// meanwhile wait in the receive buffer (or are answered busy).
-	ExecTime time.Duration
 }
 
 type deadliner interface {
@@ -95,8 +91,8 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 	for fb := range queue {
 		var f frame.Frame
 		if err := f.DecodeFromBytes(fb); err == nil && txErr == nil {
-			if opts.ExecTime > 0 {
-				time.Sleep(opts.ExecTime)
+			if d := time.Duration(b.execTime.Load()); d > 0 {
+				time.Sleep(d)
 			}
 			out = b.Execute(out[:0], f)
 			if err := tx.write(out); err != nil && ctx.Err() == nil {
@@ -119,6 +115,12 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 	}
 	return err
 }
+
+// SetExecTime adds d (wall time) to the execution of every command Serve
+// runs from now on: a slow board, e.g. a simulation on a loaded host.
+// Frames arriving meanwhile wait in the receive buffer (or are answered
+// busy when it is full).
+func (b *Board) SetExecTime(d time.Duration) { b.execTime.Store(int64(d)) }
 
 // receive is Serve's receiver: bytes to frames to the queue.
 func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *txLine, queue, free chan []byte) error {
