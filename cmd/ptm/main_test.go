@@ -149,3 +149,30 @@ func TestGenAndCosim(t *testing.T) {
 		t.Errorf("cosim result %v", res)
 	}
 }
+
+// An unwritable --out fails at once, before the model is read or the
+// board is touched (it used to fail only after the whole stream).
+func TestStreamOutCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "no-such-dir", "result.json")
+	code, _, errs := runCLI("stream", "--uart", filepath.Join(dir, "no-such-port"), "--model", filepath.Join(dir, "missing.ptm"),
+		"--data", "iris", "--out", out)
+	if code == 0 || !strings.Contains(errs, "--out") || !strings.Contains(errs, "no-such-dir") || strings.Contains(errs, "missing.ptm") {
+		t.Errorf("unwritable --out: exit %d %q; want an --out error before the model is read", code, errs)
+	}
+	// A writable --out that was not there before is removed again when
+	// the run fails before any result.
+	out = filepath.Join(dir, "result.json")
+	code, _, errs = runCLI("stream", "--uart", filepath.Join(dir, "no-such-port"), "--model", filepath.Join(dir, "missing.ptm"),
+		"--data", "iris", "--out", out)
+	if code == 0 || !strings.Contains(errs, "missing.ptm") {
+		t.Errorf("missing model: exit %d %q", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out file left behind after a failed run: %v", err)
+	}
+	code, _, errs = runCLI("stream", "--uart", "x", "--model", "m", "--data", "iris", "--deadline", "0s")
+	if code != 2 || !strings.Contains(errs, "--deadline") {
+		t.Errorf("--deadline 0: exit %d %q", code, errs)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -26,6 +27,8 @@ func init() {
 // issue names first, then the uncertainty metrics.
 type streamJSON struct {
 	Queries         int             `json:"queries"`
+	Requested       int             `json:"requested"`
+	Verified        int             `json:"verified"`
 	Lost            int             `json:"lost"`
 	Duplicated      int             `json:"duplicated"`
 	Mismatches      int             `json:"mismatches_vs_golden"`
@@ -44,6 +47,8 @@ type streamJSON struct {
 	UploadS         float64         `json:"upload_s"`
 	WallS           float64         `json:"wall_s"`
 	Metrics         *stream.Metrics `json:"metrics,omitempty"`
+	// Unanswered names what the driver gave up on at its deadline.
+	Unanswered []driver.Unanswered `json:"unanswered,omitempty"`
 }
 
 func cmdStream(args []string, stdout, stderr io.Writer) error {
@@ -61,6 +66,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
 	force := fs.Bool("force-upload", false, "upload the model even if the board already holds it")
 	testData := fs.String("test-data", "", "stream every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
+	deadline := fs.Duration("deadline", driver.DefaultDeadline, "give up on a query (or an upload) the board has not answered for this long, resending meanwhile with an adaptive timeout; the report names what was not answered")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -79,7 +85,21 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if *K < 1 || *K > 65535 {
 		return fmt.Errorf("%w: --samples %d, want 1..65535", errUsage, *K)
 	}
-	cfg := stream.Config{K: *K, Seed: uint32(*seed), ForceUpload: *force}
+	if *deadline <= 0 {
+		return fmt.Errorf("%w: --deadline %v, want a positive duration", errUsage, *deadline)
+	}
+	// --out is opened (not truncated) now: an unwritable path fails
+	// before anything is streamed.
+	var outFile *outJSON
+	if *out != "" {
+		o, err := openOut(*out)
+		if err != nil {
+			return err
+		}
+		defer o.close()
+		outFile = o
+	}
+	cfg := stream.Config{K: *K, Seed: uint32(*seed), ForceUpload: *force, Driver: driver.Opts{Deadline: *deadline}}
 	switch *mode {
 	case "stats":
 		cfg.Mode = frame.ModeStats
@@ -123,8 +143,8 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, "streaming")
 	cfg.Progress = bar.update
 	sum, err := stream.Run(ctx, t, f, hash, X, cfg)
-	if sum != nil && *out != "" {
-		if werr := writeFileJSON(*out, sum); werr != nil && err == nil {
+	if sum != nil && outFile != nil {
+		if werr := outFile.write(sum); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -132,7 +152,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		return noBoard(err, sum, spec)
 	}
 	j := streamJSON{
-		Queries: sum.Queries, Lost: sum.Lost, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
+		Queries: sum.Queries, Requested: sum.Requested, Verified: sum.Verified, Lost: sum.Lost, Unanswered: sum.Unanswered, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
 		Retries: sum.Retries, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
 		LinkUtilSource: sum.LinkUtilSource, LinkUtilHost: sum.LinkUtilHost,
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
@@ -156,23 +176,47 @@ func printStream(w io.Writer, j streamJSON) {
 	if src == "" {
 		src = "unknown"
 	}
-	fmt.Fprintf(w, "streamed %d queries x K=%d (%s mode) over %s in %.2fs: %.0f queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
-		j.Queries, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
-	fmt.Fprintf(w, "  lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
+	fmt.Fprintf(w, "streamed %d of %d rows x K=%d (%s mode) over %s in %.2fs: %.0f answered queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
+		j.Queries, j.Requested, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
+	fmt.Fprintf(w, "  verified %d, lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Verified, j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
 	if m := j.Metrics; m != nil {
-		fmt.Fprintf(w, "  accuracy %.4f  ECE %.4f  NLL %.4f  entropy right/wrong %s/%s bits\n",
-			float64(m.Accuracy), float64(m.ECE), float64(m.NLL), fmtNum(float64(m.EntropyCorrect)), fmtNum(float64(m.EntropyIncorrect)))
+		fmt.Fprintf(w, "  over the %d verified rows: accuracy %.4f  ECE %.4f  NLL %.4f  entropy right/wrong %s/%s bits\n",
+			m.N, float64(m.Accuracy), float64(m.ECE), float64(m.NLL), fmtNum(float64(m.EntropyCorrect)), fmtNum(float64(m.EntropyIncorrect)))
 	}
 }
 
-func writeFileJSON(path string, v any) error {
+// outJSON is the --out file, opened before streaming.
+type outJSON struct {
+	path    string
+	f       *os.File
+	created bool // the file did not exist: removed again if nothing is written
+	written bool
+}
+
+// openOut opens path for writing without truncating it, creating it if
+// needed, so that an unwritable --out fails before the stream.
+func openOut(path string) (*outJSON, error) {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return &outJSON{path: path, f: f, created: errors.Is(statErr, fs.ErrNotExist)}, nil
+}
+
+// write replaces the file's contents with v as indented JSON.
+func (o *outJSON) write(v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := o.f.Truncate(0); err != nil {
+		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
+	if _, err := o.f.WriteAt(append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	o.written = true
 	return nil
 }
 
@@ -183,4 +227,11 @@ func noBoard(err error, sum *stream.Summary, spec string) error {
 		return fmt.Errorf("no answer on %s: no board seems to be running there (start one with `ptm board`, or check the port, the cable and the baud rate): %w", spec, err)
 	}
 	return err
+}
+
+func (o *outJSON) close() {
+	o.f.Close()
+	if o.created && !o.written {
+		os.Remove(o.path)
+	}
 }

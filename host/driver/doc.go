@@ -15,27 +15,43 @@
 //
 // A request is resent when
 //
-//   - its timeout expires: max(Opts.Timeout + line time of everything in
-//     flight, smoothed RTT + 4 deviations), doubled per timeout up to 8x;
+//   - its retransmission timeout (RTO) expires. The RTO follows RFC 6298:
+//     Opts.Timeout until the first round trip is measured, then the
+//     smoothed RTT + 4 deviations, sampled from requests answered at their
+//     first transmission (Karn's rule; a request refused busy before counts
+//     from its last transmission; the answer to a resent request gives a
+//     lower bound, taken only when it exceeds the estimate, so that a
+//     board that got slower is followed). It is at least Opts.MinTimeout
+//     plus the line time of everything in flight, at most Opts.MaxTimeout.
+//     A timeout on a silent link (nothing at all received since the
+//     transmission) doubles it, for that request and, until the next valid
+//     sample, for new ones (exponential back-off); a timeout while the board
+//     keeps sending is a loss, not slowness, and is resent at the same
+//     RTO;
 //   - a response to a request sent later arrives first (the board answers
 //     in arrival order, so the earlier request or its answer was lost):
 //     "fast retransmit";
 //   - the transport dropped a frame (bad CRC) whose header claimed its
 //     sequence number ("drop hint");
-//   - the board answered ERROR 8 (busy): after Opts.BusyBackoff, and the
-//     window is halved (AIMD, probing slowly near the last busy window);
-//   - for LOAD_DATA, the board answered ERROR 6 (gap) naming its next
-//     offset: the chunk at that offset is resent, then the refused one.
+//   - the board answered ERROR 8 (busy): after Opts.BusyBackoff (doubled
+//     per busy answer of the request, up to the RTO), and the window is
+//     halved (AIMD, probing slowly near the last busy window).
+//
+// Load resends itself (go-back-N from the board's next offset, in chunks
+// sized for the measured loss rate): see Load.
 //
 // Fragmented INFER responses are reassembled by fragment index; fragments
 // of different attempts of the same request are combined when they agree
 // (a retry returns the same words), so a long response needs every
 // fragment to arrive once, not all in one attempt.
 //
-// After Opts.MaxRetries resends a request fails with an error wrapping
-// ErrTimeout that names the request and its sequence number; a refusal
-// wraps *frame.BoardError. Stream delivers exactly one Result per
-// request.
+// Resends are bounded by time, not by a count: a request without a
+// complete response Opts.Deadline after its first transmission fails with
+// a *DeadlineError (wrapping ErrTimeout) naming it, its sequence number,
+// transmissions and last timeout; Stream then stops and returns one
+// DeadlineError listing every request left unanswered. Opts.MaxRetries,
+// if set, adds a count bound. A refusal wraps *frame.BoardError. Stream
+// delivers exactly one Result per request.
 //
 // # Figures
 //

@@ -20,26 +20,45 @@ type Opts struct {
 	// its effective window when the board answers busy anyway and grows it
 	// back by one per window of successes (AIMD), never above the cap.
 	Window int
-	// Timeout is the base time to wait for a response before resending
-	// (default 200 ms). When the line rate is known, the line time of
-	// everything in flight (requests and expected responses) is added;
-	// when the measured round trip (smoothed RTT + 4 deviations, RFC 6298,
-	// from requests answered at their first attempt) is longer, it is used
-	// instead. Each timeout of a request doubles its next wait, up to 8x.
+	// Timeout is the initial retransmission timeout (RTO), used until a
+	// round trip has been measured (default 200 ms). After that the RTO
+	// follows RFC 6298: the smoothed round trip time plus four times its
+	// deviation, sampled only from requests answered at their first
+	// transmission (Karn's rule). Every timeout doubles it (exponential
+	// back-off, kept for new requests until the next valid sample), up
+	// to MaxTimeout. It never drops below MinTimeout plus the line time
+	// of everything in flight (requests and expected responses) when the
+	// line rate is known.
 	Timeout time.Duration
-	// MaxRetries is the number of times a request is resent (same seq,
-	// same bytes) before it fails (default 10). Resends after a busy
-	// answer do not count; MaxBusy bounds those.
+	// MinTimeout is the lower bound of the RTO (default 20 ms).
+	MinTimeout time.Duration
+	// MaxTimeout is the upper bound of the backed-off RTO (default 30 s,
+	// at least MinTimeout).
+	MaxTimeout time.Duration
+	// Deadline bounds how long the driver keeps resending one request
+	// that has no complete response, counted from its first transmission
+	// (default DefaultDeadline). When it passes, the request fails with a
+	// *DeadlineError (which wraps ErrTimeout); Stream then stops and
+	// reports every request left unanswered, and Load reports the words
+	// the board has not acknowledged. For Load the deadline bounds the
+	// time without progress: the upload fails when the board has not
+	// acknowledged new words for Deadline.
+	Deadline time.Duration
+	// MaxRetries, if positive, also bounds the number of times a request
+	// is resent (same seq, same bytes) before it fails with ErrTimeout.
+	// By default (0) only Deadline bounds the resends, so a slow board
+	// never loses a request. Resends after a busy answer do not count.
 	MaxRetries int
-	// MaxBusy is the number of busy answers a request tolerates (default
-	// 1000).
+	// MaxBusy, if positive, bounds the busy answers a request tolerates
+	// (default 0: only Deadline bounds them).
 	MaxBusy int
 	// BusyBackoff is how long a request answered busy waits before it is
 	// resent (default 1 ms).
 	BusyBackoff time.Duration
-	// ChunkWords is the number of words per LOAD_DATA frame (default and
-	// maximum frame.MaxLoadWords = 510). Smaller chunks lose less to a
-	// corrupted frame on a noisy link.
+	// ChunkWords is the largest number of words per LOAD_DATA frame
+	// (default and maximum frame.MaxLoadWords = 510). Load starts with it
+	// and shrinks the chunks when frames get lost (a noisy link loses a
+	// long frame more often than a short one).
 	ChunkWords int
 	// LineRate is the link's bit rate for timeout scaling (default: the
 	// transport's Stats().LineRate, else the board's INFO bit rate).
@@ -61,11 +80,15 @@ func (o *Opts) defaults() {
 	if o.Timeout <= 0 {
 		o.Timeout = 200 * time.Millisecond
 	}
-	if o.MaxRetries <= 0 {
-		o.MaxRetries = 10
+	if o.MinTimeout <= 0 {
+		o.MinTimeout = 20 * time.Millisecond
 	}
-	if o.MaxBusy <= 0 {
-		o.MaxBusy = 1000
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = 30 * time.Second
+	}
+	o.MaxTimeout = max(o.MaxTimeout, o.MinTimeout)
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
 	}
 	if o.BusyBackoff <= 0 {
 		o.BusyBackoff = time.Millisecond
@@ -75,12 +98,22 @@ func (o *Opts) defaults() {
 	}
 }
 
+// DefaultDeadline is the default of Opts.Deadline: generous, so that a
+// board slowed down by a loaded host (a Verilated board at a tenth of its
+// usual speed) or a noisy link never loses a request; a dead board is
+// reported after it.
+const DefaultDeadline = 5 * time.Minute
+
 // Seq returns a pointer to s, for Opts.FirstSeq.
 func Seq(s uint16) *uint16 { return &s }
 
 type counters struct {
 	frames, retries, timeouts, fast, hints, busy, loadGaps atomic.Uint64
 	stray, fragGaps, fragReset, completed, failed          atomic.Uint64
+	goBacks, expired                                       atomic.Uint64
+	srtt, rto                                              atomic.Int64 // nanoseconds
+	backoff                                                atomic.Int64
+	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 }
 
 // Stats counts the driver's work.
@@ -97,6 +130,17 @@ type Stats struct {
 	Stray           uint64 `json:"stray"`            // responses for no pending request: late duplicates
 	FragmentGaps    uint64 `json:"fragment_gaps"`    // fragments that arrived after a lost one
 	FragmentResets  uint64 `json:"fragment_resets"`  // reassemblies restarted because attempts disagreed
+	LoadGoBacks     uint64 `json:"load_go_backs"`    // LOAD_DATA restarts from the board's next offset after a lost chunk
+	Expired         uint64 `json:"expired"`          // requests that failed because Opts.Deadline passed
+	// SRTT is the smoothed round trip time (0 before the first sample),
+	// RTO the retransmission timeout a new request would get now, and
+	// Backoff the number of doublings in effect (RFC 6298).
+	SRTT    time.Duration `json:"srtt_ns"`
+	RTO     time.Duration `json:"rto_ns"`
+	Backoff int           `json:"backoff"`
+	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
+	// any upload).
+	MinChunkWords int `json:"min_chunk_words"`
 	// Link is the transport's counters: host-side CRC and framing drops,
 	// bytes and frames each way.
 	Link transport.Stats `json:"link"`
@@ -176,6 +220,8 @@ func (d *Driver) Stats() Stats {
 		Completed: s.completed.Load(), Failed: s.failed.Load(), Frames: s.frames.Load(), Retries: s.retries.Load(),
 		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
+		LoadGoBacks: s.goBacks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
+		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()),
 	}
 }
 
@@ -229,7 +275,7 @@ func (d *Driver) exec(ctx context.Context, c *call) (*call, error) {
 // (reassembled) payload. An ERROR answer is returned as an error wrapping
 // *frame.BoardError.
 func (d *Driver) Exec(ctx context.Context, typ frame.Type, payload []byte) (frame.Type, []byte, error) {
-	c, err := d.exec(ctx, &call{typ: typ, payload: payload, label: typ.String(), loadOffset: -1, respBytes: 64})
+	c, err := d.exec(ctx, &call{typ: typ, payload: payload, label: typ.String(), loadOffset: -1, respBytes: 64, index: -1})
 	if err != nil {
 		return 0, nil, err
 	}

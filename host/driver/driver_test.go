@@ -27,6 +27,14 @@ type rig struct {
 
 func newRig(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults) *rig {
 	t.Helper()
+	return newRigWith(t, sh, bcfg, dopts, faults, nil)
+}
+
+// newRigWith is newRig with, if wrap is set, the host's transport
+// wrapped by it.
+func newRigWith(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults,
+	wrap func(transport.Transport) transport.Transport) *rig {
+	t.Helper()
 	bank := testmodel.Bank(sh, testmodel.HW.Bits, 7)
 	if bcfg.Shape == (fixed.Shape{}) {
 		bcfg.Shape = sh
@@ -43,7 +51,11 @@ func newRig(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{bank: bank, board: board, host: host, link: link, d: driver.New(host, dopts), core: core, stop: stop}
+	var tr transport.Transport = host
+	if wrap != nil {
+		tr = wrap(host)
+	}
+	r := &rig{bank: bank, board: board, host: host, link: link, d: driver.New(tr, dopts), core: core, stop: stop}
 	t.Cleanup(func() {
 		r.d.Close()
 		if err := r.stop(); err != nil {
@@ -97,8 +109,13 @@ func (r *rig) streamAll(t *testing.T, ctx context.Context, n, k int, modeOf func
 	errc := make(chan error, 1)
 	go func() { errc <- r.d.Stream(ctx, reqs, res) }()
 	seen := make([]int, n)
-	var wrong, failed int
+	var wrong, failed, got int
+	lastLog := time.Now()
 	for res := range res {
+		if got++; time.Since(lastLog) > 30*time.Second {
+			lastLog = time.Now()
+			t.Logf("%d of %d results; driver %+v", got, n, r.d.Stats())
+		}
 		if res.Index < 0 || res.Index >= n {
 			t.Fatalf("result for unknown index %d", res.Index)
 		}

@@ -43,8 +43,16 @@ type call struct {
 	busies   int    // busy answers (resends after them do not use up retries)
 	firstTx  uint64 // earliest transmission whose answer may still come
 	lastTx   uint64
-	deadline time.Time
+	due      time.Time // when the timer of the current state fires
 	inWindow bool
+	// handBack: the engine does not resend the call after a timeout but
+	// fails it with errLost, and takes no loss evidence from other
+	// answers (LOAD_DATA chunks: Load decides what to resend).
+	handBack bool
+	lastRTO  time.Duration // the RTO of the last transmission
+	rxAtSend uint64        // rxActivity at the last transmission
+	lastSent time.Time     // the last transmission
+	txShift  int           // the back-off (doublings) of the last transmission
 
 	// Fragments by index. Retries return the same words (results are a
 	// pure function of the request), so fragments of different attempts
@@ -54,8 +62,8 @@ type call struct {
 	nfrags   int // fragments held
 	lastFrag int // index of the fragment without MORE, -1 if not seen
 	resp     []byte
-	sentAt   time.Time // first transmission (RTT samples use calls sent once)
-	timeouts int       // timeout resends (for the exponential backoff)
+	sentAt   time.Time // first transmission (RTT samples use calls sent once; the deadline counts from it)
+	timeouts int       // timeouts (for the exponential back-off)
 
 	// results
 	respType frame.Type
@@ -99,33 +107,83 @@ type engine struct {
 	lastCut  uint64
 	lineRate int
 	// RTT estimate from calls answered at their first attempt (Karn),
-	// smoothed as in RFC 6298.
+	// smoothed as in RFC 6298; backoff is the number of RTO doublings in
+	// effect for new transmissions, cleared by the next valid sample.
 	srtt, rttvar time.Duration
+	backoff      int
+}
+
+// rxActivity counts everything the transport has received: bytes, and
+// frames dropped before they were counted as bytes (Ethernet). It
+// changes whenever the board sends anything, even garbled.
+func (e *engine) rxActivity() uint64 {
+	s := e.t.Stats()
+	return s.BytesRecv + s.CRCErrors + s.FramingErrors + s.Filtered + s.Skipped
+}
+
+// maxBackoff bounds the number of RTO doublings (MaxTimeout caps the
+// result anyway).
+const maxBackoff = 16
+
+// baseRTO is the RTO before back-off: Opts.Timeout until the first RTT
+// sample, then SRTT + 4 RTTVAR (RFC 6298 section 2).
+func (e *engine) baseRTO() time.Duration {
+	if e.srtt == 0 {
+		return e.opts.Timeout
+	}
+	return e.srtt + 4*e.rttvar
 }
 
 // rto is the time to wait for c's response after a transmission: the
-// base timeout plus the line time of everything in flight, or the
-// smoothed RTT plus four deviations if that is longer, doubled for every
-// timeout c has had (up to 8 times).
+// base RTO doubled for every timeout of c or of the link since the last
+// valid RTT sample (whichever is more), capped at MaxTimeout, and at
+// least MinTimeout plus the line time of everything in flight.
 func (e *engine) rto(c *call) time.Duration {
-	t := e.opts.Timeout + e.lineTime(e.inflightBytes())
-	if e.srtt > 0 {
-		t = max(t, e.srtt+4*e.rttvar)
-	}
-	return t << min(c.timeouts, 3)
+	return e.rtoShift(e.shift(c))
 }
 
+// shift is the number of doublings for c's next transmission.
+func (e *engine) shift(c *call) int {
+	if c == nil {
+		return e.backoff
+	}
+	return min(maxBackoff, max(e.backoff, c.timeouts))
+}
+
+func (e *engine) rtoShift(shift int) time.Duration {
+	t := e.baseRTO()
+	for range shift {
+		if t >= e.opts.MaxTimeout {
+			break
+		}
+		t *= 2
+	}
+	t = min(t, e.opts.MaxTimeout)
+	return max(t, e.opts.MinTimeout+e.lineTime(e.inflightBytes()))
+}
+
+// sampleRTT takes a round trip of a call answered at its first
+// transmission (Karn's rule) into the estimate and clears the back-off.
 func (e *engine) sampleRTT(d time.Duration) {
 	if e.srtt == 0 {
 		e.srtt, e.rttvar = d, d/2
-		return
+	} else {
+		diff := e.srtt - d
+		if diff < 0 {
+			diff = -diff
+		}
+		e.rttvar = (3*e.rttvar + diff) / 4
+		e.srtt = (7*e.srtt + d) / 8
 	}
-	diff := e.srtt - d
-	if diff < 0 {
-		diff = -diff
-	}
-	e.rttvar = (3*e.rttvar + diff) / 4
-	e.srtt = (7*e.srtt + d) / 8
+	e.backoff = 0
+	e.publish()
+}
+
+// publish makes the estimator's state visible to Stats.
+func (e *engine) publish() {
+	e.st.srtt.Store(int64(e.srtt))
+	e.st.rto.Store(int64(e.rto(nil)))
+	e.st.backoff.Store(int64(e.backoff))
 }
 
 func (e *engine) lineTime(bytes int) time.Duration {
@@ -137,6 +195,7 @@ func (e *engine) lineTime(bytes int) time.Duration {
 
 func (e *engine) run() {
 	defer close(e.dead)
+	e.publish()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -189,8 +248,8 @@ func (e *engine) die(err error) {
 func (e *engine) earliest() time.Time {
 	var t time.Time
 	for _, c := range e.active {
-		if t.IsZero() || c.deadline.Before(t) {
-			t = c.deadline
+		if t.IsZero() || c.due.Before(t) {
+			t = c.due
 		}
 	}
 	return t
@@ -236,12 +295,16 @@ func (e *engine) inflightBytes() int {
 // transmit sends (or resends) c. fresh says that no earlier transmission
 // of c can still be answered.
 func (e *engine) transmit(c *call, fresh bool) {
-	if c.attempts-c.busies > e.opts.MaxRetries {
-		e.finish(c, fmt.Errorf("driver: %s (seq %d): no complete response after %d attempts (timeout %v): %w",
-			c.label, c.seq, c.attempts, e.opts.Timeout, ErrTimeout))
+	if e.opts.MaxRetries > 0 && c.attempts-c.busies > e.opts.MaxRetries {
+		e.finish(c, fmt.Errorf("driver: %s (seq %d): no complete response after %d attempts (last timeout %v): %w",
+			c.label, c.seq, c.attempts, c.lastRTO, ErrTimeout))
 		return
 	}
+	now := time.Now()
 	if c.attempts > 0 {
+		if e.expired(c, now) {
+			return
+		}
 		e.st.retries.Add(1)
 	}
 	c.attempts++
@@ -252,7 +315,6 @@ func (e *engine) transmit(c *call, fresh bool) {
 	}
 	c.lastTx = tx
 	c.state = stInflight
-	now := time.Now()
 	if c.attempts == 1 {
 		c.sentAt = now
 	}
@@ -261,7 +323,31 @@ func (e *engine) transmit(c *call, fresh bool) {
 		return
 	}
 	e.st.frames.Add(1)
-	c.deadline = time.Now().Add(e.rto(c))
+	c.rxAtSend = e.rxActivity()
+	c.lastSent = now
+	c.txShift = e.shift(c)
+	c.lastRTO = e.rtoShift(c.txShift)
+	e.arm(c, time.Now().Add(c.lastRTO))
+}
+
+// arm sets c's timer to at, or to its deadline if that comes first.
+func (e *engine) arm(c *call, at time.Time) {
+	if !c.sentAt.IsZero() {
+		if dl := c.sentAt.Add(e.opts.Deadline); dl.Before(at) {
+			at = dl
+		}
+	}
+	c.due = at
+}
+
+// expired fails c with a *DeadlineError if its deadline has passed.
+func (e *engine) expired(c *call, now time.Time) bool {
+	if c.sentAt.IsZero() || now.Sub(c.sentAt) < e.opts.Deadline {
+		return false
+	}
+	e.st.expired.Add(1)
+	e.finish(c, &DeadlineError{Deadline: e.opts.Deadline, Unanswered: []Unanswered{c.unanswered(now, true)}})
+	return true
 }
 
 // finish completes c with err (nil: success) and tells its owner.
@@ -297,7 +383,7 @@ func (e *engine) finish(c *call, err error) {
 		}
 		e.cwnd = min(float64(e.maxWin), e.cwnd+inc)
 		e.st.completed.Add(1)
-	} else {
+	} else if !c.handBack { // a LOAD_DATA chunk's end is Load's business (resent in new chunks)
 		e.st.failed.Add(1)
 	}
 	c.notify <- c
@@ -305,7 +391,7 @@ func (e *engine) finish(c *call, err error) {
 
 func (e *engine) onTimer(now time.Time) {
 	for _, c := range append([]*call(nil), e.active...) {
-		if c.state == stDone || c.deadline.After(now) {
+		if c.state == stDone || c.due.After(now) || e.expired(c, now) {
 			continue
 		}
 		if c.state == stBackoff {
@@ -313,7 +399,31 @@ func (e *engine) onTimer(now time.Time) {
 			continue
 		}
 		e.st.timeouts.Add(1)
-		c.timeouts++
+		// Back off when the link has been silent since the transmission:
+		// the board (or the link) is slower than the estimate, or gone.
+		// When the board kept sending meanwhile (answers, or bytes
+		// garbled on the way), it is alive and this request or its answer
+		// was lost: resend at the same timeout (random loss is not
+		// slowness; doubling for it makes a noisy link wait seconds per
+		// request, as the chance of k losses in a row falls slower than
+		// 2^-k once more than half the exchanges fail).
+		if e.rxActivity() == c.rxAtSend {
+			c.timeouts++
+			// Back off for every request until a valid RTT sample. Only
+			// the first timeout of a request sent at the current back-off
+			// doubles it again: the requests in flight together double it
+			// once, a request sent before a valid sample cleared it
+			// raises it one step only, and the further timeouts of one
+			// unlucky request only back off that request.
+			if c.timeouts == 1 && c.txShift >= e.backoff && e.backoff < maxBackoff {
+				e.backoff++
+				e.publish()
+			}
+		}
+		if c.handBack {
+			e.finish(c, errLost)
+			continue
+		}
 		e.transmit(c, false)
 	}
 }
@@ -327,7 +437,7 @@ func (e *engine) evidence(tx uint64, except *call) {
 		return
 	}
 	for _, c := range append([]*call(nil), e.active...) {
-		if c != except && c.state == stInflight && c.lastTx < tx {
+		if c != except && c.state == stInflight && c.lastTx < tx && !c.handBack {
 			e.st.fast.Add(1)
 			e.transmit(c, true)
 		}
@@ -356,7 +466,7 @@ func (e *engine) onFrame(b []byte) {
 			// no evidence about other calls.
 			e.st.busy.Add(1)
 			c.busies++
-			if c.busies > e.opts.MaxBusy {
+			if e.opts.MaxBusy > 0 && c.busies > e.opts.MaxBusy {
 				e.finish(c, fmt.Errorf("driver: %s (seq %d): board busy %d times: %w", c.label, c.seq, c.busies, &be))
 				return
 			}
@@ -367,15 +477,17 @@ func (e *engine) onFrame(b []byte) {
 			}
 			if c.state == stInflight {
 				c.state = stBackoff
-				c.deadline = time.Now().Add(e.opts.BusyBackoff)
+				// Doubling per busy answer, up to the RTO: a slow board
+				// is not hammered with refused frames.
+				wait := e.opts.BusyBackoff
+				for i := 1; i < c.busies && wait < e.rto(c); i++ {
+					wait *= 2
+				}
+				e.arm(c, time.Now().Add(min(wait, max(e.opts.BusyBackoff, e.rto(c)))))
 			}
 			return
 		}
 		e.evidence(c.firstTx, c)
-		if be.Code == frame.CodeLoadGap && c.loadOffset >= 0 {
-			e.onLoadGap(c, be.Detail)
-			return
-		}
 		e.finish(c, fmt.Errorf("driver: %s (seq %d): %w", c.label, c.seq, &be))
 		return
 	}
@@ -419,14 +531,14 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 		if !f.Flags.More() {
 			// This attempt's answer is over and incomplete: only a later
 			// attempt can still help. If there is none, resend now.
-			if c.firstTx == c.lastTx && !e.opts.NoFastRetransmit {
+			if c.firstTx == c.lastTx && !e.opts.NoFastRetransmit && !c.handBack {
 				e.st.fast.Add(1)
 				e.transmit(c, true)
 			} else {
 				c.firstTx = c.lastTx
 			}
 		} else {
-			c.deadline = time.Now().Add(e.rto(c))
+			e.arm(c, time.Now().Add(e.rto(c)))
 		}
 		return
 	}
@@ -444,8 +556,21 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 			c.label, c.seq, n, idx+1, c.expectWords, c.itemBytes, ErrProtocol))
 		return
 	}
-	if c.attempts == 1 {
-		e.sampleRTT(time.Since(c.sentAt))
+	if c.attempts == c.busies+1 {
+		// Sent once, or refused busy every time but the last (a refused
+		// frame is not kept, so only the last can have been answered).
+		e.sampleRTT(time.Since(c.lastSent))
+	} else if lb := time.Since(c.lastSent); lb > e.srtt {
+		// An answer to a resent request is no RTT sample (Karn): it may
+		// answer any transmission. But the one it answers was sent at the
+		// latest at the last one, so lb is a lower bound of a real round
+		// trip; when it exceeds the estimate, the estimate is too small
+		// (the board got slower) and lb is taken as a sample.
+		e.sampleRTT(lb)
+	} else if c.txShift < e.backoff {
+		// The back-off of its last transmission was enough.
+		e.backoff = c.txShift
+		e.publish()
 	}
 	c.respType = f.Type
 	e.finish(c, nil)
@@ -457,56 +582,21 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 // header was corrupted too) costs one harmless resend.
 func (e *engine) onDropHint(seq uint16) {
 	c := e.pending[seq]
-	if c == nil || c.state != stInflight || c.firstTx != c.lastTx || e.opts.NoFastRetransmit {
+	if c == nil || c.state != stInflight || c.firstTx != c.lastTx || e.opts.NoFastRetransmit || c.handBack {
 		return
 	}
 	e.st.hints.Add(1)
 	e.transmit(c, true)
 }
 
-// onLoadGap handles ERROR 6 (load gap) for chunk c: the board expects
-// offset next. The chunk at next is resent if its last transmission came
-// before c's, then c itself.
-func (e *engine) onLoadGap(c *call, next uint32) {
-	e.st.loadGaps.Add(1)
-	if int64(next) >= c.loadOffset {
-		e.finish(c, fmt.Errorf("driver: %s (seq %d): board reports a gap with next offset %d at or beyond the chunk's offset %d: %w",
-			c.label, c.seq, next, c.loadOffset, ErrProtocol))
-		return
-	}
-	var q *call
-	for _, a := range e.active {
-		if a.loadOffset == int64(next) {
-			q = a
-			break
-		}
-	}
-	if q == nil {
-		for _, a := range e.queue {
-			if a.loadOffset == int64(next) {
-				q = a
-				break
-			}
-		}
-	}
-	if q == nil {
-		e.finish(c, fmt.Errorf("driver: %s (seq %d): board expects offset %d, which is not the start of a chunk still to be written: %w",
-			c.label, c.seq, next, ErrProtocol))
-		return
-	}
-	if q.state == stBackoff || (q.state == stInflight && q.lastTx < c.firstTx) {
-		e.st.fast.Add(1)
-		e.transmit(q, true)
-	}
-	if c.state != stDone {
-		e.transmit(c, true)
-	}
-}
-
 // errors of the driver.
 var (
-	// ErrTimeout: a request got no complete response within its retries.
+	// ErrTimeout: a request got no complete response within
+	// Opts.Deadline (then the error is a *DeadlineError) or within
+	// Opts.MaxRetries resends.
 	ErrTimeout = errors.New("driver: timeout")
+	// errLost: a hand-back call (LOAD_DATA) timed out; Load resends.
+	errLost = errors.New("driver: no answer within the timeout")
 	// ErrClosed: the driver was closed.
 	ErrClosed = errors.New("driver: closed")
 	// ErrProtocol: the board answered something the protocol does not

@@ -2,22 +2,40 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/ptmhw/ptm/host/frame"
 )
 
-// Load uploads a model: LOAD_BEGIN(W), the words in LOAD_DATA chunks of
-// Opts.ChunkWords (up to Opts.Window chunks in flight, in increasing
-// offset order), then LOAD_COMMIT(W, CRC-32 of the words). W = len(words);
-// word w = addr*L + lane (softboard.BankWords builds them from a bank).
+// Load uploads a model: LOAD_BEGIN(W), the words in LOAD_DATA chunks in
+// increasing offset order, then LOAD_COMMIT(W, CRC-32 of the words).
+// W = len(words); word w = addr*L + lane (softboard.BankWords builds them
+// from a bank). When the board's INFO is known, W is checked against L*D
+// before anything is sent.
 //
-// A chunk lost on the way makes the board answer the chunks behind it
-// with a gap error naming its next offset; the driver then resends from
-// that offset (the chunk at next, then the refused ones) without waiting
-// for a timeout. A chunk whose acknowledgement was lost is resent after
-// its timeout and acknowledged again. When the board's INFO is known, W
-// is checked against L*D before anything is sent.
+// The board writes a chunk only at its next offset, so everything below
+// the end of an acknowledged chunk, or below the next offset named by a
+// gap answer (ERROR 6), is written. Load keeps chunks in flight from
+// that point on. A chunk that gets no answer within the retransmission
+// timeout, or a gap answer (a chunk before it was lost), makes Load go
+// back to the first word not known to be written and send again from
+// there, in fresh chunks (go-back-N; chunks already written are
+// acknowledged again, not rewritten).
+//
+// Chunk size and window follow the link's loss: Load estimates the
+// probability that a frame byte is lost from the chunks answered and
+// lost, and sends the chunk size that carries the most words per line
+// byte at that rate (up to Opts.ChunkWords; 510 words on a clean link,
+// about 10 at 2% byte loss each way), with about as many chunks in
+// flight as are expected to get through in a row (at least 2, at most
+// Opts.Window).
+//
+// The upload fails with a *DeadlineError when the board acknowledges no
+// new words for Opts.Deadline; it names the words the board is waiting
+// for.
 func (d *Driver) Load(ctx context.Context, words []uint16) error {
 	w := len(words)
 	if in := d.BoardInfo(); in != nil && w != in.BankWords() {
@@ -27,7 +45,7 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 		return fmt.Errorf("driver: load: no words")
 	}
 	begin := frame.LoadBegin{Words: uint32(w)}
-	c, err := d.exec(ctx, &call{typ: frame.TypeLoadBegin, payload: begin.AppendTo(nil), label: "LOAD_BEGIN", loadOffset: -1, respBytes: 15})
+	c, err := d.exec(ctx, &call{typ: frame.TypeLoadBegin, payload: begin.AppendTo(nil), label: "LOAD_BEGIN", loadOffset: -1, respBytes: 15, index: -1})
 	if err != nil {
 		return fmt.Errorf("driver: load: %w", err)
 	}
@@ -36,59 +54,13 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 		return fmt.Errorf("driver: load: LOAD_BEGIN(%d) acknowledged with % x: %w", w, c.resp, ErrProtocol)
 	}
 
-	chunk := d.opts.ChunkWords
-	nchunks := (w + chunk - 1) / chunk
-	window := d.opts.Window
-	done := make(chan *call, window)
-	var outstanding []*call
-	fail := func(err error) error {
-		if len(outstanding) > 0 {
-			d.cancelCalls(outstanding, err)
-			for range outstanding {
-				<-done
-			}
-		}
-		return err
-	}
-	acked := 0
-	for k := 0; acked < nchunks; {
-		if k < nchunks && len(outstanding) < window {
-			off := k * chunk
-			n := min(chunk, w-off)
-			c := &call{typ: frame.TypeLoadData, payload: frame.AppendLoadData(nil, uint32(off), words[off:off+n]),
-				label: fmt.Sprintf("LOAD_DATA at offset %d (%d words)", off, n), loadOffset: int64(off), respBytes: 19, notify: done, index: n}
-			if err := d.submitCall(ctx, c); err != nil {
-				return fail(fmt.Errorf("driver: load: %w", err))
-			}
-			outstanding = append(outstanding, c)
-			k++
-			continue
-		}
-		var c *call
-		select {
-		case c = <-done:
-		case <-ctx.Done():
-			return fail(fmt.Errorf("driver: load: %w", ctx.Err()))
-		}
-		for i, o := range outstanding {
-			if o == c {
-				outstanding = append(outstanding[:i], outstanding[i+1:]...)
-				break
-			}
-		}
-		if c.err != nil {
-			return fail(fmt.Errorf("driver: load: %w", c.err))
-		}
-		var a frame.LoadDataAck
-		if err := a.DecodeFromBytes(c.resp); err != nil || int64(a.Offset) != c.loadOffset || int(a.N) != c.index {
-			return fail(fmt.Errorf("driver: load: %s (seq %d) acknowledged as offset %d, %d words (% x): %w",
-				c.label, c.seq, a.Offset, a.N, c.resp, ErrProtocol))
-		}
-		acked++
+	u := &upload{d: d, words: words}
+	if err := u.run(ctx); err != nil {
+		return fmt.Errorf("driver: load: %w", err)
 	}
 
 	commit := frame.LoadCommit{Words: uint32(w), CRC: frame.WordsCRC(words)}
-	c, err = d.exec(ctx, &call{typ: frame.TypeLoadCommit, payload: commit.AppendTo(nil), label: "LOAD_COMMIT", loadOffset: -1, respBytes: 19})
+	c, err = d.exec(ctx, &call{typ: frame.TypeLoadCommit, payload: commit.AppendTo(nil), label: "LOAD_COMMIT", loadOffset: -1, respBytes: 19, index: -1})
 	if err != nil {
 		return fmt.Errorf("driver: load: commit of %d words with CRC 0x%08x: %w", w, commit.CRC, err)
 	}
@@ -97,4 +69,278 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 		return fmt.Errorf("driver: load: LOAD_COMMIT(%d, 0x%08x) acknowledged with % x: %w", w, commit.CRC, c.resp, ErrProtocol)
 	}
 	return nil
+}
+
+// Line bytes of a LOAD_DATA exchange besides the words: the command's
+// frame overhead and offset, and the whole acknowledgement frame.
+const (
+	loadCmdOverhead = frame.Overhead + 4
+	loadAckBytes    = frame.Overhead + 8
+)
+
+// errCancelled cancels chunks that Load no longer needs.
+var errCancelled = errors.New("driver: chunk no longer needed")
+
+// upload is the LOAD_DATA phase of Load.
+type upload struct {
+	d     *Driver
+	words []uint16
+
+	acked    int     // the board has written every word below acked
+	sendOff  int     // the next word to send
+	inflight []*call // chunks in flight that still matter, by offset
+	stale    int     // cancelled chunks whose notification is still due
+	est      lossEstimator
+
+	progress time.Time // when acked last advanced
+	tries    int       // chunks sent at offset acked since then
+	lastSeq  uint16    // the last answered or lost chunk at acked
+	lastRTO  time.Duration
+}
+
+func (u *upload) run(ctx context.Context) error {
+	d, w := u.d, len(u.words)
+	maxWin := d.opts.Window
+	// Every call submitted and not yet reported fits in done, so that the
+	// engine never blocks on a notification.
+	done := make(chan *call, 2*maxWin+1)
+	u.progress = time.Now()
+	timer := time.NewTimer(d.opts.Deadline)
+	defer timer.Stop()
+	fail := func(err error) error {
+		u.cancel(u.inflight)
+		for range u.stale {
+			<-done
+		}
+		return err
+	}
+	for u.acked < w {
+		win := u.est.window(maxWin, d.opts.ChunkWords)
+		for u.sendOff < w && len(u.inflight) < win && len(u.inflight)+u.stale < cap(done) {
+			n := min(u.est.chunk(d.opts.ChunkWords), w-u.sendOff)
+			off := u.sendOff
+			c := &call{typ: frame.TypeLoadData, payload: frame.AppendLoadData(nil, uint32(off), u.words[off:off+n]),
+				label: fmt.Sprintf("LOAD_DATA words %d..%d", off, off+n-1), loadOffset: int64(off), respBytes: loadAckBytes,
+				notify: done, index: n, handBack: true}
+			if err := d.submitCall(ctx, c); err != nil {
+				return fail(err)
+			}
+			if cw := int64(n); d.e.st.minChunk.Load() == 0 || cw < d.e.st.minChunk.Load() {
+				d.e.st.minChunk.Store(cw)
+			}
+			u.inflight = append(u.inflight, c)
+			if off == u.acked {
+				u.tries++
+			}
+			u.sendOff += n
+		}
+		var c *call
+		select {
+		case c = <-done:
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-timer.C:
+			if err := u.checkDeadline(); err != nil {
+				return fail(err)
+			}
+			timer.Reset(max(time.Millisecond, time.Until(u.progress.Add(d.opts.Deadline))))
+			continue
+		}
+		acked0 := u.acked
+		if err := u.answer(c); err != nil {
+			return fail(err)
+		}
+		if u.acked > acked0 {
+			u.progress, u.tries = time.Now(), 0
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			timer.Reset(d.opts.Deadline)
+		}
+	}
+	// Chunks still in flight (answers to chunks already known written)
+	// are not needed.
+	return fail(nil)
+}
+
+// checkDeadline returns the deadline error if the board has acknowledged
+// nothing new for Opts.Deadline.
+func (u *upload) checkDeadline() error {
+	waited := time.Since(u.progress)
+	if waited < u.d.opts.Deadline {
+		return nil
+	}
+	u.d.e.st.expired.Add(1)
+	end := min(len(u.words), u.acked+max(1, u.est.chunk(u.d.opts.ChunkWords))) - 1
+	return &DeadlineError{Deadline: u.d.opts.Deadline, Unanswered: []Unanswered{{
+		Label: fmt.Sprintf("LOAD_DATA words %d..%d (of %d; the board has acknowledged words 0..%d)", u.acked, end, len(u.words), u.acked-1),
+		Index: u.acked, Seq: u.lastSeq, Attempts: u.tries, Waited: waited, Expired: true, LastTimeout: u.lastRTO,
+	}}}
+}
+
+// cancel makes the engine drop calls; their notifications still come.
+func (u *upload) cancel(calls []*call) {
+	if len(calls) == 0 {
+		return
+	}
+	u.d.cancelCalls(calls, errCancelled)
+	u.stale += len(calls)
+}
+
+// advance records that the board has written every word below to, and
+// retires the chunks in flight that lie below it.
+func (u *upload) advance(to int) {
+	if to <= u.acked {
+		return
+	}
+	u.acked = to
+	var keep, drop []*call
+	for _, c := range u.inflight {
+		if int(c.loadOffset)+c.index <= to {
+			drop = append(drop, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	u.inflight = keep
+	u.cancel(drop)
+	u.sendOff = max(u.sendOff, to)
+}
+
+// goBack abandons the chunks in flight (the board will refuse them) and
+// resends from the first word not known to be written.
+func (u *upload) goBack() {
+	u.cancel(u.inflight)
+	u.inflight = nil
+	u.sendOff = u.acked
+	u.d.e.st.goBacks.Add(1)
+}
+
+// answer handles the end of chunk c.
+func (u *upload) answer(c *call) error {
+	live := false
+	for i, x := range u.inflight {
+		if x == c {
+			u.inflight = append(u.inflight[:i], u.inflight[i+1:]...)
+			live = true
+			break
+		}
+	}
+	if !live {
+		u.stale--
+	}
+	off, n := int(c.loadOffset), c.index
+	bytes := len(c.req) + loadAckBytes
+	if off == u.acked && c.attempts > 0 {
+		u.lastSeq, u.lastRTO = c.seq, c.lastRTO
+	}
+	var be *frame.BoardError
+	var de *DeadlineError
+	switch {
+	case c.err == nil:
+		var a frame.LoadDataAck
+		if err := a.DecodeFromBytes(c.resp); err != nil || int(a.Offset) != off || int(a.N) != n {
+			return fmt.Errorf("%s (seq %d) acknowledged as offset %d, %d words (% x): %w", c.label, c.seq, a.Offset, a.N, c.resp, ErrProtocol)
+		}
+		u.est.add(bytes, false)
+		u.advance(off + n)
+	case errors.Is(c.err, errCancelled):
+	case errors.Is(c.err, errLost):
+		u.est.add(bytes, true)
+		if live && off+n > u.acked {
+			u.goBack()
+		}
+	case errors.As(c.err, &de):
+		u.est.add(bytes, true)
+		if live && off+n > u.acked {
+			u.goBack()
+		}
+	case errors.As(c.err, &be) && be.Code == frame.CodeLoadGap:
+		// The board's next offset: off > next (a chunk before this one
+		// was lost) or off < next < off+n (a resend overlapping words
+		// written since).
+		next := int(be.Detail)
+		if next == off || next >= off+n || next > len(u.words) {
+			return fmt.Errorf("%s (seq %d): the board reports a gap with next offset %d: %w", c.label, c.seq, next, ErrProtocol)
+		}
+		u.d.e.st.loadGaps.Add(1)
+		u.est.add(bytes, false)
+		// The live chunks sent before this one and not answered were
+		// lost on the way (the board answers in arrival order).
+		if live {
+			for _, x := range u.inflight {
+				if x.loadOffset < c.loadOffset {
+					u.est.add(len(x.req)+loadAckBytes, true)
+				}
+			}
+		}
+		u.advance(next)
+		if live {
+			u.goBack()
+		}
+	default:
+		return c.err
+	}
+	return nil
+}
+
+// lossEstimator estimates the probability that a byte on the link is lost
+// (dropped or corrupted, either direction) from the LOAD_DATA exchanges
+// answered and lost, with exponential forgetting (about 20 exchanges):
+// an exchange of b bytes gets through with probability exp(-lambda*b).
+type lossEstimator struct {
+	n, lost, bytes float64
+}
+
+const estDecay = 0.95
+
+func (l *lossEstimator) add(bytes int, lost bool) {
+	l.n = l.n*estDecay + 1
+	l.bytes = l.bytes*estDecay + float64(bytes)
+	l.lost *= estDecay
+	if lost {
+		l.lost++
+	}
+}
+
+// lambda is the estimated loss rate per byte (0 before any loss).
+func (l *lossEstimator) lambda() float64 {
+	if l.lost < 1e-6 || l.n == 0 {
+		return 0
+	}
+	p := (l.n - l.lost + 0.5) / (l.n + 1) // success rate of an exchange
+	return -math.Log(p) / (l.bytes / l.n)
+}
+
+// chunk returns the chunk size with the most words per line byte sent:
+// n maximizes 2n exp(-lambda (2n + E)) / (2n + O) (O the command's
+// overhead), so 2n^2 + O n = O / (2 lambda).
+func (l *lossEstimator) chunk(maxWords int) int {
+	lam := l.lambda()
+	if lam <= 0 {
+		return maxWords
+	}
+	const o = float64(loadCmdOverhead)
+	n := (-o + math.Sqrt(o*o+4*o/lam)) / 4
+	return max(1, min(maxWords, int(n)))
+}
+
+// window is the number of chunks to keep in flight: about the number
+// expected to get through in a row (go-back-N wastes the chunks behind a
+// lost one), at least 2 (so that a loss is revealed by the next chunk's
+// gap answer rather than by a timeout), at most maxWin.
+func (l *lossEstimator) window(maxWin, maxWords int) int {
+	lam := l.lambda()
+	if lam <= 0 {
+		return maxWin
+	}
+	n := l.chunk(maxWords)
+	p := math.Exp(-lam * float64(2*n+loadCmdOverhead+loadAckBytes))
+	if p >= 1 {
+		return maxWin
+	}
+	return max(min(2, maxWin), min(maxWin, int(math.Ceil(1/(1-p)))))
 }

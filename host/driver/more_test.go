@@ -45,10 +45,11 @@ func TestSeqWraparound(t *testing.T) {
 }
 
 // Responses delayed past the timeout make the driver resend; the late
-// duplicates are ignored, never delivered twice.
+// duplicates are ignored, never delivered twice. (MaxTimeout is below the
+// delays, so the adaptive timeout cannot avoid the resends.)
 func TestLateDuplicates(t *testing.T) {
 	faults := &softboard.Faults{Seed: 3, MaxDelay: 12 * time.Millisecond}
-	r := newRig(t, testmodel.Binary, softboard.Config{QueueFrames: 64}, driver.Opts{Timeout: 5 * time.Millisecond, Window: 4, MaxRetries: 50}, faults)
+	r := newRig(t, testmodel.Binary, softboard.Config{QueueFrames: 64}, driver.Opts{Timeout: time.Millisecond, MinTimeout: time.Millisecond, MaxTimeout: 2 * time.Millisecond, Window: 4}, faults)
 	ctx := ctxT(t, 60*time.Second)
 	loaded(t, r, ctx)
 	r.streamAll(t, ctx, 200, 2, func(int) frame.Mode { return frame.ModeStats })

@@ -2,7 +2,9 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ptmhw/ptm/host/frame"
 )
@@ -85,9 +87,13 @@ func result(c *call) Result {
 // flight, and sends one Result per request to results, in completion
 // order; it closes results when it returns. It returns when reqs is
 // closed and every request has its result (nil), when ctx is done
-// (ctx.Err(); requests in flight get results with that error), or when the
-// link fails (that error; every request taken gets a result naming it).
-// The caller must keep reading results until the channel is closed.
+// (ctx.Err(); requests in flight get results with that error), when the
+// link fails (that error; every request taken gets a result naming it), or
+// when a request got no complete response within Opts.Deadline: then it
+// stops reading reqs, abandons the requests in flight (their results
+// wrap ErrTimeout) and returns a *DeadlineError listing every request
+// left unanswered. The caller must keep reading results until the
+// channel is closed.
 //
 // Each request is sent as an INFER with count 1 and a fresh sequence
 // number; retries reuse the sequence number and bytes. A late duplicate
@@ -99,6 +105,7 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 	outstanding := map[*call]struct{}{}
 	in := reqs
 	var retErr error
+	var dl *DeadlineError // set when a request expired; lists the unanswered
 	abort := func(err error) {
 		if retErr != nil {
 			return
@@ -143,6 +150,17 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 			outstanding[c] = struct{}{}
 		case c := <-done:
 			delete(outstanding, c)
+			var de *DeadlineError
+			if dl == nil && errors.As(c.err, &de) {
+				dl = &DeadlineError{Deadline: de.Deadline}
+				if retErr == nil {
+					retErr, in = dl, nil
+					d.cancelAbandoned(outstanding, c)
+				}
+			}
+			if dl != nil && c.err != nil {
+				dl.Unanswered = append(dl.Unanswered, c.unanswered(time.Now(), errors.As(c.err, &de)))
+			}
 			results <- result(c)
 		case <-ctxDone:
 			abort(ctx.Err())
@@ -159,7 +177,21 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 			}
 		}
 	}
+	if dl != nil {
+		dl.sort()
+	}
 	return retErr
+}
+
+// cancelAbandoned fails the calls in flight when expired's deadline has
+// passed: the board is not answering.
+func (d *Driver) cancelAbandoned(outstanding map[*call]struct{}, expired *call) {
+	calls := make([]*call, 0, len(outstanding))
+	for c := range outstanding {
+		calls = append(calls, c)
+	}
+	d.cancelCalls(calls, fmt.Errorf("driver: abandoned: %s (seq %d) got no complete response within the deadline of %v: %w",
+		expired.label, expired.seq, d.opts.Deadline, ErrTimeout))
 }
 
 // InferAll streams reqs and returns their results in the order of reqs.

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -50,6 +51,8 @@ type Board struct {
 	info frame.Info // static words
 	lay  fixed.Layout
 	mask uint16
+
+	execTime atomic.Int64 // SetExecTime
 
 	mu       sync.Mutex
 	counters [frame.StatusCounters]uint32

@@ -91,6 +91,9 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 	for fb := range queue {
 		var f frame.Frame
 		if err := f.DecodeFromBytes(fb); err == nil && txErr == nil {
+			if d := time.Duration(b.execTime.Load()); d > 0 {
+				time.Sleep(d)
+			}
 			out = b.Execute(out[:0], f)
 			if err := tx.write(out); err != nil && ctx.Err() == nil {
 				txErr = fmt.Errorf("softboard: sending: %w", err)
@@ -112,6 +115,12 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 	}
 	return err
 }
+
+// SetExecTime adds d (wall time) to the execution of every command Serve
+// runs from now on: a slow board, e.g. a simulation on a loaded host.
+// Frames arriving meanwhile wait in the receive buffer (or are answered
+// busy when it is full).
+func (b *Board) SetExecTime(d time.Duration) { b.execTime.Store(int64(d)) }
 
 // receive is Serve's receiver: bytes to frames to the queue.
 func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *txLine, queue, free chan []byte) error {

@@ -28,12 +28,18 @@
 //
 //  4. Check: every result is compared word for word with
 //     fixed.Core.Run(x, K, seed_i) on the same hardware parameters;
-//     mismatches are counted and the first one described.
+//     mismatches are counted and the first one described. Each row gets a
+//     status: "ok" (verified), "mismatch" or "lost" (no answer: pred -1).
 //
 //  5. Report: a [Summary] with the JSON fields queries, lost, duplicated,
 //     mismatches_vs_golden, retries, crc_errors, queries_per_s and
-//     link_utilization, per-row probabilities (votes/(K*U)) and, when
-//     labels are given, the uncertainty metrics of golden/metrics.
+//     link_utilization, then requested and verified, per-row
+//     probabilities (votes/(K*U)) and, when labels are given, the
+//     uncertainty metrics of golden/metrics over the verified rows only.
+//     requested = queries + lost and queries = verified + mismatches. When
+//     the driver's deadline (driver.Opts.Deadline) passes, Run returns the
+//     partial summary (unanswered names what was given up) with the
+//     *driver.DeadlineError.
 //
 // # Modes
 //
@@ -50,7 +56,8 @@
 //
 // # Figures
 //
-// queries_per_s is rows streamed divided by the wall time of step 3.
+// queries_per_s is the rows answered (queries) divided by the wall time
+// of step 3.
 // link_utilization is the fraction of time the board's receive line
 // carried data. On a UART it is measured by the board itself (STATUS
 // counters 11 and 12, read before and after the stream: 10 x bytes

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -52,10 +53,23 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	return json.Marshal(f)
 }
 
+// Row statuses (Row.Status).
+const (
+	StatusOK       = "ok"       // answered, equal to the golden model: counted in the metrics
+	StatusMismatch = "mismatch" // answered, but different from the golden model: not in the metrics
+	StatusLost     = "lost"     // no answer (the driver gave up, or the stream stopped first)
+)
+
 // Row is one row's result.
 type Row struct {
-	Row     int       `json:"row"`  // the row id
-	Seed    uint32    `json:"seed"` // the seed it was run with
+	Row  int    `json:"row"`  // the row id
+	Seed uint32 `json:"seed"` // the seed it was run with
+	// Status is StatusOK, StatusMismatch or StatusLost.
+	Status string `json:"status"`
+	// Probs and Pred are the board's predictive mean and its class
+	// (mismatched rows show the board's answer too); a lost row, or a
+	// mismatched one whose answer has the wrong length, has no Probs and
+	// Pred -1.
 	Probs   []float64 `json:"probs,omitempty"`
 	Pred    int       `json:"pred"`
 	Label   *int      `json:"label,omitempty"`
@@ -67,7 +81,8 @@ type Row struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// Metrics are the test-set uncertainty metrics (golden/metrics.Report).
+// Metrics are the test-set uncertainty metrics (golden/metrics.Report),
+// over the verified rows only (status "ok"): N of them.
 type Metrics struct {
 	N                int `json:"n"`
 	Bins             int `json:"ece_bins"`
@@ -98,16 +113,21 @@ type Board struct {
 }
 
 // Summary is the outcome of Run. The first eight fields are the figures
-// `ptm stream` reports; their JSON names are fixed.
+// `ptm stream` reports; their JSON names are fixed. Requested = Queries + Lost
+// and Queries = Verified + Mismatches; the metrics cover the verified
+// rows only.
 type Summary struct {
-	Queries         int     `json:"queries"`              // rows streamed
-	Lost            int     `json:"lost"`                 // rows without a result (failed or missing)
+	Queries         int     `json:"queries"`              // rows the board answered (verified or mismatched)
+	Lost            int     `json:"lost"`                 // rows without an answer (failed, or not run because the stream stopped)
 	Duplicated      int     `json:"duplicated"`           // rows that got more than one result
-	Mismatches      int     `json:"mismatches_vs_golden"` // rows whose words differ from fixed.Core.Run
+	Mismatches      int     `json:"mismatches_vs_golden"` // answered rows whose words differ from fixed.Core.Run
 	Retries         uint64  `json:"retries"`              // resends during the stream, all causes
 	CRCErrors       uint64  `json:"crc_errors"`           // frames the host's receiver dropped for a bad CRC
-	QueriesPerS     float64 `json:"queries_per_s"`        // Queries / WallS
+	QueriesPerS     float64 `json:"queries_per_s"`        // Queries (answered rows) / WallS
 	LinkUtilization float64 `json:"link_utilization"`     // the board's receive line utilization (UART), else 0; see LinkUtilSource
+
+	Requested int `json:"requested"` // rows requested
+	Verified  int `json:"verified"`  // answered rows equal to the golden model (status "ok")
 
 	FirstMismatch  string       `json:"first_mismatch,omitempty"` // the first mismatch, described
 	LinkUtilSource string       `json:"link_utilization_source"`  // "board" (STATUS counters 11-12), "host" (wall-clock estimate) or "" (unknown)
@@ -127,6 +147,9 @@ type Summary struct {
 	Driver         driver.Stats `json:"driver"`                   // the driver's counters (whole session)
 	Metrics        *Metrics     `json:"metrics,omitempty"`        // when labels were given
 	Rows           []Row        `json:"rows"`                     // per row, in input order
+	// Unanswered lists what the driver gave up on when its deadline
+	// passed (the rows lost by it), or is empty.
+	Unanswered []driver.Unanswered `json:"unanswered,omitempty"`
 }
 
 // CheckFit checks that a board (its INFO words) can run bank with K
@@ -201,7 +224,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 
 	d := driver.New(t, cfg.Driver)
 	defer d.Close()
-	s := &Summary{Queries: len(rows), Mode: cfg.Mode.String(), K: cfg.K, Seed: cfg.Seed}
+	s := &Summary{Requested: len(rows), Mode: cfg.Mode.String(), K: cfg.K, Seed: cfg.Seed}
 	s.Board.Link = t.Name()
 	s.Board.ModelHash = hash
 
@@ -296,9 +319,6 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	link.LineRate = s.Board.BitRate
 	drv := d.Stats()
 	s.WallS = wall.Seconds()
-	if wall > 0 {
-		s.QueriesPerS = float64(len(rows)) / wall.Seconds()
-	}
 	s.LinkUtilHost, s.LinkUtilRx = link.TxUtilization(wall), link.RxUtilization(wall)
 	s.LinkUtilization = s.LinkUtilHost
 	if s.LinkUtilHost > 0 {
@@ -349,17 +369,26 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		rowSubs[i+1] += rowSubs[i]
 	}
 	U := float64(fixed.VoteUnit(bank.Classes))
+	var de *driver.DeadlineError
+	if errors.As(streamErr, &de) {
+		s.Unanswered = de.Unanswered
+		for k := range s.Unanswered { // driver indices are sub-request positions: name the rows
+			if j := s.Unanswered[k].Index; j >= 0 && j < len(subs) {
+				s.Unanswered[k].Index = rowID(cfg, subs[j].row)
+			}
+		}
+	}
 	s.Rows = make([]Row, len(rows))
 	for i := range rows {
 		row := &s.Rows[i]
-		row.Row, row.Seed = rowID(cfg, i), seedOf(cfg, i)
+		row.Row, row.Seed, row.Pred = rowID(cfg, i), seedOf(cfg, i), -1
 		if cfg.Labels != nil {
 			y := cfg.Labels[i]
 			row.Label = &y
 		}
 		// The row's answers: one per set run, checked word for word against
 		// the golden core, then combined (samples concatenated in set
-		// order, vote counts added).
+		// order, vote counts added). A row with any run unanswered is lost.
 		isums = isums[:0]
 		votes := make([]float64, bank.Classes)
 		lost, malformed := "", ""
@@ -370,9 +399,13 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			}
 			if len(rs) == 0 || rs[0].Err != nil {
 				if lost == "" {
-					lost = "no result"
-					if len(rs) > 0 {
+					switch {
+					case len(rs) > 0:
 						lost = rs[0].Err.Error()
+					case streamErr != nil:
+						lost = fmt.Sprintf("not run: the stream stopped: %v", streamErr)
+					default:
+						lost = "no result"
 					}
 					if sb.sets > 1 {
 						lost = fmt.Sprintf("set %d: %s", sb.set, lost)
@@ -389,9 +422,6 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			}
 			want := frame.ResultWords(cfg.Mode, sums, st)
 			if k := firstDiff(r.Words, want); k >= 0 {
-				if !row.Mismatch {
-					s.Mismatches++
-				}
 				row.Mismatch = true
 				if s.FirstMismatch == "" {
 					s.FirstMismatch = describeMismatch(row.Row, sb.seed, r, want, k, bank, cfg.Mode)
@@ -411,13 +441,20 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 				}
 			}
 		}
-		if lost != "" || malformed != "" {
-			if lost != "" {
-				s.Lost++
-				row.Error = lost
-			} else {
-				row.Error = malformed
-			}
+		if lost != "" {
+			s.Lost++
+			row.Status, row.Error, row.Mismatch = StatusLost, lost, false
+			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+			continue
+		}
+		s.Queries++
+		row.Status = StatusOK
+		if row.Mismatch {
+			s.Mismatches++
+			row.Status = StatusMismatch
+		}
+		if malformed != "" {
+			row.Error = malformed
 			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
 			continue
 		}
@@ -436,10 +473,17 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		}
 		row.Probs, row.Pred = q.Mean, q.Pred
 		row.Entropy, row.MutualInfo = Num(q.Entropy), Num(q.MutualInfo)
+		if row.Status != StatusOK {
+			continue // a wrong answer says nothing about the model
+		}
+		s.Verified++
 		if cfg.Labels != nil {
 			qs = append(qs, q)
 			labels = append(labels, cfg.Labels[i])
 		}
+	}
+	if wall > 0 {
+		s.QueriesPerS = float64(s.Queries) / wall.Seconds()
 	}
 	if cfg.Labels != nil {
 		rep := metrics.Evaluate(qs, labels, cfg.Bins)

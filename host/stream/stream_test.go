@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -289,5 +290,120 @@ func TestFitErrors(t *testing.T) {
 	s14, err := stream.Run(context.Background(), pipeTo(t, b, nil), f, "", X, stream.Config{K: 5})
 	if err != nil || s14.Mismatches != 0 || s14.Lost != 0 {
 		t.Fatalf("14-bit board: %v %+v", err, s14)
+	}
+}
+
+// faultyHost is the host's transport with per-row faults: INFER requests
+// of the seeds in drop never reach the board, and the answers to the
+// seeds in corrupt get their first word changed (with a good CRC, so
+// only the golden check can notice).
+type faultyHost struct {
+	transport.Transport
+	drop, corrupt map[uint32]bool
+	mu            sync.Mutex
+	seedOf        map[uint16]uint32
+}
+
+func (h *faultyHost) Send(b []byte) error {
+	var f frame.Frame
+	var q frame.InferRequest
+	if f.DecodeFromBytes(b) == nil && f.Type == frame.TypeInfer && q.DecodeFromBytes(f.Payload) == nil {
+		h.mu.Lock()
+		h.seedOf[f.Seq] = q.Seed
+		h.mu.Unlock()
+		if h.drop[q.Seed] {
+			return nil
+		}
+	}
+	return h.Transport.Send(b)
+}
+
+func (h *faultyHost) Recv(ctx context.Context) ([]byte, error) {
+	b, err := h.Transport.Recv(ctx)
+	var f frame.Frame
+	if err != nil || f.DecodeFromBytes(b) != nil || f.Type != frame.TypeInfer.Response() {
+		return b, err
+	}
+	h.mu.Lock()
+	seed, ok := h.seedOf[f.Seq]
+	h.mu.Unlock()
+	if !ok || !h.corrupt[seed] {
+		return b, err
+	}
+	p := append([]byte(nil), f.Payload...)
+	binary.LittleEndian.PutUint32(p, binary.LittleEndian.Uint32(p)+1)
+	return frame.Append(nil, f.Type, f.Flags, f.Seq, p)
+}
+
+// Rows that the board never answers (the driver's deadline passes) and
+// rows answered wrongly are marked lost and mismatch, have no prediction
+// (lost), and are left out of the metrics; queries and queries/s count
+// answered rows only; the deadline report names the lost rows.
+func TestSummaryHonest(t *testing.T) {
+	f, X, labels, _ := testRows(t)
+	b := boardFor(t, f, softboard.Config{KMax: 500, QueueFrames: 4})
+	const seed = 500
+	n := len(X)
+	lost := []int{n - 3, n - 2, n - 1}
+	wrong := []int{4, 9}
+	h := &faultyHost{Transport: pipeTo(t, b, nil), drop: map[uint32]bool{}, corrupt: map[uint32]bool{}, seedOf: map[uint16]uint32{}}
+	for _, i := range lost {
+		h.drop[uint32(seed+i)] = true
+	}
+	for _, i := range wrong {
+		h.corrupt[uint32(seed+i)] = true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := stream.Config{K: 20, Seed: seed, Labels: labels, Mode: frame.ModeStats, Driver: driver.Opts{Deadline: 300 * time.Millisecond, Window: 4}}
+	s, err := stream.Run(ctx, h, f, "", X, cfg)
+	var de *driver.DeadlineError
+	if !errors.As(err, &de) || s == nil {
+		t.Fatalf("Run returned %v, want a deadline error and a summary", err)
+	}
+	t.Log(err)
+	if s.Requested != n || s.Lost != len(lost) || s.Queries != n-len(lost) || s.Mismatches != len(wrong) || s.Verified != n-len(lost)-len(wrong) {
+		t.Fatalf("requested %d, queries %d, lost %d, mismatches %d, verified %d; want %d, %d, %d, %d, %d", s.Requested, s.Queries, s.Lost, s.Mismatches,
+			s.Verified, n, n-len(lost), len(lost), len(wrong), n-len(lost)-len(wrong))
+	}
+	if want := float64(s.Queries) / s.WallS; math.Abs(s.QueriesPerS-want) > 1e-9*want {
+		t.Errorf("queries/s %v, want answered rows / wall time = %v", s.QueriesPerS, want)
+	}
+	if got := de.Indices(); !slices.Equal(got, lost) {
+		t.Errorf("the deadline error names rows %v, want %v", got, lost)
+	}
+	if len(s.Unanswered) != len(lost) {
+		t.Errorf("summary lists %d unanswered, want %d", len(s.Unanswered), len(lost))
+	}
+	correct := 0
+	for i, r := range s.Rows {
+		switch {
+		case slices.Contains(lost, i):
+			if r.Status != stream.StatusLost || r.Pred != -1 || r.Probs != nil || r.Error == "" {
+				t.Errorf("lost row %d: %+v", i, r)
+			}
+		case slices.Contains(wrong, i):
+			if r.Status != stream.StatusMismatch || !r.Mismatch {
+				t.Errorf("mismatched row %d: %+v", i, r)
+			}
+		default:
+			if r.Status != stream.StatusOK || r.Pred < 0 {
+				t.Errorf("row %d: %+v", i, r)
+			}
+			if r.Pred == *r.Label {
+				correct++
+			}
+		}
+	}
+	m := s.Metrics
+	if m == nil || m.N != s.Verified {
+		t.Fatalf("metrics %+v over %d verified rows", m, s.Verified)
+	}
+	if want := float64(correct) / float64(s.Verified); math.Abs(float64(m.Accuracy)-want) > 1e-12 {
+		t.Errorf("accuracy %v, want %v over the verified rows", m.Accuracy, want)
+	}
+	j, _ := json.Marshal(s.Rows[n-1])
+	if !strings.Contains(string(j), `"status":"lost"`) || !strings.Contains(string(j), `"pred":-1`) {
+		t.Errorf("lost row as JSON: %s", j)
 	}
 }
