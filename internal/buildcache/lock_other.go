@@ -1,0 +1,7 @@
+//go:build !unix
+
+package buildcache
+
+// lock is a no-op where flock is missing: concurrent builders of one key
+// both build, and the first rename wins.
+func lock(string) (func(), error) { return func() {}, nil }
