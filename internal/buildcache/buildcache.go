@@ -4,20 +4,32 @@
 // checkout on the machine. Builders of the same key wait for each other
 // (a lock file), so parallel test processes do not compile the same thing
 // twice; a finished build appears atomically (rename of a temporary
-// directory).
+// directory). Since the cached executables are run, the cache follows the
+// rules of sim/internal/simcache: a per-user root that nobody else may
+// write into (mode 0700, owner checked, no symbolic link), and a cached
+// executable runs only when its SHA-256 still matches the one recorded
+// when it was built (else it is rebuilt).
 package buildcache
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// DefaultRoot is $<env> when set, else <user cache dir>/<name>, else
-// <temp dir>/<name>.
+// ErrUnsafe is wrapped by Get's error for a cache root that another user
+// could have written into.
+var ErrUnsafe = errors.New("build cache directory is not safe")
+
+// DefaultRoot is $<env> when set, else <user cache dir>/<name>, else a
+// per-user <temp dir>/<name>-<uid>.
 func DefaultRoot(env, name string) string {
 	if d := os.Getenv(env); d != "" {
 		return d
@@ -25,7 +37,66 @@ func DefaultRoot(env, name string) string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, name)
 	}
-	return filepath.Join(os.TempDir(), name)
+	return filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Getuid()))
+}
+
+// prepare creates root (mode 0700) if needed and checks that it is a
+// directory, not a symbolic link, owned by us and not writable by group or
+// others.
+func prepare(root string) error {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symbolic link", ErrUnsafe, root)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, root)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%w: %s is writable by group or others (mode %v)", ErrUnsafe, root, fi.Mode().Perm())
+	}
+	if uid, ok := owner(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("%w: %s belongs to user %d, not to us (%d)", ErrUnsafe, root, uid, os.Getuid())
+	}
+	return nil
+}
+
+// sumName is the file, next to a build's done file, holding its SHA-256.
+const sumName = "done.sha256"
+
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// intact reports whether dir holds done as a regular file whose SHA-256
+// is the one recorded when it was built.
+func intact(dir, done string) bool {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return false
+	}
+	p := filepath.Join(dir, done)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	want, err := os.ReadFile(filepath.Join(dir, sumName))
+	if err != nil {
+		return false
+	}
+	got, err := fileSum(p)
+	return err == nil && got == strings.TrimSpace(string(want))
 }
 
 // Hasher accumulates a cache key.
@@ -58,21 +129,19 @@ func (k *Hasher) AddFile(name string) error {
 func (k *Hasher) Key() string { return hex.EncodeToString(k.h.Sum(nil))[:24] }
 
 // Get returns root/name, running build(tmp) into a fresh temporary
-// directory and renaming it to root/name when root/name does not exist
-// yet. done names a file inside the build (relative) whose presence marks
-// a finished build. cached reports that the build was already there (or was
-// made meanwhile by another process).
+// directory and renaming it to root/name when root/name does not hold an
+// intact build yet. done names the file inside the build (relative; the
+// executable) whose SHA-256 is recorded and checked on every later Get.
+// cached reports that the build was already there (or was made meanwhile
+// by another process).
 func Get(root, name, done string, build func(tmp string) error) (dir string, cached bool, err error) {
-	dir = filepath.Join(root, name)
-	exists := func() bool {
-		_, err := os.Stat(filepath.Join(dir, done))
-		return err == nil
+	if err := prepare(root); err != nil {
+		return "", false, err
 	}
+	dir = filepath.Join(root, name)
+	exists := func() bool { return intact(dir, done) }
 	if exists() {
 		return dir, true, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", false, err
 	}
 	unlock, err := lock(filepath.Join(root, name+".lock"))
 	if err != nil {
@@ -90,7 +159,14 @@ func Get(root, name, done string, build func(tmp string) error) (dir string, cac
 	if err := build(tmp); err != nil {
 		return "", false, err
 	}
-	os.RemoveAll(dir) // an unfinished leftover (no done file)
+	sum, err := fileSum(filepath.Join(tmp, done))
+	if err != nil {
+		return "", false, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, sumName), []byte(sum+"\n"), 0o600); err != nil {
+		return "", false, err
+	}
+	os.RemoveAll(dir) // a leftover that is not intact
 	if err := os.Rename(tmp, dir); err != nil {
 		if exists() {
 			return dir, true, nil

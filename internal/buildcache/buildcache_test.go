@@ -60,3 +60,38 @@ func TestHasher(t *testing.T) {
 		t.Errorf("keys %s, %s", a.Key(), c.Key())
 	}
 }
+
+// TestTampered: a cached executable that changed since it was built is
+// rebuilt, not run; a cache root others can write into is refused.
+func TestTampered(t *testing.T) {
+	root := t.TempDir()
+	builds := 0
+	build := func(tmp string) error {
+		builds++
+		return os.WriteFile(filepath.Join(tmp, "bin"), []byte("good"), 0o755)
+	}
+	dir, _, err := Get(root, "k", "bin", build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin"), []byte("evil"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, cached, err := Get(root, "k", "bin", build)
+	if err != nil || cached || builds != 2 {
+		t.Fatalf("tampered build: cached %v, %d builds, %v; want a rebuild", cached, builds, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "bin")); string(b) != "good" {
+		t.Errorf("rebuilt executable holds %q", b)
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Get(open, "k", "bin", build); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("world-writable root: %v, want ErrUnsafe", err)
+	}
+}

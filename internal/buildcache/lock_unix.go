@@ -29,3 +29,12 @@ func lock(path string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// owner returns the user id owning fi's file.
+func owner(fi os.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // rng is a small deterministic generator for random banks.
@@ -60,6 +61,21 @@ func root(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// progress is an Options.Progress that logs every flow step with the time
+// since start ("[progress]" lines: go test -v and make test show them as
+// they come).
+type progress struct {
+	t     *testing.T
+	start time.Time
+}
+
+func newProgress(t *testing.T) *progress { return &progress{t: t, start: time.Now()} }
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.t.Logf("[progress] %s at %.1f s: %s", p.t.Name(), time.Since(p.start).Seconds(), strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 func needTools(t *testing.T, names ...string) {
@@ -361,8 +377,8 @@ func TestFlow(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	dir := t.TempDir()
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
-		CoreOnly: true, Dir: dir, Root: root(t)})
+	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
+		CoreOnly: true, Dir: dir, Root: root(t), Progress: newProgress(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +462,8 @@ func TestFlowBoard(t *testing.T) {
 	}
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(), Root: root(t)})
+	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(), Root: root(t),
+		Progress: newProgress(t)})
 	if err != nil && !errors.Is(err, ErrTiming) {
 		t.Fatal(err)
 	}
