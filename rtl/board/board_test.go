@@ -598,7 +598,8 @@ func TestSynth(t *testing.T) {
 			t.Errorf("%d SB_RAM40_4K, want 14 + %d (board + one per lane)", total["SB_RAM40_4K"], c.design.Params.L)
 		}
 	})
-	if os.Getenv("PTM_BOARD_SYNTH_IRIS") == "" {
+	if os.Getenv("PTM_BOARD_SYNTH_IRIS") == "" && !testenv.Long() {
+		t.Log("board_top with Iris-like cores (16 and 8 lanes): make test-long (PTM_LONG_TESTS=1) or PTM_BOARD_SYNTH_IRIS=1")
 		return
 	}
 	for _, lanes := range []int{16, 8} {

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -185,14 +184,14 @@ func TestErrors(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
 	r := root(t)
 	o := Options{Design: d, Bank: b, Device: "ecp5", Dir: t.TempDir(), Root: r}
-	if _, err := Run(context.Background(), o); !errors.Is(err, ErrDevice) {
+	if _, err := Run(testenv.Context(t), o); !errors.Is(err, ErrDevice) {
 		t.Errorf("device ecp5: %v, want ErrDevice", err)
 	}
 
 	t.Run("missing tool", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		o := Options{Design: d, Bank: b, Device: "up5k", Dir: t.TempDir(), Root: r}
-		_, err := Run(context.Background(), o)
+		_, err := Run(testenv.Context(t), o)
 		if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "scripts/install-deps.sh") {
 			t.Errorf("empty PATH: %v, want ErrToolMissing naming scripts/install-deps.sh", err)
 		}
@@ -203,7 +202,7 @@ func TestErrors(t *testing.T) {
 		// 48 lanes of 12-bit thresholds cannot share block RAMs: 48 > 30.
 		big, bb := design(t, xorBoard, hw.Config{Bits: 12, LFSRWidth: 24, Lanes: 48})
 		o := Options{Design: big, Bank: bb, Device: "up5k", Dir: t.TempDir(), Root: r}
-		_, err := Run(context.Background(), o)
+		_, err := Run(testenv.Context(t), o)
 		if !errors.Is(err, ErrNoFit) {
 			t.Fatalf("48 lanes on up5k: %v, want ErrNoFit", err)
 		}
@@ -242,7 +241,7 @@ func TestBankPassSim(t *testing.T) {
 	}
 	job := YosysJob{Dir: dir, CoreDir: coreDir, Files: rtl, Top: d.Top(), CoreTop: d.Top(), Relax: true, Pack: true,
 		Extra: []string{"rename " + d.Top() + " gl_core", "write_verilog -noattr " + filepath.Join(dir, "gl.v")}}
-	st, bp, err := job.Run(context.Background())
+	st, bp, err := job.Run(testenv.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +356,7 @@ func TestLintTop(t *testing.T) {
 			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				if err := LintTop(context.Background(), r, dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
+				if err := LintTop(testenv.Context(t), r, dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
 					log, _ := os.ReadFile(filepath.Join(dir, "lint.log"))
 					t.Fatalf("%v\n%s", err, log)
 				}
@@ -438,7 +437,7 @@ func TestParseCoarse(t *testing.T) {
 		t.Errorf("help without cmp2lut: %v, want ErrTool", err)
 	}
 	if err := CheckTools("yosys"); err == nil {
-		cmds, err := CoarseScript(context.Background())
+		cmds, err := CoarseScript(testenv.Context(t))
 		if err != nil {
 			t.Fatal(err)
 		}
