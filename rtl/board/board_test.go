@@ -357,7 +357,7 @@ func benchArgs(t *testing.T, b bench, dir string) (args, inputs []string) {
 	args = []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
 		"-CFLAGS", "-I" + rtltest.Abs(t, "../lib/tb") + " -I" + rtltest.Abs(t, "tb"),
-		"-MAKEFLAGS", "OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
+		"-MAKEFLAGS", "OPT_FAST=-O0 OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
 	inputs = []string{rtltest.Abs(t, "../lib/tb"), rtltest.Abs(t, "tb")}
 	args = append(args, b.flags...)
 	params := b.params

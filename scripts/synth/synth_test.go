@@ -221,6 +221,7 @@ func TestErrors(t *testing.T) {
 // the clip comparisons are the kind yosys's cmp2lut gets wrong: this test
 // also guards the flow's coarse step (CoarseScript).
 func TestBankPassSim(t *testing.T) {
+	t.Parallel() // single-threaded tools: the flows overlap on a 2-core machine
 	needTools(t, "yosys", "iverilog", "vvp")
 	if testing.Short() {
 		t.Skip("simulation")
@@ -369,6 +370,7 @@ func TestLintTop(t *testing.T) {
 // icepack) on the smallest configuration, the core alone with 2 lanes on
 // the UP5K, and checks the result's fields and the bitstream.
 func TestFlow(t *testing.T) {
+	t.Parallel() // single-threaded tools: the flows overlap on a 2-core machine
 	needTools(t, Tools...)
 	if testing.Short() {
 		t.Skip("place and route")
@@ -455,6 +457,7 @@ func TestParseCoarse(t *testing.T) {
 // being changed) is logged, not failed, as long as it comes back as an
 // ErrTiming with the full Result.
 func TestFlowBoard(t *testing.T) {
+	t.Parallel() // single-threaded tools: the flows overlap on a 2-core machine
 	needTools(t, Tools...)
 	if testing.Short() {
 		t.Skip("place and route")
