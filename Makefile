@@ -1,15 +1,23 @@
 # Probabilistic Tsetlin Machine: golden model -> generator -> RTL -> sim/synth -> host.
 #
 #   make demo   train on Iris and run the main job (see README)
-#   make test   everything CI checks
+#   make test        everything CI checks, at reduced sizes (under 15 minutes
+#                    on an idle 2-core machine)
+#   make test-long   the same checks at full size (PTM_LONG_TESTS=1: 10,000-query
+#                    fault runs, full design sweeps, a million co-simulated samples)
 #
 GO       ?= go
 BUILD    ?= build
 PTM      := $(BUILD)/ptm
 GOFLAGS  ?=
 TESTTIME ?= 60m
+LONGTIME ?= 8h
+# extra go test flags, e.g. TESTFLAGS='-count=1' or TESTFLAGS='-run TestBench'
+TESTFLAGS ?=
+PROGRESS := $(BUILD)/testprogress
+SHELL    := /bin/bash
 
-.PHONY: all deps build test vet fmt-check gotest demo cosim-long clean
+.PHONY: all deps build test test-long vet fmt-check gotest gotest-long progress demo cosim-long clean
 
 all: build
 
@@ -28,10 +36,24 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-gotest:
-	$(GO) test -timeout $(TESTTIME) ./...
+# go test -json through internal/testprogress: one line per package, the
+# slow and the skipped tests, every [progress] line, the full output of
+# failures, and the running tests whenever 30 s pass without output.
+progress:
+	@mkdir -p $(BUILD)
+	@$(GO) build -o $(PROGRESS) ./internal/testprogress
+
+gotest: progress
+	@echo "go test ./... (reduced sizes; make test-long for the full ones)"
+	@set -o pipefail; $(GO) test -json -timeout $(TESTTIME) $(TESTFLAGS) ./... 2>&1 | $(PROGRESS)
+
+gotest-long: progress
+	@echo "go test ./... with PTM_LONG_TESTS=1 (full sizes)"
+	@set -o pipefail; PTM_LONG_TESTS=1 $(GO) test -json -timeout $(LONGTIME) $(TESTFLAGS) ./... 2>&1 | $(PROGRESS)
 
 test: deps fmt-check vet gotest
+
+test-long: deps fmt-check vet gotest-long
 
 demo: deps build
 	@bash scripts/demo.sh $(PTM) $(BUILD)/demo

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/ptmhw/ptm/internal/testenv"
 	"github.com/ptmhw/ptm/rtl/internal/rtltest"
 )
 
@@ -165,7 +165,7 @@ func TestLint(t *testing.T) {
 				label += fmt.Sprintf(" %s=%s", p.name, p.value)
 			}
 			args = append(args, f)
-			out, err := rtltest.Run(t, ".", time.Minute, "verilator", args...)
+			out, err := rtltest.Run(t, ".", "verilator", args...)
 			if err != nil || strings.TrimSpace(out) != "" {
 				t.Errorf("lint %s: %v\n%s", label, err, out)
 			}
@@ -178,13 +178,8 @@ func TestLint(t *testing.T) {
 // the others, which roughly halves the C++ compile time of the package.
 var runtimeObjs = []string{"verilated.o", "verilated_threads.o"}
 
-// buildBench verilates and compiles b into dir and returns the bench
-// binary's path. It is `verilator --cc --exe --build -j 2 -Wall ...` split in
-// its two steps, so that between them the runtime objects of the directory
-// returned by seed (when seed != nil) can be dropped in: make then treats
-// them as up to date (they must be newer than the generated makefile).
-func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
-	t.Helper()
+// benchArgs are b's verilator arguments.
+func benchArgs(t *testing.T, b bench, dir string) []string {
 	args := []string{"--cc", "--exe", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
 		"-CFLAGS", "-I" + rtltest.Abs(t, "lib/tb")}
@@ -194,8 +189,17 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 	for _, s := range b.srcs {
 		args = append(args, rtltest.Abs(t, s))
 	}
-	args = append(args, rtltest.Abs(t, b.tb))
-	if out, err := rtltest.Run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
+	return append(args, rtltest.Abs(t, b.tb))
+}
+
+// buildBench verilates and compiles b into dir and returns the bench
+// binary's path. It is `verilator --cc --exe --build -j 2 -Wall ...` split in
+// its two steps, so that between them the runtime objects of the directory
+// returned by seed (when seed != nil) can be dropped in: make then treats
+// them as up to date (they must be newer than the generated makefile).
+func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
+	t.Helper()
+	if out, err := rtltest.Run(t, dir, "verilator", benchArgs(t, b, dir)...); err != nil {
 		t.Fatalf("verilator: %v\n%s", err, out)
 	}
 	if seed != nil {
@@ -210,16 +214,36 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 			}
 		}
 	}
-	// the runtime library and init code need no optimisation
-	out, err := rtltest.Run(t, dir, 5*time.Minute, "make", "-j", "2", "-f", "V"+b.top+".mk",
-		"OPT_GLOBAL=-O0", "OPT_SLOW=-O0")
+	// the benches are short: neither the model nor the runtime library needs
+	// optimisation (compiling is the slow part)
+	out, err := rtltest.Run(t, dir, "make", "-j", "2", "-f", "V"+b.top+".mk",
+		"OPT_FAST=-O0", "OPT_GLOBAL=-O0", "OPT_SLOW=-O0")
 	if err != nil {
 		t.Fatalf("make: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "bench")
 }
 
-// TestBench builds and runs every Verilator bench.
+// cachedBench returns b's bench executable from the build cache
+// (rtltest.CachedBench: keyed by the tools, the arguments and the contents
+// of the sources, the bench and its headers), calling build on a miss.
+func cachedBench(t *testing.T, b bench, build func(t *testing.T, dir string)) (string, bool) {
+	t.Helper()
+	inputs := []string{rtltest.Abs(t, "lib/tb"), rtltest.Abs(t, b.tb)}
+	for _, s := range b.srcs {
+		inputs = append(inputs, rtltest.Abs(t, s))
+	}
+	return rtltest.CachedBench(t, rtltest.Abs(t, "."), rtltest.Build{
+		Name:   "rtl-" + b.name,
+		Args:   append(benchArgs(t, b, "<dir>"), "make OPT_FAST=-O0 OPT_GLOBAL=-O0 OPT_SLOW=-O0"),
+		Inputs: inputs,
+		Binary: "bench",
+		Make:   build,
+	})
+}
+
+// TestBench builds (or takes from the build cache) and runs every
+// Verilator bench.
 func TestBench(t *testing.T) {
 	t.Parallel()
 	trackSources(t)
@@ -227,8 +251,9 @@ func TestBench(t *testing.T) {
 		t.Skip("bench builds skipped in -short mode")
 	}
 	rtltest.NeedTools(t, "verilator", "g++", "make")
-	// The first bench is built once, up front in its subtest; its directory
-	// then seeds the runtime objects of all other builds.
+	testenv.Heartbeat(t, 0)
+	// On a cache miss the first bench is built once, in its own folder;
+	// that folder then seeds the runtime objects of all other builds.
 	seedDir := t.TempDir()
 	var seedOnce sync.Once
 	seedOK := false
@@ -243,17 +268,18 @@ func TestBench(t *testing.T) {
 		return seedDir
 	}
 	for i, b := range benches {
-		i, b := i, b
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			var bin string
-			if i == 0 {
-				seed(t)
-				bin = filepath.Join(seedDir, "bench")
+			var build func(t *testing.T, dir string)
+			if i == 0 { // the seed build itself
+				build = func(t *testing.T, dir string) {
+					copyFile(t, filepath.Join(seed(t), "bench"), filepath.Join(dir, "bench"))
+				}
 			} else {
-				bin = buildBench(t, b, t.TempDir(), func() string { return seed(t) })
+				build = func(t *testing.T, dir string) { buildBench(t, b, dir, func() string { return seed(t) }) }
 			}
-			out, err := rtltest.Run(t, filepath.Dir(bin), 2*time.Minute, bin)
+			bin, cached := cachedBench(t, b, build)
+			out, err := rtltest.Run(t, t.TempDir(), bin)
 			if err != nil {
 				t.Fatalf("bench failed: %v\n%s", err, out)
 			}
@@ -261,8 +287,20 @@ func TestBench(t *testing.T) {
 			if !strings.Contains(out, pass) {
 				t.Fatalf("bench output lacks %q:\n%s", pass, out)
 			}
-			t.Log(strings.TrimSpace(out))
+			t.Logf("(cached build: %v) %s", cached, strings.TrimSpace(out))
 		})
+	}
+}
+
+// copyFile copies an executable.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, data, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -301,7 +339,7 @@ func TestSynth(t *testing.T) {
 			}
 			stat := filepath.Join(dir, "stat.txt")
 			script += "synth_ice40 -top " + s.top + "; tee -q -o " + stat + " stat"
-			out, err := rtltest.Run(t, dir, 5*time.Minute, "yosys", "-q", "-p", script)
+			out, err := rtltest.Run(t, dir, "yosys", "-q", "-p", script)
 			if err != nil || strings.Contains(out, "Warning") || strings.Contains(out, "ERROR") {
 				t.Fatalf("yosys: %v\n%s", err, out)
 			}

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
 	"github.com/ptmhw/ptm/rtl/internal/rtltest"
 )
 
@@ -338,7 +338,7 @@ func TestLint(t *testing.T) {
 				label += fmt.Sprintf(" %s=%s", p.name, p.value)
 			}
 			args = append(args, f)
-			out, err := rtltest.Run(t, ".", time.Minute, "verilator", args...)
+			out, err := rtltest.Run(t, ".", "verilator", args...)
 			if err != nil || strings.TrimSpace(out) != "" {
 				t.Errorf("lint %s: %v\n%s", label, err, out)
 			}
@@ -350,25 +350,15 @@ func TestLint(t *testing.T) {
 // compiles identically; the first build's copies seed the others.
 var runtimeObjs = []string{"verilated.o", "verilated_threads.o"}
 
-// buildBench verilates and compiles b into dir (seeded with runtime objects
-// from seedDir when seedDir != "") and returns the bench binary's path.
-func buildBench(t *testing.T, b bench, dir, seedDir string) string {
+// benchArgs are b's verilator arguments and input files (sources, bench,
+// generated core and bench header folders).
+func benchArgs(t *testing.T, b bench, dir string) (args, inputs []string) {
 	t.Helper()
-	if seedDir != "" {
-		for _, o := range runtimeObjs {
-			data, err := os.ReadFile(filepath.Join(seedDir, o))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, o), data, 0o644)
-			}
-			if err != nil {
-				t.Fatalf("seeding runtime object %s: %v", o, err)
-			}
-		}
-	}
-	args := []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
+	args = []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
 		"-CFLAGS", "-I" + rtltest.Abs(t, "../lib/tb") + " -I" + rtltest.Abs(t, "tb"),
-		"-MAKEFLAGS", "OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
+		"-MAKEFLAGS", "OPT_FAST=-O0 OPT_GLOBAL=-O0 OPT_SLOW=-O0"}
+	inputs = []string{rtltest.Abs(t, "../lib/tb"), rtltest.Abs(t, "tb")}
 	args = append(args, b.flags...)
 	params := b.params
 	var files []string
@@ -385,26 +375,51 @@ func buildBench(t *testing.T, b bench, dir, seedDir string) string {
 	}
 	for _, s := range b.srcs {
 		args = append(args, rtltest.Abs(t, s))
+		inputs = append(inputs, rtltest.Abs(t, s))
 	}
 	args = append(args, files...)
+	inputs = append(inputs, files...)
 	args = append(args, rtltest.Abs(t, b.tb))
-	if out, err := rtltest.Run(t, dir, 5*time.Minute, "verilator", args...); err != nil {
+	return args, inputs
+}
+
+// buildBench verilates and compiles b into dir (seeded with runtime objects
+// from seedDir when seedDir != "") and returns the bench binary's path.
+func buildBench(t *testing.T, b bench, dir, seedDir string) string {
+	t.Helper()
+	if seedDir != "" {
+		for _, o := range runtimeObjs {
+			data, err := os.ReadFile(filepath.Join(seedDir, o))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, o), data, 0o644)
+			}
+			if err != nil {
+				t.Fatalf("seeding runtime object %s: %v", o, err)
+			}
+		}
+	}
+	args, _ := benchArgs(t, b, dir)
+	if out, err := rtltest.Run(t, dir, "verilator", args...); err != nil {
 		t.Fatalf("verilator build: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "bench")
 }
 
-// TestBench builds and runs every Verilator bench.
+// TestBench builds (or takes from the build cache, rtltest.CachedBench)
+// and runs every Verilator bench.
 func TestBench(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("bench builds skipped in -short mode")
 	}
 	rtltest.NeedTools(t, "verilator", "g++", "make")
+	testenv.Heartbeat(t, 0)
+	// On a cache miss the first bench is built once, in its own folder,
+	// which then seeds the runtime objects of the other builds.
 	seedDir := t.TempDir()
 	var seedOnce sync.Once
 	seedOK := false
-	seed := func(t *testing.T) {
+	seed := func(t *testing.T) string {
 		seedOnce.Do(func() {
 			buildBench(t, benches[0], seedDir, "")
 			seedOK = true
@@ -412,20 +427,32 @@ func TestBench(t *testing.T) {
 		if !seedOK {
 			t.Fatalf("seed build of %s failed (see its subtest)", benches[0].name)
 		}
+		return seedDir
 	}
 	for i, b := range benches {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
-			seed(t)
-			bin := filepath.Join(seedDir, "bench")
-			if i != 0 {
-				bin = buildBench(t, b, t.TempDir(), seedDir)
+			build := func(t *testing.T, dir string) { buildBench(t, b, dir, seed(t)) }
+			if i == 0 { // the seed build itself
+				build = func(t *testing.T, dir string) {
+					data, err := os.ReadFile(filepath.Join(seed(t), "bench"))
+					if err == nil {
+						err = os.WriteFile(filepath.Join(dir, "bench"), data, 0o755)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
-			var args []string
+			args, inputs := benchArgs(t, b, "<dir>")
+			bin, cached := rtltest.CachedBench(t, rtltest.Abs(t, ".."), rtltest.Build{
+				Name: "board-" + b.name, Args: args, Inputs: inputs, Binary: "bench", Make: build,
+				Rename: map[string]string{tmpRoot: "<tmp>"}})
+			var runArgs []string
 			if b.core {
-				args = append(args, "--data", getCore(t).data)
+				runArgs = append(runArgs, "--data", getCore(t).data)
 			}
-			out, err := rtltest.Run(t, filepath.Dir(bin), 3*time.Minute, bin, args...)
+			out, err := rtltest.Run(t, t.TempDir(), bin, runArgs...)
 			if err != nil {
 				t.Fatalf("bench failed: %v\n%s", err, out)
 			}
@@ -436,7 +463,7 @@ func TestBench(t *testing.T) {
 			if !strings.Contains(out, pass) {
 				t.Fatalf("bench output lacks %q:\n%s", pass, out)
 			}
-			t.Log(strings.TrimSpace(out))
+			t.Logf("(cached build: %v) %s", cached, strings.TrimSpace(out))
 		})
 	}
 }
@@ -472,7 +499,7 @@ func synth(t *testing.T, dir, top string, files, defines []string, params []para
 		script += " -json " + jsonOut
 	}
 	script += "; tee -q -o " + stat + " stat"
-	out, err := rtltest.Run(t, dir, 8*time.Minute, "yosys", "-q", "-p", script)
+	out, err := rtltest.Run(t, dir, "yosys", "-q", "-p", script)
 	if err != nil || strings.Contains(out, "Warning") || strings.Contains(out, "ERROR") {
 		t.Fatalf("yosys: %v\n%s", err, out)
 	}
@@ -571,7 +598,8 @@ func TestSynth(t *testing.T) {
 			t.Errorf("%d SB_RAM40_4K, want 14 + %d (board + one per lane)", total["SB_RAM40_4K"], c.design.Params.L)
 		}
 	})
-	if os.Getenv("PTM_BOARD_SYNTH_IRIS") == "" {
+	if os.Getenv("PTM_BOARD_SYNTH_IRIS") == "" && !testenv.Long() {
+		t.Log("board_top with Iris-like cores (16 and 8 lanes): make test-long (PTM_LONG_TESTS=1) or PTM_BOARD_SYNTH_IRIS=1")
 		return
 	}
 	for _, lanes := range []int{16, 8} {
@@ -601,7 +629,7 @@ func TestSynth(t *testing.T) {
 			t.Logf("board_top ETH_ENABLE=0 + Iris-like core (L=%d): %s", lanes, cellString(uart))
 			if _, err := exec.LookPath("nextpnr-ice40"); err == nil {
 				for _, j := range []string{"core.json", "board.json", "uart.json"} {
-					out, _ := rtltest.Run(t, dir, 5*time.Minute, "nextpnr-ice40", "--up5k", "--package", "sg48", "--json", j,
+					out, _ := rtltest.Run(t, dir, "nextpnr-ice40", "--up5k", "--package", "sg48", "--json", j,
 						"--pcf-allow-unconstrained", "--pack-only", "--seed", "1")
 					sc := bufio.NewScanner(strings.NewReader(out))
 					for sc.Scan() {

@@ -43,14 +43,16 @@
 //   - TestLint: verilator --lint-only -Wall of every module as top, for the
 //     default and alternative parameter sets; board_top with a generated
 //     core named through PTM_CORE. Any warning fails.
-//   - TestBench: builds and runs every bench; each prints
+//   - TestBench: builds (or takes from the build cache, keyed by the
+//     hash of the tools, arguments and sources) and runs every bench; each prints
 //     "PASS <name> <checks>". The board_top bench gets a data file written
 //     by the test with a random bank and requests whose expected result
 //     words come from golden/fixed, and speaks the protocol on the UART pin
 //     (bit level) and the GMII interface at once.
 //   - TestSynth: yosys synth_ice40 of every module and of board_top with
 //     the generated core; logs SB_LUT4, SB_DFF*, SB_CARRY and SB_RAM40_4K.
-//     With PTM_BOARD_SYNTH_IRIS=1 it also synthesizes board_top with
+//     Under make test-long (PTM_LONG_TESTS=1) or with
+//     PTM_BOARD_SYNTH_IRIS=1 it also synthesizes board_top with
 //     Iris-like cores (3 classes, 20 clauses, 16 features; 16 and 8 lanes)
 //     and, when nextpnr-ice40 is installed, packs them for an UP5K.
 //

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // rng is a small deterministic generator for random banks.
@@ -60,6 +60,21 @@ func root(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// progress is an Options.Progress that logs every flow step with the time
+// since start ("[progress]" lines: go test -v and make test show them as
+// they come).
+type progress struct {
+	t     *testing.T
+	start time.Time
+}
+
+func newProgress(t *testing.T) *progress { return &progress{t: t, start: time.Now()} }
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.t.Logf("[progress] %s at %.1f s: %s", p.t.Name(), time.Since(p.start).Seconds(), strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 func needTools(t *testing.T, names ...string) {
@@ -169,14 +184,14 @@ func TestErrors(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
 	r := root(t)
 	o := Options{Design: d, Bank: b, Device: "ecp5", Dir: t.TempDir(), Root: r}
-	if _, err := Run(context.Background(), o); !errors.Is(err, ErrDevice) {
+	if _, err := Run(testenv.Context(t), o); !errors.Is(err, ErrDevice) {
 		t.Errorf("device ecp5: %v, want ErrDevice", err)
 	}
 
 	t.Run("missing tool", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		o := Options{Design: d, Bank: b, Device: "up5k", Dir: t.TempDir(), Root: r}
-		_, err := Run(context.Background(), o)
+		_, err := Run(testenv.Context(t), o)
 		if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "scripts/install-deps.sh") {
 			t.Errorf("empty PATH: %v, want ErrToolMissing naming scripts/install-deps.sh", err)
 		}
@@ -187,7 +202,7 @@ func TestErrors(t *testing.T) {
 		// 48 lanes of 12-bit thresholds cannot share block RAMs: 48 > 30.
 		big, bb := design(t, xorBoard, hw.Config{Bits: 12, LFSRWidth: 24, Lanes: 48})
 		o := Options{Design: big, Bank: bb, Device: "up5k", Dir: t.TempDir(), Root: r}
-		_, err := Run(context.Background(), o)
+		_, err := Run(testenv.Context(t), o)
 		if !errors.Is(err, ErrNoFit) {
 			t.Fatalf("48 lanes on up5k: %v, want ErrNoFit", err)
 		}
@@ -206,6 +221,7 @@ func TestErrors(t *testing.T) {
 // the clip comparisons are the kind yosys's cmp2lut gets wrong: this test
 // also guards the flow's coarse step (CoarseScript).
 func TestBankPassSim(t *testing.T) {
+	t.Parallel() // single-threaded tools: the flows overlap on a 2-core machine
 	needTools(t, "yosys", "iverilog", "vvp")
 	if testing.Short() {
 		t.Skip("simulation")
@@ -226,7 +242,7 @@ func TestBankPassSim(t *testing.T) {
 	}
 	job := YosysJob{Dir: dir, CoreDir: coreDir, Files: rtl, Top: d.Top(), CoreTop: d.Top(), Relax: true, Pack: true,
 		Extra: []string{"rename " + d.Top() + " gl_core", "write_verilog -noattr " + filepath.Join(dir, "gl.v")}}
-	st, bp, err := job.Run(context.Background())
+	st, bp, err := job.Run(testenv.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +357,7 @@ func TestLintTop(t *testing.T) {
 			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				if err := LintTop(context.Background(), r, dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
+				if err := LintTop(testenv.Context(t), r, dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
 					log, _ := os.ReadFile(filepath.Join(dir, "lint.log"))
 					t.Fatalf("%v\n%s", err, log)
 				}
@@ -354,6 +370,7 @@ func TestLintTop(t *testing.T) {
 // icepack) on the smallest configuration, the core alone with 2 lanes on
 // the UP5K, and checks the result's fields and the bitstream.
 func TestFlow(t *testing.T) {
+	t.Parallel() // single-threaded tools: the flows overlap on a 2-core machine
 	needTools(t, Tools...)
 	if testing.Short() {
 		t.Skip("place and route")
@@ -361,8 +378,8 @@ func TestFlow(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	dir := t.TempDir()
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
-		CoreOnly: true, Dir: dir, Root: root(t)})
+	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
+		CoreOnly: true, Dir: dir, Root: root(t), Progress: newProgress(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +439,7 @@ func TestParseCoarse(t *testing.T) {
 		t.Errorf("help without cmp2lut: %v, want ErrTool", err)
 	}
 	if err := CheckTools("yosys"); err == nil {
-		cmds, err := CoarseScript(context.Background())
+		cmds, err := CoarseScript(testenv.Context(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -440,13 +457,15 @@ func TestParseCoarse(t *testing.T) {
 // being changed) is logged, not failed, as long as it comes back as an
 // ErrTiming with the full Result.
 func TestFlowBoard(t *testing.T) {
+	t.Parallel() // single-threaded tools: the flows overlap on a 2-core machine
 	needTools(t, Tools...)
 	if testing.Short() {
 		t.Skip("place and route")
 	}
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(), Root: root(t)})
+	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(), Root: root(t),
+		Progress: newProgress(t)})
 	if err != nil && !errors.Is(err, ErrTiming) {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // The end-to-end tests share one simulator build: an Iris-like shape
@@ -47,6 +48,9 @@ func start(t *testing.T, o Options) *Process {
 	t.Helper()
 	needVerilator(t)
 	o.Log = testWriter{t}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = testenv.Scale(10 * time.Minute)
+	}
 	t0 := time.Now()
 	p, err := Start(context.Background(), o)
 	if err != nil {
@@ -274,8 +278,9 @@ func testRequests(t *testing.T, core *fixed.Core, rng *rand.Rand, kmax int) []re
 
 // hostTimeout bounds one attempt of a request in the tests: generous, as
 // the simulator slows down to a few hundred thousand clocks per second
-// when the machine is busy (parallel tests, builds).
-const hostTimeout = 60 * time.Second
+// when the machine is busy (parallel tests, builds), and stretched by the
+// machine's load (testenv.Scale).
+func hostTimeout() time.Duration { return testenv.Scale(60 * time.Second) }
 
 // TestUART is the end-to-end test on the pseudo-terminal: upload a random
 // bank, INFER in both modes against fixed.Core, protocol errors, then
@@ -290,7 +295,7 @@ func TestUART(t *testing.T) {
 	o.Config = irisConfig
 	p := start(t, o)
 	d := p.Build.Design
-	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout}
+	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout()}
 
 	infoCheck(t, h, d, true, false, 0, DefaultReportedBaud)
 	if r, err := h.call(tInfer, request{k: 1, vectors: [][]bool{make([]bool, 16)}}.payload()); err != nil ||
@@ -350,14 +355,14 @@ func TestUART(t *testing.T) {
 	if err := h.l.send(junk); err != nil {
 		t.Fatal(err)
 	}
-	h.timeout, h.retries = 10*time.Second, 20 // the garbage may swallow the first copies
+	h.timeout, h.retries = testenv.Scale(10*time.Second), 20 // the garbage may swallow the first copies
 	q := makeRequest(t, core, rng, false, 5, 4)
 	t0 := time.Now()
 	if bad := inferCheck(t, h, q); bad != 0 {
 		t.Fatalf("INFER after the garbage: %d bad words", bad)
 	}
 	t.Logf("after 100,000 random bytes: answered on attempt %d, %v", h.tries, time.Since(t0).Round(time.Millisecond))
-	h.timeout, h.retries = hostTimeout, 0
+	h.timeout, h.retries = hostTimeout(), 0
 	if bad := inferCheck(t, h, makeRequest(t, core, rng, true, 9, 3)); bad != 0 {
 		t.Fatalf("second INFER after the garbage: %d bad words", bad)
 	}
@@ -391,7 +396,7 @@ func TestFaults(t *testing.T) {
 		ResponseDelay: 20 * time.Millisecond}
 	p := start(t, o)
 	d := p.Build.Design
-	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: 3 * time.Second, retries: 30}
+	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: testenv.Scale(3 * time.Second), retries: 30}
 	rng := rand.New(rand.NewPCG(5, 6))
 	bank, err := fixed.RandomBank(irisShape, irisConfig.Bits, rng.Uint64)
 	if err != nil {
@@ -438,7 +443,7 @@ func TestPreload(t *testing.T) {
 	o.ReportedBaud = 3_000_000
 	p := start(t, o)
 	d := p.Build.Design
-	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout}
+	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout()}
 	infoCheck(t, h, d, true, true, BankCRC(bank, d.Config.HW()), 3_000_000)
 	core, err := fixed.NewCore(bank, d.Config.HW())
 	if err != nil {
@@ -480,8 +485,8 @@ func TestEthernet(t *testing.T) {
 	p := start(t, o)
 	d := p.Build.Design
 	el := openPacket(t, ns, p.TAP)
-	eh := &host{l: el, timeout: hostTimeout / 2, retries: 2}
-	uh := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout}
+	eh := &host{l: el, timeout: hostTimeout() / 2, retries: 2}
+	uh := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout()}
 
 	infoCheck(t, eh, d, false, false, 0, 0)
 	rng := rand.New(rand.NewPCG(3, 4))

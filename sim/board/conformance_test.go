@@ -1,14 +1,13 @@
 package board
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/host/conformance"
 	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // TestConformance runs the host's conformance suite (host/conformance:
@@ -60,9 +59,7 @@ func conform(t *testing.T, tr transport.Transport) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	rep, err := conformance.Check(ctx, tr, bank, conformance.Opts{Strict: true, Queries: 20})
+	rep, err := conformance.Check(testenv.Context(t), tr, bank, conformance.Opts{Strict: true, Queries: 20})
 	if err != nil {
 		t.Fatalf("conformance: %v\n%v", err, rep)
 	}

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 func TestOptionsErrors(t *testing.T) {
@@ -139,8 +139,8 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-	case <-time.After(5 * time.Minute):
-		t.Fatal("Run did not return after its context was cancelled")
+	case <-testenv.Context(t).Done():
+		t.Fatal("Run did not return after its context was cancelled (up to the test deadline)")
 	}
 	if !strings.HasPrefix(uart, "/dev/pts/") {
 		t.Errorf("UART path %q", uart)

@@ -15,6 +15,7 @@ import (
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/hw/refmodel"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // needVerilator fails the test when Verilator is missing (skips only
@@ -73,6 +74,7 @@ func checkClean(t *testing.T, res *Result, minSamples int) {
 
 func TestRandomShapes(t *testing.T) {
 	needVerilator(t)
+	testenv.Heartbeat(t, 0) // cold Verilator builds take minutes on a busy machine
 	for i, c := range randomShapes {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -102,6 +104,7 @@ func trainedRequests(m refmodel.Model, samples, maxK int, seed uint64) []Request
 
 func TestTrainedModels(t *testing.T) {
 	needVerilator(t)
+	testenv.Heartbeat(t, 0)
 	models, err := refmodel.Models()
 	if err != nil {
 		t.Fatal(err)
@@ -361,13 +364,15 @@ func TestTrace(t *testing.T) {
 	}
 }
 
-// TestLong compares a million samples; it runs only with
-// PTM_COSIM_LONG=1 (docs/cycles.md records its figures).
+// TestLong compares a million samples; it runs under make test-long
+// (PTM_LONG_TESTS=1) or with PTM_COSIM_LONG=1 (docs/cycles.md records its
+// figures).
 func TestLong(t *testing.T) {
 	if os.Getenv("PTM_COSIM_LONG") == "" {
-		t.Skip("set PTM_COSIM_LONG=1 to compare 1,000,000 samples")
+		testenv.SkipUnlessLong(t, "1,000,000 co-simulated samples")
 	}
 	needVerilator(t)
+	testenv.Heartbeat(t, 0)
 	models, err := refmodel.Models()
 	if err != nil {
 		t.Fatal(err)
