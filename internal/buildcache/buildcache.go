@@ -40,10 +40,11 @@ func DefaultRoot(env, name string) string {
 	return filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Getuid()))
 }
 
-// prepare creates root (mode 0700) if needed and checks that it is a
-// directory, not a symbolic link, owned by us and not writable by group or
-// others.
-func prepare(root string) error {
+// SafeDir creates root (mode 0700) if needed and checks that it is a
+// directory, not a symbolic link, owned by the current user and not
+// writable by group or others: a cache another user could write into is
+// refused (its error wraps ErrUnsafe). sim/internal/simcache uses it too.
+func SafeDir(root string) error {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ func (k *Hasher) Key() string { return hex.EncodeToString(k.h.Sum(nil))[:24] }
 // cached reports that the build was already there (or was made meanwhile
 // by another process).
 func Get(root, name, done string, build func(tmp string) error) (dir string, cached bool, err error) {
-	if err := prepare(root); err != nil {
+	if err := SafeDir(root); err != nil {
 		return "", false, err
 	}
 	dir = filepath.Join(root, name)

@@ -17,8 +17,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/ptmhw/ptm/internal/buildcache"
 )
 
 // Manifest is the name of the file, in a build directory, that lists the
@@ -26,8 +27,9 @@ import (
 const Manifest = "manifest.sha256"
 
 // ErrUnsafe is wrapped by Prepare's error for a cache directory that
-// another user could have written into.
-var ErrUnsafe = errors.New("simulator cache directory is not safe")
+// another user could have written into (the same error as
+// internal/buildcache's).
+var ErrUnsafe = buildcache.ErrUnsafe
 
 // ErrStale is wrapped by Verify's error for a build whose files do not
 // match (rebuild it).
@@ -35,38 +37,15 @@ var ErrStale = errors.New("cached simulator build does not match")
 
 // Dir returns the cache directory: $env when set, else <user cache
 // dir>/name, else a per-user <temp dir>/name-<uid> (never a directory
-// shared by all users).
-func Dir(env, name string) string {
-	if d := os.Getenv(env); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, name)
-	}
-	return filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Getuid()))
-}
+// shared by all users); internal/buildcache.DefaultRoot.
+func Dir(env, name string) string { return buildcache.DefaultRoot(env, name) }
 
 // Prepare creates dir (mode 0700) if it does not exist and checks that it
 // is a directory, not a symbolic link, owned by the current user and not
-// writable by group or others.
+// writable by group or others (internal/buildcache.SafeDir).
 func Prepare(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("simcache: %w", err)
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("simcache: %w", err)
-	}
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("%w: %s is a symbolic link", ErrUnsafe, dir)
-	case !fi.IsDir():
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, dir)
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("%w: %s is writable by group or others (mode %v): chmod go-w it or choose another cache", ErrUnsafe, dir, fi.Mode().Perm())
-	}
-	if uid, ok := owner(fi); ok && uid != os.Getuid() {
-		return fmt.Errorf("%w: %s belongs to user %d, not to you (%d): choose another cache", ErrUnsafe, dir, uid, os.Getuid())
+	if err := buildcache.SafeDir(dir); err != nil {
+		return fmt.Errorf("simcache: %w (choose another cache)", err)
 	}
 	return nil
 }
