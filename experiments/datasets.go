@@ -471,8 +471,12 @@ func (r *runner) uciReport() (string, error) {
 		best := s.Labels[key+".best_baseline"]
 		pa, ba := s.get(key+".splits20.ptm.accuracy_mean"), s.get(key+".splits20."+best+".accuracy_mean")
 		pe, re := s.get(key+".pooled.ptm.auroc_entropy"), s.get(key+".pooled.rf.auroc_entropy")
-		fmt.Fprintf(&b, "\nTargets: PTM AUROC(entropy) %.3f against RF's %.3f (%s); PTM accuracy %.3f, best baseline (%s) %.3f, difference %+.3f (%s: within 0.02).\n\n",
-			pe, re, metWord(pe >= re), pa, best, ba, pa-ba, metWord(pa >= ba-0.02))
+		auroc := metWord(pe >= re)
+		if math.IsNaN(pe) {
+			auroc = "undefined: the PTM made no wrong prediction"
+		}
+		fmt.Fprintf(&b, "\nTargets: PTM AUROC(entropy) %s against RF's %s (%s); PTM accuracy %.3f, best baseline (%s) %.3f, difference %+.3f (%s: within 0.02).\n\n",
+			fmtMaybe(pe), fmtMaybe(re), auroc, pa, best, ba, pa-ba, metWord(pa >= ba-0.02))
 		if err := plotDSUncertainty(filepath.Join(r.out, key+"_uncertainty.png"), res, r.cfg.bins); err != nil {
 			return "", err
 		}
