@@ -66,6 +66,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
 	force := fs.Bool("force-upload", false, "upload the model even if the board already holds it")
 	testData := fs.String("test-data", "", "stream every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
+	connect := fs.Duration("connect", stream.DefaultConnect, "give up when the board has not answered its first INFO for this long (no board on the port)")
 	deadline := fs.Duration("deadline", driver.DefaultDeadline, "give up on a query (or an upload) the board has not answered for this long, resending meanwhile with an adaptive timeout; the report names what was not answered")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -85,6 +86,9 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if *K < 1 || *K > 65535 {
 		return fmt.Errorf("%w: --samples %d, want 1..65535", errUsage, *K)
 	}
+	if *connect <= 0 {
+		return fmt.Errorf("%w: --connect %v, want a positive duration", errUsage, *connect)
+	}
 	if *deadline <= 0 {
 		return fmt.Errorf("%w: --deadline %v, want a positive duration", errUsage, *deadline)
 	}
@@ -99,7 +103,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		defer o.close()
 		outFile = o
 	}
-	cfg := stream.Config{K: *K, Seed: uint32(*seed), ForceUpload: *force, Driver: driver.Opts{Deadline: *deadline}}
+	cfg := stream.Config{K: *K, Seed: uint32(*seed), ForceUpload: *force, Driver: driver.Opts{Deadline: *deadline}, Connect: *connect}
 	switch *mode {
 	case "stats":
 		cfg.Mode = frame.ModeStats

@@ -37,6 +37,11 @@ type Config struct {
 	ForceUpload bool
 	// Driver configures the driver.
 	Driver driver.Opts
+	// Connect bounds the wait for the board's first answer (INFO): a port
+	// where nothing answers fails after it with an error wrapping
+	// driver.ErrTimeout, instead of after the driver's whole deadline.
+	// 0 means DefaultConnect.
+	Connect time.Duration
 	// Progress, if set, is called as results arrive (done of total).
 	Progress func(done, total int)
 }
@@ -152,6 +157,11 @@ type Summary struct {
 	Unanswered []driver.Unanswered `json:"unanswered,omitempty"`
 }
 
+// DefaultConnect is Config.Connect's default: long enough for a Verilated
+// board on a loaded machine to answer its first INFO, short enough to tell
+// a user soon that nothing is there.
+const DefaultConnect = 30 * time.Second
+
 // CheckFit checks that a board (its INFO words) can run bank with K
 // samples in mode. The error names what differs.
 func CheckFit(in *frame.Info, bank *fixed.Bank, k int, mode frame.Mode) error {
@@ -228,7 +238,16 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	s.Board.Link = t.Name()
 	s.Board.ModelHash = hash
 
-	in, err := d.Info(ctx)
+	connect := cfg.Connect
+	if connect <= 0 {
+		connect = DefaultConnect
+	}
+	cctx, cancelConnect := context.WithTimeout(ctx, connect)
+	in, err := d.Info(cctx)
+	cancelConnect()
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		err = fmt.Errorf("no answer to INFO within %v: %w", connect, driver.ErrTimeout)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
