@@ -38,10 +38,13 @@ func TestSlowBoard(t *testing.T) {
 	r.streamAll(t, ctx, 20, 3, func(int) frame.Mode { return frame.ModeStats })
 	st := r.d.Stats()
 	t.Logf("SRTT %v before, %v after the slow-down; driver %+v", fast.SRTT, st.SRTT, st)
-	// Every answer after the slow-down takes at least 400 ms, so an
-	// estimator that follows the board has moved most of the way there.
-	if st.SRTT < 200*time.Millisecond {
-		t.Errorf("smoothed RTT %v after the slow-down, the board takes 400 ms per command", st.SRTT)
+	// Every answer after the slow-down takes at least 400 ms. Only
+	// answers to first transmissions are RTT samples (Karn's rule), and on
+	// a busy queue most requests are resent, so how many samples arrive
+	// depends on timing; but one is enough to move the smoothed RTT
+	// (gain 1/8) at least 1/8 of the way, to about 50 ms.
+	if st.SRTT < 45*time.Millisecond {
+		t.Errorf("smoothed RTT %v after the slow-down (%v before), the board takes 400 ms per command", st.SRTT, fast.SRTT)
 	}
 }
 
