@@ -38,9 +38,11 @@ type Config struct {
 	// Driver configures the driver.
 	Driver driver.Opts
 	// Connect bounds the wait for the board's first answer (INFO): a port
-	// where nothing answers fails after it with an error wrapping
-	// driver.ErrTimeout, instead of after the driver's whole deadline.
-	// 0 means DefaultConnect.
+	// from which not a single byte arrived in that time fails with an
+	// error wrapping driver.ErrTimeout, instead of after the driver's whole
+	// deadline; when bytes did arrive (a noisy link garbling the answers)
+	// INFO keeps being retried up to the driver's deadline. 0 means
+	// DefaultConnect.
 	Connect time.Duration
 	// Progress, if set, is called as results arrive (done of total).
 	Progress func(done, total int)
@@ -246,7 +248,13 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	in, err := d.Info(cctx)
 	cancelConnect()
 	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-		err = fmt.Errorf("no answer to INFO within %v: %w", connect, driver.ErrTimeout)
+		if t.Stats().BytesRecv > 0 {
+			// Something answers, only garbled so far (a noisy link): wait
+			// for INFO as for any request, up to the driver's deadline.
+			in, err = d.Info(ctx)
+		} else {
+			err = fmt.Errorf("no answer to INFO within %v: %w", connect, driver.ErrTimeout)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
