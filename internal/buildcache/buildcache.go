@@ -69,7 +69,9 @@ func SafeDir(root string) error {
 // sumName is the file, next to a build's done file, holding its SHA-256.
 const sumName = "done.sha256"
 
-func fileSum(path string) (string, error) {
+// FileSum returns the hex SHA-256 of a file's content (sim/internal/simcache
+// uses it too).
+func FileSum(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -96,7 +98,7 @@ func intact(dir, done string) bool {
 	if err != nil {
 		return false
 	}
-	got, err := fileSum(p)
+	got, err := FileSum(p)
 	return err == nil && got == strings.TrimSpace(string(want))
 }
 
@@ -160,7 +162,7 @@ func Get(root, name, done string, build func(tmp string) error) (dir string, cac
 	if err := build(tmp); err != nil {
 		return "", false, err
 	}
-	sum, err := fileSum(filepath.Join(tmp, done))
+	sum, err := FileSum(filepath.Join(tmp, done))
 	if err != nil {
 		return "", false, err
 	}

@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 type event struct {
@@ -85,7 +87,7 @@ func (s *state) watch(quiet time.Duration, done chan struct{}) {
 		}
 		s.mu.Lock()
 		if time.Since(s.last) >= quiet {
-			s.printf("... %s running: %s (load %s)", time.Since(s.start).Round(time.Second), s.runningList(), loadString())
+			s.printf("... %s running: %s (load %s)", time.Since(s.start).Round(time.Second), s.runningList(), testenv.LoadString())
 		}
 		s.mu.Unlock()
 	}
@@ -237,7 +239,7 @@ func (s *state) packageDone(e event) {
 	switch e.Action {
 	case "pass":
 		s.passed++
-		s.printf("ok   %-40s %6.1fs  (load %s)", short(e.Package), e.Elapsed, loadString())
+		s.printf("ok   %-40s %6.1fs  (load %s)", short(e.Package), e.Elapsed, testenv.LoadString())
 	case "skip":
 		s.passed++
 		s.printf("--   %-40s (no test files)", short(e.Package))
@@ -289,16 +291,4 @@ func short(pkg string) string {
 		return "."
 	}
 	return pkg
-}
-
-func loadString() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,19 +49,6 @@ func Prepare(dir string) error {
 	return nil
 }
 
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // Seal writes dir's manifest: the SHA-256 of each of files (paths
 // relative to dir).
 func Seal(dir string, files []string) error {
@@ -70,7 +56,7 @@ func Seal(dir string, files []string) error {
 	sort.Strings(files)
 	var b bytes.Buffer
 	for _, f := range files {
-		sum, err := fileSum(filepath.Join(dir, f))
+		sum, err := buildcache.FileSum(filepath.Join(dir, f))
 		if err != nil {
 			return fmt.Errorf("simcache: %w", err)
 		}
@@ -118,7 +104,7 @@ func Verify(dir, binary string, sources map[string][]byte) error {
 		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 			return fmt.Errorf("%w: %s is missing or not a regular file", ErrStale, p)
 		}
-		got, err := fileSum(p)
+		got, err := buildcache.FileSum(p)
 		if err != nil || got != sum {
 			return fmt.Errorf("%w: %s changed since it was built", ErrStale, p)
 		}
