@@ -1,0 +1,18 @@
+// Package fixedtrain is the bit-exact fixed-point PTM trainer: the
+// specification of on-chip learning (docs/fixed-point-training.md) and the
+// fast trainer of this project.
+//
+// Every SPV holds 2N unsigned integers summing to exactly 2^B (B = 8..15, a
+// 16-bit word per state). The four TPMs are integer transfers between
+// neighbouring states, each rounded with an offset drawn from a 64-bit
+// leap-forward LFSR, so mass is conserved exactly and every transfer equals
+// the float TPM's in expectation. Every global clause has its own lane,
+// which makes the clauses of one TM independent once the class sum is known:
+// the trainer updates them on several goroutines and the result is the same
+// bit for bit for any number of workers. There is no floating point in
+// training; s enters once, as the 16-bit move probabilities of MovesOf.
+//
+// Model and Bank turn the trained SPVs into an ordinary model file's float
+// model and quantized bank (the thresholds of golden/fixed), so a model
+// trained here is evaluated, generated and served like any other.
+package fixedtrain

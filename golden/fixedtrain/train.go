@@ -1,0 +1,406 @@
+package fixedtrain
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// Widths of the SPV mass.
+const (
+	// MinBits is the smallest B: golden/fixed's smallest bank width.
+	MinBits = fixed.MinBits
+	// MaxBits is the largest B: a state holding the whole mass 2^B must fit
+	// a 16-bit word (an SPRAM word on the UP5K, a uint16 here).
+	MaxBits = 15
+	// DefaultBits is the B used when none is given.
+	DefaultBits = 15
+)
+
+// Config is the trainer's configuration: the PTM hyper-parameters (the
+// float trainer's, so that the two are compared on equal terms) and the
+// fixed-point width.
+type Config struct {
+	ptm.Params
+	// Bits is B: every SPV holds integer masses summing to exactly 2^B,
+	// and P(include) is the include mass over 2^B. MinBits..MaxBits;
+	// 0 means DefaultBits.
+	Bits int
+	// Workers bounds the goroutines that update disjoint clauses of one
+	// TM at once; 0 means runtime.GOMAXPROCS(0). The result does not
+	// depend on it (every clause has its own random lane).
+	Workers int
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	if err := c.Params.Validate(); err != nil {
+		return err
+	}
+	if c.Bits != 0 && (c.Bits < MinBits || c.Bits > MaxBits) {
+		return fmt.Errorf("fixedtrain: %d-bit SPVs, want %d..%d", c.Bits, MinBits, MaxBits)
+	}
+	if c.Workers < 0 {
+		return fmt.Errorf("fixedtrain: %d workers, want >= 0", c.Workers)
+	}
+	return nil
+}
+
+// Trainer is the fixed-point PTM and its training state: the integer SPVs,
+// the include masses, the random lanes.
+type Trainer struct {
+	cfg                  Config
+	bits                 int
+	binary               bool
+	classes, features    int
+	tms, clauses, lits   int
+	n                    int // N
+	mv                   Moves
+	spv                  []uint16 // 2N states per TA, TA (t, j, i) at ((t*m+j)*2o+i)*2N
+	inc                  []uint16 // include mass per TA, always sum(spv[N:2N]) of the TA
+	lo, hi               []uint16 // support per TA: states outside lo..hi hold 0
+	clane                []lane   // one lane per global clause
+	ctl                  lane     // the control lane: shuffles and negative classes
+	lit                  []bool   // the literal values of the current example
+	lit0                 []int32  // its literals of value 0, in increasing order
+	zeros                []uint8  // included 0-literals sampled per global clause, capped at 2
+	who                  []int32  // the last included 0-literal per global clause
+	order                []int
+	workers, parallelMin int
+	// Epochs counts the epochs completed.
+	Epochs int
+	// Progress, if set, is called within RunEpoch every ptm.ProgressRows
+	// rows and after the last one, with the rows done and the rows of the
+	// epoch.
+	Progress func(done, total int)
+}
+
+// parallelTAs is the fewest TAs per TM above which one TM update is spread
+// over several goroutines: below it the hand-off costs more than it saves.
+const parallelTAs = 4096
+
+// New returns an untrained fixed-point PTM: every SPV holds 2^(B-1) in
+// states N-1 and N (the float trainer's p(S_N) = p(S_N+1) = 0.5), and
+// every lane seeded from cfg.Seed.
+func New(cfg Config, numClasses, numFeatures int, binary bool) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Bits == 0 {
+		cfg.Bits = DefaultBits
+	}
+	switch {
+	case numClasses < 2:
+		return nil, fmt.Errorf("%w: %d classes, want >= 2", ptm.ErrShape, numClasses)
+	case binary && numClasses != 2:
+		return nil, fmt.Errorf("%w: binary model with %d classes", ptm.ErrShape, numClasses)
+	case numFeatures < 1:
+		return nil, fmt.Errorf("%w: %d features, want >= 1", ptm.ErrShape, numFeatures)
+	}
+	tr := &Trainer{cfg: cfg, bits: cfg.Bits, binary: binary, classes: numClasses, features: numFeatures,
+		tms: numClasses, clauses: cfg.Clauses, lits: 2 * numFeatures, n: cfg.N, mv: MovesOf(cfg.S)}
+	if binary {
+		tr.tms = 1
+	}
+	tas := tr.tms * tr.clauses * tr.lits
+	if uint64(tas)*uint64(2*cfg.N) > 1<<34 {
+		return nil, fmt.Errorf("%w: %d TAs of %d states is too large", ptm.ErrShape, tas, 2*cfg.N)
+	}
+	n2 := 2 * tr.n
+	tr.spv = make([]uint16, tas*n2)
+	tr.inc = make([]uint16, tas)
+	tr.lo = make([]uint16, tas)
+	tr.hi = make([]uint16, tas)
+	half := uint16(1) << uint(tr.bits-1)
+	for ta := 0; ta < tas; ta++ {
+		tr.spv[ta*n2+tr.n-1] = half
+		tr.spv[ta*n2+tr.n] = half
+		tr.inc[ta] = half
+		tr.lo[ta], tr.hi[ta] = uint16(tr.n-1), uint16(tr.n)
+	}
+	tr.clane = make([]lane, tr.tms*tr.clauses)
+	for c := range tr.clane {
+		tr.clane[c].s = ClauseSeed(cfg.Seed, c)
+	}
+	tr.ctl.s = ControlSeed(cfg.Seed)
+	tr.lit = make([]bool, tr.lits)
+	tr.lit0 = make([]int32, 0, tr.lits)
+	tr.zeros = make([]uint8, len(tr.clane))
+	tr.who = make([]int32, len(tr.clane))
+	tr.workers = cfg.Workers
+	if tr.workers == 0 {
+		tr.workers = runtime.GOMAXPROCS(0)
+	}
+	tr.parallelMin = parallelTAs
+	return tr, nil
+}
+
+// Config returns the configuration (with Bits resolved).
+func (tr *Trainer) Config() Config { return tr.cfg }
+
+// Bits returns B.
+func (tr *Trainer) Bits() int { return tr.bits }
+
+// NumTAs is NT * m * 2o.
+func (tr *Trainer) NumTAs() int { return len(tr.inc) }
+
+// TAIndex returns the flat index of TA (tm, clause, literal).
+func (tr *Trainer) TAIndex(tm, clause, literal int) int {
+	return (tm*tr.clauses+clause)*tr.lits + literal
+}
+
+// SPV returns a copy of the SPV of TA ta (flat index).
+func (tr *Trainer) SPV(ta int) []uint16 {
+	n2 := 2 * tr.n
+	return append([]uint16(nil), tr.spv[ta*n2:(ta+1)*n2]...)
+}
+
+// SPVs returns a copy of every SPV, 2N words per TA in flat TA order: the
+// words a hardware trainer's banks must hold.
+func (tr *Trainer) SPVs() []uint16 { return append([]uint16(nil), tr.spv...) }
+
+// IncludeMass returns the include mass of TA ta: P(include) * 2^B.
+func (tr *Trainer) IncludeMass(ta int) int { return int(tr.inc[ta]) }
+
+// CheckData verifies that X and y fit the trainer.
+func (tr *Trainer) CheckData(X [][]bool, y []int) error {
+	if len(X) != len(y) {
+		return fmt.Errorf("fixedtrain: %d inputs but %d labels", len(X), len(y))
+	}
+	for r, x := range X {
+		if len(x) != tr.features {
+			return fmt.Errorf("fixedtrain: row %d has %d features, model has %d", r, len(x), tr.features)
+		}
+		if y[r] < 0 || y[r] >= tr.classes {
+			return fmt.Errorf("fixedtrain: row %d label %d outside 0..%d", r, y[r], tr.classes-1)
+		}
+	}
+	return nil
+}
+
+// RunEpoch runs one pass over the data in an order shuffled with the
+// control lane (docs/fixed-point-training.md 5.1).
+func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
+	if err := tr.CheckData(X, y); err != nil {
+		return err
+	}
+	if len(tr.order) != len(X) {
+		tr.order = make([]int, len(X))
+	}
+	for i := range tr.order {
+		tr.order[i] = i
+	}
+	for i := len(tr.order) - 1; i >= 1; i-- {
+		j := int(uint64(tr.ctl.draw32()) * uint64(i+1) >> 32)
+		tr.order[i], tr.order[j] = tr.order[j], tr.order[i]
+	}
+	for k, r := range tr.order {
+		tr.update(X[r], y[r])
+		if tr.Progress != nil && ((k+1)%ptm.ProgressRows == 0 || k+1 == len(tr.order)) {
+			tr.Progress(k+1, len(tr.order))
+		}
+	}
+	tr.Epochs++
+	return nil
+}
+
+// Update trains on one example (docs/fixed-point-training.md 5.2).
+func (tr *Trainer) Update(x []bool, y int) error {
+	if err := tr.CheckData([][]bool{x}, []int{y}); err != nil {
+		return err
+	}
+	tr.update(x, y)
+	return nil
+}
+
+func (tr *Trainer) update(x []bool, y int) {
+	o := tr.features
+	tr.lit0 = tr.lit0[:0]
+	for i, v := range x {
+		tr.lit[i] = v
+		tr.lit[o+i] = !v
+		if !v {
+			tr.lit0 = append(tr.lit0, int32(i))
+		}
+	}
+	for i, v := range x {
+		if v {
+			tr.lit0 = append(tr.lit0, int32(o+i))
+		}
+	}
+	if tr.binary {
+		tr.updateTM(0, y == 1)
+		return
+	}
+	tr.updateTM(y, true)
+	other := int(uint64(tr.ctl.draw32()) * uint64(tr.classes-1) >> 32)
+	if other >= y {
+		other++
+	}
+	tr.updateTM(other, false)
+}
+
+// updateTM samples the clauses of TM t, then gives them feedback towards
+// target positive (y = 1) or negative.
+func (tr *Trainer) updateTM(t int, positive bool) {
+	m := tr.clauses
+	c0 := t * m
+	w := tr.workers
+	if m*tr.lits < tr.parallelMin || w < 2 {
+		w = 1
+	}
+	w = min(w, m)
+	var v int
+	if w == 1 {
+		v = tr.sample(c0, c0+m)
+	} else {
+		part := make([]int, w)
+		tr.spread(c0, m, w, func(k, a, b int) { part[k] = tr.sample(a, b) })
+		for _, p := range part {
+			v += p
+		}
+	}
+	T := tr.cfg.T
+	v = max(-T, min(T, v))
+	a := T - v
+	if !positive {
+		a = T + v
+	}
+	if w == 1 {
+		tr.feedback(c0, c0+m, positive, a)
+	} else {
+		tr.spread(c0, m, w, func(_, a0, b0 int) { tr.feedback(a0, b0, positive, a) })
+	}
+}
+
+// spread runs f on w contiguous ranges of the clauses c0..c0+m-1 at once.
+func (tr *Trainer) spread(c0, m, w int, f func(k, a, b int)) {
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(k, c0+k*m/w, c0+(k+1)*m/w)
+		}()
+	}
+	f(0, c0, c0+m/w)
+	wg.Wait()
+}
+
+// sample draws, for every global clause c in a..b-1, the actions of its
+// TAs of literals of value 0 from the clause's lane, records how many were
+// included (capped at 2) and the last one, and returns the partial class
+// sum of the clauses that fire.
+func (tr *Trainer) sample(a, b int) (v int) {
+	shift := uint(16 - tr.bits)
+	nl := tr.lits
+	for c := a; c < b; c++ {
+		l := tr.clane[c]
+		inc := tr.inc[c*nl : (c+1)*nl : (c+1)*nl]
+		var z uint8
+		var who int32
+		for _, i := range tr.lit0 {
+			if l.draw16() < uint32(inc[i])<<shift {
+				z++
+				who = i
+			}
+		}
+		tr.clane[c] = l
+		if z > 2 {
+			z = 2
+		}
+		tr.zeros[c], tr.who[c] = z, who
+		if z == 0 {
+			if c%tr.clauses%2 == 0 { // even clauses vote for the class
+				v++
+			} else {
+				v--
+			}
+		}
+	}
+	return v
+}
+
+// feedback selects each global clause c in a..b-1 with probability
+// about a/2T (one draw) and applies Type I or Type II feedback to it.
+func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
+	lim := uint64(a) << 16
+	twoT := uint64(2 * tr.cfg.T)
+	for c := a0; c < b0; c++ {
+		l := &tr.clane[c]
+		if uint64(l.draw16())*twoT >= lim {
+			continue
+		}
+		if (c%tr.clauses%2 == 0) == positive {
+			tr.typeI(c)
+		} else {
+			tr.typeII(c)
+		}
+	}
+}
+
+// typeI is Type I feedback for global clause c: every TA of the clause
+// gets one rounding draw, in literal order, and TPM1 (literal 1, clause
+// fires), TPM2 (literal 0, clause fires, paper rule only) or TPM3.
+func (tr *Trainer) typeI(c int) {
+	nl, n2 := tr.lits, 2*tr.n
+	fires := tr.zeros[c] == 0
+	paper := tr.cfg.Feedback == ptm.PaperFeedback
+	l := tr.clane[c]
+	base := c * nl
+	top := uint16(n2 - 1)
+	for i := 0; i < nl; i++ {
+		r := l.draw16()
+		ta := base + i
+		k := TPM3
+		if fires {
+			if tr.lit[i] {
+				k = TPM1
+			} else if paper {
+				k = TPM2
+			}
+		}
+		lo, hi := tr.lo[ta], tr.hi[ta]
+		// Fixed points: all mass in the bottom state under TPM2/TPM3, in
+		// the top state under TPM1.
+		if (k != TPM1 && hi == 0) || (k == TPM1 && lo == top) {
+			continue
+		}
+		tr.apply(k, ta, lo, hi, r)
+	}
+	tr.clane[c] = l
+}
+
+// typeII is Type II feedback for global clause c (no draws): TPM4 on the
+// TAs of literals of value 0 when no 0-literal was sampled included, and
+// (consistent rule) on the single included one when exactly one was.
+func (tr *Trainer) typeII(c int) {
+	z := tr.zeros[c]
+	if z >= 2 || (z == 1 && tr.cfg.Feedback == ptm.PaperFeedback) {
+		return
+	}
+	base := c * tr.lits
+	if z == 1 {
+		ta := base + int(tr.who[c])
+		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
+		return
+	}
+	for _, i := range tr.lit0 {
+		ta := base + int(i)
+		if int(tr.lo[ta]) >= tr.n { // all mass on the include side: unchanged
+			continue
+		}
+		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
+	}
+}
+
+func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32) {
+	n2 := 2 * tr.n
+	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+	d, a, b := applyTPM(k, q, int(lo), int(hi), tr.mv, r)
+	tr.inc[ta] = uint16(int32(tr.inc[ta]) + d)
+	tr.lo[ta], tr.hi[ta] = uint16(a), uint16(b)
+}
