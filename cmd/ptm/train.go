@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/fixedtrain"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
@@ -68,6 +69,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	bandwidth := fs.Float64("bandwidth", de.Bandwidth, "input encoding: threshold jitter between sets, in feature standard deviations")
 	margin := fs.Float64("margin", de.Margin, "input encoding: out-of-range reversion beyond margin..3*margin feature standard deviations outside the training range (0 = off)")
 	wholeRow := fs.Bool("whole-row", de.WholeRow, "input encoding: revert the whole row, not only the out-of-range feature")
+	fixedTrain := fs.Bool("fixed", false, "train with the bit-exact fixed-point trainer (golden/fixedtrain, docs/fixed-point-training.md): integer SPVs of --bits bits (default 15), the same model on every run and every GOMAXPROCS")
+	workers := fs.Int("workers", 0, "with --fixed: goroutines updating disjoint clauses (0: GOMAXPROCS); the model does not depend on it")
 	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
 	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature, pipeline.PlainMapping.Smoothing)
@@ -95,6 +98,15 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if !isSet(fs, "calibrate") && (*plain || isSet(fs, "temperature") || isSet(fs, "smoothing")) {
 		*calibrate = false
 	}
+	if *fixedTrain && !isSet(fs, "bits") {
+		*bits = fixedtrain.DefaultBits
+	}
+	if *fixedTrain && *bits > fixedtrain.MaxBits {
+		return fmt.Errorf("%w: --bits %d with --fixed: the fixed-point trainer keeps at most %d-bit SPVs", errUsage, *bits, fixedtrain.MaxBits)
+	}
+	if *workers < 0 {
+		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, *workers)
+	}
 	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
 		return err
 	}
@@ -119,6 +131,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	f, err := pipeline.TrainAndCalibrate(d, pipeline.TrainConfig{
 		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
 		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0, Encoding: &enc,
+		Fixed: *fixedTrain, Workers: *workers,
 	}, *calibrate)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/dataset"
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/fixedtrain"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/ptm"
@@ -105,6 +106,13 @@ type TrainConfig struct {
 	// DefaultEncoding. &Encoding{Sets: 1} is the paper's plain PTM (one
 	// thermometer).
 	Encoding *Encoding
+	// Fixed trains with the bit-exact fixed-point trainer
+	// (golden/fixedtrain, docs/fixed-point-training.md) instead of the
+	// float one; Bits is then its SPV width (default 15, at most 15).
+	Fixed bool
+	// Workers bounds the goroutines of the fixed-point trainer (0:
+	// GOMAXPROCS); the model does not depend on it.
+	Workers int
 }
 
 // Encoding configures the sampled input encoding of a model
@@ -140,6 +148,9 @@ func (c *TrainConfig) defaults() {
 	}
 	if c.Bits == 0 {
 		c.Bits = 16
+		if c.Fixed {
+			c.Bits = fixedtrain.DefaultBits
+		}
 	}
 	if c.Mapping.Kind == "" {
 		c.Mapping = DefaultMapping
@@ -174,6 +185,9 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	}
 	if err := fixed.CheckBits(cfg.Bits); err != nil {
 		return nil, err
+	}
+	if cfg.Fixed && cfg.Bits > fixedtrain.MaxBits {
+		return nil, fmt.Errorf("pipeline: the fixed-point trainer keeps %d-bit SPVs at most, not %d (docs/fixed-point-training.md 1)", fixedtrain.MaxBits, cfg.Bits)
 	}
 	if err := cfg.checkConfig(); err != nil {
 		return nil, err
@@ -215,21 +229,7 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if err := checkTrainSize(nc, th.NumBits(), cfg.Params); err != nil {
 		return nil, err
 	}
-	m, err := ptm.New(cfg.Params, nc, th.NumBits(), nc == 2)
-	if err != nil {
-		return nil, err
-	}
-	t := ptm.NewTrainer(m)
-	t.Progress = cfg.RowProgress
-	for e := 0; e < cfg.Params.Epochs; e++ {
-		if err := t.RunEpoch(epochX(), tr.Y); err != nil {
-			return nil, err
-		}
-		if cfg.Progress != nil {
-			cfg.Progress(e+1, cfg.Params.Epochs)
-		}
-	}
-	bank, err := fixed.Quantize(m, cfg.Bits)
+	m, bank, err := trainModel(cfg, nc, th.NumBits(), epochX, tr.Y)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +244,52 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// trainModel trains the PTM of Train on the rows epochX returns each epoch
+// and quantizes it: with the float trainer and fixed.Quantize, or with the
+// fixed-point trainer, whose SPVs are the bank (cfg.Fixed).
+func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []int) (*ptm.Model, *fixed.Bank, error) {
+	if cfg.Fixed {
+		t, err := fixedtrain.New(fixedtrain.Config{Params: cfg.Params, Bits: cfg.Bits, Workers: cfg.Workers}, nc, features, nc == 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Progress = cfg.RowProgress
+		for e := 0; e < cfg.Params.Epochs; e++ {
+			if err := t.RunEpoch(epochX(), y); err != nil {
+				return nil, nil, err
+			}
+			if cfg.Progress != nil {
+				cfg.Progress(e+1, cfg.Params.Epochs)
+			}
+		}
+		m, err := t.Model()
+		if err != nil {
+			return nil, nil, err
+		}
+		bank, err := t.Bank()
+		return m, bank, err
+	}
+	m, err := ptm.New(cfg.Params, nc, features, nc == 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := ptm.NewTrainer(m)
+	t.Progress = cfg.RowProgress
+	for e := 0; e < cfg.Params.Epochs; e++ {
+		if err := t.RunEpoch(epochX(), y); err != nil {
+			return nil, nil, err
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(e+1, cfg.Params.Epochs)
+		}
+	}
+	bank, err := fixed.Quantize(m, cfg.Bits)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, bank, nil
 }
 
 // Rows returns the rows of d named by split ("train", "test" or "all") as
