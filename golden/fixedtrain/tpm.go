@@ -49,53 +49,92 @@ func transfer(p, prob, d uint32) uint32 {
 	return (p*prob + d&0xFFFF) >> FracBits
 }
 
+// ditherTable returns d[n] = n*Dither mod 2^16 for the states 0..n2-1: the
+// rounding offset of state n for draw r is r + d[n] (mod 2^16).
+func ditherTable(n2 int) []uint16 {
+	d := make([]uint16, n2)
+	for i := range d {
+		d[i] = uint16(uint32(i) * Dither)
+	}
+	return d
+}
+
+// transfersGo sets t[i] = floor((q[i]*prob + (r + dith[i] mod 2^16)) / 2^16)
+// for every i (len(t) == len(q) == len(dith)).
+func transfersGo(t, q, dith []uint16, r uint16, prob uint32) {
+	if prob == 1<<FracBits { // the whole mass moves, whatever the offset
+		copy(t, q)
+		return
+	}
+	q = q[:len(t)]
+	dith = dith[:len(t)]
+	for i := range t {
+		d := uint32(r + dith[i])
+		t[i] = uint16((uint32(q[i])*prob + d) >> FracBits)
+	}
+}
+
+// combineGo sets q[i] += t[i] - t[i+1] (up: mass moves to the state
+// above) or q[i] += t[i+1] - t[i] (down), mod 2^16, for every i
+// (len(t) == len(q)+1).
+func combineGo(q, t []uint16, up bool) {
+	t = t[:len(q)+1]
+	if up {
+		for i := range q {
+			q[i] += t[i] - t[i+1]
+		}
+		return
+	}
+	for i := range q {
+		q[i] += t[i+1] - t[i]
+	}
+}
+
 // applyTPM multiplies one SPV q (2N states, zero outside lo..hi) in place
 // by TPM k with the moves mv and the rounding draw r, and returns the
 // change of the include mass and the new support (trimmed: q[lo] and q[hi]
-// are non-zero unless lo == hi). Only states lo-1..hi+1 are touched.
-func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32) (dI int32, nlo, nhi int) {
+// are non-zero unless lo == hi). Only states lo-1..hi+1 are touched. tb is
+// scratch of at least 2N+2 words, dith the ditherTable of 2N states.
+//
+// The moving states' transfers are computed first into tb[1..] (tb[0] and
+// the word after the last transfer are 0), then each state adds what it
+// receives and subtracts what it hands on: two element-wise passes that
+// the amd64 build runs 16 states at a time.
+func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, tb, dith []uint16) (dI int32, nlo, nhi int) {
 	n2 := len(q)
 	n := n2 / 2
 	switch k {
 	case TPM1:
-		up := mv.Up
 		top := hi // the states lo..top move; the top state 2N-1 never does
 		if top == n2-1 {
 			top--
 		}
-		if lo <= n-1 && n-1 <= top {
-			dI = int32(transfer(uint32(q[n-1]), up, r+uint32(n-1)*Dither))
-		}
-		var carry uint32
-		d := r + uint32(lo)*Dither
-		for i := lo; i <= top; i++ {
-			p := uint32(q[i])
-			t := (p*up + d&0xFFFF) >> FracBits
-			q[i] = uint16(p - t + carry)
-			carry = t
-			d += Dither
-		}
-		if top+1 < n2 {
-			q[top+1] += uint16(carry)
+		if lo <= top {
+			cnt := top - lo + 1
+			tb[0] = 0
+			transfers(tb[1:1+cnt], q[lo:lo+cnt], dith[lo:lo+cnt], uint16(r), mv.Up)
+			tb[cnt+1] = 0
+			if lo <= n-1 && n-1 <= top {
+				dI = int32(tb[n-lo])
+			}
+			combine(q[lo:lo+cnt+1], tb[:cnt+2], true)
 		}
 		hi = min(hi+1, n2-1)
 	case TPM2, TPM3:
-		down := mv.Down
 		end := hi
 		if k == TPM2 {
 			end = min(hi, n-1)
 		}
 		start := max(lo, 1) // state 0 never moves down
-		if k == TPM3 && start <= n && n <= end {
-			dI = -int32(transfer(uint32(q[n]), down, r+uint32(n)*Dither))
-		}
-		d := r + uint32(start)*Dither
-		for i := start; i <= end; i++ {
-			p := uint32(q[i])
-			t := (p*down + d&0xFFFF) >> FracBits
-			q[i] = uint16(p - t)
-			q[i-1] += uint16(t)
-			d += Dither
+		if start <= end {
+			cnt := end - start + 1
+			tb[0] = 0
+			transfers(tb[1:1+cnt], q[start:start+cnt], dith[start:start+cnt], uint16(r), mv.Down)
+			tb[cnt+1] = 0
+			if k == TPM3 && start <= n && n <= end {
+				dI = -int32(tb[n-start+1])
+			}
+			combine(q[start-1:start+cnt], tb[:cnt+2], false)
 		}
 		lo = max(lo-1, 0)
 	case TPM4:
@@ -109,9 +148,7 @@ func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32) (dI int32, nlo,
 		} else {
 			q[e+1] = q[e]
 		}
-		for i := e; i > lo; i-- {
-			q[i] = q[i-1]
-		}
+		copy(q[lo+1:e+1], q[lo:e])
 		q[lo] = 0
 		hi = max(hi, e+1)
 	}

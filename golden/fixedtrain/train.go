@@ -59,15 +59,17 @@ type Trainer struct {
 	tms, clauses, lits   int
 	n                    int // N
 	mv                   Moves
-	spv                  []uint16 // 2N states per TA, TA (t, j, i) at ((t*m+j)*2o+i)*2N
-	inc                  []uint16 // include mass per TA, always sum(spv[N:2N]) of the TA
-	lo, hi               []uint16 // support per TA: states outside lo..hi hold 0
-	clane                []lane   // one lane per global clause
-	ctl                  lane     // the control lane: shuffles and negative classes
-	lit                  []bool   // the literal values of the current example
-	lit0                 []int32  // its literals of value 0, in increasing order
-	zeros                []uint8  // included 0-literals sampled per global clause, capped at 2
-	who                  []int32  // the last included 0-literal per global clause
+	spv                  []uint16   // 2N states per TA, TA (t, j, i) at ((t*m+j)*2o+i)*2N
+	inc                  []uint16   // include mass per TA, always sum(spv[N:2N]) of the TA
+	lo, hi               []uint16   // support per TA: states outside lo..hi hold 0
+	clane                []lane     // one lane per global clause
+	dith                 []uint16   // ditherTable(2N)
+	scratch              [][]uint16 // per worker: transfers of one TPM (2N+2 words)
+	ctl                  lane       // the control lane: shuffles and negative classes
+	lit                  []bool     // the literal values of the current example
+	lit0                 []int32    // its literals of value 0, in increasing order
+	zeros                []uint8    // included 0-literals sampled per global clause, capped at 2
+	who                  []int32    // the last included 0-literal per global clause
 	order                []int
 	workers, parallelMin int
 	// Epochs counts the epochs completed.
@@ -135,6 +137,11 @@ func New(cfg Config, numClasses, numFeatures int, binary bool) (*Trainer, error)
 		tr.workers = runtime.GOMAXPROCS(0)
 	}
 	tr.parallelMin = parallelTAs
+	tr.dith = ditherTable(n2)
+	tr.scratch = make([][]uint16, tr.workers)
+	for k := range tr.scratch {
+		tr.scratch[k] = make([]uint16, n2+2)
+	}
 	return tr, nil
 }
 
@@ -270,9 +277,9 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 		a = T + v
 	}
 	if w == 1 {
-		tr.feedback(c0, c0+m, positive, a)
+		tr.feedback(c0, c0+m, positive, a, tr.scratch[0])
 	} else {
-		tr.spread(c0, m, w, func(_, a0, b0 int) { tr.feedback(a0, b0, positive, a) })
+		tr.spread(c0, m, w, func(k, a0, b0 int) { tr.feedback(a0, b0, positive, a, tr.scratch[k]) })
 	}
 }
 
@@ -326,7 +333,7 @@ func (tr *Trainer) sample(a, b int) (v int) {
 
 // feedback selects each global clause c in a..b-1 with probability
 // about a/2T (one draw) and applies Type I or Type II feedback to it.
-func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
+func (tr *Trainer) feedback(a0, b0 int, positive bool, a int, tb []uint16) {
 	lim := uint64(a) << 16
 	twoT := uint64(2 * tr.cfg.T)
 	for c := a0; c < b0; c++ {
@@ -335,9 +342,9 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
 			continue
 		}
 		if (c%tr.clauses%2 == 0) == positive {
-			tr.typeI(c)
+			tr.typeI(c, tb)
 		} else {
-			tr.typeII(c)
+			tr.typeII(c, tb)
 		}
 	}
 }
@@ -345,7 +352,7 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
 // typeI is Type I feedback for global clause c: every TA of the clause
 // gets one rounding draw, in literal order, and TPM1 (literal 1, clause
 // fires), TPM2 (literal 0, clause fires, paper rule only) or TPM3.
-func (tr *Trainer) typeI(c int) {
+func (tr *Trainer) typeI(c int, tb []uint16) {
 	nl, n2 := tr.lits, 2*tr.n
 	fires := tr.zeros[c] == 0
 	paper := tr.cfg.Feedback == ptm.PaperFeedback
@@ -369,7 +376,7 @@ func (tr *Trainer) typeI(c int) {
 		if (k != TPM1 && hi == 0) || (k == TPM1 && lo == top) {
 			continue
 		}
-		tr.apply(k, ta, lo, hi, r)
+		tr.apply(k, ta, lo, hi, r, tb)
 	}
 	tr.clane[c] = l
 }
@@ -377,7 +384,7 @@ func (tr *Trainer) typeI(c int) {
 // typeII is Type II feedback for global clause c (no draws): TPM4 on the
 // TAs of literals of value 0 when no 0-literal was sampled included, and
 // (consistent rule) on the single included one when exactly one was.
-func (tr *Trainer) typeII(c int) {
+func (tr *Trainer) typeII(c int, tb []uint16) {
 	z := tr.zeros[c]
 	if z >= 2 || (z == 1 && tr.cfg.Feedback == ptm.PaperFeedback) {
 		return
@@ -385,7 +392,7 @@ func (tr *Trainer) typeII(c int) {
 	base := c * tr.lits
 	if z == 1 {
 		ta := base + int(tr.who[c])
-		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
+		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0, tb)
 		return
 	}
 	for _, i := range tr.lit0 {
@@ -393,14 +400,14 @@ func (tr *Trainer) typeII(c int) {
 		if int(tr.lo[ta]) >= tr.n { // all mass on the include side: unchanged
 			continue
 		}
-		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
+		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0, tb)
 	}
 }
 
-func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32) {
+func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32, tb []uint16) {
 	n2 := 2 * tr.n
 	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	d, a, b := applyTPM(k, q, int(lo), int(hi), tr.mv, r)
+	d, a, b := applyTPM(k, q, int(lo), int(hi), tr.mv, r, tb, tr.dith)
 	tr.inc[ta] = uint16(int32(tr.inc[ta]) + d)
 	tr.lo[ta], tr.hi[ta] = uint16(a), uint16(b)
 }
