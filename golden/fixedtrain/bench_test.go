@@ -44,7 +44,7 @@ func benchData(sh benchShape) ([][]bool, []int) {
 
 // BenchmarkEpoch is one epoch of 5000 rows: the fixed trainer on one
 // goroutine and on GOMAXPROCS, and the float trainer of golden/ptm, for
-// each benchBShape (docs/fixed-point-training.md 8 has the figures).
+// each benchShape (docs/fixed-point-training.md 10 has the figures).
 func BenchmarkEpoch(b *testing.B) {
 	for _, sh := range benchShapes {
 		X, y := benchData(sh)
