@@ -87,3 +87,29 @@ func BenchmarkEpoch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkApplyTPM is one TPM1/TPM3 update of an SPV of 2N = 200 states
+// whose mass spreads over 86 states (the mean support of the classic
+// noisy XOR after 10 epochs).
+func BenchmarkApplyTPM(b *testing.B) {
+	q := make([]uint16, 200)
+	left := 1 << 15
+	for i := 0; i < 86; i++ {
+		v := left / 4
+		if i == 85 {
+			v = left
+		}
+		q[i] = uint16(v)
+		left -= v
+	}
+	dith := ditherTable(200)
+	mv := MovesOf(3.9)
+	lo, hi := 0, 85
+	for i := 0; i < b.N; i++ {
+		k := TPM3
+		if i%2 == 0 {
+			k = TPM1
+		}
+		_, lo, hi = applyTPM(k, q, lo, hi, mv, uint32(i)*7919, dith)
+	}
+}

@@ -4,39 +4,48 @@ package fixedtrain
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the 16-state loops of transfers and combine. They compute
-// every word exactly like transfersGo and combineGo, so the choice never
+// useAVX2 selects the 16-state loops of moveUp and moveDown. They compute
+// every word exactly like moveUpGo and moveDownGo, so the choice never
 // changes a result, only the speed (TestKernelPaths).
 var useAVX2 = cpu.X86.HasAVX2
 
-// transfers16 is transfersGo for n >= 16 states and prob < 2^16
-// (kernel_amd64.s).
+// up16 runs moveUpGo's loop over chunks*16 states of R (no receiving
+// state) with carry 0 and returns the transfer the last state handed on
+// (kernel_amd64.s). prob < 2^16.
 //
 //go:noescape
-func transfers16(t, q, dith *uint16, n int, r, prob uint16)
+func up16(R, dith *uint16, chunks int, r, prob uint16) uint16
 
-// combine16 is combineGo for n >= 16 states; it reads t[0..n]
-// (kernel_amd64.s).
+// down16 runs moveDownGo's loop over chunks*16 states ending at top+15,
+// from the top down, with carry 0, and returns the transfer the lowest of
+// them handed on (kernel_amd64.s). top points at the lowest state of the
+// highest chunk. prob < 2^16.
 //
 //go:noescape
-func combine16(q, t *uint16, n int, up bool)
+func down16(top, dith *uint16, chunks int, r, prob uint16) uint16
 
-// transfers is transfersGo, 16 states at a time with AVX2.
-func transfers(t, q, dith []uint16, r uint16, prob uint32) {
-	if !useAVX2 || prob >= 1<<FracBits || len(t) < 16 {
-		transfersGo(t, q, dith, r, prob)
+// moveUp is moveUpGo with carry 0, 16 states at a time with AVX2.
+func moveUp(R, dith []uint16, cnt int, r uint16, prob uint32) {
+	full := cnt / 16
+	if !useAVX2 || prob >= 1<<FracBits || full == 0 {
+		moveUpGo(R, dith, cnt, r, prob, 0)
 		return
 	}
-	_, _ = q[len(t)-1], dith[len(t)-1]
-	transfers16(&t[0], &q[0], &dith[0], len(t), r, uint16(prob))
+	_, _ = R[cnt], dith[cnt-1]
+	carry := up16(&R[0], &dith[0], full, r, uint16(prob))
+	k := full * 16
+	moveUpGo(R[k:], dith[k:], cnt-k, r, prob, uint32(carry))
 }
 
-// combine is combineGo, 16 states at a time with AVX2.
-func combine(q, t []uint16, up bool) {
-	if !useAVX2 || len(q) < 16 {
-		combineGo(q, t, up)
+// moveDown is moveDownGo with carry 0, 16 states at a time with AVX2.
+func moveDown(R, dith []uint16, cnt int, r uint16, prob uint32) {
+	full := cnt / 16
+	if !useAVX2 || prob >= 1<<FracBits || full == 0 {
+		moveDownGo(R, dith, cnt, r, prob, 0)
 		return
 	}
-	_ = t[len(q)]
-	combine16(&q[0], &t[0], len(q), up)
+	_, _ = R[cnt], dith[cnt]
+	carry := down16(&R[cnt-15], &dith[cnt-15], full, r, uint16(prob))
+	k := cnt - full*16 // states 1..k are left, below the chunks
+	moveDownGo(R[:k+1], dith[:k+1], k, r, prob, uint32(carry))
 }

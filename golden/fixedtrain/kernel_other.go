@@ -2,8 +2,10 @@
 
 package fixedtrain
 
-// transfers is transfersGo (no assembly for this architecture or build).
-func transfers(t, q, dith []uint16, r uint16, prob uint32) { transfersGo(t, q, dith, r, prob) }
+// moveUp is moveUpGo (no assembly for this architecture or build).
+func moveUp(R, dith []uint16, cnt int, r uint16, prob uint32) { moveUpGo(R, dith, cnt, r, prob, 0) }
 
-// combine is combineGo (no assembly for this architecture or build).
-func combine(q, t []uint16, up bool) { combineGo(q, t, up) }
+// moveDown is moveDownGo (no assembly for this architecture or build).
+func moveDown(R, dith []uint16, cnt int, r uint16, prob uint32) {
+	moveDownGo(R, dith, cnt, r, prob, 0)
+}

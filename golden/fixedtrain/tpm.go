@@ -59,48 +59,48 @@ func ditherTable(n2 int) []uint16 {
 	return d
 }
 
-// transfersGo sets t[i] = floor((q[i]*prob + (r + dith[i] mod 2^16)) / 2^16)
-// for every i (len(t) == len(q) == len(dith)).
-func transfersGo(t, q, dith []uint16, r uint16, prob uint32) {
-	if prob == 1<<FracBits { // the whole mass moves, whatever the offset
-		copy(t, q)
-		return
+// moveUpGo applies the upward moves of TPM1 to R: states 0..cnt-1 of R
+// each hand t = floor((R[i]*prob + (r + dith[i] mod 2^16)) / 2^16) to the
+// state above, R[cnt] only receives; carry is the transfer into R[0] (0
+// for a whole TPM). It returns the transfer R[cnt-1] handed on.
+// len(R) == cnt+1, len(dith) >= cnt.
+func moveUpGo(R, dith []uint16, cnt int, r uint16, prob uint32, carry uint32) uint32 {
+	R = R[:cnt+1]
+	dith = dith[:cnt]
+	for i := range dith {
+		p := uint32(R[i])
+		t := (p*prob + uint32(r+dith[i])) >> FracBits
+		R[i] = uint16(p - t + carry)
+		carry = t
 	}
-	q = q[:len(t)]
-	dith = dith[:len(t)]
-	for i := range t {
-		d := uint32(r + dith[i])
-		t[i] = uint16((uint32(q[i])*prob + d) >> FracBits)
-	}
+	R[cnt] += uint16(carry)
+	return carry
 }
 
-// combineGo sets q[i] += t[i] - t[i+1] (up: mass moves to the state
-// above) or q[i] += t[i+1] - t[i] (down), mod 2^16, for every i
-// (len(t) == len(q)+1).
-func combineGo(q, t []uint16, up bool) {
-	t = t[:len(q)+1]
-	if up {
-		for i := range q {
-			q[i] += t[i] - t[i+1]
-		}
-		return
+// moveDownGo applies the downward moves of TPM2/TPM3 to R: states
+// 1..cnt of R each hand t = floor((R[i]*prob + (r + dith[i] mod 2^16)) /
+// 2^16) to the state below, R[0] only receives; carry is the transfer into
+// R[cnt] from above (0 for a whole TPM). States are taken from the top
+// down. len(R) == cnt+1 == len(dith).
+func moveDownGo(R, dith []uint16, cnt int, r uint16, prob uint32, carry uint32) {
+	R = R[:cnt+1]
+	dith = dith[:cnt+1]
+	for i := cnt; i >= 1; i-- {
+		p := uint32(R[i])
+		t := (p*prob + uint32(r+dith[i])) >> FracBits
+		R[i] = uint16(p - t + carry)
+		carry = t
 	}
-	for i := range q {
-		q[i] += t[i+1] - t[i]
-	}
+	R[0] += uint16(carry)
 }
 
 // applyTPM multiplies one SPV q (2N states, zero outside lo..hi) in place
 // by TPM k with the moves mv and the rounding draw r, and returns the
 // change of the include mass and the new support (trimmed: q[lo] and q[hi]
-// are non-zero unless lo == hi). Only states lo-1..hi+1 are touched. tb is
-// scratch of at least 2N+2 words, dith the ditherTable of 2N states.
-//
-// The moving states' transfers are computed first into tb[1..] (tb[0] and
-// the word after the last transfer are 0), then each state adds what it
-// receives and subtracts what it hands on: two element-wise passes that
-// the amd64 build runs 16 states at a time.
-func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, tb, dith []uint16) (dI int32, nlo, nhi int) {
+// are non-zero unless lo == hi). Only states lo-1..hi+1 are touched. dith
+// is the ditherTable of 2N states. The moves run 16 states at a time with
+// AVX2 on amd64 (moveUp, moveDown).
+func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, dith []uint16) (dI int32, nlo, nhi int) {
 	n2 := len(q)
 	n := n2 / 2
 	switch k {
@@ -110,14 +110,11 @@ func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, tb, dith []uint
 			top--
 		}
 		if lo <= top {
-			cnt := top - lo + 1
-			tb[0] = 0
-			transfers(tb[1:1+cnt], q[lo:lo+cnt], dith[lo:lo+cnt], uint16(r), mv.Up)
-			tb[cnt+1] = 0
 			if lo <= n-1 && n-1 <= top {
-				dI = int32(tb[n-lo])
+				dI = int32(transfer(uint32(q[n-1]), mv.Up, r+uint32(dith[n-1])))
 			}
-			combine(q[lo:lo+cnt+1], tb[:cnt+2], true)
+			cnt := top - lo + 1
+			moveUp(q[lo:lo+cnt+1], dith[lo:lo+cnt], cnt, uint16(r), mv.Up)
 		}
 		hi = min(hi+1, n2-1)
 	case TPM2, TPM3:
@@ -127,14 +124,11 @@ func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, tb, dith []uint
 		}
 		start := max(lo, 1) // state 0 never moves down
 		if start <= end {
-			cnt := end - start + 1
-			tb[0] = 0
-			transfers(tb[1:1+cnt], q[start:start+cnt], dith[start:start+cnt], uint16(r), mv.Down)
-			tb[cnt+1] = 0
 			if k == TPM3 && start <= n && n <= end {
-				dI = -int32(tb[n-start+1])
+				dI = -int32(transfer(uint32(q[n]), mv.Down, r+uint32(dith[n])))
 			}
-			combine(q[start-1:start+cnt], tb[:cnt+2], false)
+			cnt := end - start + 1
+			moveDown(q[start-1:end+1], dith[start-1:end+1], cnt, uint16(r), mv.Down)
 		}
 		lo = max(lo-1, 0)
 	case TPM4:

@@ -93,7 +93,7 @@ func TestApplyTPMSupportMatchesReference(t *testing.T) {
 					inc0 := mass(q, n)
 					dRef := ApplyTPM(k, want, mv, r)
 					lo, hi := support(q)
-					d, a, b := applyTPM(k, q, lo, hi, mv, r, make([]uint16, 2*n+2), ditherTable(2*n))
+					d, a, b := applyTPM(k, q, lo, hi, mv, r, ditherTable(2*n))
 					for i := range q {
 						if q[i] != want[i] {
 							t.Fatalf("TPM%d N=%d s=%v r=%#x state %d: support update %d, reference %d", k, n, s, r, i, q[i], want[i])

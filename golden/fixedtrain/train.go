@@ -138,10 +138,6 @@ func New(cfg Config, numClasses, numFeatures int, binary bool) (*Trainer, error)
 	}
 	tr.parallelMin = parallelTAs
 	tr.dith = ditherTable(n2)
-	tr.scratch = make([][]uint16, tr.workers)
-	for k := range tr.scratch {
-		tr.scratch[k] = make([]uint16, n2+2)
-	}
 	return tr, nil
 }
 
@@ -277,9 +273,9 @@ func (tr *Trainer) updateTM(t int, positive bool) {
 		a = T + v
 	}
 	if w == 1 {
-		tr.feedback(c0, c0+m, positive, a, tr.scratch[0])
+		tr.feedback(c0, c0+m, positive, a)
 	} else {
-		tr.spread(c0, m, w, func(k, a0, b0 int) { tr.feedback(a0, b0, positive, a, tr.scratch[k]) })
+		tr.spread(c0, m, w, func(_, a0, b0 int) { tr.feedback(a0, b0, positive, a) })
 	}
 }
 
@@ -333,7 +329,7 @@ func (tr *Trainer) sample(a, b int) (v int) {
 
 // feedback selects each global clause c in a..b-1 with probability
 // about a/2T (one draw) and applies Type I or Type II feedback to it.
-func (tr *Trainer) feedback(a0, b0 int, positive bool, a int, tb []uint16) {
+func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
 	lim := uint64(a) << 16
 	twoT := uint64(2 * tr.cfg.T)
 	for c := a0; c < b0; c++ {
@@ -342,9 +338,9 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int, tb []uint16) {
 			continue
 		}
 		if (c%tr.clauses%2 == 0) == positive {
-			tr.typeI(c, tb)
+			tr.typeI(c)
 		} else {
-			tr.typeII(c, tb)
+			tr.typeII(c)
 		}
 	}
 }
@@ -352,7 +348,7 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int, tb []uint16) {
 // typeI is Type I feedback for global clause c: every TA of the clause
 // gets one rounding draw, in literal order, and TPM1 (literal 1, clause
 // fires), TPM2 (literal 0, clause fires, paper rule only) or TPM3.
-func (tr *Trainer) typeI(c int, tb []uint16) {
+func (tr *Trainer) typeI(c int) {
 	nl, n2 := tr.lits, 2*tr.n
 	fires := tr.zeros[c] == 0
 	paper := tr.cfg.Feedback == ptm.PaperFeedback
@@ -376,7 +372,7 @@ func (tr *Trainer) typeI(c int, tb []uint16) {
 		if (k != TPM1 && hi == 0) || (k == TPM1 && lo == top) {
 			continue
 		}
-		tr.apply(k, ta, lo, hi, r, tb)
+		tr.apply(k, ta, lo, hi, r)
 	}
 	tr.clane[c] = l
 }
@@ -384,7 +380,7 @@ func (tr *Trainer) typeI(c int, tb []uint16) {
 // typeII is Type II feedback for global clause c (no draws): TPM4 on the
 // TAs of literals of value 0 when no 0-literal was sampled included, and
 // (consistent rule) on the single included one when exactly one was.
-func (tr *Trainer) typeII(c int, tb []uint16) {
+func (tr *Trainer) typeII(c int) {
 	z := tr.zeros[c]
 	if z >= 2 || (z == 1 && tr.cfg.Feedback == ptm.PaperFeedback) {
 		return
@@ -392,7 +388,7 @@ func (tr *Trainer) typeII(c int, tb []uint16) {
 	base := c * tr.lits
 	if z == 1 {
 		ta := base + int(tr.who[c])
-		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0, tb)
+		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
 		return
 	}
 	for _, i := range tr.lit0 {
@@ -400,14 +396,14 @@ func (tr *Trainer) typeII(c int, tb []uint16) {
 		if int(tr.lo[ta]) >= tr.n { // all mass on the include side: unchanged
 			continue
 		}
-		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0, tb)
+		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
 	}
 }
 
-func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32, tb []uint16) {
+func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32) {
 	n2 := 2 * tr.n
 	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	d, a, b := applyTPM(k, q, int(lo), int(hi), tr.mv, r, tb, tr.dith)
+	d, a, b := applyTPM(k, q, int(lo), int(hi), tr.mv, r, tr.dith)
 	tr.inc[ta] = uint16(int32(tr.inc[ta]) + d)
 	tr.lo[ta], tr.hi[ta] = uint16(a), uint16(b)
 }
