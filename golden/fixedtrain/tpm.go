@@ -94,6 +94,18 @@ func moveDownGo(R, dith []uint16, cnt int, r uint16, prob uint32, carry uint32) 
 	R[0] += uint16(carry)
 }
 
+// widen extends the moving states a..b (which hold all the moving mass)
+// within min..max towards a multiple of 16 states, first upwards, then
+// downwards: the added states hold 0, so they hand on 0 whatever the draw,
+// and the 16-state loops need no scalar tail.
+func widen(a, b, lo, hi int) (int, int) {
+	extra := (16 - (b-a+1)%16) % 16
+	up := min(extra, hi-b)
+	b += up
+	a -= min(extra-up, a-lo)
+	return a, b
+}
+
 // applyTPM multiplies one SPV q (2N states, zero outside lo..hi) in place
 // by TPM k with the moves mv and the rounding draw r, and returns the
 // change of the include mass and the new support (trimmed: q[lo] and q[hi]
@@ -113,8 +125,8 @@ func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, dith []uint16) 
 			if lo <= n-1 && n-1 <= top {
 				dI = int32(transfer(uint32(q[n-1]), mv.Up, r+uint32(dith[n-1])))
 			}
-			cnt := top - lo + 1
-			moveUp(q[lo:lo+cnt+1], dith[lo:lo+cnt], cnt, uint16(r), mv.Up)
+			a, b := widen(lo, top, 0, n2-2)
+			moveUp(q[a:b+2], dith[a:b+1], b-a+1, uint16(r), mv.Up)
 		}
 		hi = min(hi+1, n2-1)
 	case TPM2, TPM3:
@@ -127,8 +139,12 @@ func applyTPM(k TPM, q []uint16, lo, hi int, mv Moves, r uint32, dith []uint16) 
 			if k == TPM3 && start <= n && n <= end {
 				dI = -int32(transfer(uint32(q[n]), mv.Down, r+uint32(dith[n])))
 			}
-			cnt := end - start + 1
-			moveDown(q[start-1:end+1], dith[start-1:end+1], cnt, uint16(r), mv.Down)
+			bound := n2 - 1
+			if k == TPM2 {
+				bound = n - 1
+			}
+			a, b := widen(start, end, 1, bound)
+			moveDown(q[a-1:b+1], dith[a-1:b+1], b-a+1, uint16(r), mv.Down)
 		}
 		lo = max(lo-1, 0)
 	case TPM4:
