@@ -97,8 +97,12 @@ func moveDownGo(R, dith []uint16, cnt int, r uint16, prob uint32, carry uint32) 
 // widen extends the moving states a..b (which hold all the moving mass)
 // within min..max towards a multiple of 16 states, first upwards, then
 // downwards: the added states hold 0, so they hand on 0 whatever the draw,
-// and the 16-state loops need no scalar tail.
+// and the 16-state loops need no scalar tail. Runs shorter than 16 states
+// stay as they are (the scalar loop is cheaper than a padded chunk).
 func widen(a, b, lo, hi int) (int, int) {
+	if b-a+1 < 16 { // a short run is cheaper in the scalar loop
+		return a, b
+	}
 	extra := (16 - (b-a+1)%16) % 16
 	up := min(extra, hi-b)
 	b += up
