@@ -88,8 +88,6 @@ type Options struct {
 	CacheDir string
 	// Jobs is verilator's -j (default 2).
 	Jobs int
-	// RTLDir is the repository's rtl/ folder (default: FindRTL()).
-	RTLDir string
 	// Log receives the simulator's stderr and the build output of a
 	// failed build (default: discarded).
 	Log io.Writer
@@ -197,11 +195,6 @@ func (o Options) resolved() (Options, model, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 10 * time.Minute
-	}
-	if o.RTLDir == "" {
-		if o.RTLDir, err = FindRTL(); err != nil {
-			return o, m, err
-		}
 	}
 	return o, m, nil
 }

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"net"
@@ -56,36 +55,6 @@ func TestOptionsDefaults(t *testing.T) {
 		r.Config.Prefix != "ptm" || r.ClksPerBit != DefaultClksPerBit || r.ReportedBaud != DefaultReportedBaud ||
 		r.MAC.String() != "02:50:54:4d:00:01" || m.bank != bank {
 		t.Errorf("resolved options: %+v", r)
-	}
-	if _, err := os.Stat(filepath.Join(r.RTLDir, "board", "board_top.v")); err != nil {
-		t.Errorf("FindRTL: %v", err)
-	}
-}
-
-// TestBankBytes checks the upload order: word w = addr*L + lane.
-func TestBankBytes(t *testing.T) {
-	sh := fixed.Shape{Classes: 2, TMs: 2, Clauses: 3, Features: 3, T: 2}
-	bank, err := fixed.RandomBank(sh, 16, rand.New(rand.NewPCG(2, 2)).Uint64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := fixed.HW{Bits: 16, LFSRWidth: 32, ClauseLanes: 2, LiteralLanes: 2}
-	lanes := bank.LaneWords(h)
-	b := BankBytes(bank, h)
-	L, D := len(lanes), len(lanes[0])
-	if len(b) != 2*L*D {
-		t.Fatalf("%d bytes, want %d", len(b), 2*L*D)
-	}
-	for a := 0; a < D; a++ {
-		for l := 0; l < L; l++ {
-			w := a*L + l
-			if got := binary.LittleEndian.Uint16(b[2*w:]); uint32(got) != lanes[l][a] {
-				t.Fatalf("word %d (lane %d, addr %d) = %#x, want %#x", w, l, a, got, lanes[l][a])
-			}
-		}
-	}
-	if GenVersion() == 0 {
-		t.Errorf("GenVersion of %q is 0", hw.Version)
 	}
 }
 
