@@ -12,7 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
-	"github.com/ptmhw/ptm/scripts/synth"
+	"github.com/ptmhw/ptm/hw/synth"
 )
 
 func init() {
@@ -32,7 +32,6 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
 	out := fs.String("out", "", "build `directory` (default build/synth/<model>-<device>-...)")
-	root := fs.String("root", "", "repository root holding rtl/ (default: found from the working directory)")
 	table := fs.String("table", "", "print the design-space table of a `file` of synth --json results and exit")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
@@ -98,7 +97,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := synth.Options{
 		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
-		CoreOnly: *coreOnly, NoEth: *noEth, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Root: *root,
+		CoreOnly: *coreOnly, NoEth: *noEth, NoPack: *noPack, NoRelax: *noRelax, Dir: dir,
 	}
 	if !*quiet {
 		opts.Progress = stderr

@@ -2,10 +2,8 @@ package synth
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/rtl"
 )
 
 // DefaultMHz is the default core clock (PLL output).
@@ -50,11 +49,9 @@ type Options struct {
 	// NoPack keeps one block RAM per lane; NoRelax keeps yosys's
 	// read/write collision logic on the banks (see PassBanks).
 	NoPack, NoRelax bool
-	// Dir is the build folder (created); every file and log goes there.
+	// Dir is the build folder (created); every file and log goes there,
+	// the board's Verilog too (written from rtl.FS).
 	Dir string
-	// Root is the repository root (the folder holding rtl/); empty: found
-	// from the working directory upwards.
-	Root string
 	// Progress, when not nil, gets one line per step.
 	Progress io.Writer
 }
@@ -139,118 +136,48 @@ type Result struct {
 	Seconds   float64           `json:"seconds"`
 }
 
-// FindRoot returns the repository root at or above dir: the first folder
-// holding rtl/boards and go.mod.
-func FindRoot(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("synth: %w", err)
-	}
-	for {
-		if fi, err := os.Stat(filepath.Join(d, "rtl", "boards")); err == nil && fi.IsDir() {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				return d, nil
-			}
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			return "", fmt.Errorf("%w: no repository root (rtl/boards, go.mod) at or above %s: run from the repository or give --root", ErrOptions, dir)
-		}
-		d = p
-	}
-}
-
-// BoardFiles returns the hand-written Verilog files of a device top:
-// the top itself, rtl/boards/common and, for the full board, the board,
-// UART, Ethernet and library blocks.
-func BoardFiles(root string, dev Device, coreOnly bool) (top string, files []string, err error) {
-	topFile := "top.v"
+// sources returns the device top's module name and its Verilog files
+// (rtl.TopSources, or rtl.CoreTopSources with coreOnly), written into
+// dir/rtl from the embedded copy.
+func sources(dir string, dev Device, coreOnly bool) (string, []string, error) {
+	top, names, err := "top", []string(nil), error(nil)
 	if coreOnly {
-		topFile = "core_top.v"
+		top = "core_top"
+		names, err = rtl.CoreTopSources(dev.Board)
+	} else {
+		names, err = rtl.TopSources(dev.Board)
 	}
-	top = filepath.Join(root, "rtl", "boards", dev.Board, topFile)
-	dirs := []string{filepath.Join(root, "rtl", "boards", "common")}
-	if !coreOnly {
-		for _, d := range []string{"board", "uart", "eth", "lib"} {
-			dirs = append(dirs, filepath.Join(root, "rtl", d))
-		}
-	}
-	files = []string{top}
-	for _, d := range dirs {
-		m, err := filepath.Glob(filepath.Join(d, "*.v"))
-		if err != nil {
-			return "", nil, fmt.Errorf("synth: %w", err)
-		}
-		if len(m) == 0 {
-			return "", nil, fmt.Errorf("%w: no Verilog in %s", ErrOptions, d)
-		}
-		sort.Strings(m)
-		files = append(files, m...)
-	}
-	if _, err := os.Stat(top); err != nil {
+	if err != nil {
 		return "", nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	files, err := rtl.Write(filepath.Join(dir, "rtl"), names)
+	if err != nil {
+		return "", nil, fmt.Errorf("synth: %w", err)
 	}
 	return top, files, nil
 }
 
-// Param is one top-level parameter value (a Verilog constant).
-type Param struct{ Name, Value string }
-
-// versionWord is hw.Version as major<<16 | minor<<8 | patch.
-func versionWord() uint32 {
-	var w uint32
-	for _, part := range strings.SplitN(hw.Version, ".", 3) {
-		n, _ := strconv.Atoi(part)
-		w = w<<8 | uint32(n&0xff)
-	}
-	return w
-}
-
-// BankCRC is the CRC-32 of a bank as LOAD_COMMIT computes it: words
-// w = addr*L + lane in offset order, each as a little-endian u16.
-func BankCRC(b *fixed.Bank, h fixed.HW) uint32 {
-	words := b.LaneWords(h)
-	if len(words) == 0 {
-		return 0
-	}
-	var buf []byte
-	for a := range words[0] {
-		for l := range words {
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(words[l][a]))
-		}
-	}
-	return crc32.ChecksumIEEE(buf)
-}
-
 // TopParams returns the parameters of the device top for a design, PLL
-// and UART divider; noEth selects the UART-only board.
-func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool) []Param {
-	p := d.Params
-	ps := []Param{
-		{"DIVR", fmt.Sprintf("4'd%d", pll.DIVR)}, {"DIVF", fmt.Sprintf("7'd%d", pll.DIVF)},
-		{"DIVQ", fmt.Sprintf("3'd%d", pll.DIVQ)}, {"FILTER_RANGE", fmt.Sprintf("3'd%d", pll.FilterRange)},
-		{"FEATURES", strconv.Itoa(p.O)}, {"BITS", strconv.Itoa(p.Bits)},
-		{"LANE_W", strconv.Itoa(p.LaneW)}, {"ADDR_W", strconv.Itoa(p.AddrW)}, {"K_W", strconv.Itoa(p.KW)},
+// and UART divider: the PLL setting, then hw.Design.BoardParams (the core's
+// alone, CoreParams, for a core-only top). noEth selects the UART-only
+// board; bank, when not nil, is the model the banks hold at configuration.
+func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool) ([]hw.Param, error) {
+	ps := []hw.Param{
+		{Name: "DIVR", Value: fmt.Sprintf("4'd%d", pll.DIVR)}, {Name: "DIVF", Value: fmt.Sprintf("7'd%d", pll.DIVF)},
+		{Name: "DIVQ", Value: fmt.Sprintf("3'd%d", pll.DIVQ)}, {Name: "FILTER_RANGE", Value: fmt.Sprintf("3'd%d", pll.FilterRange)},
 	}
 	if coreOnly {
-		return ps
+		return append(ps, d.CoreParams()...), nil
 	}
-	loaded, crc, eth := 0, uint32(0), 1
-	if noEth {
-		eth = 0
+	b := hw.Board{ClockHz: int(math.Round(pll.OutMHz * 1e6)), ClksPerBit: clksPerBit, Ethernet: !noEth}
+	if d.Config.InitBanks {
+		b.Preload = bank
 	}
-	if bank != nil && d.Config.InitBanks {
-		loaded, crc = 1, BankCRC(bank, d.Config.HW())
+	bp, err := d.BoardParams(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	return append(ps,
-		Param{"CLK_HZ", strconv.Itoa(int(math.Round(pll.OutMHz * 1e6)))},
-		Param{"CLKS_PER_BIT", strconv.Itoa(clksPerBit)},
-		Param{"LANES", strconv.Itoa(p.L)}, Param{"DEPTH", strconv.Itoa(p.D)},
-		Param{"NT", strconv.Itoa(p.NT)}, Param{"NC", strconv.Itoa(p.NC)}, Param{"KMAX", strconv.Itoa(p.MaxK)},
-		Param{"GEN_VERSION", fmt.Sprintf("32'h%08x", versionWord())},
-		Param{"INIT_LOADED", strconv.Itoa(loaded)}, Param{"INIT_CRC", fmt.Sprintf("32'h%08x", crc)},
-		Param{"ETH_ENABLE", strconv.Itoa(eth)},
-	)
+	return append(ps, bp...), nil
 }
 
 // MinBRAMs is the number of block RAMs the core's banks need: a bank of D
@@ -300,12 +227,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Dir == "" {
 		return nil, fmt.Errorf("%w: no build folder", ErrOptions)
 	}
-	if o.Root == "" {
-		if o.Root, err = FindRoot("."); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkScriptPaths(o.Dir, o.Root); err != nil {
+	if err := checkScriptPaths(o.Dir); err != nil {
 		return nil, err
 	}
 	if err := CheckTools(Tools...); err != nil {
@@ -327,13 +249,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := d.Write(coreDir); err != nil {
 		return nil, err
 	}
-	topFile, files, err := BoardFiles(o.Root, dev, o.CoreOnly)
+	topMod, files, err := sources(dir, dev, o.CoreOnly)
 	if err != nil {
 		return nil, err
-	}
-	topMod := "top"
-	if o.CoreOnly {
-		topMod = "core_top"
 	}
 	logs := map[string]string{}
 	path := func(name string) string { return filepath.Join(dir, name) }
@@ -346,15 +264,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	cpb := ClksPerBit(pll.OutMHz)
+	params, err := TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth)
+	if err != nil {
+		return nil, err
+	}
 
 	var vfiles []string
 	for _, f := range d.VerilogFiles() {
 		vfiles = append(vfiles, filepath.Join(coreDir, f))
 	}
-	o.step("yosys (%s, %s)", filepath.Base(topFile), d.Top())
+	o.step("yosys (%s, %s)", topMod, d.Top())
 	ys := YosysJob{
 		Dir: dir, CoreDir: coreDir, Files: append(vfiles, files...), Top: topMod, CoreTop: d.Top(),
-		Params: TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth), Relax: !o.NoRelax, Pack: !o.NoPack,
+		Params: params, Relax: !o.NoRelax, Pack: !o.NoPack,
 	}
 	cells, bp, err := ys.Run(ctx)
 	logs["yosys1"], logs["yosys2"] = path("yosys1.log"), path("yosys2.log")
@@ -374,12 +296,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	// nextpnr.
-	pcf, err := os.ReadFile(filepath.Join(o.Root, "rtl", "boards", dev.Board, dev.PCF))
+	pcf, err := rtl.PCF(dev.Board)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	if !o.CoreOnly && !o.NoEth {
-		pcf = append(pcf, "\n# Added by scripts/synth: the PHY's MII clocks (100 Mb/s).\n"...)
+		pcf = append(pcf, "\n# Added by hw/synth: the PHY's MII clocks (100 Mb/s).\n"...)
 		for _, c := range dev.MIIClocks {
 			pcf = append(pcf, fmt.Sprintf("set_frequency %s 25\n", c)...)
 		}
@@ -464,7 +386,7 @@ type YosysJob struct {
 	Top     string
 	CoreTop string
 	// Params are set on Top (chparam) before synthesis.
-	Params []Param
+	Params []hw.Param
 	// Relax and Pack select the bank pass's steps.
 	Relax, Pack bool
 	// Extra are yosys commands run at the end of stage 2 (tests write a
@@ -662,17 +584,15 @@ func Close(ctx context.Context, o Options, stepMHz float64, tries int) (*Result,
 }
 
 // checkScriptPaths refuses, before anything is created or run, a build
-// folder or repository root that cannot be written into a yosys script
-// (hw.ScriptPath: a double quote or a control character such as a
-// newline). Spaces and other characters are quoted.
-func checkScriptPaths(dir, root string) error {
+// folder that cannot be written into a yosys script (hw.ScriptPath: a
+// double quote or a control character such as a newline). Spaces and
+// other characters are quoted.
+func checkScriptPaths(dir string) error {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	for _, p := range []struct{ what, path string }{{"build folder (--out)", dir}, {"repository root (--root)", root}} {
-		if _, err := hw.ScriptPath(p.path); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrOptions, p.what, err)
-		}
+	if _, err := hw.ScriptPath(dir); err != nil {
+		return fmt.Errorf("%w: build folder (--out): %w", ErrOptions, err)
 	}
 	return nil
 }
