@@ -96,9 +96,10 @@ type Options struct {
 }
 
 // DefaultConfig is the core configuration used for zero Config fields:
-// 8-bit thresholds, 32-bit LFSRs, 8 lanes, K up to 255.
+// 8-bit thresholds, 32-bit LFSRs, K up to 255; no lane count, so a
+// config without one gets hw.DefaultLanes for the model's shape.
 func DefaultConfig() hw.Config {
-	return hw.Config{Bits: 8, LFSRWidth: 32, Lanes: 8, MaxK: 255}
+	return hw.Config{Bits: 8, LFSRWidth: 32, MaxK: 255}
 }
 
 // DefaultOptions are the options of `ptm board` without flags: the UART on
@@ -156,7 +157,7 @@ func (o Options) resolved() (Options, model, error) {
 		c.LFSRWidth = def.LFSRWidth
 	}
 	if c.ClauseLanes == 0 && c.LiteralLanes == 0 && c.Lanes == 0 {
-		c.Lanes = def.Lanes
+		c.Lanes = hw.DefaultLanes(m.shape)
 	}
 	if c.MaxK == 0 {
 		c.MaxK = def.MaxK

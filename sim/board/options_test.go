@@ -51,7 +51,7 @@ func TestOptionsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Config.Bits != 12 || r.Config.LFSRWidth != 32 || r.Config.Lanes != 8 || r.Config.MaxK != 255 ||
+	if r.Config.Bits != 12 || r.Config.LFSRWidth != 32 || r.Config.Lanes != hw.DefaultLanes(irisShape) || r.Config.MaxK != 255 ||
 		r.Config.Prefix != "ptm" || r.ClksPerBit != DefaultClksPerBit || r.ReportedBaud != DefaultReportedBaud ||
 		r.MAC.String() != "02:50:54:4d:00:01" || m.bank != bank {
 		t.Errorf("resolved options: %+v", r)
