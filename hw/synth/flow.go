@@ -36,6 +36,12 @@ type Options struct {
 	// FreqMHz is the target core clock: the PLL is set to it (icepll) and
 	// nextpnr is asked to meet it. 0 means DefaultMHz.
 	FreqMHz float64
+	// PlaceMHz is the clock nextpnr's timing-driven placement aims at
+	// (--freq); 0 means FreqMHz. nextpnr takes its clock constraint from
+	// --freq alone (the PLL's setting does not enter), so a run with
+	// PlaceMHz above FreqMHz places as a run at PlaceMHz would, and its
+	// Fmax is checked against the PLL clock.
+	PlaceMHz float64
 	// Seed is nextpnr's placement seed (results move by 10-15% with it;
 	// fixed for reproducible builds). 0 means 1.
 	Seed int
@@ -46,6 +52,13 @@ type Options struct {
 	// NoEth builds the UART-only board (ETH_ENABLE = 0: no MII adapter,
 	// no Ethernet MACs, parser and buffers; the PHY pins stay idle).
 	NoEth bool
+	// SynthOnly stops after yosys: the Result has yosys's cell counts
+	// only (the estimate Auto searches with); no place and route.
+	SynthOnly bool
+	// Cache is a folder of earlier results (Cached): a run with the same
+	// design, board sources, options and tool versions is not run again.
+	// Empty: no cache.
+	Cache string
 	// NoPack keeps one block RAM per lane; NoRelax keeps yosys's
 	// read/write collision logic on the banks (see PassBanks).
 	NoPack, NoRelax bool
@@ -94,8 +107,10 @@ type Result struct {
 	BankPass       BankPass       `json:"bank_pass"`
 	Utilization    map[string]Use `json:"utilization,omitempty"`
 
-	FmaxMHz   float64              `json:"fmax_mhz"`
-	TargetMHz float64              `json:"target_mhz"`
+	FmaxMHz   float64 `json:"fmax_mhz"`
+	TargetMHz float64 `json:"target_mhz"`
+	// PlaceMHz is the clock nextpnr placed for (Options.PlaceMHz).
+	PlaceMHz  float64              `json:"place_mhz"`
 	ClockMHz  float64              `json:"clock_mhz"`
 	TimingMet bool                 `json:"timing_met"`
 	Clocks    map[string]ClockFmax `json:"clocks,omitempty"`
@@ -127,9 +142,18 @@ type Result struct {
 	// LUTs, or the configuration when more lanes would fit).
 	Binding string `json:"binding"`
 
+	// SynthOnly marks a yosys-only estimate (Options.SynthOnly); Cached a
+	// result taken from Options.Cache instead of running the tools.
+	SynthOnly bool `json:"synth_only,omitempty"`
+	Cached    bool `json:"cached,omitempty"`
+	// Search is what Auto tried before this result (empty otherwise).
+	Search []SearchStep `json:"search,omitempty"`
+
 	// Attempts are the clocks tried by Close (empty for a single Run).
 	Attempts []Attempt `json:"attempts,omitempty"`
 
+	// Bitstream is the packed image, written only when timing is met
+	// (empty otherwise: a clock above Fmax is no image to flash).
 	Bitstream string            `json:"bitstream"`
 	BuildDir  string            `json:"build_dir"`
 	Logs      map[string]string `json:"logs"`
@@ -200,6 +224,35 @@ func ClksPerBit(clkMHz float64) int {
 	return max(4, int(math.Round(clkMHz*1e6/UARTBaud)))
 }
 
+// HeartbeatEvery is how often a long tool run (yosys, nextpnr) reports
+// that it is still running on Options.Progress.
+var HeartbeatEvery = 20 * time.Second
+
+// heartbeat prints "<tool> still running" lines on o.Progress every
+// HeartbeatEvery until the returned stop is called.
+func (o *Options) heartbeat(tool string) (stop func()) {
+	if o.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				o.step("%s still running (%s)", tool, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 func (o *Options) step(format string, args ...any) {
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "synth: "+format+"\n", args...)
@@ -220,6 +273,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.FreqMHz == 0 {
 		o.FreqMHz = DefaultMHz
+	}
+	if o.PlaceMHz == 0 {
+		o.PlaceMHz = o.FreqMHz
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -278,12 +334,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Dir: dir, CoreDir: coreDir, Files: append(vfiles, files...), Top: topMod, CoreTop: d.Top(),
 		Params: params, Relax: !o.NoRelax, Pack: !o.NoPack,
 	}
+	stop := o.heartbeat("yosys")
 	cells, bp, err := ys.Run(ctx)
+	stop()
 	logs["yosys1"], logs["yosys2"] = path("yosys1.log"), path("yosys2.log")
 	if err != nil {
 		return nil, err
 	}
 	o.step("bank pass: %d banks, %d collision checks dropped, %d pairs packed", bp.Banks, bp.Relaxed, bp.Packed)
+	if o.SynthOnly {
+		r := &Result{Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth,
+			Model: o.Model, ModelHash: d.Params.Hash, Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L,
+			ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D, LUTsAvailable: dev.LCs,
+			LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry, BRAMs: cells.BRAMs, BRAMsAvailable: dev.BRAMs,
+			BankPass: bp, TargetMHz: o.FreqMHz, ClockMHz: pll.OutMHz, PLL: pll, Seed: o.Seed, SynthOnly: true,
+			BuildDir: dir, Logs: logs, Seconds: time.Since(start).Seconds()}
+		o.step("yosys only: %d LUT4, %d FF, %d carry, %d block RAM (%d lanes)", cells.LUT4, cells.FFs, cells.Carry, cells.BRAMs, d.Params.L)
+		return r, nil
+	}
 	// Early fit checks: a netlist with more of a cell than the device
 	// has never places.
 	switch {
@@ -309,12 +377,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, o.FreqMHz, o.Seed)
+	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, o.PlaceMHz, o.Seed)
 	logs["nextpnr"] = path("nextpnr.log")
+	stop = o.heartbeat("nextpnr-ice40")
 	err = runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
-		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(o.FreqMHz, 'f', -1, 64),
+		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(o.PlaceMHz, 'f', -1, 64),
 		"--seed", strconv.Itoa(o.Seed), "--timing-allow-fail", "--report", path("report.json"),
 		"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q")
+	stop()
 	if err != nil {
 		plog, _ := os.ReadFile(logs["nextpnr"])
 		if name, u, over := overUse(string(plog)); over {
@@ -330,11 +400,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
-	// icepack.
-	o.step("icepack")
-	logs["icepack"] = path("icepack.log")
-	if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
-		return nil, err
+	// A bitstream of an earlier run must not pass for this one's.
+	if err := os.Remove(path("top.bin")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	core, coreName, timingErr := coreClock(clocks, dev, pll.OutMHz)
+	// icepack only for a design that meets timing: a bitstream whose
+	// clock runs above its Fmax is no image to flash.
+	if timingErr == nil {
+		o.step("icepack")
+		logs["icepack"] = path("icepack.log")
+		if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
+			return nil, err
+		}
 	}
 
 	r := &Result{
@@ -345,9 +423,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		LUTs: util["ICESTORM_LC"].Used, LUTsAvailable: dev.LCs,
 		LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry,
 		BRAMs: util["ICESTORM_RAM"].Used, BRAMsAvailable: dev.BRAMs, BankPass: bp, Utilization: util,
-		TargetMHz: o.FreqMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
+		TargetMHz: o.FreqMHz, PlaceMHz: o.PlaceMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
 		UARTBaud: pll.OutMHz * 1e6 / float64(cpb), ClksPerBit: cpb,
-		Bitstream: path("top.bin"), BuildDir: dir, Logs: logs,
+		BuildDir: dir, Logs: logs,
 	}
 	if a := util["ICESTORM_LC"].Available; a > 0 {
 		r.LUTsAvailable = a
@@ -355,7 +433,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if a := util["ICESTORM_RAM"].Available; a > 0 {
 		r.BRAMsAvailable = a
 	}
-	core, coreName, timingErr := coreClock(clocks, dev, o.FreqMHz)
+	if timingErr == nil {
+		r.Bitstream = path("top.bin")
+	}
 	r.FmaxMHz = core.AchievedMHz
 	r.TimingMet = timingErr == nil
 	fillThroughput(r, &d.Params)
@@ -364,7 +444,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o.step("%s: %d/%d LCs, %d/%d BRAMs, Fmax %.1f MHz (%s), target %.1f MHz", dev.Name, r.LUTs, r.LUTsAvailable,
 		r.BRAMs, r.BRAMsAvailable, r.FmaxMHz, coreName, r.TargetMHz)
 	if timingErr != nil {
-		return r, fmt.Errorf("%w (log: %s)", timingErr, logs["nextpnr"])
+		return r, fmt.Errorf("%w (log: %s; no bitstream written)", timingErr, logs["nextpnr"])
 	}
 	return r, nil
 }
@@ -483,14 +563,17 @@ func coreClock(clocks map[string]ClockFmax, dev Device, target float64) (ClockFm
 	sort.Strings(names)
 	for _, k := range names {
 		c := clocks[k]
-		if c.AchievedMHz < c.ConstraintMHz {
-			fails = append(fails, fmt.Sprintf("%s reaches %.2f MHz, needs %.2f MHz", k, c.AchievedMHz, c.ConstraintMHz))
-		}
 		phy := false
 		for _, m := range dev.MIIClocks {
 			if strings.HasPrefix(k, m) {
 				phy = true
 			}
+		}
+		// A PHY clock's constraint is its real rate (the PCF); the core
+		// clock's is nextpnr's --freq, and it is checked against the
+		// PLL's clock below.
+		if phy && c.AchievedMHz < c.ConstraintMHz {
+			fails = append(fails, fmt.Sprintf("%s reaches %.2f MHz, needs %.2f MHz", k, c.AchievedMHz, c.ConstraintMHz))
 		}
 		if !phy && (name == "" || c.AchievedMHz < core.AchievedMHz) {
 			core, name = c, k
@@ -500,7 +583,7 @@ func coreClock(clocks map[string]ClockFmax, dev Device, target float64) (ClockFm
 		return core, "", fmt.Errorf("%w: nextpnr reported no core clock", ErrTool)
 	}
 	if core.AchievedMHz < target {
-		fails = append(fails, fmt.Sprintf("core clock below the %.2f MHz target", target))
+		fails = append(fails, fmt.Sprintf("core clock %s reaches %.2f MHz, below the %.2f MHz PLL clock", name, core.AchievedMHz, target))
 	}
 	if len(fails) > 0 {
 		return core, name, fmt.Errorf("%w: %s", ErrTiming, strings.Join(fails, "; "))
@@ -556,17 +639,22 @@ type Attempt struct {
 
 // Close runs the flow and, while timing is not met, runs it again with the
 // clock lowered to the highest multiple of stepMHz (3 keeps the 3 Mbaud
-// UART exact) below the Fmax just reached, at most tries runs in all. The
-// Result of the last run records every attempt. It gives up (returning
+// UART exact) below the Fmax just reached, at most tries runs in all,
+// each placed for the first run's clock (Options.PlaceMHz; see Auto), and
+// each through the result cache (Cached). The Result of the last run
+// records every attempt. It gives up (returning
 // the ErrTiming of the last run) when the next clock would be below the
 // PLL's 16 MHz or no lower than the current target.
 func Close(ctx context.Context, o Options, stepMHz float64, tries int) (*Result, error) {
 	if o.FreqMHz == 0 {
 		o.FreqMHz = DefaultMHz
 	}
+	if o.PlaceMHz == 0 {
+		o.PlaceMHz = o.FreqMHz // every retry places as the first run (see Auto)
+	}
 	var attempts []Attempt
 	for n := 1; ; n++ {
-		r, err := Run(ctx, o)
+		r, err := Cached(ctx, o)
 		if r != nil {
 			attempts = append(attempts, Attempt{TargetMHz: o.FreqMHz, FmaxMHz: r.FmaxMHz})
 			r.Attempts = attempts
