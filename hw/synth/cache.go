@@ -21,8 +21,10 @@ import (
 // caches).
 func DefaultCache() string { return buildcache.DefaultRoot("PTM_SYNTH_CACHE", "ptm-synth") }
 
-// cacheFormat changes when what a cache entry holds or means changes.
-const cacheFormat = "synth-cache-1"
+// cacheFormat changes when what a cache entry holds or means changes, and
+// whenever the flow builds differently from the same inputs (the UART
+// divider rule, the parameters it derives, the bank pass, tool flags).
+const cacheFormat = "synth-cache-2"
 
 var (
 	toolVersionsOnce sync.Once

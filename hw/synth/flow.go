@@ -219,9 +219,21 @@ func MinBRAMs(p *hw.Params, pack bool) int {
 	return p.L * ((p.D + words - 1) / words)
 }
 
-// ClksPerBit is the UART divider closest to UARTBaud at clkMHz (at least 4).
+// MinClksPerBit is the shortest UART bit the board's receiver takes
+// (uart_rx samples every bit three times; sim/board refuses less).
+const MinClksPerBit = 8
+
+// ClksPerBit is the UART divider at clkMHz: the one closest to UARTBaud
+// (3 Mbaud) when that is at least MinClksPerBit clocks (a clock of 24 MHz
+// or more), else the one closest to the highest of UARTBaud/2, /4, ...
+// that leaves MinClksPerBit clocks (1.5 Mbaud from 12 MHz): rates the
+// iCEBreaker's FT2232H generates exactly (12 MHz / n).
 func ClksPerBit(clkMHz float64) int {
-	return max(4, int(math.Round(clkMHz*1e6/UARTBaud)))
+	baud := float64(UARTBaud)
+	for baud > 9600 && clkMHz*1e6/baud < MinClksPerBit-0.5 {
+		baud /= 2
+	}
+	return max(MinClksPerBit, int(math.Round(clkMHz*1e6/baud)))
 }
 
 // HeartbeatEvery is how often a long tool run (yosys, nextpnr) reports

@@ -154,8 +154,13 @@ FILTER_RANGE: 1 (3'b001)
 	if _, err := ParsePLL("nothing", 12); !errors.Is(err, ErrTool) {
 		t.Errorf("ParsePLL(garbage) = %v, want ErrTool", err)
 	}
-	if got := ClksPerBit(48); got != 16 {
-		t.Errorf("ClksPerBit(48 MHz) = %d, want 16 (3 Mbaud)", got)
+	for _, c := range []struct {
+		mhz  float64
+		want int
+	}{{48, 16}, {36, 12}, {24, 8}, {21, 14}, {12, 8}, {16, 11}} {
+		if got := ClksPerBit(c.mhz); got != c.want {
+			t.Errorf("ClksPerBit(%g MHz) = %d, want %d", c.mhz, got, c.want)
+		}
 	}
 }
 
