@@ -11,10 +11,12 @@ import (
 	"github.com/ptmhw/ptm/hw"
 )
 
-// AutoFill is the share of the device's logic cells the yosys estimate
-// of a candidate may use for Auto to place it (nextpnr packs a LUT4 and a
-// flip-flop into one logic cell, and needs some slack to route).
-const AutoFill = 0.90
+// AutoFill is the share of the device's logic cells a candidate's yosys
+// LUT4 count may reach for Auto to place it. nextpnr needs more logic
+// cells than yosys's LUT4s (flip-flops and carries without a LUT of their
+// own): the Iris UART board with 15 lanes has 4,144 LUT4 and places in
+// 5,245 of the UP5K's 5,280 logic cells (1.27x), 16 lanes do not fit.
+const AutoFill = 0.80
 
 // SearchStep is one step of Auto: a candidate lane count, how it was
 // tried (a yosys-only estimate or a full place and route) and what came of
@@ -183,7 +185,27 @@ func Auto(ctx context.Context, o Options, cands []Candidate) (*Result, error) {
 		if r != nil {
 			r.Search = steps
 		}
+		if err == nil {
+			err = r.keepBitstream(o.Dir)
+		}
 		return r, err
 	}
 	return nil, fmt.Errorf("%w on %s: no candidate up to %d lanes placed", ErrNoFit, dev.Name, cands[best].Lanes)
+}
+
+// keepBitstream copies the chosen run's bitstream to dir/top.bin (the
+// image Auto built) and points Bitstream at it.
+func (r *Result) keepBitstream(dir string) error {
+	if r.Bitstream == "" {
+		return nil
+	}
+	to, err := filepath.Abs(filepath.Join(dir, "top.bin"))
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	if err := copyFile(r.Bitstream, to); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	r.Bitstream = to
+	return nil
 }

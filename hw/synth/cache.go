@@ -107,15 +107,7 @@ func Cached(ctx context.Context, o Options) (*Result, error) {
 	if o.Design == nil || o.Dir == "" {
 		return Run(ctx, o) // its own error
 	}
-	if o.FreqMHz == 0 {
-		o.FreqMHz = DefaultMHz
-	}
-	if o.PlaceMHz == 0 {
-		o.PlaceMHz = o.FreqMHz
-	}
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
+	o.defaults()
 	if _, err := LookupDevice(o.Device); err != nil {
 		return nil, err
 	}
@@ -132,6 +124,13 @@ func Cached(ctx context.Context, o Options) (*Result, error) {
 	)
 	entry, cached, err := buildcache.Get(o.Cache, "synth-"+key, "result.json", func(tmp string) error {
 		res, runErr = Run(ctx, o)
+		if errors.Is(runErr, ErrNoFit) { // kept: the search steps over it again
+			b, err := json.Marshal(Result{NoFit: runErr.Error()})
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
+		}
 		if runErr != nil && !errors.Is(runErr, ErrTiming) {
 			return runErr
 		}
@@ -162,6 +161,10 @@ func Cached(ctx context.Context, o Options) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("synth: result cache %s: %w", entry, err)
+	}
+	if r.NoFit != "" {
+		o.step("cached result (%s): does not fit", entry)
+		return nil, fmt.Errorf("%w (cached result %s)", errNoFitText{r.NoFit}, entry)
 	}
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
@@ -203,3 +206,9 @@ func copyFile(from, to string) error {
 	}
 	return out.Close()
 }
+
+// errNoFitText is a cached no-fit error: its text, wrapping ErrNoFit.
+type errNoFitText struct{ msg string }
+
+func (e errNoFitText) Error() string { return e.msg }
+func (e errNoFitText) Unwrap() error { return ErrNoFit }

@@ -146,6 +146,8 @@ type Result struct {
 	// result taken from Options.Cache instead of running the tools.
 	SynthOnly bool `json:"synth_only,omitempty"`
 	Cached    bool `json:"cached,omitempty"`
+	// NoFit is a cached no-fit error's text (a cache entry only).
+	NoFit string `json:"no_fit,omitempty"`
 	// Search is what Auto tried before this result (empty otherwise).
 	Search []SearchStep `json:"search,omitempty"`
 
@@ -236,6 +238,19 @@ func ClksPerBit(clkMHz float64) int {
 	return max(MinClksPerBit, int(math.Round(clkMHz*1e6/baud)))
 }
 
+// defaults fills in the zero clock, placement clock and seed.
+func (o *Options) defaults() {
+	if o.FreqMHz == 0 {
+		o.FreqMHz = DefaultMHz
+	}
+	if o.PlaceMHz == 0 {
+		o.PlaceMHz = o.FreqMHz
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+}
+
 // HeartbeatEvery is how often a long tool run (yosys, nextpnr) reports
 // that it is still running on Options.Progress.
 var HeartbeatEvery = 20 * time.Second
@@ -283,15 +298,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.FreqMHz == 0 {
-		o.FreqMHz = DefaultMHz
-	}
-	if o.PlaceMHz == 0 {
-		o.PlaceMHz = o.FreqMHz
-	}
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
+	o.defaults()
 	if o.Dir == "" {
 		return nil, fmt.Errorf("%w: no build folder", ErrOptions)
 	}
