@@ -86,8 +86,10 @@ func Candidates(device string, maxLanes int, noPack bool, gen func(lanes int) (*
 //     PLL at the highest multiple of 3 MHz (the 3 Mbaud UART stays exact)
 //     at or below the Fmax reached, placed with the same --freq
 //     (Options.PlaceMHz) and seed: nextpnr's constraint comes from --freq
-//     alone, so the netlist, which differs only in the PLL's dividers,
-//     places and routes as before and reaches the same Fmax. The board's
+//     alone, so the placer aims as before at a netlist that differs only
+//     in the PLL's dividers and the UART divider constant. Its Fmax moves
+//     a little (Iris, 15 lanes: 20.0 MHz at the 48 MHz PLL, 21.6 MHz with
+//     the 18 MHz PLL); a miss is an ErrTiming like any other. The board's
 //     own logic, not the core's size, sets that clock, so fewer lanes
 //     would be slower.
 //

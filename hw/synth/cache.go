@@ -182,7 +182,11 @@ func Cached(ctx context.Context, o Options) (*Result, error) {
 		}
 		r.Bitstream = bin
 	}
-	o.step("cached result (%s): %d lanes, %d/%d LCs, Fmax %.1f MHz, target %.1f MHz", entry, r.Lanes, r.LUTs, r.LUTsAvailable, r.FmaxMHz, r.TargetMHz)
+	if r.SynthOnly {
+		o.step("cached result (%s): %d lanes, yosys estimate %d LUT4", entry, r.Lanes, r.LUT4)
+	} else {
+		o.step("cached result (%s): %d lanes, %d/%d LCs, Fmax %.1f MHz, PLL %.1f MHz", entry, r.Lanes, r.LUTs, r.LUTsAvailable, r.FmaxMHz, r.ClockMHz)
+	}
 	if !r.TimingMet && !r.SynthOnly {
 		return &r, fmt.Errorf("%w: core clock %.2f MHz below the %.2f MHz target (cached result %s; no bitstream written)",
 			ErrTiming, r.FmaxMHz, r.TargetMHz, entry)
