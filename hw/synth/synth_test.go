@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -372,10 +373,27 @@ func TestFlow(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	dir := t.TempDir()
 	start := time.Now()
-	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
-		CoreOnly: true, Dir: dir, Progress: newProgress(t)})
+	// Through the result cache (DefaultCache): a later run of this test
+	// reuses the result instead of running nextpnr again.
+	o := Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
+		CoreOnly: true, Dir: dir, Progress: newProgress(t), Cache: DefaultCache()}
+	res, err := Cached(testenv.Context(t), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("from the cache: %v", res.Cached)
+	// A second run is a cache hit with the same bitstream, in its own folder.
+	o.Dir = t.TempDir()
+	again, err := Cached(testenv.Context(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, err1 := os.ReadFile(res.Bitstream)
+	b2, err2 := os.ReadFile(again.Bitstream)
+	if !again.Cached || err1 != nil || err2 != nil || !bytes.Equal(b1, b2) || filepath.Dir(again.Bitstream) != o.Dir ||
+		again.FmaxMHz != res.FmaxMHz || again.LUTs != res.LUTs {
+		t.Errorf("second run: cached %v, bitstream %s (%v, %v, equal %v), Fmax %.2f vs %.2f", again.Cached, again.Bitstream,
+			err1, err2, bytes.Equal(b1, b2), again.FmaxMHz, res.FmaxMHz)
 	}
 	t.Logf("%.1f s: %d/%d LCs, %d/%d BRAMs, Fmax %.1f MHz, %.0f samples/s", time.Since(start).Seconds(),
 		res.LUTs, res.LUTsAvailable, res.BRAMs, res.BRAMsAvailable, res.FmaxMHz, res.SamplesPerS)
