@@ -205,6 +205,15 @@ func printSynth(w io.Writer, r *synth.Result) {
 		}
 		fmt.Fprintf(w, "%s bound: %.0f queries/s (%d-byte request, %d-byte response), %.0f batched\n", l.Name, l.QueriesPerS, l.RequestBytes, l.ResponseBytes, l.BatchedQueriesPerS)
 	}
+	if len(r.Search) > 0 {
+		cached := 0
+		for _, st := range r.Search {
+			if st.Cached {
+				cached++
+			}
+		}
+		fmt.Fprintf(w, "  lane search: %d steps (%d from the result cache), chose %d lanes (docs/synthesis.md)\n", len(r.Search), cached, r.Lanes)
+	}
 	bit := r.Bitstream
 	if bit == "" {
 		bit = "none (timing not met: no image to flash)"
