@@ -134,21 +134,7 @@ func parseModuleStats(log string) (map[string]CellStats, map[string]int) {
 		if m == nil || cur == "" {
 			continue
 		}
-		n, _ := strconv.Atoi(m[2])
-		switch {
-		case m[1] == "Number of cells:":
-			st.Cells = n
-		case m[1] == "SB_LUT4":
-			st.LUT4 = n
-		case m[1] == "SB_CARRY":
-			st.Carry = n
-		case m[1] == "SB_RAM40_4K":
-			st.BRAMs = n
-		case strings.HasPrefix(m[1], "SB_PLL40"):
-			st.PLLs += n
-		case strings.HasPrefix(m[1], "SB_DFF"):
-			st.FFs += n
-		}
+		st.addStat(m[1], m[2])
 	}
 	flush()
 	return out, inst

@@ -76,3 +76,41 @@ func isCoreModule(name string, d *hw.Design) bool {
 	p := d.Config.Prefix + "_"
 	return len(name) > len(p) && name[:len(p)] == p
 }
+
+// TestParseModuleStats reads per-module blocks and the design hierarchy of
+// a yosys log, $paramod names folded into their module.
+func TestParseModuleStats(t *testing.T) {
+	log := `Printing statistics.
+
+=== $paramod\crc32\W=8 ===
+
+   Number of cells:                 43
+     SB_LUT4                        43
+
+=== board_top ===
+
+   Number of cells:                 99
+     SB_CARRY                       25
+     SB_DFF                         30
+     SB_DFFE                         6
+     SB_LUT4                        66
+     SB_RAM40_4K                     1
+
+=== design hierarchy ===
+
+   board_top                         1
+     $paramod\crc32\W=8              3
+
+   Number of cells:                500
+`
+	mods, inst := parseModuleStats(log)
+	if c := mods["crc32"]; c.LUT4 != 43 || c.Cells != 43 {
+		t.Errorf("crc32: %+v", c)
+	}
+	if b := mods["board_top"]; b.LUT4 != 66 || b.Carry != 25 || b.FFs != 36 || b.BRAMs != 1 {
+		t.Errorf("board_top: %+v", b)
+	}
+	if inst["crc32"] != 3 || inst["board_top"] != 1 || len(mods) != 2 {
+		t.Errorf("instances %v, modules %v", inst, mods)
+	}
+}

@@ -54,21 +54,27 @@ func parseStat(log string) (CellStats, bool) {
 		if m == nil {
 			continue
 		}
-		n, _ := strconv.Atoi(m[2])
-		switch {
-		case m[1] == "Number of cells:":
-			st.Cells = n
-		case m[1] == "SB_LUT4":
-			st.LUT4 = n
-		case m[1] == "SB_CARRY":
-			st.Carry = n
-		case m[1] == "SB_RAM40_4K":
-			st.BRAMs = n
-		case strings.HasPrefix(m[1], "SB_PLL40"):
-			st.PLLs += n
-		case strings.HasPrefix(m[1], "SB_DFF"):
-			st.FFs += n
-		}
+		st.addStat(m[1], m[2])
 	}
 	return st, true
+}
+
+// addStat adds one line of yosys's stat (a cell type or "Number of
+// cells:", and its count) to st.
+func (st *CellStats) addStat(kind, count string) {
+	n, _ := strconv.Atoi(count)
+	switch {
+	case kind == "Number of cells:":
+		st.Cells = n
+	case kind == "SB_LUT4":
+		st.LUT4 = n
+	case kind == "SB_CARRY":
+		st.Carry = n
+	case kind == "SB_RAM40_4K":
+		st.BRAMs = n
+	case strings.HasPrefix(kind, "SB_PLL40"):
+		st.PLLs += n
+	case strings.HasPrefix(kind, "SB_DFF"):
+		st.FFs += n
+	}
 }
