@@ -70,9 +70,10 @@ echo "image: $lanes lanes ($lc x $ll), B=$BITS, $mhz MHz, UART $baud baud ($cpb 
 step "4/6 Generate the image's Verilog core for reading ($lanes lanes)"
 "$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --clause-lanes "$lc" --literal-lanes "$ll" --out "$out/rtl"
 
-step "5/6 Start the Verilated board of that image (UART bridged bit by bit to a pseudo-terminal, $cpb clocks per bit)"
+step "5/6 Start the Verilated board of that image (UART only, $cpb clocks per bit; UART bridged bit by bit to a pseudo-terminal)"
+rm -f "$out/board.out" "$out/board.log" # a pty line left by an earlier run must not be read
 "$ptm" board --model "$out/iris.ptm" --bits "$BITS" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
-  --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
+  --no-eth --clock-hz "$(awk -v m="$mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')" --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
 board_pid=$!
 pty=""
 waited=0

@@ -69,6 +69,12 @@ type Options struct {
 	UART bool
 	// TAP bridges Ethernet to this TAP device ("" for no Ethernet).
 	TAP string
+	// NoEthernet builds the UART-only board (ETH_ENABLE = 0), the image
+	// `ptm synth --no-eth` builds; it cannot go with TAP.
+	NoEthernet bool
+	// ClockHz is the board clock the image runs at (CLK_HZ: the LED timing
+	// only; the simulation has no wall-clock rate). 0 means 48 MHz.
+	ClockHz int
 	// NetNS runs the simulator in this network namespace (`ip netns exec`).
 	NetNS string
 	// MAC is the board's Ethernet address (default DefaultMAC).
@@ -179,6 +185,12 @@ func (o Options) resolved() (Options, model, error) {
 	}
 	if len(o.MAC) != 6 {
 		return o, m, fmt.Errorf("%w: MAC %v is not 6 bytes", ErrOptions, o.MAC)
+	}
+	if o.NoEthernet && o.TAP != "" {
+		return o, m, fmt.Errorf("%w: TAP %q on a board without Ethernet (NoEthernet)", ErrOptions, o.TAP)
+	}
+	if o.ClockHz < 0 {
+		return o, m, fmt.Errorf("%w: ClockHz %d, want > 0 (or 0 for 48 MHz)", ErrOptions, o.ClockHz)
 	}
 	if !o.UART && o.TAP == "" {
 		return o, m, fmt.Errorf("%w: neither UART nor TAP: the board would have no link", ErrOptions)

@@ -30,6 +30,8 @@ func TestOptionsErrors(t *testing.T) {
 		{"slow UART", func(o *Options) { o.Bank = bank; o.ClksPerBit = 4 }},
 		{"fault rate", func(o *Options) { o.Bank = bank; o.Faults.EthRx.Drop = 1.5 }},
 		{"MAC", func(o *Options) { o.Bank = bank; o.MAC = net.HardwareAddr{1, 2, 3} }},
+		{"TAP without Ethernet", func(o *Options) { o.Bank = bank; o.NoEthernet = true; o.TAP = "tap0" }},
+		{"clock", func(o *Options) { o.Bank = bank; o.ClockHz = -1 }},
 	} {
 		o := DefaultOptions()
 		c.edit(&o)
