@@ -67,7 +67,7 @@ cosim-long: build
 clean:
 	rm -rf $(BUILD)
 
-# iCE40 synthesis (docs/synthesis.md, scripts/synth). synth: one bitstream,
+# iCE40 synthesis (docs/synthesis.md, hw/synth). synth: one bitstream,
 # the Iris model's best UP5K configuration (override with MODEL, DEVICE,
 # LANES, BITS, W, FREQ, SEED, CORE_ONLY; see scripts/synth.sh). synth-all:
 # the design-space sweep (about an hour). lint-top: Verilator -Wall on the
@@ -81,4 +81,4 @@ synth-all: build
 	@bash scripts/synth-all.sh $(PTM) $(BUILD)/synth
 
 lint-top:
-	$(GO) test -count=1 -run 'TestLintTop' -v ./scripts/synth/
+	$(GO) test -count=1 -run 'TestLintTop' -v ./hw/synth/

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw/refmodel"
-	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite hw/testdata/golden and rtl/generated from the generator")
@@ -322,48 +321,4 @@ func TestLint(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-}
-
-// TestSynthesis runs yosys synth_ice40 on a generated design with its
-// banks initialised: it must synthesize with one SB_RAM40_4K per lane (the
-// banks) and no latch. The default run synthesizes the tiny golden-text
-// design (8 lanes); make test-long (PTM_LONG_TESTS=1) adds the XOR
-// reference design (16 lanes, 12-bit thresholds).
-func TestSynthesis(t *testing.T) {
-	needTool(t, "yosys")
-	cfg := tinyConfig
-	cfg.InitBanks = true
-	tiny, err := Generate(cfg, tinyShape, tinyBank(t), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	designs := map[string]*Design{"tiny": tiny}
-	if testenv.Long() {
-		designs["xor reference"] = referenceDesigns(t)["xor"]
-	} else {
-		t.Log("the XOR reference design is synthesized under make test-long (PTM_LONG_TESTS=1)")
-	}
-	for name, d := range designs {
-		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			if err := d.Write(dir); err != nil {
-				t.Fatal(err)
-			}
-			st, log, err := Synthesize(dir, d)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, log)
-			}
-			if st.RAMs != d.Params.L {
-				t.Errorf("%d SB_RAM40_4K, want %d (one per lane)", st.RAMs, d.Params.L)
-			}
-			if st.LUTs == 0 || st.FFs == 0 {
-				t.Errorf("implausible synthesis result %+v", st)
-			}
-			if strings.Contains(log, "Latch inferred") || strings.Contains(log, "$dlatch") {
-				t.Errorf("latch inferred:\n%s", log)
-			}
-			t.Logf("%s design: %+v", name, st)
-		})
-	}
 }

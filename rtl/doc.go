@@ -1,6 +1,10 @@
 // Package rtl holds the hand-written Verilog blocks of the PTM board design
-// and the Go test that checks them. There is no Go API here: the package
-// exists so that `go test ./rtl/` lints, simulates and synthesizes the RTL.
+// and the Go test that checks them (`go test ./rtl/` lints, simulates and
+// synthesizes the RTL). Its Go API is the board's source of truth for the
+// tools: FS embeds the Verilog and the pin files, and ShellSources,
+// TopSources and CoreTopSources are the source lists of the board shell
+// (board_top: the Verilated board), the device tops (the synthesis flow)
+// and the core-only tops, so sim/board and hw/synth need no checkout.
 //
 // Layout (one module per file, module name = file name):
 //

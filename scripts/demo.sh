@@ -1,65 +1,106 @@
 #!/usr/bin/env bash
 # demo.sh PTM OUTDIR: the main job, step by step (called by `make demo`).
 #
-# Train a PTM on Iris, generate its Verilog core, synthesize it for the
-# iCEBreaker (iCE40 UP5K), start the Verilated board on a pseudo-terminal,
-# stream the held-out rows through the Go host driver with K=100, and
-# report what came back.
+# Train a PTM on Iris, build the image a user flashes on the iCEBreaker
+# (iCE40 UP5K, UART-only board) once, with the largest core that fits and
+# meets timing (`ptm synth` without a lane count; docs/synthesis.md), run
+# the Verilated board of that exact image (same core, same clock's UART
+# divider) on a pseudo-terminal, stream the held-out rows through the Go
+# host driver with K=100, and save OUTDIR/report.md with its figures.
+#
+# Every step prints its elapsed time; yosys and nextpnr print a line at
+# least every 20 s, the board build every 20 s. Results of `ptm synth`
+# are cached (~/.cache/ptm-synth, $PTM_SYNTH_CACHE), Verilator builds too,
+# so a second run reuses them.
 set -euo pipefail
 ptm=${1:-build/ptm}
 out=${2:-build/demo}
-# Hardware configuration shared by generation, synthesis and the board.
 BITS=${BITS:-8}
-LANES=${LANES:-12}
 DEVICE=${DEVICE:-up5k}
 K=${K:-100}
 mkdir -p "$out"
+steps="$out/steps.tsv"
+: > "$steps"
 
-step() { printf '\n==> %s\n' "$*"; }
+demo_start=$(date +%s.%N)
+step_start=$demo_start
+step_name=""
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+finish_step() {
+  if [ -n "$step_name" ]; then
+    local s; s=$(elapsed "$step_start")
+    printf '    (%s s)\n' "$s"
+    printf '%s\t%s\n' "$s" "$step_name" >> "$steps"
+  fi
+}
+step() {
+  finish_step
+  step_name="$*"
+  step_start=$(date +%s.%N)
+  printf '\n==> [%s s] %s\n' "$(elapsed "$demo_start")" "$*"
+}
 board_pid=""
 cleanup() { if [ -n "$board_pid" ]; then kill "$board_pid" 2>/dev/null || true; wait "$board_pid" 2>/dev/null || true; fi; }
 trap cleanup EXIT
 
+# json FILE KEY: a top-level number or string of a JSON object.
+json() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if not isinstance(v, float) or v != int(v) else int(v))' "$1" "$2"; }
+
 step "1/6 Train a PTM on Iris (80/20 stratified split; booleanizer fitted on the training rows only)"
-"$ptm" train --data iris --seed 1 -o "$out/iris.ptm"
+"$ptm" train --data iris --seed 4 -o "$out/iris.ptm"
 
 step "2/6 Evaluate the float model on the held-out rows with K=$K samples per query"
 "$ptm" eval --model "$out/iris.ptm" --data iris --split test --samples "$K" --json > "$out/golden-eval.json"
 "$ptm" eval --model "$out/iris.ptm" --data iris --split test --samples "$K"
 
-step "3/6 Generate the Verilog inference core (B=$BITS bits, $LANES lanes)"
-"$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --lanes "$LANES" --out "$out/rtl"
+step "3/6 Build the image for the iCEBreaker ($DEVICE, UART only): the largest core that fits and meets timing"
+# One ptm synth: without --lanes it searches the lane count (yosys
+# estimates, then place and route) and builds the image at a clock the
+# placed design meets; a timing failure is an error and leaves no bitstream.
+"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --no-eth \
+  --out "$out/synth" --json > "$out/synth.json"
+lc=$(json "$out/synth.json" clause_lanes)
+ll=$(json "$out/synth.json" literal_lanes)
+cpb=$(json "$out/synth.json" clks_per_bit)
+baud=$(json "$out/synth.json" uart_baud)
+mhz=$(json "$out/synth.json" clock_mhz)
+lanes=$(json "$out/synth.json" lanes)
+echo "image: $lanes lanes ($lc x $ll), B=$BITS, $mhz MHz, UART $baud baud ($cpb clocks per bit): $out/synth/top.bin"
 
-step "4/6 Synthesize for the iCEBreaker ($DEVICE, UART-only board): yosys, nextpnr-ice40, icepack"
-# --close retries at a clock the placed design meets, so the bitstream is usable; the report says which.
-"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --lanes "$LANES" --no-eth --close \
-  --out "$out/synth" --json > "$out/synth.json" || echo "(ptm synth reported a problem: see above and $out/synth)"
-synth_ok=0
-if grep -q '"bitstream": "[^"]' "$out/synth.json" 2>/dev/null; then synth_ok=1; fi
+step "4/6 Generate the image's Verilog core for reading ($lanes lanes)"
+"$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --clause-lanes "$lc" --literal-lanes "$ll" --out "$out/rtl"
 
-step "5/6 Start the Verilated board (UART bridged bit by bit to a pseudo-terminal)"
-"$ptm" board --model "$out/iris.ptm" --bits "$BITS" --lanes "$LANES" > "$out/board.out" 2> "$out/board.log" &
+step "5/6 Start the Verilated board of that image (UART only, $cpb clocks per bit; UART bridged bit by bit to a pseudo-terminal)"
+rm -f "$out/board.out" "$out/board.log" # a pty line left by an earlier run must not be read
+"$ptm" board --model "$out/iris.ptm" --bits "$BITS" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
+  --no-eth --clock-hz "$(awk -v m="$mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')" --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
 board_pid=$!
 pty=""
-for _ in $(seq 1 600); do
+waited=0
+while [ -z "$pty" ]; do
   pty=$(sed -n 's/^UART: //p' "$out/board.out" 2>/dev/null || true)
   [ -n "$pty" ] && break
   if ! kill -0 "$board_pid" 2>/dev/null; then cat "$out/board.log" >&2; exit 1; fi
+  if [ "$waited" -ge 1200 ]; then echo "the board did not come up in 20 minutes; log: $out/board.log" >&2; exit 1; fi
   sleep 1
+  waited=$((waited + 1))
+  if [ $((waited % 20)) = 0 ]; then echo "board: Verilator build still running (${waited} s; cached after the first build)"; fi
 done
-[ -n "$pty" ] || { echo "the board did not come up; log: $out/board.log" >&2; exit 1; }
 echo "board up on $pty"
 
 step "6/6 Stream the held-out rows through the host driver (upload, pipelined INFER, K=$K, per-sample results)"
-"$ptm" stream --uart "$pty" --model "$out/iris.ptm" --data iris --split test --samples "$K" --mode samples \
+"$ptm" stream --uart "$pty@$baud" --model "$out/iris.ptm" --data iris --split test --samples "$K" --mode samples \
   --json --out "$out/stream-full.json" > "$out/stream.json"
+finish_step
+step_name=""
 
 printf '\n==================== PTM on hardware: report ====================\n'
-synth_arg=()
-if [ "$synth_ok" = 1 ]; then synth_arg=(--synth "$out/synth.json"); fi
-"$ptm" report --eval "$out/golden-eval.json" --stream "$out/stream.json" "${synth_arg[@]}"
+"$ptm" report --eval "$out/golden-eval.json" --stream "$out/stream.json" --synth "$out/synth.json" \
+  --md "$out/report.md" --rows "$out/stream-full.json" --steps "$steps"
 printf '\nGenerated RTL:       %s\n' "$out/rtl"
-if [ "$synth_ok" = 1 ]; then printf 'Bitstream:           %s (program an iCEBreaker: iceprog %s)\n' "$out/synth/top.bin" "$out/synth/top.bin"; fi
+printf 'Bitstream:           %s (program an iCEBreaker: iceprog %s)\n' "$out/synth/top.bin" "$out/synth/top.bin"
+printf 'Real board:          %s stream --uart /dev/ttyUSB1@%s --model %s --data iris\n' "$ptm" "$baud" "$out/iris.ptm"
 printf 'Model file:          %s\n' "$out/iris.ptm"
 printf 'Per-query results:   %s\n' "$out/stream-full.json"
-printf 'Figures and report:  docs/results/ (ptm experiments --out DIR regenerates them)\n'
+printf 'Report and figures:  %s (reliability.png, entropy.png)\n' "$out/report.md"
+printf 'Total:               %s s\n' "$(elapsed "$demo_start")"

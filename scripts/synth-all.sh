@@ -9,7 +9,8 @@
 # the Markdown table to OUT/table.md. Takes about an hour on 2 cores.
 # JOBS=N runs N configurations at a time; ONLY=regex keeps matching lines;
 # SEED=S sets nextpnr's seed (1); RESUME=1 keeps results already there;
-# ROOT=DIR reads rtl/ from DIR (e.g. a `git archive` snapshot of a commit).
+# The Verilog is the copy embedded in PTM (package rtl): to synthesize
+# another commit, build PTM from that commit.
 set -euo pipefail
 
 PTM=${1:-build/ptm}
@@ -59,7 +60,6 @@ run() {
   local flags=()
   [ "$top" = core ] && flags+=(--core-only)
   [ "$top" = uart ] && flags+=(--no-eth)
-  [ -n "${ROOT:-}" ] && flags+=(--root "$ROOT")
   local name="$model-$dev-$top-L$lanes-B$bits-W$w-${mhz}MHz"
   if [ -n "${RESUME:-}" ] && [ -s "$OUT/$name.json" ] && ! grep -q '"error"' "$OUT/$name.json"; then
     echo "synth-all: $name: kept"; return
@@ -71,7 +71,7 @@ run() {
   echo "synth-all: $name: ${msg:-ok}"
 }
 export -f run
-export PTM OUT IRIS XOR RESUME SEED ROOT
+export PTM OUT IRIS XOR RESUME SEED
 
 echo "$CONFIGS" | grep -v '^$' | grep -E "${ONLY:-.}" | xargs -P "$JOBS" -L 1 bash -c 'run "$@"' _
 echo "$CONFIGS" | grep -v '^$' | grep -E "${ONLY:-.}" | while read -r model dev top lanes bits w mhz; do

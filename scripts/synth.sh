@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # synth.sh: build one iCE40 bitstream with yosys, nextpnr-ice40 and icepack
-# (make synth). A thin wrapper of `ptm synth` (package scripts/synth does
+# (make synth). A thin wrapper of `ptm synth` (package hw/synth does
 # the work: icepll, two-stage synth_ice40 with the bank pass, nextpnr with
 # --pcf --freq --seed --report, icepack; all logs in the build folder).
 #

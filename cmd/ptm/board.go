@@ -22,6 +22,8 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	model := fs.String("model", "", "model `file` whose shape (and, with --preload, bank) defines the core")
 	shapeSpec := fs.String("random-shape", "", "build the core for an untrained shape: classes=N,clauses=M,features=O,t=T[,binary]")
 	noUART := fs.Bool("no-uart", false, "do not bridge the UART to a pseudo-terminal")
+	noEth := fs.Bool("no-eth", false, "the UART-only board (ETH_ENABLE = 0), as `ptm synth --no-eth` builds it")
+	clockHz := fs.Int("clock-hz", 0, "the image's board clock in Hz (CLK_HZ: LED timing only; default 48 MHz)")
 	tap := fs.String("tap", "", "bridge Ethernet to this TAP `device` (created if missing; needs root or CAP_NET_ADMIN)")
 	netns := fs.String("netns", "", "run the simulator inside this network namespace")
 	preload := fs.Bool("preload", false, "start with the model's banks loaded (no upload needed)")
@@ -49,7 +51,11 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := def
+	if *noEth && *tap != "" {
+		return fmt.Errorf("%w: --tap on a board built with --no-eth", errUsage)
+	}
 	opts.UART, opts.TAP, opts.NetNS, opts.Preload = !*noUART, *tap, *netns, *preload
+	opts.NoEthernet, opts.ClockHz = *noEth, *clockHz
 	opts.ClksPerBit, opts.ReportedBaud, opts.Seed = *clks, *baud, *seed
 	f := board.Fault{Flip: *flip, Drop: *drop}
 	opts.Faults = board.Faults{UARTRx: f, UARTTx: f, EthRx: f, EthTx: f, ResponseDelay: *delay}

@@ -27,7 +27,7 @@ type hwFlags struct {
 func (h *hwFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&h.bits, "bits", 16, "probability width B (8..16)")
 	fs.IntVar(&h.width, "lfsr-width", lfsr.DefaultWidth, "LFSR width W per lane")
-	fs.IntVar(&h.lanes, "lanes", 0, "lane count L, split into clause x literal lanes automatically (default: 2o literal lanes, one clause lane)")
+	fs.IntVar(&h.lanes, "lanes", 0, "lane count L, split into clause x literal lanes automatically (default: hw.DefaultLanes, 2o: one literal lane per literal)")
 	fs.IntVar(&h.lc, "clause-lanes", 0, "clause lanes LC (with --literal-lanes, instead of --lanes)")
 	fs.IntVar(&h.ll, "literal-lanes", 0, "literal lanes LL (with --clause-lanes, instead of --lanes)")
 	fs.IntVar(&h.maxK, "max-k", 255, "largest K a request may ask for")
@@ -41,7 +41,7 @@ func (h *hwFlags) config(sh fixed.Shape) (hw.Config, error) {
 		return c, fmt.Errorf("%w: give both --clause-lanes and --literal-lanes, or --lanes", errUsage)
 	}
 	if h.lc == 0 && h.lanes == 0 {
-		c.Lanes = sh.Literals()
+		c.Lanes = hw.DefaultLanes(sh)
 	}
 	c, err := c.Resolve(sh)
 	if err != nil {

@@ -219,10 +219,6 @@ func TestHostileInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	pty := openSilentPTY(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	type tc struct {
 		name    string
@@ -242,8 +238,8 @@ func TestHostileInputs(t *testing.T) {
 		bad("train-output-is-data", 2, []string{"-o data.csv is also the input --data", "refusing"}, "train", "--data", "data.csv", "-o", "data.csv"),
 		bad("train-output-is-data-via-path", 2, []string{"refusing"}, "train", "--data", "data.csv", "-o", "./outdir/../data.csv"),
 		bad("per-query-is-model", 2, []string{"--per-query model.ptm is also the input --model"}, "eval", "--model", "model.ptm", "--data", "iris", "--per-query", "model.ptm"),
-		bad("synth-out-newline", 2, []string{"build folder (--out)", `'\n'`}, "synth", "--root", root, "--model", "model.ptm", "--out", "x\n!touch pwned"),
-		bad("synth-out-quote", 2, []string{"build folder (--out)", `'"'`}, "synth", "--root", root, "--model", "model.ptm", "--out", `x"y`),
+		bad("synth-out-newline", 2, []string{"build folder (--out)", `'\n'`}, "synth", "--model", "model.ptm", "--out", "x\n!touch pwned"),
+		bad("synth-out-quote", 2, []string{"build folder (--out)", `'"'`}, "synth", "--model", "model.ptm", "--out", `x"y`),
 		// Inputs: edited model files.
 		bad("model-split-range", 1, []string{"split-range.ptm: byte 16: split", "split.test[1]: row 4000 is outside the 150 rows"}, "eval", "--model", "split-range.ptm", "--data", "iris"),
 		bad("model-split-range-stream", 1, []string{"split-range.ptm: byte 16: split"}, "stream", "--uart", pty, "--model", "split-range.ptm", "--data", "iris"),

@@ -49,10 +49,15 @@ func field(m map[string]any, format string, keys ...string) string {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "[--eval EVAL.json] [--stream STREAM.json] [--synth SYNTH.json]", stderr)
+	fs := newFlags("report", "[--eval EVAL.json] [--stream STREAM.json] [--synth SYNTH.json] [--md report.md --rows STREAM-FULL.json --steps STEPS.tsv]", stderr)
 	evalPath := fs.String("eval", "", "output of `ptm eval --json` (the golden float model)")
 	streamPath := fs.String("stream", "", "output of `ptm stream --json` (the board)")
 	synthPath := fs.String("synth", "", "output of `ptm synth --json`")
+	md := reportMDFlags{
+		md:    fs.String("md", "", "also write a Markdown report to this `file`, with reliability.png and entropy.png beside it"),
+		rows:  fs.String("rows", "", "per-query results of `ptm stream --out` (the figures)"),
+		steps: fs.String("steps", "", "the demo's timed steps (seconds<TAB>step lines)"),
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -102,5 +107,5 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			field(sy, "%.0f", "target_mhz"), field(sy, "%v", "timing_met"), field(sy, "%.1f", "cycles_per_sample"),
 			field(sy, "%.3g", "samples_per_s"))
 	}
-	return nil
+	return md.write(ev, st, sy, stderr)
 }

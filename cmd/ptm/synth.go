@@ -12,7 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
-	"github.com/ptmhw/ptm/scripts/synth"
+	"github.com/ptmhw/ptm/hw/synth"
 )
 
 func init() {
@@ -20,7 +20,7 @@ func init() {
 }
 
 func cmdSynth(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl", stderr)
+	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl", stderr)
 	model := fs.String("model", "", "model `file`")
 	shapeSpec := fs.String("random-shape", "", "synthesize an untrained shape (random bank) instead: classes=N,clauses=M,features=O,t=T[,binary]")
 	device := fs.String("device", "up5k", "device: up5k (iCEBreaker) or hx8k (HX8K breakout board)")
@@ -32,10 +32,11 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
 	out := fs.String("out", "", "build `directory` (default build/synth/<model>-<device>-...)")
-	root := fs.String("root", "", "repository root holding rtl/ (default: found from the working directory)")
 	table := fs.String("table", "", "print the design-space table of a `file` of synth --json results and exit")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	cache := fs.String("cache", synth.DefaultCache(), "result cache `directory` (a run with the same design, sources, options and tools is not run again)")
+	noCache := fs.Bool("no-cache", false, "run the tools even when the cache holds the result")
 	var hf hwFlags
 	hf.add(fs)
 	if err := parse(fs, args); err != nil {
@@ -75,14 +76,29 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		name = "random"
 	}
-	cfg, err := hf.config(sh)
+	// No lane count: Auto chooses the largest core that fits and meets
+	// timing (docs/synthesis.md).
+	auto := hf.lanes == 0 && hf.lc == 0 && hf.ll == 0
+	gen := func(lanes int) (*hw.Design, error) {
+		h := hf
+		if lanes > 0 {
+			h.lanes = lanes
+		}
+		cfg, err := h.config(sh)
+		if err != nil {
+			return nil, err
+		}
+		cfg.InitBanks = true
+		return hw.Generate(cfg, sh, bank, hash)
+	}
+	d, err := gen(0)
 	if err != nil {
 		return err
 	}
-	cfg.InitBanks = true
-	d, err := hw.Generate(cfg, sh, bank, hash)
-	if err != nil {
-		return err
+	cfg := d.Config
+	lanesName := fmt.Sprintf("L%d", cfg.Lanes)
+	if auto {
+		lanesName = "Lauto"
 	}
 	dir := *out
 	if dir == "" {
@@ -93,23 +109,33 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		case *noEth:
 			top = "uart"
 		}
-		dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-%s-L%d-B%d-W%d-%gMHz-s%d",
-			name, strings.ToLower(*device), top, cfg.Lanes, cfg.Bits, cfg.LFSRWidth, *freq, *seed))
+		dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-%s-%s-B%d-W%d-%gMHz-s%d",
+			name, strings.ToLower(*device), top, lanesName, cfg.Bits, cfg.LFSRWidth, *freq, *seed))
 	}
 	opts := synth.Options{
 		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
-		CoreOnly: *coreOnly, NoEth: *noEth, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Root: *root,
+		CoreOnly: *coreOnly, NoEth: *noEth, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
 	}
 	if !*quiet {
 		opts.Progress = stderr
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *noCache {
+		opts.Cache = ""
+	}
 	var res *synth.Result
-	if *closeTiming {
+	switch {
+	case auto:
+		var cands []synth.Candidate
+		if cands, err = synth.Candidates(*device, autoMaxLanes(sh), *noPack, gen); err != nil {
+			return err
+		}
+		res, err = synth.Auto(ctx, opts, cands)
+	case *closeTiming:
 		res, err = synth.Close(ctx, opts, 3, 3)
-	} else {
-		res, err = synth.Run(ctx, opts)
+	default:
+		res, err = synth.Cached(ctx, opts)
 	}
 	if res != nil {
 		if *asJSON {
@@ -135,6 +161,10 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	return err
 }
+
+// autoMaxLanes is the largest lane count Auto considers: one lane per
+// literal and clause (more lanes than that leave lanes idle), at most 64.
+func autoMaxLanes(sh fixed.Shape) int { return min(64, sh.Literals()*sh.TotalClauses()) }
 
 // writeResultFile keeps the JSON result beside the bitstream.
 func writeResultFile(res *synth.Result) error {
@@ -175,7 +205,20 @@ func printSynth(w io.Writer, r *synth.Result) {
 		}
 		fmt.Fprintf(w, "%s bound: %.0f queries/s (%d-byte request, %d-byte response), %.0f batched\n", l.Name, l.QueriesPerS, l.RequestBytes, l.ResponseBytes, l.BatchedQueriesPerS)
 	}
-	fmt.Fprintf(w, "  binding: %s\n  bitstream: %s\n", r.Binding, r.Bitstream)
+	if len(r.Search) > 0 {
+		cached := 0
+		for _, st := range r.Search {
+			if st.Cached {
+				cached++
+			}
+		}
+		fmt.Fprintf(w, "  lane search: %d steps (%d from the result cache), chose %d lanes (docs/synthesis.md)\n", len(r.Search), cached, r.Lanes)
+	}
+	bit := r.Bitstream
+	if bit == "" {
+		bit = "none (timing not met: no image to flash)"
+	}
+	fmt.Fprintf(w, "  binding: %s\n  bitstream: %s\n", r.Binding, bit)
 }
 
 // synthTable prints the design-space table of a file of JSON results.

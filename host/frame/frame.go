@@ -232,6 +232,3 @@ func Finish(b []byte, start int) ([]byte, error) {
 
 // Checksum returns the CRC the protocol uses (CRC-32 IEEE).
 func Checksum(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
-
-// crcUpdate continues a CRC-32 (IEEE) over b.
-func crcUpdate(crc uint32, b []byte) uint32 { return crc32.Update(crc, crc32.IEEETable, b) }

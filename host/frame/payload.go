@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/hw"
 )
 
 // ErrPayload is wrapped by every payload decoding error.
@@ -255,40 +256,14 @@ func (c *LoadCommit) AppendTo(dst []byte) []byte {
 	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, c.Words), c.CRC)
 }
 
-// BankWords flattens bank.LaneWords(hw) into the upload order of
-// docs/protocol.md section 2: word w = addr*L + lane, each threshold as a
-// u16 (B <= 16), padding slots 0.
-func BankWords(bank *fixed.Bank, hw fixed.HW) []uint16 {
-	lanes := bank.LaneWords(hw)
-	l := len(lanes)
-	if l == 0 {
-		return nil
-	}
-	d := len(lanes[0])
-	out := make([]uint16, l*d)
-	for lane, ws := range lanes {
-		for a, w := range ws {
-			out[a*l+lane] = uint16(w)
-		}
-	}
-	return out
-}
+// BankWords is hw.BankWords: the bank in the upload order of
+// docs/protocol.md section 2 (word w = addr*L + lane, u16 thresholds,
+// padding slots 0). The board contract lives in package hw.
+func BankWords(bank *fixed.Bank, h fixed.HW) []uint16 { return hw.BankWords(bank, h) }
 
-// WordsCRC is the CRC-32 of words as u16 little-endian bytes in order, the
-// checksum LOAD_COMMIT carries.
-func WordsCRC(words []uint16) uint32 {
-	var b [512]byte
-	var crc uint32
-	for len(words) > 0 {
-		n := min(len(words), len(b)/2)
-		for k, w := range words[:n] {
-			binary.LittleEndian.PutUint16(b[2*k:], w)
-		}
-		crc = crcUpdate(crc, b[:2*n])
-		words = words[n:]
-	}
-	return crc
-}
+// WordsCRC is hw.WordsCRC: the CRC-32 of words as u16 little-endian bytes
+// in order, the checksum LOAD_COMMIT carries.
+func WordsCRC(words []uint16) uint32 { return hw.WordsCRC(words) }
 
 // Mode selects what INFER returns.
 type Mode uint8

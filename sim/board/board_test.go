@@ -110,7 +110,7 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 		t.Fatalf("INFO: type 0x%02x, %d words", r.typ, len(w))
 	}
 	rom := d.InfoWords()
-	want := []uint32{0x424D5450, 2, GenVersion()}
+	want := []uint32{0x424D5450, 2, hw.GenVersion()}
 	want = append(want, rom[1:13]...)
 	l := uint32(0)
 	if loaded {
@@ -134,7 +134,10 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 // words, some retransmitted) and LOAD_COMMIT, and returns its CRC.
 func upload(t *testing.T, h *host, b *fixed.Bank, hwp fixed.HW, rng *rand.Rand) uint32 {
 	t.Helper()
-	data := BankBytes(b, hwp)
+	var data []byte
+	for _, w := range hw.BankWords(b, hwp) {
+		data = binary.LittleEndian.AppendUint16(data, w)
+	}
 	n := uint32(len(data) / 2)
 	if r, err := h.call(tBegin, u32s(n)); err != nil || r.typ != 0x82 {
 		t.Fatalf("LOAD_BEGIN: %v, type 0x%02x %x", err, r.typ, r.payload)
@@ -444,7 +447,7 @@ func TestPreload(t *testing.T) {
 	p := start(t, o)
 	d := p.Build.Design
 	h := &host{l: &ptyLink{f: openPty(t, p.UART)}, timeout: hostTimeout()}
-	infoCheck(t, h, d, true, true, BankCRC(bank, d.Config.HW()), 3_000_000)
+	infoCheck(t, h, d, true, true, hw.BankCRC(bank, d.Config.HW()), 3_000_000)
 	core, err := fixed.NewCore(bank, d.Config.HW())
 	if err != nil {
 		t.Fatal(err)

@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"crypto/sha256"
 	_ "embed"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/rtl"
 	"github.com/ptmhw/ptm/sim/internal/simcache"
 	"github.com/ptmhw/ptm/sim/internal/verilator"
 )
@@ -26,43 +24,6 @@ var mainCpp []byte
 
 // ErrNoVerilator is returned when the verilator executable is not found.
 var ErrNoVerilator = errors.New("board: verilator not found on PATH: run scripts/install-deps.sh")
-
-// rtlFiles are the board's Verilog sources, relative to rtl/ (plus every
-// .v file of rtl/board).
-var rtlFiles = []string{"lib/crc32.v", "uart/uart_rx.v", "uart/uart_tx.v", "eth/eth_mac_rx.v", "eth/eth_mac_tx.v"}
-
-// FindRTL locates the repository's rtl/ folder: $PTM_RTL_DIR, else the
-// first rtl/board/board_top.v found walking up from the working directory,
-// else the one next to this package's source (a build from a checkout).
-func FindRTL() (string, error) {
-	ok := func(d string) bool {
-		_, err := os.Stat(filepath.Join(d, "board", "board_top.v"))
-		return err == nil
-	}
-	if d := os.Getenv("PTM_RTL_DIR"); d != "" {
-		if ok(d) {
-			return d, nil
-		}
-		return "", fmt.Errorf("%w: PTM_RTL_DIR=%s has no board/board_top.v", ErrOptions, d)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if ok(filepath.Join(d, "rtl")) {
-				return filepath.Join(d, "rtl"), nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if _, file, _, okc := runtime.Caller(0); okc {
-		d := filepath.Join(filepath.Dir(file), "..", "..", "rtl")
-		if ok(d) {
-			return filepath.Clean(d), nil
-		}
-	}
-	return "", fmt.Errorf("%w: rtl/board/board_top.v not found: run from the repository or set PTM_RTL_DIR", ErrOptions)
-}
 
 // Build is a compiled board simulator.
 type Build struct {
@@ -90,57 +51,21 @@ func VerilatorVersion() (string, error) {
 var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
 	"--top-module", "board_top", "-o", "board_sim"}
 
-// GenVersion returns hw.Version as major<<16 | minor<<8 | patch (INFO word 2).
-func GenVersion() uint32 {
-	var a, b, c uint32
-	fmt.Sscanf(hw.Version, "%d.%d.%d", &a, &b, &c)
-	return a<<16 | b<<8 | c
-}
-
-// BankCRC returns the CRC-32 that LOAD_COMMIT expects for a bank on
-// hardware h: over the L*D words as u16 little-endian bytes, word
-// w = addr*L + lane in offset order (docs/protocol.md section 2).
-func BankCRC(b *fixed.Bank, h fixed.HW) uint32 {
-	return crc32.ChecksumIEEE(BankBytes(b, h))
-}
-
-// BankBytes returns the bank words in upload order as u16 little-endian
-// bytes (the LOAD_DATA payload after the offsets).
-func BankBytes(b *fixed.Bank, h fixed.HW) []byte {
-	lanes := b.LaneWords(h)
-	var out []byte
-	if len(lanes) == 0 {
-		return out
-	}
-	for a := range lanes[0] {
-		for l := range lanes {
-			out = binary.LittleEndian.AppendUint16(out, uint16(lanes[l][a]))
-		}
-	}
-	return out
-}
-
-// params returns the board_top parameters of a design.
-func params(o Options, d *hw.Design, m model) map[string]string {
-	p := d.Params
-	mac := uint64(0)
-	for _, b := range o.MAC {
-		mac = mac<<8 | uint64(b)
-	}
-	ps := map[string]string{
-		"CLKS_PER_BIT": fmt.Sprint(o.ClksPerBit),
-		"UART_BAUD":    fmt.Sprint(o.ReportedBaud),
-		"BOARD_MAC":    fmt.Sprintf("48'h%012x", mac),
-		"FEATURES":     fmt.Sprint(p.O), "BITS": fmt.Sprint(p.Bits), "LANES": fmt.Sprint(p.L),
-		"DEPTH": fmt.Sprint(p.D), "LANE_W": fmt.Sprint(p.LaneW), "ADDR_W": fmt.Sprint(p.AddrW),
-		"K_W": fmt.Sprint(p.KW), "NT": fmt.Sprint(p.NT), "NC": fmt.Sprint(p.NC), "KMAX": fmt.Sprint(p.MaxK),
-		"GEN_VERSION": fmt.Sprint(GenVersion()),
-	}
+// params returns the board_top parameters of a design (hw.Design.BoardParams).
+func params(o Options, d *hw.Design, m model) (map[string]string, error) {
+	b := hw.Board{ClockHz: o.ClockHz, ClksPerBit: o.ClksPerBit, ReportedBaud: o.ReportedBaud, MAC: o.MAC, Ethernet: !o.NoEthernet}
 	if o.Preload {
-		ps["INIT_LOADED"] = "1"
-		ps["INIT_CRC"] = fmt.Sprintf("32'h%08x", BankCRC(m.bank, d.Config.HW()))
+		b.Preload = m.bank
 	}
-	return ps
+	list, err := d.BoardParams(b)
+	if err != nil {
+		return nil, fmt.Errorf("board: %w", err)
+	}
+	ps := make(map[string]string, len(list))
+	for _, p := range list {
+		ps[p.Name] = p.Value
+	}
+	return ps, nil
 }
 
 // BuildSim generates the core for the options' model and compiles the
@@ -166,7 +91,10 @@ func build(o Options, m model) (*Build, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
-	ps := params(o, d, m)
+	ps, err := params(o, d, m)
+	if err != nil {
+		return nil, err
+	}
 	var names []string
 	for k := range ps {
 		names = append(names, k)
@@ -179,24 +107,17 @@ func build(o Options, m model) (*Build, error) {
 		flags = append(flags, "-G"+k+"="+ps[k])
 	}
 
-	// sources: rtl/board/*.v, the shared blocks, the core, the C++ main
-	boardV, err := filepath.Glob(filepath.Join(o.RTLDir, "board", "*.v"))
-	if err != nil || len(boardV) == 0 {
-		return nil, fmt.Errorf("%w: no Verilog in %s/board", ErrOptions, o.RTLDir)
-	}
-	sort.Strings(boardV)
-	srcs := boardV
-	for _, f := range rtlFiles {
-		srcs = append(srcs, filepath.Join(o.RTLDir, f))
-	}
+	// sources: the board shell (rtl.ShellSources, embedded), the core,
+	// the C++ main
+	srcs := rtl.ShellSources()
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%q\n", ver, flags)
 	for _, s := range srcs {
-		data, err := os.ReadFile(s)
+		data, err := rtl.FS.ReadFile(s)
 		if err != nil {
 			return nil, fmt.Errorf("board: %w", err)
 		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(s), len(data))
+		fmt.Fprintf(h, "%s %d\n", s, len(data))
 		h.Write(data)
 	}
 	for _, f := range d.Files {
@@ -238,8 +159,13 @@ func build(o Options, m model) (*Build, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "board_main.cpp"), mainCpp, 0o644); err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
+	if _, err := rtl.Write(filepath.Join(tmp, "rtl"), srcs); err != nil {
+		return nil, fmt.Errorf("board: %w", err)
+	}
 	args := append([]string{}, flags...)
-	args = append(args, srcs...)
+	for _, s := range srcs {
+		args = append(args, filepath.Join("rtl", filepath.FromSlash(s)))
+	}
 	args = append(args, d.VerilogFiles()...)
 	args = append(args, "board_main.cpp")
 	cmd := exec.Command("verilator", args...)

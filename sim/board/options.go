@@ -69,6 +69,12 @@ type Options struct {
 	UART bool
 	// TAP bridges Ethernet to this TAP device ("" for no Ethernet).
 	TAP string
+	// NoEthernet builds the UART-only board (ETH_ENABLE = 0), the image
+	// `ptm synth --no-eth` builds; it cannot go with TAP.
+	NoEthernet bool
+	// ClockHz is the board clock the image runs at (CLK_HZ: the LED timing
+	// only; the simulation has no wall-clock rate). 0 means 48 MHz.
+	ClockHz int
 	// NetNS runs the simulator in this network namespace (`ip netns exec`).
 	NetNS string
 	// MAC is the board's Ethernet address (default DefaultMAC).
@@ -88,8 +94,6 @@ type Options struct {
 	CacheDir string
 	// Jobs is verilator's -j (default 2).
 	Jobs int
-	// RTLDir is the repository's rtl/ folder (default: FindRTL()).
-	RTLDir string
 	// Log receives the simulator's stderr and the build output of a
 	// failed build (default: discarded).
 	Log io.Writer
@@ -98,9 +102,10 @@ type Options struct {
 }
 
 // DefaultConfig is the core configuration used for zero Config fields:
-// 8-bit thresholds, 32-bit LFSRs, 8 lanes, K up to 255.
+// 8-bit thresholds, 32-bit LFSRs, K up to 255; no lane count, so a
+// config without one gets hw.DefaultLanes for the model's shape.
 func DefaultConfig() hw.Config {
-	return hw.Config{Bits: 8, LFSRWidth: 32, Lanes: 8, MaxK: 255}
+	return hw.Config{Bits: 8, LFSRWidth: 32, MaxK: 255}
 }
 
 // DefaultOptions are the options of `ptm board` without flags: the UART on
@@ -158,7 +163,7 @@ func (o Options) resolved() (Options, model, error) {
 		c.LFSRWidth = def.LFSRWidth
 	}
 	if c.ClauseLanes == 0 && c.LiteralLanes == 0 && c.Lanes == 0 {
-		c.Lanes = def.Lanes
+		c.Lanes = hw.DefaultLanes(m.shape)
 	}
 	if c.MaxK == 0 {
 		c.MaxK = def.MaxK
@@ -181,6 +186,12 @@ func (o Options) resolved() (Options, model, error) {
 	if len(o.MAC) != 6 {
 		return o, m, fmt.Errorf("%w: MAC %v is not 6 bytes", ErrOptions, o.MAC)
 	}
+	if o.NoEthernet && o.TAP != "" {
+		return o, m, fmt.Errorf("%w: TAP %q on a board without Ethernet (NoEthernet)", ErrOptions, o.TAP)
+	}
+	if o.ClockHz < 0 {
+		return o, m, fmt.Errorf("%w: ClockHz %d, want > 0 (or 0 for 48 MHz)", ErrOptions, o.ClockHz)
+	}
 	if !o.UART && o.TAP == "" {
 		return o, m, fmt.Errorf("%w: neither UART nor TAP: the board would have no link", ErrOptions)
 	}
@@ -197,11 +208,6 @@ func (o Options) resolved() (Options, model, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 10 * time.Minute
-	}
-	if o.RTLDir == "" {
-		if o.RTLDir, err = FindRTL(); err != nil {
-			return o, m, err
-		}
 	}
 	return o, m, nil
 }

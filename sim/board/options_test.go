@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"net"
@@ -31,6 +30,8 @@ func TestOptionsErrors(t *testing.T) {
 		{"slow UART", func(o *Options) { o.Bank = bank; o.ClksPerBit = 4 }},
 		{"fault rate", func(o *Options) { o.Bank = bank; o.Faults.EthRx.Drop = 1.5 }},
 		{"MAC", func(o *Options) { o.Bank = bank; o.MAC = net.HardwareAddr{1, 2, 3} }},
+		{"TAP without Ethernet", func(o *Options) { o.Bank = bank; o.NoEthernet = true; o.TAP = "tap0" }},
+		{"clock", func(o *Options) { o.Bank = bank; o.ClockHz = -1 }},
 	} {
 		o := DefaultOptions()
 		c.edit(&o)
@@ -52,40 +53,10 @@ func TestOptionsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Config.Bits != 12 || r.Config.LFSRWidth != 32 || r.Config.Lanes != 8 || r.Config.MaxK != 255 ||
+	if r.Config.Bits != 12 || r.Config.LFSRWidth != 32 || r.Config.Lanes != hw.DefaultLanes(irisShape) || r.Config.MaxK != 255 ||
 		r.Config.Prefix != "ptm" || r.ClksPerBit != DefaultClksPerBit || r.ReportedBaud != DefaultReportedBaud ||
 		r.MAC.String() != "02:50:54:4d:00:01" || m.bank != bank {
 		t.Errorf("resolved options: %+v", r)
-	}
-	if _, err := os.Stat(filepath.Join(r.RTLDir, "board", "board_top.v")); err != nil {
-		t.Errorf("FindRTL: %v", err)
-	}
-}
-
-// TestBankBytes checks the upload order: word w = addr*L + lane.
-func TestBankBytes(t *testing.T) {
-	sh := fixed.Shape{Classes: 2, TMs: 2, Clauses: 3, Features: 3, T: 2}
-	bank, err := fixed.RandomBank(sh, 16, rand.New(rand.NewPCG(2, 2)).Uint64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := fixed.HW{Bits: 16, LFSRWidth: 32, ClauseLanes: 2, LiteralLanes: 2}
-	lanes := bank.LaneWords(h)
-	b := BankBytes(bank, h)
-	L, D := len(lanes), len(lanes[0])
-	if len(b) != 2*L*D {
-		t.Fatalf("%d bytes, want %d", len(b), 2*L*D)
-	}
-	for a := 0; a < D; a++ {
-		for l := 0; l < L; l++ {
-			w := a*L + l
-			if got := binary.LittleEndian.Uint16(b[2*w:]); uint32(got) != lanes[l][a] {
-				t.Fatalf("word %d (lane %d, addr %d) = %#x, want %#x", w, l, a, got, lanes[l][a])
-			}
-		}
-	}
-	if GenVersion() == 0 {
-		t.Errorf("GenVersion of %q is 0", hw.Version)
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/ptmhw/ptm/hw"
 )
 
 // CellStats are the iCE40 cells of the synthesized netlist (yosys stat).
@@ -18,12 +16,7 @@ type CellStats struct {
 	Carry int `json:"carry"`
 	BRAMs int `json:"brams"`
 	PLLs  int `json:"plls"`
-}
-
-// parseStat reads the last "Printing statistics" block of a yosys log.
-func parseStat(log string) (CellStats, bool) {
-	st, ok := hw.ParseYosysStats(log)
-	return CellStats{LUT4: st.LUTs, FFs: st.FFs, Carry: st.Carry, BRAMs: st.RAMs, PLLs: st.PLLs}, ok
+	Cells int `json:"cells"` // all cells
 }
 
 // Use is the use of one resource after placement.

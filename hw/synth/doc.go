@@ -21,6 +21,13 @@
 // wrapping ErrNoFit, ErrTiming, ErrToolMissing, ErrDevice, ErrTool or
 // ErrOptions, naming the log to read.
 //
+// The board's Verilog comes from package rtl (embedded), its parameters
+// from hw.Design.BoardParams. Cached runs the flow through a result cache
+// (a repeated run runs no tool); Auto chooses the largest core that fits
+// and meets timing among Candidates (docs/synthesis.md); a timing failure
+// is an error and leaves no bitstream. ModuleCells measures the board
+// shell per module (TestShellBudget keeps it from growing).
+//
 // The command `ptm synth` drives it; scripts/synth.sh and `make synth`,
 // `make synth-all` (the design-space sweep of docs/synthesis.md) and
 // `make lint-top` wrap it.

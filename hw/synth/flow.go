@@ -2,10 +2,8 @@ package synth
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/rtl"
 )
 
 // DefaultMHz is the default core clock (PLL output).
@@ -37,6 +36,12 @@ type Options struct {
 	// FreqMHz is the target core clock: the PLL is set to it (icepll) and
 	// nextpnr is asked to meet it. 0 means DefaultMHz.
 	FreqMHz float64
+	// PlaceMHz is the clock nextpnr's timing-driven placement aims at
+	// (--freq); 0 means FreqMHz. nextpnr takes its clock constraint from
+	// --freq alone (the PLL's setting does not enter), so a run with
+	// PlaceMHz above FreqMHz places as a run at PlaceMHz would, and its
+	// Fmax is checked against the PLL clock.
+	PlaceMHz float64
 	// Seed is nextpnr's placement seed (results move by 10-15% with it;
 	// fixed for reproducible builds). 0 means 1.
 	Seed int
@@ -47,14 +52,19 @@ type Options struct {
 	// NoEth builds the UART-only board (ETH_ENABLE = 0: no MII adapter,
 	// no Ethernet MACs, parser and buffers; the PHY pins stay idle).
 	NoEth bool
+	// SynthOnly stops after yosys: the Result has yosys's cell counts
+	// only (the estimate Auto searches with); no place and route.
+	SynthOnly bool
+	// Cache is a folder of earlier results (Cached): a run with the same
+	// design, board sources, options and tool versions is not run again.
+	// Empty: no cache.
+	Cache string
 	// NoPack keeps one block RAM per lane; NoRelax keeps yosys's
 	// read/write collision logic on the banks (see PassBanks).
 	NoPack, NoRelax bool
-	// Dir is the build folder (created); every file and log goes there.
+	// Dir is the build folder (created); every file and log goes there,
+	// the board's Verilog too (written from rtl.FS).
 	Dir string
-	// Root is the repository root (the folder holding rtl/); empty: found
-	// from the working directory upwards.
-	Root string
 	// Progress, when not nil, gets one line per step.
 	Progress io.Writer
 }
@@ -97,8 +107,10 @@ type Result struct {
 	BankPass       BankPass       `json:"bank_pass"`
 	Utilization    map[string]Use `json:"utilization,omitempty"`
 
-	FmaxMHz   float64              `json:"fmax_mhz"`
-	TargetMHz float64              `json:"target_mhz"`
+	FmaxMHz   float64 `json:"fmax_mhz"`
+	TargetMHz float64 `json:"target_mhz"`
+	// PlaceMHz is the clock nextpnr placed for (Options.PlaceMHz).
+	PlaceMHz  float64              `json:"place_mhz"`
 	ClockMHz  float64              `json:"clock_mhz"`
 	TimingMet bool                 `json:"timing_met"`
 	Clocks    map[string]ClockFmax `json:"clocks,omitempty"`
@@ -130,127 +142,68 @@ type Result struct {
 	// LUTs, or the configuration when more lanes would fit).
 	Binding string `json:"binding"`
 
+	// SynthOnly marks a yosys-only estimate (Options.SynthOnly); Cached a
+	// result taken from Options.Cache instead of running the tools.
+	SynthOnly bool `json:"synth_only,omitempty"`
+	Cached    bool `json:"cached,omitempty"`
+	// NoFit is a cached no-fit error's text (a cache entry only).
+	NoFit string `json:"no_fit,omitempty"`
+	// Search is what Auto tried before this result (empty otherwise).
+	Search []SearchStep `json:"search,omitempty"`
+
 	// Attempts are the clocks tried by Close (empty for a single Run).
 	Attempts []Attempt `json:"attempts,omitempty"`
 
+	// Bitstream is the packed image, written only when timing is met
+	// (empty otherwise: a clock above Fmax is no image to flash).
 	Bitstream string            `json:"bitstream"`
 	BuildDir  string            `json:"build_dir"`
 	Logs      map[string]string `json:"logs"`
 	Seconds   float64           `json:"seconds"`
 }
 
-// FindRoot returns the repository root at or above dir: the first folder
-// holding rtl/boards and go.mod.
-func FindRoot(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("synth: %w", err)
-	}
-	for {
-		if fi, err := os.Stat(filepath.Join(d, "rtl", "boards")); err == nil && fi.IsDir() {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				return d, nil
-			}
-		}
-		p := filepath.Dir(d)
-		if p == d {
-			return "", fmt.Errorf("%w: no repository root (rtl/boards, go.mod) at or above %s: run from the repository or give --root", ErrOptions, dir)
-		}
-		d = p
-	}
-}
-
-// BoardFiles returns the hand-written Verilog files of a device top:
-// the top itself, rtl/boards/common and, for the full board, the board,
-// UART, Ethernet and library blocks.
-func BoardFiles(root string, dev Device, coreOnly bool) (top string, files []string, err error) {
-	topFile := "top.v"
+// sources returns the device top's module name and its Verilog files
+// (rtl.TopSources, or rtl.CoreTopSources with coreOnly), written into
+// dir/rtl from the embedded copy.
+func sources(dir string, dev Device, coreOnly bool) (string, []string, error) {
+	top, names, err := "top", []string(nil), error(nil)
 	if coreOnly {
-		topFile = "core_top.v"
+		top = "core_top"
+		names, err = rtl.CoreTopSources(dev.Board)
+	} else {
+		names, err = rtl.TopSources(dev.Board)
 	}
-	top = filepath.Join(root, "rtl", "boards", dev.Board, topFile)
-	dirs := []string{filepath.Join(root, "rtl", "boards", "common")}
-	if !coreOnly {
-		for _, d := range []string{"board", "uart", "eth", "lib"} {
-			dirs = append(dirs, filepath.Join(root, "rtl", d))
-		}
-	}
-	files = []string{top}
-	for _, d := range dirs {
-		m, err := filepath.Glob(filepath.Join(d, "*.v"))
-		if err != nil {
-			return "", nil, fmt.Errorf("synth: %w", err)
-		}
-		if len(m) == 0 {
-			return "", nil, fmt.Errorf("%w: no Verilog in %s", ErrOptions, d)
-		}
-		sort.Strings(m)
-		files = append(files, m...)
-	}
-	if _, err := os.Stat(top); err != nil {
+	if err != nil {
 		return "", nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	files, err := rtl.Write(filepath.Join(dir, "rtl"), names)
+	if err != nil {
+		return "", nil, fmt.Errorf("synth: %w", err)
 	}
 	return top, files, nil
 }
 
-// Param is one top-level parameter value (a Verilog constant).
-type Param struct{ Name, Value string }
-
-// versionWord is hw.Version as major<<16 | minor<<8 | patch.
-func versionWord() uint32 {
-	var w uint32
-	for _, part := range strings.SplitN(hw.Version, ".", 3) {
-		n, _ := strconv.Atoi(part)
-		w = w<<8 | uint32(n&0xff)
-	}
-	return w
-}
-
-// BankCRC is the CRC-32 of a bank as LOAD_COMMIT computes it: words
-// w = addr*L + lane in offset order, each as a little-endian u16.
-func BankCRC(b *fixed.Bank, h fixed.HW) uint32 {
-	words := b.LaneWords(h)
-	if len(words) == 0 {
-		return 0
-	}
-	var buf []byte
-	for a := range words[0] {
-		for l := range words {
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(words[l][a]))
-		}
-	}
-	return crc32.ChecksumIEEE(buf)
-}
-
 // TopParams returns the parameters of the device top for a design, PLL
-// and UART divider; noEth selects the UART-only board.
-func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool) []Param {
-	p := d.Params
-	ps := []Param{
-		{"DIVR", fmt.Sprintf("4'd%d", pll.DIVR)}, {"DIVF", fmt.Sprintf("7'd%d", pll.DIVF)},
-		{"DIVQ", fmt.Sprintf("3'd%d", pll.DIVQ)}, {"FILTER_RANGE", fmt.Sprintf("3'd%d", pll.FilterRange)},
-		{"FEATURES", strconv.Itoa(p.O)}, {"BITS", strconv.Itoa(p.Bits)},
-		{"LANE_W", strconv.Itoa(p.LaneW)}, {"ADDR_W", strconv.Itoa(p.AddrW)}, {"K_W", strconv.Itoa(p.KW)},
+// and UART divider: the PLL setting, then hw.Design.BoardParams (the core's
+// alone, CoreParams, for a core-only top). noEth selects the UART-only
+// board; bank, when not nil, is the model the banks hold at configuration.
+func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool) ([]hw.Param, error) {
+	ps := []hw.Param{
+		{Name: "DIVR", Value: fmt.Sprintf("4'd%d", pll.DIVR)}, {Name: "DIVF", Value: fmt.Sprintf("7'd%d", pll.DIVF)},
+		{Name: "DIVQ", Value: fmt.Sprintf("3'd%d", pll.DIVQ)}, {Name: "FILTER_RANGE", Value: fmt.Sprintf("3'd%d", pll.FilterRange)},
 	}
 	if coreOnly {
-		return ps
+		return append(ps, d.CoreParams()...), nil
 	}
-	loaded, crc, eth := 0, uint32(0), 1
-	if noEth {
-		eth = 0
+	b := hw.Board{ClockHz: int(math.Round(pll.OutMHz * 1e6)), ClksPerBit: clksPerBit, Ethernet: !noEth}
+	if d.Config.InitBanks {
+		b.Preload = bank
 	}
-	if bank != nil && d.Config.InitBanks {
-		loaded, crc = 1, BankCRC(bank, d.Config.HW())
+	bp, err := d.BoardParams(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	return append(ps,
-		Param{"CLK_HZ", strconv.Itoa(int(math.Round(pll.OutMHz * 1e6)))},
-		Param{"CLKS_PER_BIT", strconv.Itoa(clksPerBit)},
-		Param{"LANES", strconv.Itoa(p.L)}, Param{"DEPTH", strconv.Itoa(p.D)},
-		Param{"NT", strconv.Itoa(p.NT)}, Param{"NC", strconv.Itoa(p.NC)}, Param{"KMAX", strconv.Itoa(p.MaxK)},
-		Param{"GEN_VERSION", fmt.Sprintf("32'h%08x", versionWord())},
-		Param{"INIT_LOADED", strconv.Itoa(loaded)}, Param{"INIT_CRC", fmt.Sprintf("32'h%08x", crc)},
-		Param{"ETH_ENABLE", strconv.Itoa(eth)},
-	)
+	return append(ps, bp...), nil
 }
 
 // MinBRAMs is the number of block RAMs the core's banks need: a bank of D
@@ -268,9 +221,63 @@ func MinBRAMs(p *hw.Params, pack bool) int {
 	return p.L * ((p.D + words - 1) / words)
 }
 
-// ClksPerBit is the UART divider closest to UARTBaud at clkMHz (at least 4).
+// MinClksPerBit is the shortest UART bit the board's receiver takes
+// (uart_rx samples every bit three times; sim/board refuses less).
+const MinClksPerBit = 8
+
+// ClksPerBit is the UART divider at clkMHz: the one closest to UARTBaud
+// (3 Mbaud) when that is at least MinClksPerBit clocks (a clock of 24 MHz
+// or more), else the one closest to the highest of UARTBaud/2, /4, ...
+// that leaves MinClksPerBit clocks (1.5 Mbaud from 12 MHz): rates the
+// iCEBreaker's FT2232H generates exactly (12 MHz / n).
 func ClksPerBit(clkMHz float64) int {
-	return max(4, int(math.Round(clkMHz*1e6/UARTBaud)))
+	baud := float64(UARTBaud)
+	for baud > 9600 && clkMHz*1e6/baud < MinClksPerBit-0.5 {
+		baud /= 2
+	}
+	return max(MinClksPerBit, int(math.Round(clkMHz*1e6/baud)))
+}
+
+// defaults fills in the zero clock, placement clock and seed.
+func (o *Options) defaults() {
+	if o.FreqMHz == 0 {
+		o.FreqMHz = DefaultMHz
+	}
+	if o.PlaceMHz == 0 {
+		o.PlaceMHz = o.FreqMHz
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+}
+
+// HeartbeatEvery is how often a long tool run (yosys, nextpnr) reports
+// that it is still running on Options.Progress.
+var HeartbeatEvery = 20 * time.Second
+
+// heartbeat prints "<tool> still running" lines on o.Progress every
+// HeartbeatEvery until the returned stop is called.
+func (o *Options) heartbeat(tool string) (stop func()) {
+	if o.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				o.step("%s still running (%s)", tool, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func (o *Options) step(format string, args ...any) {
@@ -291,21 +298,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.FreqMHz == 0 {
-		o.FreqMHz = DefaultMHz
-	}
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
+	o.defaults()
 	if o.Dir == "" {
 		return nil, fmt.Errorf("%w: no build folder", ErrOptions)
 	}
-	if o.Root == "" {
-		if o.Root, err = FindRoot("."); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkScriptPaths(o.Dir, o.Root); err != nil {
+	if err := checkScriptPaths(o.Dir); err != nil {
 		return nil, err
 	}
 	if err := CheckTools(Tools...); err != nil {
@@ -327,13 +324,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := d.Write(coreDir); err != nil {
 		return nil, err
 	}
-	topFile, files, err := BoardFiles(o.Root, dev, o.CoreOnly)
+	topMod, files, err := sources(dir, dev, o.CoreOnly)
 	if err != nil {
 		return nil, err
-	}
-	topMod := "top"
-	if o.CoreOnly {
-		topMod = "core_top"
 	}
 	logs := map[string]string{}
 	path := func(name string) string { return filepath.Join(dir, name) }
@@ -346,22 +339,38 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	cpb := ClksPerBit(pll.OutMHz)
+	params, err := TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth)
+	if err != nil {
+		return nil, err
+	}
 
 	var vfiles []string
 	for _, f := range d.VerilogFiles() {
 		vfiles = append(vfiles, filepath.Join(coreDir, f))
 	}
-	o.step("yosys (%s, %s)", filepath.Base(topFile), d.Top())
+	o.step("yosys (%s, %s)", topMod, d.Top())
 	ys := YosysJob{
 		Dir: dir, CoreDir: coreDir, Files: append(vfiles, files...), Top: topMod, CoreTop: d.Top(),
-		Params: TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth), Relax: !o.NoRelax, Pack: !o.NoPack,
+		Params: params, Relax: !o.NoRelax, Pack: !o.NoPack,
 	}
+	stop := o.heartbeat("yosys")
 	cells, bp, err := ys.Run(ctx)
+	stop()
 	logs["yosys1"], logs["yosys2"] = path("yosys1.log"), path("yosys2.log")
 	if err != nil {
 		return nil, err
 	}
 	o.step("bank pass: %d banks, %d collision checks dropped, %d pairs packed", bp.Banks, bp.Relaxed, bp.Packed)
+	if o.SynthOnly {
+		r := &Result{Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth,
+			Model: o.Model, ModelHash: d.Params.Hash, Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L,
+			ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D, LUTsAvailable: dev.LCs,
+			LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry, BRAMs: cells.BRAMs, BRAMsAvailable: dev.BRAMs,
+			BankPass: bp, TargetMHz: o.FreqMHz, ClockMHz: pll.OutMHz, PLL: pll, Seed: o.Seed, SynthOnly: true,
+			BuildDir: dir, Logs: logs, Seconds: time.Since(start).Seconds()}
+		o.step("yosys only: %d LUT4, %d FF, %d carry, %d block RAM (%d lanes)", cells.LUT4, cells.FFs, cells.Carry, cells.BRAMs, d.Params.L)
+		return r, nil
+	}
 	// Early fit checks: a netlist with more of a cell than the device
 	// has never places.
 	switch {
@@ -374,12 +383,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	// nextpnr.
-	pcf, err := os.ReadFile(filepath.Join(o.Root, "rtl", "boards", dev.Board, dev.PCF))
+	pcf, err := rtl.PCF(dev.Board)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	if !o.CoreOnly && !o.NoEth {
-		pcf = append(pcf, "\n# Added by scripts/synth: the PHY's MII clocks (100 Mb/s).\n"...)
+		pcf = append(pcf, "\n# Added by hw/synth: the PHY's MII clocks (100 Mb/s).\n"...)
 		for _, c := range dev.MIIClocks {
 			pcf = append(pcf, fmt.Sprintf("set_frequency %s 25\n", c)...)
 		}
@@ -387,12 +396,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, o.FreqMHz, o.Seed)
+	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, o.PlaceMHz, o.Seed)
 	logs["nextpnr"] = path("nextpnr.log")
+	stop = o.heartbeat("nextpnr-ice40")
 	err = runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
-		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(o.FreqMHz, 'f', -1, 64),
+		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(o.PlaceMHz, 'f', -1, 64),
 		"--seed", strconv.Itoa(o.Seed), "--timing-allow-fail", "--report", path("report.json"),
 		"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q")
+	stop()
 	if err != nil {
 		plog, _ := os.ReadFile(logs["nextpnr"])
 		if name, u, over := overUse(string(plog)); over {
@@ -408,11 +419,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
-	// icepack.
-	o.step("icepack")
-	logs["icepack"] = path("icepack.log")
-	if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
-		return nil, err
+	// A bitstream of an earlier run must not pass for this one's.
+	if err := os.Remove(path("top.bin")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	core, coreName, timingErr := coreClock(clocks, dev, pll.OutMHz)
+	// icepack only for a design that meets timing: a bitstream whose
+	// clock runs above its Fmax is no image to flash.
+	if timingErr == nil {
+		o.step("icepack")
+		logs["icepack"] = path("icepack.log")
+		if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
+			return nil, err
+		}
 	}
 
 	r := &Result{
@@ -423,9 +442,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		LUTs: util["ICESTORM_LC"].Used, LUTsAvailable: dev.LCs,
 		LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry,
 		BRAMs: util["ICESTORM_RAM"].Used, BRAMsAvailable: dev.BRAMs, BankPass: bp, Utilization: util,
-		TargetMHz: o.FreqMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
+		TargetMHz: o.FreqMHz, PlaceMHz: o.PlaceMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
 		UARTBaud: pll.OutMHz * 1e6 / float64(cpb), ClksPerBit: cpb,
-		Bitstream: path("top.bin"), BuildDir: dir, Logs: logs,
+		BuildDir: dir, Logs: logs,
 	}
 	if a := util["ICESTORM_LC"].Available; a > 0 {
 		r.LUTsAvailable = a
@@ -433,7 +452,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if a := util["ICESTORM_RAM"].Available; a > 0 {
 		r.BRAMsAvailable = a
 	}
-	core, coreName, timingErr := coreClock(clocks, dev, o.FreqMHz)
+	if timingErr == nil {
+		r.Bitstream = path("top.bin")
+	}
 	r.FmaxMHz = core.AchievedMHz
 	r.TimingMet = timingErr == nil
 	fillThroughput(r, &d.Params)
@@ -442,7 +463,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o.step("%s: %d/%d LCs, %d/%d BRAMs, Fmax %.1f MHz (%s), target %.1f MHz", dev.Name, r.LUTs, r.LUTsAvailable,
 		r.BRAMs, r.BRAMsAvailable, r.FmaxMHz, coreName, r.TargetMHz)
 	if timingErr != nil {
-		return r, fmt.Errorf("%w (log: %s)", timingErr, logs["nextpnr"])
+		return r, fmt.Errorf("%w (log: %s; no bitstream written)", timingErr, logs["nextpnr"])
 	}
 	return r, nil
 }
@@ -464,7 +485,7 @@ type YosysJob struct {
 	Top     string
 	CoreTop string
 	// Params are set on Top (chparam) before synthesis.
-	Params []Param
+	Params []hw.Param
 	// Relax and Pack select the bank pass's steps.
 	Relax, Pack bool
 	// Extra are yosys commands run at the end of stage 2 (tests write a
@@ -561,14 +582,17 @@ func coreClock(clocks map[string]ClockFmax, dev Device, target float64) (ClockFm
 	sort.Strings(names)
 	for _, k := range names {
 		c := clocks[k]
-		if c.AchievedMHz < c.ConstraintMHz {
-			fails = append(fails, fmt.Sprintf("%s reaches %.2f MHz, needs %.2f MHz", k, c.AchievedMHz, c.ConstraintMHz))
-		}
 		phy := false
 		for _, m := range dev.MIIClocks {
 			if strings.HasPrefix(k, m) {
 				phy = true
 			}
+		}
+		// A PHY clock's constraint is its real rate (the PCF); the core
+		// clock's is nextpnr's --freq, and it is checked against the
+		// PLL's clock below.
+		if phy && c.AchievedMHz < c.ConstraintMHz {
+			fails = append(fails, fmt.Sprintf("%s reaches %.2f MHz, needs %.2f MHz", k, c.AchievedMHz, c.ConstraintMHz))
 		}
 		if !phy && (name == "" || c.AchievedMHz < core.AchievedMHz) {
 			core, name = c, k
@@ -578,7 +602,7 @@ func coreClock(clocks map[string]ClockFmax, dev Device, target float64) (ClockFm
 		return core, "", fmt.Errorf("%w: nextpnr reported no core clock", ErrTool)
 	}
 	if core.AchievedMHz < target {
-		fails = append(fails, fmt.Sprintf("core clock below the %.2f MHz target", target))
+		fails = append(fails, fmt.Sprintf("core clock %s reaches %.2f MHz, below the %.2f MHz PLL clock", name, core.AchievedMHz, target))
 	}
 	if len(fails) > 0 {
 		return core, name, fmt.Errorf("%w: %s", ErrTiming, strings.Join(fails, "; "))
@@ -634,17 +658,22 @@ type Attempt struct {
 
 // Close runs the flow and, while timing is not met, runs it again with the
 // clock lowered to the highest multiple of stepMHz (3 keeps the 3 Mbaud
-// UART exact) below the Fmax just reached, at most tries runs in all. The
-// Result of the last run records every attempt. It gives up (returning
+// UART exact) below the Fmax just reached, at most tries runs in all,
+// each placed for the first run's clock (Options.PlaceMHz; see Auto), and
+// each through the result cache (Cached). The Result of the last run
+// records every attempt. It gives up (returning
 // the ErrTiming of the last run) when the next clock would be below the
 // PLL's 16 MHz or no lower than the current target.
 func Close(ctx context.Context, o Options, stepMHz float64, tries int) (*Result, error) {
 	if o.FreqMHz == 0 {
 		o.FreqMHz = DefaultMHz
 	}
+	if o.PlaceMHz == 0 {
+		o.PlaceMHz = o.FreqMHz // every retry places as the first run (see Auto)
+	}
 	var attempts []Attempt
 	for n := 1; ; n++ {
-		r, err := Run(ctx, o)
+		r, err := Cached(ctx, o)
 		if r != nil {
 			attempts = append(attempts, Attempt{TargetMHz: o.FreqMHz, FmaxMHz: r.FmaxMHz})
 			r.Attempts = attempts
@@ -662,17 +691,15 @@ func Close(ctx context.Context, o Options, stepMHz float64, tries int) (*Result,
 }
 
 // checkScriptPaths refuses, before anything is created or run, a build
-// folder or repository root that cannot be written into a yosys script
-// (hw.ScriptPath: a double quote or a control character such as a
-// newline). Spaces and other characters are quoted.
-func checkScriptPaths(dir, root string) error {
+// folder that cannot be written into a yosys script (hw.ScriptPath: a
+// double quote or a control character such as a newline). Spaces and
+// other characters are quoted.
+func checkScriptPaths(dir string) error {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	for _, p := range []struct{ what, path string }{{"build folder (--out)", dir}, {"repository root (--root)", root}} {
-		if _, err := hw.ScriptPath(p.path); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrOptions, p.what, err)
-		}
+	if _, err := hw.ScriptPath(dir); err != nil {
+		return fmt.Errorf("%w: build folder (--out): %w", ErrOptions, err)
 	}
 	return nil
 }

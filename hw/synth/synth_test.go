@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -52,15 +53,6 @@ var (
 	xorBoard = fixed.Shape{Binary: true, Classes: 2, TMs: 1, Clauses: 10, Features: 12, T: 15}
 	tiny     = fixed.Shape{Classes: 3, TMs: 3, Clauses: 3, Features: 3, T: 2}
 )
-
-func root(t *testing.T) string {
-	t.Helper()
-	r, err := FindRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // progress is an Options.Progress that logs every flow step with the time
 // since start ("[progress]" lines: go test -v and make test show them as
@@ -163,8 +155,13 @@ FILTER_RANGE: 1 (3'b001)
 	if _, err := ParsePLL("nothing", 12); !errors.Is(err, ErrTool) {
 		t.Errorf("ParsePLL(garbage) = %v, want ErrTool", err)
 	}
-	if got := ClksPerBit(48); got != 16 {
-		t.Errorf("ClksPerBit(48 MHz) = %d, want 16 (3 Mbaud)", got)
+	for _, c := range []struct {
+		mhz  float64
+		want int
+	}{{48, 16}, {36, 12}, {24, 8}, {21, 14}, {12, 8}, {16, 11}} {
+		if got := ClksPerBit(c.mhz); got != c.want {
+			t.Errorf("ClksPerBit(%g MHz) = %d, want %d", c.mhz, got, c.want)
+		}
 	}
 }
 
@@ -182,15 +179,14 @@ func TestMinBRAMs(t *testing.T) {
 // design that cannot fit come back as one-line errors of their kind.
 func TestErrors(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
-	r := root(t)
-	o := Options{Design: d, Bank: b, Device: "ecp5", Dir: t.TempDir(), Root: r}
+	o := Options{Design: d, Bank: b, Device: "ecp5", Dir: t.TempDir()}
 	if _, err := Run(testenv.Context(t), o); !errors.Is(err, ErrDevice) {
 		t.Errorf("device ecp5: %v, want ErrDevice", err)
 	}
 
 	t.Run("missing tool", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		o := Options{Design: d, Bank: b, Device: "up5k", Dir: t.TempDir(), Root: r}
+		o := Options{Design: d, Bank: b, Device: "up5k", Dir: t.TempDir()}
 		_, err := Run(testenv.Context(t), o)
 		if !errors.Is(err, ErrToolMissing) || !strings.Contains(err.Error(), "scripts/install-deps.sh") {
 			t.Errorf("empty PATH: %v, want ErrToolMissing naming scripts/install-deps.sh", err)
@@ -201,7 +197,7 @@ func TestErrors(t *testing.T) {
 		needTools(t, Tools...)
 		// 48 lanes of 12-bit thresholds cannot share block RAMs: 48 > 30.
 		big, bb := design(t, xorBoard, hw.Config{Bits: 12, LFSRWidth: 24, Lanes: 48})
-		o := Options{Design: big, Bank: bb, Device: "up5k", Dir: t.TempDir(), Root: r}
+		o := Options{Design: big, Bank: bb, Device: "up5k", Dir: t.TempDir()}
 		_, err := Run(testenv.Context(t), o)
 		if !errors.Is(err, ErrNoFit) {
 			t.Fatalf("48 lanes on up5k: %v, want ErrNoFit", err)
@@ -347,7 +343,6 @@ endmodule
 // inside the vendor file.
 func TestLintTop(t *testing.T) {
 	needTools(t, "verilator", "yosys")
-	r := root(t)
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
 	for _, dev := range DeviceNames() {
 		for _, v := range []struct {
@@ -357,7 +352,7 @@ func TestLintTop(t *testing.T) {
 			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				if err := LintTop(testenv.Context(t), r, dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
+				if err := LintTop(testenv.Context(t), dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
 					log, _ := os.ReadFile(filepath.Join(dir, "lint.log"))
 					t.Fatalf("%v\n%s", err, log)
 				}
@@ -378,10 +373,27 @@ func TestFlow(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	dir := t.TempDir()
 	start := time.Now()
-	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
-		CoreOnly: true, Dir: dir, Root: root(t), Progress: newProgress(t)})
+	// Through the result cache (DefaultCache): a later run of this test
+	// reuses the result instead of running nextpnr again.
+	o := Options{Design: d, Bank: b, Model: "xor.ptm", Device: "up5k", FreqMHz: 30, Seed: 1,
+		CoreOnly: true, Dir: dir, Progress: newProgress(t), Cache: DefaultCache()}
+	res, err := Cached(testenv.Context(t), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("from the cache: %v", res.Cached)
+	// A second run is a cache hit with the same bitstream, in its own folder.
+	o.Dir = t.TempDir()
+	again, err := Cached(testenv.Context(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, err1 := os.ReadFile(res.Bitstream)
+	b2, err2 := os.ReadFile(again.Bitstream)
+	if !again.Cached || err1 != nil || err2 != nil || !bytes.Equal(b1, b2) || filepath.Dir(again.Bitstream) != o.Dir ||
+		again.FmaxMHz != res.FmaxMHz || again.LUTs != res.LUTs {
+		t.Errorf("second run: cached %v, bitstream %s (%v, %v, equal %v), Fmax %.2f vs %.2f", again.Cached, again.Bitstream,
+			err1, err2, bytes.Equal(b1, b2), again.FmaxMHz, res.FmaxMHz)
 	}
 	t.Logf("%.1f s: %d/%d LCs, %d/%d BRAMs, Fmax %.1f MHz, %.0f samples/s", time.Since(start).Seconds(),
 		res.LUTs, res.LUTsAvailable, res.BRAMs, res.BRAMsAvailable, res.FmaxMHz, res.SamplesPerS)
@@ -464,7 +476,7 @@ func TestFlowBoard(t *testing.T) {
 	}
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 2})
 	start := time.Now()
-	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(), Root: root(t),
+	res, err := Run(testenv.Context(t), Options{Design: d, Bank: b, Device: "hx8k", Dir: t.TempDir(),
 		Progress: newProgress(t)})
 	if err != nil && !errors.Is(err, ErrTiming) {
 		t.Fatal(err)
@@ -495,6 +507,13 @@ func TestFlowBoard(t *testing.T) {
 	if phy != 2 {
 		t.Errorf("%d PHY clocks in the report (%v), want RX and TX", phy, res.Clocks)
 	}
+	if !res.TimingMet {
+		// No image to flash: no bitstream, and none left from before.
+		if _, serr := os.Stat(filepath.Join(res.BuildDir, "top.bin")); res.Bitstream != "" || serr == nil {
+			t.Errorf("timing not met but bitstream %q written (%v)", res.Bitstream, serr)
+		}
+		return
+	}
 	if fi, err := os.Stat(res.Bitstream); err != nil || fi.Size() < 100_000 {
 		t.Errorf("bitstream %s: %v, want a file of at least 100 kB", res.Bitstream, err)
 	}
@@ -506,7 +525,7 @@ func TestFlowBoard(t *testing.T) {
 // clock by up to 200 ppm).
 func TestMIIAdapterSim(t *testing.T) {
 	needTools(t, "iverilog", "vvp")
-	common := filepath.Join(root(t), "rtl", "boards", "common")
+	common := filepath.Join("..", "..", "rtl", "boards", "common")
 	for _, c := range []struct{ clkPS, ppm int }{{20833, 100}, {33333, -100}, {16667, 200}, {38000, 0}} {
 		t.Run(fmt.Sprintf("%.1fMHz%+dppm", 1e6/float64(c.clkPS), c.ppm), func(t *testing.T) {
 			sim := filepath.Join(t.TempDir(), "sim")
@@ -521,6 +540,40 @@ func TestMIIAdapterSim(t *testing.T) {
 			if err != nil || !strings.Contains(string(out), "PASS") {
 				t.Fatalf("simulation: %v\n%s", err, out)
 			}
+		})
+	}
+}
+
+// TestSynthCore runs a plain yosys synth_ice40 on a generated core alone
+// with its banks initialised: one SB_RAM40_4K per lane (the banks) and no
+// latch. The default run synthesizes a small 8-lane design; make test-long
+// (PTM_LONG_TESTS=1) adds a 16-lane design with 12-bit thresholds.
+func TestSynthCore(t *testing.T) {
+	needTools(t, "yosys")
+	small, _ := design(t, tiny, hw.Config{Bits: 8, ClauseLanes: 2, LiteralLanes: 4, MaxK: 10})
+	designs := map[string]*hw.Design{"small": small}
+	if testenv.Long() {
+		designs["xor-like"], _ = design(t, xorBoard, hw.Config{Bits: 12, LFSRWidth: 24, Lanes: 16})
+	} else {
+		t.Log("the 16-lane design is synthesized under make test-long (PTM_LONG_TESTS=1)")
+	}
+	for name, d := range designs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st, log, err := SynthCore(testenv.Context(t), t.TempDir(), d)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log)
+			}
+			if st.BRAMs != d.Params.L {
+				t.Errorf("%d SB_RAM40_4K, want %d (one per lane)", st.BRAMs, d.Params.L)
+			}
+			if st.LUT4 == 0 || st.FFs == 0 || st.Cells < st.LUT4+st.FFs {
+				t.Errorf("implausible synthesis result %+v", st)
+			}
+			if strings.Contains(log, "Latch inferred") || strings.Contains(log, "$dlatch") {
+				t.Errorf("latch inferred:\n%s", log)
+			}
+			t.Logf("%s design: %+v", name, st)
 		})
 	}
 }

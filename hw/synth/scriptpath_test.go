@@ -18,7 +18,7 @@ func TestHostileBuildFolder(t *testing.T) {
 	canary := filepath.Join(base, "pwned")
 	d, _ := design(t, tiny, hw.Config{Bits: 8, ClauseLanes: 1, LiteralLanes: 3, MaxK: 8})
 	for _, dir := range []string{filepath.Join(base, "out\n!touch "+canary), filepath.Join(base, `q"uote`)} {
-		_, err := Run(context.Background(), Options{Design: d, Device: "up5k", Dir: dir, Root: root(t)})
+		_, err := Run(context.Background(), Options{Design: d, Device: "up5k", Dir: dir})
 		if !errors.Is(err, ErrOptions) || !errors.Is(err, hw.ErrScriptPath) {
 			t.Errorf("Run with Dir %q: %v", dir, err)
 		}

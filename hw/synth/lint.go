@@ -21,7 +21,7 @@ var vendorWaivers = []string{"DECLFILENAME", "UNUSEDSIGNAL", "UNUSEDPARAM", "UND
 // d and yosys's iCE40 cell models, with the top's parameters for d. Files
 // are written to dir; the log is dir/lint.log. Any warning outside the
 // vendor models fails.
-func LintTop(ctx context.Context, root, device string, coreOnly, noEth bool, d *hw.Design, bank *fixed.Bank, dir string) error {
+func LintTop(ctx context.Context, device string, coreOnly, noEth bool, d *hw.Design, bank *fixed.Bank, dir string) error {
 	dev, err := LookupDevice(device)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func LintTop(ctx context.Context, root, device string, coreOnly, noEth bool, d *
 	if err := d.Write(coreDir); err != nil {
 		return err
 	}
-	_, files, err := BoardFiles(root, dev, coreOnly)
+	topMod, files, err := sources(dir, dev, coreOnly)
 	if err != nil {
 		return err
 	}
@@ -53,14 +53,14 @@ func LintTop(ctx context.Context, root, device string, coreOnly, noEth bool, d *
 	if err := os.WriteFile(waivers, []byte(vlt), 0o644); err != nil {
 		return fmt.Errorf("synth: %w", err)
 	}
-	topMod := "top"
-	if coreOnly {
-		topMod = "core_top"
-	}
 	args := []string{"--lint-only", "-Wall", "--timescale", "1ns/1ps", "--top-module", topMod,
 		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers}
 	pll := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}
-	for _, p := range TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly, noEth) {
+	params, err := TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly, noEth)
+	if err != nil {
+		return err
+	}
+	for _, p := range params {
 		args = append(args, "-G"+p.Name+"="+p.Value)
 	}
 	for _, f := range d.VerilogFiles() {

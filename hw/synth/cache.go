@@ -1,0 +1,218 @@
+package synth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/ptmhw/ptm/internal/buildcache"
+	"github.com/ptmhw/ptm/rtl"
+)
+
+// DefaultCache is the result cache of `ptm synth`: $PTM_SYNTH_CACHE, else
+// <user cache dir>/ptm-synth (a per-user 0700 folder, as the simulator
+// caches).
+func DefaultCache() string { return buildcache.DefaultRoot("PTM_SYNTH_CACHE", "ptm-synth") }
+
+// cacheFormat changes when what a cache entry holds or means changes, and
+// whenever the flow builds differently from the same inputs (the UART
+// divider rule, the parameters it derives, the bank pass, tool flags).
+const cacheFormat = "synth-cache-2"
+
+var (
+	toolVersionsOnce sync.Once
+	toolVersions     string
+)
+
+// versions is the output of `yosys -V` and `nextpnr-ice40 --version`
+// (part of every cache key: another tool version is another result).
+func versions() string {
+	toolVersionsOnce.Do(func() {
+		for _, c := range [][]string{{"yosys", "-V"}, {"nextpnr-ice40", "--version"}, {"icepll", "-h"}} {
+			out, _ := exec.Command(c[0], c[1:]...).CombinedOutput()
+			if c[0] == "icepll" {
+				out = nil // no version option; its presence is checked elsewhere
+			}
+			toolVersions += c[0] + ": " + string(out) + "\n"
+		}
+	})
+	return toolVersions
+}
+
+// cacheKey is the hash of everything a run's result depends on: the
+// tool versions, the options that change the build, the generated core
+// with its bank images and the board's Verilog (rtl.FS).
+func cacheKey(o Options) (string, error) {
+	k := buildcache.NewHasher()
+	k.Add(cacheFormat, versions(), o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
+		strconv.FormatFloat(o.PlaceMHz, 'g', -1, 64), strconv.Itoa(o.Seed),
+		fmt.Sprint(o.CoreOnly, o.NoEth, o.NoPack, o.NoRelax, o.SynthOnly))
+	for _, f := range o.Design.Files {
+		k.Add(f.Name, string(f.Data))
+	}
+	// A preloaded bank is in the design's files (its $readmemh images).
+	err := fsWalk(func(name string, data []byte) { k.Add(name, string(data)) })
+	return k.Key(), err
+}
+
+// fsWalk calls f on every embedded RTL source, in a fixed order.
+func fsWalk(f func(name string, data []byte)) error {
+	names := rtl.ShellSources()
+	for _, b := range rtl.Boards {
+		t, err := rtl.TopSources(b)
+		if err != nil {
+			return err
+		}
+		c, err := rtl.CoreTopSources(b)
+		if err != nil {
+			return err
+		}
+		names = append(append(names, t[0], c[0]), b+".pcf")
+	}
+	for _, n := range names {
+		if filepath.Ext(n) == ".pcf" {
+			data, err := rtl.PCF(n[:len(n)-4])
+			if err != nil {
+				return err
+			}
+			f(n, data)
+			continue
+		}
+		data, err := rtl.FS.ReadFile(n)
+		if err != nil {
+			return fmt.Errorf("synth: %w", err)
+		}
+		f(n, data)
+	}
+	return nil
+}
+
+// Cached is Run through the result cache o.Cache: a run whose key
+// (cacheKey) is there returns the stored Result (Cached set) and copies
+// the stored bitstream into o.Dir, without running a tool; otherwise the
+// flow runs and its Result is stored, a timing failure included (it is
+// returned with its ErrTiming again on a hit). Other failures are not
+// stored. With o.Cache empty it is Run.
+func Cached(ctx context.Context, o Options) (*Result, error) {
+	if o.Cache == "" {
+		return Run(ctx, o)
+	}
+	if o.Design == nil || o.Dir == "" {
+		return Run(ctx, o) // its own error
+	}
+	o.defaults()
+	if _, err := LookupDevice(o.Device); err != nil {
+		return nil, err
+	}
+	if err := checkScriptPaths(o.Dir); err != nil {
+		return nil, err
+	}
+	key, err := cacheKey(o)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		res    *Result
+		runErr error
+	)
+	entry, cached, err := buildcache.Get(o.Cache, "synth-"+key, "result.json", func(tmp string) error {
+		res, runErr = Run(ctx, o)
+		if errors.Is(runErr, ErrNoFit) { // kept: the search steps over it again
+			b, err := json.Marshal(Result{NoFit: runErr.Error()})
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
+		}
+		if runErr != nil && !errors.Is(runErr, ErrTiming) {
+			return runErr
+		}
+		if res.Bitstream != "" {
+			if err := copyFile(res.Bitstream, filepath.Join(tmp, "top.bin")); err != nil {
+				return err
+			}
+		}
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
+	})
+	if err != nil {
+		if runErr != nil {
+			return res, runErr
+		}
+		return nil, fmt.Errorf("synth: result cache %s: %w", o.Cache, err)
+	}
+	if !cached {
+		return res, runErr
+	}
+	b, err := os.ReadFile(filepath.Join(entry, "result.json"))
+	if err != nil {
+		return nil, fmt.Errorf("synth: result cache: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("synth: result cache %s: %w", entry, err)
+	}
+	if r.NoFit != "" {
+		o.step("cached result (%s): does not fit", entry)
+		return nil, fmt.Errorf("%w (cached result %s)", errNoFitText{r.NoFit}, entry)
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	r.Cached, r.BuildDir, r.Logs, r.Model = true, dir, nil, o.Model
+	bin := filepath.Join(dir, "top.bin")
+	os.Remove(bin)
+	if r.Bitstream != "" {
+		if err := copyFile(filepath.Join(entry, "top.bin"), bin); err != nil {
+			return nil, fmt.Errorf("synth: result cache: %w", err)
+		}
+		r.Bitstream = bin
+	}
+	if r.SynthOnly {
+		o.step("cached result (%s): %d lanes, yosys estimate %d LUT4", entry, r.Lanes, r.LUT4)
+	} else {
+		o.step("cached result (%s): %d lanes, %d/%d LCs, Fmax %.1f MHz, PLL %.1f MHz", entry, r.Lanes, r.LUTs, r.LUTsAvailable, r.FmaxMHz, r.ClockMHz)
+	}
+	if !r.TimingMet && !r.SynthOnly {
+		return &r, fmt.Errorf("%w: core clock %.2f MHz below the %.2f MHz target (cached result %s; no bitstream written)",
+			ErrTiming, r.FmaxMHz, r.TargetMHz, entry)
+	}
+	return &r, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// errNoFitText is a cached no-fit error: its text, wrapping ErrNoFit.
+type errNoFitText struct{ msg string }
+
+func (e errNoFitText) Error() string { return e.msg }
+func (e errNoFitText) Unwrap() error { return ErrNoFit }

@@ -1,0 +1,141 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/rtl"
+)
+
+// ModuleCells synthesizes the board shell board_top around design d on
+// board b with `yosys synth_ice40 -noflatten` (files and log in dir) and
+// returns the iCE40 cells of every module, one instance each, by module
+// name (a parameterized module's $paramod name becomes its own name;
+// modules instantiated with several parameter sets are added up), and how
+// many instances of each the design has (yosys's design hierarchy). The
+// core's modules are named <prefix>_...; everything else is the shell.
+func ModuleCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (map[string]CellStats, map[string]int, error) {
+	if err := CheckTools("yosys"); err != nil {
+		return nil, nil, err
+	}
+	if err := d.Write(dir); err != nil {
+		return nil, nil, err
+	}
+	srcs, err := rtl.Write(filepath.Join(dir, "rtl"), rtl.ShellSources())
+	if err != nil {
+		return nil, nil, fmt.Errorf("synth: %w", err)
+	}
+	files := append(append([]string{}, d.VerilogFiles()...), srcs...)
+	qfiles, err := hw.ScriptPaths(files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	params, err := d.BoardParams(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\nchparam", d.Top(), qfiles)
+	for _, p := range params {
+		fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
+	}
+	sb.WriteString(" board_top\nsynth_ice40 -noflatten -top board_top\nstat\n")
+	script := filepath.Join(dir, "modules.ys")
+	if err := os.WriteFile(script, []byte(sb.String()), 0o644); err != nil {
+		return nil, nil, fmt.Errorf("synth: %w", err)
+	}
+	logf := filepath.Join(dir, "modules.log")
+	if err := runTool(ctx, dir, filepath.Join(dir, "modules.out"), "yosys", "-q", "-l", logf, "-s", script); err != nil {
+		return nil, nil, err
+	}
+	log, err := os.ReadFile(logf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("synth: %w", err)
+	}
+	mods, inst := parseModuleStats(string(log))
+	if len(mods) == 0 || len(inst) == 0 {
+		return nil, nil, fmt.Errorf("%w: yosys printed no module statistics (log: %s)", ErrTool, logf)
+	}
+	return mods, inst, nil
+}
+
+var (
+	moduleHeader = regexp.MustCompile(`^=== (\S+) ===$`)
+	paramodName  = regexp.MustCompile(`^\$paramod(?:\$[0-9a-f]+)?\\([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+var hierLine = regexp.MustCompile(`^\s+(\S+)\s+(\d+)$`)
+
+// modName is a module's own name ($paramod...\name\... -> name).
+func modName(n string) string {
+	if p := paramodName.FindStringSubmatch(n); p != nil {
+		return p[1]
+	}
+	return n
+}
+
+// parseModuleStats reads the per-module blocks of the last "Printing
+// statistics." of a yosys log and the instance counts of its design
+// hierarchy.
+func parseModuleStats(log string) (map[string]CellStats, map[string]int) {
+	i := strings.LastIndex(log, "Printing statistics.")
+	if i < 0 {
+		return nil, nil
+	}
+	inst := map[string]int{}
+	if h := strings.LastIndex(log, "=== design hierarchy ==="); h > i {
+		for _, line := range strings.Split(log[h:], "\n")[1:] {
+			if strings.Contains(line, "Number of") {
+				break
+			}
+			if m := hierLine.FindStringSubmatch(strings.TrimRight(line, "\r")); m != nil {
+				n, _ := strconv.Atoi(m[2])
+				inst[modName(m[1])] += n
+			}
+		}
+	}
+	out := map[string]CellStats{}
+	var cur string
+	var st CellStats
+	flush := func() {
+		if cur != "" {
+			o := out[cur]
+			o.LUT4 += st.LUT4
+			o.FFs += st.FFs
+			o.Carry += st.Carry
+			o.BRAMs += st.BRAMs
+			o.PLLs += st.PLLs
+			o.Cells += st.Cells
+			out[cur] = o
+		}
+		cur, st = "", CellStats{}
+	}
+	for _, line := range strings.Split(log[i:], "\n") {
+		line = strings.TrimRight(line, "\r")
+		if m := moduleHeader.FindStringSubmatch(line); m != nil {
+			flush()
+			if m[1] == "design" || m[1] == "design hierarchy" {
+				continue
+			}
+			cur = modName(m[1])
+			continue
+		}
+		if strings.HasPrefix(line, "=== design hierarchy ===") {
+			flush()
+			break
+		}
+		m := statLine.FindStringSubmatch(line)
+		if m == nil || cur == "" {
+			continue
+		}
+		st.addStat(m[1], m[2])
+	}
+	flush()
+	return out, inst
+}

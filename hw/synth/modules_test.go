@@ -1,0 +1,116 @@
+package synth
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
+)
+
+// shellBudget is the most LUT4 + SB_CARRY each module of the UART-only
+// board shell may take (yosys synth_ice40 -noflatten, one instance; the
+// 4-lane XOR-board core below). The figures are the measured sizes (see
+// TestShellBudget's log and docs/synthesis.md) plus about 3%: the shell
+// must not grow back silently. Lower a budget when a module shrinks.
+var shellBudget = map[string]int{
+	"proto_engine":  1400, // measured 1,090 LUT4 + 270 carry
+	"proto_rx":      592,  // 473 + 101
+	"stat_counters": 447,  // 332 + 102
+	"proto_tx":      256,  // 216 + 32
+	"board_top":     94,   // 66 + 25
+	"link_arb":      56,   // 54 + 0: arbitrates the absent Ethernet link
+	"crc32":         45,   // 43 + 0, per instance
+	"uart_rx":       43,   // 37 + 4
+	"uart_tx":       32,   // 27 + 4
+}
+
+// shellTotalBudget is the most LUT4 + SB_CARRY of the whole shell, every
+// instance counted (measured: 2,962).
+const shellTotalBudget = 3050
+
+// TestShellBudget synthesizes the UART-only board shell per module and
+// checks every module against shellBudget (a module not listed fails too:
+// a new one needs a budget).
+func TestShellBudget(t *testing.T) {
+	needTools(t, "yosys")
+	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
+	mods, inst, err := ModuleCells(testenv.Context(t), t.TempDir(), d, hw.Board{ClksPerBit: 16, Preload: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range mods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	shell := 0
+	for _, n := range names {
+		m := mods[n]
+		logic := m.LUT4 + m.Carry
+		t.Logf("%-16s %5d LUT4 %5d carry %5d FF %2d BRAM  x%d", n, m.LUT4, m.Carry, m.FFs, m.BRAMs, inst[n])
+		if n == d.Top() || isCoreModule(n, d) {
+			continue
+		}
+		if inst[n] < 1 {
+			t.Errorf("module %s: not in the design hierarchy (%v)", n, inst)
+		}
+		shell += logic * inst[n]
+		budget, ok := shellBudget[n]
+		switch {
+		case !ok:
+			t.Errorf("module %s (%d LUT4 + carry) has no budget in shellBudget", n, logic)
+		case logic > budget:
+			t.Errorf("module %s: %d LUT4 + carry, budget %d", n, logic, budget)
+		}
+	}
+	t.Logf("shell: %d LUT4 + carry, every instance counted", shell)
+	if shell > shellTotalBudget {
+		t.Errorf("shell: %d LUT4 + carry, budget %d", shell, shellTotalBudget)
+	}
+}
+
+// isCoreModule reports whether a module belongs to the generated core
+// (its modules are named <prefix>_...).
+func isCoreModule(name string, d *hw.Design) bool {
+	p := d.Config.Prefix + "_"
+	return len(name) > len(p) && name[:len(p)] == p
+}
+
+// TestParseModuleStats reads per-module blocks and the design hierarchy of
+// a yosys log, $paramod names folded into their module.
+func TestParseModuleStats(t *testing.T) {
+	log := `Printing statistics.
+
+=== $paramod\crc32\W=8 ===
+
+   Number of cells:                 43
+     SB_LUT4                        43
+
+=== board_top ===
+
+   Number of cells:                 99
+     SB_CARRY                       25
+     SB_DFF                         30
+     SB_DFFE                         6
+     SB_LUT4                        66
+     SB_RAM40_4K                     1
+
+=== design hierarchy ===
+
+   board_top                         1
+     $paramod\crc32\W=8              3
+
+   Number of cells:                500
+`
+	mods, inst := parseModuleStats(log)
+	if c := mods["crc32"]; c.LUT4 != 43 || c.Cells != 43 {
+		t.Errorf("crc32: %+v", c)
+	}
+	if b := mods["board_top"]; b.LUT4 != 66 || b.Carry != 25 || b.FFs != 36 || b.BRAMs != 1 {
+		t.Errorf("board_top: %+v", b)
+	}
+	if inst["crc32"] != 3 || inst["board_top"] != 1 || len(mods) != 2 {
+		t.Errorf("instances %v, modules %v", inst, mods)
+	}
+}

@@ -1,0 +1,107 @@
+package rtl
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+)
+
+// FS holds the hand-written Verilog and the pin constraint files, paths
+// relative to rtl/ (uart/uart_rx.v, boards/icebreaker/icebreaker.pcf, ...).
+// The Verilated board (sim/board) and the synthesis flow (hw/synth) build
+// from this copy, so a binary needs no checkout beside it.
+//
+//go:embed uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
+var FS embed.FS
+
+// ErrSource is wrapped by the errors of this file: an unknown board or a
+// source that cannot be written.
+var ErrSource = errors.New("rtl: bad source request")
+
+// Boards are the boards with a device top (rtl/boards/<board>/top.v and
+// core_top.v, and a <board>.pcf).
+var Boards = []string{"hx8k", "icebreaker"}
+
+func glob(dirs ...string) []string {
+	var out []string
+	for _, d := range dirs {
+		m, err := fs.Glob(FS, path.Join(d, "*.v"))
+		if err != nil {
+			panic(err) // the patterns are constant
+		}
+		sort.Strings(m)
+		out = append(out, m...)
+	}
+	return out
+}
+
+// ShellSources are the sources of the board shell, top module board_top
+// (rtl/board): the protocol engine and the UART, Ethernet and library
+// blocks it instantiates. The Verilated board builds exactly these.
+func ShellSources() []string { return glob("board", "uart", "eth", "lib") }
+
+func checkBoard(board string) error {
+	for _, b := range Boards {
+		if b == board {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown board %q (have %v)", ErrSource, board, Boards)
+}
+
+// TopSources are the sources of a device top, top module top: the top
+// (boards/<board>/top.v), the shared board blocks (boards/common) and
+// ShellSources. The synthesis flow builds exactly these.
+func TopSources(board string) ([]string, error) {
+	if err := checkBoard(board); err != nil {
+		return nil, err
+	}
+	return append(append([]string{path.Join("boards", board, "top.v")}, glob("boards/common")...), ShellSources()...), nil
+}
+
+// CoreTopSources are the sources of a core-only device top, top module
+// core_top: boards/<board>/core_top.v and the shared board blocks.
+func CoreTopSources(board string) ([]string, error) {
+	if err := checkBoard(board); err != nil {
+		return nil, err
+	}
+	return append([]string{path.Join("boards", board, "core_top.v")}, glob("boards/common")...), nil
+}
+
+// PCF is the pin constraint file of a board (boards/<board>/<board>.pcf).
+func PCF(board string) ([]byte, error) {
+	if err := checkBoard(board); err != nil {
+		return nil, err
+	}
+	b, err := FS.ReadFile(path.Join("boards", board, board+".pcf"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSource, err)
+	}
+	return b, nil
+}
+
+// Write copies the named sources (paths of FS) into dir, keeping their
+// relative paths, and returns the written files' paths in the same order.
+func Write(dir string, names []string) ([]string, error) {
+	out := make([]string, len(names))
+	for i, n := range names {
+		data, err := FS.ReadFile(n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSource, err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, fmt.Errorf("rtl: %w", err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return nil, fmt.Errorf("rtl: %w", err)
+		}
+		out[i] = p
+	}
+	return out, nil
+}
