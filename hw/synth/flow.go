@@ -409,6 +409,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if name, u, over := overUse(string(plog)); over {
 			return nil, noFit(dev, name, u, logs["nextpnr"])
 		}
+		// Every cell counted within the device, but the placer found no
+		// legal placement: full all the same.
+		if strings.Contains(string(plog), "Unable to find legal placement") {
+			return nil, fmt.Errorf("%w on %s: the placer found no legal placement at the utilisation limit (log: %s)",
+				ErrNoFit, dev.Name, logs["nextpnr"])
+		}
 		if errors.Is(err, ErrTool) {
 			return nil, fmt.Errorf("%w: nextpnr-ice40: %s (log: %s)", ErrTool, errorLine(logs["nextpnr"]), logs["nextpnr"])
 		}
