@@ -17,6 +17,12 @@ ptm=${1:-build/ptm}
 out=${2:-build/demo}
 BITS=${BITS:-8}
 DEVICE=${DEVICE:-up5k}
+# The image's size and clock: the result of `ptm synth`'s own search for
+# this model (docs/synthesis.md: 15 lanes, Fmax 21.6 MHz, PLL 18 MHz), so
+# the demo places and routes once. LANES=auto runs the search instead
+# (23 minutes from an empty cache on the 2-core machine).
+LANES=${LANES:-15}
+FREQ=${FREQ:-18}
 K=${K:-100}
 mkdir -p "$out"
 steps="$out/steps.tsv"
@@ -53,11 +59,13 @@ step "2/6 Evaluate the float model on the held-out rows with K=$K samples per qu
 "$ptm" eval --model "$out/iris.ptm" --data iris --split test --samples "$K" --json > "$out/golden-eval.json"
 "$ptm" eval --model "$out/iris.ptm" --data iris --split test --samples "$K"
 
-step "3/6 Build the image for the iCEBreaker ($DEVICE, UART only): the largest core that fits and meets timing"
-# One ptm synth: without --lanes it searches the lane count (yosys
-# estimates, then place and route) and builds the image at a clock the
-# placed design meets; a timing failure is an error and leaves no bitstream.
-"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --no-eth \
+step "3/6 Build the image for the iCEBreaker ($DEVICE, UART only, $LANES lanes at $FREQ MHz: the largest core that fits and meets timing)"
+# One ptm synth, one place and route at the size and clock above (with
+# LANES=auto it searches the lane count: yosys estimates, then place and
+# route); a timing failure is an error and leaves no bitstream.
+size=(--lanes "$LANES" --freq "$FREQ")
+if [ "$LANES" = auto ]; then size=(); fi
+"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --no-eth "${size[@]}" \
   --out "$out/synth" --json > "$out/synth.json"
 lc=$(json "$out/synth.json" clause_lanes)
 ll=$(json "$out/synth.json" literal_lanes)
