@@ -110,6 +110,7 @@ func Seq(s uint16) *uint16 { return &s }
 type counters struct {
 	frames, retries, timeouts, fast, hints, busy, loadGaps atomic.Uint64
 	stray, fragGaps, fragReset, completed, failed          atomic.Uint64
+	lateAcks                                               atomic.Uint64
 	goBacks, expired                                       atomic.Uint64
 	srtt, rto                                              atomic.Int64 // nanoseconds
 	backoff                                                atomic.Int64
@@ -131,6 +132,7 @@ type Stats struct {
 	FragmentGaps    uint64 `json:"fragment_gaps"`    // fragments that arrived after a lost one
 	FragmentResets  uint64 `json:"fragment_resets"`  // reassemblies restarted because attempts disagreed
 	LoadGoBacks     uint64 `json:"load_go_backs"`    // LOAD_DATA restarts from the board's next offset after a lost chunk
+	LateLoadAcks    uint64 `json:"late_load_acks"`   // LOAD_DATA answers that came after their chunk was given up, counted as written
 	Expired         uint64 `json:"expired"`          // requests that failed because Opts.Deadline passed
 	// SRTT is the smoothed round trip time (0 before the first sample),
 	// RTO the retransmission timeout a new request would get now, and
@@ -172,7 +174,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 	}
 	e := &engine{
 		t: t, opts: opts, st: &counters{},
-		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64),
+		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64), late: make(chan lateAck, 64),
 		window: make(chan int), maxWin: opts.Window,
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
@@ -220,7 +222,7 @@ func (d *Driver) Stats() Stats {
 		Completed: s.completed.Load(), Failed: s.failed.Load(), Frames: s.frames.Load(), Retries: s.retries.Load(),
 		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
-		LoadGoBacks: s.goBacks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
+		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
 		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()),
 	}
 }

@@ -89,8 +89,9 @@ type engine struct {
 	submit  chan *call
 	cancel  chan cancelReq
 	frames  chan []byte
-	hints   chan uint16 // claimed seqs of frames the transport dropped
-	window  chan int    // a new window limit (from INFO's receive buffer depth)
+	hints   chan uint16  // claimed seqs of frames the transport dropped
+	late    chan lateAck // LOAD_DATA answers that came after their chunk was handed back
+	window  chan int     // a new window limit (from INFO's receive buffer depth)
 	readErr chan error
 	quit    chan struct{}
 	dead    chan struct{} // closed when run returns
@@ -444,6 +445,28 @@ func (e *engine) evidence(tx uint64, except *call) {
 	}
 }
 
+// lateAck is a LOAD_DATA acknowledgement that came after its chunk was
+// handed back to Load as lost: the board did write the chunk, so Load can
+// count it written instead of resending it (a timeout shorter than the
+// round trip must not make the upload crawl).
+type lateAck struct {
+	seq uint16
+	ack frame.LoadDataAck
+}
+
+// lateLoadAck passes a late LOAD_DATA acknowledgement to Load, if Load
+// has room for it (it is a hint: Load resends what it does not learn).
+func (e *engine) lateLoadAck(f frame.Frame) {
+	var a frame.LoadDataAck
+	if a.DecodeFromBytes(f.Payload) != nil {
+		return
+	}
+	select {
+	case e.late <- lateAck{seq: f.Seq, ack: a}:
+	default:
+	}
+}
+
 func (e *engine) onFrame(b []byte) {
 	var f frame.Frame
 	if err := f.DecodeFromBytes(b); err != nil { // transports check CRCs; be safe
@@ -453,6 +476,9 @@ func (e *engine) onFrame(b []byte) {
 	c := e.pending[f.Seq]
 	if c == nil || c.state == stQueued {
 		e.st.stray.Add(1) // late duplicate or unknown seq
+		if c == nil && f.Type == frame.TypeLoadData.Response() {
+			e.lateLoadAck(f)
+		}
 		return
 	}
 	if f.Type == frame.TypeError {

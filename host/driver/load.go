@@ -92,6 +92,10 @@ type upload struct {
 	stale    int     // cancelled chunks whose notification is still due
 	est      lossEstimator
 
+	// lost: chunks handed back as lost, by seq, so that a late answer to
+	// one of them still counts (see lateAck).
+	lost map[uint16]chunkRef
+
 	progress time.Time // when acked last advanced
 	tries    int       // chunks sent at offset acked since then
 	lastSeq  uint16    // the last answered or lost chunk at acked
@@ -105,6 +109,14 @@ func (u *upload) run(ctx context.Context) error {
 	// engine never blocks on a notification.
 	done := make(chan *call, 2*maxWin+1)
 	u.progress = time.Now()
+	u.lost = map[uint16]chunkRef{}
+	for drained := false; !drained; { // late answers from an earlier load
+		select {
+		case <-d.e.late:
+		default:
+			drained = true
+		}
+	}
 	timer := time.NewTimer(d.opts.Deadline)
 	defer timer.Stop()
 	fail := func(err error) error {
@@ -137,6 +149,11 @@ func (u *upload) run(ctx context.Context) error {
 		var c *call
 		select {
 		case c = <-done:
+		case la := <-d.e.late:
+			if u.late(la) {
+				u.madeProgress(timer)
+			}
+			continue
 		case <-ctx.Done():
 			return fail(ctx.Err())
 		case <-timer.C:
@@ -151,19 +168,24 @@ func (u *upload) run(ctx context.Context) error {
 			return fail(err)
 		}
 		if u.acked > acked0 {
-			u.progress, u.tries = time.Now(), 0
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
-			timer.Reset(d.opts.Deadline)
+			u.madeProgress(timer)
 		}
 	}
 	// Chunks still in flight (answers to chunks already known written)
 	// are not needed.
 	return fail(nil)
+}
+
+// madeProgress restarts the deadline after acked advanced.
+func (u *upload) madeProgress(timer *time.Timer) {
+	u.progress, u.tries = time.Now(), 0
+	if !timer.Stop() {
+		select {
+		case <-timer.C:
+		default:
+		}
+	}
+	timer.Reset(u.d.opts.Deadline)
 }
 
 // checkDeadline returns the deadline error if the board has acknowledged
@@ -248,8 +270,12 @@ func (u *upload) answer(c *call) error {
 		u.est.add(bytes, false)
 		u.advance(off + n)
 	case errors.Is(c.err, errCancelled):
+		if c.attempts > 0 { // sent: its answer may still come
+			u.lost[c.seq] = chunkRef{off, n}
+		}
 	case errors.Is(c.err, errLost):
 		u.est.add(bytes, true)
+		u.lost[c.seq] = chunkRef{off, n}
 		if live && off+n > u.acked {
 			u.goBack()
 		}
@@ -287,6 +313,25 @@ func (u *upload) answer(c *call) error {
 	return nil
 }
 
+// chunkRef names a LOAD_DATA chunk: its first word and its word count.
+type chunkRef struct{ off, n int }
+
+// late takes a LOAD_DATA answer that came after its chunk was handed back
+// as lost: the board answers a chunk only when it wrote it in order, so
+// every word below its end is written. It reports whether acked advanced.
+func (u *upload) late(la lateAck) bool {
+	r, ok := u.lost[la.seq]
+	if !ok || int(la.ack.Offset) != r.off || int(la.ack.N) != r.n {
+		return false
+	}
+	delete(u.lost, la.seq)
+	u.d.e.st.lateAcks.Add(1)
+	u.est.unlose()
+	acked0 := u.acked
+	u.advance(r.off + r.n)
+	return u.acked > acked0
+}
+
 // lossEstimator estimates the probability that a byte on the link is lost
 // (dropped or corrupted, either direction) from the LOAD_DATA exchanges
 // answered and lost, with exponential forgetting (about 20 exchanges):
@@ -304,6 +349,11 @@ func (l *lossEstimator) add(bytes int, lost bool) {
 	if lost {
 		l.lost++
 	}
+}
+
+// unlose takes back one loss: an exchange counted lost was answered late.
+func (l *lossEstimator) unlose() {
+	l.lost = max(0, l.lost-1)
 }
 
 // lambda is the estimated loss rate per byte (0 before any loss).

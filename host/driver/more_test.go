@@ -60,6 +60,30 @@ func TestLateDuplicates(t *testing.T) {
 	}
 }
 
+// A timeout shorter than every round trip (MaxTimeout 2 ms, every answer
+// 10-12 ms late) does not make the upload crawl: the late answers to
+// chunks given up as lost or cancelled still count them written, so the
+// bank arrives in a few hundred frames and is then exact. (Before late
+// answers counted, the loss estimate shrank chunks to 1 word and this
+// upload did not finish in 100 s.)
+func TestLateLoadAnswers(t *testing.T) {
+	faults := &softboard.Faults{Seed: 4, MinDelay: 10 * time.Millisecond, MaxDelay: 12 * time.Millisecond}
+	r := newRig(t, testmodel.Multiclass, softboard.Config{QueueFrames: 64},
+		driver.Opts{Timeout: time.Millisecond, MinTimeout: time.Millisecond, MaxTimeout: 2 * time.Millisecond, Window: 4, ChunkWords: 16}, faults)
+	ctx := ctxT(t, 120*time.Second)
+	loaded(t, r, ctx)
+	st := r.d.Stats()
+	t.Logf("driver %+v", st)
+	words := len(softboard.BankWords(r.bank, testmodel.HW))
+	if st.LateLoadAcks == 0 {
+		t.Fatalf("%d words uploaded with every answer late, yet no late answer counted: %+v", words, st)
+	}
+	if chunks := uint64(words+15) / 16; st.LoadGoBacks > 3*chunks || st.Frames > 20*chunks {
+		t.Fatalf("%d words (%d chunks of 16): %d go-backs, %d frames", words, chunks, st.LoadGoBacks, st.Frames)
+	}
+	r.streamAll(t, ctx, 20, 2, func(int) frame.Mode { return frame.ModeStats })
+}
+
 // Cancelling the context ends Stream with ctx.Err(); every request taken
 // gets a result; nothing is lost.
 func TestStreamCancel(t *testing.T) {

@@ -21,6 +21,9 @@ type Faults struct {
 	// [0, MaxDelay] (order is kept: a write is never delivered before an
 	// earlier one; the delays do not accumulate, the link is a delay line).
 	MaxDelay time.Duration
+	// MinDelay is the least delay of every write when MaxDelay is set
+	// (the delays are drawn from [MinDelay, MaxDelay]).
+	MinDelay time.Duration
 }
 
 // FaultStats counts injected faults.
@@ -121,7 +124,8 @@ func (l *FaultyLink) Write(p []byte) (int, error) {
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	if l.f.MaxDelay > 0 {
-		at := time.Now().Add(time.Duration(l.wrng.Int64N(int64(l.f.MaxDelay) + 1)))
+		lo := min(l.f.MinDelay, l.f.MaxDelay)
+		at := time.Now().Add(lo + time.Duration(l.wrng.Int64N(int64(l.f.MaxDelay-lo)+1)))
 		if at.Before(l.lastAt) {
 			at = l.lastAt
 		}
