@@ -24,6 +24,14 @@
 // W == next == L*D (ERROR 6 with next otherwise, ERROR 7 with the board's
 // CRC on a CRC mismatch); the counter rules of section 5.
 //
+// Known difference from the Verilated board (docs/protocol.md section 7,
+// "UART overload, exactly"): the board decides BUSY by receive-buffer bytes,
+// answers BUSY in request order and discards (never answers) a good frame
+// that ends while it holds 4 frames, BUSY ones included; Serve decides BUSY
+// by frame count (Config.QueueFrames), answers it at once and never
+// discards. A host within the documented window (INFO word 18 + 1 requests
+// unanswered) sees neither discards nor a difference in answers.
+//
 // Where the document still leaves a choice:
 //
 //   - ERROR 3 details: INFO/STATUS/RESET_STATUS with a payload: 0;

@@ -34,13 +34,25 @@
  *     candidate that runs out of received bytes is dropped at once.
  *   - No room: a byte that arrives while the queue is full (every slot
  *     holds a byte still needed: an unread payload or the candidate being
- *     parsed) is lost and pulses ev_overflow. A CRC-good frame that lost
- *     bytes gets a descriptor with m_desc_busy set and no payload (the
- *     engine answers it with ERROR 8, busy). A candidate that lost bytes
- *     is not rescanned.
- *   - A good frame that finds the descriptor FIFO full waits for room (a
- *     rescan can parse buffered frames faster than they are executed); the
- *     bytes arriving meanwhile are queued.
+ *     parsed) is lost and pulses ev_overflow. When the parser has caught up
+ *     with the tail it still parses the byte (CRC included), so a CRC-good
+ *     frame that lost bytes gets a descriptor with m_desc_busy set and no
+ *     payload (the engine answers it with ERROR 8, busy); a candidate that
+ *     lost bytes is not rescanned. When the parser is behind (rescanning
+ *     after a drop) the byte is simply missing from the stream: the
+ *     candidate that will contain it fails its CRC (or length) and is
+ *     dropped like a frame hit by a line error.
+ *   - A CRC-good frame parsed at the tail (caught up: its last byte has
+ *     just arrived) that finds the descriptor FIFO full (the consumer
+ *     holds DESC_DEPTH frames, busy ones included) is discarded: no
+ *     descriptor, ev_overflow instead of ev_good. The parser thus stays
+ *     caught up and a full FIFO costs exactly the frames that end while it
+ *     is full (waiting there used to leave the parser behind a queue that
+ *     then lost bytes of later frames unnoticed: they vanished as CRC or
+ *     framing errors). A good frame found by a rescan (the parser behind
+ *     the tail) waits for descriptor room instead: a rescan can parse
+ *     buffered frames faster than they are executed, and the bytes
+ *     arriving meanwhile are queued (lost, as above, if the queue fills).
  *
  * Consumer rules: read the m_desc_len payload bytes of the offered
  * descriptor (none when m_desc_busy) from m_axis_*, then take the
@@ -69,7 +81,8 @@
  *                                1-cycle status pulses: frame committed
  *                                with its payload, CRC mismatch, framing
  *                                error (bad len, idle timeout), byte lost
- *                                or busy frame for lack of room
+ *                                or busy frame for lack of room, good
+ *                                frame discarded (descriptor FIFO full)
  *                                (ev_overflow may coincide with another
  *                                pulse)
  *
@@ -303,9 +316,9 @@ always @(posedge clk) begin
         line_idle <= 1'b0;
         if (!store) begin
             ev_ovf_reg <= 1'b1;
-            if (in_cand || caught) begin
-                lost <= 1'b1;          // this candidate (or the next) misses a byte
-            end
+            if (caught) begin          // else a byte not yet parsed: the
+                lost <= 1'b1;          // candidate it is in fails its CRC
+            end                        // (this candidate, or the next)
         end
     end
     if (arrive || !waiting) begin
@@ -361,9 +374,13 @@ always @(posedge clk) begin
             if (!crc_ok) begin
                 ev_crc_reg <= 1'b1;
                 state      <= ST_HUNT;
-            end else if (!desc_full) begin      // else wait for descriptor room
-                ev_good_reg <= !lost;
-                ev_ovf_reg  <= lost;            // answered busy, payload lost
+            end else if (!desc_full || caught) begin
+                // with the FIFO full, a frame parsed at the tail is
+                // discarded (waiting would leave the parser behind a queue
+                // that may fill and lose bytes of later frames unnoticed);
+                // one found by a rescan waits for room
+                ev_good_reg <= !lost && !desc_full;
+                ev_ovf_reg  <= lost || desc_full;  // busy (payload lost) or discarded
                 state       <= ST_HUNT;
             end
         end

@@ -24,8 +24,9 @@
 // swallow good frames (which the rescan must recover), frames that lose a
 // byte, idle timeouts. Then the no-room path: with the consumer stalled,
 // every delivered descriptor must be a sent frame (normal ones with their
-// payload, busy ones without), ev_good counting the normal ones; and a
-// reset in the middle of a frame.
+// payload, busy ones without), ev_good counting the normal ones, exactly
+// the first 4 frames held (DESC_DEPTH) and the others discarded whole,
+// without CRC or framing errors; and a reset in the middle of a frame.
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -34,6 +35,9 @@
 #include "proto_util.h"
 #include "tb_util.h"
 
+#ifndef DESC_DEPTH
+#define DESC_DEPTH 4
+#endif
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
@@ -140,6 +144,8 @@ struct Bench {
     Counts got;
     std::vector<Desc> seen;         // descriptors taken (with the payload read)
     std::vector<uint8_t> cur;
+    bool matched = false;           // expect.front() is the offered descriptor
+    uint64_t discarded = 0;         // expected frames skipped (discarded by the DUT)
     bool prev_dstall = false, prev_pstall = false;
     uint64_t prev_desc = 0;
     uint8_t prev_data = 0;
@@ -185,6 +191,17 @@ struct Bench {
             got.frame += m->ev_frame_error;
             got.ovf += m->ev_overflow;
         }
+        if (checking && m->m_desc_valid && !matched && !rst) {
+            // a good frame that ended at the tail while the descriptor FIFO
+            // was full was discarded (ev_overflow): skip it
+            while (!expect.empty() && !(expect.front().type == m->m_desc_type &&
+                                        expect.front().seq == m->m_desc_seq &&
+                                        (int)expect.front().payload.size() == (int)m->m_desc_len)) {
+                expect.pop_front();
+                discarded++;
+            }
+            matched = true;
+        }
         if (m->m_axis_tvalid && m->m_axis_tready && !rst) {
             if (checking) {
                 CHECK(!expect.empty() && rd < expect.front().payload.size(), "payload byte beyond the frame");
@@ -211,6 +228,7 @@ struct Bench {
             }
             cur.clear();
             rd = 0;
+            matched = false;
         }
         if (offer && !rst) {
             src.pop_front();
@@ -311,7 +329,7 @@ int main(int argc, char** argv) {
 
     for (int i = 0; i < 4; i++) t.cycle(true);
     Counts want;
-    uint64_t swallowed_rescued = 0;
+    uint64_t swallowed_rescued = 0, mixed_discarded = 0;
 
     // 1. mixed streams, checked against the model, several consumer speeds
     for (int round = 0; round < 8; round++) {
@@ -341,12 +359,14 @@ int main(int argc, char** argv) {
         for (auto& d : exp) t.expect.push_back(d);
         t.feed(in);
         t.run_until_idle();
-        CHECK(t.expect.empty(), "round %d: %zu frames never delivered", round, t.expect.size());
+        t.discarded += t.expect.size();  // discarded after the last delivered one
         t.expect.clear();
-        CHECK_EQ(t.got.good, want.good, "ev_good count");
+        // every good frame delivered in order, except those discarded at
+        // the tail for a full descriptor FIFO, one ev_overflow each
+        CHECK_EQ(t.got.good + t.discarded, want.good, "ev_good count + discarded");
         CHECK_EQ(t.got.crc, want.crc, "ev_crc_error count");
         CHECK_EQ(t.got.frame, want.frame, "ev_frame_error count");
-        CHECK_EQ(t.got.ovf, 0, "ev_overflow count");
+        CHECK_EQ(t.got.ovf, t.discarded, "ev_overflow count (discarded frames)");
     }
 
     // 1b. a false SOF swallows the next frame (no gap): the rescan finds it
@@ -363,11 +383,14 @@ int main(int argc, char** argv) {
         swallowed_rescued = exp.size();
         for (auto& d : exp) t.expect.push_back(d);
         uint64_t g0 = t.got.good;
+        t.desc_p = t.data_p = 1.0;  // a consumer that keeps up: none is discarded
         t.feed(in);
         t.run_until_idle();
         CHECK(t.expect.empty(), "frames behind a false SOF: %zu never delivered", t.expect.size());
         CHECK_EQ(t.got.good - g0, 6, "frames recovered by the rescan");
         want = t.got;
+        mixed_discarded = t.discarded;
+        t.discarded = 0;
     }
 
     // 2. no room (consumer stalled while frames arrive back to back)
@@ -380,7 +403,7 @@ int main(int argc, char** argv) {
         for (int k = 0; k < 12; k++) {
             Frame f = g.frame(k % 3 == 0 ? MAXP : g.rnd(0, 700));
             sent.push_back(f);
-            for (uint8_t b : f.encode()) in.push_back({b, 0});
+            for (uint8_t b : f.encode()) in.push_back({b, 1});  // a byte every other clock
         }
         t.stall = true;
         t.feed(in);
@@ -409,6 +432,14 @@ int main(int argc, char** argv) {
         }
         CHECK_EQ(normal, good, "normal descriptors == ev_good");
         CHECK(normal >= 2, "only %llu frames delivered with a stalled consumer", (unsigned long long)normal);
+        // the parser never waits for descriptor room: exactly the first
+        // DESC_DEPTH (4) frames are held, the others are discarded whole
+        // (no frame is mangled into a CRC or framing error)
+        CHECK_EQ(t.seen.size(), DESC_DEPTH, "descriptors delivered with a stalled consumer");
+        for (size_t i = 0; i < t.seen.size() && i < sent.size(); i++)
+            CHECK_EQ(t.seen[i].seq, sent[i].seq, "seq of a held frame");
+        CHECK_EQ(t.got.crc - before.crc, 0, "CRC errors with a stalled consumer");
+        CHECK_EQ(t.got.frame - before.frame, 0, "framing errors with a stalled consumer");
         std::printf("proto_rx no-room: %zu sent, %llu delivered, %llu busy, %llu overflow pulses\n", sent.size(),
                     (unsigned long long)normal, (unsigned long long)busy, (unsigned long long)ovf);
         t.checking = true;
@@ -438,6 +469,7 @@ int main(int argc, char** argv) {
         CHECK(t.expect.empty(), "after reset: %zu frames never delivered", t.expect.size());
         CHECK_EQ(t.got.good - before.good, c.good, "ev_good after reset");
     }
+    std::printf("proto_rx: %llu discarded in the mixed streams (descriptor FIFO full)\n", (unsigned long long)mixed_discarded);
     std::printf("proto_rx: %llu good, %llu CRC errors, %llu framing errors, %llu overflows, %llu rescued\n",
                 (unsigned long long)t.got.good, (unsigned long long)t.got.crc, (unsigned long long)t.got.frame,
                 (unsigned long long)t.got.ovf, (unsigned long long)swallowed_rescued);
