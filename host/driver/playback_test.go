@@ -22,9 +22,10 @@ var update = flag.Bool("update", false, "rewrite testdata/session.rec from a liv
 // results of the inference requests.
 func session(t *testing.T, tr transport.Transport) []driver.Result {
 	t.Helper()
-	// A long timeout so that a loaded machine cannot add a resend that the
-	// recording would then contain.
-	d := driver.New(tr, driver.Opts{FirstSeq: driver.Seq(0xfff0), Timeout: 30 * time.Second, Window: 4})
+	// A long timeout, also after RTT samples (MinTimeout), so that a
+	// loaded machine cannot add a resend that the recording would then
+	// contain.
+	d := driver.New(tr, driver.Opts{FirstSeq: driver.Seq(0xfff0), Timeout: 30 * time.Second, MinTimeout: 30 * time.Second, MaxTimeout: 30 * time.Second, Window: 4})
 	defer d.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -51,7 +52,7 @@ func session(t *testing.T, tr transport.Transport) []driver.Result {
 		t.Fatal(err)
 	}
 	core, _ := fixed.NewCore(bank, testmodel.HW)
-	r := &rig{core: core}
+	r := &rig{core: core, bank: bank}
 	for i, x := range res {
 		if x.Err != nil {
 			t.Fatalf("request %d: %v", i, x.Err)
