@@ -165,6 +165,35 @@ func TestIrisSamplesAndStats(t *testing.T) {
 	if 3*s4.BytesReceived >= s.BytesReceived {
 		t.Errorf("sums mode received %d bytes, samples mode %d: not 3x more compact", s4.BytesReceived, s.BytesReceived)
 	}
+	// The stream report equals `ptm eval --fixed` (pipeline.EvaluateFixed)
+	// on the same rows and seeds: accuracy, ECE, entropy and MI right and
+	// wrong, for the vote mapping and for a softmax mapping.
+	_, d, _ := iris(t)
+	f2 := *f
+	f2.Mapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: 0.5}
+	for _, fm := range []*modelfile.File{f, &f2} {
+		sm := s4
+		if fm != f {
+			if sm, err = stream.Run(ctx, tr, fm, "", X, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev, err := pipeline.EvaluateFixed(fm, fm.Bank, hw, d, ids, cfg.K, cfg.Seed, fm.Mapping, metrics.DefaultBins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, m := ev.Report, sm.Metrics
+		got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect), float64(m.AUROCEntropy)}
+		want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect, r.AUROCEntropy}
+		for k := range got {
+			if got[k] != want[k] && !(math.IsNaN(got[k]) && math.IsNaN(want[k])) {
+				t.Fatalf("%s mapping: stream report %v, eval --fixed %v (accuracy, ECE, H right/wrong, MI right/wrong, AUROC)", fm.Mapping.Kind, got, want)
+			}
+		}
+		t.Logf("%s mapping: stream report = eval --fixed: accuracy %.3f, ECE %.4f, H right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f",
+			fm.Mapping.Kind, got[0], got[1], got[2], got[3], got[4], got[5])
+	}
+
 	// A board that takes one set per query (MMAX 1) gets one request per
 	// set: the same rows, exactly, and a warning.
 	b1 := boardFor(t, f, softboard.Config{KMax: 500, MMax: 1})
