@@ -97,7 +97,7 @@ done
 echo "board up on $pty"
 
 step "6/6 Stream the held-out rows through the host driver (upload, pipelined INFER, K=$K, per-sample results)"
-"$ptm" stream --uart "$pty@$baud" --model "$out/iris.ptm" --data iris --split test --samples "$K" --mode samples \
+"$ptm" stream --uart "$pty@$baud" --model "$out/iris.ptm" --data iris --split test --samples "$K" --mode sums \
   --json --out "$out/stream-full.json" > "$out/stream.json"
 finish_step
 step_name=""

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
@@ -54,6 +55,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	perQuery := fs.String("per-query", "", "also write per-query results to this CSV `file`")
 	testData := fs.String("test-data", "", "evaluate every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
+	fixedModel := fs.Bool("fixed", false, "evaluate the fixed-point model a board runs (bit-exact with it) instead of the float model: row r is queried with seed --seed + r as `ptm stream` does; --bits and the lane flags must be the board's")
+	var hf hwFlags
+	hf.addLanes(fs)
 	var mf mappingFlags
 	mf.add(fs, "", 2, 0)
 	if err := parse(fs, args); err != nil {
@@ -89,9 +93,27 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := pipeline.Evaluate(f, d, rows, *K, *seed, mp, *bins)
-	if err != nil {
+	var res *pipeline.EvalResult
+	if *fixedModel {
+		if *seed > math.MaxUint32 {
+			return fmt.Errorf("%w: --seed %d: the fixed-point model takes a 32-bit seed", errUsage, *seed)
+		}
+		c, err := hf.config(f.Bank.Shape)
+		if err != nil {
+			return err
+		}
+		_, bank, _, err := loadBank(*model, hf.bits)
+		if err != nil {
+			return err
+		}
+		res, err = pipeline.EvaluateFixed(f, bank, c.HW(), d, rows, *K, uint32(*seed), mp, *bins)
+		if err != nil {
+			return err
+		}
+	} else if res, err = pipeline.Evaluate(f, d, rows, *K, *seed, mp, *bins); err != nil {
 		return err
+	} else if hwFlagsSet(fs) {
+		return fmt.Errorf("%w: --bits and the lane flags apply to --fixed only", errUsage)
 	}
 	if *perQuery != "" {
 		if err := writePerQuery(*perQuery, f, res); err != nil {

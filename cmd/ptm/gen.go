@@ -25,13 +25,31 @@ type hwFlags struct {
 }
 
 func (h *hwFlags) add(fs *flag.FlagSet) {
+	h.addLanes(fs)
+	fs.IntVar(&h.maxK, "max-k", 255, "largest K a request may ask for")
+	fs.StringVar(&h.prefix, "prefix", hw.DefaultPrefix, "module name prefix")
+}
+
+// addLanes adds the flags that decide the fixed-point model's numbers
+// (width, LFSR and lanes), for commands that model a board without
+// generating one.
+func (h *hwFlags) addLanes(fs *flag.FlagSet) {
 	fs.IntVar(&h.bits, "bits", 16, "probability width B (8..16)")
 	fs.IntVar(&h.width, "lfsr-width", lfsr.DefaultWidth, "LFSR width W per lane")
 	fs.IntVar(&h.lanes, "lanes", 0, "lane count L, split into clause x literal lanes automatically (default: hw.DefaultLanes, 2o: one literal lane per literal)")
 	fs.IntVar(&h.lc, "clause-lanes", 0, "clause lanes LC (with --literal-lanes, instead of --lanes)")
 	fs.IntVar(&h.ll, "literal-lanes", 0, "literal lanes LL (with --clause-lanes, instead of --lanes)")
-	fs.IntVar(&h.maxK, "max-k", 255, "largest K a request may ask for")
-	fs.StringVar(&h.prefix, "prefix", hw.DefaultPrefix, "module name prefix")
+	h.maxK, h.prefix = 255, hw.DefaultPrefix
+}
+
+// hwFlagsSet reports whether any flag of addLanes was given.
+func hwFlagsSet(fs *flag.FlagSet) bool {
+	for _, n := range []string{"bits", "lfsr-width", "lanes", "clause-lanes", "literal-lanes"} {
+		if isSet(fs, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // config resolves the flags into a generator configuration for shape.

@@ -60,7 +60,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to stream: test, train (as recorded in the model) or all")
 	K := fs.Int("samples", 100, "samples K per query")
-	mode := fs.String("mode", "stats", "result mode: stats (vote counts and sums), votes (vote counts only: the smallest responses, for throughput) or samples (every sample's class sums; exact mutual information)")
+	mode := fs.String("mode", "sums", "result mode: sums (every sample's clipped class sums, one byte each: the model's own mapping, exact entropy and mutual information), samples (the same as u32 raw sums), stats (vote counts and sums: the plain vote mapping) or votes (vote counts only: the smallest responses, for throughput)")
 	seed := fs.Uint("seed", 1, "base seed: row i is sampled with seed+i")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
@@ -111,8 +111,10 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		cfg.Mode = frame.ModeSamples
 	case "votes":
 		cfg.Mode = frame.ModeVotes
+	case "sums":
+		cfg.Mode = frame.ModeSums
 	default:
-		return fmt.Errorf("%w: --mode %q, want stats, votes or samples", errUsage, *mode)
+		return fmt.Errorf("%w: --mode %q, want sums, samples, stats or votes", errUsage, *mode)
 	}
 	f, hash, err := modelfile.Read(*model)
 	if err != nil {

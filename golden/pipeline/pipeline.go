@@ -374,6 +374,47 @@ func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 	return res, nil
 }
 
+// EvaluateFixed is Evaluate for the fixed-point model the hardware runs
+// (golden/fixed, bit-exact with the board): the bank on lanes h, row r
+// (a data row index) queried with seed seed + r over every set of the
+// model's input encoding (fixed.Core.RunSets), as `ptm stream` queries a
+// board. Its figures are the ones a board's stream report must equal.
+func EvaluateFixed(f *modelfile.File, bank *fixed.Bank, h fixed.HW, d *Data, rows []int, K int, seed uint32, mp ptm.Mapping, bins int) (*EvalResult, error) {
+	if err := mp.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckSamples(f, K); err != nil {
+		return nil, err
+	}
+	labels, err := Labels(f, d, rows)
+	if err != nil {
+		return nil, err
+	}
+	core, err := fixed.NewCore(bank, h)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: fixed-point core: %w", err)
+	}
+	res := &EvalResult{Labels: labels, Rows: rows, Queries: make([]metrics.QueryStats, len(rows))}
+	var raw []int32
+	var sums []int
+	for i, r := range rows {
+		xs, err := f.EncodeSets(d.X[r])
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		if raw, _, err = core.RunSets(xs, K, seed+uint32(r), raw); err != nil {
+			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		sums = sums[:0]
+		for _, v := range raw {
+			sums = append(sums, int(v))
+		}
+		res.Queries[i] = metrics.Query(f.Model.SumsToProbs(sums, K, mp))
+	}
+	res.Report = metrics.Evaluate(res.Queries, labels, bins)
+	return res, nil
+}
+
 // FitMapping chooses the parameter of a mapping kind that minimizes the
 // NLL of the K-sample predictive mean on the given rows: the vote smoothing
 // from a grid over [0, 0.3], or the softmax temperature from 1/16 to 16 in

@@ -223,6 +223,19 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	c.expectError("INFER count = 0", frame.TypeInfer, infer(frame.ModeStats, 1, 0), frame.CodeBadLength, int64(frame.InferHeaderLen+fb), false)
 	c.expectError("INFER one feature byte short", frame.TypeInfer, infer(frame.ModeStats, 1, 1)[:frame.InferHeaderLen+fb-1], frame.CodeBadLength, int64(frame.InferHeaderLen+fb), true)
 	c.expectError("INFER one feature byte too many", frame.TypeInfer, append(infer(frame.ModeStats, 1, 1), 0), frame.CodeBadLength, int64(frame.InferHeaderLen+fb), true)
+	bad := infer(frame.ModeStats, 1, 1)
+	bad[0] = 4
+	c.expectError("INFER mode 4", frame.TypeInfer, bad, frame.CodeBadLength, 0, true)
+	if in.MMax < 255 {
+		bad = infer(frame.ModeStats, 1, int(in.MMax)+1) // the length of one query of MMAX+1 sets
+		bad[1], bad[8] = byte(in.MMax+1), 1
+		c.expectError("INFER with MMAX+1 sets", frame.TypeInfer, bad, frame.CodeBadLength, 0, true)
+	}
+	if in.MMax >= 2 {
+		two := infer(frame.ModeStats, 1, 2) // one query of 2 sets: 2*FB feature bytes
+		two[1], two[8] = 2, 1
+		c.expectError("INFER of 2 sets one vector short", frame.TypeInfer, two[:len(two)-fb], frame.CodeBadLength, int64(frame.InferHeaderLen+2*fb), true)
+	}
 
 	// Results, bit for bit.
 	core, err := fixed.NewCore(bank, hw)
@@ -230,13 +243,23 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		return c.rep, fmt.Errorf("conformance: golden core: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, mode := range []frame.Mode{frame.ModeStats, frame.ModeSamples, frame.ModeVotes} {
+	mmax := max(1, min(int(in.MMax), 8))
+	for _, mode := range []frame.Mode{frame.ModeStats, frame.ModeSamples, frame.ModeVotes, frame.ModeSums} {
 		var reqs []driver.Request
-		var xs [][]bool
+		var xs [][][]bool
 		for i := range opts.Queries {
-			x := make([]bool, bank.Features)
-			for j := range x {
-				x[j] = rng.IntN(2) == 1
+			// Queries of 1..MMAX sets (K below M for some: sets
+			// without samples do not run).
+			sets := 1 + i%mmax
+			var q [][]bool
+			var feats []byte
+			for range sets {
+				x := make([]bool, bank.Features)
+				for j := range x {
+					x[j] = rng.IntN(2) == 1
+				}
+				q = append(q, x)
+				feats = frame.PackFeatures(feats, x)
 			}
 			k := 1 + rng.IntN(min(int(in.KMax), 64))
 			if i == 0 && mode == frame.ModeSamples {
@@ -246,11 +269,14 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 			if i == 0 && mode == frame.ModeVotes {
 				k = int(in.KMax) // the largest votes (u32 items if they need them)
 			}
-			xs = append(xs, x)
-			reqs = append(reqs, driver.Request{Index: i, Features: frame.PackFeatures(nil, x), K: k, Seed: rng.Uint32(), Mode: mode})
+			if i%5 == 4 {
+				k = 1 + rng.IntN(sets)
+			}
+			xs = append(xs, q)
+			reqs = append(reqs, driver.Request{Index: i, Features: feats, Sets: sets, K: k, Seed: rng.Uint32(), Mode: mode})
 		}
 		res, err := d.InferAll(ctx, reqs)
-		name := fmt.Sprintf("%d INFER results in %v mode equal the golden model", len(reqs), mode)
+		name := fmt.Sprintf("%d INFER results in %v mode (1..%d sets) equal the golden model", len(reqs), mode, mmax)
 		if err != nil {
 			c.add(name, err)
 			continue
@@ -261,10 +287,10 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 				bad = fmt.Errorf("request %d: %w", i, r.Err)
 				break
 			}
-			sums, st, _ := core.Run(xs[i], reqs[i].K, reqs[i].Seed, nil)
-			want := frame.ResultWords(mode, sums, st)
+			sums, st, _ := core.RunSets(xs[i], reqs[i].K, reqs[i].Seed, nil)
+			want := frame.ResultWords(mode, bank.T, sums, st)
 			if !equal(r.Words, want) {
-				bad = fmt.Errorf("request %d (K %d, seed %d): %d words %v..., golden %d words %v...", i, reqs[i].K, reqs[i].Seed,
+				bad = fmt.Errorf("request %d (%d sets, K %d, seed %d): %d words %v..., golden %d words %v...", i, reqs[i].Sets, reqs[i].K, reqs[i].Seed,
 					len(r.Words), head(r.Words), len(want), head(want))
 				break
 			}
@@ -291,7 +317,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		var want []uint32
 		for i, x := range xs {
 			sums, st, _ := core.Run(x, int(q.K), seed+uint32(i), nil)
-			want = append(want, frame.ResultWords(frame.ModeStats, sums, st)...)
+			want = append(want, frame.ResultWords(frame.ModeStats, bank.T, sums, st)...)
 		}
 		if !equal(got, want) {
 			c.add("multi-vector INFER: vector i uses seed + i", fmt.Errorf("words %v..., golden %v...", head(got), head(want)))
@@ -302,16 +328,49 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		q.Mode = frame.ModeVotes
 		ib := in.ItemBytes(frame.ModeVotes, int(q.K))
 		p = c.expectOK("multi-vector INFER in votes mode", frame.TypeInfer, q.AppendTo(nil), nil)
-		got, gerr := frame.Items(nil, p, ib)
+		got, gerr := frame.Items(nil, p, frame.ModeVotes, ib)
 		want = want[:0]
 		for i, x := range xs {
 			sums, st, _ := core.Run(x, int(q.K), seed+uint32(i), nil)
-			want = append(want, frame.ResultWords(frame.ModeVotes, sums, st)...)
+			want = append(want, frame.ResultWords(frame.ModeVotes, bank.T, sums, st)...)
 		}
 		if gerr == nil && !equal(got, want) {
 			gerr = fmt.Errorf("%d-byte items %v..., golden %v...", ib, head(got), head(want))
 		}
 		c.add(fmt.Sprintf("multi-vector INFER in votes mode: %d-byte vote items", ib), gerr)
+
+		// Several queries of MMAX sets in one INFER, in sums mode: query
+		// i uses seed + i, its sets seeds seed + i + m*0x9E3779B9.
+		if M := mmax; M > 1 {
+			var mf []byte
+			var mq [][][]bool
+			for range count {
+				var q [][]bool
+				for range M {
+					x := make([]bool, bank.Features)
+					for j := range x {
+						x[j] = rng.IntN(2) == 1
+					}
+					q = append(q, x)
+					mf = frame.PackFeatures(mf, x)
+				}
+				mq = append(mq, q)
+			}
+			q := frame.InferRequest{Mode: frame.ModeSums, Sets: uint8(M), K: uint16(min(int(in.KMax), 2*M+1)), Seed: seed, Count: count, Features: mf}
+			name := fmt.Sprintf("multi-query INFER of %d sets in sums mode", M)
+			p := c.expectOK(name, frame.TypeInfer, q.AppendTo(nil), nil)
+			ib := in.ItemBytes(frame.ModeSums, int(q.K))
+			got, gerr := frame.Items(nil, p, frame.ModeSums, ib)
+			want = want[:0]
+			for i, xs := range mq {
+				sums, st, _ := core.RunSets(xs, int(q.K), seed+uint32(i), nil)
+				want = append(want, frame.ResultWords(frame.ModeSums, bank.T, sums, st)...)
+			}
+			if gerr == nil && !equal(got, want) {
+				gerr = fmt.Errorf("%d-byte items %v..., golden %v...", ib, head(got), head(want))
+			}
+			c.add(name+": query i uses seed + i, set m seed + i + m*0x9E3779B9", gerr)
+		}
 	}
 
 	// STATUS and RESET_STATUS.

@@ -78,7 +78,7 @@ func (r *rig) golden(t *testing.T, x []bool, k int, seed uint32, mode frame.Mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	return frame.ResultWords(mode, sums, st)
+	return frame.ResultWords(mode, r.bank.T, sums, st)
 }
 
 func equalWords(a, b []uint32) bool {

@@ -28,10 +28,11 @@ type call struct {
 	payload []byte // command payload (built by the op)
 	label   string // names the request in errors ("INFER request 17")
 	// expectWords is the number of result items expected (INFER), 0 if
-	// unknown, of itemBytes bytes each (4, or 2 for u16 votes); respBytes
+	// unknown, of itemBytes bytes each (4, 2 for u16 votes, 1 or 2 for sums); respBytes
 	// estimates the response size for timeouts.
 	expectWords int
 	itemBytes   int
+	mode        frame.Mode // INFER mode (how items decode)
 	respBytes   int
 	loadOffset  int64 // LOAD_DATA chunk offset, -1 for other commands
 	notify      chan<- *call

@@ -9,11 +9,14 @@ import (
 	"github.com/ptmhw/ptm/host/frame"
 )
 
-// Request is one inference: a packed feature vector (frame.PackFeatures,
-// FB bytes) run with K samples and a seed in a mode.
+// Request is one query: Sets packed feature vectors (frame.PackFeatures,
+// FB bytes each, one per threshold set of a sampled input encoding;
+// Sets 0 means 1) run with K samples in all and a seed in a mode
+// (docs/protocol.md section 4).
 type Request struct {
 	Index    int // the caller's identifier, returned in the Result
 	Features []byte
+	Sets     int
 	K        int
 	Seed     uint32
 	Mode     frame.Mode
@@ -24,7 +27,7 @@ type Request struct {
 type Result struct {
 	Index   int
 	Seq     uint16   // the sequence number the request used
-	Words   []uint32 // K*NT raw class sums (samples), NC+2NT statistics (stats) or NC votes (votes)
+	Words   []uint32 // K*NT class sums (samples; clipped in sums mode), NC+2NT statistics (stats) or NC votes (votes)
 	Retries int      // resends the request needed
 	Err     error
 }
@@ -34,27 +37,34 @@ func (d *Driver) check(r *Request) error {
 	if r.K < 1 || r.K > 0xffff {
 		return fmt.Errorf("K = %d, want 1..65535", r.K)
 	}
-	if r.Mode > frame.ModeVotes {
-		return fmt.Errorf("mode %d, want samples (0), stats (1) or votes (2)", r.Mode)
+	if r.Mode > frame.ModeSums {
+		return fmt.Errorf("mode %d, want samples (0), stats (1), votes (2) or sums (3)", r.Mode)
+	}
+	if r.Sets < 0 || r.Sets > 255 {
+		return fmt.Errorf("%d sets, want 1..255", r.Sets)
 	}
 	if frame.InferHeaderLen+len(r.Features) > frame.MaxPayload {
 		return fmt.Errorf("%d feature bytes do not fit in one frame", len(r.Features))
 	}
 	in := d.BoardInfo()
 	if in == nil {
-		if r.Mode == frame.ModeVotes {
-			return fmt.Errorf("votes mode needs the board's INFO (the width of its items depends on NC): call Info first")
+		if r.Mode == frame.ModeVotes || r.Mode == frame.ModeSums {
+			return fmt.Errorf("%v mode needs the board's INFO (the width of its items depends on NC or T): call Info first", r.Mode)
 		}
 		return nil
 	}
 	if r.K > int(in.KMax) {
 		return fmt.Errorf("K = %d exceeds the board's KMAX %d", r.K, in.KMax)
 	}
-	if len(r.Features) != in.FeatureBytes() {
-		return fmt.Errorf("%d feature bytes, the board takes %d (o = %d)", len(r.Features), in.FeatureBytes(), in.O)
+	m := max(1, r.Sets)
+	if m > int(in.MMax) {
+		return fmt.Errorf("%d sets per query, the board takes at most %d (INFO MMAX)", m, in.MMax)
 	}
-	if n := in.ResultWords(r.Mode, r.K); n > frame.MaxResponseWords {
-		return fmt.Errorf("the response would be %d words, more than %d fragments can carry", n, frame.MaxFragments)
+	if len(r.Features) != m*in.FeatureBytes() {
+		return fmt.Errorf("%d feature bytes for %d sets, the board takes %d per set (o = %d)", len(r.Features), m, in.FeatureBytes(), in.O)
+	}
+	if n := in.ResultBytes(r.Mode, r.K); n > frame.MaxResponseBytes {
+		return fmt.Errorf("the response would be %d bytes, more than %d fragments can carry", n, frame.MaxFragments)
 	}
 	return nil
 }
@@ -63,9 +73,12 @@ func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
 	if err := d.check(r); err != nil {
 		return nil, fmt.Errorf("driver: request %d: %w", r.Index, err)
 	}
-	q := frame.InferRequest{Mode: r.Mode, K: uint16(r.K), Seed: r.Seed, Count: 1, Features: r.Features}
+	q := frame.InferRequest{Mode: r.Mode, Sets: uint8(max(1, r.Sets)), K: uint16(r.K), Seed: r.Seed, Count: 1, Features: r.Features}
+	if q.Sets == 1 {
+		q.Sets = 0 // as a version-2 host sent it: the same request
+	}
 	c := &call{typ: frame.TypeInfer, payload: q.AppendTo(make([]byte, 0, frame.InferHeaderLen+len(r.Features))),
-		label: fmt.Sprintf("request %d", r.Index), loadOffset: -1, notify: notify, index: r.Index, itemBytes: 4}
+		label: fmt.Sprintf("request %d", r.Index), loadOffset: -1, notify: notify, index: r.Index, itemBytes: 4, mode: r.Mode}
 	if in := d.BoardInfo(); in != nil {
 		c.expectWords = in.ResultWords(r.Mode, r.K)
 		c.itemBytes = in.ItemBytes(r.Mode, r.K)
@@ -78,7 +91,7 @@ func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
 func result(c *call) Result {
 	r := Result{Index: c.index, Seq: c.seq, Retries: c.retries(), Err: c.err}
 	if c.err == nil {
-		r.Words, r.Err = frame.Items(make([]uint32, 0, len(c.resp)/c.itemBytes), c.resp, c.itemBytes)
+		r.Words, r.Err = frame.Items(make([]uint32, 0, len(c.resp)/c.itemBytes), c.resp, c.mode, c.itemBytes)
 	}
 	return r
 }

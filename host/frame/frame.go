@@ -23,6 +23,9 @@ const (
 	// MaxResponseWords is the most result words one INFER response can
 	// carry (MaxFragments full fragments).
 	MaxResponseWords = MaxFragments * WordsPerFragment
+	// MaxResponseBytes is the most result bytes one INFER response can
+	// carry (docs/protocol.md section 4).
+	MaxResponseBytes = MaxFragments * MaxPayload
 )
 
 // Type is a frame's type byte: a command (host to board) or a response

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/ptmhw/ptm/golden/fixed"
 )
 
 func TestChecksumIsIEEE(t *testing.T) {
@@ -213,7 +215,7 @@ func TestParserTooLongAndExpire(t *testing.T) {
 
 func TestPayloadRoundTrips(t *testing.T) {
 	info := Info{Magic: Magic, Version: ProtocolVersion, Generator: 0x000100, NT: 3, NC: 3, M: 20, O: 32, T: 10, B: 16, W: 32, LC: 4, LL: 8,
-		D: 120, KMax: 1000, Hash32: 0xdeadbeef, Loaded: 1, ModelCRC: 0x12345678, BitRate: 115200}
+		D: 120, KMax: 1000, Hash32: 0xdeadbeef, Loaded: 1, ModelCRC: 0x12345678, BitRate: 115200, RxBuffer: 2, MMax: 8}
 	var i2 Info
 	if err := i2.DecodeFromBytes(info.AppendTo(nil)); err != nil || i2 != info {
 		t.Fatalf("info round trip: %v %+v", err, i2)
@@ -230,16 +232,46 @@ func TestPayloadRoundTrips(t *testing.T) {
 		t.Fatalf("votes-mode sizes wrong: %d items, %d/%d bytes", info.ResultWords(ModeVotes, 5), info.ItemBytes(ModeVotes, 10922), info.ItemBytes(ModeVotes, 10923))
 	}
 	for _, c := range []struct{ nc, k, want int }{{1, 65535, 2}, {2, 32767, 2}, {2, 32768, 4}, {8, 78, 2}, {8, 79, 4}, {9, 26, 2}, {12, 2, 2}, {13, 1, 4}, {40, 1, 4}, {41, 1, 4}} {
-		if got := ItemBytes(ModeVotes, c.nc, c.k); got != c.want {
+		if got := ItemBytes(ModeVotes, c.nc, 10, c.k); got != c.want {
 			t.Errorf("ItemBytes(votes, NC=%d, K=%d) = %d, want %d", c.nc, c.k, got, c.want)
 		}
 	}
 	items := []uint32{0, 1, 0xfffe, 0xffff}
-	if got, err := Items(nil, AppendItems(nil, items, 2), 2); err != nil || !slices.Equal(got, items) {
+	if got, err := Items(nil, AppendItems(nil, items, 2), ModeVotes, 2); err != nil || !slices.Equal(got, items) {
 		t.Fatalf("u16 items round trip: %v %v", got, err)
 	}
-	if _, err := Items(nil, []byte{1, 2, 3}, 2); err == nil {
+	if _, err := Items(nil, []byte{1, 2, 3}, ModeVotes, 2); err == nil {
 		t.Fatal("an odd number of bytes decoded as u16 items")
+	}
+	// sums: i8 while T <= 127, else i16; two's complement, sign-extended
+	if info.ItemBytes(ModeSums, 5) != 1 || ItemBytes(ModeSums, 3, 127, 5) != 1 || ItemBytes(ModeSums, 3, 128, 5) != 2 ||
+		info.ResultWords(ModeSums, 5) != 15 || info.ResultBytes(ModeSums, 5) != 15 || info.ResultBytes(ModeSamples, 5) != 60 {
+		t.Fatalf("sums-mode sizes wrong: %d-byte items, %d bytes per query", info.ItemBytes(ModeSums, 5), info.ResultBytes(ModeSums, 5))
+	}
+	signed := []uint32{0, 1, 127, 0xffffff81, 0xffffffff} // 0, 1, 127, -127, -1
+	for _, ib := range []int{1, 2} {
+		if got, err := Items(nil, AppendItems(nil, signed, ib), ModeSums, ib); err != nil || !slices.Equal(got, signed) {
+			t.Fatalf("i%d sums round trip: %v %v", 8*ib, got, err)
+		}
+	}
+	if got, _ := Items(nil, []byte{0x81}, ModeVotes, 1); got[0] != 0x81 {
+		t.Fatalf("1-byte items outside sums mode are unsigned: %#x", got[0])
+	}
+	st := fixed.Stats{Votes: []uint64{1, 2}, Sum: []int64{-3}, SumSq: []uint64{9}}
+	if got := ResultWords(ModeSums, 10, []int32{-12, -10, 3, 10, 11}, st); !slices.Equal(got, []uint32{0xfffffff6, 0xfffffff6, 3, 10, 10}) {
+		t.Fatalf("sums mode clips to [-T, T]: %#x", got)
+	}
+	// a query of 3 sets carries 3 vectors; sets 0 and 1 both mean one
+	sq := InferRequest{Mode: ModeSums, Sets: 3, K: 7, Seed: 9, Count: 2, Features: make([]byte, 2*3*4)}
+	var sq2 InferRequest
+	if err := sq2.DecodeFromBytes(sq.AppendTo(nil)); err != nil || sq2.M() != 3 || sq2.CheckLen(4) != nil || sq2.CheckLen(3) == nil {
+		t.Fatalf("sets round trip: %v %+v", err, sq2)
+	}
+	if (&InferRequest{Sets: 0}).M() != 1 || (&InferRequest{Sets: 1}).M() != 1 {
+		t.Fatal("sets 0 or 1 is not one set")
+	}
+	if err := sq2.DecodeFromBytes(append([]byte{4}, sq.AppendTo(nil)[1:]...)); !errors.Is(err, ErrPayload) {
+		t.Fatalf("mode 4 decoded: %v", err)
 	}
 	req := InferRequest{Mode: ModeStats, K: 100, Seed: 0xabcdef01, Count: 2, Features: []byte{1, 2, 3, 4, 5, 6, 7, 8}}
 	var r2 InferRequest

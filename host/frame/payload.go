@@ -22,8 +22,8 @@ func payloadLen(what string, p []byte, want int) error {
 // Protocol constants of the INFO words.
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
-	ProtocolVersion uint32 = 2          // INFO word 1
-	InfoWords              = 19         // words in an INFO response
+	ProtocolVersion uint32 = 3          // INFO word 1
+	InfoWords              = 20         // words in an INFO response
 )
 
 // Info is the INFO response (docs/protocol.md section 3).
@@ -47,14 +47,15 @@ type Info struct {
 	ModelCRC  uint32 // CRC-32 of the loaded model words, 0 if none
 	BitRate   uint32 // UART baud, 0 for Ethernet
 	RxBuffer  uint32 // receive buffer depth: frames held while executing one
+	MMax      uint32 // most sets an INFER query may carry
 }
 
 func (i *Info) fields() [InfoWords]*uint32 {
 	return [InfoWords]*uint32{&i.Magic, &i.Version, &i.Generator, &i.NT, &i.NC, &i.M, &i.O, &i.T, &i.B, &i.W,
-		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate, &i.RxBuffer}
+		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate, &i.RxBuffer, &i.MMax}
 }
 
-// DecodeFromBytes decodes an INFO response payload (exactly 19 words).
+// DecodeFromBytes decodes an INFO response payload (exactly InfoWords words).
 func (i *Info) DecodeFromBytes(p []byte) error {
 	if err := payloadLen("INFO response", p, 4*InfoWords); err != nil {
 		return err
@@ -65,7 +66,7 @@ func (i *Info) DecodeFromBytes(p []byte) error {
 	return nil
 }
 
-// AppendTo appends the 19 INFO words.
+// AppendTo appends the InfoWords INFO words.
 func (i *Info) AppendTo(dst []byte) []byte {
 	for _, f := range i.fields() {
 		dst = binary.LittleEndian.AppendUint32(dst, *f)
@@ -87,7 +88,8 @@ func (i *Info) Check() error {
 		v    uint32
 		max  uint32
 	}{{"NT", i.NT, 16}, {"NC", i.NC, 16}, {"m", i.M, 1 << 20}, {"o", i.O, 1 << 20}, {"T", i.T, 1 << 20},
-		{"B", i.B, 16}, {"W", i.W, 64}, {"LC", i.LC, 1 << 20}, {"LL", i.LL, 1 << 20}, {"D", i.D, 1 << 24}, {"KMAX", i.KMax, 1 << 31}} {
+		{"B", i.B, 16}, {"W", i.W, 64}, {"LC", i.LC, 1 << 20}, {"LL", i.LL, 1 << 20}, {"D", i.D, 1 << 24}, {"KMAX", i.KMax, 1 << 31},
+		{"MMAX", i.MMax, 255}} {
 		if f.v == 0 || f.v > f.max {
 			return fmt.Errorf("frame: INFO %s = %d, want 1..%d", f.name, f.v, f.max)
 		}
@@ -117,8 +119,9 @@ func (i *Info) BankWords() int { return i.Lanes() * int(i.D) }
 // FeatureBytes is FB = ceil(o/8), the size of one packed feature vector.
 func (i *Info) FeatureBytes() int { return (int(i.O) + 7) / 8 }
 
-// ResultWords is the number of result items (words) one feature vector
-// yields: K*NT in samples mode, NC + 2*NT in stats mode, NC in votes mode.
+// ResultWords is the number of result items one query yields (whatever
+// its number of sets): K*NT in samples and sums modes, NC + 2*NT in stats
+// mode, NC in votes mode.
 func (i *Info) ResultWords(m Mode, k int) int {
 	switch m {
 	case ModeStats:
@@ -129,14 +132,23 @@ func (i *Info) ResultWords(m Mode, k int) int {
 	return k * int(i.NT)
 }
 
-// ItemBytes is the size of one result item on the wire: 4, or 2 for votes
-// mode when the votes of K samples fit in 16 bits (ItemBytes).
-func (i *Info) ItemBytes(m Mode, k int) int { return ItemBytes(m, int(i.NC), k) }
+// ItemBytes is the size of one result item on the wire (ItemBytes).
+func (i *Info) ItemBytes(m Mode, k int) int { return ItemBytes(m, int(i.NC), int(i.T), k) }
+
+// ResultBytes is the size of one query's result items on the wire.
+func (i *Info) ResultBytes(m Mode, k int) int { return i.ResultWords(m, k) * i.ItemBytes(m, k) }
 
 // ItemBytes is the size of one INFER result item for a board with nc
-// classes (docs/protocol.md section 4): 2 in votes mode when
-// K*lcm(1..NC) <= 65535, else 4.
-func ItemBytes(m Mode, nc, k int) int {
+// classes and target t (docs/protocol.md section 4): in votes mode 2 when
+// K*lcm(1..NC) <= 65535, else 4; in sums mode 1 when t <= 127, else 2;
+// otherwise 4.
+func ItemBytes(m Mode, nc, t, k int) int {
+	if m == ModeSums {
+		if t <= 127 {
+			return 1
+		}
+		return 2
+	}
 	if m != ModeVotes || nc < 1 || nc > 40 || k < 0 { // lcm(1..40) still fits in 64 bits
 		return 4
 	}
@@ -148,9 +160,9 @@ func ItemBytes(m Mode, nc, k int) int {
 
 // String summarizes the board.
 func (i *Info) String() string {
-	return fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d rxbuf=%d",
+	return fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d rxbuf=%d mmax=%d",
 		i.Version, i.Generator>>16, i.Generator>>8&0xff, i.Generator&0xff, i.NT, i.NC, i.M, i.O, i.T, i.B, i.W,
-		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate, i.RxBuffer)
+		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate, i.RxBuffer, i.MMax)
 }
 
 // LoadBegin is the LOAD_BEGIN command payload and its response's: the
@@ -275,6 +287,10 @@ const (
 	// ModeVotes returns the NC votes of ModeStats alone, as u16 items
 	// when they fit (ItemBytes): the compact answer for streaming.
 	ModeVotes Mode = 2
+	// ModeSums returns ModeSamples' class sums clipped to [-T, T], as i8
+	// items (i16 when T > 127): everything the softmax and vote mappings
+	// of each sample need, in a quarter of the bytes.
+	ModeSums Mode = 3
 )
 
 // String names the mode.
@@ -286,40 +302,45 @@ func (m Mode) String() string {
 		return "stats"
 	case ModeVotes:
 		return "votes"
+	case ModeSums:
+		return "sums"
 	}
 	return fmt.Sprintf("mode %d", uint8(m))
 }
 
 // InferHeaderLen is the length of an INFER payload before its features:
-// u8 mode, u8 0, u16 K, u32 seed, u16 count = 10 bytes. The payload length
-// must be InferHeaderLen + count*FB.
+// u8 mode, u8 sets, u16 K, u32 seed, u16 count = 10 bytes. The payload
+// length must be InferHeaderLen + count*M*FB (M = max(1, sets)).
 const InferHeaderLen = 10
 
-// InferRequest is the INFER command payload. Features holds Count packed
-// vectors of FB bytes each (aliasing the decoded payload); vector i is run
-// with seed Seed + i (mod 2^32).
+// InferRequest is the INFER command payload. Features holds Count queries
+// of M = max(1, Sets) packed vectors of FB bytes each, query by query
+// (aliasing the decoded payload); query i is run with seed Seed + i (mod
+// 2^32), its sets as docs/protocol.md section 4 defines.
 type InferRequest struct {
 	Mode     Mode
+	Sets     uint8 // vectors per query (0 and 1 both mean one)
 	K        uint16
 	Seed     uint32
 	Count    uint16
 	Features []byte
 }
 
-// DecodeFromBytes decodes an INFER payload: the 8-byte header and the
-// feature bytes. It checks the mode and the reserved byte; the feature
-// length depends on the board and is checked by CheckLen.
+// M is the number of sets per query, max(1, Sets).
+func (r *InferRequest) M() int { return max(1, int(r.Sets)) }
+
+// DecodeFromBytes decodes an INFER payload: the 10-byte header and the
+// feature bytes. It checks the mode; the sets limit and the feature length
+// depend on the board and are checked by the board and CheckLen.
 func (r *InferRequest) DecodeFromBytes(p []byte) error {
 	if len(p) < InferHeaderLen {
 		return fmt.Errorf("%w: INFER payload is %d bytes, the header alone is %d", ErrPayload, len(p), InferHeaderLen)
 	}
-	if p[0] > byte(ModeVotes) {
-		return fmt.Errorf("%w: INFER mode %d at payload byte 0, want 0 (samples), 1 (stats) or 2 (votes)", ErrPayload, p[0])
-	}
-	if p[1] != 0 {
-		return fmt.Errorf("%w: INFER reserved payload byte 1 is 0x%02x, want 0", ErrPayload, p[1])
+	if p[0] > byte(ModeSums) {
+		return fmt.Errorf("%w: INFER mode %d at payload byte 0, want 0 (samples), 1 (stats), 2 (votes) or 3 (sums)", ErrPayload, p[0])
 	}
 	r.Mode = Mode(p[0])
+	r.Sets = p[1]
 	r.K = binary.LittleEndian.Uint16(p[2:])
 	r.Seed = binary.LittleEndian.Uint32(p[4:])
 	r.Count = binary.LittleEndian.Uint16(p[8:])
@@ -327,20 +348,22 @@ func (r *InferRequest) DecodeFromBytes(p []byte) error {
 	return nil
 }
 
-// CheckLen checks that Features holds Count vectors of fb bytes.
+// CheckLen checks that Features holds Count queries of M vectors of fb
+// bytes.
 func (r *InferRequest) CheckLen(fb int) error {
-	if want := int(r.Count) * fb; len(r.Features) != want {
-		return fmt.Errorf("%w: INFER with count %d carries %d feature bytes, want %d (%d per vector)", ErrPayload, r.Count, len(r.Features), want, fb)
+	if want := int(r.Count) * r.M() * fb; len(r.Features) != want {
+		return fmt.Errorf("%w: INFER with count %d and %d sets carries %d feature bytes, want %d (%d per vector)", ErrPayload, r.Count, r.M(), len(r.Features), want, fb)
 	}
 	return nil
 }
 
-// Vector returns feature vector k (fb bytes).
+// Vector returns feature vector k of the payload (query k/M, set k%M),
+// fb bytes.
 func (r *InferRequest) Vector(k, fb int) []byte { return r.Features[k*fb : (k+1)*fb] }
 
 // AppendTo appends the payload.
 func (r *InferRequest) AppendTo(dst []byte) []byte {
-	dst = append(dst, byte(r.Mode), 0)
+	dst = append(dst, byte(r.Mode), r.Sets)
 	dst = binary.LittleEndian.AppendUint16(dst, r.K)
 	dst = binary.LittleEndian.AppendUint32(dst, r.Seed)
 	dst = binary.LittleEndian.AppendUint16(dst, r.Count)
@@ -395,29 +418,50 @@ func Uint32s(dst []uint32, p []byte) ([]uint32, error) {
 	return dst, nil
 }
 
-// AppendItems appends result items of ib bytes each (2 or 4),
-// little-endian; 2-byte items keep the low half of each value.
+// AppendItems appends result items of ib bytes each (1, 2 or 4),
+// little-endian; narrow items keep the low bits of each value.
 func AppendItems(dst []byte, items []uint32, ib int) []byte {
-	if ib != 2 {
-		return AppendWords(dst, items)
+	switch ib {
+	case 1:
+		for _, w := range items {
+			dst = append(dst, byte(w))
+		}
+		return dst
+	case 2:
+		for _, w := range items {
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(w))
+		}
+		return dst
 	}
-	for _, w := range items {
-		dst = binary.LittleEndian.AppendUint16(dst, uint16(w))
-	}
-	return dst
+	return AppendWords(dst, items)
 }
 
-// Items appends the little-endian result items of ib bytes each (2 or 4)
-// in p to dst, zero-extended; p must be a whole number of items.
-func Items(dst []uint32, p []byte, ib int) ([]uint32, error) {
-	if ib != 2 {
+// Items appends the little-endian result items of ib bytes each (1, 2 or
+// 4) in p to dst: sign-extended in sums mode (two's-complement class
+// sums), zero-extended otherwise; p must be a whole number of items.
+func Items(dst []uint32, p []byte, m Mode, ib int) ([]uint32, error) {
+	switch ib {
+	case 1, 2:
+	default:
 		return Uint32s(dst, p)
 	}
-	if len(p)%2 != 0 {
-		return dst, fmt.Errorf("%w: %d bytes is not a whole number of u16 items", ErrPayload, len(p))
+	if len(p)%ib != 0 {
+		return dst, fmt.Errorf("%w: %d bytes is not a whole number of %d-byte items", ErrPayload, len(p), ib)
 	}
-	for k := 0; k < len(p); k += 2 {
-		dst = append(dst, uint32(binary.LittleEndian.Uint16(p[k:])))
+	signed := m == ModeSums
+	for k := 0; k < len(p); k += ib {
+		var v uint32
+		switch {
+		case ib == 1 && signed:
+			v = uint32(int32(int8(p[k])))
+		case ib == 1:
+			v = uint32(p[k])
+		case signed:
+			v = uint32(int32(int16(binary.LittleEndian.Uint16(p[k:]))))
+		default:
+			v = uint32(binary.LittleEndian.Uint16(p[k:]))
+		}
+		dst = append(dst, v)
 	}
 	return dst, nil
 }
@@ -605,15 +649,22 @@ func SampleSums(dst []int32, w []uint32) []int32 {
 }
 
 // ResultWords returns the INFER result items a board must send for one
-// feature vector, given the golden core's per-sample sums and statistics
-// (docs/protocol.md section 4): K*NT raw class sums in samples mode; NC
-// votes, NT sums and NT sums of squares in stats mode; NC votes in votes
-// mode (sent as ItemBytes each).
-func ResultWords(mode Mode, sums []int32, st fixed.Stats) []uint32 {
+// query, given the golden core's per-sample sums and statistics over all
+// its sets (fixed.Core.RunSets) and the model's target t
+// (docs/protocol.md section 4): K*NT raw class sums in samples mode; the
+// same clipped to [-t, t] in sums mode; NC votes, NT sums and NT sums of
+// squares in stats mode; NC votes in votes mode (sent as ItemBytes each).
+func ResultWords(mode Mode, t int, sums []int32, st fixed.Stats) []uint32 {
 	var w []uint32
-	if mode == ModeSamples {
+	switch mode {
+	case ModeSamples:
 		for _, v := range sums {
 			w = append(w, uint32(v))
+		}
+		return w
+	case ModeSums:
+		for _, v := range sums {
+			w = append(w, uint32(min(max(v, int32(-t)), int32(t))))
 		}
 		return w
 	}

@@ -25,6 +25,9 @@ type Config struct {
 	// in 32 bits like the generator requires: KMax*lcm(1..NC) < 2^32,
 	// KMax*T^2 < 2^32, KMax*T < 2^31.
 	KMax int
+	// MMax is the most sets an INFER query may carry (INFO word 19,
+	// default 8, at most 255).
+	MMax int
 	// Generator is INFO word 2 (default DefaultGenerator).
 	Generator uint32
 	// Hash32 is INFO word 14 (the generated model's hash prefix).
@@ -68,7 +71,7 @@ type Board struct {
 	loaded   bool
 	modelCRC uint32
 	core     *fixed.Core
-	x        []bool
+	xs       [][]bool
 	sums     []int32
 	out      []uint32
 	pay      []byte
@@ -81,6 +84,12 @@ func New(cfg Config) (*Board, error) {
 	}
 	if cfg.Generator == 0 {
 		cfg.Generator = DefaultGenerator
+	}
+	if cfg.MMax == 0 {
+		cfg.MMax = 8
+	}
+	if cfg.MMax < 1 || cfg.MMax > 255 {
+		return nil, fmt.Errorf("softboard: MMAX %d, want 1..255", cfg.MMax)
 	}
 	if cfg.QueueFrames <= 0 {
 		cfg.QueueFrames = 1
@@ -103,7 +112,7 @@ func New(cfg Config) (*Board, error) {
 		NT: uint32(sh.TMs), NC: uint32(sh.Classes), M: uint32(sh.Clauses), O: uint32(sh.Features), T: uint32(sh.T),
 		B: uint32(h.Bits), W: uint32(h.LFSRWidth), LC: uint32(h.ClauseLanes), LL: uint32(h.LiteralLanes),
 		D: uint32(lay.Depth), KMax: uint32(cfg.KMax), Hash32: cfg.Hash32, BitRate: uint32(cfg.BitRate),
-		RxBuffer: uint32(cfg.QueueFrames),
+		RxBuffer: uint32(cfg.QueueFrames), MMax: uint32(cfg.MMax),
 	}
 	if cfg.Bank != nil {
 		if cfg.Bank.Shape != sh || cfg.Bank.Bits != h.Bits {
@@ -372,14 +381,15 @@ func (b *Board) infer(dst []byte, f frame.Frame) []byte {
 	if len(f.Payload) < frame.InferHeaderLen {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, frame.InferHeaderLen)
 	}
-	if r.DecodeFromBytes(f.Payload) != nil { // bad mode or reserved byte
+	if r.DecodeFromBytes(f.Payload) != nil || r.M() > b.cfg.MMax { // bad mode or too many sets
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 	}
+	M := r.M()
 	if r.Count == 0 {
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+fb))
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+M*fb))
 	}
 	if r.CheckLen(fb) != nil {
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+int(r.Count)*fb))
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+int(r.Count)*M*fb))
 	}
 	if r.K == 0 || int(r.K) > b.cfg.KMax {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadK, uint32(b.cfg.KMax))
@@ -387,27 +397,32 @@ func (b *Board) infer(dst []byte, f frame.Frame) []byte {
 	if !b.loaded {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeNoModel, 0)
 	}
-	per := b.info.ResultWords(r.Mode, int(r.K))
 	ib := b.info.ItemBytes(r.Mode, int(r.K))
-	if per*int(r.Count) > frame.MaxResponseWords {
-		maxCount := frame.MaxResponseWords / per
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+maxCount*fb))
+	if per := b.info.ResultBytes(r.Mode, int(r.K)); per*int(r.Count) > frame.MaxResponseBytes {
+		maxCount := frame.MaxResponseBytes / per
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+maxCount*M*fb))
 	}
-	o := int(b.info.O)
+	o, t := int(b.info.O), int(b.info.T)
 	out := b.out[:0]
+	if len(b.xs) < M {
+		b.xs = make([][]bool, M)
+	}
 	for v := range int(r.Count) {
-		b.x = frame.UnpackFeatures(r.Vector(v, fb), o, b.x)
+		xs := b.xs[:M]
+		for m := range xs {
+			xs[m] = frame.UnpackFeatures(r.Vector(v*M+m, fb), o, xs[m])
+		}
 		var st fixed.Stats
 		var err error
-		b.sums, st, err = b.core.Run(b.x, int(r.K), r.Seed+uint32(v), b.sums)
+		b.sums, st, err = b.core.RunSets(xs, int(r.K), r.Seed+uint32(v), b.sums)
 		if err != nil { // cannot happen: features and K were checked
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
-		out = append(out, frame.ResultWords(r.Mode, b.sums, st)...)
+		out = append(out, frame.ResultWords(r.Mode, t, b.sums, st)...)
+		b.count(frame.CounterInferred, uint32(min(M, int(r.K))))
 	}
 	b.out = out
 	b.pay = frame.AppendItems(b.pay[:0], out, ib)
-	b.count(frame.CounterInferred, uint32(r.Count))
 	pay := b.pay
 	for i := 0; ; i++ {
 		n := min(len(pay), frame.MaxPayload)

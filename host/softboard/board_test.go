@@ -147,8 +147,13 @@ func TestProtocolConformance(t *testing.T) {
 	wantError(t, b, frame.TypeInfer, infer(frame.ModeStats, 1, 2)[:frame.InferHeaderLen+fb], frame.CodeBadLength, uint32(frame.InferHeaderLen+2*fb))
 	wantError(t, b, frame.TypeInfer, []byte{1, 0, 1}, frame.CodeBadLength, frame.InferHeaderLen)
 	bad := infer(frame.ModeStats, 1, 1)
-	bad[0] = 3 // modes are 0..2
+	bad[0] = 4 // modes are 0..3
 	wantError(t, b, frame.TypeInfer, bad, frame.CodeBadLength, 0)
+	nine := infer(frame.ModeStats, 1, 9) // one query of 9 sets: more than MMAX = 8
+	nine[1], nine[8] = 9, 1
+	wantError(t, b, frame.TypeInfer, nine, frame.CodeBadLength, 0)
+	nine[1] = 8 // 8 sets: the 9 vectors are one too many
+	wantError(t, b, frame.TypeInfer, nine, frame.CodeBadLength, uint32(frame.InferHeaderLen+8*fb))
 	// 100 samples x 3 TMs x 110 vectors = 33000 words > 128 fragments.
 	wantError(t, b, frame.TypeInfer, infer(frame.ModeSamples, 100, 110), frame.CodeBadLength, uint32(frame.InferHeaderLen+109*fb))
 	wantError(t, b, frame.Type(0x7f), nil, frame.CodeUnknownCommand, 0)

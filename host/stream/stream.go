@@ -190,8 +190,8 @@ func CheckFit(in *frame.Info, bank *fixed.Bank, k int, mode frame.Mode) error {
 	if k < 1 || k > int(in.KMax) || k > 0xffff {
 		return fmt.Errorf("stream: K = %d, the board accepts 1..%d", k, in.KMax)
 	}
-	if n := in.ResultWords(mode, k); n > frame.MaxResponseWords {
-		return fmt.Errorf("stream: K = %d in %v mode gives %d result words per row, more than one response can carry (%d); use stats mode or a smaller K", k, mode, n, frame.MaxResponseWords)
+	if n := in.ResultBytes(mode, k); n > frame.MaxResponseBytes {
+		return fmt.Errorf("stream: K = %d in %v mode gives %d result bytes per row, more than one response can carry (%d); use sums or stats mode or a smaller K", k, mode, n, frame.MaxResponseBytes)
 	}
 	return nil
 }
@@ -213,7 +213,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if cfg.RowIDs != nil && len(cfg.RowIDs) != len(rows) {
 		return nil, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), len(rows))
 	}
-	if cfg.Mode > frame.ModeVotes {
+	if cfg.Mode > frame.ModeSums {
 		return nil, fmt.Errorf("stream: unknown mode %d", cfg.Mode)
 	}
 	if f == nil || f.Bank == nil || f.Booleanizer == nil || f.Model == nil {
@@ -226,10 +226,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		}
 	}
 	// Booleanize first: a bad row is an error before the board is touched.
-	// A model with a sampled input encoding of M sets sends M requests per
-	// row, one per set with its share of the K samples and its seed
-	// (docs/fixed-point.md section 8); their answers are combined per row.
-	subs, err := subRequests(f, rows, cfg)
+	enc, err := encodeRows(f, rows, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +268,16 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	}
 	if err := CheckFit(in, bank, cfg.K, cfg.Mode); err != nil {
 		return nil, err
+	}
+	// A model with a sampled input encoding of M sets sends each row as
+	// one query of M sets (docs/protocol.md section 4); a board whose
+	// MMAX is below M gets one request per set instead, with the set's
+	// share of the K samples and its seed (docs/fixed-point.md section
+	// 8), and the answers are combined per row.
+	M := f.Sets().M()
+	subs := subRequests(enc, M, int(in.MMax), cfg)
+	if M > 1 && int(in.MMax) < M {
+		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("the board runs at most %d sets per query (INFO MMAX), the model has %d: one request per set", in.MMax, M))
 	}
 	hw := in.HW()
 	words := frame.BankWords(bank, hw)
@@ -320,7 +327,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		defer close(reqs)
 		for j, sb := range subs {
 			select {
-			case reqs <- driver.Request{Index: j, Features: sb.feats, K: sb.k, Seed: sb.seed, Mode: cfg.Mode}:
+			case reqs <- driver.Request{Index: j, Features: sb.feats, Sets: len(sb.xs), K: sb.k, Seed: sb.seed, Mode: cfg.Mode}:
 			case <-ctx.Done():
 				return
 			}
@@ -375,14 +382,16 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	// Check against the golden model and compute the metrics.
 	var sums []int32
 	var qs []metrics.QueryStats
-	// Probabilities follow the model file's mapping. Stats mode carries
-	// vote counts only, so a softmax model is reported with its plain vote
-	// there (and a warning).
+	// Probabilities follow the model file's mapping. Stats and votes modes
+	// carry vote counts only, so a softmax model is reported with its
+	// plain vote there (and a warning); samples and sums modes carry every
+	// sample's class sums (clipped in sums mode, as the mappings use them).
 	mapping := f.Mapping
 	if err := mapping.Validate(); err != nil {
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
-	if cfg.Mode != frame.ModeSamples && mapping.Kind != ptm.Vote {
+	perSample := cfg.Mode == frame.ModeSamples || cfg.Mode == frame.ModeSums
+	if !perSample && mapping.Kind != ptm.Vote {
 		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("%v mode carries vote counts only: the model's %s mapping is replaced by the plain vote", cfg.Mode, mapping.Kind))
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
@@ -413,9 +422,10 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			y := cfg.Labels[i]
 			row.Label = &y
 		}
-		// The row's answers: one per set run, checked word for word against
-		// the golden core, then combined (samples concatenated in set
-		// order, vote counts added). A row with any run unanswered is lost.
+		// The row's answers (one, or one per set on a board with too
+		// small an MMAX), checked word for word against the golden core,
+		// then combined (samples concatenated in set order, vote counts
+		// added). A row with any request unanswered is lost.
 		isums = isums[:0]
 		votes := make([]float64, bank.Classes)
 		lost, malformed := "", ""
@@ -434,7 +444,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 					default:
 						lost = "no result"
 					}
-					if sb.sets > 1 {
+					if len(sb.xs) < M {
 						lost = fmt.Sprintf("set %d: %s", sb.set, lost)
 					}
 				}
@@ -443,11 +453,11 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			r := rs[0]
 			row.Retries += r.Retries
 			var st fixed.Stats
-			sums, st, err = core.Run(sb.x, sb.k, sb.seed, sums)
+			sums, st, err = core.RunSets(sb.xs, sb.k, sb.seed, sums)
 			if err != nil {
 				return s, fmt.Errorf("stream: golden run of row %d set %d: %w", row.Row, sb.set, err)
 			}
-			want := frame.ResultWords(cfg.Mode, sums, st)
+			want := frame.ResultWords(cfg.Mode, bank.T, sums, st)
 			if k := firstDiff(r.Words, want); k >= 0 {
 				row.Mismatch = true
 				if s.FirstMismatch == "" {
@@ -458,7 +468,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 					continue
 				}
 			}
-			if cfg.Mode == frame.ModeSamples {
+			if perSample {
 				for _, w := range r.Words {
 					isums = append(isums, int(int32(w)))
 				}
@@ -486,7 +496,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			continue
 		}
 		var q metrics.QueryStats
-		if cfg.Mode == frame.ModeSamples {
+		if perSample {
 			q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, mapping))
 		} else {
 			// The vote mapping's predictive mean, exactly, from the vote
@@ -524,35 +534,53 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	return s, nil
 }
 
-// subRequest is one INFER request of a row: the run of one input set.
+// subRequest is one INFER request of a row: a query of its sets set ..
+// set+len(xs)-1 (all of them, unless the board's MMAX is too small).
 type subRequest struct {
-	row, set, sets int
-	k              int
-	seed           uint32
-	x              []bool
-	feats          []byte
+	row, set int
+	k        int
+	seed     uint32
+	xs       [][]bool
+	feats    []byte
 }
 
-// subRequests encodes every row with every set of the model's encoding and
-// returns the requests in row order, sets in order within a row (sets with
-// no sample left out).
-func subRequests(f *modelfile.File, rows [][]float64, cfg Config) ([]subRequest, error) {
-	M := f.Sets().M()
-	var subs []subRequest
+// encodeRows encodes every row with every set of the model's encoding.
+func encodeRows(f *modelfile.File, rows [][]float64, cfg Config) ([][][]bool, error) {
+	enc := make([][][]bool, len(rows))
 	for i, r := range rows {
 		xs, err := f.EncodeSets(r)
 		if err != nil {
 			return nil, fmt.Errorf("stream: row %d: %w", rowID(cfg, i), err)
+		}
+		enc[i] = xs
+	}
+	return enc, nil
+}
+
+// subRequests returns the requests of the encoded rows, in row order: one
+// query of all M sets per row when the board takes M sets (mmax >= M),
+// else one request per set with its share of the samples and its seed
+// (sets with no sample left out), sets in order within a row.
+func subRequests(enc [][][]bool, M, mmax int, cfg Config) []subRequest {
+	var subs []subRequest
+	for i, xs := range enc {
+		if M <= mmax {
+			var feats []byte
+			for _, x := range xs {
+				feats = frame.PackFeatures(feats, x)
+			}
+			subs = append(subs, subRequest{row: i, k: cfg.K, seed: seedOf(cfg, i), xs: xs, feats: feats})
+			continue
 		}
 		for m, x := range xs {
 			k := fixed.SetK(cfg.K, M, m)
 			if k == 0 {
 				continue
 			}
-			subs = append(subs, subRequest{row: i, set: m, sets: M, k: k, seed: fixed.SubSeed(seedOf(cfg, i), m), x: x, feats: frame.PackFeatures(nil, x)})
+			subs = append(subs, subRequest{row: i, set: m, k: k, seed: fixed.SubSeed(seedOf(cfg, i), m), xs: [][]bool{x}, feats: frame.PackFeatures(nil, x)})
 		}
 	}
-	return subs, nil
+	return subs
 }
 
 func rowID(cfg Config, i int) int {
@@ -583,7 +611,7 @@ func describeMismatch(id int, seed uint32, r driver.Result, want []uint32, k int
 		return fmt.Sprintf("row %d (seed %d, seq %d): the board sent %d words, the golden model gives %d", id, seed, r.Seq, len(r.Words), len(want))
 	}
 	what := fmt.Sprintf("word %d", k)
-	if mode == frame.ModeSamples {
+	if mode == frame.ModeSamples || mode == frame.ModeSums {
 		what += fmt.Sprintf(" (sample %d, class sum of TM %d)", k/b.TMs, k%b.TMs)
 	} else if mode == frame.ModeVotes {
 		what += fmt.Sprintf(" (votes of class %d)", k)

@@ -104,10 +104,17 @@ func TestIrisSamplesAndStats(t *testing.T) {
 		t.Fatalf("metrics %+v", s.Metrics)
 	}
 	// The model has the default sampled encoding: each row went to the
-	// board as one request per set, and the combined samples are the
-	// golden fixed.Core.RunSets query of the row, exactly.
+	// board as one query of all its sets (one request per row), and its
+	// samples are the golden fixed.Core.RunSets query of the row, exactly.
 	if m := f.Sets().M(); m < 2 {
 		t.Fatalf("the test model has %d input sets, want the default sampled encoding", m)
+	}
+	// (A resend on a loaded machine runs its query again.)
+	if n, m := int(s.Board.Counters[frame.CounterName(frame.CounterInferred)]), f.Sets().M(); n < len(X)*m || n%m != 0 {
+		t.Fatalf("the board counted %d core runs for %d rows of %d sets", n, len(X), m)
+	}
+	if s.Driver.Completed-s.Driver.Retries < uint64(len(X)) || s.BytesSent > uint64(len(X)*(frame.Overhead+frame.InferHeaderLen+f.Sets().M()*3)+4096) {
+		t.Fatalf("%d rows: %d requests completed, %d bytes sent (one request of %d sets per row expected)", len(X), s.Driver.Completed, s.BytesSent, f.Sets().M())
 	}
 	core, err := fixed.NewCore(f.Bank, hw)
 	if err != nil {
@@ -135,6 +142,73 @@ func TestIrisSamplesAndStats(t *testing.T) {
 	}
 	t.Logf("iris test split, K=200 samples: %.0f queries/s, accuracy %.3f, ECE %.3f, H right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f",
 		s.QueriesPerS, s.Metrics.Accuracy, s.Metrics.ECE, s.Metrics.EntropyCorrect, s.Metrics.EntropyIncorrect, s.Metrics.MICorrect, s.Metrics.MIIncorrect)
+
+	// Sums mode: the clipped sums, one byte each, give the same
+	// probabilities, entropy and mutual information in a quarter of the
+	// answer bytes.
+	cfg.Mode = frame.ModeSums
+	s4, err := stream.Run(ctx, tr, f, "", X, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s4.Mismatches != 0 || s4.Lost != 0 || s4.Mode != "sums" || len(s4.Board.Warnings) != 0 {
+		t.Fatalf("sums run %+v", s4)
+	}
+	for i := range s.Rows {
+		if a, c := s.Rows[i], s4.Rows[i]; a.Pred != c.Pred || !slices.Equal(a.Probs, c.Probs) || a.Entropy != c.Entropy || a.MutualInfo != c.MutualInfo {
+			t.Fatalf("row %d: samples %+v, sums %+v", i, a, c)
+		}
+	}
+	if *s4.Metrics != *s.Metrics {
+		t.Fatalf("metrics differ: samples %+v, sums %+v", s.Metrics, s4.Metrics)
+	}
+	if 3*s4.BytesReceived >= s.BytesReceived {
+		t.Errorf("sums mode received %d bytes, samples mode %d: not 3x more compact", s4.BytesReceived, s.BytesReceived)
+	}
+	// The stream report equals `ptm eval --fixed` (pipeline.EvaluateFixed)
+	// on the same rows and seeds: accuracy, ECE, entropy and MI right and
+	// wrong, for the vote mapping and for a softmax mapping.
+	_, d, _ := iris(t)
+	f2 := *f
+	f2.Mapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: 0.5}
+	for _, fm := range []*modelfile.File{f, &f2} {
+		sm := s4
+		if fm != f {
+			if sm, err = stream.Run(ctx, tr, fm, "", X, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev, err := pipeline.EvaluateFixed(fm, fm.Bank, hw, d, ids, cfg.K, cfg.Seed, fm.Mapping, metrics.DefaultBins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, m := ev.Report, sm.Metrics
+		got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect), float64(m.AUROCEntropy)}
+		want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect, r.AUROCEntropy}
+		for k := range got {
+			if got[k] != want[k] && !(math.IsNaN(got[k]) && math.IsNaN(want[k])) {
+				t.Fatalf("%s mapping: stream report %v, eval --fixed %v (accuracy, ECE, H right/wrong, MI right/wrong, AUROC)", fm.Mapping.Kind, got, want)
+			}
+		}
+		t.Logf("%s mapping: stream report = eval --fixed: accuracy %.3f, ECE %.4f, H right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f",
+			fm.Mapping.Kind, got[0], got[1], got[2], got[3], got[4], got[5])
+	}
+
+	// A board that takes one set per query (MMAX 1) gets one request per
+	// set: the same rows, exactly, and a warning.
+	b1 := boardFor(t, f, softboard.Config{KMax: 500, MMax: 1})
+	s5, err := stream.Run(ctx, pipeTo(t, b1, nil), f, "", X, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s5.Mismatches != 0 || s5.Lost != 0 || len(s5.Board.Warnings) != 1 || !strings.Contains(s5.Board.Warnings[0], "one request per set") {
+		t.Fatalf("MMAX 1 run %+v", s5)
+	}
+	for i := range s4.Rows {
+		if a, c := s4.Rows[i], s5.Rows[i]; !slices.Equal(a.Probs, c.Probs) || a.MutualInfo != c.MutualInfo {
+			t.Fatalf("row %d: one query %+v, one request per set %+v", i, a, c)
+		}
+	}
 
 	// Stats mode on the same seeds gives exactly the same predictive means
 	// (votes / (K*U) equals the mean of the per-sample vote vectors), and
