@@ -308,7 +308,7 @@ proto_engine #(
     .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
     .bank_wr_data(bank_wr_data),
     .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
-    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats),
+    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(1'b0),
     .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
     .res_last(res_last), .res_error(res_error),
     .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
