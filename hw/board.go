@@ -26,6 +26,10 @@ func DefaultLanes(sh fixed.Shape) int { return sh.Literals() }
 // DefaultClockHz is the board clock of board_top when Board.ClockHz is 0.
 const DefaultClockHz = 48_000_000
 
+// DefaultSetsMax is MMAX, the most sets an INFER query may carry
+// (docs/protocol.md section 4, SETS_MAX), when Board.SetsMax is 0.
+const DefaultSetsMax = 8
+
 // Board is the board shell around a design: the settings of board_top
 // that do not come from the core.
 type Board struct {
@@ -41,6 +45,9 @@ type Board struct {
 	MAC net.HardwareAddr
 	// Ethernet keeps the Ethernet link (ETH_ENABLE = 1).
 	Ethernet bool
+	// SetsMax is MMAX, the most sets per INFER query (SETS_MAX, 1..255);
+	// 0 means DefaultSetsMax.
+	SetsMax int
 	// Preload is the bank the core's banks hold at configuration (the
 	// design must be generated with Config.InitBanks and this bank): the
 	// board then starts with the model committed (INIT_LOADED, INIT_CRC).
@@ -69,8 +76,8 @@ func (d *Design) CoreParams() []Param {
 
 // BoardParams are the parameters of board_top (and of the device tops,
 // which pass them on) for this design on board b: CoreParams, then the
-// clock and UART divider, the bank geometry, the generator version, the
-// preloaded model's CRC and the Ethernet switch. An error names a Board
+// clock and UART divider, the bank geometry, T (CLIP_T), the generator version, the
+// preloaded model's CRC, the Ethernet switch and SETS_MAX. An error names a Board
 // field that cannot be used.
 func (d *Design) BoardParams(b Board) ([]Param, error) {
 	p := d.Params
@@ -80,6 +87,13 @@ func (d *Design) BoardParams(b Board) ([]Param, error) {
 	}
 	if clk < 0 || b.ClksPerBit < 4 {
 		return nil, fmt.Errorf("%w: board clock %d Hz, %d clocks per UART bit: want a clock > 0 and >= 4 clocks per bit", ErrConfig, clk, b.ClksPerBit)
+	}
+	sets := b.SetsMax
+	if sets == 0 {
+		sets = DefaultSetsMax
+	}
+	if sets < 1 || sets > 255 {
+		return nil, fmt.Errorf("%w: %d sets per query: want 1..255", ErrConfig, sets)
 	}
 	loaded, crc := 0, uint32(0)
 	if b.Preload != nil {
@@ -100,9 +114,11 @@ func (d *Design) BoardParams(b Board) ([]Param, error) {
 		Param{"CLKS_PER_BIT", strconv.Itoa(b.ClksPerBit)},
 		Param{"LANES", strconv.Itoa(p.L)}, Param{"DEPTH", strconv.Itoa(p.D)},
 		Param{"NT", strconv.Itoa(p.NT)}, Param{"NC", strconv.Itoa(p.NC)}, Param{"KMAX", strconv.Itoa(p.MaxK)},
+		Param{"CLIP_T", strconv.Itoa(p.T)},
 		Param{"GEN_VERSION", fmt.Sprintf("32'h%08x", GenVersion())},
 		Param{"INIT_LOADED", strconv.Itoa(loaded)}, Param{"INIT_CRC", fmt.Sprintf("32'h%08x", crc)},
 		Param{"ETH_ENABLE", strconv.Itoa(eth)},
+		Param{"SETS_MAX", strconv.Itoa(sets)},
 	)
 	if b.ReportedBaud != 0 {
 		ps = append(ps, Param{"UART_BAUD", strconv.Itoa(b.ReportedBaud)})

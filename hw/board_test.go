@@ -77,7 +77,7 @@ func TestBoardParams(t *testing.T) {
 		"FEATURES": itoa(p.O), "BITS": "8", "LANE_W": itoa(p.LaneW), "ADDR_W": itoa(p.AddrW), "K_W": itoa(p.KW),
 		"CLK_HZ": "36000000", "CLKS_PER_BIT": "12", "LANES": "8", "DEPTH": itoa(p.D), "NT": "3", "NC": "3",
 		"KMAX": "10", "GEN_VERSION": "32'h00000200", "INIT_LOADED": "1", "ETH_ENABLE": "0",
-		"BOARD_MAC": "48'h0250544d0001",
+		"BOARD_MAC": "48'h0250544d0001", "CLIP_T": itoa(p.T), "SETS_MAX": "8",
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -95,6 +95,8 @@ func TestBoardParams(t *testing.T) {
 	}
 	for _, bad := range []Board{
 		{ClksPerBit: 3},
+		{ClksPerBit: 16, SetsMax: 256},
+		{ClksPerBit: 16, SetsMax: -1},
 		{ClksPerBit: 16, MAC: net.HardwareAddr{1, 2}},
 		{ClksPerBit: 16, Preload: &fixed.Bank{Shape: fixed.Shape{Classes: 9}}},
 	} {

@@ -478,6 +478,9 @@ const tmplCore = `// A request (features x, K, seed Q, mode) is accepted in the 
 //   -> clause lanes -> class sum
 //   -> samples mode: FIFO -> serializer -> result register
 //   -> stats mode: vote -> stats -> NC + 2*NT result words at the end.
+// req_more = 1 chains the next request to this one (runs of one query): it
+// does not clear the statistics, this request sends no statistic words
+// (stats mode) or no res_last (samples mode).
 // See docs/core-interface.md for the ports and result words.
 module {{.Prefix}}_core (
     input  wire        clk,
@@ -494,6 +497,7 @@ module {{.Prefix}}_core (
     input  wire [{{sub .KW 1}}:0]  req_k,
     input  wire [31:0] req_seed,
     input  wire        req_stats,      // 0: per-sample class sums, 1: statistics
+    input  wire        req_more,       // 1: another run of the same query follows
     // Result stream.
     output reg         res_valid,
     input  wire        res_ready,
@@ -517,6 +521,7 @@ module {{.Prefix}}_core (
     reg  [{{sub .O 1}}:0] features;
     reg  [{{sub .KW 1}}:0]  k_last;      // K - 1
     reg        stats_mode;
+    reg        more;        // req_more of the latest request (reset: 0)
 
     wire accept = req_valid && req_ready;
     wire k_bad  = {{.MaxKCheck}};
@@ -530,6 +535,10 @@ module {{.Prefix}}_core (
             k_last     <= req_k - 1'b1;
             stats_mode <= req_stats;
         end
+        if (rst)
+            more <= 1'b0;
+        else if (accept)
+            more <= req_more && !k_bad;
     end
 
     // ---------------------------------------------------------------
@@ -731,7 +740,7 @@ module {{.Prefix}}_core (
     {{.Prefix}}_stats stats (
         .clk        (clk),
         .rst        (rst),
-        .clear      (accept),
+        .clear      (accept && !more),   // a run after req_more = 1 accumulates
         .u_valid    (u_valid),
         .u          (u),
         .vote_valid (vote_valid),
@@ -821,7 +830,7 @@ module {{.Prefix}}_core (
     always @(*) begin
         w_valid = 1'b0;
         w_data  = {{.SerWord}};
-        w_last  = ser_last && ser_at_end;
+        w_last  = ser_last && ser_at_end && !more;
         w_error = 1'b0;
         if (state == S_ERROR) begin
             w_valid = 1'b1;
@@ -892,7 +901,7 @@ module {{.Prefix}}_core (
             S_SEED:  if (seed_done)   state <= S_RUN;
             S_RUN:   if (request_end) state <= S_WAIT;
             S_WAIT:  if (stats_mode ? stats_done : final_word)
-                                      state <= stats_mode ? S_STATS : S_IDLE;
+                                      state <= (stats_mode && !more) ? S_STATS : S_IDLE;
             S_STATS: if (stat_end)    state <= S_IDLE;
             S_ERROR: if (out_free)    state <= S_IDLE;
             default:                  state <= S_IDLE;

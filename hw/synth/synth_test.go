@@ -284,11 +284,11 @@ wire b_req_ready, b_res_valid, b_res_last, b_res_error, b_idle;
 wire [31:0] a_res_data, a_info, b_res_data, b_info;
 %[9]s a (.clk(clk), .rst(rst), .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
   .bank_wr_data(bank_wr_data), .req_valid(req_valid), .req_ready(a_req_ready), .req_features(req_features),
-  .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .res_valid(a_res_valid), .res_ready(res_ready),
+  .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(1'b0), .res_valid(a_res_valid), .res_ready(res_ready),
   .res_data(a_res_data), .res_last(a_res_last), .res_error(a_res_error), .idle(a_idle), .info_addr(info_addr), .info_data(a_info));
 gl_core b (.clk(clk), .rst(rst), .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
   .bank_wr_data(bank_wr_data), .req_valid(req_valid), .req_ready(b_req_ready), .req_features(req_features),
-  .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .res_valid(b_res_valid), .res_ready(res_ready),
+  .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(1'b0), .res_valid(b_res_valid), .res_ready(res_ready),
   .res_data(b_res_data), .res_last(b_res_last), .res_error(b_res_error), .idle(b_idle), .info_addr(info_addr), .info_data(b_info));
 // res_data, res_last and res_error mean something only with res_valid.
 wire [68:0] a_out = {a_req_ready, a_res_valid, a_idle, a_info, a_res_valid ? {a_res_last, a_res_error, a_res_data} : 34'd0};

@@ -51,15 +51,18 @@ var benches = []bench{
 	{name: "board_top", top: "board_top", srcs: boardSrcs, tb: "tb/board_top_tb.cpp", core: true},
 	{name: "proto_engine", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
 		params: []param{{"FEATURES", "10"}, {"BITS", "12"}, {"LANES", "4"}, {"DEPTH", "7"}, {"LANE_W", "2"},
-			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "3"}, {"NC", "3"}, {"KMAX", "200"}, {"UART_BAUD", "3000000"}}},
+			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "3"}, {"NC", "3"}, {"KMAX", "200"}, {"UART_BAUD", "3000000"},
+			{"CLIP_T", "10"}, {"SETS_MAX", "8"}}},
 	{name: "proto_engine_binary", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
 		params: []param{{"FEATURES", "3"}, {"BITS", "8"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"},
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "1"}, {"NC", "2"}, {"KMAX", "255"}, {"UART_BAUD", "115200"},
-			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}}},
-	// NC = 8: U = 840, so mode 2 sends u16 votes up to K = 78 and u32 above
+			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"CLIP_T", "127"}, {"SETS_MAX", "3"}}},
+	// NC = 8: U = 840, so mode 2 sends u16 votes up to K = 78 and u32 above;
+	// T = 200: mode 3 sends i16 items
 	{name: "proto_engine_nc8", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
 		params: []param{{"FEATURES", "20"}, {"BITS", "8"}, {"LANES", "3"}, {"DEPTH", "6"}, {"LANE_W", "2"},
-			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "8"}, {"NC", "8"}, {"KMAX", "200"}, {"UART_BAUD", "115200"}}},
+			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "8"}, {"NC", "8"}, {"KMAX", "200"}, {"UART_BAUD", "115200"},
+			{"CLIP_T", "200"}, {"SETS_MAX", "5"}}},
 	{name: "proto_rx", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
 		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"DESC_DEPTH", "4"}}},
 	{name: "proto_rx_eth", top: "proto_rx_eth", srcs: rxEthSrcs, tb: "tb/proto_rx_eth_tb.cpp",
@@ -83,9 +86,10 @@ var lintParams = map[string][][]param{
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
-			{"NT", "1"}, {"NC", "2"}, {"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}},
+			{"NT", "1"}, {"NC", "2"}, {"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"SETS_MAX", "1"}, {"CLIP_T", "128"}},
 		{{"FEATURES", "100"}, {"BITS", "16"}, {"LANES", "64"}, {"DEPTH", "200"}, {"LANE_W", "6"},
-			{"ADDR_W", "8"}, {"K_W", "16"}, {"NT", "16"}, {"NC", "16"}, {"KMAX", "1000"}},
+			{"ADDR_W", "8"}, {"K_W", "16"}, {"NT", "16"}, {"NC", "16"}, {"KMAX", "1000"}, {"SETS_MAX", "255"}, {"CLIP_T", "30000"}},
+		{{"K_W", "1"}, {"KMAX", "1"}, {"SETS_MAX", "15"}},
 	},
 }
 
@@ -152,7 +156,7 @@ func coreParams(d *hw.Design) []param {
 		{"FEATURES", fmt.Sprint(p.O)}, {"BITS", fmt.Sprint(p.Bits)}, {"LANES", fmt.Sprint(p.L)},
 		{"DEPTH", fmt.Sprint(p.D)}, {"LANE_W", fmt.Sprint(p.LaneW)}, {"ADDR_W", fmt.Sprint(p.AddrW)},
 		{"K_W", fmt.Sprint(p.KW)}, {"NT", fmt.Sprint(p.NT)}, {"NC", fmt.Sprint(p.NC)},
-		{"KMAX", fmt.Sprint(p.MaxK)}, {"GEN_VERSION", fmt.Sprint(genVersion())},
+		{"KMAX", fmt.Sprint(p.MaxK)}, {"CLIP_T", fmt.Sprint(p.T)}, {"GEN_VERSION", fmt.Sprint(genVersion())},
 	}
 }
 
@@ -163,15 +167,19 @@ func genVersion() uint32 {
 	return a<<16 | b<<8 | c
 }
 
+// benchSetsMax is the board_top bench's SETS_MAX.
+const benchSetsMax = 6
+
 // boardBenchParams are the board_top bench's parameters: the core's, a
 // fast simulated UART and a small CLK_HZ so the LEDs move.
 func boardBenchParams(d *hw.Design) []param {
-	return append(coreParams(d), param{"CLKS_PER_BIT", "8"}, param{"CLK_HZ", "6400"}, param{"UART_BAUD", "800"})
+	return append(coreParams(d), param{"CLKS_PER_BIT", "8"}, param{"CLK_HZ", "6400"}, param{"UART_BAUD", "800"},
+		param{"SETS_MAX", fmt.Sprint(benchSetsMax)})
 }
 
 // writeBenchData writes the board_top bench's data file: the shape, the
-// info ROM, a random bank (upload order) and INFER requests with the
-// result words of fixed.Core.
+// info ROM, a random bank (upload order) and INFER requests (one set and
+// several, all four modes) with the result items of fixed.Core.RunSets.
 func writeBenchData(path string, d *hw.Design) error {
 	rng := rand.New(rand.NewPCG(7, 11))
 	cfg := d.Config
@@ -199,41 +207,73 @@ func writeBenchData(path string, d *hw.Design) error {
 		}
 	}
 	b.WriteString("\n")
-	for i := 0; i < 8; i++ {
+	// one-set requests in modes 0..2 (as in protocol version 2), then set
+	// queries (sets 0..benchSetsMax, K often below M) in all four modes
+	for i := 0; i < 20; i++ {
 		mode := i % 3 // 0 samples, 1 stats, 2 votes
 		k := 1 + rng.IntN(p.MaxK)
 		if i == 2 {
 			k = p.MaxK
 		}
+		sets := 0
+		if i >= 8 {
+			mode = i % 4
+			sets = (i - 8) % (benchSetsMax + 1)
+			if i%2 == 0 {
+				k = 1 + rng.IntN(min(p.MaxK, sets+2))
+			}
+		}
+		m := max(1, sets)
 		count := 1 + rng.IntN(4)
 		seed := rng.Uint32()
-		fmt.Fprintf(&b, "req %d %d %x %d", mode, k, seed, count)
+		fmt.Fprintf(&b, "req %d %d %x %d %d", mode, k, seed, count, sets)
 		var words []uint32
 		ib := 4 // bytes per result item
 		if mode == 2 && uint64(k)*fixed.VoteUnit(p.NC) <= 0xffff {
 			ib = 2
 		}
+		if mode == 3 {
+			ib = 1
+			if p.T > 127 {
+				ib = 2
+			}
+		}
+		runs := 0
+		var raws []string
 		for v := 0; v < count; v++ {
-			x := make([]bool, p.O)
-			raw := make([]byte, fb)
-			for j := range x {
-				x[j] = rng.IntN(2) == 1
-				if x[j] {
-					raw[j/8] |= 1 << (j % 8)
+			xs := make([][]bool, m)
+			for s := range xs {
+				x := make([]bool, p.O)
+				raw := make([]byte, fb)
+				for j := range x {
+					x[j] = rng.IntN(2) == 1
+					if x[j] {
+						raw[j/8] |= 1 << (j % 8)
+					}
+				}
+				for _, c := range raw {
+					raws = append(raws, fmt.Sprintf("%02x", c))
+				}
+				xs[s] = x
+				if fixed.SetK(k, m, s) > 0 {
+					runs++
 				}
 			}
-			for _, c := range raw {
-				fmt.Fprintf(&b, " %02x", c)
-			}
-			sums, st, err := gold.Run(x, k, seed+uint32(v), nil) // vector v uses seed + v
+			sums, st, err := gold.RunSets(xs, k, seed+uint32(v), nil) // query v uses seed + v
 			if err != nil {
 				return err
 			}
-			if mode == 0 {
+			switch mode {
+			case 0:
 				for _, s := range sums {
 					words = append(words, uint32(s))
 				}
-			} else {
+			case 3:
+				for _, s := range sums {
+					c := min(max(s, -int32(p.T)), int32(p.T))
+					words = append(words, uint32(c)&(1<<(8*ib)-1))
+				}
+			default:
 				for _, v := range st.Votes {
 					words = append(words, uint32(v))
 				}
@@ -248,7 +288,7 @@ func writeBenchData(path string, d *hw.Design) error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, " items %d %d", len(words), ib)
+		fmt.Fprintf(&b, " %d %s items %d %d", runs, strings.Join(raws, " "), len(words), ib)
 		for _, w := range words {
 			fmt.Fprintf(&b, " %x", w)
 		}

@@ -39,6 +39,8 @@
  *   ETH_BUFFER_DEPTH  eth_mac_rx store-and-forward buffer (2048)
  *   FEATURES, BITS, LANES, DEPTH, LANE_W, ADDR_W, K_W, NT, NC, KMAX
  *                     the core's shape and port widths (docs/core-interface.md)
+ *   CLIP_T            the model's threshold T (INFER mode 3 clips to [-T, T])
+ *   SETS_MAX          MMAX, the most sets an INFER query may carry (8)
  *   GEN_VERSION       generator version (major<<16 | minor<<8 | patch)
  *   INIT_LOADED       1 when the core was generated with its banks
  *                     initialised (hw.Config.InitBanks): INFER works at once
@@ -89,6 +91,8 @@ module board_top #(
     parameter NT               = 3,
     parameter NC               = 3,
     parameter KMAX             = 255,
+    parameter CLIP_T           = 10,
+    parameter SETS_MAX         = 8,
     parameter GEN_VERSION      = 32'h00000100,
     parameter INIT_LOADED      = 0,
     parameter INIT_CRC         = 32'h00000000,
@@ -259,7 +263,7 @@ wire                bank_wr_en;
 wire [LANE_W-1:0]   bank_wr_lane;
 wire [ADDR_W-1:0]   bank_wr_addr;
 wire [BITS-1:0]     bank_wr_data;
-wire                req_valid, req_ready, req_stats;
+wire                req_valid, req_ready, req_stats, req_more;
 wire [FEATURES-1:0] req_features;
 wire [K_W-1:0]      req_k;
 wire [31:0]         req_seed;
@@ -274,7 +278,7 @@ wire                t_busy;
 proto_engine #(
     .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
-    .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
+    .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX), .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
     .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W)
 ) u_engine (
     .clk(clk), .rst(rst),
@@ -288,7 +292,7 @@ proto_engine #(
     .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
     .bank_wr_data(bank_wr_data),
     .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
-    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats),
+    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
     .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
     .res_last(res_last), .res_error(res_error),
     .info_addr(info_addr), .info_data(info_data),
@@ -308,7 +312,7 @@ proto_engine #(
     .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
     .bank_wr_data(bank_wr_data),
     .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
-    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats),
+    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
     .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
     .res_last(res_last), .res_error(res_error),
     .idle(core_idle), .info_addr(info_addr), .info_data(info_data)

@@ -12,10 +12,11 @@
  * bytes are selected from their sources, so no 32-bit comparator or
  * 32-bit response multiplexer is needed.
  *
- *   INFO          19 words: magic, versions, the core's info ROM (shape,
+ *   INFO          20 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
  *                 the UART link (0 on Ethernet), the link's receive buffer
- *                 depth in frames (RX_FRAMES_UART / RX_FRAMES_ETH).
+ *                 depth in frames (RX_FRAMES_UART / RX_FRAMES_ETH), MMAX
+ *                 (SETS_MAX).
  *   LOAD_BEGIN    W must be LANES*DEPTH (else ERROR 3, detail LANES*DEPTH);
  *                 invalidates the model, next = 0, a load is in progress.
  *   LOAD_DATA     offset + n <= next: a retransmission, acknowledged, not
@@ -32,21 +33,33 @@
  *                 CRC): the model becomes valid, the load is over. With a
  *                 valid model and no load in progress, anything but its own
  *                 W and CRC gets ERROR 7 (a repeated commit is acknowledged).
- *   INFER         checks, in this order: mode 0/1/2 and reserved byte 0
- *                 (ERROR 3, detail 0), count >= 1 and len == 10 + count*FB
- *                 (ERROR 3, detail the expected length), 1 <= K <= KMAX
- *                 (ERROR 5, detail KMAX), model valid (ERROR 4), and
- *                 count*items per vector <= 32768
- *                 (ERROR 3, detail 10 + c*FB for c = 32768 / items per
- *                 vector, found by a serial divider). Then each feature
- *                 vector is read into a register and offered on the request
- *                 stream with seed seed + i for vector i; the core's result
- *                 words go to proto_tx (which fragments them), the last byte
- *                 of the last vector's last item with tlast. Modes 1 and 2
- *                 both run the core in stats mode; mode 2 (votes) forwards
- *                 only the NC vote words, as u16 when K <= KV (bytes 0..1)
- *                 and as u32 otherwise, and skips the 2*NT sums
- *                 (docs/protocol.md section 4).
+ *   INFER         (protocol version 3) checks, in this order: mode <= 3
+ *                 and sets <= SETS_MAX (ERROR 3, detail 0), count >= 1 and
+ *                 len == 10 + count*M*FB, M = max(1, sets) (ERROR 3, detail
+ *                 the expected length, count 1 for count = 0), 1 <= K <=
+ *                 KMAX (ERROR 5, detail KMAX), model valid (ERROR 4), and
+ *                 count * result bytes per query <= 131072 (ERROR 3,
+ *                 detail 10 + c*M*FB for the largest such count c, found by
+ *                 a serial divider). The expected length 10 + n*M*FB is
+ *                 accumulated by repeated addition (M*FB clocks), and K/M,
+ *                 K mod M by a serial divider, so no multiplier is needed.
+ *                 Then the set loop: query i, set m = 0..M-1 reads its
+ *                 feature vector into a register and, when
+ *                 K_m = K/M + (m < K mod M) >= 1, offers it on the request
+ *                 stream with K_m, seed (seed + i) + m*0x9E3779B9 and
+ *                 req_more = 1 unless no later set of the query runs (sets
+ *                 with K_m = 0, K < M, are read and dropped). The core
+ *                 chains the runs of a query (docs/core-interface.md), so
+ *                 each query gives one response with res_last at its end.
+ *                 The core's result words go to proto_tx (which fragments
+ *                 them), the last byte of the last query's last item with
+ *                 tlast (the last query's trailing skipped sets may be
+ *                 read after it). Modes 1 and 2 run the core in stats mode, modes 0
+ *                 and 3 in samples mode; mode 2 (votes) forwards only the
+ *                 NC vote words, as u16 when K <= KV (bytes 0..1) and as
+ *                 u32 otherwise, and skips the 2*NT sums; mode 3 (sums)
+ *                 sends every word clipped to [-T, T] as an i8 when
+ *                 T <= 127, else as an i16 (docs/protocol.md section 4).
  *   STATUS        the 13 counters (each read when its word is sent).
  *   RESET_STATUS  clears the counters; empty response.
  *   other types   ERROR 1. Wrong payload lengths: ERROR 3 with the
@@ -68,7 +81,7 @@
  * ev_framing_error, 3 ev_overrun, 4 unknown commands and 5 ERROR 3
  * answers and 10 ERROR responses (each counted when the response has been
  * handed to proto_tx), 6 ev_fcs_error, 7 ev_eth_drop, 8 ev_frame_sent, 9
- * feature vectors whose results were forwarded, 11 ev_uart_byte (bytes
+ * core runs (requests accepted by the core), 11 ev_uart_byte (bytes
  * the UART receiver finished, whatever became of them), 12 ev_bit_tick
  * (UART bit times elapsed). The
  * ev_* inputs are 1-cycle pulses; the bits of a vector input are counted
@@ -88,6 +101,9 @@
  *   NT, NC, KMAX                TMs, classes, largest K (KV, the
  *                               largest K whose votes, at most
  *                               K * lcm(1..NC), fit in 16 bits, is derived)
+ *   CLIP_T                      the model's clipping threshold (mode 3)
+ *   SETS_MAX                    MMAX: the most sets an INFER query may
+ *                               carry (1..255, INFO word 19)
  *   GEN_VERSION                 generator version (major<<16|minor<<8|patch)
  *   UART_BAUD                   reported in INFO word 17 on the UART link
  *   INIT_LOADED, INIT_CRC       the banks hold a model at configuration
@@ -124,6 +140,8 @@ module proto_engine #(
     parameter NT          = 3,
     parameter NC          = 3,
     parameter KMAX        = 255,
+    parameter CLIP_T      = 10,
+    parameter SETS_MAX    = 8,
     parameter GEN_VERSION = 32'h00000100,
     parameter UART_BAUD   = 3000000,
     parameter INIT_LOADED = 0,
@@ -167,6 +185,7 @@ module proto_engine #(
     output wire [K_W-1:0]      req_k,
     output wire [31:0]         req_seed,
     output wire                req_stats,
+    output wire                req_more,
     input  wire                res_valid,
     output wire                res_ready,
     input  wire [31:0]         res_data,
@@ -200,7 +219,7 @@ localparam [31:0]  TOTAL   = TOTAL_I;
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
-localparam [31:0]  PROTO_VER = 32'd2;
+localparam [31:0]  PROTO_VER = 32'd3;
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 localparam [20:0]  WPV_STATS = 21'(NC + 2 * NT);
 localparam [20:0]  WPV_VOTES = 21'(NC);
@@ -227,6 +246,18 @@ localparam integer VOTE_U  = vote_unit(NC);
 localparam [15:0]  KV16    = 16'(65535 / VOTE_U);
 localparam [5:0]   NC6     = 6'(NC);
 localparam [4:0]   NT5 = 5'(NT);
+localparam integer SETS_W  = $clog2(SETS_MAX + 1);            // M = 1..SETS_MAX
+localparam integer FBW     = $clog2(FB + 1);
+localparam integer VLW     = 16 + SETS_W + FBW;                // 10 + count*M*FB
+localparam [7:0]   SETS_MAX8 = 8'(SETS_MAX);
+localparam [31:0]  SET_SEED_STEP = 32'h9E3779B9;
+localparam         T_NARROW = (CLIP_T <= 127);                      // mode 3 items are i8
+localparam [31:0]  T32     = 32'(CLIP_T);
+localparam [15:0]  T16     = 16'(CLIP_T);
+// bit of 2^17 / (item bytes) for the size check's dividend (131072 bytes)
+localparam [4:0]   P_U32   = 5'd15;
+localparam [4:0]   P_U16   = 5'd16;
+localparam [4:0]   P_SUMS  = T_NARROW ? 5'd17 : 5'd16;
 
 localparam [7:0] T_INFO   = 8'h01;
 localparam [7:0] T_BEGIN  = 8'h02;
@@ -249,25 +280,27 @@ localparam [3:0] E_NOLOAD  = 4'd9;
 localparam [3:0] S_IDLE   = 4'd0;
 localparam [3:0] S_PARAM  = 4'd1;   // read and check the leading fields
 localparam [3:0] S_DECIDE = 4'd2;
-localparam [3:0] S_SIZE   = 4'd3;   // INFER: 32768 / words per vector
+localparam [3:0] S_SIZE   = 4'd3;   // INFER: 131072 / bytes per query, K / M
 localparam [3:0] S_WRITE  = 4'd4;   // LOAD_DATA: bank writes
 localparam [3:0] S_DRAIN  = 4'd5;   // discard unread payload bytes
 localparam [3:0] S_RESP   = 4'd6;   // response bytes
 localparam [3:0] S_INFER  = 4'd7;
 localparam [3:0] S_POP    = 4'd8;   // response sent: take the descriptor
+localparam [3:0] S_MUL    = 4'd9;   // INFER: 10 + n*M*FB by M*FB additions
+localparam [3:0] S_FLUSH  = 4'd10;  // INFER answered: drop the last query's skipped sets
 
 localparam [1:0] R_REGS   = 2'd0;   // rcount (0..2) words: word 0, word 1
-localparam [1:0] R_INFO   = 2'd1;   // 19 words
+localparam [1:0] R_INFO   = 2'd1;   // 20 words
 localparam [1:0] R_STATUS = 2'd2;   // 11 words from stat_counters
 
-// ERROR 3 detail: the expected length by type, TOTAL, 10 + count*FB, 0,
-// or the longest LOAD_DATA payload that fits (4 + 2*(W - next))
+// ERROR 3 detail: the expected length by type, TOTAL, 10 + n*M*FB (the
+// request's count, 1 for 0, or the largest count that fits), 0, or the
+// longest LOAD_DATA payload that fits (4 + 2*(W - next))
 localparam [2:0] D_TYPE   = 3'd0;
 localparam [2:0] D_TOTAL  = 3'd1;
 localparam [2:0] D_INFER  = 3'd2;
 localparam [2:0] D_ZERO   = 3'd3;
 localparam [2:0] D_ROOM   = 3'd4;
-localparam [2:0] D_QUOT   = 3'd5;   // too many result words: 10 + c*FB, c the largest count
 
 localparam integer NCNT = 13;
 
@@ -283,7 +316,10 @@ reg [3:0]        pidx;              // leading field byte index
 reg [3:0]        pneed;
 
 // leading fields (stored only where needed)
-reg [7:0]        p_mode;
+reg [1:0]        p_mode;
+reg              mode_bad;          // INFER mode > 3
+reg              sets_bad;          // INFER sets > SETS_MAX
+reg [SETS_W-1:0] p_m;               // M = max(1, sets)
 reg [15:0]       p_k;
 reg [31:0]       p_seed;
 reg [15:0]       p_count;
@@ -292,7 +328,6 @@ reg              eq_w;              // W == TOTAL (LOAD_BEGIN, LOAD_COMMIT)
 reg              eq_off;            // offset == next (LOAD_DATA)
 reg              le_off;            // offset <= next - n (LOAD_DATA)
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
-reg              rsv_bad;           // INFER reserved byte != 0
 
 // response
 reg [1:0]        r_kind;
@@ -326,13 +361,19 @@ reg [FB*8-1:0]   feat;              // bits above FEATURES are ignored
 /* verilator lint_on UNUSEDSIGNAL */
 reg [FBI_W-1:0]  fbi;
 reg              req_pend = 1'b0;
-reg [LEN_W-1:0]  vec_left;          // vectors still to read
-reg [LEN_W-1:0]  res_left;          // vectors whose results are still due
-reg [20:0]       drem;              // serial division 32768 / wpv (remainder < wpv)
-reg [15:0]       quot;
-reg [3:0]        dstep;
+reg [LEN_W-1:0]  q_left;            // queries whose vectors are still to read
+reg [LEN_W-1:0]  res_left;          // queries whose results are still due
+reg [SETS_W-1:0] sm;                // set m of the query (S_INFER), or M*FB counter (S_MUL)
+reg [31:0]       sseed;             // set seed Q + m*SET_SEED_STEP
+reg [VLW-1:0]    vlen;              // 10 + n*M*FB (S_MUL)
+reg              sz_err;            // too many result bytes: vlen for the largest count
+reg [20:0]       drem;              // serial division 2^P / wpv (remainder < wpv)
+reg [17:0]       quot;
+reg [4:0]        dstep;
 reg              size_done;
-reg [5:0]        wi;                // result word of the vector (mode 2)
+reg [K_W-1:0]    kq;                // K / M (serial division, shares dstep)
+reg [SETS_W-1:0] kr;                // K mod M
+reg [5:0]        wi;                // result word of the query (mode 2)
 
 reg              err_sent_reg = 1'b0;
 
@@ -347,22 +388,35 @@ wire             fits      = (nxt_end <= SW'(TOTAL_N));
 reg              fits_r;                                               // fits, a clock later (S_DECIDE)
 wire [SW-1:0]    lim       = SW'(next) - SW'(n_words);                 // next - n
 wire             lim_neg   = (SW'(n_words) > SW'(next));
-// count for the expected INFER length: the request's (1 for count = 0, the
-// shortest valid request), or the largest count that fits (too many words)
-wire [15:0]      len_cnt   = (r_err && r_dsel == D_QUOT) ? quot : (p_count == 16'd0) ? 16'd1 : p_count;
-wire [31:0]      infer_len = 32'(len_cnt) * FB + 32'd10;
-wire             count_ok  = (p_count != 16'd0) && (infer_len == 32'(f_len));
-// Registered copies for timing: the leading fields are final one clock
-// before S_DECIDE (S_PARAM waits a clock at pidx == pneed), and p_k and
-// p_mode one clock before S_SIZE, so the decisions read these registers
-// instead of the length multiplier and comparator or the K x NT product.
-reg              count_ok_r;
+// the n of the expected INFER length 10 + n*M*FB: the request's count (1
+// for count = 0, the shortest valid request), or the largest count that
+// fits (too many result bytes, quot < count <= 65535)
+wire [15:0]      len_cnt   = sz_err ? quot[15:0] : (p_count == 16'd0) ? 16'd1 : p_count;
+wire             count_ok  = (p_count != 16'd0) && (vlen == VLW'(f_len));
+// wpv_r: registered for timing (p_k and p_mode are final one clock before
+// S_SIZE), so the divider reads a register instead of the K x NT product.
 reg [20:0]       wpv_r;
-wire             vmode     = p_mode[1];                                 // mode 2: votes
+wire             vmode     = p_mode == 2'd2;                           // mode 2: votes
+wire             smode     = p_mode == 2'd3;                           // mode 3: clipped sums
 wire             vwide     = (p_k > KV16);                             // mode 2 votes as u32
-wire [20:0]      wpv       = vmode ? WPV_VOTES : p_mode[0] ? WPV_STATS : 21'(p_k) * 21'(NT5);
-wire [21:0]      dtry      = {drem[20:0], dstep == 4'd15};     // next partial remainder
+wire [20:0]      wpv       = vmode ? WPV_VOTES : (p_mode == 2'd1) ? WPV_STATS : 21'(p_k) * 21'(NT5);
+// the dividend 2^17 / item bytes has its one bit at dpos
+wire [4:0]       dpos      = smode ? P_SUMS : (vmode && !vwide) ? P_U16 : P_U32;
+wire [21:0]      dtry      = {drem[20:0], dstep == dpos};     // next partial remainder
 wire             dge       = (dtry >= 22'(wpv_r));
+// K / M: restoring division, one quotient bit per clock (remainder < M)
+wire [SETS_W:0]  ktry      = {kr, kq[K_W-1]};
+wire             kge       = (ktry >= {1'b0, p_m});
+// the set loop: set sm runs K_m = kq + (sm < kr) samples (none: skipped)
+wire             sm_lo     = (sm < kr);
+wire             set_last  = (sm == p_m - 1'b1);
+wire             set_runs  = (kq != {K_W{1'b0}}) || sm_lo;
+wire             more_runs = !set_last && ((kq != {K_W{1'b0}}) || ((SETS_W+1)'(sm) + 1'b1 < (SETS_W+1)'(kr)));
+// mode 3: the sample word clipped to [-T, T]
+wire             clip_hi   = $signed(res_data) > $signed(T32);
+wire             clip_lo   = $signed(res_data) < -$signed(T32);
+wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : res_data[15:0];
+wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 wire [31:0]      room_len  = 32'd4 + {{(31-NEXT_W){1'b0}}, TOTAL_N - next, 1'b0};
 
 // byte pidx of the values the leading fields are compared with
@@ -383,13 +437,15 @@ crc32 crc_inst (
 
 // ------------------------------------------------------------ handshakes
 wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
-wire feed_rdy  = (state == S_INFER) && (vec_left != {LEN_W{1'b0}}) && !req_pend;
+wire feed_rdy  = (state == S_INFER) && (q_left != {LEN_W{1'b0}}) && !req_pend;
 assign s_desc_ready  = (state == S_POP);                           // done with it
 assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed)) ||
                        ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}})) ||
-                       ((state == S_DRAIN) && (rem != {LEN_W{1'b0}})) ||
+                       ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
                        feed_rdy;
 wire byte_in   = s_axis_tvalid && s_axis_tready;
+// the payload is read whole at this edge
+wire payload_end = rem == {LEN_W{1'b0}} || (byte_in && rem == {{(LEN_W-1){1'b0}}, 1'b1});
 wire param_in  = (state == S_PARAM) && byte_in;
 
 // ------------------------------------------------------------ frame decode
@@ -438,7 +494,7 @@ always @* begin
         E_LENGTH: begin
             case (r_dsel)
                 D_TOTAL: detail = TOTAL;
-                D_INFER, D_QUOT: detail = infer_len;
+                D_INFER: detail = 32'(vlen);
                 D_ZERO:  detail = 32'd0;
                 D_ROOM:  detail = room_len;
                 default: detail = (f_type == T_BEGIN) ? 32'd4 : (f_type == T_COMMIT) ? 32'd8 :
@@ -468,6 +524,7 @@ always @* begin
                 5'd16:   word = m_loaded ? not_crc : 32'd0;
                 5'd17:   word = f_link ? 32'd0 : UART_BAUD;
                 5'd18:   word = f_link ? 32'(RX_FRAMES_ETH) : 32'(RX_FRAMES_UART);
+                5'd19:   word = 32'(SETS_MAX);
                 default: word = info_data;            // words 3..14: ROM 1..12
             endcase
         end
@@ -494,7 +551,8 @@ wire resp_xfer  = resp_valid && r_axis_tready;
 wire vskip      = vmode && (wi >= NC6);
 wire infer_send = (state == S_INFER) && res_valid && !vskip;
 wire infer_xfer = infer_send && r_axis_tready;
-wire item_end   = (vmode && !vwide) ? rb[0] : (rb == 2'd3);   // last byte of a result item
+// last byte of a result item (u32, u16 votes, i8 or i16 sums)
+wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || rb[0]) : (rb == 2'd3);
 wire last_vec   = (res_left == {{(LEN_W-1){1'b0}}, 1'b1});
 wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
                   ((state == S_INFER) && res_valid && vskip);
@@ -510,7 +568,7 @@ assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
-assign r_axis_tdata  = (state == S_INFER) ? res_data[8*rb +: 8] : word[8*rb +: 8];
+assign r_axis_tdata  = (state != S_INFER) ? word[8*rb +: 8] : smode ? clip_b : res_data[8*rb +: 8];
 assign r_axis_tvalid = resp_valid || infer_send;
 assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
@@ -521,9 +579,10 @@ assign bank_wr_addr = bw_addr;
 assign bank_wr_data = bw_data;
 assign req_valid    = req_pend;
 assign req_features = feat[FEATURES-1:0];
-assign req_k        = p_k[K_W-1:0];
-assign req_seed     = p_seed;
-assign req_stats    = p_mode[0] || p_mode[1];
+assign req_k        = kq + {{(K_W-1){1'b0}}, sm_lo};
+assign req_seed     = sseed;
+assign req_stats    = p_mode[0] ^ p_mode[1];                   // modes 1 and 2
+assign req_more     = more_runs;
 assign res_ready    = word_done;
 
 assign loaded     = m_loaded;
@@ -540,7 +599,7 @@ wire [2*NCNT-1:0] inc_vec = {
     1'b0, ev_bit_tick,                           // 12 UART bit times
     ev_uart_byte,                                // 11 UART bytes received
     1'b0, err_done,                              // 10 ERROR responses
-    1'b0, word_done && res_last,                 // 9  feature vectors
+    1'b0, req_pend && req_ready,                 // 9  core runs
     1'b0, ev_frame_sent,                         // 8  response frames sent
     1'b0, ev_eth_drop,                           // 7  Ethernet frames dropped
     1'b0, ev_fcs_error,                          // 6  Ethernet FCS errors
@@ -563,6 +622,8 @@ stat_counters #(.NCNT(NCNT), .PEND_W(5)) u_counters (
 // ------------------------------------------------------------ feature bytes
 // a shift register: feature byte 0 ends up in feat[7:0]
 wire feat_shift = feed_rdy && byte_in;
+wire vec_done  = feat_shift && (fbi == FBI_W'(FB - 1));              // a set's vector is in feat
+wire set_end   = (req_pend && req_ready) || (vec_done && !set_runs);  // a set ran or was skipped
 generate
     if (FB == 1) begin : g_feat1
         always @(posedge clk) begin
@@ -584,7 +645,6 @@ always @(posedge clk) begin
         eq_off <= 1'b1;
         le_off <= 1'b1;
         eq_c   <= 1'b1;
-        rsv_bad <= 1'b0;
     end
     if (param_in) begin
         case (f_type)
@@ -609,8 +669,16 @@ always @(posedge clk) begin
             end
             default: begin // T_INFER
                 case (pidx)
-                    4'd0: p_mode <= s_axis_tdata;
-                    4'd1: rsv_bad <= (s_axis_tdata != 8'd0);
+                    4'd0: begin
+                        p_mode   <= s_axis_tdata[1:0];
+                        mode_bad <= (s_axis_tdata[7:2] != 6'd0);
+                    end
+                    4'd1: begin
+                        /* verilator lint_off CMPCONST */
+                        sets_bad <= (s_axis_tdata > SETS_MAX8);   // constant for SETS_MAX = 255
+                        /* verilator lint_on CMPCONST */
+                        p_m      <= (s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
+                    end
                     4'd2: p_k[7:0] <= s_axis_tdata;
                     4'd3: p_k[15:8] <= s_axis_tdata;
                     4'd4: p_seed[7:0] <= s_axis_tdata;
@@ -624,14 +692,13 @@ always @(posedge clk) begin
             end
         endcase
     end
-    // vector i of an INFER uses seed + i
-    if (req_pend && req_ready) begin
+    // query i of an INFER uses seed + i
+    if (set_end && set_last) begin
         p_seed <= p_seed + 1'b1;
     end
 end
 
 always @(posedge clk) begin
-    count_ok_r <= count_ok;
     wpv_r      <= wpv;
     n_words    <= (s_desc_len - LEN_W'(4)) >> 1;
     fits_r     <= fits;
@@ -689,8 +756,31 @@ always @(posedge clk) begin
         end
 
         S_PARAM: begin
+            vlen   <= VLW'(10);
+            fbi    <= {FBI_W{1'b0}};
+            sm     <= {SETS_W{1'b0}};
+            sz_err <= 1'b0;
             if (pidx == pneed) begin
-                state <= S_DECIDE;
+                state <= (f_type == T_INFER) ? S_MUL : S_DECIDE;
+            end
+        end
+
+        S_MUL: begin
+            // vlen = 10 + len_cnt*M*FB: M*FB additions, counted by fbi and sm
+            vlen <= vlen + VLW'(len_cnt);
+            if (fbi == FBI_W'(FB - 1)) begin
+                fbi <= {FBI_W{1'b0}};
+                sm  <= sm + 1'b1;
+                if (set_last) begin
+                    sm <= {SETS_W{1'b0}};
+                    if (sz_err) begin
+                        set_error(E_LENGTH, D_INFER);   // detail: 10 + c*M*FB
+                    end else begin
+                        state <= S_DECIDE;
+                    end
+                end
+            end else begin
+                fbi <= fbi + 1'b1;
             end
         end
 
@@ -699,7 +789,7 @@ always @(posedge clk) begin
             case (f_type)
                 T_INFO: begin
                     r_kind <= R_INFO;
-                    rcount <= 5'd19;
+                    rcount <= 5'd20;
                 end
                 T_STATUS: begin
                     r_kind <= R_STATUS;
@@ -751,9 +841,9 @@ always @(posedge clk) begin
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
-                    if (p_mode > 8'd2 || rsv_bad) begin
+                    if (mode_bad || sets_bad) begin
                         set_error(E_LENGTH, D_ZERO);
-                    end else if (!count_ok_r) begin
+                    end else if (!count_ok) begin
                         set_error(E_LENGTH, D_INFER);
                     end else if (p_k == 16'd0 || p_k > KMAX16) begin
                         set_error(E_K, D_TYPE);
@@ -761,8 +851,10 @@ always @(posedge clk) begin
                         set_error(E_NOMODEL, D_TYPE);
                     end else begin
                         drem  <= 21'd0;
-                        quot  <= 16'd0;
-                        dstep <= 4'd15;
+                        quot  <= 18'd0;
+                        dstep <= 5'd17;
+                        kq    <= p_k[K_W-1:0];
+                        kr    <= {SETS_W{1'b0}};
                         size_done <= 1'b0;
                         state <= S_SIZE;
                     end
@@ -771,18 +863,26 @@ always @(posedge clk) begin
         end
 
         S_SIZE: begin
-            // restoring division of 2^15 by wpv, one quotient bit per clock
+            // restoring division of 2^dpos by wpv, one quotient bit per
+            // clock; K / M in the last K_W clocks
             if (!size_done) begin
                 drem  <= 21'(dge ? dtry - 22'(wpv_r) : dtry);
-                quot  <= {quot[14:0], dge};
+                quot  <= {quot[16:0], dge};
                 dstep <= dstep - 1'b1;
-                size_done <= (dstep == 4'd0);
-            end else if (p_count > quot) begin
-                set_error(E_LENGTH, D_QUOT);    // detail: 10 + quot*FB
+                size_done <= (dstep == 5'd0);
+                if (dstep < 5'(K_W)) begin
+                    kr <= SETS_W'(kge ? ktry - {1'b0, p_m} : ktry);
+                    kq <= K_W'({kq, kge});
+                end
+            end else if (18'(p_count) > quot) begin
+                sz_err <= 1'b1;                 // detail: 10 + quot*M*FB
+                vlen   <= VLW'(10);
+                state  <= S_MUL;
             end else begin
-                vec_left <= p_count[LEN_W-1:0];
+                q_left   <= p_count[LEN_W-1:0];
                 res_left <= p_count[LEN_W-1:0];
                 fbi      <= {FBI_W{1'b0}};
+                sm       <= {SETS_W{1'b0}};
                 wi       <= 6'd0;
                 req_pend <= 1'b0;
                 state    <= S_INFER;
@@ -815,7 +915,7 @@ always @(posedge clk) begin
         end
 
         S_DRAIN: begin
-            if (rem == {LEN_W{1'b0}} || (byte_in && rem == {{(LEN_W-1){1'b0}}, 1'b1})) begin
+            if (payload_end) begin
                 state <= S_RESP;
             end
         end
@@ -839,14 +939,24 @@ always @(posedge clk) begin
             if (feat_shift) begin
                 if (fbi == FBI_W'(FB - 1)) begin
                     fbi      <= {FBI_W{1'b0}};
-                    req_pend <= 1'b1;
-                    vec_left <= vec_left - 1'b1;
+                    req_pend <= set_runs;       // a set with K_m = 0 is dropped
                 end else begin
                     fbi <= fbi + 1'b1;
+                end
+                if (fbi == {FBI_W{1'b0}} && sm == {SETS_W{1'b0}}) begin
+                    sseed <= p_seed;            // a query's set 0: Q
                 end
             end
             if (req_pend && req_ready) begin
                 req_pend <= 1'b0;
+            end
+            if (set_end) begin
+                sseed <= sseed + SET_SEED_STEP;
+                sm    <= sm + 1'b1;
+                if (set_last) begin
+                    sm     <= {SETS_W{1'b0}};
+                    q_left <= q_left - 1'b1;
+                end
             end
             if (infer_xfer) begin
                 rb <= item_end ? 2'd0 : rb + 1'b1;
@@ -858,6 +968,13 @@ always @(posedge clk) begin
                 res_left <= res_left - 1'b1;
             end
             if (infer_end) begin
+                // the last query's last sets may have K_m = 0 and not be read yet
+                state <= payload_end ? S_POP : S_FLUSH;
+            end
+        end
+
+        S_FLUSH: begin
+            if (payload_end) begin
                 state <= S_POP;
             end
         end

@@ -106,11 +106,11 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 		t.Fatalf("INFO: %v", err)
 	}
 	w := words(r.payload)
-	if r.typ != 0x81 || len(w) != 19 {
+	if r.typ != 0x81 || len(w) != 20 {
 		t.Fatalf("INFO: type 0x%02x, %d words", r.typ, len(w))
 	}
 	rom := d.InfoWords()
-	want := []uint32{0x424D5450, 2, hw.GenVersion()}
+	want := []uint32{0x424D5450, 3, hw.GenVersion()}
 	want = append(want, rom[1:13]...)
 	l := uint32(0)
 	if loaded {
@@ -118,7 +118,7 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 	} else {
 		crc = 0
 	}
-	want = append(want, l, crc, 0, 1)
+	want = append(want, l, crc, 0, 1, hw.DefaultSetsMax)
 	if uart {
 		want[17] = baud
 		want[18] = 3

@@ -46,6 +46,9 @@ type Options struct {
 	// Ready is the percentage of cycles the harness holds res_ready high
 	// (default 100; lower values test back-pressure).
 	Ready int
+	// Sets, when above 1, makes the random requests set queries
+	// (Request.Sets) of M sets, M uniform in 1..Sets.
+	Sets int
 	// Requests, when set, are sent instead of random ones.
 	Requests []Request
 	// Trace writes an FST waveform to this path (builds with --trace-fst).
@@ -59,12 +62,26 @@ type Options struct {
 	MaxMismatches int
 }
 
-// Request is one inference request.
+// Request is one inference request: one run of the core, or, when Sets
+// holds M > 1 feature vectors, a query of M sets (docs/fixed-point.md
+// section 8): the runs m = 0..M-1 with K_m = fixed.SetK(K, M, m) >= 1
+// samples and seed fixed.SubSeed(Seed, m), chained by req_more (1 on
+// every run but the last), compared as one response with
+// fixed.Core.RunSets (Features is then ignored).
 type Request struct {
-	Features []bool `json:"features"`
-	K        int    `json:"k"`
-	Seed     uint32 `json:"seed"`
-	Stats    bool   `json:"stats"`
+	Features []bool   `json:"features"`
+	K        int      `json:"k"`
+	Seed     uint32   `json:"seed"`
+	Stats    bool     `json:"stats"`
+	Sets     [][]bool `json:"sets,omitempty"`
+}
+
+// vectors returns the request's feature vectors, one per set.
+func (r *Request) vectors() [][]bool {
+	if len(r.Sets) > 1 {
+		return r.Sets
+	}
+	return [][]bool{r.Features}
 }
 
 // Mismatch is the first difference between the core and the golden model.
@@ -155,8 +172,10 @@ func newSession(opts Options) (*session, error) {
 
 // checkRequest is the Go side's refusal of requests the core would refuse.
 func (s *session) checkRequest(i int, r Request) error {
-	if len(r.Features) != s.design.Shape.Features {
-		return fmt.Errorf("cosim: request %d has %d features, model has %d", i, len(r.Features), s.design.Shape.Features)
+	for _, x := range r.vectors() {
+		if len(x) != s.design.Shape.Features {
+			return fmt.Errorf("cosim: request %d has %d features, model has %d", i, len(x), s.design.Shape.Features)
+		}
 	}
 	if r.K < 1 || r.K > s.design.Config.MaxK {
 		return fmt.Errorf("cosim: request %d: K = %d outside 1..%d (MaxK)", i, r.K, s.design.Config.MaxK)
@@ -236,7 +255,19 @@ func (s *session) exchange(next func() *Request, got func(i int, req *Request, r
 			if r.Stats {
 				st = 1
 			}
-			_, err = fmt.Fprintf(w, "r %s %d %x %d\n", featureHex(r.Features), r.K, r.Seed, st)
+			xs := r.vectors()
+			last := len(xs) - 1
+			for last > 0 && fixed.SetK(r.K, len(xs), last) == 0 {
+				last--
+			}
+			for m := 0; m <= last && err == nil; m++ {
+				more := 0
+				if m < last {
+					more = 1
+				}
+				_, err = fmt.Fprintf(w, "r %s %d %x %d %d\n", featureHex(xs[m]), fixed.SetK(r.K, len(xs), m),
+					fixed.SubSeed(r.Seed, m), st, more)
+			}
 		}
 		if err == nil {
 			err = w.Flush()
@@ -352,7 +383,7 @@ func run(opts Options, tamper func(*session)) (*Result, error) {
 		res.Requests++
 		var st fixed.Stats
 		var gerr error
-		sums, st, gerr = s.core.Run(req.Features, req.K, req.Seed, sums)
+		sums, st, gerr = s.core.RunSets(req.vectors(), req.K, req.Seed, sums)
 		if gerr != nil {
 			return fmt.Errorf("cosim: golden model, request %d: %w", i, gerr)
 		}
@@ -411,14 +442,27 @@ func (s *session) requestSource() func() *Request {
 		if done >= total {
 			return nil
 		}
-		r := Request{Features: make([]bool, o), K: 1 + rng.IntN(kmax), Seed: rng.Uint32()}
+		r := Request{K: 1 + rng.IntN(kmax), Seed: rng.Uint32()}
 		r.K = min(r.K, total-done)
-		bitsRand := rng.Uint64()
-		for i := range r.Features {
-			if i%64 == 0 && i > 0 {
-				bitsRand = rng.Uint64()
+		vec := func() []bool {
+			x := make([]bool, o)
+			bitsRand := rng.Uint64()
+			for i := range x {
+				if i%64 == 0 && i > 0 {
+					bitsRand = rng.Uint64()
+				}
+				x[i] = bitsRand>>(uint(i)%64)&1 == 1
 			}
-			r.Features[i] = bitsRand>>(uint(i)%64)&1 == 1
+			return x
+		}
+		r.Features = vec()
+		if s.opts.Sets > 1 {
+			if m := 1 + rng.IntN(s.opts.Sets); m > 1 {
+				r.Sets = [][]bool{r.Features}
+				for len(r.Sets) < m {
+					r.Sets = append(r.Sets, vec())
+				}
+			}
 		}
 		switch s.opts.Mode {
 		case "stats":

@@ -89,6 +89,31 @@ func TestRandomShapes(t *testing.T) {
 	}
 }
 
+// TestSetQueries co-simulates set queries (docs/fixed-point.md section 8:
+// runs chained by req_more, statistics accumulated over the sets, one
+// res_last per query) on the random shapes with M = 1..8, K often below M,
+// both modes, against fixed.Core.RunSets.
+func TestSetQueries(t *testing.T) {
+	needVerilator(t)
+	testenv.Heartbeat(t, 0)
+	for i, c := range randomShapes {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			kmax := 12 // K < M happens often
+			if i%2 == 1 {
+				kmax = 0 // min(MaxK, 32)
+			}
+			res, err := Run(Options{Shape: c.sh, Config: c.cfg, Seed: uint64(300 + i), Samples: 3_000, Ready: c.ready,
+				Sets: 8, KMax: kmax})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkClean(t, res, 3_000)
+			t.Logf("%d queries, %d samples", res.Requests, res.SamplesCompared)
+		})
+	}
+}
+
 // trainedRequests cycles through a model's test inputs with random K and
 // seeds, both modes.
 func trainedRequests(m refmodel.Model, samples, maxK int, seed uint64) []Request {
@@ -147,7 +172,7 @@ func TestCoreRefusesBadK(t *testing.T) {
 	needVerilator(t)
 	o := misuseOpts()
 	f := feats(o.Shape.Features)
-	reqs := []Request{{f, 0, 1, false}, {f, 3, 2, false}, {f, 101, 3, true}, {f, 127, 4, false}, {f, 100, 5, true}}
+	reqs := []Request{{f, 0, 1, false, nil}, {f, 3, 2, false, nil}, {f, 101, 3, true, nil}, {f, 127, 4, false, nil}, {f, 100, 5, true, nil}}
 	resp, err := RunRaw(o, reqs)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +214,7 @@ func mustWords(t *testing.T, o Options, r Request) []uint32 {
 
 func TestGoSideRefusesBadRequests(t *testing.T) {
 	o := misuseOpts()
-	for _, r := range []Request{{feats(o.Shape.Features), 0, 1, false}, {feats(o.Shape.Features), 101, 1, true}, {feats(3), 1, 1, false}} {
+	for _, r := range []Request{{feats(o.Shape.Features), 0, 1, false, nil}, {feats(o.Shape.Features), 101, 1, true, nil}, {feats(3), 1, 1, false, nil}} {
 		o.Requests = []Request{r}
 		if _, err := Run(o); err == nil {
 			t.Errorf("request K=%d with %d features accepted", r.K, len(r.Features))
@@ -323,7 +348,7 @@ func TestThroughput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := feats(c.sh.Features)
 			k1, k2 := 5, 25
-			reqs := []Request{{f, k1, 1, false}, {f, k2, 1, false}, {f, k1, 1, true}, {f, k2, 1, true}}
+			reqs := []Request{{f, k1, 1, false, nil}, {f, k2, 1, false, nil}, {f, k1, 1, true, nil}, {f, k2, 1, true, nil}}
 			resp, err := RunRaw(Options{Shape: c.sh, Config: c.cfg, Seed: uint64(100 + i)}, reqs)
 			if err != nil {
 				t.Fatal(err)
@@ -414,7 +439,7 @@ func TestCyclesTable(t *testing.T) {
 			for i := range f {
 				f[i] = i%3 == 0
 			}
-			reqs := []Request{{f, 1, 7, false}, {f, 64, 7, false}, {f, 1, 7, true}, {f, 64, 7, true}}
+			reqs := []Request{{f, 1, 7, false, nil}, {f, 64, 7, false, nil}, {f, 1, 7, true, nil}, {f, 64, 7, true, nil}}
 			resp, err := RunRaw(Options{Shape: s.sh, Config: cfg, Seed: 1}, reqs)
 			if err != nil {
 				t.Fatal(err)

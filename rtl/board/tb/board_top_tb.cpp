@@ -5,7 +5,7 @@
 // test generates a small core (prefix "tiny", selected with PTM_CORE) and a
 // data file (--data <file>) with the shape, the info ROM, a random bank in
 // upload order and INFER requests whose expected result words were computed
-// by golden/fixed (fixed.Core.Run, vector i with seed + i).
+// by golden/fixed (fixed.Core.RunSets, query i with seed + i).
 //
 // The bench is two hosts at once: one on the UART pins (8N1 bits of
 // CLKS_PER_BIT clocks driven on uart_rxd, uart_txd decoded back) and one on
@@ -14,9 +14,9 @@
 //   - INFO on both links (info ROM words, loaded flag, CRC, link bit rate);
 //   - a model upload on the UART while Ethernet requests from another MAC
 //     are served in between, each response to its own link and MAC;
-//   - every INFER of the data file, both modes, on one link or on both at
-//     once, reassembled from fragments, equal word for word to the golden
-//     results;
+//   - every INFER of the data file (one set and several, all four modes),
+//     on one link or on both at once, reassembled from fragments, equal
+//     item for item to the golden results;
 //   - garbage on the UART, a bad FCS, a wrong destination MAC, a wrong
 //     EtherType and a bad protocol CRC on Ethernet: dropped and counted in
 //     STATUS, and the next requests are answered correctly;
@@ -42,13 +42,17 @@
 #ifndef GEN_VERSION
 #define GEN_VERSION 0x000100
 #endif
+#ifndef SETS_MAX
+#define SETS_MAX 8
+#endif
 static const int CPB = CLKS_PER_BIT;
 static const uint64_t BOARD_MAC = 0x0250544D0001ull;
 static const uint64_t MAC_A = 0x02AAAAAAAA01ull, MAC_B = 0x02BBBBBBBB02ull;
 
 struct Req {
     int mode, k, count;
-    int ib = 4;               // bytes per result item (2: mode 2 votes as u16)
+    int sets = 0, runs = 0;   // sets byte; core runs (sets with K_m >= 1, all queries)
+    int ib = 4;               // bytes per result item (2: mode 2 votes as u16, 1 or 2: mode 3)
     uint32_t seed;
     std::vector<uint8_t> feat;
     std::vector<uint32_t> words;
@@ -75,9 +79,9 @@ struct Data {
             } else if (tag == "req") {
                 Req r;
                 std::string h;
-                s >> r.mode >> r.k >> h >> r.count;
+                s >> r.mode >> r.k >> h >> r.count >> r.sets >> r.runs;
                 r.seed = (uint32_t)std::stoul(h, nullptr, 16);
-                for (int i = 0; i < r.count * fb; i++) {
+                for (int i = 0; i < r.count * std::max(1, r.sets) * fb; i++) {
                     s >> h;
                     r.feat.push_back((uint8_t)std::stoul(h, nullptr, 16));
                 }
@@ -311,10 +315,11 @@ int main(int argc, char** argv) {
     auto check_info = [&](const Resp& r, int link, bool loaded, uint32_t crc) {
         CHECK_EQ(r.type, 0x81, "INFO response type");
         std::vector<uint32_t> w = words_of(r.payload);
-        CHECK_EQ(w.size(), 19, "INFO words");
-        if (w.size() != 19) return;
+        CHECK_EQ(w.size(), 20, "INFO words");
+        if (w.size() != 20) return;
         CHECK_EQ(w[0], 0x424D5450u, "INFO magic");
-        CHECK_EQ(w[1], 2, "INFO protocol version");
+        CHECK_EQ(w[1], 3, "INFO protocol version");
+        CHECK_EQ(w[19], SETS_MAX, "INFO MMAX");
         CHECK_EQ(w[2], GEN_VERSION, "INFO generator version");
         for (int i = 3; i < 15; i++) CHECK_EQ(w[i], d.info[i - 2], "INFO word from the info ROM");
         CHECK_EQ(w[15], loaded, "INFO loaded");
@@ -367,7 +372,7 @@ int main(int argc, char** argv) {
     auto infer_payload = [&](const Req& q) {
         std::vector<uint8_t> p;
         p.push_back((uint8_t)q.mode);
-        p.push_back(0);
+        p.push_back((uint8_t)q.sets);
         put_u16(p, (uint16_t)q.k);
         put_u32(p, q.seed);
         put_u16(p, (uint16_t)q.count);
@@ -377,10 +382,10 @@ int main(int argc, char** argv) {
     auto check_infer = [&](const Resp& r, const Req& q) {
         CHECK_EQ(r.type, 0x90, "INFER response type");
         std::vector<uint32_t> w;
-        if (q.ib == 2) {
-            for (size_t i = 0; i + 2 <= r.payload.size(); i += 2) w.push_back(r.payload[i] | r.payload[i + 1] << 8);
-        } else {
-            w = words_of(r.payload);
+        for (size_t i = 0; i + q.ib <= r.payload.size(); i += q.ib) {
+            uint32_t x = 0;
+            for (int j = q.ib - 1; j >= 0; j--) x = x << 8 | r.payload[i + j];
+            w.push_back(x);
         }
         CHECK_EQ(r.payload.size(), q.words.size() * q.ib, "INFER result bytes");
         size_t bad = 0;
@@ -440,7 +445,7 @@ int main(int argc, char** argv) {
     uint32_t frags = (uint32_t)((d.reqs[0].words.size() * d.reqs[0].ib + 1023) / 1024 +
                                 (d.reqs[1].words.size() * d.reqs[1].ib + 1023) / 1024);
     CHECK_EQ(s1[8] - s0[8], 2 + frags, "response frames sent since the first STATUS");
-    CHECK_EQ(s1[9] - s0[9], (uint32_t)(d.reqs[0].count + d.reqs[1].count), "feature vectors inferred");
+    CHECK_EQ(s1[9] - s0[9], (uint32_t)(d.reqs[0].runs + d.reqs[1].runs), "core runs");
     CHECK_EQ(s1[10], s0[10], "ERROR responses");
     // receive-line accounting: the UART bytes sent since the first STATUS
     // (junk, INFO, INFER, STATUS commands) and the bit times elapsed

@@ -11,8 +11,13 @@
 //     only legal while the core is idle), a request stream that answers
 //     K*NT (samples) or NC+2*NT (stats) words after a random latency with
 //     random gaps, each word a hash of (features, K, seed, mode, index,
-//     bank contents), and an info ROM (INFER mode 2 runs the core in
-//     stats mode and keeps the NC vote words, u16 when K <= KV);
+//     bank contents) (samples: mostly small values around +-T, to test
+//     mode 3's clipping), chained by req_more as docs/core-interface.md
+//     says (stats words are the sums of the chained runs' hashes, sent by
+//     the last run only; samples words of a run with req_more carry no
+//     res_last), and an info ROM (INFER mode 2 runs the core in stats
+//     mode and keeps the NC vote words, u16 when K <= KV; mode 3 in
+//     samples mode, each word clipped to [-T, T], i8 when T <= 127);
 //   - a proto_tx sink that takes bytes with random ready, closes fragments
 //     of 1024 bytes, stays busy for a random time while "sending", and
 //     checks that the side band (type, seq, link, mac) is stable until the
@@ -20,8 +25,9 @@
 //     significant byte first).
 // A C++ reference of docs/protocol.md (as implemented: LOAD rules with next
 // offset, retransmission, gap/overlap and range errors, running CRC, commit
-// checks; INFER checks in order; INFO; STATUS; RESET_STATUS; unknown types;
-// busy descriptors) predicts every response word. STATUS words are checked
+// checks; INFER checks in order, the set loop of section 4 (K_m, Q_m,
+// skipped sets) and the four modes; INFO; STATUS; RESET_STATUS; unknown
+// types; busy descriptors) predicts every response word. STATUS words are checked
 // against the bench's own event counts (exact for the engine's counters,
 // bounded for the ev_* inputs driven randomly). The bank contents are
 // compared after every upload.
@@ -66,6 +72,12 @@
 #ifndef GEN_VERSION
 #define GEN_VERSION 0x000100
 #endif
+#ifndef CLIP_T
+#define CLIP_T 10
+#endif
+#ifndef SETS_MAX
+#define SETS_MAX 8
+#endif
 
 static const int FB = (FEATURES + 7) / 8;
 static const uint32_t TOTAL = LANES * DEPTH;
@@ -97,7 +109,7 @@ struct Resp {
     uint64_t mac;
     std::vector<uint32_t> words;
     bool status = false;      // STATUS: words checked against bounds
-    bool half = false;        // INFER mode 2 with K <= KV: u16 items
+    int ib = 4;               // INFER result item bytes: 4, 2 (mode 2 u16, mode 3 i16) or 1 (mode 3 i8)
 };
 
 static uint64_t mix64(uint64_t x) {
@@ -120,8 +132,16 @@ struct Model {
     Model() : bank(TOTAL, 0) {}
 
     static uint32_t core_word(uint64_t feat, int k, uint32_t seed, int mode, int idx, uint64_t bh) {
-        return (uint32_t)mix64(feat * 0x9E3779B97F4A7C15ull ^ (uint64_t)k << 40 ^ (uint64_t)seed << 8 ^
-                               (uint64_t)mode << 60 ^ (uint64_t)idx << 20 ^ bh);
+        uint32_t h = (uint32_t)mix64(feat * 0x9E3779B97F4A7C15ull ^ (uint64_t)k << 40 ^ (uint64_t)seed << 8 ^
+                                     (uint64_t)mode << 60 ^ (uint64_t)idx << 20 ^ bh);
+        // samples: mostly class sums in [-2T, 2T] (mode 3 clips them), some
+        // arbitrary 32-bit words
+        if (mode == 0 && ((h >> 28) & 3) != 0) return (uint32_t)((int32_t)((h & 0xFFFF) % (4 * CLIP_T + 1)) - 2 * CLIP_T);
+        return h;
+    }
+    static uint32_t clip(uint32_t w) {
+        int64_t v = (int32_t)w;
+        return (uint32_t)(int32_t)std::max<int64_t>(-CLIP_T, std::min<int64_t>(CLIP_T, v));
     }
     uint64_t bank_hash() const {
         uint64_t h = 0;
@@ -196,28 +216,45 @@ struct Model {
         }
         case 0x10: {
             if (len < 10) return error(c, 3, 10);
-            int mode = p[0];
+            int mode = p[0], sets = p[1];
             int k = p[2] | p[3] << 8;
             uint32_t seed = get_u32(p, 4);
             int count = p[8] | p[9] << 8;
-            if (mode > 2 || p[1] != 0) return error(c, 3, 0);
-            uint32_t want = 10 + (uint32_t)(count ? count : 1) * FB;
+            int M = sets ? sets : 1;
+            if (mode > 3 || sets > SETS_MAX) return error(c, 3, 0);
+            uint32_t want = 10 + (uint32_t)(count ? count : 1) * M * FB;
             if (count == 0 || want != len) return error(c, 3, want);
             if (k == 0 || k > KMAX) return error(c, 5, KMAX);
             if (!loaded) return error(c, 4, 0);
-            uint32_t wpv = mode == 2 ? NC : mode ? NC + 2 * NT : k * NT;
-            if ((uint64_t)count * wpv > 32768) return error(c, 3, 10 + (32768 / wpv) * FB);
-            ok.half = mode == 2 && (uint32_t)k <= KV;
+            int ib = mode == 2 ? ((uint32_t)k <= KV ? 2 : 4) : mode == 3 ? (CLIP_T <= 127 ? 1 : 2) : 4;
+            uint64_t ipq = mode == 2 ? NC : mode == 1 ? NC + 2 * NT : (uint64_t)k * NT;
+            uint64_t bpq = ipq * ib;
+            if ((uint64_t)count * bpq > 131072) return error(c, 3, 10 + (uint32_t)(131072 / bpq) * M * FB);
+            ok.ib = ib;
+            uint32_t mask = ib == 4 ? 0xFFFFFFFFu : (1u << (8 * ib)) - 1;
             uint64_t bh = bank_hash();
-            for (int v = 0; v < count; v++) {
-                uint64_t feat = 0;
-                for (int i = 0; i < FB; i++) feat |= (uint64_t)p[10 + v * FB + i] << (8 * i);
-                feat &= (FEATURES >= 64) ? ~0ull : ((1ull << FEATURES) - 1);
-                for (uint32_t i = 0; i < wpv; i++) {
-                    uint32_t w = core_word(feat, k, seed + (uint32_t)v, mode ? 1 : 0, i, bh);
-                    ok.words.push_back(ok.half ? (w & 0xFFFF) : w);
+            for (int q = 0; q < count; q++) {
+                std::vector<uint32_t> acc(NC + 2 * NT, 0);
+                for (int m = 0; m < M; m++) {
+                    int km = k / M + (m < k % M ? 1 : 0);
+                    if (km == 0) continue;
+                    uint32_t qs = seed + (uint32_t)q + (uint32_t)m * 0x9E3779B9u;
+                    int v = q * M + m;
+                    uint64_t feat = 0;
+                    for (int i = 0; i < FB; i++) feat |= (uint64_t)p[10 + v * FB + i] << (8 * i);
+                    feat &= (FEATURES >= 64) ? ~0ull : ((1ull << FEATURES) - 1);
+                    cnt[9]++;
+                    if (mode == 0 || mode == 3) {
+                        for (int i = 0; i < km * NT; i++) {
+                            uint32_t w = core_word(feat, km, qs, 0, i, bh);
+                            ok.words.push_back((mode == 3 ? clip(w) : w) & mask);
+                        }
+                    } else {
+                        for (int i = 0; i < NC + 2 * NT; i++) acc[i] += core_word(feat, km, qs, 1, i, bh);
+                    }
                 }
-                cnt[9]++;
+                if (mode == 1 || mode == 2)
+                    for (int i = 0; i < (mode == 2 ? NC : NC + 2 * NT); i++) ok.words.push_back(acc[i] & mask);
             }
             return ok;
         }
@@ -244,6 +281,11 @@ struct Bench {
     bool res_hold = false;        // a word is offered
     uint32_t res_word = 0;
     bool res_lastw = false;
+    bool res_more = false;        // the current request had req_more (no res_last)
+    bool chain = false;           // the last accepted request had req_more
+    int chain_mode = -1;
+    std::vector<uint32_t> acc;    // stats of the chained runs
+    int idle_wait = 0;            // a stats run with req_more: busy for a while, no words
     double core_gap_p = 0.0;
     // sink
     std::deque<Resp> expect;
@@ -296,8 +338,12 @@ struct Bench {
             } else if (!coin(core_gap_p)) {
                 res_hold = true;
                 res_word = res_q.front();
-                res_lastw = res_q.size() == 1;
+                res_lastw = res_q.size() == 1 && !res_more;
             }
+        }
+        if (core_busy && res_q.empty() && !res_hold) {
+            if (idle_wait > 0) idle_wait--;
+            else core_busy = false;
         }
         m->req_ready = !core_busy;
         m->res_valid = res_hold;
@@ -344,10 +390,22 @@ struct Bench {
         if (m->req_valid && m->req_ready && !rst) {
             core_busy = true;
             int k = m->req_k, mode = m->req_stats;
-            uint32_t wpv = mode ? NC + 2 * NT : k * NT;
+            CHECK(k >= 1 && k <= KMAX, "core request with K = %d", k);
+            if (chain) CHECK_EQ(mode, chain_mode, "chained runs in one mode");
             uint64_t bh = bank_hash();
-            for (uint32_t i = 0; i < wpv; i++)
-                res_q.push_back(Model::core_word((uint64_t)m->req_features, k, m->req_seed, mode, i, bh));
+            res_more = m->req_more;
+            if (mode) {
+                if (!chain) acc.assign(NC + 2 * NT, 0);
+                for (int i = 0; i < NC + 2 * NT; i++)
+                    acc[i] += Model::core_word((uint64_t)m->req_features, k, m->req_seed, 1, i, bh);
+                if (!res_more) res_q.assign(acc.begin(), acc.end());
+                idle_wait = rnd(1, 40);
+            } else {
+                for (int i = 0; i < k * NT; i++)
+                    res_q.push_back(Model::core_word((uint64_t)m->req_features, k, m->req_seed, 0, i, bh));
+            }
+            chain = res_more;
+            chain_mode = mode;
             res_wait = rnd(0, 30);
         }
         if (res_hold && m->res_ready && !rst) {
@@ -381,13 +439,13 @@ struct Bench {
                 frag_bytes = 0;
             }
             if (m->r_axis_tlast) {
-                bool half = !expect.empty() && expect.front().half;
-                CHECK_EQ(gotb.size() % (half ? 2 : 4), 0, "response length is a whole number of items");
-                if (half) {
-                    got.clear();
-                    for (size_t i = 0; i + 2 <= gotb.size(); i += 2) got.push_back(gotb[i] | gotb[i + 1] << 8);
-                } else {
-                    got = words_of(gotb);
+                int ib = expect.empty() ? 4 : expect.front().ib;
+                CHECK_EQ(gotb.size() % ib, 0, "response length is a whole number of items");
+                got.clear();
+                for (size_t i = 0; i + ib <= gotb.size(); i += ib) {
+                    uint32_t w = 0;
+                    for (int j = ib - 1; j >= 0; j--) w = w << 8 | gotb[i + j];
+                    got.push_back(w);
                 }
                 gotb.clear();
                 finish_response(m->r_axis_tuser);
@@ -452,13 +510,14 @@ struct Bench {
             for (int i = 0; i < NCNT; i++) ev_at_status[i] = ev[i];
         Resp r = ref.exec(c);
         if (r.type == 0x81 && !c.busy) {
-            uint32_t w[19] = {0x424D5450u, 2, GEN_VERSION};
+            uint32_t w[20] = {0x424D5450u, 3, GEN_VERSION};
             for (int i = 3; i < 15; i++) w[i] = 0xC0DE0000u | (i - 2);
             w[15] = ref.loaded;
             w[16] = ref.loaded ? ~ref.crc : 0;
             w[17] = c.link ? 0 : UART_BAUD;
             w[18] = c.link ? 1 : 3;
-            r.words.assign(w, w + 19);
+            w[19] = SETS_MAX;
+            r.words.assign(w, w + 20);
         }
         expect.push_back(r);
         long guard = 0;
@@ -493,14 +552,15 @@ struct Bench {
         for (int i = 0; i < n; i++) put_u16(v, (uint16_t)words[(off + i) % words.size()]);
         return v;
     }
-    std::vector<uint8_t> infer(int mode, int k, uint32_t seed, int count, int extra = 0) {
+    std::vector<uint8_t> infer(int mode, int k, uint32_t seed, int count, int extra = 0, int sets = 0) {
         std::vector<uint8_t> v;
         v.push_back((uint8_t)mode);
-        v.push_back(0);
+        v.push_back((uint8_t)sets);
         put_u16(v, (uint16_t)k);
         put_u32(v, seed);
         put_u16(v, (uint16_t)count);
-        for (int i = 0; i < count * FB + extra && v.size() < 1024; i++) v.push_back((uint8_t)rnd(0, 255));
+        int M = sets ? sets : 1;
+        for (int i = 0; i < count * M * FB + extra && v.size() < 1024; i++) v.push_back((uint8_t)rnd(0, 255));
         return v;
     }
     uint32_t crc_of(const std::vector<uint32_t>& words) {
@@ -555,8 +615,26 @@ int main(int argc, char** argv) {
             int count = b.rnd(1, 6);
             b.run(b.cmd(0x10, b.infer(mode, k, (uint32_t)b.rng(), count)));
         }
-        // INFER errors: mode, reserved byte, K, count, length, too many results
-        b.run(b.cmd(0x10, b.infer(3, 1, 1, 1)));
+        // sets: M = 1..SETS_MAX (and 0), K below, at and above M, all modes
+        for (int i = 0; i < 24; i++) {
+            int sets = i < SETS_MAX + 1 ? i : b.rnd(0, SETS_MAX);
+            int M = sets ? sets : 1;
+            int mode = i % 4;
+            int k = b.coin(0.5) ? b.rnd(1, std::min(KMAX, M + 1)) : b.rnd(1, std::min(KMAX, 3 * M + 4));
+            int cmax = std::max(1, std::min(5, 1014 / (M * FB)));
+            b.run(b.cmd(0x10, b.infer(mode, k, (uint32_t)b.rng(), b.rnd(1, cmax), 0, sets)));
+        }
+        // mode 3 at the corners of K
+        b.run(b.cmd(0x10, b.infer(3, KMAX, (uint32_t)b.rng(), 2)));
+        b.run(b.cmd(0x10, b.infer(3, 1, (uint32_t)b.rng(), 3, 0, SETS_MAX)));
+        // INFER errors: mode, sets, K, count, length, too many results
+        b.run(b.cmd(0x10, b.infer(4, 1, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(0xFF, 1, 1, 1)));
+        b.run(b.cmd(0x10, b.infer(0, 1, 1, 1, 0, SETS_MAX + 1)));
+        b.run(b.cmd(0x10, b.infer(0, 1, 1, 0, 0, SETS_MAX)));        // count 0: 10 + M*FB
+        b.run(b.cmd(0x10, b.infer(1, 2, 1, 2, 1, SETS_MAX)));        // length
+        b.run(b.cmd(0x10, b.infer(3, 2, 1, 2, -FB, SETS_MAX)));
+        b.run(b.cmd(0x10, b.infer(2, 0, 1, 1, 0, SETS_MAX)));        // K = 0
         b.run(b.cmd(0x10, b.infer(2, KMAX + 1, 1, 1)));
         {
             auto p = b.infer(0, 1, 1, 1);
@@ -569,21 +647,28 @@ int main(int argc, char** argv) {
         b.run(b.cmd(0x10, b.infer(0, 1, 1, 2, 1)));
         b.run(b.cmd(0x10, b.infer(0, 1, 1, 3, -1)));
         b.run(b.cmd(0x10, {1, 0, 1}));
-        for (int k = KMAX; k >= 1; k--) {
-            // exactly 32768 result words is allowed, one vector more is not
-            int count = 32768 / (k * NT);
-            if (count * k * NT != 32768 || 10 + (count + 1) * FB > 1024) continue;
-            if (round == 0) {
-                b.run(b.cmd(0x10, b.infer(0, k, 3, count)));
-                b.run(b.cmd(0x10, b.infer(0, k, 3, count + 1)));
+        // too many result bytes: exactly 131072 is allowed, one query more
+        // is not (modes 0 and 3, one set and several)
+        for (int mode : {0, 3}) {
+            int ib = mode == 0 ? 4 : CLIP_T <= 127 ? 1 : 2;
+            for (int sets : {0, 2, SETS_MAX}) {
+                int M = sets ? sets : 1;
+                for (int k = KMAX; k >= 1; k--) {
+                    int bpq = k * NT * ib;
+                    int count = 131072 / bpq;
+                    if (count * bpq != 131072 || 10 + (count + 1) * M * FB > 1024) continue;
+                    if (round == 0) {
+                        b.run(b.cmd(0x10, b.infer(mode, k, 3, count, 0, sets)));
+                        b.run(b.cmd(0x10, b.infer(mode, k, 3, count + 1, 0, sets)));
+                    }
+                    break;
+                }
+                int k = KMAX, count = 131072 / (k * NT * ib) + 1;
+                if ((size_t)(10 + count * M * FB) <= 1024) b.run(b.cmd(0x10, b.infer(mode, k, 5, count, 0, sets)));
+                count--;
+                if (count >= 1 && (size_t)(10 + count * M * FB) <= 1024)
+                    b.run(b.cmd(0x10, b.infer(mode, k, 5, count, 0, sets)));
             }
-            break;
-        }
-        {
-            int k = KMAX, count = (32768 / (k * NT)) + 1;
-            if ((size_t)(10 + count * FB) <= 1024) b.run(b.cmd(0x10, b.infer(0, k, 5, count)));
-            count = 32768 / (k * NT);
-            if (count >= 1 && (size_t)(10 + count * FB) <= 1024) b.run(b.cmd(0x10, b.infer(0, k, 5, count)));
         }
         // LOAD errors: bad W, bad lengths, gap, overlap, out of range, commit mismatch
         b.run(b.cmd(0x02, b.u32s({TOTAL + 1})));
@@ -631,6 +716,9 @@ int main(int argc, char** argv) {
     b.res_q.clear();
     b.res_hold = false;
     b.core_busy = false;
+    b.chain = false;
+    b.res_more = false;
+    b.idle_wait = 0;
     b.got.clear();
     b.gotb.clear();
     b.frag_bytes = 0;

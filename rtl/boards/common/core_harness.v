@@ -37,8 +37,8 @@ module core_harness #(
 );
 
 // Stimulus: {bank_wr_en, lane, addr, data, req_valid, features, k, seed,
-// stats, res_ready, info_addr}.
-localparam integer NIN = 1 + LANE_W + ADDR_W + BITS + 1 + FEATURES + K_W + 32 + 1 + 1 + 4;
+// stats, more, res_ready, info_addr}.
+localparam integer NIN = 1 + LANE_W + ADDR_W + BITS + 1 + FEATURES + K_W + 32 + 1 + 1 + 1 + 4;
 
 reg [NIN-1:0] stim = {NIN{1'b0}};
 
@@ -54,11 +54,12 @@ wire [FEATURES-1:0] req_features;
 wire [K_W-1:0]      req_k;
 wire [31:0]         req_seed;
 wire                req_stats;
+wire                req_more;
 wire                res_ready;
 wire [3:0]          info_addr;
 
 assign {bank_wr_en, bank_wr_lane, bank_wr_addr, bank_wr_data, req_valid,
-        req_features, req_k, req_seed, req_stats, res_ready, info_addr} = stim;
+        req_features, req_k, req_seed, req_stats, req_more, res_ready, info_addr} = stim;
 
 wire        req_ready, res_valid, res_last, res_error, idle;
 wire [31:0] res_data, info_data;
@@ -68,7 +69,7 @@ wire [31:0] res_data, info_data;
     .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
     .bank_wr_data(bank_wr_data),
     .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
-    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats),
+    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
     .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
     .res_last(res_last), .res_error(res_error),
     .idle(idle), .info_addr(info_addr), .info_data(info_data)

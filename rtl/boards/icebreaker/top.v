@@ -23,7 +23,8 @@
  * (board_top), board_top's core parameters, which must match the
  * generated core (scripts/synth sets all of them), and ETH_ENABLE (0: the
  * UART-only board, without mii_adapter and board_top's Ethernet path; the
- * PHY pins stay idle).
+ * PHY pins stay idle) and SETS_MAX (board_top: the most sets of an INFER
+ * query).
  */
 module top #(
     parameter [3:0] DIVR         = 4'd0,
@@ -46,6 +47,8 @@ module top #(
     parameter NT                 = 3,
     parameter NC                 = 3,
     parameter KMAX               = 255,
+    parameter CLIP_T             = 10,
+    parameter SETS_MAX           = 8,
     parameter GEN_VERSION        = 32'h00000100,
     parameter INIT_LOADED        = 0,
     parameter INIT_CRC           = 32'h00000000,
@@ -140,7 +143,7 @@ board_top #(
     .UART_FIFO_DEPTH(UART_FIFO_DEPTH), .ETH_FIFO_DEPTH(ETH_FIFO_DEPTH),
     .ETH_BUFFER_DEPTH(ETH_BUFFER_DEPTH),
     .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
-    .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
+    .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX), .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX),
     .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC),
     .ETH_ENABLE(ETH_ENABLE)
 ) u_board (
