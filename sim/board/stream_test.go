@@ -13,12 +13,15 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/host/driver"
@@ -35,6 +38,7 @@ type irisSet struct {
 	X      [][]float64 // raw feature rows (the booleanizer's input)
 	labels []int
 	ids    []int // data-set row numbers (seed = base + id)
+	d      *pipeline.Data
 }
 
 var (
@@ -66,7 +70,7 @@ func loadIris(t *testing.T) irisSet {
 			irisErr = err
 			return
 		}
-		s := irisSet{m: m, labels: labels, ids: rows}
+		s := irisSet{m: m, labels: labels, ids: rows, d: d}
 		for _, r := range rows {
 			s.X = append(s.X, d.X[r])
 		}
@@ -200,10 +204,12 @@ func runStream(t *testing.T, tr transport.Transport, f *modelfile.File, hash str
 }
 
 // TestIrisStream is the end-to-end check of the board issue: the shipped
-// Iris model's held-out rows with K = 100 through host/stream, every sample
-// of every row equal to the golden model, on the pseudo-terminal (with the
-// bank uploaded by the host) and, as root, over Ethernet on a TAP device in
-// a network namespace, both links of one board at once.
+// Iris model's held-out rows with K = 100 through host/stream, each row one
+// query of its 8 input sets (protocol v3), every sample of every row equal
+// to the golden model, on the pseudo-terminal in sums mode (with the bank
+// uploaded by the host; its report must equal `ptm eval --fixed`) and, as
+// root, over Ethernet on a TAP device in a network namespace in samples
+// mode, both links of one board at once.
 func TestIrisStream(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -220,16 +226,41 @@ func TestIrisStream(t *testing.T) {
 	}
 	p := start(t, o)
 	uart := openUART(t, p)
-	cfg := stream.Config{K: 100, Seed: 1, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSamples}
+	cfg := stream.Config{K: 100, Seed: 1, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSums}
 	s := runStream(t, uart, iris.m.File, iris.m.Hash, iris.X, cfg)
 	if !s.Board.Uploaded || s.Metrics == nil || s.Metrics.N != len(iris.X) {
 		t.Fatalf("UART run: uploaded %v, metrics %+v", s.Board.Uploaded, s.Metrics)
 	}
+	// One query per row (INFO MMAX covers the model's sets), and the
+	// report equals the fixed-point evaluation of the same rows and seeds.
+	f := iris.m.File
+	if M := f.Sets().M(); M < 2 || int(s.Board.Info.MMax) < M || len(s.Board.Warnings) != 0 {
+		t.Fatalf("%d input sets, board MMAX %d, warnings %v", M, s.Board.Info.MMax, s.Board.Warnings)
+	}
+	bank := f.Bank
+	if b := int(s.Board.Info.B); b != bank.Bits {
+		var err error
+		if bank, err = fixed.Quantize(f.Model, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx, err := pipeline.EvaluateFixed(f, bank, s.Board.Info.HW(), iris.d, iris.ids, cfg.K, cfg.Seed, f.Mapping, metrics.DefaultBins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, m := fx.Report, s.Metrics
+	got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect)}
+	want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect}
+	if !slices.Equal(got, want) {
+		t.Fatalf("board report (accuracy, ECE, H right/wrong, MI right/wrong) %v, eval --fixed %v", got, want)
+	}
+	t.Logf("board report = eval --fixed: accuracy %.4f, ECE %.4f, entropy right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f", got[0], got[1], got[2], got[3], got[4], got[5])
 	if ns == "" {
 		t.Log("Ethernet half skipped: it needs root and iproute2 (network namespace, TAP, AF_PACKET)")
 		return
 	}
 	// Both links at once: samples mode on Ethernet, votes mode on the UART.
+	cfg.Mode = pframe.ModeSamples
 	eth := openEthernetIn(t, ns, p.TAP)
 	var wg sync.WaitGroup
 	var se, sv *stream.Summary
@@ -249,8 +280,13 @@ func TestIrisStream(t *testing.T) {
 	if se.Board.Uploaded || se.Board.Info.BitRate != 0 {
 		t.Errorf("Ethernet run: uploaded again %v, INFO bit rate %d (want 0 on Ethernet)", se.Board.Uploaded, se.Board.Info.BitRate)
 	}
-	// The same rows and seeds: the same predictions on both links and modes.
+	// The same rows and seeds: the same predictions on both links and
+	// modes, and the same probabilities from the clipped sums (UART) as
+	// from the raw sums (Ethernet).
 	for i := range s.Rows {
+		if !slices.Equal(s.Rows[i].Probs, se.Rows[i].Probs) || s.Rows[i].MutualInfo != se.Rows[i].MutualInfo {
+			t.Fatalf("row %d: sums mode %+v, samples mode %+v", s.Rows[i].Row, s.Rows[i], se.Rows[i])
+		}
 		if s.Rows[i].Pred != se.Rows[i].Pred || s.Rows[i].Pred != sv.Rows[i].Pred {
 			t.Fatalf("row %d: predictions %d (UART samples), %d (Ethernet samples), %d (UART votes)", s.Rows[i].Row,
 				s.Rows[i].Pred, se.Rows[i].Pred, sv.Rows[i].Pred)
