@@ -14,7 +14,7 @@ import (
 // TestShellBudget's log and docs/synthesis.md) plus about 3%: the shell
 // must not grow back silently. Lower a budget when a module shrinks.
 var shellBudget = map[string]int{
-	"proto_engine":  1400, // measured 1,090 LUT4 + 270 carry
+	"proto_engine":  1665, // measured 1,299 LUT4 + 318 carry (protocol v3 set loop and mode 3; 1,090 + 270 before)
 	"proto_rx":      592,  // 473 + 101
 	"stat_counters": 447,  // 332 + 102
 	"proto_tx":      256,  // 216 + 32
@@ -26,8 +26,9 @@ var shellBudget = map[string]int{
 }
 
 // shellTotalBudget is the most LUT4 + SB_CARRY of the whole shell, every
-// instance counted (measured: 2,962).
-const shellTotalBudget = 3050
+// instance counted (measured: 3,212 with the protocol v3 engine; 2,962
+// before it).
+const shellTotalBudget = 3310
 
 // TestShellBudget synthesizes the UART-only board shell per module and
 // checks every module against shellBudget (a module not listed fails too:

@@ -101,7 +101,8 @@
  *   NT, NC, KMAX                TMs, classes, largest K (KV, the
  *                               largest K whose votes, at most
  *                               K * lcm(1..NC), fit in 16 bits, is derived)
- *   CLIP_T                      the model's clipping threshold (mode 3)
+ *   CLIP_T                      the model's threshold T, 1..32767 (mode 3 clips
+ *                               the samples to [-T, T])
  *   SETS_MAX                    MMAX: the most sets an INFER query may
  *                               carry (1..255, INFO word 19)
  *   GEN_VERSION                 generator version (major<<16|minor<<8|patch)
@@ -252,8 +253,10 @@ localparam integer VLW     = 16 + SETS_W + FBW;                // 10 + count*M*F
 localparam [7:0]   SETS_MAX8 = 8'(SETS_MAX);
 localparam [31:0]  SET_SEED_STEP = 32'h9E3779B9;
 localparam         T_NARROW = (CLIP_T <= 127);                      // mode 3 items are i8
-localparam [31:0]  T32     = 32'(CLIP_T);
 localparam [15:0]  T16     = 16'(CLIP_T);
+localparam integer TW      = $clog2(CLIP_T + 1);               // 0 <= T < 2^TW
+localparam [TW:0]  TW1_T   = (TW+1)'(CLIP_T);                  // T and -T in TW+1 bits
+localparam [TW:0]  TW1_NT  = (TW+1)'(-CLIP_T);
 // bit of 2^17 / (item bytes) for the size check's dividend (131072 bytes)
 localparam [4:0]   P_U32   = 5'd15;
 localparam [4:0]   P_U16   = 5'd16;
@@ -364,7 +367,6 @@ reg              req_pend = 1'b0;
 reg [LEN_W-1:0]  q_left;            // queries whose vectors are still to read
 reg [LEN_W-1:0]  res_left;          // queries whose results are still due
 reg [SETS_W-1:0] sm;                // set m of the query (S_INFER), or M*FB counter (S_MUL)
-reg [31:0]       sseed;             // set seed Q + m*SET_SEED_STEP
 reg [VLW-1:0]    vlen;              // 10 + n*M*FB (S_MUL)
 reg              sz_err;            // too many result bytes: vlen for the largest count
 reg [20:0]       drem;              // serial division 2^P / wpv (remainder < wpv)
@@ -412,10 +414,25 @@ wire             sm_lo     = (sm < kr);
 wire             set_last  = (sm == p_m - 1'b1);
 wire             set_runs  = (kq != {K_W{1'b0}}) || sm_lo;
 wire             more_runs = !set_last && ((kq != {K_W{1'b0}}) || ((SETS_W+1)'(sm) + 1'b1 < (SETS_W+1)'(kr)));
+// 1 - (M-1)*SET_SEED_STEP: the seed step from a query's last set to the
+// next query (a function of M alone: a LUT per bit)
+reg [31:0] seed_wrap;
+integer mi;
+always @* begin
+    seed_wrap = 32'd1;
+    for (mi = 2; mi <= SETS_MAX; mi = mi + 1) begin
+        if (p_m == SETS_W'(mi)) seed_wrap = 32'd1 - 32'(mi - 1) * SET_SEED_STEP;
+    end
+end
 // mode 3: the sample word clipped to [-T, T]
-wire             clip_hi   = $signed(res_data) > $signed(T32);
-wire             clip_lo   = $signed(res_data) < -$signed(T32);
-wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : res_data[15:0];
+// v is in [-2^TW, 2^TW) when bits 31..TW all equal its sign; then its low
+// TW+1 bits are compared with +-T, else it is clipped by its sign alone
+wire             c_neg     = res_data[31];
+wire             c_fits    = c_neg ? (&res_data[31:TW]) : !(|res_data[31:TW]);
+wire [TW:0]      c_low     = res_data[TW:0];
+wire             clip_hi   = !c_neg && (!c_fits || c_low > TW1_T);
+wire             clip_lo   = c_neg && (!c_fits || c_low < TW1_NT);
+wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low));
 wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 wire [31:0]      room_len  = 32'd4 + {{(31-NEXT_W){1'b0}}, TOTAL_N - next, 1'b0};
 
@@ -580,7 +597,7 @@ assign bank_wr_data = bw_data;
 assign req_valid    = req_pend;
 assign req_features = feat[FEATURES-1:0];
 assign req_k        = kq + {{(K_W-1){1'b0}}, sm_lo};
-assign req_seed     = sseed;
+assign req_seed     = p_seed;
 assign req_stats    = p_mode[0] ^ p_mode[1];                   // modes 1 and 2
 assign req_more     = more_runs;
 assign res_ready    = word_done;
@@ -692,9 +709,11 @@ always @(posedge clk) begin
             end
         endcase
     end
-    // query i of an INFER uses seed + i
-    if (set_end && set_last) begin
-        p_seed <= p_seed + 1'b1;
+    // set m of query i runs with seed + i + m*SET_SEED_STEP: p_seed steps
+    // by SET_SEED_STEP after each set, and from the last set of query i
+    // (seed + i + (M-1)*SET_SEED_STEP) to seed + i + 1
+    if (set_end) begin
+        p_seed <= p_seed + (set_last ? seed_wrap : SET_SEED_STEP);
     end
 end
 
@@ -943,15 +962,11 @@ always @(posedge clk) begin
                 end else begin
                     fbi <= fbi + 1'b1;
                 end
-                if (fbi == {FBI_W{1'b0}} && sm == {SETS_W{1'b0}}) begin
-                    sseed <= p_seed;            // a query's set 0: Q
-                end
             end
             if (req_pend && req_ready) begin
                 req_pend <= 1'b0;
             end
             if (set_end) begin
-                sseed <= sseed + SET_SEED_STEP;
                 sm    <= sm + 1'b1;
                 if (set_last) begin
                     sm     <= {SETS_W{1'b0}};
