@@ -84,74 +84,45 @@ func (p *Params) SeedUnused() bool { return p.W < 32 }
 
 // ----- lanes (core) -----
 
-// LaneInstances instantiates every lane with its bank write decode and,
-// with InitBanks, its bank image.
-func (p *Params) LaneInstances() string {
-	var b strings.Builder
-	for l := 0; l < p.L; l++ {
-		ci, li := l/p.LL, l%p.LL
-		param := ""
-		if p.InitBanks {
-			param = fmt.Sprintf(" #(\n        .INIT_FILE(\"%s\")\n    )", p.bankFile(l))
+// BankFileLen is the length of the longest bank image name.
+func (p *Params) BankFileLen() int { return len(p.bankFile(p.L - 1)) }
+
+// BankFileExpr is the name of lane l's bank image as a constant expression
+// of the genvar l, right-aligned in BankFileLen characters (zero bytes in
+// front of shorter names): a conditional on the number of digits of l.
+func (p *Params) BankFileExpr() string {
+	nd := len(fmt.Sprint(p.L - 1))
+	name := func(digits int) string {
+		parts := []string{fmt.Sprintf("%q", p.Prefix+"_bank_lane")}
+		div := 1
+		for i := 1; i < digits; i++ {
+			div *= 10
 		}
-		fmt.Fprintf(&b, "    // lane %d: clause lane %d, literal lane %d\n", l, ci, li)
-		fmt.Fprintf(&b, "    %s_lane%s lane_%d (\n", p.Prefix, param, l)
-		fmt.Fprintf(&b, "        .clk        (clk),\n")
-		g := l / p.CtrlLanes
-		fmt.Fprintf(&b, "        .seed_load  (load_q[%d]),\n", l)
-		fmt.Fprintf(&b, "        .seed_state (seed_q),\n")
-		fmt.Fprintf(&b, "        .beat       (step_q_%d),\n", g)
-		fmt.Fprintf(&b, "        .addr       (addr_q_%d),\n", g)
-		fmt.Fprintf(&b, "        .wr_en      (wr_q[%d]),\n", l)
-		fmt.Fprintf(&b, "        .wr_addr    (wr_addr_q),\n")
-		fmt.Fprintf(&b, "        .wr_data    (wr_data_q),\n")
-		fmt.Fprintf(&b, "        .incl       (incl[%d])\n", l)
-		fmt.Fprintf(&b, "    );\n")
-		if l != p.L-1 {
-			b.WriteString("\n")
+		for ; div > 1; div /= 10 {
+			parts = append(parts, fmt.Sprintf("DIGITS[8*(l / %d %% 10) +: 8]", div))
 		}
+		parts = append(parts, "DIGITS[8*(l % 10) +: 8]", `".hex"`)
+		if pad := nd - digits; pad > 0 {
+			parts = append([]string{fmt.Sprintf("%d'd0", 8*pad)}, parts...)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	}
+	const ind = "                "
+	if nd == 1 {
+		return ind + name(1)
+	}
+	var b strings.Builder
+	limit := 10
+	for d := 1; d < nd; d++ {
+		fmt.Fprintf(&b, "%s(l < %d) ? %s :\n", ind, limit, name(d))
+		limit *= 10
+	}
+	b.WriteString(ind + name(nd))
 	return b.String()
 }
 
 // CtrlGroups is the number of copies of the lanes' control registers.
 func (p *Params) CtrlGroups() int { return (p.L + p.CtrlLanes - 1) / p.CtrlLanes }
-
-// CtrlDecls declares the lane control registers: one step and address
-// copy per group of CtrlLanes lanes (kept apart from each other), the
-// per-lane seed loads and the seed state, and the bank write port (the
-// per-lane write enables, address and data: a write lands one cycle after
-// its bank_wr_en cycle).
-func (p *Params) CtrlDecls() string {
-	var b strings.Builder
-	for g := 0; g < p.CtrlGroups(); g++ {
-		fmt.Fprintf(&b, "    (* keep *) reg        step_q_%d;\n", g)
-		fmt.Fprintf(&b, "    (* keep *) reg [%d:0]  addr_q_%d;\n", p.AddrW-1, g)
-	}
-	fmt.Fprintf(&b, "    reg [%d:0] load_q;\n", p.L-1)
-	fmt.Fprintf(&b, "    reg [%d:0] seed_q;\n", p.W-1)
-	fmt.Fprintf(&b, "    reg [%d:0] wr_q = %d'd0; // no write before the first reset\n", p.L-1, p.L)
-	fmt.Fprintf(&b, "    reg [%d:0] wr_addr_q;\n", p.AddrW-1)
-	fmt.Fprintf(&b, "    reg [%d:0] wr_data_q;\n", p.Bits-1)
-	return b.String()
-}
-
-// CtrlRegs loads the lane control registers.
-func (p *Params) CtrlRegs() string {
-	var b strings.Builder
-	for g := 0; g < p.CtrlGroups(); g++ {
-		fmt.Fprintf(&b, "        step_q_%d <= issue;\n        addr_q_%d <= addr;\n", g, g)
-	}
-	for l := 0; l < p.L; l++ {
-		fmt.Fprintf(&b, "        load_q[%d] <= seed_load && seed_lane == %d'd%d;\n", l, p.LaneW, l)
-	}
-	b.WriteString("        seed_q    <= seed_state;\n")
-	for l := 0; l < p.L; l++ {
-		fmt.Fprintf(&b, "        wr_q[%d] <= !rst && bank_wr_en && bank_wr_lane == %d'd%d;\n", l, p.LaneW, l)
-	}
-	b.WriteString("        wr_addr_q <= bank_wr_addr;\n        wr_data_q <= bank_wr_data;\n")
-	return b.String()
-}
 
 // LitSlots is BT*LL, the literal slots of all beats.
 func (p *Params) LitSlots() int { return p.BT * p.LL }

@@ -479,19 +479,28 @@ const tmplCore = `// A request (features x, K, seed Q, mode) is accepted in the 
 //   -> samples mode: FIFO -> serializer -> result register
 //   -> stats mode: vote -> stats -> NC + 2*NT result words at the end.
 // See docs/core-interface.md for the ports and result words.
-module {{.Prefix}}_core (
+module {{.Prefix}}_core #(
+    // The port widths. Set by the generator like every constant below: the
+    // design is specialized for them (ROMs, tables); regenerate it rather
+    // than override them. The board tops take the same names.
+    parameter integer FEATURES = {{.O}},  // o, Boolean features of a sample
+    parameter integer BITS     = {{.Bits}},  // B, width of a threshold and of a draw
+    parameter integer LANE_W   = {{.LaneW}},  // width of a lane index
+    parameter integer ADDR_W   = {{.AddrW}},  // width of a bank address (DEPTH = {{.D}} words)
+    parameter integer K_W      = {{.KW}}   // width of req_k (K = 1..{{.MaxK}})
+) (
     input  wire        clk,
     input  wire        rst,            // synchronous, active high (control only)
     // Bank write port (between requests).
     input  wire        bank_wr_en,
-    input  wire [{{sub .LaneW 1}}:0]  bank_wr_lane,
-    input  wire [{{sub .AddrW 1}}:0]  bank_wr_addr,
-    input  wire [{{sub .Bits 1}}:0]  bank_wr_data,
+    input  wire [LANE_W-1:0]   bank_wr_lane,
+    input  wire [ADDR_W-1:0]   bank_wr_addr,
+    input  wire [BITS-1:0]     bank_wr_data,
     // Request stream.
     input  wire        req_valid,
     output wire        req_ready,
-    input  wire [{{sub .O 1}}:0] req_features,
-    input  wire [{{sub .KW 1}}:0]  req_k,
+    input  wire [FEATURES-1:0] req_features,
+    input  wire [K_W-1:0]      req_k,
     input  wire [31:0] req_seed,
     input  wire        req_stats,      // 0: per-sample class sums, 1: statistics
     // Result stream.
@@ -514,8 +523,8 @@ module {{.Prefix}}_core (
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
     reg  [2:0] state;
-    reg  [{{sub .O 1}}:0] features;
-    reg  [{{sub .KW 1}}:0]  k_last;      // K - 1
+    reg  [FEATURES-1:0] features;
+    reg  [K_W-1:0] k_last;      // K - 1
     reg        stats_mode;
 
     wire accept = req_valid && req_ready;
@@ -534,9 +543,11 @@ module {{.Prefix}}_core (
 
     // ---------------------------------------------------------------
     // Seeding.
+    localparam integer LFSR_W = {{.W}}; // W, width of a lane's LFSR and seed
+
     wire        seed_load;
-    wire [{{sub .LaneW 1}}:0]  seed_lane;
-    wire [{{sub .W 1}}:0] seed_state;
+    wire [LANE_W-1:0] seed_lane;
+    wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
     {{.Prefix}}_seeder seeder (
@@ -608,12 +619,25 @@ module {{.Prefix}}_core (
     endgenerate
 
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
-    // after issue, through registers duplicated per group of {{.CtrlLanes}} lanes so
-    // that no net fans out from logic to every lane; the seed loads and bank
-    // writes (one cycle after bank_wr_en) go through registers too.
-{{.CtrlDecls}}
+    // after issue, through registers duplicated per group of CTRL_LANES lanes
+    // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
+    // logic to every lane; the seed loads and bank writes (one cycle after
+    // bank_wr_en) go through registers too (load_q and wr_q below).
+    localparam integer CTRL_LANES  = {{.CtrlLanes}};
+    localparam integer CTRL_COPIES = {{.CtrlGroups}}; // ceil(LANES / CTRL_LANES)
+
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
+    reg  [LFSR_W-1:0] seed_q;
+    reg  [ADDR_W-1:0] wr_addr_q;
+    reg  [BITS-1:0]   wr_data_q;
+
     always @(posedge clk) begin
-{{.CtrlRegs -}}
+        step_q    <= {CTRL_COPIES{issue}};
+        addr_q    <= {CTRL_COPIES{addr}};
+        seed_q    <= seed_state;
+        wr_addr_q <= bank_wr_addr;
+        wr_data_q <= bank_wr_data;
     end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
@@ -665,10 +689,51 @@ module {{.Prefix}}_core (
     end
 
     // ---------------------------------------------------------------
-    // Lanes: lane l = ci*LL + li.
-    wire [{{sub .L 1}}:0] incl;
+    // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
+    // with its own seed-load and bank write-enable registers (load_q[l],
+    // wr_q[l]){{if .InitBanks}}; its bank starts with the image BANK_FILE =
+    // "{{.Prefix}}_bank_lane<l>.hex"{{end}}.
+    localparam integer LANES = {{.L}}; // CLAUSE_LANES * LITERAL_LANES
+{{- if .InitBanks}}
+    // BANK_FILE is right-aligned in BANK_FILE_LEN characters: the names of
+    // lanes with fewer digits start with NUL bytes, which $readmemh skips.
+    localparam integer BANK_FILE_LEN = {{.BankFileLen}};
+    localparam [79:0]  DIGITS        = "9876543210"; // DIGITS[8*d +: 8] is digit d
+{{- end}}
 
-{{.LaneInstances}}
+    wire [LANES-1:0] incl;
+    reg  [LANES-1:0] load_q;
+    reg  [LANES-1:0] wr_q = {LANES{1'b0}}; // no write before the first reset
+
+    genvar l;
+    generate
+        for (l = 0; l < LANES; l = l + 1) begin : g_lane
+            localparam [LANE_W-1:0] LANE = l;
+{{- if .InitBanks}}
+            localparam [8*BANK_FILE_LEN-1:0] BANK_FILE =
+{{.BankFileExpr}};
+{{- end}}
+            always @(posedge clk) begin
+                load_q[l] <= seed_load && seed_lane == LANE;
+                wr_q[l]   <= !rst && bank_wr_en && bank_wr_lane == LANE;
+            end
+
+            {{.Prefix}}_lane {{- if .InitBanks}} #(
+                .INIT_FILE (BANK_FILE)
+            ){{end}} lane (
+                .clk        (clk),
+                .seed_load  (load_q[l]),
+                .seed_state (seed_q),
+                .beat       (step_q[l / CTRL_LANES]),
+                .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
+                .wr_en      (wr_q[l]),
+                .wr_addr    (wr_addr_q),
+                .wr_data    (wr_data_q),
+                .incl       (incl[l])
+            );
+        end
+    endgenerate
+
     // ---------------------------------------------------------------
     // Clause lanes.
     wire [{{sub .LC 1}}:0] clause;

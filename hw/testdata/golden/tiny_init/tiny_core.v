@@ -23,19 +23,28 @@
 //   -> samples mode: FIFO -> serializer -> result register
 //   -> stats mode: vote -> stats -> NC + 2*NT result words at the end.
 // See docs/core-interface.md for the ports and result words.
-module tiny_core (
+module tiny_core #(
+    // The port widths. Set by the generator like every constant below: the
+    // design is specialized for them (ROMs, tables); regenerate it rather
+    // than override them. The board tops take the same names.
+    parameter integer FEATURES = 3,  // o, Boolean features of a sample
+    parameter integer BITS     = 8,  // B, width of a threshold and of a draw
+    parameter integer LANE_W   = 3,  // width of a lane index
+    parameter integer ADDR_W   = 4,  // width of a bank address (DEPTH = 10 words)
+    parameter integer K_W      = 4   // width of req_k (K = 1..10)
+) (
     input  wire        clk,
     input  wire        rst,            // synchronous, active high (control only)
     // Bank write port (between requests).
     input  wire        bank_wr_en,
-    input  wire [2:0]  bank_wr_lane,
-    input  wire [3:0]  bank_wr_addr,
-    input  wire [7:0]  bank_wr_data,
+    input  wire [LANE_W-1:0]   bank_wr_lane,
+    input  wire [ADDR_W-1:0]   bank_wr_addr,
+    input  wire [BITS-1:0]     bank_wr_data,
     // Request stream.
     input  wire        req_valid,
     output wire        req_ready,
-    input  wire [2:0] req_features,
-    input  wire [3:0]  req_k,
+    input  wire [FEATURES-1:0] req_features,
+    input  wire [K_W-1:0]      req_k,
     input  wire [31:0] req_seed,
     input  wire        req_stats,      // 0: per-sample class sums, 1: statistics
     // Result stream.
@@ -58,8 +67,8 @@ module tiny_core (
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
     reg  [2:0] state;
-    reg  [2:0] features;
-    reg  [3:0]  k_last;      // K - 1
+    reg  [FEATURES-1:0] features;
+    reg  [K_W-1:0] k_last;      // K - 1
     reg        stats_mode;
 
     wire accept = req_valid && req_ready;
@@ -78,9 +87,11 @@ module tiny_core (
 
     // ---------------------------------------------------------------
     // Seeding.
+    localparam integer LFSR_W = 16; // W, width of a lane's LFSR and seed
+
     wire        seed_load;
-    wire [2:0]  seed_lane;
-    wire [15:0] seed_state;
+    wire [LANE_W-1:0] seed_lane;
+    wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
     tiny_seeder seeder (
@@ -152,40 +163,26 @@ module tiny_core (
     endgenerate
 
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
-    // after issue, through registers duplicated per group of 8 lanes so
-    // that no net fans out from logic to every lane; the seed loads and bank
-    // writes (one cycle after bank_wr_en) go through registers too.
-    (* keep *) reg        step_q_0;
-    (* keep *) reg [3:0]  addr_q_0;
-    reg [7:0] load_q;
-    reg [15:0] seed_q;
-    reg [7:0] wr_q = 8'd0; // no write before the first reset
-    reg [3:0] wr_addr_q;
-    reg [7:0] wr_data_q;
+    // after issue, through registers duplicated per group of CTRL_LANES lanes
+    // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
+    // logic to every lane; the seed loads and bank writes (one cycle after
+    // bank_wr_en) go through registers too (load_q and wr_q below).
+    localparam integer CTRL_LANES  = 8;
+    localparam integer CTRL_COPIES = 1; // ceil(LANES / CTRL_LANES)
+
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
+    reg  [LFSR_W-1:0] seed_q;
+    reg  [ADDR_W-1:0] wr_addr_q;
+    reg  [BITS-1:0]   wr_data_q;
 
     always @(posedge clk) begin
-        step_q_0 <= issue;
-        addr_q_0 <= addr;
-        load_q[0] <= seed_load && seed_lane == 3'd0;
-        load_q[1] <= seed_load && seed_lane == 3'd1;
-        load_q[2] <= seed_load && seed_lane == 3'd2;
-        load_q[3] <= seed_load && seed_lane == 3'd3;
-        load_q[4] <= seed_load && seed_lane == 3'd4;
-        load_q[5] <= seed_load && seed_lane == 3'd5;
-        load_q[6] <= seed_load && seed_lane == 3'd6;
-        load_q[7] <= seed_load && seed_lane == 3'd7;
+        step_q    <= {CTRL_COPIES{issue}};
+        addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
-        wr_q[0] <= !rst && bank_wr_en && bank_wr_lane == 3'd0;
-        wr_q[1] <= !rst && bank_wr_en && bank_wr_lane == 3'd1;
-        wr_q[2] <= !rst && bank_wr_en && bank_wr_lane == 3'd2;
-        wr_q[3] <= !rst && bank_wr_en && bank_wr_lane == 3'd3;
-        wr_q[4] <= !rst && bank_wr_en && bank_wr_lane == 3'd4;
-        wr_q[5] <= !rst && bank_wr_en && bank_wr_lane == 3'd5;
-        wr_q[6] <= !rst && bank_wr_en && bank_wr_lane == 3'd6;
-        wr_q[7] <= !rst && bank_wr_en && bank_wr_lane == 3'd7;
         wr_addr_q <= bank_wr_addr;
         wr_data_q <= bank_wr_data;
-end
+    end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
     // draw) and stage 2 (decisions).
@@ -236,128 +233,46 @@ end
     end
 
     // ---------------------------------------------------------------
-    // Lanes: lane l = ci*LL + li.
-    wire [7:0] incl;
+    // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
+    // with its own seed-load and bank write-enable registers (load_q[l],
+    // wr_q[l]); its bank starts with the image BANK_FILE =
+    // "tiny_bank_lane<l>.hex".
+    localparam integer LANES = 8; // CLAUSE_LANES * LITERAL_LANES
+    // BANK_FILE is right-aligned in BANK_FILE_LEN characters: the names of
+    // lanes with fewer digits start with NUL bytes, which $readmemh skips.
+    localparam integer BANK_FILE_LEN = 19;
+    localparam [79:0]  DIGITS        = "9876543210"; // DIGITS[8*d +: 8] is digit d
 
-    // lane 0: clause lane 0, literal lane 0
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane0.hex")
-    ) lane_0 (
-        .clk        (clk),
-        .seed_load  (load_q[0]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[0]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[0])
-    );
+    wire [LANES-1:0] incl;
+    reg  [LANES-1:0] load_q;
+    reg  [LANES-1:0] wr_q = {LANES{1'b0}}; // no write before the first reset
 
-    // lane 1: clause lane 0, literal lane 1
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane1.hex")
-    ) lane_1 (
-        .clk        (clk),
-        .seed_load  (load_q[1]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[1]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[1])
-    );
+    genvar l;
+    generate
+        for (l = 0; l < LANES; l = l + 1) begin : g_lane
+            localparam [LANE_W-1:0] LANE = l;
+            localparam [8*BANK_FILE_LEN-1:0] BANK_FILE =
+                {"tiny_bank_lane", DIGITS[8*(l % 10) +: 8], ".hex"};
+            always @(posedge clk) begin
+                load_q[l] <= seed_load && seed_lane == LANE;
+                wr_q[l]   <= !rst && bank_wr_en && bank_wr_lane == LANE;
+            end
 
-    // lane 2: clause lane 0, literal lane 2
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane2.hex")
-    ) lane_2 (
-        .clk        (clk),
-        .seed_load  (load_q[2]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[2]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[2])
-    );
-
-    // lane 3: clause lane 0, literal lane 3
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane3.hex")
-    ) lane_3 (
-        .clk        (clk),
-        .seed_load  (load_q[3]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[3]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[3])
-    );
-
-    // lane 4: clause lane 1, literal lane 0
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane4.hex")
-    ) lane_4 (
-        .clk        (clk),
-        .seed_load  (load_q[4]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[4]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[4])
-    );
-
-    // lane 5: clause lane 1, literal lane 1
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane5.hex")
-    ) lane_5 (
-        .clk        (clk),
-        .seed_load  (load_q[5]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[5]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[5])
-    );
-
-    // lane 6: clause lane 1, literal lane 2
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane6.hex")
-    ) lane_6 (
-        .clk        (clk),
-        .seed_load  (load_q[6]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[6]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[6])
-    );
-
-    // lane 7: clause lane 1, literal lane 3
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane7.hex")
-    ) lane_7 (
-        .clk        (clk),
-        .seed_load  (load_q[7]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[7]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[7])
-    );
+            tiny_lane #(
+                .INIT_FILE (BANK_FILE)
+            ) lane (
+                .clk        (clk),
+                .seed_load  (load_q[l]),
+                .seed_state (seed_q),
+                .beat       (step_q[l / CTRL_LANES]),
+                .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
+                .wr_en      (wr_q[l]),
+                .wr_addr    (wr_addr_q),
+                .wr_data    (wr_data_q),
+                .incl       (incl[l])
+            );
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Clause lanes.
