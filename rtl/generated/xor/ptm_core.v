@@ -58,6 +58,18 @@ module ptm_core #(
     input  wire [3:0]  info_addr,
     output wire [31:0] info_data
 );
+    // Sizes and widths (set by the generator, like the parameters above).
+    localparam integer NT            = 1; // TMs
+    localparam integer NC            = 2; // classes
+    localparam integer CLAUSE_LANES  = 2; // LC
+    localparam integer LITERAL_LANES = 8; // LL
+    localparam integer BEATS         = 3; // BT, beats per clause group (G = 5 groups)
+    localparam integer VW            = 4; // width of a class sum v_t (signed)
+    localparam integer VOTE_W        = 9; // widths of the votes, sum and sumsq accumulators
+    localparam integer SUM_W         = 13;
+    localparam integer SQ_W          = 16;
+    localparam integer STAT_WORDS    = 4; // NC + 2*NT
+
     localparam [2:0] S_IDLE  = 3'd0,
                      S_SEED  = 3'd1,
                      S_RUN   = 3'd2,
@@ -145,17 +157,17 @@ module ptm_core #(
 
     // Literal i = b*LL + li of beat b for literal lane li: the features,
     // then their negations, then padding slots (present = 0).
-    localparam [23:0] PRESENT = {24{1'b1}};
-    wire [23:0] lits = {~features, features};
-    wire [7:0] lit0, present0;
+    localparam [BEATS*LITERAL_LANES-1:0] PRESENT = {24{1'b1}};
+    wire [BEATS*LITERAL_LANES-1:0] lits = {~features, features};
+    wire [LITERAL_LANES-1:0] lit0, present0;
 
     genvar li, bi;
     generate
-        for (li = 0; li < 8; li = li + 1) begin : g_literal_lane
-            wire [2:0] lit_of_beat, present_of_beat;
-            for (bi = 0; bi < 3; bi = bi + 1) begin : g_beat
-                assign lit_of_beat[bi]     = lits[bi*8 + li];
-                assign present_of_beat[bi] = PRESENT[bi*8 + li];
+        for (li = 0; li < LITERAL_LANES; li = li + 1) begin : g_literal_lane
+            wire [BEATS-1:0] lit_of_beat, present_of_beat;
+            for (bi = 0; bi < BEATS; bi = bi + 1) begin : g_beat
+                assign lit_of_beat[bi]     = lits[bi*LITERAL_LANES + li];
+                assign present_of_beat[bi] = PRESENT[bi*LITERAL_LANES + li];
             end
             assign lit0[li]     = lit_of_beat[beat];
             assign present0[li] = present_of_beat[beat];
@@ -237,7 +249,7 @@ module ptm_core #(
     // with its own seed-load and bank write-enable registers (load_q[l],
     // wr_q[l]); its bank starts with the image BANK_FILE =
     // "ptm_bank_lane<l>.hex".
-    localparam integer LANES = 16; // CLAUSE_LANES * LITERAL_LANES
+    localparam integer LANES = CLAUSE_LANES * LITERAL_LANES; // 16
     // BANK_FILE is right-aligned in BANK_FILE_LEN characters: the names of
     // lanes with fewer digits start with NUL bytes, which $readmemh skips.
     localparam integer BANK_FILE_LEN = 19;
@@ -277,16 +289,16 @@ module ptm_core #(
 
     // ---------------------------------------------------------------
     // Clause lanes.
-    wire [1:0] clause;
+    wire [CLAUSE_LANES-1:0] clause;
 
     genvar ci;
     generate
-        for (ci = 0; ci < 2; ci = ci + 1) begin : g_clause_lane
+        for (ci = 0; ci < CLAUSE_LANES; ci = ci + 1) begin : g_clause_lane
             ptm_clause_lane clause_lane (
                 .clk     (clk),
                 .valid   (valid2),
                 .first   (first2),
-                .incl    (incl[ci*8 +: 8]),
+                .incl    (incl[ci*LITERAL_LANES +: LITERAL_LANES]),
                 .literal (lit2),
                 .present (present2),
                 .clause  (clause[ci])
@@ -297,7 +309,7 @@ module ptm_core #(
     // ---------------------------------------------------------------
     // Class sums.
     wire        sums_valid, sums_last;
-    wire [3:0] sums;
+    wire [NT*VW-1:0] sums;
 
     ptm_class_sum class_sum (
         .clk        (clk),
@@ -315,11 +327,11 @@ module ptm_core #(
     // ---------------------------------------------------------------
     // Stats mode: vote and accumulate.
     wire        u_valid, vote_valid, vote_last, stats_done;
-    wire [4:0] u;
-    wire [3:0] votes;
-    wire [17:0] votes_acc;
-    wire [12:0] sum_acc;
-    wire [15:0] sumsq_acc;
+    wire [NT*5-1:0] u;
+    wire [NC*2-1:0] votes;
+    wire [NC*VOTE_W-1:0] votes_acc;
+    wire [NT*SUM_W-1:0] sum_acc;
+    wire [NT*SQ_W-1:0] sumsq_acc;
 
     ptm_vote vote (
         .clk        (clk),
@@ -349,21 +361,29 @@ module ptm_core #(
         .sumsq_acc  (sumsq_acc)
     );
 
-    wire [31:0] stat_word [0:3];
-    assign stat_word[0] = {23'd0, votes_acc[8:0]}; // votes, class 0
-    assign stat_word[1] = {23'd0, votes_acc[17:9]}; // votes, class 1
-    assign stat_word[2] = {{19{sum_acc[12]}}, sum_acc[12:0]}; // sum, TM 0
-    assign stat_word[3] = {16'd0, sumsq_acc[15:0]}; // sumsq, TM 0
+    // Stats-mode result words: NC votes, NT sums, NT sumsqs, 32 bits each.
+    wire [31:0] stat_word [0:STAT_WORDS-1];
+
+    genvar sc, st;
+    generate
+        for (sc = 0; sc < NC; sc = sc + 1) begin : g_stat_votes
+            assign stat_word[sc] = {23'd0, votes_acc[sc*VOTE_W +: VOTE_W]};
+        end
+        for (st = 0; st < NT; st = st + 1) begin : g_stat_tm
+            assign stat_word[NC + st]      = {{19{sum_acc[st*SUM_W + SUM_W-1]}}, sum_acc[st*SUM_W +: SUM_W]};
+            assign stat_word[NC + NT + st] = {16'd0, sumsq_acc[st*SQ_W +: SQ_W]};
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
     reg         skid_valid, skid_last, skid_error;
     reg  [31:0] skid_data;
     wire        fifo_nonempty;
-    wire [4:0] fifo_head;
+    wire [NT*VW:0] fifo_head;
     reg         ser_valid, ser_last;
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
-    reg  [3:0] ser_sums;
+    reg  [NT*VW-1:0] ser_sums;
     reg  [0:0]  ser_tm;
 
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
@@ -388,8 +408,8 @@ module ptm_core #(
     // FIFO's pointer comparison.
     always @(posedge clk) begin
         if (ser_free) begin
-            ser_sums <= fifo_head[3:0];
-            ser_last <= fifo_head[4];
+            ser_sums <= fifo_head[NT*VW-1:0];
+            ser_last <= fifo_head[NT*VW];
             ser_tm   <= 1'd0;
         end else if (ser_take) begin
             ser_sums <= ser_sums; // the next TM's sum at the bottom
@@ -430,7 +450,7 @@ module ptm_core #(
     reg  [31:0] w_data;
     always @(*) begin
         w_valid = 1'b0;
-        w_data  = {{28{ser_sums[3]}}, ser_sums[3:0]};
+        w_data  = {{28{ser_sums[VW-1]}}, ser_sums[VW-1:0]};
         w_last  = ser_last && ser_at_end;
         w_error = 1'b0;
         if (state == S_ERROR) begin
@@ -515,5 +535,6 @@ module ptm_core #(
         .data (info_data)
     );
 endmodule
+
 
 `default_nettype wire

@@ -58,6 +58,18 @@ module tiny_core #(
     input  wire [3:0]  info_addr,
     output wire [31:0] info_data
 );
+    // Sizes and widths (set by the generator, like the parameters above).
+    localparam integer NT            = 3; // TMs
+    localparam integer NC            = 3; // classes
+    localparam integer CLAUSE_LANES  = 2; // LC
+    localparam integer LITERAL_LANES = 4; // LL
+    localparam integer BEATS         = 2; // BT, beats per clause group (G = 5 groups)
+    localparam integer VW            = 3; // width of a class sum v_t (signed)
+    localparam integer VOTE_W        = 6; // widths of the votes, sum and sumsq accumulators
+    localparam integer SUM_W         = 6;
+    localparam integer SQ_W          = 6;
+    localparam integer STAT_WORDS    = 9; // NC + 2*NT
+
     localparam [2:0] S_IDLE  = 3'd0,
                      S_SEED  = 3'd1,
                      S_RUN   = 3'd2,
@@ -145,17 +157,17 @@ module tiny_core #(
 
     // Literal i = b*LL + li of beat b for literal lane li: the features,
     // then their negations, then padding slots (present = 0).
-    localparam [7:0] PRESENT = {2'd0, {6{1'b1}}};
-    wire [7:0] lits = {2'd0, ~features, features};
-    wire [3:0] lit0, present0;
+    localparam [BEATS*LITERAL_LANES-1:0] PRESENT = {2'd0, {6{1'b1}}};
+    wire [BEATS*LITERAL_LANES-1:0] lits = {2'd0, ~features, features};
+    wire [LITERAL_LANES-1:0] lit0, present0;
 
     genvar li, bi;
     generate
-        for (li = 0; li < 4; li = li + 1) begin : g_literal_lane
-            wire [1:0] lit_of_beat, present_of_beat;
-            for (bi = 0; bi < 2; bi = bi + 1) begin : g_beat
-                assign lit_of_beat[bi]     = lits[bi*4 + li];
-                assign present_of_beat[bi] = PRESENT[bi*4 + li];
+        for (li = 0; li < LITERAL_LANES; li = li + 1) begin : g_literal_lane
+            wire [BEATS-1:0] lit_of_beat, present_of_beat;
+            for (bi = 0; bi < BEATS; bi = bi + 1) begin : g_beat
+                assign lit_of_beat[bi]     = lits[bi*LITERAL_LANES + li];
+                assign present_of_beat[bi] = PRESENT[bi*LITERAL_LANES + li];
             end
             assign lit0[li]     = lit_of_beat[beat];
             assign present0[li] = present_of_beat[beat];
@@ -236,7 +248,7 @@ module tiny_core #(
     // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
     // with its own seed-load and bank write-enable registers (load_q[l],
     // wr_q[l]).
-    localparam integer LANES = 8; // CLAUSE_LANES * LITERAL_LANES
+    localparam integer LANES = CLAUSE_LANES * LITERAL_LANES; // 8
 
     wire [LANES-1:0] incl;
     reg  [LANES-1:0] load_q;
@@ -267,16 +279,16 @@ module tiny_core #(
 
     // ---------------------------------------------------------------
     // Clause lanes.
-    wire [1:0] clause;
+    wire [CLAUSE_LANES-1:0] clause;
 
     genvar ci;
     generate
-        for (ci = 0; ci < 2; ci = ci + 1) begin : g_clause_lane
+        for (ci = 0; ci < CLAUSE_LANES; ci = ci + 1) begin : g_clause_lane
             tiny_clause_lane clause_lane (
                 .clk     (clk),
                 .valid   (valid2),
                 .first   (first2),
-                .incl    (incl[ci*4 +: 4]),
+                .incl    (incl[ci*LITERAL_LANES +: LITERAL_LANES]),
                 .literal (lit2),
                 .present (present2),
                 .clause  (clause[ci])
@@ -287,7 +299,7 @@ module tiny_core #(
     // ---------------------------------------------------------------
     // Class sums.
     wire        sums_valid, sums_last;
-    wire [8:0] sums;
+    wire [NT*VW-1:0] sums;
 
     tiny_class_sum class_sum (
         .clk        (clk),
@@ -305,11 +317,11 @@ module tiny_core #(
     // ---------------------------------------------------------------
     // Stats mode: vote and accumulate.
     wire        u_valid, vote_valid, vote_last, stats_done;
-    wire [8:0] u;
-    wire [8:0] votes;
-    wire [17:0] votes_acc;
-    wire [17:0] sum_acc;
-    wire [17:0] sumsq_acc;
+    wire [NT*3-1:0] u;
+    wire [NC*3-1:0] votes;
+    wire [NC*VOTE_W-1:0] votes_acc;
+    wire [NT*SUM_W-1:0] sum_acc;
+    wire [NT*SQ_W-1:0] sumsq_acc;
 
     tiny_vote vote (
         .clk        (clk),
@@ -339,26 +351,29 @@ module tiny_core #(
         .sumsq_acc  (sumsq_acc)
     );
 
-    wire [31:0] stat_word [0:8];
-    assign stat_word[0] = {26'd0, votes_acc[5:0]}; // votes, class 0
-    assign stat_word[1] = {26'd0, votes_acc[11:6]}; // votes, class 1
-    assign stat_word[2] = {26'd0, votes_acc[17:12]}; // votes, class 2
-    assign stat_word[3] = {{26{sum_acc[5]}}, sum_acc[5:0]}; // sum, TM 0
-    assign stat_word[4] = {{26{sum_acc[11]}}, sum_acc[11:6]}; // sum, TM 1
-    assign stat_word[5] = {{26{sum_acc[17]}}, sum_acc[17:12]}; // sum, TM 2
-    assign stat_word[6] = {26'd0, sumsq_acc[5:0]}; // sumsq, TM 0
-    assign stat_word[7] = {26'd0, sumsq_acc[11:6]}; // sumsq, TM 1
-    assign stat_word[8] = {26'd0, sumsq_acc[17:12]}; // sumsq, TM 2
+    // Stats-mode result words: NC votes, NT sums, NT sumsqs, 32 bits each.
+    wire [31:0] stat_word [0:STAT_WORDS-1];
+
+    genvar sc, st;
+    generate
+        for (sc = 0; sc < NC; sc = sc + 1) begin : g_stat_votes
+            assign stat_word[sc] = {26'd0, votes_acc[sc*VOTE_W +: VOTE_W]};
+        end
+        for (st = 0; st < NT; st = st + 1) begin : g_stat_tm
+            assign stat_word[NC + st]      = {{26{sum_acc[st*SUM_W + SUM_W-1]}}, sum_acc[st*SUM_W +: SUM_W]};
+            assign stat_word[NC + NT + st] = {26'd0, sumsq_acc[st*SQ_W +: SQ_W]};
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
     reg         skid_valid, skid_last, skid_error;
     reg  [31:0] skid_data;
     wire        fifo_nonempty;
-    wire [9:0] fifo_head;
+    wire [NT*VW:0] fifo_head;
     reg         ser_valid, ser_last;
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
-    reg  [8:0] ser_sums;
+    reg  [NT*VW-1:0] ser_sums;
     reg  [1:0]  ser_tm;
 
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
@@ -383,11 +398,11 @@ module tiny_core #(
     // FIFO's pointer comparison.
     always @(posedge clk) begin
         if (ser_free) begin
-            ser_sums <= fifo_head[8:0];
-            ser_last <= fifo_head[9];
+            ser_sums <= fifo_head[NT*VW-1:0];
+            ser_last <= fifo_head[NT*VW];
             ser_tm   <= 2'd0;
         end else if (ser_take) begin
-            ser_sums <= {3'd0, ser_sums[8:3]}; // the next TM's sum at the bottom
+            ser_sums <= {3'd0, ser_sums[NT*VW-1:VW]}; // the next TM's sum at the bottom
             ser_tm   <= ser_tm + 1'b1;
         end
         if (rst) begin
@@ -425,7 +440,7 @@ module tiny_core #(
     reg  [31:0] w_data;
     always @(*) begin
         w_valid = 1'b0;
-        w_data  = {{29{ser_sums[2]}}, ser_sums[2:0]};
+        w_data  = {{29{ser_sums[VW-1]}}, ser_sums[VW-1:0]};
         w_last  = ser_last && ser_at_end;
         w_error = 1'b0;
         if (state == S_ERROR) begin
@@ -510,5 +525,6 @@ module tiny_core #(
         .data (info_data)
     );
 endmodule
+
 
 `default_nettype wire
