@@ -23,8 +23,8 @@ type Param struct{ Name, Value string }
 // one clause lane.
 func DefaultLanes(sh fixed.Shape) int { return sh.Literals() }
 
-// DefaultClockHz is the board clock of board_top when Board.ClockHz is 0.
-const DefaultClockHz = 48_000_000
+// defaultClockHz is the board clock of board_top when Board.ClockHz is 0.
+const defaultClockHz = 48_000_000
 
 // DefaultSetsMax is MMAX, the most sets an INFER query may carry
 // (docs/protocol.md section 4, SETS_MAX), when Board.SetsMax is 0.
@@ -33,7 +33,7 @@ const DefaultSetsMax = 8
 // Board is the board shell around a design: the settings of board_top
 // that do not come from the core.
 type Board struct {
-	// ClockHz is the board clock (CLK_HZ); 0 means DefaultClockHz.
+	// ClockHz is the board clock (CLK_HZ); 0 means defaultClockHz.
 	ClockHz int
 	// ClksPerBit is the UART bit time in clocks (CLKS_PER_BIT, >= 4).
 	ClksPerBit int
@@ -83,7 +83,7 @@ func (d *Design) BoardParams(b Board) ([]Param, error) {
 	p := d.Params
 	clk := b.ClockHz
 	if clk == 0 {
-		clk = DefaultClockHz
+		clk = defaultClockHz
 	}
 	if clk < 0 || b.ClksPerBit < 4 {
 		return nil, fmt.Errorf("%w: board clock %d Hz, %d clocks per UART bit: want a clock > 0 and >= 4 clocks per bit", ErrConfig, clk, b.ClksPerBit)

@@ -12,12 +12,12 @@ import (
 )
 
 // Version is the generator version written into every emitted file header
-// and, as VersionWord, into word 0 of the info ROM.
+// and, as versionWord, into word 0 of the info ROM.
 const Version = "0.2.0"
 
-// VersionWord is info ROM word 0: "PT" followed by the generator's major and
+// versionWord is info ROM word 0: "PT" followed by the generator's major and
 // minor version (0x5054_MMmm).
-const VersionWord uint32 = 0x5054_0002
+const versionWord uint32 = 0x5054_0002
 
 // ErrConfig is wrapped by every error Generate returns for a configuration
 // that does not fit the shape or the hardware's limits.
@@ -245,10 +245,6 @@ func (p *Params) popStages() int {
 	}
 	return 1
 }
-
-// SamplesWords is the number of result words of a samples-mode request of
-// K samples; StatsWords that of a stats-mode request.
-func (p *Params) SamplesWords(k int) int { return k * p.NT }
 
 // StatsWords is NC vote words, NT sum words and NT sumsq words.
 func (p *Params) StatsWords() int { return p.NC + 2*p.NT }

@@ -20,6 +20,18 @@
 //	<prefix>_info        ROM of the shape, parameters and model hash
 //	<prefix>_core        top level: request/result streams, bank write port, control
 //
+// Every module declares its sizes as documented UPPER_CASE parameters (set
+// by the generator: the ROMs and tables in the text are made for them, so
+// a change means regenerating, not overriding) and writes its replicated
+// structure as generate loops over them: the core's lanes (g_lane) and
+// clause lanes, the LFSR's draw bits, the class sum's slots and TMs, the
+// vote's clipping, max tree and classes, the statistics accumulators and
+// the core's stats words. The templates (verilog.go) are executed with an
+// unexported view of the Params (blocks.go); tables (group ROM, clipping,
+// squares, vote shares, info ROM) are ranges over rows it computes. Lane
+// l's bank image, <prefix>_bank_lane<l>.hex, is named by a localparam of
+// the genvar (docs/core-interface.md, "Generated Verilog").
+//
 // docs/core-interface.md describes the core's ports and result words;
 // docs/cycles.md its cycle counts. Package sim/cosim co-simulates the
 // generated core in Verilator against fixed.Core.

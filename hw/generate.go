@@ -98,7 +98,7 @@ func Generate(cfg Config, shape fixed.Shape, bank *fixed.Bank, modelHash string)
 	for _, m := range modules {
 		var buf bytes.Buffer
 		buf.WriteString(p.header(p.Prefix+"_"+m.name+".v", m.purpose))
-		if err := m.tmpl.Execute(&buf, p); err != nil {
+		if err := m.tmpl.Execute(&buf, view{p}); err != nil {
 			return nil, fmt.Errorf("hw: module %s: %w", m.name, err)
 		}
 		d.Files = append(d.Files, File{Name: p.Prefix + "_" + m.name + ".v", Data: buf.Bytes()})
@@ -171,11 +171,6 @@ type module struct {
 var modules []module
 
 func addModule(name, purpose, text string) {
-	t := template.Must(template.New(name).Funcs(template.FuncMap{
-		"dec": func(w int, v any) string { return fmt.Sprintf("%d'd%v", w, v) },
-		"sub": func(a, b int) int { return a - b },
-		"add": func(a, b int) int { return a + b },
-		"mul": func(a, b int) int { return a * b },
-	}).Parse(text))
+	t := template.Must(template.New(name).Funcs(funcs).Parse(text))
 	modules = append(modules, module{name: name, purpose: purpose, tmpl: t})
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -154,35 +153,39 @@ func TestHeaders(t *testing.T) {
 		}
 	}
 	info := d.InfoWords()
-	want := []uint32{VersionWord, 3, 3, 3, 3, 2, 8, 16, 2, 4, 10, 10, 0xc0ffee01, 0, 6, 5<<16 | 2}
+	want := []uint32{versionWord, 3, 3, 3, 3, 2, 8, 16, 2, 4, 10, 10, 0xc0ffee01, 0, 6, 5<<16 | 2}
 	if fmt.Sprint(info) != fmt.Sprint(want) {
 		t.Errorf("info words %v, want %v", info, want)
 	}
 }
 
-// TestLFSREquations: draw bit k is the XOR of state[e+k] over the taps
-// (the bit-exactness of the draws is checked by sim/cosim).
+// TestLFSREquations: draw bit k (the generate loop over k) is the XOR of
+// state[e+k] over the taps (the bit-exactness of the draws is checked by
+// sim/cosim).
 func TestLFSREquations(t *testing.T) {
 	for _, w := range []int{16, 24, 32, 64} {
-		p, err := deriveParams(Config{Bits: 8, LFSRWidth: w, ClauseLanes: 1, LiteralLanes: 1, MaxK: 1, Prefix: "x"}, tinyShape, "")
+		d, err := Generate(Config{Bits: 8, LFSRWidth: w, ClauseLanes: 1, LiteralLanes: 1, MaxK: 1, Prefix: "x"}, tinyShape, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		eq := p.LFSREquations()
-		re := regexp.MustCompile(`assign next\[(\d+)\] = (.*);`)
-		m := re.FindAllStringSubmatch(eq, -1)
-		if len(m) != 8 {
-			t.Fatalf("W=%d: %d equations", w, len(m))
+		src := string(d.File("x_lfsr_lane.v"))
+		m := regexp.MustCompile(`for \(k = 0; k < B; k = k \+ 1\) begin : g_bit\s+assign next\[k\] = (.*);`).FindStringSubmatch(src)
+		if m == nil {
+			t.Fatalf("W=%d: no draw equation in\n%s", w, src)
 		}
-		for _, e := range m {
-			k, _ := strconv.Atoi(e[1])
-			var idx []string
-			for _, tap := range p.Taps {
-				idx = append(idx, fmt.Sprintf("state[%d]", tap+k))
+		var idx []string
+		for _, tap := range d.Params.Taps {
+			if tap == 0 {
+				idx = append(idx, "state[k]")
+			} else {
+				idx = append(idx, fmt.Sprintf("state[k + %d]", tap))
 			}
-			if e[2] != strings.Join(idx, " ^ ") {
-				t.Errorf("W=%d bit %d: %s", w, k, e[2])
-			}
+		}
+		if m[1] != strings.Join(idx, " ^ ") {
+			t.Errorf("W=%d: next[k] = %s, taps %v", w, m[1], d.Params.Taps)
+		}
+		if !strings.Contains(src, fmt.Sprintf("parameter integer W = %d,", w)) || !strings.Contains(src, "parameter integer B = 8 ") {
+			t.Errorf("W=%d: parameters W, B not declared", w)
 		}
 	}
 }

@@ -8,7 +8,7 @@ type infoWord struct {
 
 // infoLayout is the info ROM, word by word (docs/core-interface.md).
 var infoLayout = []infoWord{
-	{"version", func(*Params) uint32 { return VersionWord }},
+	{"version", func(*Params) uint32 { return versionWord }},
 	{"NT", func(p *Params) uint32 { return uint32(p.NT) }},
 	{"NC", func(p *Params) uint32 { return uint32(p.NC) }},
 	{"m", func(p *Params) uint32 { return uint32(p.M) }},

@@ -1,7 +1,9 @@
 package hw
 
 // The module templates, in dependency order (the core last). Each is
-// executed with *Params; the computed parts are methods in blocks.go.
+// executed with a view of the Params (blocks.go); replicated structure is
+// written as generate loops over the UPPER_CASE parameters and localparams
+// every module declares, tables as ranges over rows the view computes.
 
 func init() {
 	addModule("lfsr_lane", "leap-forward LFSR of one lane (docs/fixed-point.md 3.1-3.2)", tmplLFSR)
@@ -19,25 +21,36 @@ func init() {
 
 const tmplLFSR = `// The state holds the window a[n..n+W-1] of the m-sequence, a[n] in bit 0.
 // One step makes one draw: it advances the sequence by B steps, the B new
-// bits being r[k] = XOR over the taps e in {{"{"}}{{.TapList}}{{"}"}} of state[e + k]
+// bits being r[k] = XOR over the taps e in { {{- .TapList -}} } of state[e + k]
 // (k = 0..B-1, r[0] the oldest), and shifts them in at the top:
 // state' = {r, state[W-1:B]}.
-module {{.Prefix}}_lfsr_lane (
+module {{.Prefix}}_lfsr_lane #(
+    // Set by the generator (the taps below are those of x^W): regenerate
+    // rather than override.
+    parameter integer W = {{.W}}, // LFSR width
+    parameter integer B = {{.Bits}}   // bits per draw
+) (
     input  wire         clk,
     input  wire         load,       // load seed_state (has priority over step)
-    input  wire [{{sub .W 1}}:0]  seed_state, // non-zero seed of this lane
+    input  wire [W-1:0] seed_state, // non-zero seed of this lane
     input  wire         step,       // make one draw
-    output reg  [{{sub .Bits 1}}:0]  draw        // the last draw, valid the cycle after step
+    output reg  [B-1:0] draw        // the last draw, valid the cycle after step
 );
-    reg  [{{sub .W 1}}:0] state;
-    wire [{{sub .Bits 1}}:0] next;
+    reg  [W-1:0] state;
+    wire [B-1:0] next;
 
-{{.LFSREquations}}
+    genvar k;
+    generate
+        for (k = 0; k < B; k = k + 1) begin : g_bit
+            assign next[k] = {{.TapXor}};
+        end
+    endgenerate
+
     always @(posedge clk) begin
         if (load) begin
             state <= seed_state;
         end else if (step) begin
-            state <= {next, state[{{sub .W 1}}:{{.Bits}}]};
+            state <= {next, state[W-1:B]};
             draw  <= next;
         end
     end
@@ -45,41 +58,45 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplSeeder = `// After start, lane l = 0..L-1 receives, one lane per cycle,
+const tmplSeeder = `// After start, lane l = 0..LANES-1 receives, one lane per cycle,
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
 // register stages; the last (the core's lane control registers) takes
 // load, load_lane and load_state. done is high in the cycle the last
 // lane's seed is offered (it is loaded into the lane one cycle later).
-module {{.Prefix}}_seeder (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        start,      // begin seeding every lane from seed
-    input  wire [31:0] seed,       // request seed Q
-    output wire        load,       // load_state is the seed of lane load_lane
-    output wire [{{sub .LaneW 1}}:0]  load_lane,
-    output wire [{{sub .W 1}}:0] load_state,
-    output wire        done        // the last lane's seed is offered in this cycle
+module {{.Prefix}}_seeder #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer W      = {{.W}}, // LFSR width
+    parameter integer LANE_W = {{.LaneW}}   // width of a lane index
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              start,      // begin seeding every lane from seed
+    input  wire [31:0]       seed,       // request seed Q
+    output wire              load,       // load_state is the seed of lane load_lane
+    output wire [LANE_W-1:0] load_lane,
+    output wire [W-1:0]      load_state,
+    output wire              done        // the last lane's seed is offered in this cycle
 );
-    localparam [{{sub .W 1}}:0] PHI       = {{.PhiLit}};
-    localparam [{{sub .LaneW 1}}:0]  LAST_LANE = {{dec .LaneW (sub .L 1)}};
+    localparam [W-1:0]      PHI       = {{.PhiLit}};
+    localparam [LANE_W-1:0] LAST_LANE = {{dec .LaneW (sub .L 1)}}; // LANES - 1, LANES = {{.L}}
 {{- if .SeedUnused}}
 
-    wire [{{sub 31 .W}}:0] unused_seed = seed[31:{{.W}}]; // Q is reduced mod 2^W
+    wire [31-W:0] unused_seed = seed[31:W]; // Q is reduced mod 2^W
 {{- end}}
 
     // Stage 0: t_l.
-    reg        run;
-    reg [{{sub .LaneW 1}}:0] lane0;
-    reg [{{sub .W 1}}:0] t0;
+    reg              run;
+    reg [LANE_W-1:0] lane0;
+    reg [W-1:0]      t0;
     // Stages 1..3: mix.
-    reg        valid1, valid2;
-    reg [{{sub .LaneW 1}}:0] lane1, lane2;
-    reg [{{sub .W 1}}:0] x1, x2;
-    wire [{{sub .W 1}}:0] y1    = x1 ^ (x1 >> 6);
-    wire [{{sub .W 1}}:0] y2    = x2 ^ (x2 >> 11);
-    wire [{{sub .W 1}}:0] mixed = y2 + (y2 << 15);
-    wire [{{sub .W 1}}:0] t_base = run ? t0 : {{.SeedW}};
+    reg              valid1, valid2;
+    reg [LANE_W-1:0] lane1, lane2;
+    reg [W-1:0]      x1, x2;
+    wire [W-1:0] y1     = x1 ^ (x1 >> 6);
+    wire [W-1:0] y2     = x2 ^ (x2 >> 11);
+    wire [W-1:0] mixed  = y2 + (y2 << 15);
+    wire [W-1:0] t_base = run ? t0 : {{.SeedW}};
 
     always @(posedge clk) begin
         if (rst) begin
@@ -96,38 +113,44 @@ module {{.Prefix}}_seeder (
         end
         // While not running, t0 follows the seed input, so that it holds
         // Q + PHI after the start edge; no enable depends on start.
-        lane0 <= run ? lane0 + 1'b1 : {{dec .LaneW 0}};
+        lane0 <= run ? lane0 + 1'b1 : {LANE_W{1'b0}};
         t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
-        x1         <= t0 + (t0 << 10);
-        lane1      <= lane0;
-        x2         <= y1 + (y1 << 3);
-        lane2      <= lane1;
+        x1    <= t0 + (t0 << 10);
+        lane1 <= lane0;
+        x2    <= y1 + (y1 << 3);
+        lane2 <= lane1;
     end
 
     assign load       = valid2;
     assign load_lane  = lane2;
-    assign load_state = (mixed == {{dec .W 0}}) ? PHI : mixed;
+    assign load_state = (mixed == {W{1'b0}}) ? PHI : mixed;
     assign done       = valid2 && lane2 == LAST_LANE;
 endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplBank = `// D = {{.D}} thresholds of B = {{.Bits}} bits at addresses g*BT + b (0 for padding
-// slots). Written through the write port between requests; read with a
-// registered read port, so rd_data is valid the cycle after rd_en. yosys
-// maps it to one SB_RAM40_4K (256 x 16) while D <= 256.
-module {{.Prefix}}_bank {{- if .InitBanks}} #(
-    parameter INIT_FILE = "{{.Prefix}}_bank_lane0.hex"
-){{end}} (
-    input  wire       clk,
-    input  wire       wr_en,
-    input  wire [{{sub .AddrW 1}}:0] wr_addr,
-    input  wire [{{sub .Bits 1}}:0] wr_data,
-    input  wire       rd_en,
-    input  wire [{{sub .AddrW 1}}:0] rd_addr,
-    output reg  [{{sub .Bits 1}}:0] rd_data
+const tmplBank = `// DEPTH = {{.D}} thresholds of BITS = {{.Bits}} bits at addresses g*BT + b (0 for
+// padding slots). Written through the write port between requests; read
+// with a registered read port, so rd_data is valid the cycle after rd_en.
+// yosys maps it to one SB_RAM40_4K (256 x 16) while DEPTH <= 256.
+module {{.Prefix}}_bank #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer BITS   = {{.Bits}}, // threshold width
+    parameter integer ADDR_W = {{.AddrW}}, // address width
+    parameter integer DEPTH  = {{.D}}{{if .InitBanks}}, // words
+    parameter INIT_FILE = "{{.Prefix}}_bank_lane0.hex" // $readmemh image of the initial contents
+{{- else}}  // words
+{{- end}}
+) (
+    input  wire              clk,
+    input  wire              wr_en,
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [BITS-1:0]   wr_data,
+    input  wire              rd_en,
+    input  wire [ADDR_W-1:0] rd_addr,
+    output reg  [BITS-1:0]   rd_data
 );
-    reg [{{sub .Bits 1}}:0] mem [0:{{sub .D 1}}];
+    reg [BITS-1:0] mem [0:DEPTH-1];
 {{- if .InitBanks}}
 
     initial $readmemh(INIT_FILE, mem);
@@ -150,23 +173,29 @@ const tmplLane = `// In every beat the lane makes one draw r and reads its thres
 // beat's address; one cycle later it decides
 //     include = (q == 2^B - 1) || (r < q),
 // registered: include belongs to the beat issued two cycles earlier.
-module {{.Prefix}}_lane {{- if .InitBanks}} #(
-    parameter INIT_FILE = "{{.Prefix}}_bank_lane0.hex"
-){{end}} (
-    input  wire        clk,
-    input  wire        seed_load,  // load this lane's LFSR seed
-    input  wire [{{sub .W 1}}:0] seed_state,
-    input  wire        beat,       // issue a beat: draw and read thresh[addr]
-    input  wire [{{sub .AddrW 1}}:0]  addr,
-    input  wire        wr_en,      // bank write port
-    input  wire [{{sub .AddrW 1}}:0]  wr_addr,
-    input  wire [{{sub .Bits 1}}:0]  wr_data,
-    output reg         incl        // TA decision of the beat issued 2 cycles ago
+module {{.Prefix}}_lane #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer W      = {{.W}}, // LFSR width
+    parameter integer BITS   = {{.Bits}}, // threshold and draw width
+    parameter integer ADDR_W = {{.AddrW}}{{if .InitBanks}}, // bank address width
+    parameter INIT_FILE = "{{.Prefix}}_bank_lane0.hex" // initial contents of the bank
+{{- else}}  // bank address width
+{{- end}}
+) (
+    input  wire              clk,
+    input  wire              seed_load,  // load this lane's LFSR seed
+    input  wire [W-1:0]      seed_state,
+    input  wire              beat,       // issue a beat: draw and read thresh[addr]
+    input  wire [ADDR_W-1:0] addr,
+    input  wire              wr_en,      // bank write port
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [BITS-1:0]   wr_data,
+    output reg               incl        // TA decision of the beat issued 2 cycles ago
 );
-    localparam [{{sub .Bits 1}}:0] ALWAYS = {{"{"}}{{.Bits}}{1'b1}}; // threshold meaning "always include"
+    localparam [BITS-1:0] ALWAYS = {BITS{1'b1}}; // threshold meaning "always include"
 
-    wire [{{sub .Bits 1}}:0] draw;
-    wire [{{sub .Bits 1}}:0] thresh;
+    wire [BITS-1:0] draw;
+    wire [BITS-1:0] thresh;
 
     {{.Prefix}}_lfsr_lane lfsr (
         .clk        (clk),
@@ -201,20 +230,22 @@ const tmplClauseLane = `// Over the BT beats of a clause group the clause lane s
 // (padding literal slots, present = 0, count as not included). The clause
 // output ok && any is valid the cycle after the group's last beat, until
 // the next beat.
-module {{.Prefix}}_clause_lane (
-    input  wire       clk,
-    input  wire       valid,    // a beat's decisions are present
-    input  wire       first,    // ... and it is the group's first beat
-    input  wire [{{sub .LL 1}}:0] incl,     // decisions of this clause lane's LL lanes
-    input  wire [{{sub .LL 1}}:0] literal,  // literal values of the beat
-    input  wire [{{sub .LL 1}}:0] present,  // 0 for padding literal slots
-    output wire       clause    // clause output after the group's last beat
+module {{.Prefix}}_clause_lane #(
+    parameter integer LL = {{.LL}} // literal lanes (set by the generator)
+) (
+    input  wire          clk,
+    input  wire          valid,    // a beat's decisions are present
+    input  wire          first,    // ... and it is the group's first beat
+    input  wire [LL-1:0] incl,     // decisions of this clause lane's LL lanes
+    input  wire [LL-1:0] literal,  // literal values of the beat
+    input  wire [LL-1:0] present,  // 0 for padding literal slots
+    output wire          clause    // clause output after the group's last beat
 );
     reg ok, any;
 
-    wire [{{sub .LL 1}}:0] inc      = incl & present;
-    wire       ok_next  = (first | ok) & (&(~inc | literal));
-    wire       any_next = (~first & any) | (|inc);
+    wire [LL-1:0] inc      = incl & present;
+    wire          ok_next  = (first | ok) & (&(~inc | literal));
+    wire          any_next = (~first & any) | (|inc);
 
     always @(posedge clk) begin
         if (valid) begin
@@ -230,34 +261,55 @@ endmodule
 
 const tmplClassSum = `// The LC clause lanes of group g hold the global clauses c = g*LC + ci of
 // TMs t = c / m; clause j = c % m votes +1 when even, -1 when odd. The LC
-// clauses of a group span at most SLOTS = {{.Slots}} TMs, base(g) .. base(g)+SLOTS-1.
+// clauses of a group span at most SLOTS TMs, base(g) .. base(g)+SLOTS-1.
 // Per group, a ROM gives base(g) and, per slot, the clause lanes voting
 // for (pos) and against (neg) that TM; padding clauses are in neither.
-// Pipeline: mask (a), popcount ({{len .PopTagStages}} stage(s)), accumulate; done is high
+// Pipeline: mask (a), popcount ({{if .Chunked}}2 stages{{else}}1 stage{{end}}), accumulate; done is high
 // the cycle after a sample's last group is accumulated, with sums valid.
-module {{.Prefix}}_class_sum (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        valid,       // clause outputs of one group are present
-    input  wire [{{sub .GroupW 1}}:0]  group,       // ... of group g
-    input  wire        sample_end,  // ... the sample's last group
-    input  wire        last,        // ... of the request's last sample
-    input  wire [{{sub .LC 1}}:0]  clause,
-    output reg         done,        // sums hold a complete sample
-    output reg         done_last,   // ... the request's last sample
-    output wire [{{sub (mul .NT .VW) 1}}:0] sums        // v_t, VW = {{.VW}} bits each, TM 0 in the low bits
+module {{.Prefix}}_class_sum #(
+    // Set by the generator (the ROM below is made for them): regenerate
+    // rather than override.
+    parameter integer NT       = {{.NT}}, // TMs
+    parameter integer LC       = {{.LC}}, // clause lanes
+    parameter integer SLOTS    = {{.Slots}}, // most TMs the clauses of one group span
+    parameter integer MAX_BASE = {{.MaxBase}}, // largest base(g)
+    parameter integer GROUP_W  = {{.GroupW}}, // width of a group index
+    parameter integer TM_W     = {{.TMW}}, // width of a TM index
+    parameter integer PC_W     = {{.PCW}}, // width of a popcount of LC clause bits
+    parameter integer VW       = {{.VW}}  // width of a class sum v_t (signed)
+) (
+    input  wire               clk,
+    input  wire               rst,
+    input  wire               valid,       // clause outputs of one group are present
+    input  wire [GROUP_W-1:0] group,       // ... of group g
+    input  wire               sample_end,  // ... the sample's last group
+    input  wire               last,        // ... of the request's last sample
+    input  wire [LC-1:0]      clause,
+    output reg                done,        // sums hold a complete sample
+    output reg                done_last,   // ... the request's last sample
+    output wire [NT*VW-1:0]   sums         // v_t, TM 0 in the low bits
 );
-    // Group ROM.
-    reg [{{sub .TMW 1}}:0] base_rom;
-{{.SlotRegs "rom" .LC}}    always @(*) begin
-{{.ClassROM -}}
+    // Group ROM: base(g), and the pos and neg clause lanes of slot s in
+    // bits s*LC +: LC.
+    reg [TM_W-1:0]     base_rom;
+    reg [SLOTS*LC-1:0] pos_rom, neg_rom;
+    always @(*) begin
+        case (group)
+{{- range .ClassRows}}
+        {{dec $.GroupW .G}}: begin
+            base_rom = {{dec $.TMW .Base}}; pos_rom = {{.Pos}}; neg_rom = {{.Neg}};
+        end
+{{- end}}
+        default: begin
+            base_rom = {TM_W{1'b0}}; pos_rom = {SLOTS*LC{1'b0}}; neg_rom = {SLOTS*LC{1'b0}};
+        end
+        endcase
     end
 
-    // Stage a: the clause outputs of every slot and polarity.
-    reg        valid_a, first_a, end_a, last_a;
-    reg [{{sub .TMW 1}}:0] base_a;
-{{.SlotRegs "bits" .LC}}    always @(posedge clk) begin
-{{.SlotMasks -}}
+    // Tags of stage a (masks){{if .Chunked}}, p (chunk counts){{end}} and c (counts).
+    reg            valid_a, first_a, end_a, last_a;
+    reg [TM_W-1:0] base_a;
+    always @(posedge clk) begin
         base_a  <= base_rom;
         first_a <= group == {{dec .GroupW 0}};
         end_a   <= sample_end;
@@ -265,12 +317,9 @@ module {{.Prefix}}_class_sum (
         if (rst) valid_a <= 1'b0;
         else     valid_a <= valid;
     end
-
-    // Popcount stages.
-{{.SlotRegs "cnt" .PCW}}{{.PopcountStages}}
 {{- if .Chunked}}
-    reg        valid_p, first_p, end_p, last_p;
-    reg [{{sub .TMW 1}}:0] base_p;
+    reg            valid_p, first_p, end_p, last_p;
+    reg [TM_W-1:0] base_p;
     always @(posedge clk) begin
         base_p  <= base_a;
         first_p <= first_a;
@@ -280,40 +329,83 @@ module {{.Prefix}}_class_sum (
         else     valid_p <= valid_a;
     end
 {{- end}}
-    reg        valid_c, first_c, end_c, last_c;
-    reg [{{sub .TMW 1}}:0] base_c;
+    reg            valid_c, first_c, end_c, last_c;
+    reg [TM_W-1:0] base_c;
     always @(posedge clk) begin
-{{- if .Chunked}}
-        base_c  <= base_p;
-        first_c <= first_p;
-        end_c   <= end_p;
-        last_c  <= last_p;
+{{- $s := "a"}}{{if .Chunked}}{{$s = "p"}}{{end}}
+        base_c  <= base_{{$s}};
+        first_c <= first_{{$s}};
+        end_c   <= end_{{$s}};
+        last_c  <= last_{{$s}};
         if (rst) valid_c <= 1'b0;
-        else     valid_c <= valid_p;
-{{- else}}
-        base_c  <= base_a;
-        first_c <= first_a;
-        end_c   <= end_a;
-        last_c  <= last_a;
-        if (rst) valid_c <= 1'b0;
-        else     valid_c <= valid_a;
-{{- end}}
+        else     valid_c <= valid_{{$s}};
     end
 
-    // Accumulate: slot s adds pos - neg to TM base + s.
-{{.SlotDiffs}}
-{{.TMAdds}}
-{{.TMSums}}
-    always @(posedge clk) begin
-        if (valid_c) begin
-{{.TMAccumulate -}}
+    // Slot s: the clause outputs of each polarity (stage a), their
+    // popcounts{{if .Chunked}} (chunks of {{.ChunkSize}} clause lanes, then their sum){{end}} and diff = pos - neg.
+    wire [SLOTS*VW-1:0] diff;
+
+    genvar s, t, k;
+    generate
+        for (s = 0; s < SLOTS; s = s + 1) begin : g_slot
+            reg [LC-1:0]   pos_bits, neg_bits;
+            reg [PC_W-1:0] pos_cnt, neg_cnt;
+            always @(posedge clk) begin
+                pos_bits <= clause & pos_rom[s*LC +: LC];
+                neg_bits <= clause & neg_rom[s*LC +: LC];
+            end
+{{- if .Chunked}}
+{{- range .ChunkList}}
+            reg [{{sub $.ChunkW 1}}:0] pos_chunk_{{.I}}, neg_chunk_{{.I}};
+{{- end}}
+            always @(posedge clk) begin
+{{- range .ChunkList}}
+                pos_chunk_{{.I}} <= {{popsum "pos_bits" .Lo .Hi $.ChunkW}};
+                neg_chunk_{{.I}} <= {{popsum "neg_bits" .Lo .Hi $.ChunkW}};
+{{- end}}
+            end
+            always @(posedge clk) begin
+                pos_cnt <= {{.ChunkSum "pos"}};
+                neg_cnt <= {{.ChunkSum "neg"}};
+            end
+{{- else}}
+            always @(posedge clk) begin
+                pos_cnt <= {{popsum "pos_bits" 0 .LC .PCW}};
+                neg_cnt <= {{popsum "neg_bits" 0 .LC .PCW}};
+            end
+{{- end}}
+            assign diff[s*VW +: VW] = {{zext "pos_cnt" .PCW .VW}} - {{zext "neg_cnt" .PCW .VW}};
         end
+
+        // TM t: add = the diff of slot t - base_c (a slot t - s with
+        // 0 <= t - s <= MAX_BASE), else 0; sum accumulates it over the
+        // sample's groups.
+        for (t = 0; t < NT; t = t + 1) begin : g_tm
+            wire [(SLOTS+1)*VW-1:0] pick /* verilator split_var */; // pick[k*VW +: VW]: the choice among slots k..SLOTS-1
+            assign pick[SLOTS*VW +: VW] = {VW{1'b0}};
+            for (k = 0; k < SLOTS; k = k + 1) begin : g_pick
+                if (t >= k && t - k <= MAX_BASE) begin : g_base
+                    localparam [TM_W-1:0] BASE = t - k;
+                    assign pick[k*VW +: VW] = (base_c == BASE) ? diff[k*VW +: VW] : pick[(k+1)*VW +: VW];
+                end else begin : g_none
+                    assign pick[k*VW +: VW] = pick[(k+1)*VW +: VW];
+                end
+            end
+            wire [VW-1:0] add = pick[VW-1:0];
+            reg  [VW-1:0] sum;
+            always @(posedge clk) begin
+                if (valid_c)
+                    sum <= (first_c ? {VW{1'b0}} : sum) + add;
+            end
+            assign sums[t*VW +: VW] = sum;
+        end
+    endgenerate
+
+    always @(posedge clk) begin
         done_last <= last_c;
         if (rst) done <= 1'b0;
         else     done <= valid_c & end_c;
     end
-
-    assign sums = {{.SumsConcat}};
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -322,83 +414,171 @@ const tmplVote = `// Stage u: u_t = max(-T, min(T, v_t)), T = {{.T}}. Scores: mu
 // score_c = u_c; binary score_0 = -u_0, score_1 = u_0. A max tree of
 // {{.MaxLevels}} register level(s) finds the top score; every class with that score
 // (A) gets U/|A| vote units, U = lcm(1..NC) = {{.Unit}}.
-module {{.Prefix}}_vote (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        valid,      // a sample's class sums are present
-    input  wire        last,       // ... of the request's last sample
-    input  wire [{{sub (mul .NT .VW) 1}}:0] sums,       // v_t, {{.VW}} bits each
-    output reg         u_valid,    // clipped sums of a sample
-    output wire [{{sub (mul .NT .UW) 1}}:0] u,          // u_t, {{.UW}} bits each
-    output reg         vote_valid, // vote units of a sample
-    output reg         vote_last,  // ... the request's last sample
-    output wire [{{sub (mul .NC .VUW) 1}}:0] votes_out   // per class, {{.VUW}} bits each
+module {{.Prefix}}_vote #(
+    // Set by the generator (the tables below are made for them): regenerate
+    // rather than override.
+    parameter integer NT    = {{.NT}}, // TMs
+    parameter integer NC    = {{.NC}}, // classes
+    parameter integer VW    = {{.VW}}, // width of a class sum v_t (signed)
+    parameter integer UW    = {{.UW}}, // width of a clipped sum u_t (signed)
+    parameter integer VUW   = {{.VUW}}, // width of a class's vote units of a sample
+    parameter integer TIE_W = {{.TieW}}  // width of a number of tied classes
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              valid,      // a sample's class sums are present
+    input  wire              last,       // ... of the request's last sample
+    input  wire [NT*VW-1:0]  sums,       // v_t, TM 0 in the low bits
+    output reg               u_valid,    // clipped sums of a sample
+    output wire [NT*UW-1:0]  u,          // u_t, TM 0 in the low bits
+    output reg               vote_valid, // vote units of a sample
+    output reg               vote_last,  // ... the request's last sample
+    output wire [NC*VUW-1:0] votes_out   // per class, class 0 in the low bits
 );
-{{.ClippedDecl}}    reg        u_last;
-{{.Clip}}
+    reg u_last;
     always @(posedge clk) begin
         u_last <= last;
         if (rst) u_valid <= 1'b0;
         else     u_valid <= valid;
     end
+{{- if not .ClipTable}}
 
-    assign u = {{.UConcat}};
+    localparam signed [{{sub .CW 1}}:0] T_POS   = {{.CW}}'sd{{.T}};
+    localparam signed [{{sub .CW 1}}:0] T_NEG   = -{{.CW}}'sd{{.T}};
+    localparam        [UW-1:0] T_POS_U = {{.UW}}'d{{.T}};
+    localparam        [UW-1:0] T_NEG_U = -{{.UW}}'d{{.T}};
+{{- end}}
 
-{{.Scores}}
-{{.MaxTree -}}
-    // Winners, then their share U/|A|.
-    reg [{{sub .NC 1}}:0] win;
-    reg        valid_w, last_w;
+    // Clipping of TM t{{if .ClipTable}}, a table of v_t{{end}}.
+    genvar t, c, i;
+    generate
+        for (t = 0; t < NT; t = t + 1) begin : g_clip
+            reg [UW-1:0] u_r;
+{{- if .ClipTable}}
+            reg [UW-1:0] uc;
+            always @(*) begin
+                case (sums[t*VW +: VW])
+{{- range .ClipRows}}
+                {{dec $.VW .R}}: uc = {{.Lit}}; // {{.V}} -> {{.U}}
+{{- end}}
+                endcase
+            end
+            always @(posedge clk)
+                u_r <= uc;
+{{- else}}
+            wire signed [{{sub .CW 1}}:0] v = {{sext "sums[t*VW +: VW]" "sums[t*VW + VW-1]" .VW .CW}};
+            always @(posedge clk)
+                u_r <= (v > T_POS) ? T_POS_U : (v < T_NEG) ? T_NEG_U : {{.KeepU}};
+{{- end}}
+            assign u[t*UW +: UW] = u_r;
+        end
+    endgenerate
+
+    // Scores, class c in bits c*UW (signed).
+    wire [NC*UW-1:0] scores = {{if .Binary}}{u[UW-1:0], -u[UW-1:0]}{{else}}u{{end}};
+{{range .TreeLevels}}
+    // Max tree level {{.Lvl}}: {{.N}} maxima of {{.Prev}} values; the scores go along.
+    wire [{{.N}}*UW-1:0] max_next_l{{.Lvl}};
+    reg  [{{.N}}*UW-1:0] max_l{{.Lvl}};
+    reg  [NC*UW-1:0] score_l{{.Lvl}};
+    reg              valid_l{{.Lvl}}, last_l{{.Lvl}};
+    generate
+        for (i = 0; i < {{.N}}; i = i + 1) begin : g_max_l{{.Lvl}}
+            if (2*i + 1 < {{.Prev}}) begin : g_pair
+                wire [UW-1:0] a = {{.In}}[2*i*UW +: UW];
+                wire [UW-1:0] b = {{.In}}[(2*i+1)*UW +: UW];
+                assign max_next_l{{.Lvl}}[i*UW +: UW] = ($signed(a) >= $signed(b)) ? a : b;
+            end else begin : g_single
+                assign max_next_l{{.Lvl}}[i*UW +: UW] = {{.In}}[2*i*UW +: UW];
+            end
+        end
+    endgenerate
     always @(posedge clk) begin
-{{.Winners -}}
+        max_l{{.Lvl}}   <= max_next_l{{.Lvl}};
+        score_l{{.Lvl}} <= {{.Scores}};
+        last_l{{.Lvl}}  <= {{.Last}};
+        if (rst) valid_l{{.Lvl}} <= 1'b0;
+        else     valid_l{{.Lvl}} <= {{.Valid}};
+    end
+{{end}}
+    // Winners, then their share U/|A|, and the vote units of each class.
+    wire [NC-1:0]     is_max;
+    wire [NC*VUW-1:0] picked;
+    reg  [NC-1:0]     win;
+    reg               valid_w, last_w;
+    reg  [VUW-1:0]    share;
+    reg  [NC*VUW-1:0] votes_r;
+    wire [TIE_W-1:0]  ties = {{popsum "win" 0 .NC .TieW}};
+
+    generate
+        for (c = 0; c < NC; c = c + 1) begin : g_class
+            assign is_max[c]              = score_l{{.TopLevel}}[c*UW +: UW] == max_l{{.TopLevel}};
+            assign picked[c*VUW +: VUW] = win[c] ? share : {VUW{1'b0}};
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        win    <= is_max;
         last_w <= last_l{{.TopLevel}};
         if (rst) valid_w <= 1'b0;
         else     valid_w <= valid_l{{.TopLevel}};
     end
 
-    wire [{{sub .TieW 1}}:0] ties = {{.TieCount}};
-    reg  [{{sub .VUW 1}}:0] share;
     always @(*) begin
         case (ties)
-{{.UnitTable -}}
+{{- range .Shares}}
+        {{dec $.TieW .N}}: share = {{dec $.VUW .Unit}};
+{{- end}}
+        default: share = {{dec .VUW 0}};
         endcase
     end
 
-{{.VoteRegs}}    always @(posedge clk) begin
-{{.VoteOut -}}
+    always @(posedge clk) begin
+        votes_r   <= picked;
         vote_last <= last_w;
         if (rst) vote_valid <= 1'b0;
         else     vote_valid <= valid_w;
     end
 
-{{.VotesPacked -}}
+    assign votes_out = votes_r;
 endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplStats = `// Accumulates, over the samples of a request, votes_c (unsigned, {{.VoteW}} bits),
-// sum_t of u_t (signed, {{.SumW}} bits) and sumsq_t of u_t^2 (unsigned, {{.SqW}} bits);
-// the widths hold MaxK = {{.MaxK}} samples. clear (request accepted) zeroes them;
-// done is high the cycle after the request's last sample is accumulated.
-module {{.Prefix}}_stats (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        clear,
-    input  wire        u_valid,
-    input  wire [{{sub (mul .NT .UW) 1}}:0] u,
-    input  wire        vote_valid,
-    input  wire        vote_last,
-    input  wire [{{sub (mul .NC .VUW) 1}}:0] votes,
-    output reg         done,
-    output wire [{{sub (mul .NC .VoteW) 1}}:0] votes_acc,
-    output wire [{{sub (mul .NT .SumW) 1}}:0] sum_acc,
-    output wire [{{sub (mul .NT .SqW) 1}}:0] sumsq_acc
+const tmplStats = `// Accumulates, over the samples of a request, votes_c (unsigned, VOTE_W
+// bits), sum_t of u_t (signed, SUM_W bits) and sumsq_t of u_t^2 (unsigned,
+// SQ_W bits); the widths hold MaxK = {{.MaxK}} samples. clear (request accepted)
+// zeroes them; done is high the cycle after the request's last sample is
+// accumulated. u_t^2 takes two stages: |u_t| (mag), then its square (sq{{if .SqTable}},
+// a table{{end}}).
+module {{.Prefix}}_stats #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer NT     = {{.NT}}, // TMs
+    parameter integer NC     = {{.NC}}, // classes
+    parameter integer UW     = {{.UW}}, // width of a clipped sum u_t (signed, |u_t| <= T = {{.T}})
+    parameter integer VUW    = {{.VUW}}, // width of a class's vote units of a sample
+    parameter integer VOTE_W = {{.VoteW}}, // width of a votes accumulator
+    parameter integer SUM_W  = {{.SumW}}, // width of a sum accumulator (signed)
+    parameter integer SQ_W   = {{.SqW}}  // width of a sumsq accumulator
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    input  wire                 clear,
+    input  wire                 u_valid,
+    input  wire [NT*UW-1:0]     u,
+    input  wire                 vote_valid,
+    input  wire                 vote_last,
+    input  wire [NC*VUW-1:0]    votes,
+    output reg                  done,
+    output wire [NC*VOTE_W-1:0] votes_acc,
+    output wire [NT*SUM_W-1:0]  sum_acc,
+    output wire [NT*SQ_W-1:0]   sumsq_acc
 );
-{{.StatsDecls}}    reg        mag_valid, sq_valid;
+    localparam integer MAG_W = UW - 1;    // width of |u_t|
+    localparam integer SQ1_W = 2 * MAG_W; // width of u_t^2
 
-{{.StatsSquares}}
+    reg mag_valid, sq_valid;
     always @(posedge clk) begin
-{{.SqRegs -}}
         if (rst) begin
             mag_valid <= 1'b0;
             sq_valid  <= 1'b0;
@@ -410,39 +590,90 @@ module {{.Prefix}}_stats (
         end
     end
 
-{{.StatsUpdates}}
-    assign votes_acc = {{.VotesAccPacked}};
-    assign sum_acc   = {{.SumPacked}};
-    assign sumsq_acc = {{.SqPacked}};
+    genvar t, c;
+    generate
+        for (t = 0; t < NT; t = t + 1) begin : g_tm
+            wire [UW-1:0]    ut   = u[t*UW +: UW];
+            wire [MAG_W-1:0] umag = ut[UW-1] ? -ut[MAG_W-1:0] : ut[MAG_W-1:0];
+            reg  [MAG_W-1:0] mag;
+            reg  [SQ1_W-1:0] sq;
+            reg  [SUM_W-1:0] sum;
+            reg  [SQ_W-1:0]  sumsq;
+{{- if .SqTable}}
+            reg  [SQ1_W-1:0] usq;
+            always @(*) begin
+                case (mag)
+{{- range .Squares}}
+                {{dec $.MagW .M}}: usq = {{dec $.SqW1 .Sq}};
+{{- end}}
+                default: usq = {SQ1_W{1'bx}}; // |u| <= T
+                endcase
+            end
+{{- else}}
+            wire [SQ1_W-1:0] usq = {{zext "mag" .MagW .SqW1}} * {{zext "mag" .MagW .SqW1}};
+{{- end}}
+            always @(posedge clk) begin
+                mag <= umag;
+                sq  <= usq;
+                if (clear) begin
+                    sum   <= {SUM_W{1'b0}};
+                    sumsq <= {SQ_W{1'b0}};
+                end else begin
+                    if (u_valid)
+                        sum <= sum + {{sext "ut" "ut[UW-1]" .UW .SumW}};
+                    if (sq_valid)
+                        sumsq <= sumsq + {{zext "sq" .SqW1 .SqW}};
+                end
+            end
+            assign sum_acc[t*SUM_W +: SUM_W] = sum;
+            assign sumsq_acc[t*SQ_W +: SQ_W] = sumsq;
+        end
+
+        for (c = 0; c < NC; c = c + 1) begin : g_class
+            reg [VOTE_W-1:0] acc;
+            always @(posedge clk) begin
+                if (clear)
+                    acc <= {VOTE_W{1'b0}};
+                else if (vote_valid)
+                    acc <= acc + {{zext "votes[c*VUW +: VUW]" .VUW .VoteW}};
+            end
+            assign votes_acc[c*VOTE_W +: VOTE_W] = acc;
+        end
+    endgenerate
 endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplFifo = `// {{.FifoDepth}} entries of one sample each: {last, v_{NT-1}, ..., v_0}. First-word
+const tmplFifo = `// DEPTH = {{.FifoDepth}} entries of one sample each: {last, v_{NT-1}, ..., v_0}. First-word
 // fall-through (head is valid while nonempty). The core never pushes into
-// a full FIFO: it starts a sample only while fewer than {{.FifoDepth}} samples are
+// a full FIFO: it starts a sample only while fewer than DEPTH samples are
 // started and not yet popped.
-module {{.Prefix}}_fifo (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        push,
-    input  wire [{{mul .NT .VW}}:0] push_data,
-    input  wire        pop,
-    output wire [{{mul .NT .VW}}:0] head,
-    output wire        nonempty
+module {{.Prefix}}_fifo #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer DW    = {{add (mul .NT .VW) 1}}, // entry width, NT*VW + 1
+    parameter integer DEPTH = {{.FifoDepth}}, // entries
+    parameter integer AW    = {{.FifoAW}}   // address width, log2(DEPTH)
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          push,
+    input  wire [DW-1:0] push_data,
+    input  wire          pop,
+    output wire [DW-1:0] head,
+    output wire          nonempty
 );
-    reg [{{mul .NT .VW}}:0] mem [0:{{sub .FifoDepth 1}}];
-    reg [{{.FifoAW}}:0]  wr_ptr, rd_ptr; // one bit more than the address
+    reg [DW-1:0] mem [0:DEPTH-1];
+    reg [AW:0]   wr_ptr, rd_ptr; // one bit more than the address
 
     assign nonempty = wr_ptr != rd_ptr;
-    assign head     = mem[rd_ptr[{{sub .FifoAW 1}}:0]];
+    assign head     = mem[rd_ptr[AW-1:0]];
 
     always @(posedge clk) begin
         if (push)
-            mem[wr_ptr[{{sub .FifoAW 1}}:0]] <= push_data;
+            mem[wr_ptr[AW-1:0]] <= push_data;
         if (rst) begin
-            wr_ptr <= {{dec (add .FifoAW 1) 0}};
-            rd_ptr <= {{dec (add .FifoAW 1) 0}};
+            wr_ptr <= {(AW+1){1'b0}};
+            rd_ptr <= {(AW+1){1'b0}};
         end else begin
             if (push)
                 wr_ptr <= wr_ptr + 1'b1;
@@ -462,7 +693,9 @@ module {{.Prefix}}_info (
 );
     always @(*) begin
         case (addr)
-{{.InfoCases -}}
+{{- range .InfoRows}}
+        {{printf "4'd%-2d" .Addr}}: data = {{.Val}}; // {{.Name}}
+{{- end}}
         endcase
     end
 endmodule
@@ -482,19 +715,28 @@ const tmplCore = `// A request (features x, K, seed Q, mode) is accepted in the 
 // does not clear the statistics, this request sends no statistic words
 // (stats mode) or no res_last (samples mode).
 // See docs/core-interface.md for the ports and result words.
-module {{.Prefix}}_core (
+module {{.Prefix}}_core #(
+    // The port widths. Set by the generator like every constant below: the
+    // design is specialized for them (ROMs, tables); regenerate it rather
+    // than override them. The board tops take the same names.
+    parameter integer FEATURES = {{.O}},  // o, Boolean features of a sample
+    parameter integer BITS     = {{.Bits}},  // B, width of a threshold and of a draw
+    parameter integer LANE_W   = {{.LaneW}},  // width of a lane index
+    parameter integer ADDR_W   = {{.AddrW}},  // width of a bank address (DEPTH = {{.D}} words)
+    parameter integer K_W      = {{.KW}}   // width of req_k (K = 1..{{.MaxK}})
+) (
     input  wire        clk,
     input  wire        rst,            // synchronous, active high (control only)
     // Bank write port (between requests).
     input  wire        bank_wr_en,
-    input  wire [{{sub .LaneW 1}}:0]  bank_wr_lane,
-    input  wire [{{sub .AddrW 1}}:0]  bank_wr_addr,
-    input  wire [{{sub .Bits 1}}:0]  bank_wr_data,
+    input  wire [LANE_W-1:0]   bank_wr_lane,
+    input  wire [ADDR_W-1:0]   bank_wr_addr,
+    input  wire [BITS-1:0]     bank_wr_data,
     // Request stream.
     input  wire        req_valid,
     output wire        req_ready,
-    input  wire [{{sub .O 1}}:0] req_features,
-    input  wire [{{sub .KW 1}}:0]  req_k,
+    input  wire [FEATURES-1:0] req_features,
+    input  wire [K_W-1:0]      req_k,
     input  wire [31:0] req_seed,
     input  wire        req_stats,      // 0: per-sample class sums, 1: statistics
     input  wire        req_more,       // 1: another run of the same query follows
@@ -509,6 +751,18 @@ module {{.Prefix}}_core (
     input  wire [3:0]  info_addr,
     output wire [31:0] info_data
 );
+    // Sizes and widths (set by the generator, like the parameters above).
+    localparam integer NT            = {{.NT}}; // TMs
+    localparam integer NC            = {{.NC}}; // classes
+    localparam integer CLAUSE_LANES  = {{.LC}}; // LC
+    localparam integer LITERAL_LANES = {{.LL}}; // LL
+    localparam integer BEATS         = {{.BT}}; // BT, beats per clause group (G = {{.G}} groups)
+    localparam integer VW            = {{.VW}}; // width of a class sum v_t (signed)
+    localparam integer VOTE_W        = {{.VoteW}}; // widths of the votes, sum and sumsq accumulators
+    localparam integer SUM_W         = {{.SumW}};
+    localparam integer SQ_W          = {{.SqW}};
+    localparam integer STAT_WORDS    = {{.StatWords}}; // NC + 2*NT
+
     localparam [2:0] S_IDLE  = 3'd0,
                      S_SEED  = 3'd1,
                      S_RUN   = 3'd2,
@@ -518,8 +772,8 @@ module {{.Prefix}}_core (
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
     reg  [2:0] state;
-    reg  [{{sub .O 1}}:0] features;
-    reg  [{{sub .KW 1}}:0]  k_last;      // K - 1
+    reg  [FEATURES-1:0] features;
+    reg  [K_W-1:0] k_last;      // K - 1
     reg        stats_mode;
     reg        more;        // req_more of the latest request (reset: 0)
 
@@ -543,9 +797,11 @@ module {{.Prefix}}_core (
 
     // ---------------------------------------------------------------
     // Seeding.
+    localparam integer LFSR_W = {{.W}}; // W, width of a lane's LFSR and seed
+
     wire        seed_load;
-    wire [{{sub .LaneW 1}}:0]  seed_lane;
-    wire [{{sub .W 1}}:0] seed_state;
+    wire [LANE_W-1:0] seed_lane;
+    wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
     {{.Prefix}}_seeder seeder (
@@ -599,17 +855,17 @@ module {{.Prefix}}_core (
 
     // Literal i = b*LL + li of beat b for literal lane li: the features,
     // then their negations, then padding slots (present = 0).
-    localparam [{{sub .LitSlots 1}}:0] PRESENT = {{.PresentVector}};
-    wire [{{sub .LitSlots 1}}:0] lits = {{.LitVector}};
-    wire [{{sub .LL 1}}:0] lit0, present0;
+    localparam [BEATS*LITERAL_LANES-1:0] PRESENT = {{if .LitPad}}{ {{- .LitPad}}'d0, { {{- .Literals}}{1'b1}}}{{else}}{ {{- .Literals}}{1'b1}}{{end}};
+    wire [BEATS*LITERAL_LANES-1:0] lits = {{if .LitPad}}{ {{- .LitPad}}'d0, ~features, features}{{else}}{~features, features}{{end}};
+    wire [LITERAL_LANES-1:0] lit0, present0;
 
     genvar li, bi;
     generate
-        for (li = 0; li < {{.LL}}; li = li + 1) begin : g_literal_lane
-            wire [{{sub .BT 1}}:0] lit_of_beat, present_of_beat;
-            for (bi = 0; bi < {{.BT}}; bi = bi + 1) begin : g_beat
-                assign lit_of_beat[bi]     = lits[bi*{{.LL}} + li];
-                assign present_of_beat[bi] = PRESENT[bi*{{.LL}} + li];
+        for (li = 0; li < LITERAL_LANES; li = li + 1) begin : g_literal_lane
+            wire [BEATS-1:0] lit_of_beat, present_of_beat;
+            for (bi = 0; bi < BEATS; bi = bi + 1) begin : g_beat
+                assign lit_of_beat[bi]     = lits[bi*LITERAL_LANES + li];
+                assign present_of_beat[bi] = PRESENT[bi*LITERAL_LANES + li];
             end
             assign lit0[li]     = lit_of_beat[beat];
             assign present0[li] = present_of_beat[beat];
@@ -617,12 +873,25 @@ module {{.Prefix}}_core (
     endgenerate
 
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
-    // after issue, through registers duplicated per group of {{.CtrlLanes}} lanes so
-    // that no net fans out from logic to every lane; the seed loads and bank
-    // writes (one cycle after bank_wr_en) go through registers too.
-{{.CtrlDecls}}
+    // after issue, through registers duplicated per group of CTRL_LANES lanes
+    // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
+    // logic to every lane; the seed loads and bank writes (one cycle after
+    // bank_wr_en) go through registers too (load_q and wr_q below).
+    localparam integer CTRL_LANES  = {{.CtrlLanes}};
+    localparam integer CTRL_COPIES = {{.CtrlGroups}}; // ceil(LANES / CTRL_LANES)
+
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
+    reg  [LFSR_W-1:0] seed_q;
+    reg  [ADDR_W-1:0] wr_addr_q;
+    reg  [BITS-1:0]   wr_data_q;
+
     always @(posedge clk) begin
-{{.CtrlRegs -}}
+        step_q    <= {CTRL_COPIES{issue}};
+        addr_q    <= {CTRL_COPIES{addr}};
+        seed_q    <= seed_state;
+        wr_addr_q <= bank_wr_addr;
+        wr_data_q <= bank_wr_data;
     end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
@@ -674,22 +943,63 @@ module {{.Prefix}}_core (
     end
 
     // ---------------------------------------------------------------
-    // Lanes: lane l = ci*LL + li.
-    wire [{{sub .L 1}}:0] incl;
+    // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
+    // with its own seed-load and bank write-enable registers (load_q[l],
+    // wr_q[l]){{if .InitBanks}}; its bank starts with the image BANK_FILE =
+    // "{{.Prefix}}_bank_lane<l>.hex"{{end}}.
+    localparam integer LANES = CLAUSE_LANES * LITERAL_LANES; // {{.L}}
+{{- if .InitBanks}}
+    // BANK_FILE is right-aligned in BANK_FILE_LEN characters: the names of
+    // lanes with fewer digits start with NUL bytes, which $readmemh skips.
+    localparam integer BANK_FILE_LEN = {{.BankFileLen}};
+    localparam [79:0]  DIGITS        = "9876543210"; // DIGITS[8*d +: 8] is digit d
+{{- end}}
 
-{{.LaneInstances}}
+    wire [LANES-1:0] incl;
+    reg  [LANES-1:0] load_q;
+    reg  [LANES-1:0] wr_q = {LANES{1'b0}}; // no write before the first reset
+
+    genvar l;
+    generate
+        for (l = 0; l < LANES; l = l + 1) begin : g_lane
+            localparam [LANE_W-1:0] LANE = l;
+{{- if .InitBanks}}
+            localparam [8*BANK_FILE_LEN-1:0] BANK_FILE =
+{{.BankFileExpr}};
+{{- end}}
+            always @(posedge clk) begin
+                load_q[l] <= seed_load && seed_lane == LANE;
+                wr_q[l]   <= !rst && bank_wr_en && bank_wr_lane == LANE;
+            end
+
+            {{.Prefix}}_lane {{- if .InitBanks}} #(
+                .INIT_FILE (BANK_FILE)
+            ){{end}} lane (
+                .clk        (clk),
+                .seed_load  (load_q[l]),
+                .seed_state (seed_q),
+                .beat       (step_q[l / CTRL_LANES]),
+                .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
+                .wr_en      (wr_q[l]),
+                .wr_addr    (wr_addr_q),
+                .wr_data    (wr_data_q),
+                .incl       (incl[l])
+            );
+        end
+    endgenerate
+
     // ---------------------------------------------------------------
     // Clause lanes.
-    wire [{{sub .LC 1}}:0] clause;
+    wire [CLAUSE_LANES-1:0] clause;
 
     genvar ci;
     generate
-        for (ci = 0; ci < {{.LC}}; ci = ci + 1) begin : g_clause_lane
+        for (ci = 0; ci < CLAUSE_LANES; ci = ci + 1) begin : g_clause_lane
             {{.Prefix}}_clause_lane clause_lane (
                 .clk     (clk),
                 .valid   (valid2),
                 .first   (first2),
-                .incl    (incl[ci*{{.LL}} +: {{.LL}}]),
+                .incl    (incl[ci*LITERAL_LANES +: LITERAL_LANES]),
                 .literal (lit2),
                 .present (present2),
                 .clause  (clause[ci])
@@ -700,7 +1010,7 @@ module {{.Prefix}}_core (
     // ---------------------------------------------------------------
     // Class sums.
     wire        sums_valid, sums_last;
-    wire [{{sub (mul .NT .VW) 1}}:0] sums;
+    wire [NT*VW-1:0] sums;
 
     {{.Prefix}}_class_sum class_sum (
         .clk        (clk),
@@ -718,11 +1028,11 @@ module {{.Prefix}}_core (
     // ---------------------------------------------------------------
     // Stats mode: vote and accumulate.
     wire        u_valid, vote_valid, vote_last, stats_done;
-    wire [{{sub (mul .NT .UW) 1}}:0] u;
-    wire [{{sub (mul .NC .VUW) 1}}:0] votes;
-    wire [{{sub (mul .NC .VoteW) 1}}:0] votes_acc;
-    wire [{{sub (mul .NT .SumW) 1}}:0] sum_acc;
-    wire [{{sub (mul .NT .SqW) 1}}:0] sumsq_acc;
+    wire [NT*{{.UW}}-1:0] u;
+    wire [NC*{{.VUW}}-1:0] votes;
+    wire [NC*VOTE_W-1:0] votes_acc;
+    wire [NT*SUM_W-1:0] sum_acc;
+    wire [NT*SQ_W-1:0] sumsq_acc;
 
     {{.Prefix}}_vote vote (
         .clk        (clk),
@@ -752,17 +1062,29 @@ module {{.Prefix}}_core (
         .sumsq_acc  (sumsq_acc)
     );
 
-    wire [31:0] stat_word [0:{{sub .StatWords 1}}];
-{{.StatWordAssigns}}
+    // Stats-mode result words: NC votes, NT sums, NT sumsqs, 32 bits each.
+    wire [31:0] stat_word [0:STAT_WORDS-1];
+
+    genvar sc, st;
+    generate
+        for (sc = 0; sc < NC; sc = sc + 1) begin : g_stat_votes
+            assign stat_word[sc] = {{zext "votes_acc[sc*VOTE_W +: VOTE_W]" .VoteW 32}};
+        end
+        for (st = 0; st < NT; st = st + 1) begin : g_stat_tm
+            assign stat_word[NC + st]      = {{sext "sum_acc[st*SUM_W +: SUM_W]" "sum_acc[st*SUM_W + SUM_W-1]" .SumW 32}};
+            assign stat_word[NC + NT + st] = {{zext "sumsq_acc[st*SQ_W +: SQ_W]" .SqW 32}};
+        end
+    endgenerate
+
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
     reg         skid_valid, skid_last, skid_error;
     reg  [31:0] skid_data;
     wire        fifo_nonempty;
-    wire [{{mul .NT .VW}}:0] fifo_head;
+    wire [NT*VW:0] fifo_head;
     reg         ser_valid, ser_last;
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
-    reg  [{{sub (mul .NT .VW) 1}}:0] ser_sums;
+    reg  [NT*VW-1:0] ser_sums;
     reg  [{{sub .TMW 1}}:0]  ser_tm;
 
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
@@ -787,11 +1109,11 @@ module {{.Prefix}}_core (
     // FIFO's pointer comparison.
     always @(posedge clk) begin
         if (ser_free) begin
-            ser_sums <= fifo_head[{{sub (mul .NT .VW) 1}}:0];
-            ser_last <= fifo_head[{{mul .NT .VW}}];
+            ser_sums <= fifo_head[NT*VW-1:0];
+            ser_last <= fifo_head[NT*VW];
             ser_tm   <= {{dec .TMW 0}};
         end else if (ser_take) begin
-            ser_sums <= {{.SerShift}}; // the next TM's sum at the bottom
+            ser_sums <= {{if eq .NT 1}}ser_sums{{else}}{ {{- .VW}}'d0, ser_sums[NT*VW-1:VW]}{{end}}; // the next TM's sum at the bottom
             ser_tm   <= ser_tm + 1'b1;
         end
         if (rst) begin
@@ -829,7 +1151,7 @@ module {{.Prefix}}_core (
     reg  [31:0] w_data;
     always @(*) begin
         w_valid = 1'b0;
-        w_data  = {{.SerWord}};
+        w_data  = {{sext "ser_sums[VW-1:0]" "ser_sums[VW-1]" .VW 32}};
         w_last  = ser_last && ser_at_end && !more;
         w_error = 1'b0;
         if (state == S_ERROR) begin
@@ -914,5 +1236,6 @@ module {{.Prefix}}_core (
         .data (info_data)
     );
 endmodule
+
 
 ` + "`default_nettype wire\n"

@@ -14,7 +14,9 @@ import (
 // memory passes (synth_ice40 -run :map_ram), where every lane's threshold
 // bank is one $mem_v2 cell with one read and one write port, and before
 // the memories are mapped to SB_RAM40_4K. It does two things, both on the
-// core's bank memories only (MEMID ...lane_<l>.bank.mem):
+// core's bank memories only (MEMID ...g_lane[<l>].lane.bank.mem, the bank
+// of lane l in the core's generate loop; ...lane_<l>.bank.mem in older
+// cores, which instantiated every lane by name):
 //
 //  1. Relax read/write collisions. The core never reads a bank while it is
 //     written (docs/core-interface.md: bank writes only while idle; a
@@ -41,7 +43,7 @@ type BankPass struct {
 	Packed  int `json:"packed_pairs"`
 }
 
-var bankMemID = regexp.MustCompile(`(?:^|[.\\])lane_(\d+)\.bank\.mem$`)
+var bankMemID = regexp.MustCompile(`(?:^|[.\\])(?:g_lane\[(\d+)\]\.lane|lane_(\d+))\.bank\.mem$`)
 
 // autoSuffix is appended to the automatic ($...) cell and wire names of
 // the netlist: yosys numbers the names it makes with a counter that
@@ -178,7 +180,7 @@ func PassBanks(netlist []byte, top string, relax, pack bool) ([]byte, BankPass, 
 		if m == nil {
 			continue
 		}
-		lane, _ := strconv.Atoi(m[1])
+		lane, _ := strconv.Atoi(m[1] + m[2])
 		mc := memCell{name: name, lane: lane, cell: cell}
 		if mc.intParam("RD_PORTS") != 1 || mc.intParam("WR_PORTS") != 1 {
 			continue

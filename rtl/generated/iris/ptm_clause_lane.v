@@ -20,20 +20,22 @@
 // (padding literal slots, present = 0, count as not included). The clause
 // output ok && any is valid the cycle after the group's last beat, until
 // the next beat.
-module ptm_clause_lane (
-    input  wire       clk,
-    input  wire       valid,    // a beat's decisions are present
-    input  wire       first,    // ... and it is the group's first beat
-    input  wire [7:0] incl,     // decisions of this clause lane's LL lanes
-    input  wire [7:0] literal,  // literal values of the beat
-    input  wire [7:0] present,  // 0 for padding literal slots
-    output wire       clause    // clause output after the group's last beat
+module ptm_clause_lane #(
+    parameter integer LL = 8 // literal lanes (set by the generator)
+) (
+    input  wire          clk,
+    input  wire          valid,    // a beat's decisions are present
+    input  wire          first,    // ... and it is the group's first beat
+    input  wire [LL-1:0] incl,     // decisions of this clause lane's LL lanes
+    input  wire [LL-1:0] literal,  // literal values of the beat
+    input  wire [LL-1:0] present,  // 0 for padding literal slots
+    output wire          clause    // clause output after the group's last beat
 );
     reg ok, any;
 
-    wire [7:0] inc      = incl & present;
-    wire       ok_next  = (first | ok) & (&(~inc | literal));
-    wire       any_next = (~first & any) | (|inc);
+    wire [LL-1:0] inc      = incl & present;
+    wire          ok_next  = (first | ok) & (&(~inc | literal));
+    wire          any_next = (~first & any) | (|inc);
 
     always @(posedge clk) begin
         if (valid) begin

@@ -26,19 +26,28 @@
 // does not clear the statistics, this request sends no statistic words
 // (stats mode) or no res_last (samples mode).
 // See docs/core-interface.md for the ports and result words.
-module ptm_core (
+module ptm_core #(
+    // The port widths. Set by the generator like every constant below: the
+    // design is specialized for them (ROMs, tables); regenerate it rather
+    // than override them. The board tops take the same names.
+    parameter integer FEATURES = 24,  // o, Boolean features of a sample
+    parameter integer BITS     = 8,  // B, width of a threshold and of a draw
+    parameter integer LANE_W   = 5,  // width of a lane index
+    parameter integer ADDR_W   = 7,  // width of a bank address (DEPTH = 90 words)
+    parameter integer K_W      = 8   // width of req_k (K = 1..255)
+) (
     input  wire        clk,
     input  wire        rst,            // synchronous, active high (control only)
     // Bank write port (between requests).
     input  wire        bank_wr_en,
-    input  wire [4:0]  bank_wr_lane,
-    input  wire [6:0]  bank_wr_addr,
-    input  wire [7:0]  bank_wr_data,
+    input  wire [LANE_W-1:0]   bank_wr_lane,
+    input  wire [ADDR_W-1:0]   bank_wr_addr,
+    input  wire [BITS-1:0]     bank_wr_data,
     // Request stream.
     input  wire        req_valid,
     output wire        req_ready,
-    input  wire [23:0] req_features,
-    input  wire [7:0]  req_k,
+    input  wire [FEATURES-1:0] req_features,
+    input  wire [K_W-1:0]      req_k,
     input  wire [31:0] req_seed,
     input  wire        req_stats,      // 0: per-sample class sums, 1: statistics
     input  wire        req_more,       // 1: another run of the same query follows
@@ -53,6 +62,18 @@ module ptm_core (
     input  wire [3:0]  info_addr,
     output wire [31:0] info_data
 );
+    // Sizes and widths (set by the generator, like the parameters above).
+    localparam integer NT            = 3; // TMs
+    localparam integer NC            = 3; // classes
+    localparam integer CLAUSE_LANES  = 4; // LC
+    localparam integer LITERAL_LANES = 8; // LL
+    localparam integer BEATS         = 6; // BT, beats per clause group (G = 15 groups)
+    localparam integer VW            = 5; // width of a class sum v_t (signed)
+    localparam integer VOTE_W        = 11; // widths of the votes, sum and sumsq accumulators
+    localparam integer SUM_W         = 13;
+    localparam integer SQ_W          = 15;
+    localparam integer STAT_WORDS    = 9; // NC + 2*NT
+
     localparam [2:0] S_IDLE  = 3'd0,
                      S_SEED  = 3'd1,
                      S_RUN   = 3'd2,
@@ -62,8 +83,8 @@ module ptm_core (
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
     reg  [2:0] state;
-    reg  [23:0] features;
-    reg  [7:0]  k_last;      // K - 1
+    reg  [FEATURES-1:0] features;
+    reg  [K_W-1:0] k_last;      // K - 1
     reg        stats_mode;
     reg        more;        // req_more of the latest request (reset: 0)
 
@@ -87,9 +108,11 @@ module ptm_core (
 
     // ---------------------------------------------------------------
     // Seeding.
+    localparam integer LFSR_W = 32; // W, width of a lane's LFSR and seed
+
     wire        seed_load;
-    wire [4:0]  seed_lane;
-    wire [31:0] seed_state;
+    wire [LANE_W-1:0] seed_lane;
+    wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
     ptm_seeder seeder (
@@ -143,17 +166,17 @@ module ptm_core (
 
     // Literal i = b*LL + li of beat b for literal lane li: the features,
     // then their negations, then padding slots (present = 0).
-    localparam [47:0] PRESENT = {48{1'b1}};
-    wire [47:0] lits = {~features, features};
-    wire [7:0] lit0, present0;
+    localparam [BEATS*LITERAL_LANES-1:0] PRESENT = {48{1'b1}};
+    wire [BEATS*LITERAL_LANES-1:0] lits = {~features, features};
+    wire [LITERAL_LANES-1:0] lit0, present0;
 
     genvar li, bi;
     generate
-        for (li = 0; li < 8; li = li + 1) begin : g_literal_lane
-            wire [5:0] lit_of_beat, present_of_beat;
-            for (bi = 0; bi < 6; bi = bi + 1) begin : g_beat
-                assign lit_of_beat[bi]     = lits[bi*8 + li];
-                assign present_of_beat[bi] = PRESENT[bi*8 + li];
+        for (li = 0; li < LITERAL_LANES; li = li + 1) begin : g_literal_lane
+            wire [BEATS-1:0] lit_of_beat, present_of_beat;
+            for (bi = 0; bi < BEATS; bi = bi + 1) begin : g_beat
+                assign lit_of_beat[bi]     = lits[bi*LITERAL_LANES + li];
+                assign present_of_beat[bi] = PRESENT[bi*LITERAL_LANES + li];
             end
             assign lit0[li]     = lit_of_beat[beat];
             assign present0[li] = present_of_beat[beat];
@@ -161,100 +184,26 @@ module ptm_core (
     endgenerate
 
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
-    // after issue, through registers duplicated per group of 8 lanes so
-    // that no net fans out from logic to every lane; the seed loads and bank
-    // writes (one cycle after bank_wr_en) go through registers too.
-    (* keep *) reg        step_q_0;
-    (* keep *) reg [6:0]  addr_q_0;
-    (* keep *) reg        step_q_1;
-    (* keep *) reg [6:0]  addr_q_1;
-    (* keep *) reg        step_q_2;
-    (* keep *) reg [6:0]  addr_q_2;
-    (* keep *) reg        step_q_3;
-    (* keep *) reg [6:0]  addr_q_3;
-    reg [31:0] load_q;
-    reg [31:0] seed_q;
-    reg [31:0] wr_q = 32'd0; // no write before the first reset
-    reg [6:0] wr_addr_q;
-    reg [7:0] wr_data_q;
+    // after issue, through registers duplicated per group of CTRL_LANES lanes
+    // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
+    // logic to every lane; the seed loads and bank writes (one cycle after
+    // bank_wr_en) go through registers too (load_q and wr_q below).
+    localparam integer CTRL_LANES  = 8;
+    localparam integer CTRL_COPIES = 4; // ceil(LANES / CTRL_LANES)
+
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
+    reg  [LFSR_W-1:0] seed_q;
+    reg  [ADDR_W-1:0] wr_addr_q;
+    reg  [BITS-1:0]   wr_data_q;
 
     always @(posedge clk) begin
-        step_q_0 <= issue;
-        addr_q_0 <= addr;
-        step_q_1 <= issue;
-        addr_q_1 <= addr;
-        step_q_2 <= issue;
-        addr_q_2 <= addr;
-        step_q_3 <= issue;
-        addr_q_3 <= addr;
-        load_q[0] <= seed_load && seed_lane == 5'd0;
-        load_q[1] <= seed_load && seed_lane == 5'd1;
-        load_q[2] <= seed_load && seed_lane == 5'd2;
-        load_q[3] <= seed_load && seed_lane == 5'd3;
-        load_q[4] <= seed_load && seed_lane == 5'd4;
-        load_q[5] <= seed_load && seed_lane == 5'd5;
-        load_q[6] <= seed_load && seed_lane == 5'd6;
-        load_q[7] <= seed_load && seed_lane == 5'd7;
-        load_q[8] <= seed_load && seed_lane == 5'd8;
-        load_q[9] <= seed_load && seed_lane == 5'd9;
-        load_q[10] <= seed_load && seed_lane == 5'd10;
-        load_q[11] <= seed_load && seed_lane == 5'd11;
-        load_q[12] <= seed_load && seed_lane == 5'd12;
-        load_q[13] <= seed_load && seed_lane == 5'd13;
-        load_q[14] <= seed_load && seed_lane == 5'd14;
-        load_q[15] <= seed_load && seed_lane == 5'd15;
-        load_q[16] <= seed_load && seed_lane == 5'd16;
-        load_q[17] <= seed_load && seed_lane == 5'd17;
-        load_q[18] <= seed_load && seed_lane == 5'd18;
-        load_q[19] <= seed_load && seed_lane == 5'd19;
-        load_q[20] <= seed_load && seed_lane == 5'd20;
-        load_q[21] <= seed_load && seed_lane == 5'd21;
-        load_q[22] <= seed_load && seed_lane == 5'd22;
-        load_q[23] <= seed_load && seed_lane == 5'd23;
-        load_q[24] <= seed_load && seed_lane == 5'd24;
-        load_q[25] <= seed_load && seed_lane == 5'd25;
-        load_q[26] <= seed_load && seed_lane == 5'd26;
-        load_q[27] <= seed_load && seed_lane == 5'd27;
-        load_q[28] <= seed_load && seed_lane == 5'd28;
-        load_q[29] <= seed_load && seed_lane == 5'd29;
-        load_q[30] <= seed_load && seed_lane == 5'd30;
-        load_q[31] <= seed_load && seed_lane == 5'd31;
+        step_q    <= {CTRL_COPIES{issue}};
+        addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
-        wr_q[0] <= !rst && bank_wr_en && bank_wr_lane == 5'd0;
-        wr_q[1] <= !rst && bank_wr_en && bank_wr_lane == 5'd1;
-        wr_q[2] <= !rst && bank_wr_en && bank_wr_lane == 5'd2;
-        wr_q[3] <= !rst && bank_wr_en && bank_wr_lane == 5'd3;
-        wr_q[4] <= !rst && bank_wr_en && bank_wr_lane == 5'd4;
-        wr_q[5] <= !rst && bank_wr_en && bank_wr_lane == 5'd5;
-        wr_q[6] <= !rst && bank_wr_en && bank_wr_lane == 5'd6;
-        wr_q[7] <= !rst && bank_wr_en && bank_wr_lane == 5'd7;
-        wr_q[8] <= !rst && bank_wr_en && bank_wr_lane == 5'd8;
-        wr_q[9] <= !rst && bank_wr_en && bank_wr_lane == 5'd9;
-        wr_q[10] <= !rst && bank_wr_en && bank_wr_lane == 5'd10;
-        wr_q[11] <= !rst && bank_wr_en && bank_wr_lane == 5'd11;
-        wr_q[12] <= !rst && bank_wr_en && bank_wr_lane == 5'd12;
-        wr_q[13] <= !rst && bank_wr_en && bank_wr_lane == 5'd13;
-        wr_q[14] <= !rst && bank_wr_en && bank_wr_lane == 5'd14;
-        wr_q[15] <= !rst && bank_wr_en && bank_wr_lane == 5'd15;
-        wr_q[16] <= !rst && bank_wr_en && bank_wr_lane == 5'd16;
-        wr_q[17] <= !rst && bank_wr_en && bank_wr_lane == 5'd17;
-        wr_q[18] <= !rst && bank_wr_en && bank_wr_lane == 5'd18;
-        wr_q[19] <= !rst && bank_wr_en && bank_wr_lane == 5'd19;
-        wr_q[20] <= !rst && bank_wr_en && bank_wr_lane == 5'd20;
-        wr_q[21] <= !rst && bank_wr_en && bank_wr_lane == 5'd21;
-        wr_q[22] <= !rst && bank_wr_en && bank_wr_lane == 5'd22;
-        wr_q[23] <= !rst && bank_wr_en && bank_wr_lane == 5'd23;
-        wr_q[24] <= !rst && bank_wr_en && bank_wr_lane == 5'd24;
-        wr_q[25] <= !rst && bank_wr_en && bank_wr_lane == 5'd25;
-        wr_q[26] <= !rst && bank_wr_en && bank_wr_lane == 5'd26;
-        wr_q[27] <= !rst && bank_wr_en && bank_wr_lane == 5'd27;
-        wr_q[28] <= !rst && bank_wr_en && bank_wr_lane == 5'd28;
-        wr_q[29] <= !rst && bank_wr_en && bank_wr_lane == 5'd29;
-        wr_q[30] <= !rst && bank_wr_en && bank_wr_lane == 5'd30;
-        wr_q[31] <= !rst && bank_wr_en && bank_wr_lane == 5'd31;
         wr_addr_q <= bank_wr_addr;
         wr_data_q <= bank_wr_data;
-end
+    end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
     // draw) and stage 2 (decisions).
@@ -305,501 +254,60 @@ end
     end
 
     // ---------------------------------------------------------------
-    // Lanes: lane l = ci*LL + li.
-    wire [31:0] incl;
+    // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
+    // with its own seed-load and bank write-enable registers (load_q[l],
+    // wr_q[l]); its bank starts with the image BANK_FILE =
+    // "ptm_bank_lane<l>.hex".
+    localparam integer LANES = CLAUSE_LANES * LITERAL_LANES; // 32
+    // BANK_FILE is right-aligned in BANK_FILE_LEN characters: the names of
+    // lanes with fewer digits start with NUL bytes, which $readmemh skips.
+    localparam integer BANK_FILE_LEN = 19;
+    localparam [79:0]  DIGITS        = "9876543210"; // DIGITS[8*d +: 8] is digit d
 
-    // lane 0: clause lane 0, literal lane 0
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane0.hex")
-    ) lane_0 (
-        .clk        (clk),
-        .seed_load  (load_q[0]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[0]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[0])
-    );
+    wire [LANES-1:0] incl;
+    reg  [LANES-1:0] load_q;
+    reg  [LANES-1:0] wr_q = {LANES{1'b0}}; // no write before the first reset
 
-    // lane 1: clause lane 0, literal lane 1
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane1.hex")
-    ) lane_1 (
-        .clk        (clk),
-        .seed_load  (load_q[1]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[1]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[1])
-    );
+    genvar l;
+    generate
+        for (l = 0; l < LANES; l = l + 1) begin : g_lane
+            localparam [LANE_W-1:0] LANE = l;
+            localparam [8*BANK_FILE_LEN-1:0] BANK_FILE =
+                (l < 10) ? {8'd0, "ptm_bank_lane", DIGITS[8*(l % 10) +: 8], ".hex"} :
+                {"ptm_bank_lane", DIGITS[8*(l / 10 % 10) +: 8], DIGITS[8*(l % 10) +: 8], ".hex"};
+            always @(posedge clk) begin
+                load_q[l] <= seed_load && seed_lane == LANE;
+                wr_q[l]   <= !rst && bank_wr_en && bank_wr_lane == LANE;
+            end
 
-    // lane 2: clause lane 0, literal lane 2
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane2.hex")
-    ) lane_2 (
-        .clk        (clk),
-        .seed_load  (load_q[2]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[2]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[2])
-    );
-
-    // lane 3: clause lane 0, literal lane 3
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane3.hex")
-    ) lane_3 (
-        .clk        (clk),
-        .seed_load  (load_q[3]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[3]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[3])
-    );
-
-    // lane 4: clause lane 0, literal lane 4
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane4.hex")
-    ) lane_4 (
-        .clk        (clk),
-        .seed_load  (load_q[4]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[4]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[4])
-    );
-
-    // lane 5: clause lane 0, literal lane 5
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane5.hex")
-    ) lane_5 (
-        .clk        (clk),
-        .seed_load  (load_q[5]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[5]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[5])
-    );
-
-    // lane 6: clause lane 0, literal lane 6
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane6.hex")
-    ) lane_6 (
-        .clk        (clk),
-        .seed_load  (load_q[6]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[6]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[6])
-    );
-
-    // lane 7: clause lane 0, literal lane 7
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane7.hex")
-    ) lane_7 (
-        .clk        (clk),
-        .seed_load  (load_q[7]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[7]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[7])
-    );
-
-    // lane 8: clause lane 1, literal lane 0
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane8.hex")
-    ) lane_8 (
-        .clk        (clk),
-        .seed_load  (load_q[8]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[8]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[8])
-    );
-
-    // lane 9: clause lane 1, literal lane 1
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane9.hex")
-    ) lane_9 (
-        .clk        (clk),
-        .seed_load  (load_q[9]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[9]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[9])
-    );
-
-    // lane 10: clause lane 1, literal lane 2
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane10.hex")
-    ) lane_10 (
-        .clk        (clk),
-        .seed_load  (load_q[10]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[10]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[10])
-    );
-
-    // lane 11: clause lane 1, literal lane 3
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane11.hex")
-    ) lane_11 (
-        .clk        (clk),
-        .seed_load  (load_q[11]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[11]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[11])
-    );
-
-    // lane 12: clause lane 1, literal lane 4
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane12.hex")
-    ) lane_12 (
-        .clk        (clk),
-        .seed_load  (load_q[12]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[12]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[12])
-    );
-
-    // lane 13: clause lane 1, literal lane 5
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane13.hex")
-    ) lane_13 (
-        .clk        (clk),
-        .seed_load  (load_q[13]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[13]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[13])
-    );
-
-    // lane 14: clause lane 1, literal lane 6
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane14.hex")
-    ) lane_14 (
-        .clk        (clk),
-        .seed_load  (load_q[14]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[14]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[14])
-    );
-
-    // lane 15: clause lane 1, literal lane 7
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane15.hex")
-    ) lane_15 (
-        .clk        (clk),
-        .seed_load  (load_q[15]),
-        .seed_state (seed_q),
-        .beat       (step_q_1),
-        .addr       (addr_q_1),
-        .wr_en      (wr_q[15]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[15])
-    );
-
-    // lane 16: clause lane 2, literal lane 0
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane16.hex")
-    ) lane_16 (
-        .clk        (clk),
-        .seed_load  (load_q[16]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[16]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[16])
-    );
-
-    // lane 17: clause lane 2, literal lane 1
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane17.hex")
-    ) lane_17 (
-        .clk        (clk),
-        .seed_load  (load_q[17]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[17]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[17])
-    );
-
-    // lane 18: clause lane 2, literal lane 2
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane18.hex")
-    ) lane_18 (
-        .clk        (clk),
-        .seed_load  (load_q[18]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[18]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[18])
-    );
-
-    // lane 19: clause lane 2, literal lane 3
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane19.hex")
-    ) lane_19 (
-        .clk        (clk),
-        .seed_load  (load_q[19]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[19]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[19])
-    );
-
-    // lane 20: clause lane 2, literal lane 4
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane20.hex")
-    ) lane_20 (
-        .clk        (clk),
-        .seed_load  (load_q[20]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[20]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[20])
-    );
-
-    // lane 21: clause lane 2, literal lane 5
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane21.hex")
-    ) lane_21 (
-        .clk        (clk),
-        .seed_load  (load_q[21]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[21]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[21])
-    );
-
-    // lane 22: clause lane 2, literal lane 6
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane22.hex")
-    ) lane_22 (
-        .clk        (clk),
-        .seed_load  (load_q[22]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[22]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[22])
-    );
-
-    // lane 23: clause lane 2, literal lane 7
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane23.hex")
-    ) lane_23 (
-        .clk        (clk),
-        .seed_load  (load_q[23]),
-        .seed_state (seed_q),
-        .beat       (step_q_2),
-        .addr       (addr_q_2),
-        .wr_en      (wr_q[23]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[23])
-    );
-
-    // lane 24: clause lane 3, literal lane 0
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane24.hex")
-    ) lane_24 (
-        .clk        (clk),
-        .seed_load  (load_q[24]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[24]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[24])
-    );
-
-    // lane 25: clause lane 3, literal lane 1
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane25.hex")
-    ) lane_25 (
-        .clk        (clk),
-        .seed_load  (load_q[25]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[25]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[25])
-    );
-
-    // lane 26: clause lane 3, literal lane 2
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane26.hex")
-    ) lane_26 (
-        .clk        (clk),
-        .seed_load  (load_q[26]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[26]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[26])
-    );
-
-    // lane 27: clause lane 3, literal lane 3
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane27.hex")
-    ) lane_27 (
-        .clk        (clk),
-        .seed_load  (load_q[27]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[27]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[27])
-    );
-
-    // lane 28: clause lane 3, literal lane 4
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane28.hex")
-    ) lane_28 (
-        .clk        (clk),
-        .seed_load  (load_q[28]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[28]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[28])
-    );
-
-    // lane 29: clause lane 3, literal lane 5
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane29.hex")
-    ) lane_29 (
-        .clk        (clk),
-        .seed_load  (load_q[29]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[29]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[29])
-    );
-
-    // lane 30: clause lane 3, literal lane 6
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane30.hex")
-    ) lane_30 (
-        .clk        (clk),
-        .seed_load  (load_q[30]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[30]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[30])
-    );
-
-    // lane 31: clause lane 3, literal lane 7
-    ptm_lane #(
-        .INIT_FILE("ptm_bank_lane31.hex")
-    ) lane_31 (
-        .clk        (clk),
-        .seed_load  (load_q[31]),
-        .seed_state (seed_q),
-        .beat       (step_q_3),
-        .addr       (addr_q_3),
-        .wr_en      (wr_q[31]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[31])
-    );
+            ptm_lane #(
+                .INIT_FILE (BANK_FILE)
+            ) lane (
+                .clk        (clk),
+                .seed_load  (load_q[l]),
+                .seed_state (seed_q),
+                .beat       (step_q[l / CTRL_LANES]),
+                .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
+                .wr_en      (wr_q[l]),
+                .wr_addr    (wr_addr_q),
+                .wr_data    (wr_data_q),
+                .incl       (incl[l])
+            );
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Clause lanes.
-    wire [3:0] clause;
+    wire [CLAUSE_LANES-1:0] clause;
 
     genvar ci;
     generate
-        for (ci = 0; ci < 4; ci = ci + 1) begin : g_clause_lane
+        for (ci = 0; ci < CLAUSE_LANES; ci = ci + 1) begin : g_clause_lane
             ptm_clause_lane clause_lane (
                 .clk     (clk),
                 .valid   (valid2),
                 .first   (first2),
-                .incl    (incl[ci*8 +: 8]),
+                .incl    (incl[ci*LITERAL_LANES +: LITERAL_LANES]),
                 .literal (lit2),
                 .present (present2),
                 .clause  (clause[ci])
@@ -810,7 +318,7 @@ end
     // ---------------------------------------------------------------
     // Class sums.
     wire        sums_valid, sums_last;
-    wire [14:0] sums;
+    wire [NT*VW-1:0] sums;
 
     ptm_class_sum class_sum (
         .clk        (clk),
@@ -828,11 +336,11 @@ end
     // ---------------------------------------------------------------
     // Stats mode: vote and accumulate.
     wire        u_valid, vote_valid, vote_last, stats_done;
-    wire [14:0] u;
-    wire [8:0] votes;
-    wire [32:0] votes_acc;
-    wire [38:0] sum_acc;
-    wire [44:0] sumsq_acc;
+    wire [NT*5-1:0] u;
+    wire [NC*3-1:0] votes;
+    wire [NC*VOTE_W-1:0] votes_acc;
+    wire [NT*SUM_W-1:0] sum_acc;
+    wire [NT*SQ_W-1:0] sumsq_acc;
 
     ptm_vote vote (
         .clk        (clk),
@@ -862,26 +370,29 @@ end
         .sumsq_acc  (sumsq_acc)
     );
 
-    wire [31:0] stat_word [0:8];
-    assign stat_word[0] = {21'd0, votes_acc[10:0]}; // votes, class 0
-    assign stat_word[1] = {21'd0, votes_acc[21:11]}; // votes, class 1
-    assign stat_word[2] = {21'd0, votes_acc[32:22]}; // votes, class 2
-    assign stat_word[3] = {{19{sum_acc[12]}}, sum_acc[12:0]}; // sum, TM 0
-    assign stat_word[4] = {{19{sum_acc[25]}}, sum_acc[25:13]}; // sum, TM 1
-    assign stat_word[5] = {{19{sum_acc[38]}}, sum_acc[38:26]}; // sum, TM 2
-    assign stat_word[6] = {17'd0, sumsq_acc[14:0]}; // sumsq, TM 0
-    assign stat_word[7] = {17'd0, sumsq_acc[29:15]}; // sumsq, TM 1
-    assign stat_word[8] = {17'd0, sumsq_acc[44:30]}; // sumsq, TM 2
+    // Stats-mode result words: NC votes, NT sums, NT sumsqs, 32 bits each.
+    wire [31:0] stat_word [0:STAT_WORDS-1];
+
+    genvar sc, st;
+    generate
+        for (sc = 0; sc < NC; sc = sc + 1) begin : g_stat_votes
+            assign stat_word[sc] = {21'd0, votes_acc[sc*VOTE_W +: VOTE_W]};
+        end
+        for (st = 0; st < NT; st = st + 1) begin : g_stat_tm
+            assign stat_word[NC + st]      = {{19{sum_acc[st*SUM_W + SUM_W-1]}}, sum_acc[st*SUM_W +: SUM_W]};
+            assign stat_word[NC + NT + st] = {17'd0, sumsq_acc[st*SQ_W +: SQ_W]};
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
     reg         skid_valid, skid_last, skid_error;
     reg  [31:0] skid_data;
     wire        fifo_nonempty;
-    wire [15:0] fifo_head;
+    wire [NT*VW:0] fifo_head;
     reg         ser_valid, ser_last;
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
-    reg  [14:0] ser_sums;
+    reg  [NT*VW-1:0] ser_sums;
     reg  [1:0]  ser_tm;
 
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
@@ -906,11 +417,11 @@ end
     // FIFO's pointer comparison.
     always @(posedge clk) begin
         if (ser_free) begin
-            ser_sums <= fifo_head[14:0];
-            ser_last <= fifo_head[15];
+            ser_sums <= fifo_head[NT*VW-1:0];
+            ser_last <= fifo_head[NT*VW];
             ser_tm   <= 2'd0;
         end else if (ser_take) begin
-            ser_sums <= {5'd0, ser_sums[14:5]}; // the next TM's sum at the bottom
+            ser_sums <= {5'd0, ser_sums[NT*VW-1:VW]}; // the next TM's sum at the bottom
             ser_tm   <= ser_tm + 1'b1;
         end
         if (rst) begin
@@ -948,7 +459,7 @@ end
     reg  [31:0] w_data;
     always @(*) begin
         w_valid = 1'b0;
-        w_data  = {{27{ser_sums[4]}}, ser_sums[4:0]};
+        w_data  = {{27{ser_sums[VW-1]}}, ser_sums[VW-1:0]};
         w_last  = ser_last && ser_at_end && !more;
         w_error = 1'b0;
         if (state == S_ERROR) begin
@@ -1033,5 +544,6 @@ end
         .data (info_data)
     );
 endmodule
+
 
 `default_nettype wire

@@ -18,30 +18,33 @@
 // bits being r[k] = XOR over the taps e in {7, 6, 2, 0} of state[e + k]
 // (k = 0..B-1, r[0] the oldest), and shifts them in at the top:
 // state' = {r, state[W-1:B]}.
-module ptm_lfsr_lane (
+module ptm_lfsr_lane #(
+    // Set by the generator (the taps below are those of x^W): regenerate
+    // rather than override.
+    parameter integer W = 32, // LFSR width
+    parameter integer B = 8   // bits per draw
+) (
     input  wire         clk,
     input  wire         load,       // load seed_state (has priority over step)
-    input  wire [31:0]  seed_state, // non-zero seed of this lane
+    input  wire [W-1:0] seed_state, // non-zero seed of this lane
     input  wire         step,       // make one draw
-    output reg  [7:0]  draw        // the last draw, valid the cycle after step
+    output reg  [B-1:0] draw        // the last draw, valid the cycle after step
 );
-    reg  [31:0] state;
-    wire [7:0] next;
+    reg  [W-1:0] state;
+    wire [B-1:0] next;
 
-    assign next[0] = state[7] ^ state[6] ^ state[2] ^ state[0];
-    assign next[1] = state[8] ^ state[7] ^ state[3] ^ state[1];
-    assign next[2] = state[9] ^ state[8] ^ state[4] ^ state[2];
-    assign next[3] = state[10] ^ state[9] ^ state[5] ^ state[3];
-    assign next[4] = state[11] ^ state[10] ^ state[6] ^ state[4];
-    assign next[5] = state[12] ^ state[11] ^ state[7] ^ state[5];
-    assign next[6] = state[13] ^ state[12] ^ state[8] ^ state[6];
-    assign next[7] = state[14] ^ state[13] ^ state[9] ^ state[7];
+    genvar k;
+    generate
+        for (k = 0; k < B; k = k + 1) begin : g_bit
+            assign next[k] = state[k + 7] ^ state[k + 6] ^ state[k + 2] ^ state[k];
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (load) begin
             state <= seed_state;
         end else if (step) begin
-            state <= {next, state[31:8]};
+            state <= {next, state[W-1:B]};
             draw  <= next;
         end
     end

@@ -13,37 +13,41 @@
 
 `default_nettype none
 
-// After start, lane l = 0..L-1 receives, one lane per cycle,
+// After start, lane l = 0..LANES-1 receives, one lane per cycle,
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
 // register stages; the last (the core's lane control registers) takes
 // load, load_lane and load_state. done is high in the cycle the last
 // lane's seed is offered (it is loaded into the lane one cycle later).
-module ptm_seeder (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        start,      // begin seeding every lane from seed
-    input  wire [31:0] seed,       // request seed Q
-    output wire        load,       // load_state is the seed of lane load_lane
-    output wire [4:0]  load_lane,
-    output wire [31:0] load_state,
-    output wire        done        // the last lane's seed is offered in this cycle
+module ptm_seeder #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer W      = 32, // LFSR width
+    parameter integer LANE_W = 5   // width of a lane index
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              start,      // begin seeding every lane from seed
+    input  wire [31:0]       seed,       // request seed Q
+    output wire              load,       // load_state is the seed of lane load_lane
+    output wire [LANE_W-1:0] load_lane,
+    output wire [W-1:0]      load_state,
+    output wire              done        // the last lane's seed is offered in this cycle
 );
-    localparam [31:0] PHI       = 32'h9e3779b9;
-    localparam [4:0]  LAST_LANE = 5'd31;
+    localparam [W-1:0]      PHI       = 32'h9e3779b9;
+    localparam [LANE_W-1:0] LAST_LANE = 5'd31; // LANES - 1, LANES = 32
 
     // Stage 0: t_l.
-    reg        run;
-    reg [4:0] lane0;
-    reg [31:0] t0;
+    reg              run;
+    reg [LANE_W-1:0] lane0;
+    reg [W-1:0]      t0;
     // Stages 1..3: mix.
-    reg        valid1, valid2;
-    reg [4:0] lane1, lane2;
-    reg [31:0] x1, x2;
-    wire [31:0] y1    = x1 ^ (x1 >> 6);
-    wire [31:0] y2    = x2 ^ (x2 >> 11);
-    wire [31:0] mixed = y2 + (y2 << 15);
-    wire [31:0] t_base = run ? t0 : seed;
+    reg              valid1, valid2;
+    reg [LANE_W-1:0] lane1, lane2;
+    reg [W-1:0]      x1, x2;
+    wire [W-1:0] y1     = x1 ^ (x1 >> 6);
+    wire [W-1:0] y2     = x2 ^ (x2 >> 11);
+    wire [W-1:0] mixed  = y2 + (y2 << 15);
+    wire [W-1:0] t_base = run ? t0 : seed;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -60,17 +64,17 @@ module ptm_seeder (
         end
         // While not running, t0 follows the seed input, so that it holds
         // Q + PHI after the start edge; no enable depends on start.
-        lane0 <= run ? lane0 + 1'b1 : 5'd0;
+        lane0 <= run ? lane0 + 1'b1 : {LANE_W{1'b0}};
         t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
-        x1         <= t0 + (t0 << 10);
-        lane1      <= lane0;
-        x2         <= y1 + (y1 << 3);
-        lane2      <= lane1;
+        x1    <= t0 + (t0 << 10);
+        lane1 <= lane0;
+        x2    <= y1 + (y1 << 3);
+        lane2 <= lane1;
     end
 
     assign load       = valid2;
     assign load_lane  = lane2;
-    assign load_state = (mixed == 32'd0) ? PHI : mixed;
+    assign load_state = (mixed == {W{1'b0}}) ? PHI : mixed;
     assign done       = valid2 && lane2 == LAST_LANE;
 endmodule
 

@@ -15,73 +15,74 @@
 
 // The LC clause lanes of group g hold the global clauses c = g*LC + ci of
 // TMs t = c / m; clause j = c % m votes +1 when even, -1 when odd. The LC
-// clauses of a group span at most SLOTS = 1 TMs, base(g) .. base(g)+SLOTS-1.
+// clauses of a group span at most SLOTS TMs, base(g) .. base(g)+SLOTS-1.
 // Per group, a ROM gives base(g) and, per slot, the clause lanes voting
 // for (pos) and against (neg) that TM; padding clauses are in neither.
-// Pipeline: mask (a), popcount (1 stage(s)), accumulate; done is high
+// Pipeline: mask (a), popcount (1 stage), accumulate; done is high
 // the cycle after a sample's last group is accumulated, with sums valid.
-module ptm_class_sum (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        valid,       // clause outputs of one group are present
-    input  wire [2:0]  group,       // ... of group g
-    input  wire        sample_end,  // ... the sample's last group
-    input  wire        last,        // ... of the request's last sample
-    input  wire [1:0]  clause,
-    output reg         done,        // sums hold a complete sample
-    output reg         done_last,   // ... the request's last sample
-    output wire [3:0] sums        // v_t, VW = 4 bits each, TM 0 in the low bits
+module ptm_class_sum #(
+    // Set by the generator (the ROM below is made for them): regenerate
+    // rather than override.
+    parameter integer NT       = 1, // TMs
+    parameter integer LC       = 2, // clause lanes
+    parameter integer SLOTS    = 1, // most TMs the clauses of one group span
+    parameter integer MAX_BASE = 0, // largest base(g)
+    parameter integer GROUP_W  = 3, // width of a group index
+    parameter integer TM_W     = 1, // width of a TM index
+    parameter integer PC_W     = 2, // width of a popcount of LC clause bits
+    parameter integer VW       = 4  // width of a class sum v_t (signed)
+) (
+    input  wire               clk,
+    input  wire               rst,
+    input  wire               valid,       // clause outputs of one group are present
+    input  wire [GROUP_W-1:0] group,       // ... of group g
+    input  wire               sample_end,  // ... the sample's last group
+    input  wire               last,        // ... of the request's last sample
+    input  wire [LC-1:0]      clause,
+    output reg                done,        // sums hold a complete sample
+    output reg                done_last,   // ... the request's last sample
+    output wire [NT*VW-1:0]   sums         // v_t, TM 0 in the low bits
 );
-    // Group ROM.
-    reg [0:0] base_rom;
-    reg [1:0] pos_rom_0, neg_rom_0;
+    // Group ROM: base(g), and the pos and neg clause lanes of slot s in
+    // bits s*LC +: LC.
+    reg [TM_W-1:0]     base_rom;
+    reg [SLOTS*LC-1:0] pos_rom, neg_rom;
     always @(*) begin
         case (group)
         3'd0: begin
-            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
+            base_rom = 1'd0; pos_rom = 2'b01; neg_rom = 2'b10;
         end
         3'd1: begin
-            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
+            base_rom = 1'd0; pos_rom = 2'b01; neg_rom = 2'b10;
         end
         3'd2: begin
-            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
+            base_rom = 1'd0; pos_rom = 2'b01; neg_rom = 2'b10;
         end
         3'd3: begin
-            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
+            base_rom = 1'd0; pos_rom = 2'b01; neg_rom = 2'b10;
         end
         3'd4: begin
-            base_rom = 1'd0; pos_rom_0 = 2'b01; neg_rom_0 = 2'b10;
+            base_rom = 1'd0; pos_rom = 2'b01; neg_rom = 2'b10;
         end
         default: begin
-            base_rom = 1'd0; pos_rom_0 = 2'b00; neg_rom_0 = 2'b00;
+            base_rom = {TM_W{1'b0}}; pos_rom = {SLOTS*LC{1'b0}}; neg_rom = {SLOTS*LC{1'b0}};
         end
         endcase
-end
+    end
 
-    // Stage a: the clause outputs of every slot and polarity.
-    reg        valid_a, first_a, end_a, last_a;
-    reg [0:0] base_a;
-    reg [1:0] pos_bits_0, neg_bits_0;
+    // Tags of stage a (masks) and c (counts).
+    reg            valid_a, first_a, end_a, last_a;
+    reg [TM_W-1:0] base_a;
     always @(posedge clk) begin
-        pos_bits_0 <= clause & pos_rom_0;
-        neg_bits_0 <= clause & neg_rom_0;
-base_a  <= base_rom;
+        base_a  <= base_rom;
         first_a <= group == 3'd0;
         end_a   <= sample_end;
         last_a  <= last;
         if (rst) valid_a <= 1'b0;
         else     valid_a <= valid;
     end
-
-    // Popcount stages.
-    reg [1:0] pos_cnt_0, neg_cnt_0;
-    always @(posedge clk) begin
-        pos_cnt_0 <= {1'd0, pos_bits_0[0]} + {1'd0, pos_bits_0[1]};
-        neg_cnt_0 <= {1'd0, neg_bits_0[0]} + {1'd0, neg_bits_0[1]};
-    end
-
-    reg        valid_c, first_c, end_c, last_c;
-    reg [0:0] base_c;
+    reg            valid_c, first_c, end_c, last_c;
+    reg [TM_W-1:0] base_c;
     always @(posedge clk) begin
         base_c  <= base_a;
         first_c <= first_a;
@@ -91,23 +92,55 @@ base_a  <= base_rom;
         else     valid_c <= valid_a;
     end
 
-    // Accumulate: slot s adds pos - neg to TM base + s.
-    wire [3:0] diff_0 = {2'd0, pos_cnt_0} - {2'd0, neg_cnt_0};
+    // Slot s: the clause outputs of each polarity (stage a), their
+    // popcounts and diff = pos - neg.
+    wire [SLOTS*VW-1:0] diff;
 
-    wire [3:0] add_0 = (base_c == 1'd0) ? diff_0 : 4'd0;
+    genvar s, t, k;
+    generate
+        for (s = 0; s < SLOTS; s = s + 1) begin : g_slot
+            reg [LC-1:0]   pos_bits, neg_bits;
+            reg [PC_W-1:0] pos_cnt, neg_cnt;
+            always @(posedge clk) begin
+                pos_bits <= clause & pos_rom[s*LC +: LC];
+                neg_bits <= clause & neg_rom[s*LC +: LC];
+            end
+            always @(posedge clk) begin
+                pos_cnt <= {1'd0, pos_bits[0]} + {1'd0, pos_bits[1]};
+                neg_cnt <= {1'd0, neg_bits[0]} + {1'd0, neg_bits[1]};
+            end
+            assign diff[s*VW +: VW] = {2'd0, pos_cnt} - {2'd0, neg_cnt};
+        end
 
-    reg [3:0] sum_0;
+        // TM t: add = the diff of slot t - base_c (a slot t - s with
+        // 0 <= t - s <= MAX_BASE), else 0; sum accumulates it over the
+        // sample's groups.
+        for (t = 0; t < NT; t = t + 1) begin : g_tm
+            wire [(SLOTS+1)*VW-1:0] pick /* verilator split_var */; // pick[k*VW +: VW]: the choice among slots k..SLOTS-1
+            assign pick[SLOTS*VW +: VW] = {VW{1'b0}};
+            for (k = 0; k < SLOTS; k = k + 1) begin : g_pick
+                if (t >= k && t - k <= MAX_BASE) begin : g_base
+                    localparam [TM_W-1:0] BASE = t - k;
+                    assign pick[k*VW +: VW] = (base_c == BASE) ? diff[k*VW +: VW] : pick[(k+1)*VW +: VW];
+                end else begin : g_none
+                    assign pick[k*VW +: VW] = pick[(k+1)*VW +: VW];
+                end
+            end
+            wire [VW-1:0] add = pick[VW-1:0];
+            reg  [VW-1:0] sum;
+            always @(posedge clk) begin
+                if (valid_c)
+                    sum <= (first_c ? {VW{1'b0}} : sum) + add;
+            end
+            assign sums[t*VW +: VW] = sum;
+        end
+    endgenerate
 
     always @(posedge clk) begin
-        if (valid_c) begin
-            sum_0 <= (first_c ? 4'd0 : sum_0) + add_0;
-end
         done_last <= last_c;
         if (rst) done <= 1'b0;
         else     done <= valid_c & end_c;
     end
-
-    assign sums = sum_0;
 endmodule
 
 `default_nettype wire

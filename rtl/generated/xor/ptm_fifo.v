@@ -13,31 +13,36 @@
 
 `default_nettype none
 
-// 4 entries of one sample each: {last, v_{NT-1}, ..., v_0}. First-word
+// DEPTH = 4 entries of one sample each: {last, v_{NT-1}, ..., v_0}. First-word
 // fall-through (head is valid while nonempty). The core never pushes into
-// a full FIFO: it starts a sample only while fewer than 4 samples are
+// a full FIFO: it starts a sample only while fewer than DEPTH samples are
 // started and not yet popped.
-module ptm_fifo (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        push,
-    input  wire [4:0] push_data,
-    input  wire        pop,
-    output wire [4:0] head,
-    output wire        nonempty
+module ptm_fifo #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer DW    = 5, // entry width, NT*VW + 1
+    parameter integer DEPTH = 4, // entries
+    parameter integer AW    = 2   // address width, log2(DEPTH)
+) (
+    input  wire          clk,
+    input  wire          rst,
+    input  wire          push,
+    input  wire [DW-1:0] push_data,
+    input  wire          pop,
+    output wire [DW-1:0] head,
+    output wire          nonempty
 );
-    reg [4:0] mem [0:3];
-    reg [2:0]  wr_ptr, rd_ptr; // one bit more than the address
+    reg [DW-1:0] mem [0:DEPTH-1];
+    reg [AW:0]   wr_ptr, rd_ptr; // one bit more than the address
 
     assign nonempty = wr_ptr != rd_ptr;
-    assign head     = mem[rd_ptr[1:0]];
+    assign head     = mem[rd_ptr[AW-1:0]];
 
     always @(posedge clk) begin
         if (push)
-            mem[wr_ptr[1:0]] <= push_data;
+            mem[wr_ptr[AW-1:0]] <= push_data;
         if (rst) begin
-            wr_ptr <= 3'd0;
-            rd_ptr <= 3'd0;
+            wr_ptr <= {(AW+1){1'b0}};
+            rd_ptr <= {(AW+1){1'b0}};
         end else begin
             if (push)
                 wr_ptr <= wr_ptr + 1'b1;

@@ -37,7 +37,7 @@ module ptm_info (
         4'd13: data = 32'h00000001; // flags
         4'd14: data = 32'h00000002; // U
         4'd15: data = 32'h00050003; // G_BT
-endcase
+        endcase
     end
 endmodule
 

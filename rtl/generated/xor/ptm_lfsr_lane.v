@@ -18,34 +18,33 @@
 // bits being r[k] = XOR over the taps e in {4, 3, 1, 0} of state[e + k]
 // (k = 0..B-1, r[0] the oldest), and shifts them in at the top:
 // state' = {r, state[W-1:B]}.
-module ptm_lfsr_lane (
+module ptm_lfsr_lane #(
+    // Set by the generator (the taps below are those of x^W): regenerate
+    // rather than override.
+    parameter integer W = 24, // LFSR width
+    parameter integer B = 12   // bits per draw
+) (
     input  wire         clk,
     input  wire         load,       // load seed_state (has priority over step)
-    input  wire [23:0]  seed_state, // non-zero seed of this lane
+    input  wire [W-1:0] seed_state, // non-zero seed of this lane
     input  wire         step,       // make one draw
-    output reg  [11:0]  draw        // the last draw, valid the cycle after step
+    output reg  [B-1:0] draw        // the last draw, valid the cycle after step
 );
-    reg  [23:0] state;
-    wire [11:0] next;
+    reg  [W-1:0] state;
+    wire [B-1:0] next;
 
-    assign next[0] = state[4] ^ state[3] ^ state[1] ^ state[0];
-    assign next[1] = state[5] ^ state[4] ^ state[2] ^ state[1];
-    assign next[2] = state[6] ^ state[5] ^ state[3] ^ state[2];
-    assign next[3] = state[7] ^ state[6] ^ state[4] ^ state[3];
-    assign next[4] = state[8] ^ state[7] ^ state[5] ^ state[4];
-    assign next[5] = state[9] ^ state[8] ^ state[6] ^ state[5];
-    assign next[6] = state[10] ^ state[9] ^ state[7] ^ state[6];
-    assign next[7] = state[11] ^ state[10] ^ state[8] ^ state[7];
-    assign next[8] = state[12] ^ state[11] ^ state[9] ^ state[8];
-    assign next[9] = state[13] ^ state[12] ^ state[10] ^ state[9];
-    assign next[10] = state[14] ^ state[13] ^ state[11] ^ state[10];
-    assign next[11] = state[15] ^ state[14] ^ state[12] ^ state[11];
+    genvar k;
+    generate
+        for (k = 0; k < B; k = k + 1) begin : g_bit
+            assign next[k] = state[k + 4] ^ state[k + 3] ^ state[k + 1] ^ state[k];
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (load) begin
             state <= seed_state;
         end else if (step) begin
-            state <= {next, state[23:12]};
+            state <= {next, state[W-1:B]};
             draw  <= next;
         end
     end

@@ -13,60 +13,41 @@
 
 `default_nettype none
 
-// Accumulates, over the samples of a request, votes_c (unsigned, 9 bits),
-// sum_t of u_t (signed, 13 bits) and sumsq_t of u_t^2 (unsigned, 16 bits);
-// the widths hold MaxK = 255 samples. clear (request accepted) zeroes them;
-// done is high the cycle after the request's last sample is accumulated.
-module ptm_stats (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        clear,
-    input  wire        u_valid,
-    input  wire [4:0] u,
-    input  wire        vote_valid,
-    input  wire        vote_last,
-    input  wire [3:0] votes,
-    output reg         done,
-    output wire [17:0] votes_acc,
-    output wire [12:0] sum_acc,
-    output wire [15:0] sumsq_acc
+// Accumulates, over the samples of a request, votes_c (unsigned, VOTE_W
+// bits), sum_t of u_t (signed, SUM_W bits) and sumsq_t of u_t^2 (unsigned,
+// SQ_W bits); the widths hold MaxK = 255 samples. clear (request accepted)
+// zeroes them; done is high the cycle after the request's last sample is
+// accumulated. u_t^2 takes two stages: |u_t| (mag), then its square (sq,
+// a table).
+module ptm_stats #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer NT     = 1, // TMs
+    parameter integer NC     = 2, // classes
+    parameter integer UW     = 5, // width of a clipped sum u_t (signed, |u_t| <= T = 15)
+    parameter integer VUW    = 2, // width of a class's vote units of a sample
+    parameter integer VOTE_W = 9, // width of a votes accumulator
+    parameter integer SUM_W  = 13, // width of a sum accumulator (signed)
+    parameter integer SQ_W   = 16  // width of a sumsq accumulator
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    input  wire                 clear,
+    input  wire                 u_valid,
+    input  wire [NT*UW-1:0]     u,
+    input  wire                 vote_valid,
+    input  wire                 vote_last,
+    input  wire [NC*VUW-1:0]    votes,
+    output reg                  done,
+    output wire [NC*VOTE_W-1:0] votes_acc,
+    output wire [NT*SUM_W-1:0]  sum_acc,
+    output wire [NT*SQ_W-1:0]   sumsq_acc
 );
-    reg [12:0] sum_0;
-    reg [15:0] sumsq_0;
-    reg [3:0] mag_0;
-    reg [7:0] sq_0;
-    reg [8:0] votes_0;
-    reg [8:0] votes_1;
-    reg        mag_valid, sq_valid;
+    localparam integer MAG_W = UW - 1;    // width of |u_t|
+    localparam integer SQ1_W = 2 * MAG_W; // width of u_t^2
 
-    wire [3:0] umag_0 = u[4] ? -u[3:0] : u[3:0];
-    reg  [7:0] usq_0;
-    always @(*) begin
-        case (mag_0)
-        4'd0: usq_0 = 8'd0;
-        4'd1: usq_0 = 8'd1;
-        4'd2: usq_0 = 8'd4;
-        4'd3: usq_0 = 8'd9;
-        4'd4: usq_0 = 8'd16;
-        4'd5: usq_0 = 8'd25;
-        4'd6: usq_0 = 8'd36;
-        4'd7: usq_0 = 8'd49;
-        4'd8: usq_0 = 8'd64;
-        4'd9: usq_0 = 8'd81;
-        4'd10: usq_0 = 8'd100;
-        4'd11: usq_0 = 8'd121;
-        4'd12: usq_0 = 8'd144;
-        4'd13: usq_0 = 8'd169;
-        4'd14: usq_0 = 8'd196;
-        4'd15: usq_0 = 8'd225;
-        default: usq_0 = {8{1'bx}}; // |u| <= T
-        endcase
-    end
-
+    reg mag_valid, sq_valid;
     always @(posedge clk) begin
-        mag_0 <= umag_0;
-        sq_0  <= usq_0;
-if (rst) begin
+        if (rst) begin
             mag_valid <= 1'b0;
             sq_valid  <= 1'b0;
             done      <= 1'b0;
@@ -77,29 +58,65 @@ if (rst) begin
         end
     end
 
-    always @(posedge clk) begin
-        if (clear) begin
-            sum_0   <= 13'd0;
-            sumsq_0 <= 16'd0;
-            votes_0 <= 9'd0;
-            votes_1 <= 9'd0;
-        end else begin
-            if (u_valid) begin
-                sum_0 <= sum_0 + {{8{u[4]}}, u[4:0]};
+    genvar t, c;
+    generate
+        for (t = 0; t < NT; t = t + 1) begin : g_tm
+            wire [UW-1:0]    ut   = u[t*UW +: UW];
+            wire [MAG_W-1:0] umag = ut[UW-1] ? -ut[MAG_W-1:0] : ut[MAG_W-1:0];
+            reg  [MAG_W-1:0] mag;
+            reg  [SQ1_W-1:0] sq;
+            reg  [SUM_W-1:0] sum;
+            reg  [SQ_W-1:0]  sumsq;
+            reg  [SQ1_W-1:0] usq;
+            always @(*) begin
+                case (mag)
+                4'd0: usq = 8'd0;
+                4'd1: usq = 8'd1;
+                4'd2: usq = 8'd4;
+                4'd3: usq = 8'd9;
+                4'd4: usq = 8'd16;
+                4'd5: usq = 8'd25;
+                4'd6: usq = 8'd36;
+                4'd7: usq = 8'd49;
+                4'd8: usq = 8'd64;
+                4'd9: usq = 8'd81;
+                4'd10: usq = 8'd100;
+                4'd11: usq = 8'd121;
+                4'd12: usq = 8'd144;
+                4'd13: usq = 8'd169;
+                4'd14: usq = 8'd196;
+                4'd15: usq = 8'd225;
+                default: usq = {SQ1_W{1'bx}}; // |u| <= T
+                endcase
             end
-            if (sq_valid) begin
-                sumsq_0 <= sumsq_0 + {8'd0, sq_0};
+            always @(posedge clk) begin
+                mag <= umag;
+                sq  <= usq;
+                if (clear) begin
+                    sum   <= {SUM_W{1'b0}};
+                    sumsq <= {SQ_W{1'b0}};
+                end else begin
+                    if (u_valid)
+                        sum <= sum + {{8{ut[UW-1]}}, ut};
+                    if (sq_valid)
+                        sumsq <= sumsq + {8'd0, sq};
+                end
             end
-            if (vote_valid) begin
-                votes_0 <= votes_0 + {7'd0, votes[1:0]};
-                votes_1 <= votes_1 + {7'd0, votes[3:2]};
-            end
+            assign sum_acc[t*SUM_W +: SUM_W] = sum;
+            assign sumsq_acc[t*SQ_W +: SQ_W] = sumsq;
         end
-    end
 
-    assign votes_acc = {votes_1, votes_0};
-    assign sum_acc   = sum_0;
-    assign sumsq_acc = sumsq_0;
+        for (c = 0; c < NC; c = c + 1) begin : g_class
+            reg [VOTE_W-1:0] acc;
+            always @(posedge clk) begin
+                if (clear)
+                    acc <= {VOTE_W{1'b0}};
+                else if (vote_valid)
+                    acc <= acc + {7'd0, votes[c*VUW +: VUW]};
+            end
+            assign votes_acc[c*VOTE_W +: VOTE_W] = acc;
+        end
+    endgenerate
 endmodule
 
 `default_nettype wire

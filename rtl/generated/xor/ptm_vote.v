@@ -17,102 +17,132 @@
 // score_c = u_c; binary score_0 = -u_0, score_1 = u_0. A max tree of
 // 1 register level(s) finds the top score; every class with that score
 // (A) gets U/|A| vote units, U = lcm(1..NC) = 2.
-module ptm_vote (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        valid,      // a sample's class sums are present
-    input  wire        last,       // ... of the request's last sample
-    input  wire [3:0] sums,       // v_t, 4 bits each
-    output reg         u_valid,    // clipped sums of a sample
-    output wire [4:0] u,          // u_t, 5 bits each
-    output reg         vote_valid, // vote units of a sample
-    output reg         vote_last,  // ... the request's last sample
-    output wire [3:0] votes_out   // per class, 2 bits each
+module ptm_vote #(
+    // Set by the generator (the tables below are made for them): regenerate
+    // rather than override.
+    parameter integer NT    = 1, // TMs
+    parameter integer NC    = 2, // classes
+    parameter integer VW    = 4, // width of a class sum v_t (signed)
+    parameter integer UW    = 5, // width of a clipped sum u_t (signed)
+    parameter integer VUW   = 2, // width of a class's vote units of a sample
+    parameter integer TIE_W = 2  // width of a number of tied classes
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              valid,      // a sample's class sums are present
+    input  wire              last,       // ... of the request's last sample
+    input  wire [NT*VW-1:0]  sums,       // v_t, TM 0 in the low bits
+    output reg               u_valid,    // clipped sums of a sample
+    output wire [NT*UW-1:0]  u,          // u_t, TM 0 in the low bits
+    output reg               vote_valid, // vote units of a sample
+    output reg               vote_last,  // ... the request's last sample
+    output wire [NC*VUW-1:0] votes_out   // per class, class 0 in the low bits
 );
-    reg signed [4:0] u_0;
-    reg        u_last;
-    reg [4:0] uc_0;
-    always @(*) begin
-        case (sums[3:0])
-        4'd0: uc_0 = 5'b00000; // 0 -> 0
-        4'd1: uc_0 = 5'b00001; // 1 -> 1
-        4'd2: uc_0 = 5'b00010; // 2 -> 2
-        4'd3: uc_0 = 5'b00011; // 3 -> 3
-        4'd4: uc_0 = 5'b00100; // 4 -> 4
-        4'd5: uc_0 = 5'b00101; // 5 -> 5
-        4'd6: uc_0 = 5'b00110; // 6 -> 6
-        4'd7: uc_0 = 5'b00111; // 7 -> 7
-        4'd8: uc_0 = 5'b11000; // -8 -> -8
-        4'd9: uc_0 = 5'b11001; // -7 -> -7
-        4'd10: uc_0 = 5'b11010; // -6 -> -6
-        4'd11: uc_0 = 5'b11011; // -5 -> -5
-        4'd12: uc_0 = 5'b11100; // -4 -> -4
-        4'd13: uc_0 = 5'b11101; // -3 -> -3
-        4'd14: uc_0 = 5'b11110; // -2 -> -2
-        4'd15: uc_0 = 5'b11111; // -1 -> -1
-        endcase
-    end
-    always @(posedge clk) begin
-        u_0 <= uc_0;
-    end
-
+    reg u_last;
     always @(posedge clk) begin
         u_last <= last;
         if (rst) u_valid <= 1'b0;
         else     u_valid <= valid;
     end
 
-    assign u = u_0;
+    // Clipping of TM t, a table of v_t.
+    genvar t, c, i;
+    generate
+        for (t = 0; t < NT; t = t + 1) begin : g_clip
+            reg [UW-1:0] u_r;
+            reg [UW-1:0] uc;
+            always @(*) begin
+                case (sums[t*VW +: VW])
+                4'd0: uc = 5'b00000; // 0 -> 0
+                4'd1: uc = 5'b00001; // 1 -> 1
+                4'd2: uc = 5'b00010; // 2 -> 2
+                4'd3: uc = 5'b00011; // 3 -> 3
+                4'd4: uc = 5'b00100; // 4 -> 4
+                4'd5: uc = 5'b00101; // 5 -> 5
+                4'd6: uc = 5'b00110; // 6 -> 6
+                4'd7: uc = 5'b00111; // 7 -> 7
+                4'd8: uc = 5'b11000; // -8 -> -8
+                4'd9: uc = 5'b11001; // -7 -> -7
+                4'd10: uc = 5'b11010; // -6 -> -6
+                4'd11: uc = 5'b11011; // -5 -> -5
+                4'd12: uc = 5'b11100; // -4 -> -4
+                4'd13: uc = 5'b11101; // -3 -> -3
+                4'd14: uc = 5'b11110; // -2 -> -2
+                4'd15: uc = 5'b11111; // -1 -> -1
+                endcase
+            end
+            always @(posedge clk)
+                u_r <= uc;
+            assign u[t*UW +: UW] = u_r;
+        end
+    endgenerate
 
-    wire signed [4:0] score_0 = -u_0; // binary: class 0 scores -u, class 1 scores u
-    wire signed [4:0] score_1 = u_0;
+    // Scores, class c in bits c*UW (signed).
+    wire [NC*UW-1:0] scores = {u[UW-1:0], -u[UW-1:0]};
 
-    reg signed [4:0] max_l1_0;
-    reg signed [4:0] score_l1_0;
-    reg signed [4:0] score_l1_1;
-    reg               valid_l1, last_l1;
+    // Max tree level 1: 1 maxima of 2 values; the scores go along.
+    wire [1*UW-1:0] max_next_l1;
+    reg  [1*UW-1:0] max_l1;
+    reg  [NC*UW-1:0] score_l1;
+    reg              valid_l1, last_l1;
+    generate
+        for (i = 0; i < 1; i = i + 1) begin : g_max_l1
+            if (2*i + 1 < 2) begin : g_pair
+                wire [UW-1:0] a = scores[2*i*UW +: UW];
+                wire [UW-1:0] b = scores[(2*i+1)*UW +: UW];
+                assign max_next_l1[i*UW +: UW] = ($signed(a) >= $signed(b)) ? a : b;
+            end else begin : g_single
+                assign max_next_l1[i*UW +: UW] = scores[2*i*UW +: UW];
+            end
+        end
+    endgenerate
     always @(posedge clk) begin
-        max_l1_0 <= (score_0 >= score_1) ? score_0 : score_1;
-        score_l1_0 <= score_0;
-        score_l1_1 <= score_1;
-        last_l1 <= u_last;
+        max_l1   <= max_next_l1;
+        score_l1 <= scores;
+        last_l1  <= u_last;
         if (rst) valid_l1 <= 1'b0;
         else     valid_l1 <= u_valid;
     end
 
-// Winners, then their share U/|A|.
-    reg [1:0] win;
-    reg        valid_w, last_w;
+    // Winners, then their share U/|A|, and the vote units of each class.
+    wire [NC-1:0]     is_max;
+    wire [NC*VUW-1:0] picked;
+    reg  [NC-1:0]     win;
+    reg               valid_w, last_w;
+    reg  [VUW-1:0]    share;
+    reg  [NC*VUW-1:0] votes_r;
+    wire [TIE_W-1:0]  ties = {1'd0, win[0]} + {1'd0, win[1]};
+
+    generate
+        for (c = 0; c < NC; c = c + 1) begin : g_class
+            assign is_max[c]              = score_l1[c*UW +: UW] == max_l1;
+            assign picked[c*VUW +: VUW] = win[c] ? share : {VUW{1'b0}};
+        end
+    endgenerate
+
     always @(posedge clk) begin
-        win[0] <= (score_l1_0 == max_l1_0);
-        win[1] <= (score_l1_1 == max_l1_0);
-last_w <= last_l1;
+        win    <= is_max;
+        last_w <= last_l1;
         if (rst) valid_w <= 1'b0;
         else     valid_w <= valid_l1;
     end
 
-    wire [1:0] ties = {1'd0, win[0]} + {1'd0, win[1]};
-    reg  [1:0] share;
     always @(*) begin
         case (ties)
         2'd1: share = 2'd2;
         2'd2: share = 2'd1;
         default: share = 2'd0;
-endcase
+        endcase
     end
 
-    reg [1:0] votes_0;
-    reg [1:0] votes_1;
     always @(posedge clk) begin
-        votes_0 <= win[0] ? share : 2'd0;
-        votes_1 <= win[1] ? share : 2'd0;
-vote_last <= last_w;
+        votes_r   <= picked;
+        vote_last <= last_w;
         if (rst) vote_valid <= 1'b0;
         else     vote_valid <= valid_w;
     end
 
-    assign votes_out[1:0] = votes_0;
-    assign votes_out[3:2] = votes_1;
+    assign votes_out = votes_r;
 endmodule
 
 `default_nettype wire

@@ -13,20 +13,25 @@
 
 `default_nettype none
 
-// D = 10 thresholds of B = 8 bits at addresses g*BT + b (0 for padding
-// slots). Written through the write port between requests; read with a
-// registered read port, so rd_data is valid the cycle after rd_en. yosys
-// maps it to one SB_RAM40_4K (256 x 16) while D <= 256.
-module tiny_bank (
-    input  wire       clk,
-    input  wire       wr_en,
-    input  wire [3:0] wr_addr,
-    input  wire [7:0] wr_data,
-    input  wire       rd_en,
-    input  wire [3:0] rd_addr,
-    output reg  [7:0] rd_data
+// DEPTH = 10 thresholds of BITS = 8 bits at addresses g*BT + b (0 for
+// padding slots). Written through the write port between requests; read
+// with a registered read port, so rd_data is valid the cycle after rd_en.
+// yosys maps it to one SB_RAM40_4K (256 x 16) while DEPTH <= 256.
+module tiny_bank #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer BITS   = 8, // threshold width
+    parameter integer ADDR_W = 4, // address width
+    parameter integer DEPTH  = 10  // words
+) (
+    input  wire              clk,
+    input  wire              wr_en,
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [BITS-1:0]   wr_data,
+    input  wire              rd_en,
+    input  wire [ADDR_W-1:0] rd_addr,
+    output reg  [BITS-1:0]   rd_data
 );
-    reg [7:0] mem [0:9];
+    reg [BITS-1:0] mem [0:DEPTH-1];
 
     always @(posedge clk) begin
         if (wr_en)

@@ -37,7 +37,7 @@ module tiny_info (
         4'd13: data = 32'h00000000; // flags
         4'd14: data = 32'h00000006; // U
         4'd15: data = 32'h00050002; // G_BT
-endcase
+        endcase
     end
 endmodule
 

@@ -17,149 +17,149 @@
 // score_c = u_c; binary score_0 = -u_0, score_1 = u_0. A max tree of
 // 2 register level(s) finds the top score; every class with that score
 // (A) gets U/|A| vote units, U = lcm(1..NC) = 6.
-module tiny_vote (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        valid,      // a sample's class sums are present
-    input  wire        last,       // ... of the request's last sample
-    input  wire [8:0] sums,       // v_t, 3 bits each
-    output reg         u_valid,    // clipped sums of a sample
-    output wire [8:0] u,          // u_t, 3 bits each
-    output reg         vote_valid, // vote units of a sample
-    output reg         vote_last,  // ... the request's last sample
-    output wire [8:0] votes_out   // per class, 3 bits each
+module tiny_vote #(
+    // Set by the generator (the tables below are made for them): regenerate
+    // rather than override.
+    parameter integer NT    = 3, // TMs
+    parameter integer NC    = 3, // classes
+    parameter integer VW    = 3, // width of a class sum v_t (signed)
+    parameter integer UW    = 3, // width of a clipped sum u_t (signed)
+    parameter integer VUW   = 3, // width of a class's vote units of a sample
+    parameter integer TIE_W = 2  // width of a number of tied classes
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              valid,      // a sample's class sums are present
+    input  wire              last,       // ... of the request's last sample
+    input  wire [NT*VW-1:0]  sums,       // v_t, TM 0 in the low bits
+    output reg               u_valid,    // clipped sums of a sample
+    output wire [NT*UW-1:0]  u,          // u_t, TM 0 in the low bits
+    output reg               vote_valid, // vote units of a sample
+    output reg               vote_last,  // ... the request's last sample
+    output wire [NC*VUW-1:0] votes_out   // per class, class 0 in the low bits
 );
-    reg signed [2:0] u_0;
-    reg signed [2:0] u_1;
-    reg signed [2:0] u_2;
-    reg        u_last;
-    reg [2:0] uc_0;
-    always @(*) begin
-        case (sums[2:0])
-        3'd0: uc_0 = 3'b000; // 0 -> 0
-        3'd1: uc_0 = 3'b001; // 1 -> 1
-        3'd2: uc_0 = 3'b010; // 2 -> 2
-        3'd3: uc_0 = 3'b010; // 3 -> 2
-        3'd4: uc_0 = 3'b110; // -4 -> -2
-        3'd5: uc_0 = 3'b110; // -3 -> -2
-        3'd6: uc_0 = 3'b110; // -2 -> -2
-        3'd7: uc_0 = 3'b111; // -1 -> -1
-        endcase
-    end
-    reg [2:0] uc_1;
-    always @(*) begin
-        case (sums[5:3])
-        3'd0: uc_1 = 3'b000; // 0 -> 0
-        3'd1: uc_1 = 3'b001; // 1 -> 1
-        3'd2: uc_1 = 3'b010; // 2 -> 2
-        3'd3: uc_1 = 3'b010; // 3 -> 2
-        3'd4: uc_1 = 3'b110; // -4 -> -2
-        3'd5: uc_1 = 3'b110; // -3 -> -2
-        3'd6: uc_1 = 3'b110; // -2 -> -2
-        3'd7: uc_1 = 3'b111; // -1 -> -1
-        endcase
-    end
-    reg [2:0] uc_2;
-    always @(*) begin
-        case (sums[8:6])
-        3'd0: uc_2 = 3'b000; // 0 -> 0
-        3'd1: uc_2 = 3'b001; // 1 -> 1
-        3'd2: uc_2 = 3'b010; // 2 -> 2
-        3'd3: uc_2 = 3'b010; // 3 -> 2
-        3'd4: uc_2 = 3'b110; // -4 -> -2
-        3'd5: uc_2 = 3'b110; // -3 -> -2
-        3'd6: uc_2 = 3'b110; // -2 -> -2
-        3'd7: uc_2 = 3'b111; // -1 -> -1
-        endcase
-    end
-    always @(posedge clk) begin
-        u_0 <= uc_0;
-        u_1 <= uc_1;
-        u_2 <= uc_2;
-    end
-
+    reg u_last;
     always @(posedge clk) begin
         u_last <= last;
         if (rst) u_valid <= 1'b0;
         else     u_valid <= valid;
     end
 
-    assign u = {u_2, u_1, u_0};
+    // Clipping of TM t, a table of v_t.
+    genvar t, c, i;
+    generate
+        for (t = 0; t < NT; t = t + 1) begin : g_clip
+            reg [UW-1:0] u_r;
+            reg [UW-1:0] uc;
+            always @(*) begin
+                case (sums[t*VW +: VW])
+                3'd0: uc = 3'b000; // 0 -> 0
+                3'd1: uc = 3'b001; // 1 -> 1
+                3'd2: uc = 3'b010; // 2 -> 2
+                3'd3: uc = 3'b010; // 3 -> 2
+                3'd4: uc = 3'b110; // -4 -> -2
+                3'd5: uc = 3'b110; // -3 -> -2
+                3'd6: uc = 3'b110; // -2 -> -2
+                3'd7: uc = 3'b111; // -1 -> -1
+                endcase
+            end
+            always @(posedge clk)
+                u_r <= uc;
+            assign u[t*UW +: UW] = u_r;
+        end
+    endgenerate
 
-    wire signed [2:0] score_0 = u_0;
-    wire signed [2:0] score_1 = u_1;
-    wire signed [2:0] score_2 = u_2;
+    // Scores, class c in bits c*UW (signed).
+    wire [NC*UW-1:0] scores = u;
 
-    reg signed [2:0] max_l1_0;
-    reg signed [2:0] max_l1_1;
-    reg signed [2:0] score_l1_0;
-    reg signed [2:0] score_l1_1;
-    reg signed [2:0] score_l1_2;
-    reg               valid_l1, last_l1;
+    // Max tree level 1: 2 maxima of 3 values; the scores go along.
+    wire [2*UW-1:0] max_next_l1;
+    reg  [2*UW-1:0] max_l1;
+    reg  [NC*UW-1:0] score_l1;
+    reg              valid_l1, last_l1;
+    generate
+        for (i = 0; i < 2; i = i + 1) begin : g_max_l1
+            if (2*i + 1 < 3) begin : g_pair
+                wire [UW-1:0] a = scores[2*i*UW +: UW];
+                wire [UW-1:0] b = scores[(2*i+1)*UW +: UW];
+                assign max_next_l1[i*UW +: UW] = ($signed(a) >= $signed(b)) ? a : b;
+            end else begin : g_single
+                assign max_next_l1[i*UW +: UW] = scores[2*i*UW +: UW];
+            end
+        end
+    endgenerate
     always @(posedge clk) begin
-        max_l1_0 <= (score_0 >= score_1) ? score_0 : score_1;
-        max_l1_1 <= score_2;
-        score_l1_0 <= score_0;
-        score_l1_1 <= score_1;
-        score_l1_2 <= score_2;
-        last_l1 <= u_last;
+        max_l1   <= max_next_l1;
+        score_l1 <= scores;
+        last_l1  <= u_last;
         if (rst) valid_l1 <= 1'b0;
         else     valid_l1 <= u_valid;
     end
 
-    reg signed [2:0] max_l2_0;
-    reg signed [2:0] score_l2_0;
-    reg signed [2:0] score_l2_1;
-    reg signed [2:0] score_l2_2;
-    reg               valid_l2, last_l2;
+    // Max tree level 2: 1 maxima of 2 values; the scores go along.
+    wire [1*UW-1:0] max_next_l2;
+    reg  [1*UW-1:0] max_l2;
+    reg  [NC*UW-1:0] score_l2;
+    reg              valid_l2, last_l2;
+    generate
+        for (i = 0; i < 1; i = i + 1) begin : g_max_l2
+            if (2*i + 1 < 2) begin : g_pair
+                wire [UW-1:0] a = max_l1[2*i*UW +: UW];
+                wire [UW-1:0] b = max_l1[(2*i+1)*UW +: UW];
+                assign max_next_l2[i*UW +: UW] = ($signed(a) >= $signed(b)) ? a : b;
+            end else begin : g_single
+                assign max_next_l2[i*UW +: UW] = max_l1[2*i*UW +: UW];
+            end
+        end
+    endgenerate
     always @(posedge clk) begin
-        max_l2_0 <= (max_l1_0 >= max_l1_1) ? max_l1_0 : max_l1_1;
-        score_l2_0 <= score_l1_0;
-        score_l2_1 <= score_l1_1;
-        score_l2_2 <= score_l1_2;
-        last_l2 <= last_l1;
+        max_l2   <= max_next_l2;
+        score_l2 <= score_l1;
+        last_l2  <= last_l1;
         if (rst) valid_l2 <= 1'b0;
         else     valid_l2 <= valid_l1;
     end
 
-// Winners, then their share U/|A|.
-    reg [2:0] win;
-    reg        valid_w, last_w;
+    // Winners, then their share U/|A|, and the vote units of each class.
+    wire [NC-1:0]     is_max;
+    wire [NC*VUW-1:0] picked;
+    reg  [NC-1:0]     win;
+    reg               valid_w, last_w;
+    reg  [VUW-1:0]    share;
+    reg  [NC*VUW-1:0] votes_r;
+    wire [TIE_W-1:0]  ties = {1'd0, win[0]} + {1'd0, win[1]} + {1'd0, win[2]};
+
+    generate
+        for (c = 0; c < NC; c = c + 1) begin : g_class
+            assign is_max[c]              = score_l2[c*UW +: UW] == max_l2;
+            assign picked[c*VUW +: VUW] = win[c] ? share : {VUW{1'b0}};
+        end
+    endgenerate
+
     always @(posedge clk) begin
-        win[0] <= (score_l2_0 == max_l2_0);
-        win[1] <= (score_l2_1 == max_l2_0);
-        win[2] <= (score_l2_2 == max_l2_0);
-last_w <= last_l2;
+        win    <= is_max;
+        last_w <= last_l2;
         if (rst) valid_w <= 1'b0;
         else     valid_w <= valid_l2;
     end
 
-    wire [1:0] ties = {1'd0, win[0]} + {1'd0, win[1]} + {1'd0, win[2]};
-    reg  [2:0] share;
     always @(*) begin
         case (ties)
         2'd1: share = 3'd6;
         2'd2: share = 3'd3;
         2'd3: share = 3'd2;
         default: share = 3'd0;
-endcase
+        endcase
     end
 
-    reg [2:0] votes_0;
-    reg [2:0] votes_1;
-    reg [2:0] votes_2;
     always @(posedge clk) begin
-        votes_0 <= win[0] ? share : 3'd0;
-        votes_1 <= win[1] ? share : 3'd0;
-        votes_2 <= win[2] ? share : 3'd0;
-vote_last <= last_w;
+        votes_r   <= picked;
+        vote_last <= last_w;
         if (rst) vote_valid <= 1'b0;
         else     vote_valid <= valid_w;
     end
 
-    assign votes_out[2:0] = votes_0;
-    assign votes_out[5:3] = votes_1;
-    assign votes_out[8:6] = votes_2;
+    assign votes_out = votes_r;
 endmodule
 
 `default_nettype wire

@@ -13,22 +13,26 @@
 
 `default_nettype none
 
-// D = 10 thresholds of B = 8 bits at addresses g*BT + b (0 for padding
-// slots). Written through the write port between requests; read with a
-// registered read port, so rd_data is valid the cycle after rd_en. yosys
-// maps it to one SB_RAM40_4K (256 x 16) while D <= 256.
+// DEPTH = 10 thresholds of BITS = 8 bits at addresses g*BT + b (0 for
+// padding slots). Written through the write port between requests; read
+// with a registered read port, so rd_data is valid the cycle after rd_en.
+// yosys maps it to one SB_RAM40_4K (256 x 16) while DEPTH <= 256.
 module tiny_bank #(
-    parameter INIT_FILE = "tiny_bank_lane0.hex"
+    // Set by the generator: regenerate rather than override.
+    parameter integer BITS   = 8, // threshold width
+    parameter integer ADDR_W = 4, // address width
+    parameter integer DEPTH  = 10, // words
+    parameter INIT_FILE = "tiny_bank_lane0.hex" // $readmemh image of the initial contents
 ) (
-    input  wire       clk,
-    input  wire       wr_en,
-    input  wire [3:0] wr_addr,
-    input  wire [7:0] wr_data,
-    input  wire       rd_en,
-    input  wire [3:0] rd_addr,
-    output reg  [7:0] rd_data
+    input  wire              clk,
+    input  wire              wr_en,
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [BITS-1:0]   wr_data,
+    input  wire              rd_en,
+    input  wire [ADDR_W-1:0] rd_addr,
+    output reg  [BITS-1:0]   rd_data
 );
-    reg [7:0] mem [0:9];
+    reg [BITS-1:0] mem [0:DEPTH-1];
 
     initial $readmemh(INIT_FILE, mem);
 

@@ -26,19 +26,28 @@
 // does not clear the statistics, this request sends no statistic words
 // (stats mode) or no res_last (samples mode).
 // See docs/core-interface.md for the ports and result words.
-module tiny_core (
+module tiny_core #(
+    // The port widths. Set by the generator like every constant below: the
+    // design is specialized for them (ROMs, tables); regenerate it rather
+    // than override them. The board tops take the same names.
+    parameter integer FEATURES = 3,  // o, Boolean features of a sample
+    parameter integer BITS     = 8,  // B, width of a threshold and of a draw
+    parameter integer LANE_W   = 3,  // width of a lane index
+    parameter integer ADDR_W   = 4,  // width of a bank address (DEPTH = 10 words)
+    parameter integer K_W      = 4   // width of req_k (K = 1..10)
+) (
     input  wire        clk,
     input  wire        rst,            // synchronous, active high (control only)
     // Bank write port (between requests).
     input  wire        bank_wr_en,
-    input  wire [2:0]  bank_wr_lane,
-    input  wire [3:0]  bank_wr_addr,
-    input  wire [7:0]  bank_wr_data,
+    input  wire [LANE_W-1:0]   bank_wr_lane,
+    input  wire [ADDR_W-1:0]   bank_wr_addr,
+    input  wire [BITS-1:0]     bank_wr_data,
     // Request stream.
     input  wire        req_valid,
     output wire        req_ready,
-    input  wire [2:0] req_features,
-    input  wire [3:0]  req_k,
+    input  wire [FEATURES-1:0] req_features,
+    input  wire [K_W-1:0]      req_k,
     input  wire [31:0] req_seed,
     input  wire        req_stats,      // 0: per-sample class sums, 1: statistics
     input  wire        req_more,       // 1: another run of the same query follows
@@ -53,6 +62,18 @@ module tiny_core (
     input  wire [3:0]  info_addr,
     output wire [31:0] info_data
 );
+    // Sizes and widths (set by the generator, like the parameters above).
+    localparam integer NT            = 3; // TMs
+    localparam integer NC            = 3; // classes
+    localparam integer CLAUSE_LANES  = 2; // LC
+    localparam integer LITERAL_LANES = 4; // LL
+    localparam integer BEATS         = 2; // BT, beats per clause group (G = 5 groups)
+    localparam integer VW            = 3; // width of a class sum v_t (signed)
+    localparam integer VOTE_W        = 6; // widths of the votes, sum and sumsq accumulators
+    localparam integer SUM_W         = 6;
+    localparam integer SQ_W          = 6;
+    localparam integer STAT_WORDS    = 9; // NC + 2*NT
+
     localparam [2:0] S_IDLE  = 3'd0,
                      S_SEED  = 3'd1,
                      S_RUN   = 3'd2,
@@ -62,8 +83,8 @@ module tiny_core (
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
     reg  [2:0] state;
-    reg  [2:0] features;
-    reg  [3:0]  k_last;      // K - 1
+    reg  [FEATURES-1:0] features;
+    reg  [K_W-1:0] k_last;      // K - 1
     reg        stats_mode;
     reg        more;        // req_more of the latest request (reset: 0)
 
@@ -87,9 +108,11 @@ module tiny_core (
 
     // ---------------------------------------------------------------
     // Seeding.
+    localparam integer LFSR_W = 16; // W, width of a lane's LFSR and seed
+
     wire        seed_load;
-    wire [2:0]  seed_lane;
-    wire [15:0] seed_state;
+    wire [LANE_W-1:0] seed_lane;
+    wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
     tiny_seeder seeder (
@@ -143,17 +166,17 @@ module tiny_core (
 
     // Literal i = b*LL + li of beat b for literal lane li: the features,
     // then their negations, then padding slots (present = 0).
-    localparam [7:0] PRESENT = {2'd0, {6{1'b1}}};
-    wire [7:0] lits = {2'd0, ~features, features};
-    wire [3:0] lit0, present0;
+    localparam [BEATS*LITERAL_LANES-1:0] PRESENT = {2'd0, {6{1'b1}}};
+    wire [BEATS*LITERAL_LANES-1:0] lits = {2'd0, ~features, features};
+    wire [LITERAL_LANES-1:0] lit0, present0;
 
     genvar li, bi;
     generate
-        for (li = 0; li < 4; li = li + 1) begin : g_literal_lane
-            wire [1:0] lit_of_beat, present_of_beat;
-            for (bi = 0; bi < 2; bi = bi + 1) begin : g_beat
-                assign lit_of_beat[bi]     = lits[bi*4 + li];
-                assign present_of_beat[bi] = PRESENT[bi*4 + li];
+        for (li = 0; li < LITERAL_LANES; li = li + 1) begin : g_literal_lane
+            wire [BEATS-1:0] lit_of_beat, present_of_beat;
+            for (bi = 0; bi < BEATS; bi = bi + 1) begin : g_beat
+                assign lit_of_beat[bi]     = lits[bi*LITERAL_LANES + li];
+                assign present_of_beat[bi] = PRESENT[bi*LITERAL_LANES + li];
             end
             assign lit0[li]     = lit_of_beat[beat];
             assign present0[li] = present_of_beat[beat];
@@ -161,40 +184,26 @@ module tiny_core (
     endgenerate
 
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
-    // after issue, through registers duplicated per group of 8 lanes so
-    // that no net fans out from logic to every lane; the seed loads and bank
-    // writes (one cycle after bank_wr_en) go through registers too.
-    (* keep *) reg        step_q_0;
-    (* keep *) reg [3:0]  addr_q_0;
-    reg [7:0] load_q;
-    reg [15:0] seed_q;
-    reg [7:0] wr_q = 8'd0; // no write before the first reset
-    reg [3:0] wr_addr_q;
-    reg [7:0] wr_data_q;
+    // after issue, through registers duplicated per group of CTRL_LANES lanes
+    // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
+    // logic to every lane; the seed loads and bank writes (one cycle after
+    // bank_wr_en) go through registers too (load_q and wr_q below).
+    localparam integer CTRL_LANES  = 8;
+    localparam integer CTRL_COPIES = 1; // ceil(LANES / CTRL_LANES)
+
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
+    reg  [LFSR_W-1:0] seed_q;
+    reg  [ADDR_W-1:0] wr_addr_q;
+    reg  [BITS-1:0]   wr_data_q;
 
     always @(posedge clk) begin
-        step_q_0 <= issue;
-        addr_q_0 <= addr;
-        load_q[0] <= seed_load && seed_lane == 3'd0;
-        load_q[1] <= seed_load && seed_lane == 3'd1;
-        load_q[2] <= seed_load && seed_lane == 3'd2;
-        load_q[3] <= seed_load && seed_lane == 3'd3;
-        load_q[4] <= seed_load && seed_lane == 3'd4;
-        load_q[5] <= seed_load && seed_lane == 3'd5;
-        load_q[6] <= seed_load && seed_lane == 3'd6;
-        load_q[7] <= seed_load && seed_lane == 3'd7;
+        step_q    <= {CTRL_COPIES{issue}};
+        addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
-        wr_q[0] <= !rst && bank_wr_en && bank_wr_lane == 3'd0;
-        wr_q[1] <= !rst && bank_wr_en && bank_wr_lane == 3'd1;
-        wr_q[2] <= !rst && bank_wr_en && bank_wr_lane == 3'd2;
-        wr_q[3] <= !rst && bank_wr_en && bank_wr_lane == 3'd3;
-        wr_q[4] <= !rst && bank_wr_en && bank_wr_lane == 3'd4;
-        wr_q[5] <= !rst && bank_wr_en && bank_wr_lane == 3'd5;
-        wr_q[6] <= !rst && bank_wr_en && bank_wr_lane == 3'd6;
-        wr_q[7] <= !rst && bank_wr_en && bank_wr_lane == 3'd7;
         wr_addr_q <= bank_wr_addr;
         wr_data_q <= bank_wr_data;
-end
+    end
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
     // draw) and stage 2 (decisions).
@@ -245,141 +254,59 @@ end
     end
 
     // ---------------------------------------------------------------
-    // Lanes: lane l = ci*LL + li.
-    wire [7:0] incl;
+    // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
+    // with its own seed-load and bank write-enable registers (load_q[l],
+    // wr_q[l]); its bank starts with the image BANK_FILE =
+    // "tiny_bank_lane<l>.hex".
+    localparam integer LANES = CLAUSE_LANES * LITERAL_LANES; // 8
+    // BANK_FILE is right-aligned in BANK_FILE_LEN characters: the names of
+    // lanes with fewer digits start with NUL bytes, which $readmemh skips.
+    localparam integer BANK_FILE_LEN = 19;
+    localparam [79:0]  DIGITS        = "9876543210"; // DIGITS[8*d +: 8] is digit d
 
-    // lane 0: clause lane 0, literal lane 0
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane0.hex")
-    ) lane_0 (
-        .clk        (clk),
-        .seed_load  (load_q[0]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[0]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[0])
-    );
+    wire [LANES-1:0] incl;
+    reg  [LANES-1:0] load_q;
+    reg  [LANES-1:0] wr_q = {LANES{1'b0}}; // no write before the first reset
 
-    // lane 1: clause lane 0, literal lane 1
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane1.hex")
-    ) lane_1 (
-        .clk        (clk),
-        .seed_load  (load_q[1]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[1]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[1])
-    );
+    genvar l;
+    generate
+        for (l = 0; l < LANES; l = l + 1) begin : g_lane
+            localparam [LANE_W-1:0] LANE = l;
+            localparam [8*BANK_FILE_LEN-1:0] BANK_FILE =
+                {"tiny_bank_lane", DIGITS[8*(l % 10) +: 8], ".hex"};
+            always @(posedge clk) begin
+                load_q[l] <= seed_load && seed_lane == LANE;
+                wr_q[l]   <= !rst && bank_wr_en && bank_wr_lane == LANE;
+            end
 
-    // lane 2: clause lane 0, literal lane 2
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane2.hex")
-    ) lane_2 (
-        .clk        (clk),
-        .seed_load  (load_q[2]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[2]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[2])
-    );
-
-    // lane 3: clause lane 0, literal lane 3
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane3.hex")
-    ) lane_3 (
-        .clk        (clk),
-        .seed_load  (load_q[3]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[3]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[3])
-    );
-
-    // lane 4: clause lane 1, literal lane 0
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane4.hex")
-    ) lane_4 (
-        .clk        (clk),
-        .seed_load  (load_q[4]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[4]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[4])
-    );
-
-    // lane 5: clause lane 1, literal lane 1
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane5.hex")
-    ) lane_5 (
-        .clk        (clk),
-        .seed_load  (load_q[5]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[5]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[5])
-    );
-
-    // lane 6: clause lane 1, literal lane 2
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane6.hex")
-    ) lane_6 (
-        .clk        (clk),
-        .seed_load  (load_q[6]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[6]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[6])
-    );
-
-    // lane 7: clause lane 1, literal lane 3
-    tiny_lane #(
-        .INIT_FILE("tiny_bank_lane7.hex")
-    ) lane_7 (
-        .clk        (clk),
-        .seed_load  (load_q[7]),
-        .seed_state (seed_q),
-        .beat       (step_q_0),
-        .addr       (addr_q_0),
-        .wr_en      (wr_q[7]),
-        .wr_addr    (wr_addr_q),
-        .wr_data    (wr_data_q),
-        .incl       (incl[7])
-    );
+            tiny_lane #(
+                .INIT_FILE (BANK_FILE)
+            ) lane (
+                .clk        (clk),
+                .seed_load  (load_q[l]),
+                .seed_state (seed_q),
+                .beat       (step_q[l / CTRL_LANES]),
+                .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
+                .wr_en      (wr_q[l]),
+                .wr_addr    (wr_addr_q),
+                .wr_data    (wr_data_q),
+                .incl       (incl[l])
+            );
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Clause lanes.
-    wire [1:0] clause;
+    wire [CLAUSE_LANES-1:0] clause;
 
     genvar ci;
     generate
-        for (ci = 0; ci < 2; ci = ci + 1) begin : g_clause_lane
+        for (ci = 0; ci < CLAUSE_LANES; ci = ci + 1) begin : g_clause_lane
             tiny_clause_lane clause_lane (
                 .clk     (clk),
                 .valid   (valid2),
                 .first   (first2),
-                .incl    (incl[ci*4 +: 4]),
+                .incl    (incl[ci*LITERAL_LANES +: LITERAL_LANES]),
                 .literal (lit2),
                 .present (present2),
                 .clause  (clause[ci])
@@ -390,7 +317,7 @@ end
     // ---------------------------------------------------------------
     // Class sums.
     wire        sums_valid, sums_last;
-    wire [8:0] sums;
+    wire [NT*VW-1:0] sums;
 
     tiny_class_sum class_sum (
         .clk        (clk),
@@ -408,11 +335,11 @@ end
     // ---------------------------------------------------------------
     // Stats mode: vote and accumulate.
     wire        u_valid, vote_valid, vote_last, stats_done;
-    wire [8:0] u;
-    wire [8:0] votes;
-    wire [17:0] votes_acc;
-    wire [17:0] sum_acc;
-    wire [17:0] sumsq_acc;
+    wire [NT*3-1:0] u;
+    wire [NC*3-1:0] votes;
+    wire [NC*VOTE_W-1:0] votes_acc;
+    wire [NT*SUM_W-1:0] sum_acc;
+    wire [NT*SQ_W-1:0] sumsq_acc;
 
     tiny_vote vote (
         .clk        (clk),
@@ -442,26 +369,29 @@ end
         .sumsq_acc  (sumsq_acc)
     );
 
-    wire [31:0] stat_word [0:8];
-    assign stat_word[0] = {26'd0, votes_acc[5:0]}; // votes, class 0
-    assign stat_word[1] = {26'd0, votes_acc[11:6]}; // votes, class 1
-    assign stat_word[2] = {26'd0, votes_acc[17:12]}; // votes, class 2
-    assign stat_word[3] = {{26{sum_acc[5]}}, sum_acc[5:0]}; // sum, TM 0
-    assign stat_word[4] = {{26{sum_acc[11]}}, sum_acc[11:6]}; // sum, TM 1
-    assign stat_word[5] = {{26{sum_acc[17]}}, sum_acc[17:12]}; // sum, TM 2
-    assign stat_word[6] = {26'd0, sumsq_acc[5:0]}; // sumsq, TM 0
-    assign stat_word[7] = {26'd0, sumsq_acc[11:6]}; // sumsq, TM 1
-    assign stat_word[8] = {26'd0, sumsq_acc[17:12]}; // sumsq, TM 2
+    // Stats-mode result words: NC votes, NT sums, NT sumsqs, 32 bits each.
+    wire [31:0] stat_word [0:STAT_WORDS-1];
+
+    genvar sc, st;
+    generate
+        for (sc = 0; sc < NC; sc = sc + 1) begin : g_stat_votes
+            assign stat_word[sc] = {26'd0, votes_acc[sc*VOTE_W +: VOTE_W]};
+        end
+        for (st = 0; st < NT; st = st + 1) begin : g_stat_tm
+            assign stat_word[NC + st]      = {{26{sum_acc[st*SUM_W + SUM_W-1]}}, sum_acc[st*SUM_W +: SUM_W]};
+            assign stat_word[NC + NT + st] = {26'd0, sumsq_acc[st*SQ_W +: SQ_W]};
+        end
+    endgenerate
 
     // ---------------------------------------------------------------
     // Samples mode: FIFO of samples, serializer of class sums.
     reg         skid_valid, skid_last, skid_error;
     reg  [31:0] skid_data;
     wire        fifo_nonempty;
-    wire [9:0] fifo_head;
+    wire [NT*VW:0] fifo_head;
     reg         ser_valid, ser_last;
     reg         ser_at_end;   // ser_valid and ser_tm is the sample's last TM
-    reg  [8:0] ser_sums;
+    reg  [NT*VW-1:0] ser_sums;
     reg  [1:0]  ser_tm;
 
     wire out_free   = !skid_valid;   // the output stage takes a word (a register)
@@ -486,11 +416,11 @@ end
     // FIFO's pointer comparison.
     always @(posedge clk) begin
         if (ser_free) begin
-            ser_sums <= fifo_head[8:0];
-            ser_last <= fifo_head[9];
+            ser_sums <= fifo_head[NT*VW-1:0];
+            ser_last <= fifo_head[NT*VW];
             ser_tm   <= 2'd0;
         end else if (ser_take) begin
-            ser_sums <= {3'd0, ser_sums[8:3]}; // the next TM's sum at the bottom
+            ser_sums <= {3'd0, ser_sums[NT*VW-1:VW]}; // the next TM's sum at the bottom
             ser_tm   <= ser_tm + 1'b1;
         end
         if (rst) begin
@@ -528,7 +458,7 @@ end
     reg  [31:0] w_data;
     always @(*) begin
         w_valid = 1'b0;
-        w_data  = {{29{ser_sums[2]}}, ser_sums[2:0]};
+        w_data  = {{29{ser_sums[VW-1]}}, ser_sums[VW-1:0]};
         w_last  = ser_last && ser_at_end && !more;
         w_error = 1'b0;
         if (state == S_ERROR) begin
@@ -613,5 +543,6 @@ end
         .data (info_data)
     );
 endmodule
+
 
 `default_nettype wire

@@ -18,22 +18,26 @@
 //     include = (q == 2^B - 1) || (r < q),
 // registered: include belongs to the beat issued two cycles earlier.
 module tiny_lane #(
-    parameter INIT_FILE = "tiny_bank_lane0.hex"
+    // Set by the generator: regenerate rather than override.
+    parameter integer W      = 16, // LFSR width
+    parameter integer BITS   = 8, // threshold and draw width
+    parameter integer ADDR_W = 4, // bank address width
+    parameter INIT_FILE = "tiny_bank_lane0.hex" // initial contents of the bank
 ) (
-    input  wire        clk,
-    input  wire        seed_load,  // load this lane's LFSR seed
-    input  wire [15:0] seed_state,
-    input  wire        beat,       // issue a beat: draw and read thresh[addr]
-    input  wire [3:0]  addr,
-    input  wire        wr_en,      // bank write port
-    input  wire [3:0]  wr_addr,
-    input  wire [7:0]  wr_data,
-    output reg         incl        // TA decision of the beat issued 2 cycles ago
+    input  wire              clk,
+    input  wire              seed_load,  // load this lane's LFSR seed
+    input  wire [W-1:0]      seed_state,
+    input  wire              beat,       // issue a beat: draw and read thresh[addr]
+    input  wire [ADDR_W-1:0] addr,
+    input  wire              wr_en,      // bank write port
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [BITS-1:0]   wr_data,
+    output reg               incl        // TA decision of the beat issued 2 cycles ago
 );
-    localparam [7:0] ALWAYS = {8{1'b1}}; // threshold meaning "always include"
+    localparam [BITS-1:0] ALWAYS = {BITS{1'b1}}; // threshold meaning "always include"
 
-    wire [7:0] draw;
-    wire [7:0] thresh;
+    wire [BITS-1:0] draw;
+    wire [BITS-1:0] thresh;
 
     tiny_lfsr_lane lfsr (
         .clk        (clk),
