@@ -56,7 +56,7 @@ var benches = []bench{
 	{name: "proto_engine_binary", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
 		params: []param{{"FEATURES", "3"}, {"BITS", "8"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"},
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "1"}, {"NC", "2"}, {"KMAX", "255"}, {"UART_BAUD", "115200"},
-			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"CLIP_T", "127"}, {"SETS_MAX", "3"}}},
+			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"CLIP_T", "127"}, {"SETS_MAX", "1"}}},
 	// NC = 8: U = 840, so mode 2 sends u16 votes up to K = 78 and u32 above;
 	// T = 200: mode 3 sends i16 items
 	{name: "proto_engine_nc8", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",

@@ -104,7 +104,9 @@
  *   CLIP_T                      the model's threshold T, 1..32767 (mode 3 clips
  *                               the samples to [-T, T])
  *   SETS_MAX                    MMAX: the most sets an INFER query may
- *                               carry (1..255, INFO word 19)
+ *                               carry (1..255, INFO word 19); 1 leaves
+ *                               the set loop and its K / M divider out
+ *                               (about 150 logic cells less)
  *   GEN_VERSION                 generator version (major<<16|minor<<8|patch)
  *   UART_BAUD                   reported in INFO word 17 on the UART link
  *   INIT_LOADED, INIT_CRC       the banks hold a model at configuration
@@ -248,6 +250,7 @@ localparam [15:0]  KV16    = 16'(65535 / VOTE_U);
 localparam [5:0]   NC6     = 6'(NC);
 localparam [4:0]   NT5 = 5'(NT);
 localparam integer SETS_W  = $clog2(SETS_MAX + 1);            // M = 1..SETS_MAX
+localparam         SETS1   = (SETS_MAX == 1);                  // no set loop: M = 1, K_0 = K
 localparam integer FBW     = $clog2(FB + 1);
 localparam integer VLW     = 16 + SETS_W + FBW;                // 10 + count*M*FB
 localparam [7:0]   SETS_MAX8 = 8'(SETS_MAX);
@@ -411,7 +414,7 @@ wire [SETS_W:0]  ktry      = {kr, kq[K_W-1]};
 wire             kge       = (ktry >= {1'b0, p_m});
 // the set loop: set sm runs K_m = kq + (sm < kr) samples (none: skipped)
 wire             sm_lo     = (sm < kr);
-wire             set_last  = (sm == p_m - 1'b1);
+wire             set_last  = SETS1 || (sm == p_m - 1'b1);
 wire             set_runs  = (kq != {K_W{1'b0}}) || sm_lo;
 wire             more_runs = !set_last && ((kq != {K_W{1'b0}}) || ((SETS_W+1)'(sm) + 1'b1 < (SETS_W+1)'(kr)));
 // 1 - (M-1)*SET_SEED_STEP: the seed step from a query's last set to the
@@ -694,7 +697,7 @@ always @(posedge clk) begin
                         /* verilator lint_off CMPCONST */
                         sets_bad <= (s_axis_tdata > SETS_MAX8);   // constant for SETS_MAX = 255
                         /* verilator lint_on CMPCONST */
-                        p_m      <= (s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
+                        p_m      <= (SETS1 || s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
                     end
                     4'd2: p_k[7:0] <= s_axis_tdata;
                     4'd3: p_k[15:8] <= s_axis_tdata;
@@ -889,7 +892,7 @@ always @(posedge clk) begin
                 quot  <= {quot[16:0], dge};
                 dstep <= dstep - 1'b1;
                 size_done <= (dstep == 5'd0);
-                if (dstep < 5'(K_W)) begin
+                if (!SETS1 && dstep < 5'(K_W)) begin
                     kr <= SETS_W'(kge ? ktry - {1'b0, p_m} : ktry);
                     kq <= K_W'({kq, kge});
                 end
