@@ -17,11 +17,13 @@ ptm=${1:-build/ptm}
 out=${2:-build/demo}
 BITS=${BITS:-8}
 DEVICE=${DEVICE:-up5k}
-# The image's size and clock: the result of `ptm synth`'s own search for
-# this model (docs/synthesis.md: 15 lanes, Fmax 21.6 MHz, PLL 18 MHz), so
-# the demo places and routes once. LANES=auto runs the search instead
-# (23 minutes from an empty cache on the 2-core machine).
-LANES=${LANES:-15}
+# The image's size and clock, chosen by place and route for this model so
+# that the demo places and routes once: with the protocol v3 set loop in
+# the shell, 12 lanes fit the UP5K (5,174 / 5,280 cells, Fmax 23.8 MHz,
+# PLL 18 MHz; 14 lanes need 5,349; docs/synthesis.md). LANES=auto runs
+# `ptm synth`'s own search instead (about 25 minutes from an empty cache
+# on the 2-core machine).
+LANES=${LANES:-12}
 FREQ=${FREQ:-18}
 K=${K:-100}
 mkdir -p "$out"
