@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/sim/cosim"
 )
 
@@ -24,6 +25,7 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 	ready := fs.Int("ready", 100, "percentage of cycles the result stream is ready (back-pressure test)")
 	trace := fs.String("trace", "", "write an FST waveform to this `file`")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	sets := fs.Int("sets", 0, "set queries (docs/fixed-point.md section 8): with --model every request is a query of M sets (default: the model's input encoding's M); with --random-shape M is uniform in 1..N (default 1)")
 	var hf hwFlags
 	hf.add(fs)
 	if err := parse(fs, args); err != nil {
@@ -41,15 +43,24 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 	if *mode != "mixed" && *mode != "samples" && *mode != "stats" {
 		return fmt.Errorf("%w: --mode %q, want mixed, samples or stats", errUsage, *mode)
 	}
+	if *sets < 0 || *sets > 255 {
+		return fmt.Errorf("%w: --sets %d, want 1..255", errUsage, *sets)
+	}
 	opts := cosim.Options{Seed: *seed, Ready: *ready, Trace: *trace}
 	var err error
+	exactSets := false
 	if *model != "" {
 		var hash string
-		_, opts.Bank, hash, err = loadBank(*model, hf.bits)
+		var f *modelfile.File
+		f, opts.Bank, hash, err = loadBank(*model, hf.bits)
 		if err != nil {
 			return err
 		}
 		opts.Shape, opts.ModelHash = opts.Bank.Shape, hash
+		if *sets == 0 {
+			*sets = f.Sets().M()
+		}
+		exactSets = true
 	} else {
 		if opts.Shape, err = parseShape(*shapeSpec); err != nil {
 			return err
@@ -61,7 +72,7 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 	if opts.Config, err = hf.config(opts.Shape); err != nil {
 		return err
 	}
-	opts.Requests = randomRequests(opts.Shape, *vectors, *K, *mode, *seed)
+	opts.Requests = randomRequests(opts.Shape, *vectors, *K, *mode, *seed, max(1, *sets), exactSets)
 	res, err := cosim.Run(opts)
 	if err != nil {
 		return err
@@ -92,17 +103,32 @@ func cachedNote(c bool) string {
 }
 
 // randomRequests draws n requests with K samples each: random features and
-// seeds; modes as asked (mixed: one in four in stats mode).
-func randomRequests(sh fixed.Shape, n, K int, mode string, seed uint64) []cosim.Request {
+// seeds; modes as asked (mixed: one in four in stats mode); queries of
+// exactly sets sets (exact) or of 1..sets sets.
+func randomRequests(sh fixed.Shape, n, K int, mode string, seed uint64, sets int, exact bool) []cosim.Request {
 	rng := rand.New(rand.NewPCG(seed, 0x636f_7369_6d72_6571)) // "cosimreq"
-	reqs := make([]cosim.Request, n)
-	for i := range reqs {
+	vec := func() []bool {
 		x := make([]bool, sh.Features)
 		for j := range x {
 			x[j] = rng.IntN(2) == 1
 		}
+		return x
+	}
+	reqs := make([]cosim.Request, n)
+	for i := range reqs {
+		x := vec()
 		stats := mode == "stats" || (mode == "mixed" && rng.IntN(4) == 0)
 		reqs[i] = cosim.Request{Features: x, K: K, Seed: rng.Uint32(), Stats: stats}
+		m := sets
+		if !exact {
+			m = 1 + rng.IntN(sets)
+		}
+		if m > 1 {
+			reqs[i].Sets = [][]bool{x}
+			for len(reqs[i].Sets) < m {
+				reqs[i].Sets = append(reqs[i].Sets, vec())
+			}
+		}
 	}
 	return reqs
 }
