@@ -376,3 +376,16 @@ func TestSelectionStudy(t *testing.T) {
 		t.Error("unknown data set accepted")
 	}
 }
+
+// The choices-only study runs the validation step alone: one row per split
+// and the agreement count.
+func TestSelectionChoices(t *testing.T) {
+	grid := []pipeline.Candidate{irisCandidate(10, 5, 2, 10, 4), irisCandidate(20, 10, 3, 10, 4)}
+	table, err := SelectionStudy(context.Background(), SelectionOptions{Data: "iris", Splits: 2, First: 3, K: 10, Grid: grid, ChoicesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table, "| 3 |") || !strings.Contains(table, "| 4 |") || !strings.Contains(table, "of 2 splits") {
+		t.Errorf("table:\n%s", table)
+	}
+}

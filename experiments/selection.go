@@ -30,6 +30,11 @@ type SelectionOptions struct {
 	// K is the number of samples per query (default 100).
 	K        int
 	Progress func(done, total int)
+	// ChoicesOnly skips the test rows: per split (First.. First+Splits-1)
+	// only the validation step runs and the table lists each rule's choice
+	// and every candidate's validation scores.
+	ChoicesOnly bool
+	First       int
 	// Partial, if set, is called after every finished split with the
 	// table over the splits finished so far.
 	Partial func(table string)
@@ -86,6 +91,9 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	pc := pipeline.ProtocolConfig{TestFraction: testFraction, K: opt.K, Bins: full.bins,
 		Grid: k.withEncoding(opt.Grid), Calibrate: k.calibrate, Mapping: k.mapping}
 	nr := len(opt.Rules)
+	if opt.ChoicesOnly {
+		return choicesTable(ctx, d, pc, opt)
+	}
 	// runSplit scores the grid on split s of data dd and finishes the
 	// candidate each rule picks; held, if any, are OOD rows to query.
 	runSplit := func(dd *pipeline.Data, s int, held [][]float64) ([]selOutcome, error) {
@@ -230,6 +238,71 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		}
 		if opt.Progress != nil {
 			opt.Progress(int(n.Add(1)), len(tasks))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return table(), nil
+}
+
+// choicesTable runs only the validation step of splits opt.First..
+// opt.First+opt.Splits-1 and tabulates each rule's choice with every
+// candidate's validation accuracy, NLL (temperature 1), fitted NLL (and
+// temperature) and AUROC(entropy).
+func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolConfig, opt SelectionOptions) (string, error) {
+	vals := make([][]pipeline.ValScore, opt.Splits)
+	var n atomic.Int32
+	var mu sync.Mutex
+	table := func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s, validation rows only, K = %d; per candidate: accuracy / NLL / fitted NLL (temperature) / AUROC(entropy)\n\n| split |", d.Name, opt.K)
+		for _, r := range opt.Rules {
+			fmt.Fprintf(&b, " %s |", r)
+		}
+		for _, c := range opt.Grid {
+			fmt.Fprintf(&b, " %s |", candName(c))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(opt.Rules)+len(opt.Grid)) + "\n")
+		agree := 0
+		done := 0
+		for i, v := range vals {
+			if v == nil {
+				continue
+			}
+			done++
+			fmt.Fprintf(&b, "| %d |", opt.First+i)
+			same := true
+			for _, r := range opt.Rules {
+				c := r.Choose(v)
+				same = same && c == opt.Rules[0].Choose(v)
+				fmt.Fprintf(&b, " %s |", candName(opt.Grid[c]))
+			}
+			if same {
+				agree++
+			}
+			for _, x := range v {
+				fmt.Fprintf(&b, " %.3f / %.3f / %.3f (%.3g) / %s |", x.Report.Accuracy, x.Report.NLL, x.FittedReport.NLL, x.Fitted.Temperature, fmtMaybe(x.Report.AUROCEntropy))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "\nAll rules agree on %d of %d splits.\n", agree, done)
+		return b.String()
+	}
+	err := parallel(ctx, opt.Splits, func(i int) error {
+		v, err := pipeline.ScoreGrid(d, pc, opt.First+i)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		vals[i] = v
+		if opt.Partial != nil {
+			opt.Partial(table())
+		}
+		mu.Unlock()
+		if opt.Progress != nil {
+			opt.Progress(int(n.Add(1)), opt.Splits)
 		}
 		return nil
 	})

@@ -27,6 +27,8 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	selection := fs.String("selection", "", "instead: compare model-selection rules for the PTM on this data set (iris, wine, breast-cancer) under the 20-split protocol, a markdown table on stdout")
 	oodSplits := fs.Int("ood-splits", 0, "with --selection: also hold out each class in turn, this many splits each (0 = no out-of-distribution rows)")
 	partial := fs.String("partial", "", "with --selection: rewrite this `file` with the table after every finished split")
+	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
+	first := fs.Int("first", 0, "with --selection --choices: the first split")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -45,8 +47,8 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if *selection != "" {
-		if *splits < 0 || *splits > 1000 || *oodSplits < 0 || *oodSplits > 1000 || *splits+*oodSplits == 0 {
-			return fmt.Errorf("%w: --splits %d, --ood-splits %d, want 0..1000 each, not both 0", errUsage, *splits, *oodSplits)
+		if *splits < 0 || *splits > 1000 || *oodSplits < 0 || *oodSplits > 1000 || *splits+*oodSplits == 0 || *first < 0 || *first > 1000 {
+			return fmt.Errorf("%w: --splits %d, --ood-splits %d, --first %d, want 0..1000 each, splits not both 0", errUsage, *splits, *oodSplits, *first)
 		}
 		var rs []pipeline.Selection
 		if *rules != "" {
@@ -59,7 +61,8 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		pr := newProgress(stderr, "selection "+*selection)
-		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update}
+		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
+			ChoicesOnly: *choices, First: *first}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
