@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/experiments"
 	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 func init() {
@@ -29,6 +30,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	partial := fs.String("partial", "", "with --selection: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
 	first := fs.Int("first", 0, "with --selection --choices: the first split")
+	grid := fs.String("grid", "", "with --selection: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -60,9 +62,13 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 				rs = append(rs, r)
 			}
 		}
+		g, err := parseGrid(*grid)
+		if err != nil {
+			return fmt.Errorf("%w: --grid: %v", errUsage, err)
+		}
 		pr := newProgress(stderr, "selection "+*selection)
 		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
-			ChoicesOnly: *choices, First: *first}
+			ChoicesOnly: *choices, First: *first, Grid: g}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
@@ -119,4 +125,25 @@ func stageProgress(w io.Writer, terminal bool, start time.Time) func(stage strin
 			fmt.Fprintf(w, "\r\033[K[%s] %s: %d/%d", el, stage, done, total)
 		}
 	}
+}
+
+// parseGrid reads a comma-separated list of clauses/T/s/epochs/thresholds
+// (N = 100 states, consistent feedback, the default encoding); "" = nil.
+func parseGrid(s string) ([]pipeline.Candidate, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []pipeline.Candidate
+	for _, item := range strings.Split(s, ",") {
+		var c, t, e, th int
+		var sp float64
+		if n, err := fmt.Sscanf(strings.TrimSpace(item), "%d/%d/%g/%d/%d", &c, &t, &sp, &e, &th); err != nil || n != 5 {
+			return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds", item)
+		}
+		if c < 1 || c > 10000 || t < 1 || sp <= 1 || e < 1 || e > 10000 || th < 1 || th > 64 {
+			return nil, fmt.Errorf("%q out of range", item)
+		}
+		out = append(out, pipeline.Candidate{Params: ptm.Params{Clauses: c, T: t, S: sp, N: 100, Epochs: e, Feedback: ptm.ConsistentFeedback}, Thresholds: th})
+	}
+	return out, nil
 }
