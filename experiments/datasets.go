@@ -89,7 +89,7 @@ func (k ptmKind) withEncoding(grid []pipeline.Candidate) []pipeline.Candidate {
 func (k ptmKind) protocol(d *pipeline.Data, grid []pipeline.Candidate, s int, cfg config) (pipeline.SplitResult, error) {
 	rs, err := pipeline.RepeatedSplits(d, pipeline.ProtocolConfig{
 		Splits: 1, First: s, TestFraction: testFraction, K: cfg.K, Bins: cfg.bins,
-		Grid: k.withEncoding(grid), Calibrate: k.calibrate, Mapping: k.mapping,
+		Grid: k.withEncoding(grid), Calibrate: k.calibrate, Mapping: k.mapping, Select: cfg.sel,
 	})
 	if err != nil {
 		return pipeline.SplitResult{}, fmt.Errorf("%s, split %d: %w", k.key, s, err)
@@ -433,9 +433,9 @@ func (r *runner) dsSetup(key string) string {
 	fmt.Fprintf(&b, "- PTM (the primary model): %s encoding, mapping: %s; `pipeline.DefaultEncoding`, `pipeline.DefaultMapping` and `pipeline.DefaultCalibrate` at run time.\n",
 		s.Labels[key+".splits20.ptm.encoding"], s.Labels[key+".splits20.ptm.mapping"])
 	fmt.Fprintf(&b, "- PTM, plain: the paper's PTM, one thermometer (`pipeline.Plain`), mapping: %s, no calibration.\n", s.Labels[key+".splits20.ptm_plain.mapping"])
-	fmt.Fprintf(&b, "- Both PTMs: `pipeline.RepeatedSplits`, the grid point chosen per split on validation rows carved from the training rows (75/25; accuracy, then NLL), "+
+	fmt.Fprintf(&b, "- Both PTMs: `pipeline.RepeatedSplits`, the grid point chosen per split on validation rows carved from the training rows (75/25; %s), "+
 		"retrained on all training rows; the test rows play no part in any choice. Grid: %s (%.0f Boolean inputs).\n",
-		s.Labels[key+".ptm.grid"], s.get(key+".boolean_inputs"))
+		selectionDesc(r.cfg.sel), s.Labels[key+".ptm.grid"], s.get(key+".boolean_inputs"))
 	for _, k := range []string{"ptm", "ptm_plain"} {
 		fmt.Fprintf(&b, "  Chosen (%s):", k)
 		for _, c := range r.ds[key].spec.grid {

@@ -23,6 +23,9 @@ type Options struct {
 	// samples per query, fewer epochs, coarser grids and a smaller GP
 	// training subset. Its numbers are only a smoke test.
 	Quick bool
+	// Select is the rule that picks each PTM's grid point on validation
+	// rows ("" = pipeline.DefaultSelection).
+	Select pipeline.Selection
 	// Progress, if set, is called as work proceeds: stage names a unit of
 	// work and done counts its finished steps out of total. Calls are
 	// serialized but may interleave stages that run concurrently.
@@ -33,8 +36,9 @@ type Options struct {
 // run.
 type config struct {
 	quick bool
-	K     int // samples per query, every model
-	bins  int // ECE bins
+	sel   pipeline.Selection // PTM model-selection rule
+	K     int                // samples per query, every model
+	bins  int                // ECE bins
 
 	xorEpochs int
 
@@ -127,7 +131,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	start := time.Now()
+	sel, err := pipeline.ParseSelection(string(opt.Select))
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
 	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick), out: opt.Out, sum: newSummary(opt.Quick)}
+	r.cfg.sel = sel
 	if opt.Progress != nil {
 		var mu sync.Mutex
 		r.progress = func(stage string, done, total int) {

@@ -342,3 +342,50 @@ func TestEncodingSweep(t *testing.T) {
 		t.Errorf("%d table rows, want %d:\n%s", rows, 2*len(sweepMappings), table)
 	}
 }
+
+// The selection study compares the rules on the same splits: one table row
+// per rule, each with its choice counted once per split and no NaN (the
+// OOD columns are filled when held-out classes are run), and a table after
+// every finished split.
+func TestSelectionStudy(t *testing.T) {
+	grid := []pipeline.Candidate{irisCandidate(10, 5, 2, 10, 4), irisCandidate(20, 10, 3, 10, 4)}
+	var partials int
+	table, err := SelectionStudy(context.Background(), SelectionOptions{Data: "iris", Splits: 1, OODSplits: 1, K: 10, Grid: grid,
+		Partial: func(string) { partials++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if partials != 4 { // one in-distribution split, three held-out classes
+		t.Errorf("%d partial tables, want 4", partials)
+	}
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		for _, r := range pipeline.Selections {
+			if strings.HasPrefix(line, "| "+string(r)+" |") {
+				rows++
+				if strings.Contains(line, "NaN") || strings.Count(line, ": 1") != 1 {
+					t.Errorf("bad row: %s", line)
+				}
+			}
+		}
+	}
+	if rows != len(pipeline.Selections) {
+		t.Errorf("%d rule rows, want %d:\n%s", rows, len(pipeline.Selections), table)
+	}
+	if _, err := SelectionStudy(context.Background(), SelectionOptions{Data: "mnist"}); err == nil {
+		t.Error("unknown data set accepted")
+	}
+}
+
+// The choices-only study runs the validation step alone: one row per split
+// and the agreement count.
+func TestSelectionChoices(t *testing.T) {
+	grid := []pipeline.Candidate{irisCandidate(10, 5, 2, 10, 4), irisCandidate(20, 10, 3, 10, 4)}
+	table, err := SelectionStudy(context.Background(), SelectionOptions{Data: "iris", Splits: 2, First: 3, K: 10, Grid: grid, ChoicesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table, "| 3 |") || !strings.Contains(table, "| 4 |") || !strings.Contains(table, "of 2 splits") {
+		t.Errorf("table:\n%s", table)
+	}
+}

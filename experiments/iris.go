@@ -312,12 +312,12 @@ func (r *runner) irisReport(res *irisResult) string {
 		"(top-label ECE with %d equal-width bins, NLL in nats, Brier score summed over classes, AUROC of the predictive entropy as a detector of wrong predictions, "+
 		"entropies and mutual information in bits).\n\n", len(res.testRows[0]), r.cfg.K, r.cfg.bins)
 	fmt.Fprintf(&b, "- PTM: `pipeline.RepeatedSplits`: on each split the training rows are split again (75/25) into fit and validation rows, "+
-		"every grid candidate is trained on the fit rows and scored on the validation rows (accuracy, then NLL), the winner is retrained on all "+
+		"every grid candidate is trained on the fit rows and scored on the validation rows (%s), the winner is retrained on all "+
 		"training rows and evaluated once on the test rows. Grid: %s. Mapping: %s (`pipeline.DefaultMapping` at run time). "+
 		"The same chosen models are also evaluated under other mappings: the raw vote (no smoothing), and the vote smoothing and the softmax "+
 		"temperature fitted by NLL on the pooled out-of-fold predictions of a %d-fold cross-validation on the training rows (`pipeline.Calibrate`, "+
 		"labelled \"fitted by CV\"; the test rows play no part).\n",
-		s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"], pipeline.CalibrationFolds)
+		selectionDesc(r.cfg.sel), s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"], pipeline.CalibrationFolds)
 	b.WriteString("- GP: multiclass softmax Laplace GP, RBF kernel, hyper-parameters by marginal likelihood (capped signal variance). " +
 		"MLP-MCd: 2 x 64 ReLU, dropout 0.1 kept at inference, weight decay 1e-2, 100 epochs. RF: 100 bagged Gini trees, the samples are the trees. " +
 		"All with their package defaults, trained on each split's training rows (the GP and MLP standardize inside), seed = split seed.\n\n")
@@ -582,4 +582,17 @@ func plotIrisECE(path string, res *irisResult) error {
 		drawGrid(dc, [][]*plot.Plot{{p}}, title)
 		return nil
 	})
+}
+
+// selectionDesc describes a model-selection rule for the report.
+func selectionDesc(sel pipeline.Selection) string {
+	switch sel {
+	case pipeline.SelectNLL:
+		return "rule `nll`: the lowest NLL, then accuracy"
+	case pipeline.SelectFittedNLL:
+		return "rule `nll-fit`: the lowest NLL at the temperature fitted on the validation rows, then accuracy"
+	case pipeline.SelectAUROC:
+		return fmt.Sprintf("rule `auroc`: among candidates within %g of the best accuracy, the highest AUROC(entropy), then NLL", pipeline.AccuracyFloor)
+	}
+	return "rule `accuracy`: accuracy, then NLL"
 }

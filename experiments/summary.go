@@ -79,6 +79,7 @@ func (s *Summary) setMeta(c config) {
 		mode = "quick"
 	}
 	s.label("meta.mode", mode)
+	s.label("meta.selection", string(c.sel))
 	s.set("meta.k", float64(c.K))
 	s.set("meta.ece_bins", float64(c.bins))
 }

@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ptmhw/ptm/experiments"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 func init() {
@@ -17,11 +20,19 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] | --sweep DATA [--splits N]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	sweep := fs.String("sweep", "", "instead: the input-encoding design sweep on validation rows of this data set (docs/uncertainty.md), a markdown table on stdout")
-	splits := fs.Int("splits", 20, "splits of --sweep")
+	splits := fs.Int("splits", 20, "splits of --sweep or --selection (--selection: 0 = only the out-of-distribution splits)")
+	selection := fs.String("selection", "", "instead: compare model-selection rules for the PTM on this data set (iris, wine, breast-cancer) under the 20-split protocol, a markdown table on stdout")
+	oodSplits := fs.Int("ood-splits", 0, "with --selection: also hold out each class in turn, this many splits each (0 = no out-of-distribution rows)")
+	partial := fs.String("partial", "", "with --selection: rewrite this `file` with the table after every finished split")
+	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
+	first := fs.Int("first", 0, "with --selection --choices: the first split")
+	grid := fs.String("grid", "", "with --selection: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
+	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -37,6 +48,45 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, table)
 		return nil
 	}
+	if *selection != "" {
+		if *splits < 0 || *splits > 1000 || *oodSplits < 0 || *oodSplits > 1000 || *splits+*oodSplits == 0 || *first < 0 || *first > 1000 {
+			return fmt.Errorf("%w: --splits %d, --ood-splits %d, --first %d, want 0..1000 each, splits not both 0", errUsage, *splits, *oodSplits, *first)
+		}
+		var rs []pipeline.Selection
+		if *rules != "" {
+			for _, name := range strings.Split(*rules, ",") {
+				r, err := pipeline.ParseSelection(strings.TrimSpace(name))
+				if err != nil {
+					return fmt.Errorf("%w: --rules: %v", errUsage, err)
+				}
+				rs = append(rs, r)
+			}
+		}
+		g, err := parseGrid(*grid)
+		if err != nil {
+			return fmt.Errorf("%w: --grid: %v", errUsage, err)
+		}
+		pr := newProgress(stderr, "selection "+*selection)
+		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
+			ChoicesOnly: *choices, First: *first, Grid: g}
+		if *partial != "" {
+			opt.Partial = func(table string) {
+				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
+					fmt.Fprintln(stderr, "ptm experiments:", err)
+				}
+			}
+		}
+		table, err := experiments.SelectionStudy(context.Background(), opt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, table)
+		return nil
+	}
+	rule, err := pipeline.ParseSelection(*sel)
+	if err != nil {
+		return fmt.Errorf("%w: --select: %v", errUsage, err)
+	}
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", errUsage)
 	}
@@ -44,7 +94,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	start := time.Now()
 	pr := newProgress(stderr, "")
-	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, Progress: stageProgress(stderr, pr.on, start)})
+	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, Select: rule, Progress: stageProgress(stderr, pr.on, start)})
 	if err != nil {
 		return err
 	}
@@ -75,4 +125,25 @@ func stageProgress(w io.Writer, terminal bool, start time.Time) func(stage strin
 			fmt.Fprintf(w, "\r\033[K[%s] %s: %d/%d", el, stage, done, total)
 		}
 	}
+}
+
+// parseGrid reads a comma-separated list of clauses/T/s/epochs/thresholds
+// (N = 100 states, consistent feedback, the default encoding); "" = nil.
+func parseGrid(s string) ([]pipeline.Candidate, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []pipeline.Candidate
+	for _, item := range strings.Split(s, ",") {
+		var c, t, e, th int
+		var sp float64
+		if n, err := fmt.Sscanf(strings.TrimSpace(item), "%d/%d/%g/%d/%d", &c, &t, &sp, &e, &th); err != nil || n != 5 {
+			return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds", item)
+		}
+		if c < 1 || c > 10000 || t < 1 || sp <= 1 || e < 1 || e > 10000 || th < 1 || th > 64 {
+			return nil, fmt.Errorf("%q out of range", item)
+		}
+		out = append(out, pipeline.Candidate{Params: ptm.Params{Clauses: c, T: t, S: sp, N: 100, Epochs: e, Feedback: ptm.ConsistentFeedback}, Thresholds: th})
+	}
+	return out, nil
 }

@@ -176,3 +176,19 @@ func TestStreamOutCheckedFirst(t *testing.T) {
 		t.Errorf("--deadline 0: exit %d %q", code, errs)
 	}
 }
+
+// parseGrid reads clauses/T/s/epochs/thresholds lists and rejects bad ones.
+func TestParseGrid(t *testing.T) {
+	g, err := parseGrid("60/20/2/50/6, 100/25/2.5/40/10")
+	if err != nil || len(g) != 2 || g[1].Params.Clauses != 100 || g[1].Params.S != 2.5 || g[1].Params.Epochs != 40 || g[1].Thresholds != 10 {
+		t.Fatalf("got %+v, %v", g, err)
+	}
+	if g, err := parseGrid(""); g != nil || err != nil {
+		t.Errorf("empty: %v, %v", g, err)
+	}
+	for _, bad := range []string{"60/20/2/50", "60/20/1/50/6", "0/20/2/50/6", "a/b/c/d/e"} {
+		if _, err := parseGrid(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

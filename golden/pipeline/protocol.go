@@ -24,7 +24,9 @@ type SplitResult struct {
 	Chosen      Candidate   // chosen on validation rows carved from the training rows
 	Mapping     ptm.Mapping // mapping used on the test rows
 	Report      metrics.Report
-	ValAccuracy float64
+	ValAccuracy float64 // the chosen candidate's validation accuracy
+	// Val holds every grid candidate's validation scores, in grid order.
+	Val []ValScore
 	// Model is the chosen candidate retrained on all training rows: the
 	// model evaluated on the test rows.
 	Model *modelfile.File
@@ -49,19 +51,49 @@ type ProtocolConfig struct {
 	// the training rows (Calibrate); when false, Mapping is used as is.
 	Calibrate bool
 	Mapping   ptm.Mapping
-	Progress  func(split, splits int)
+	// Select is the rule that picks a candidate from its validation
+	// scores ("" = DefaultSelection).
+	Select   Selection
+	Progress func(split, splits int)
 }
 
 // RepeatedSplits runs the evaluation protocol of the Iris experiments: for
 // each of Splits stratified splits (seed = split index + 1), the training
 // rows are split again into fit and validation rows; every grid candidate
-// is trained on the fit rows and scored on the validation rows (accuracy,
-// then NLL); the winner is retrained on all training rows and evaluated on
-// the test rows, which play no part in any choice.
+// is trained on the fit rows and scored on the validation rows; the rule
+// cfg.Select (DefaultSelection if empty) picks the winner, which is
+// retrained on all training rows and evaluated on the test rows. The test
+// rows play no part in any choice.
 func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 	if cfg.Splits < 1 || cfg.First < 0 || len(cfg.Grid) == 0 {
 		return nil, fmt.Errorf("pipeline: need >= 1 split, a first split >= 0 and a non-empty grid")
 	}
+	cfg.defaults()
+	sel, err := ParseSelection(string(cfg.Select))
+	if err != nil {
+		return nil, err
+	}
+	var out []SplitResult
+	for s := cfg.First; s < cfg.First+cfg.Splits; s++ {
+		val, err := ScoreGrid(d, cfg, s)
+		if err != nil {
+			return nil, err
+		}
+		best := sel.Choose(val)
+		sr, err := FinishSplit(d, cfg, s, cfg.Grid[best])
+		if err != nil {
+			return nil, err
+		}
+		sr.Val, sr.ValAccuracy = val, val[best].Report.Accuracy
+		out = append(out, sr)
+		if cfg.Progress != nil {
+			cfg.Progress(s-cfg.First+1, cfg.Splits)
+		}
+	}
+	return out, nil
+}
+
+func (cfg *ProtocolConfig) defaults() {
 	if cfg.TestFraction == 0 {
 		cfg.TestFraction = 0.2
 	}
@@ -74,59 +106,70 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 	if cfg.Mapping.Kind == "" {
 		cfg.Mapping = DefaultMapping
 	}
-	var out []SplitResult
-	for s := cfg.First; s < cfg.First+cfg.Splits; s++ {
-		seed := uint64(s + 1)
-		trainRows, testRows, err := d.Split(cfg.TestFraction, seed)
-		if err != nil {
-			return nil, err
-		}
-		trY := make([]int, len(trainRows))
-		for i, r := range trainRows {
-			trY[i] = d.Y[r]
-		}
-		fitIdx, valIdx := dataset.StratifiedSplit(trY, len(d.Classes), cfg.ValFraction, seed+1000)
-		fitRows, valRows := pick(trainRows, fitIdx), pick(trainRows, valIdx)
-		best, bestAcc, bestNLL := -1, -1.0, math.Inf(1)
-		for c, cand := range cfg.Grid {
-			p := cand.Params
-			p.Seed = seed
-			f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Rows: fitRows, Encoding: cand.Encoding})
-			if err != nil {
-				return nil, err
-			}
-			r, err := Evaluate(f, d, valRows, cfg.K, seed, cfg.Mapping, cfg.Bins)
-			if err != nil {
-				return nil, err
-			}
-			if r.Report.Accuracy > bestAcc || (r.Report.Accuracy == bestAcc && r.Report.NLL < bestNLL) {
-				best, bestAcc, bestNLL = c, r.Report.Accuracy, r.Report.NLL
-			}
-		}
-		cand := cfg.Grid[best]
+}
+
+// ScoreGrid is the validation step of split s (0-based; seed s+1) of the
+// protocol: the split's training rows are split again into fit and
+// validation rows (cfg.ValFraction, seed s+1001), every candidate of
+// cfg.Grid is trained on the fit rows and scored on the validation rows
+// (Validate, under cfg.Mapping). The test rows are not used.
+func ScoreGrid(d *Data, cfg ProtocolConfig, s int) ([]ValScore, error) {
+	cfg.defaults()
+	seed := uint64(s + 1)
+	trainRows, _, err := d.Split(cfg.TestFraction, seed)
+	if err != nil {
+		return nil, err
+	}
+	trY := make([]int, len(trainRows))
+	for i, r := range trainRows {
+		trY[i] = d.Y[r]
+	}
+	fitIdx, valIdx := dataset.StratifiedSplit(trY, len(d.Classes), cfg.ValFraction, seed+1000)
+	fitRows, valRows := pick(trainRows, fitIdx), pick(trainRows, valIdx)
+	out := make([]ValScore, len(cfg.Grid))
+	for c, cand := range cfg.Grid {
 		p := cand.Params
 		p.Seed = seed
-		tc := TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping, Encoding: cand.Encoding}
-		f, err := Train(d, tc)
+		f, err := Train(d, TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Rows: fitRows, Encoding: cand.Encoding})
 		if err != nil {
 			return nil, err
 		}
-		mp := cfg.Mapping
-		if cfg.Calibrate {
-			if mp, err = Calibrate(d, f, tc); err != nil {
-				return nil, err
-			}
-		}
-		r, err := Evaluate(f, d, testRows, cfg.K, seed+2000, mp, cfg.Bins)
-		if err != nil {
+		if out[c], err = Validate(f, d, valRows, cfg.K, seed, cfg.Mapping, cfg.Bins); err != nil {
 			return nil, err
-		}
-		out = append(out, SplitResult{Split: s, Chosen: cand, Mapping: mp, Report: r.Report, ValAccuracy: bestAcc, Model: f, Eval: r})
-		if cfg.Progress != nil {
-			cfg.Progress(s-cfg.First+1, cfg.Splits)
 		}
 	}
 	return out, nil
+}
+
+// FinishSplit is the test step of split s of the protocol for a chosen
+// candidate: cand is trained on all training rows of the split, its
+// mapping calibrated on them if cfg.Calibrate, and evaluated on the test
+// rows. The result's Val and ValAccuracy are left for the caller.
+func FinishSplit(d *Data, cfg ProtocolConfig, s int, cand Candidate) (SplitResult, error) {
+	cfg.defaults()
+	seed := uint64(s + 1)
+	_, testRows, err := d.Split(cfg.TestFraction, seed)
+	if err != nil {
+		return SplitResult{}, err
+	}
+	p := cand.Params
+	p.Seed = seed
+	tc := TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping, Encoding: cand.Encoding}
+	f, err := Train(d, tc)
+	if err != nil {
+		return SplitResult{}, err
+	}
+	mp := cfg.Mapping
+	if cfg.Calibrate {
+		if mp, err = Calibrate(d, f, tc); err != nil {
+			return SplitResult{}, err
+		}
+	}
+	r, err := Evaluate(f, d, testRows, cfg.K, seed+2000, mp, cfg.Bins)
+	if err != nil {
+		return SplitResult{}, err
+	}
+	return SplitResult{Split: s, Chosen: cand, Mapping: mp, Report: r.Report, Model: f, Eval: r}, nil
 }
 
 func pick(rows, idx []int) []int {

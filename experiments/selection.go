@@ -1,0 +1,313 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/pipeline"
+)
+
+// SelectionOptions configures SelectionStudy.
+type SelectionOptions struct {
+	// Data is the data set: its key or pipeline name (iris, wine,
+	// breast_cancer or breast-cancer).
+	Data string
+	// Splits is the number of 80/20 splits (default 20 when OODSplits is
+	// 0 too; 0 with OODSplits > 0 runs only the OOD experiment); OODSplits the
+	// splits per held-out class of the out-of-distribution experiment
+	// (0 = none; needs >= 3 classes).
+	Splits, OODSplits int
+	// Rules are the selection rules compared (default pipeline.Selections).
+	Rules []pipeline.Selection
+	// Grid is the PTM grid (default: the full run's grid of the data set);
+	// the primary PTM's encoding is applied to it.
+	Grid []pipeline.Candidate
+	// K is the number of samples per query (default 100).
+	K        int
+	Progress func(done, total int)
+	// ChoicesOnly skips the test rows: per split (First.. First+Splits-1)
+	// only the validation step runs and the table lists each rule's choice
+	// and every candidate's validation scores.
+	ChoicesOnly bool
+	First       int
+	// Partial, if set, is called after every finished split with the
+	// table over the splits finished so far.
+	Partial func(table string)
+}
+
+// selOutcome is what one selection rule gave on one split: the test
+// result of the candidate it chose.
+type selOutcome struct {
+	chosen int
+	sr     pipeline.SplitResult
+	outQ   []metrics.QueryStats // OOD: the held-out rows' queries
+}
+
+// SelectionStudy compares model-selection rules for the primary PTM
+// (pipeline.DefaultEncoding, DefaultMapping, DefaultCalibrate) on one data
+// set under the protocol of the full run: per split every grid candidate is
+// trained on the fit rows and scored on the validation rows once; each rule
+// picks a candidate from these scores (validation rows only); each picked
+// candidate is retrained on all training rows, calibrated and evaluated on
+// the test rows (once, however many rules picked it). The test rows are
+// used for the report only. With OODSplits, the same is done with each
+// class held out in turn (as the full run's section 6: held-out rows
+// sampled with seed split+4000) and the AUROC of MI and entropy as
+// detectors of held-out rows is reported. It returns a markdown table,
+// one row per rule.
+func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
+	var spec *dsSpec
+	full := newConfig(false)
+	for i, s := range full.datasets {
+		if s.key == opt.Data || s.data == opt.Data || strings.ReplaceAll(s.key, "_", "-") == opt.Data {
+			spec = &full.datasets[i]
+		}
+	}
+	if spec == nil {
+		return "", fmt.Errorf("experiments: selection study: unknown data set %q (want iris, wine or breast-cancer)", opt.Data)
+	}
+	if opt.Splits == 0 && opt.OODSplits == 0 {
+		opt.Splits = 20
+	}
+	if opt.Rules == nil {
+		opt.Rules = pipeline.Selections
+	}
+	if opt.Grid == nil {
+		opt.Grid = spec.grid
+	}
+	if opt.K == 0 {
+		opt.K = 100
+	}
+	d, err := pipeline.LoadData(spec.data, "")
+	if err != nil {
+		return "", err
+	}
+	k := ptmKinds()[0]
+	pc := pipeline.ProtocolConfig{TestFraction: testFraction, K: opt.K, Bins: full.bins,
+		Grid: k.withEncoding(opt.Grid), Calibrate: k.calibrate, Mapping: k.mapping}
+	nr := len(opt.Rules)
+	if opt.ChoicesOnly {
+		return choicesTable(ctx, d, pc, opt)
+	}
+	// runSplit scores the grid on split s of data dd and finishes the
+	// candidate each rule picks; held, if any, are OOD rows to query.
+	runSplit := func(dd *pipeline.Data, s int, held [][]float64) ([]selOutcome, error) {
+		val, err := pipeline.ScoreGrid(dd, pc, s)
+		if err != nil {
+			return nil, err
+		}
+		done := map[int]selOutcome{}
+		out := make([]selOutcome, nr)
+		for i, rule := range opt.Rules {
+			c := rule.Choose(val)
+			o, ok := done[c]
+			if !ok {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				sr, err := pipeline.FinishSplit(dd, pc, s, pc.Grid[c])
+				if err != nil {
+					return nil, err
+				}
+				sr.Val, sr.ValAccuracy = val, val[c].Report.Accuracy
+				o = selOutcome{chosen: c, sr: sr}
+				if held != nil {
+					if o.outQ, err = ptmQueries(sr.Model, held, opt.K, splitSeed(s)+4000, sr.Mapping); err != nil {
+						return nil, err
+					}
+				}
+				o.sr.Model = nil // not needed any more
+				done[c] = o
+			}
+			out[i] = o
+		}
+		return out, nil
+	}
+
+	type task struct {
+		class, split int // class -1: the in-distribution splits
+	}
+	var tasks []task
+	for s := range opt.Splits {
+		tasks = append(tasks, task{-1, s})
+	}
+	var subs []*pipeline.Data
+	var helds [][][]float64
+	if opt.OODSplits > 0 {
+		for c := range d.Classes {
+			sub, held, err := WithoutClass(d.Dataset, c)
+			if err != nil {
+				return "", err
+			}
+			subs, helds = append(subs, &pipeline.Data{Dataset: sub}), append(helds, held)
+			for s := range opt.OODSplits {
+				tasks = append(tasks, task{c, s})
+			}
+		}
+	}
+	results := make([][]selOutcome, len(tasks))
+	var n atomic.Int32
+	var mu sync.Mutex
+
+	table := func() string {
+		var b strings.Builder
+		nIn, nOOD := 0, 0
+		for i, t := range tasks {
+			switch {
+			case results[i] == nil:
+			case t.class < 0:
+				nIn++
+			default:
+				nOOD++
+			}
+		}
+		fmt.Fprintf(&b, "%s, primary PTM, %d splits, K = %d, grid %s; pooled = over the test rows of all splits", d.Name, nIn, opt.K, gridName(opt.Grid))
+		if opt.OODSplits > 0 {
+			fmt.Fprintf(&b, "; OOD: each class held out, %d splits each (%d of %d done), AUROC pooled per class then averaged", opt.OODSplits, nOOD, len(tasks)-opt.Splits)
+		}
+		b.WriteString("\n\n| rule | accuracy (mean) | pooled ECE | pooled NLL | AUROC(entropy) | AUROC(MI) | OOD AUROC(MI) | OOD AUROC(entropy) | chosen | temperature (mean) |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+		for ri, rule := range opt.Rules {
+			var qs []metrics.QueryStats
+			var ys []int
+			var acc, temp float64
+			count := make([]int, len(opt.Grid))
+			inQ := make([][]metrics.QueryStats, len(subs))
+			outQ := make([][]metrics.QueryStats, len(subs))
+			for i, t := range tasks {
+				if results[i] == nil {
+					continue
+				}
+				o := results[i][ri]
+				if t.class >= 0 {
+					inQ[t.class] = append(inQ[t.class], o.sr.Eval.Queries...)
+					outQ[t.class] = append(outQ[t.class], o.outQ...)
+					continue
+				}
+				qs, ys = append(qs, o.sr.Eval.Queries...), append(ys, o.sr.Eval.Labels...)
+				acc += o.sr.Report.Accuracy
+				temp += o.sr.Mapping.Temperature
+				count[o.chosen]++
+			}
+			rep := metrics.Evaluate(qs, ys, full.bins)
+			oodMI, oodH := math.NaN(), math.NaN()
+			if len(subs) > 0 {
+				var mis, hs []float64
+				for c := range subs {
+					if len(outQ[c]) == 0 {
+						continue
+					}
+					mis = append(mis, OODAUROC(inQ[c], outQ[c], miOf))
+					hs = append(hs, OODAUROC(inQ[c], outQ[c], entropyOf))
+				}
+				oodMI, oodH = Describe(mis).Mean, Describe(hs).Mean
+			}
+			var ch []string
+			for c, cand := range opt.Grid {
+				ch = append(ch, fmt.Sprintf("%s: %d", candName(cand), count[c]))
+			}
+			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rule, acc/float64(nIn), rep.ECE, rep.NLL,
+				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
+		}
+		return b.String()
+	}
+	err = parallel(ctx, len(tasks), func(i int) error {
+		t := tasks[i]
+		var res []selOutcome
+		var err error
+		if t.class < 0 {
+			res, err = runSplit(d, t.split, nil)
+		} else {
+			res, err = runSplit(subs[t.class], t.split, helds[t.class])
+		}
+		mu.Lock()
+		results[i] = res
+		mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("task %d (class %d, split %d): %w", i, t.class, t.split, err)
+		}
+		if opt.Partial != nil {
+			mu.Lock()
+			opt.Partial(table())
+			mu.Unlock()
+		}
+		if opt.Progress != nil {
+			opt.Progress(int(n.Add(1)), len(tasks))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return table(), nil
+}
+
+// choicesTable runs only the validation step of splits opt.First..
+// opt.First+opt.Splits-1 and tabulates each rule's choice with every
+// candidate's validation accuracy, NLL (temperature 1), fitted NLL (and
+// temperature) and AUROC(entropy).
+func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolConfig, opt SelectionOptions) (string, error) {
+	vals := make([][]pipeline.ValScore, opt.Splits)
+	var n atomic.Int32
+	var mu sync.Mutex
+	table := func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s, validation rows only, K = %d; per candidate: accuracy / NLL / fitted NLL (temperature) / AUROC(entropy)\n\n| split |", d.Name, opt.K)
+		for _, r := range opt.Rules {
+			fmt.Fprintf(&b, " %s |", r)
+		}
+		for _, c := range opt.Grid {
+			fmt.Fprintf(&b, " %s |", candName(c))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(opt.Rules)+len(opt.Grid)) + "\n")
+		agree := 0
+		done := 0
+		for i, v := range vals {
+			if v == nil {
+				continue
+			}
+			done++
+			fmt.Fprintf(&b, "| %d |", opt.First+i)
+			same := true
+			for _, r := range opt.Rules {
+				c := r.Choose(v)
+				same = same && c == opt.Rules[0].Choose(v)
+				fmt.Fprintf(&b, " %s |", candName(opt.Grid[c]))
+			}
+			if same {
+				agree++
+			}
+			for _, x := range v {
+				fmt.Fprintf(&b, " %.3f / %.3f / %.3f (%.3g) / %s |", x.Report.Accuracy, x.Report.NLL, x.FittedReport.NLL, x.Fitted.Temperature, fmtMaybe(x.Report.AUROCEntropy))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "\nAll rules agree on %d of %d splits.\n", agree, done)
+		return b.String()
+	}
+	err := parallel(ctx, opt.Splits, func(i int) error {
+		v, err := pipeline.ScoreGrid(d, pc, opt.First+i)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		vals[i] = v
+		if opt.Partial != nil {
+			opt.Partial(table())
+		}
+		mu.Unlock()
+		if opt.Progress != nil {
+			opt.Progress(int(n.Add(1)), opt.Splits)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return table(), nil
+}
