@@ -351,27 +351,10 @@ type EvalResult struct {
 // Evaluate draws K samples for every row, maps them with mp and computes the
 // metrics (ECE with bins equal-width bins). seed fixes the sampler.
 func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm.Mapping, bins int) (*EvalResult, error) {
-	if err := mp.Validate(); err != nil {
-		return nil, err
-	}
-	if err := CheckSamples(f, K); err != nil {
-		return nil, err
-	}
-	labels, err := Labels(f, d, rows)
-	if err != nil {
-		return nil, err
-	}
 	s := ptm.NewSampler(f.Model, seed)
-	res := &EvalResult{Labels: labels, Rows: rows, Queries: make([]metrics.QueryStats, len(rows))}
-	var sums []int
-	for i, r := range rows {
-		if sums, err = SampleRow(f, s, d.X[r], K, sums); err != nil {
-			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
-		}
-		res.Queries[i] = metrics.Query(f.Model.SumsToProbs(sums, K, mp))
-	}
-	res.Report = metrics.Evaluate(res.Queries, labels, bins)
-	return res, nil
+	return evaluate(f, d, rows, K, mp, bins, func(r int, sums []int) ([]int, error) {
+		return SampleRow(f, s, d.X[r], K, sums)
+	})
 }
 
 // EvaluateFixed is Evaluate for the fixed-point model the hardware runs
@@ -380,6 +363,30 @@ func Evaluate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 // model's input encoding (fixed.Core.RunSets), as `ptm stream` queries a
 // board. Its figures are the ones a board's stream report must equal.
 func EvaluateFixed(f *modelfile.File, bank *fixed.Bank, h fixed.HW, d *Data, rows []int, K int, seed uint32, mp ptm.Mapping, bins int) (*EvalResult, error) {
+	core, err := fixed.NewCore(bank, h)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: fixed-point core: %w", err)
+	}
+	var raw []int32
+	return evaluate(f, d, rows, K, mp, bins, func(r int, sums []int) ([]int, error) {
+		xs, err := f.EncodeSets(d.X[r])
+		if err != nil {
+			return nil, err
+		}
+		if raw, _, err = core.RunSets(xs, K, seed+uint32(r), raw); err != nil {
+			return nil, err
+		}
+		sums = sums[:0]
+		for _, v := range raw {
+			sums = append(sums, int(v))
+		}
+		return sums, nil
+	})
+}
+
+// evaluate maps the K class sums that sample draws for each row (reusing
+// its buffer) with mp and computes the metrics.
+func evaluate(f *modelfile.File, d *Data, rows []int, K int, mp ptm.Mapping, bins int, sample func(r int, sums []int) ([]int, error)) (*EvalResult, error) {
 	if err := mp.Validate(); err != nil {
 		return nil, err
 	}
@@ -390,24 +397,11 @@ func EvaluateFixed(f *modelfile.File, bank *fixed.Bank, h fixed.HW, d *Data, row
 	if err != nil {
 		return nil, err
 	}
-	core, err := fixed.NewCore(bank, h)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: fixed-point core: %w", err)
-	}
 	res := &EvalResult{Labels: labels, Rows: rows, Queries: make([]metrics.QueryStats, len(rows))}
-	var raw []int32
 	var sums []int
 	for i, r := range rows {
-		xs, err := f.EncodeSets(d.X[r])
-		if err != nil {
+		if sums, err = sample(r, sums); err != nil {
 			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
-		}
-		if raw, _, err = core.RunSets(xs, K, seed+uint32(r), raw); err != nil {
-			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
-		}
-		sums = sums[:0]
-		for _, v := range raw {
-			sums = append(sums, int(v))
 		}
 		res.Queries[i] = metrics.Query(f.Model.SumsToProbs(sums, K, mp))
 	}
