@@ -243,6 +243,13 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		return c.rep, fmt.Errorf("conformance: golden core: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	randVec := func() []bool { // a random Boolean feature vector
+		x := make([]bool, bank.Features)
+		for j := range x {
+			x[j] = rng.IntN(2) == 1
+		}
+		return x
+	}
 	mmax := max(1, min(int(in.MMax), 8))
 	for _, mode := range []frame.Mode{frame.ModeStats, frame.ModeSamples, frame.ModeVotes, frame.ModeSums} {
 		var reqs []driver.Request
@@ -254,10 +261,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 			var q [][]bool
 			var feats []byte
 			for range sets {
-				x := make([]bool, bank.Features)
-				for j := range x {
-					x[j] = rng.IntN(2) == 1
-				}
+				x := randVec()
 				q = append(q, x)
 				feats = frame.PackFeatures(feats, x)
 			}
@@ -303,10 +307,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		var feats []byte
 		var xs [][]bool
 		for range count {
-			x := make([]bool, bank.Features)
-			for j := range x {
-				x[j] = rng.IntN(2) == 1
-			}
+			x := randVec()
 			xs = append(xs, x)
 			feats = frame.PackFeatures(feats, x)
 		}
@@ -347,10 +348,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 			for range count {
 				var q [][]bool
 				for range M {
-					x := make([]bool, bank.Features)
-					for j := range x {
-						x[j] = rng.IntN(2) == 1
-					}
+					x := randVec()
 					q = append(q, x)
 					mf = frame.PackFeatures(mf, x)
 				}
