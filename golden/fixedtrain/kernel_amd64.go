@@ -9,6 +9,12 @@ import "golang.org/x/sys/cpu"
 // changes a result, only the speed (TestKernelPaths).
 var useAVX2 = cpu.X86.HasAVX2
 
+// useChunked selects the chunked TPMs (applyChunked, 32 states per AVX-512
+// instruction) in the trainer. They compute every word exactly like
+// applyTPM (TestChunkedMatchesApplyTPM), so the choice never changes a
+// result, only the speed.
+var useChunked = cpu.X86.HasAVX512BW
+
 // up16 runs moveUpGo's loop over chunks*16 states of R (no receiving
 // state) with carry 0 and returns the transfer the last state handed on
 // (kernel_amd64.s). prob < 2^16.
@@ -49,3 +55,21 @@ func moveDown(R, dith []uint16, cnt int, r uint16, prob uint32) {
 	k := cnt - full*16 // states 1..k are left, below the chunks
 	moveDownGo(R[:k+1], dith[:k+1], k, r, prob, uint32(carry))
 }
+
+// up32 applies the upward moves of TPM1 to the chunks c0..c1 of the SPV
+// at q (kernel_amd64.s, AVX-512): state n hands floor((q[n]*prob[n] +
+// (r + dith[n] mod 2^16)) / 2^16) to state n+1. It returns the transfer
+// out of the top chunk (for state 32*c1+32, which the caller updates) and
+// the masks of the non-zero words of chunks c1 and c0 after the update.
+// topMask selects the states of chunk c1 that belong to the SPV; dith and
+// prob cover every state of the chunks.
+//
+//go:noescape
+func up32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32)
+
+// down32 is up32's downward twin for TPM2 and TPM3: state n hands its
+// transfer to state n-1; the transfer out of the bottom chunk is for state
+// 32*c0-1.
+//
+//go:noescape
+func down32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32)

@@ -80,3 +80,165 @@ dloop:
 	MOVW       AX, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// The AVX-512 kernels (up32, down32) work on aligned chunks of 32 states
+// of one SPV (chunk c holds states 32c..32c+31) and take the move
+// probability of every state from a table that holds 0 where a state does
+// not move, so one loop serves TPM1, TPM2 and TPM3 and the SPV's ends
+// need no special case. The transfer is the same exact floor((q*prob +
+// d) / 2^16) as above: the low half of the product plus d carries into
+// the high half exactly when their 16-bit sum is below d (VPCMPUW). The
+// neighbour's transfer comes from a two-register word permute (VPERMT2W)
+// of the previous chunk's transfers (Z11) and this chunk's (Z5). The top
+// chunk c1 is loaded and stored under topMask (the states of a partial
+// last chunk): words past the SPV read as 0 and are never written. Both
+// return the transfer that leaves the chunks (into state 32*c1+32 for up32,
+// 32*c0-1 for down32; the caller adds it) and the non-zero words of the
+// top and bottom chunks after the update (bit k: state 32c+k), from which
+// the caller trims the support.
+
+// Word indices for VPERMT2W: 0..31 the previous chunk's transfers, 32..63
+// this chunk's. up: X[0] = prev[31], X[k] = cur[k-1]. down: X[k] =
+// cur[k+1], X[31] = prev[0] (the chunk above).
+DATA permup<>+0(SB)/8, $0x002200210020001f
+DATA permup<>+8(SB)/8, $0x0026002500240023
+DATA permup<>+16(SB)/8, $0x002a002900280027
+DATA permup<>+24(SB)/8, $0x002e002d002c002b
+DATA permup<>+32(SB)/8, $0x003200310030002f
+DATA permup<>+40(SB)/8, $0x0036003500340033
+DATA permup<>+48(SB)/8, $0x003a003900380037
+DATA permup<>+56(SB)/8, $0x003e003d003c003b
+GLOBL permup<>(SB), RODATA|NOPTR, $64
+
+DATA permdown<>+0(SB)/8, $0x0024002300220021
+DATA permdown<>+8(SB)/8, $0x0028002700260025
+DATA permdown<>+16(SB)/8, $0x002c002b002a0029
+DATA permdown<>+24(SB)/8, $0x0030002f002e002d
+DATA permdown<>+32(SB)/8, $0x0034003300320031
+DATA permdown<>+40(SB)/8, $0x0038003700360035
+DATA permdown<>+48(SB)/8, $0x003c003b003a0039
+DATA permdown<>+56(SB)/8, $0x0000003f003e003d
+GLOBL permdown<>(SB), RODATA|NOPTR, $64
+
+#define SETUP32 \
+	VPBROADCASTW r+40(FP), Z0 \
+	VPTERNLOGD   $0xff, Z3, Z3, Z3 \
+	VPSRLW       $15, Z3, Z3 \
+	VPXORQ       Z11, Z11, Z11 \
+	MOVL         topMask+44(FP), R11 \
+	KMOVD        R11, K1
+
+// MOVE32 moves the chunk at SI (probabilities from BX, dither from DX;
+// Z11 the previous chunk's transfers, Z10 the permutation) and leaves the
+// mask of its non-zero words in R8. The chunk is read and written under
+// K1 only when R11, its mask, is partial (a masked store is slow on some
+// CPUs).
+#define MOVE32 \
+	CMPL        R11, $-1 \
+	JNE         3(PC) \
+	VMOVDQU64   (SI), Z4 \
+	JMP         2(PC) \
+	VMOVDQU16.Z (SI), K1, Z4 \
+	VPMULHUW    (BX), Z4, Z5 \
+	VPMULLW     (BX), Z4, Z6 \
+	VPADDW      (DX), Z0, Z7 \
+	VPADDW      Z7, Z6, Z8 \
+	VPCMPUW     $1, Z7, Z8, K2 \
+	VPADDW      Z3, Z5, K2, Z5 \
+	VPERMT2W    Z5, Z10, Z11 \
+	VPSUBW      Z5, Z4, Z4 \
+	VPADDW      Z11, Z4, Z4 \
+	VMOVDQA64   Z5, Z11 \
+	VPTESTMW    Z4, Z4, K1, K3 \
+	KMOVD       K3, R8 \
+	CMPL        R11, $-1 \
+	JNE         3(PC) \
+	VMOVDQU64   Z4, (SI) \
+	JMP         2(PC) \
+	VMOVDQU16   Z4, K1, (SI)
+
+// func up32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32)
+TEXT ·up32(SB), NOSPLIT, $0-60
+	MOVQ q+0(FP), SI
+	MOVQ dith+8(FP), DX
+	MOVQ prob+16(FP), BX
+	MOVQ c0+24(FP), AX
+	MOVQ c1+32(FP), CX
+	SUBQ AX, CX // chunks after the first
+	SHLQ $6, AX
+	ADDQ AX, SI
+	ADDQ AX, DX
+	ADDQ AX, BX
+	SETUP32
+	VMOVDQU64 permup<>(SB), Z10
+	MOVL R11, R12 // the top chunk's mask
+	TESTQ CX, CX
+	JZ   u32first // a single chunk: it is the top one
+	MOVL $-1, R11
+	KMOVD R11, K1
+
+u32first:
+	MOVE32
+	MOVL R8, R9 // bottom chunk
+	TESTQ CX, CX
+	JZ   u32end
+
+u32loop:
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, BX
+	CMPQ CX, $1
+	JNE  u32mid
+	MOVL R12, R11
+	KMOVD R11, K1
+
+u32mid:
+	MOVE32
+	DECQ CX
+	JNZ  u32loop
+
+u32end:
+	VEXTRACTI32X4 $3, Z11, X13
+	VPEXTRW   $7, X13, AX
+	MOVW      AX, carry+48(FP)
+	MOVL      R8, mTop+52(FP)
+	MOVL      R9, mBot+56(FP)
+	VZEROUPPER
+	RET
+
+// func down32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32)
+TEXT ·down32(SB), NOSPLIT, $0-60
+	MOVQ q+0(FP), SI
+	MOVQ dith+8(FP), DX
+	MOVQ prob+16(FP), BX
+	MOVQ c1+32(FP), AX
+	MOVQ AX, CX
+	SUBQ c0+24(FP), CX // chunks after the first
+	SHLQ $6, AX
+	ADDQ AX, SI
+	ADDQ AX, DX
+	ADDQ AX, BX
+	SETUP32
+	VMOVDQU64 permdown<>(SB), Z10
+	MOVE32
+	MOVL R8, R9 // top chunk
+	MOVL $-1, R11
+	KMOVD R11, K1
+	TESTQ CX, CX
+	JZ   d32end
+
+d32loop:
+	SUBQ $64, SI
+	SUBQ $64, DX
+	SUBQ $64, BX
+	MOVE32
+	DECQ CX
+	JNZ  d32loop
+
+d32end:
+	VPEXTRW   $0, X11, AX
+	MOVW      AX, carry+48(FP)
+	MOVL      R9, mTop+52(FP)
+	MOVL      R8, mBot+56(FP)
+	VZEROUPPER
+	RET

@@ -2,10 +2,25 @@
 
 package fixedtrain
 
+// useChunked selects the chunked TPMs (applyChunked) in the trainer; here
+// they run in Go and are slower than applyTPM's loops, so they serve only
+// the tests.
+var useChunked = false
+
 // moveUp is moveUpGo (no assembly for this architecture or build).
 func moveUp(R, dith []uint16, cnt int, r uint16, prob uint32) { moveUpGo(R, dith, cnt, r, prob, 0) }
 
 // moveDown is moveDownGo (no assembly for this architecture or build).
 func moveDown(R, dith []uint16, cnt int, r uint16, prob uint32) {
 	moveDownGo(R, dith, cnt, r, prob, 0)
+}
+
+// up32 is up32Go (no assembly for this architecture or build).
+func up32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32) {
+	return up32Go(q, dith, prob, c0, c1, r, topMask)
+}
+
+// down32 is down32Go (no assembly for this architecture or build).
+func down32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32) {
+	return down32Go(q, dith, prob, c0, c1, r, topMask)
 }

@@ -59,17 +59,18 @@ type Trainer struct {
 	tms, clauses, lits   int
 	n                    int // N
 	mv                   Moves
-	spv                  []uint16   // 2N states per TA, TA (t, j, i) at ((t*m+j)*2o+i)*2N
-	inc                  []uint16   // include mass per TA, always sum(spv[N:2N]) of the TA
-	lo, hi               []uint16   // support per TA: states outside lo..hi hold 0
-	clane                []lane     // one lane per global clause
-	dith                 []uint16   // ditherTable(2N)
-	scratch              [][]uint16 // per worker: transfers of one TPM (2N+2 words)
-	ctl                  lane       // the control lane: shuffles and negative classes
-	lit                  []bool     // the literal values of the current example
-	lit0                 []int32    // its literals of value 0, in increasing order
-	zeros                []uint8    // included 0-literals sampled per global clause, capped at 2
-	who                  []int32    // the last included 0-literal per global clause
+	spv                  []uint16     // 2N states per TA, TA (t, j, i) at ((t*m+j)*2o+i)*2N
+	inc                  []uint16     // include mass per TA, always sum(spv[N:2N]) of the TA
+	lo, hi               []uint16     // support per TA: states outside lo..hi hold 0
+	clane                []lane       // one lane per global clause
+	dith                 []uint16     // ditherTable(2N)
+	ct                   *chunkTables // the chunked TPMs' tables, nil if the moves need 17 bits
+	scratch              [][]uint16   // per worker: transfers of one TPM (2N+2 words)
+	ctl                  lane         // the control lane: shuffles and negative classes
+	lit                  []bool       // the literal values of the current example
+	lit0                 []int32      // its literals of value 0, in increasing order
+	zeros                []uint8      // included 0-literals sampled per global clause, capped at 2
+	who                  []int32      // the last included 0-literal per global clause
 	order                []int
 	workers, parallelMin int
 	// Epochs counts the epochs completed.
@@ -138,6 +139,7 @@ func New(cfg Config, numClasses, numFeatures int, binary bool) (*Trainer, error)
 	}
 	tr.parallelMin = parallelTAs
 	tr.dith = ditherTable(n2)
+	tr.ct = newChunkTables(n2, tr.mv)
 	return tr, nil
 }
 
@@ -403,7 +405,13 @@ func (tr *Trainer) typeII(c int) {
 func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32) {
 	n2 := 2 * tr.n
 	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	d, a, b := applyTPM(k, q, int(lo), int(hi), tr.mv, r, tr.dith)
+	var d int32
+	var a, b int
+	if useChunked && k != TPM4 && tr.ct != nil {
+		d, a, b = applyChunked(k, q, int(lo), int(hi), tr.mv, r, tr.ct)
+	} else {
+		d, a, b = applyTPM(k, q, int(lo), int(hi), tr.mv, r, tr.dith)
+	}
 	tr.inc[ta] = uint16(int32(tr.inc[ta]) + d)
 	tr.lo[ta], tr.hi[ta] = uint16(a), uint16(b)
 }
