@@ -73,3 +73,60 @@ func up32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry ui
 //
 //go:noescape
 func down32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32)
+
+// typeIArgs are the operands of typeI32: Type I feedback (consistent
+// rule) of one clause. The assembly reads the fields at fixed offsets
+// (kernel_amd64.s, TestTypeIArgsLayout).
+type typeIArgs struct {
+	q, lo, hi, inc *uint16 // the clause's first SPV, supports and include masses
+	lit            *bool   // the literal values of the example
+	dith, up, down *uint16 // the chunked tables (chunkTables)
+	lane           uint64  // the clause's lane, advanced by one draw per literal
+	stride         int     // bytes per SPV: 4N
+	nl             int     // literals: 2o
+	n              int     // N
+	last           int     // byte offset of the SPV's last chunk
+	top            int     // 2N-1
+	topMask        uint32  // the states of the last chunk that belong to the SPV
+	upP, downP     uint32  // UP and DOWN
+	fires          uint32  // 1 if the clause fired, else 0
+}
+
+// typeI32 is Trainer.typeI for the consistent rule over the chunked TPMs
+// (AVX-512): for each literal i in order one rounding draw from a.lane,
+// then TPM1 (literal 1, clause fires) or TPM3, the include mass and the
+// support updated as applyChunked does.
+//
+//go:noescape
+func typeI32(a *typeIArgs)
+
+// useTypeI32 selects typeI32 for Type I feedback when the chunked TPMs
+// are in use; it gives the words of the Go loop over applyChunked
+// (TestTrainChunkedEqualsApplyTPM).
+var useTypeI32 = true
+
+// typeIChunked is typeI (consistent rule) through typeI32.
+func (tr *Trainer) typeIChunked(c int, fires bool) {
+	nl, n2 := tr.lits, 2*tr.n
+	base := c * nl
+	ct := tr.ct
+	last := (n2 - 1) / chunk
+	a := typeIArgs{
+		q: &tr.spv[base*n2], lo: &tr.lo[base], hi: &tr.hi[base], inc: &tr.inc[base],
+		lit: &tr.lit[0], dith: &ct.dith[0], up: &ct.up[0], down: &ct.down[0],
+		lane: tr.clane[c].s, stride: 2 * n2, nl: nl, n: tr.n, last: last * chunk * 2, top: n2 - 1,
+		topMask: uint32(1)<<uint(n2-last*chunk) - 1, upP: tr.mv.Up, downP: tr.mv.Down,
+	}
+	if n2-last*chunk == chunk {
+		a.topMask = 0xFFFFFFFF
+	}
+	if fires {
+		a.fires = 1
+	}
+	_ = tr.spv[(base+nl)*n2-1]
+	_, _ = tr.lo[base+nl-1], tr.hi[base+nl-1]
+	_ = tr.inc[base+nl-1]
+	_ = tr.lit[nl-1]
+	typeI32(&a)
+	tr.clane[c].s = a.lane
+}

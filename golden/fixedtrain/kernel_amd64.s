@@ -242,3 +242,240 @@ d32end:
 	MOVL      R8, mBot+56(FP)
 	VZEROUPPER
 	RET
+
+// Offsets of typeIArgs (kernel_amd64.go; TestTypeIArgsLayout).
+#define A_Q 0
+#define A_LO 8
+#define A_HI 16
+#define A_INC 24
+#define A_LIT 32
+#define A_DITH 40
+#define A_UP 48
+#define A_DOWN 56
+#define A_LANE 64
+#define A_STRIDE 72
+#define A_NL 80
+#define A_N 88
+#define A_LAST 96
+#define A_TOP 104
+#define A_TOPMASK 112
+#define A_UPP 116
+#define A_DOWNP 120
+#define A_FIRES 124
+
+// CHUNKMASK sets K7 to the mask of the chunk at byte offset BX: the SPV's
+// partial last chunk (offset A_LAST) under K1, any other whole (K6).
+#define CHUNKMASK \
+	KMOVD K6, K7 \
+	CMPQ  BX, A_LAST(DI) \
+	JNE   2(PC) \
+	KMOVD K1, K7
+
+// CHUNKBODY moves the chunk at SI+BX: probabilities from CX+BX, dither
+// from DX+BX, Z11 the previous chunk's transfers in, this chunk's out,
+// perm the VPERMT2W indices. The new words are left in Z4; the store is
+// masked only for a partial chunk.
+#define CHUNKBODY(perm) \
+	CHUNKMASK \
+	VMOVDQU16.Z (SI)(BX*1), K7, Z4 \
+	VPMULHUW    (CX)(BX*1), Z4, Z5 \
+	VPMULLW     (CX)(BX*1), Z4, Z6 \
+	VPADDW      (DX)(BX*1), Z0, Z7 \
+	VPADDW      Z7, Z6, Z8 \
+	VPCMPUW     $1, Z7, Z8, K2 \
+	VPADDW      Z3, Z5, K2, Z5 \
+	VPERMT2W    Z5, perm, Z11 \
+	VPSUBW      Z5, Z4, Z4 \
+	VPADDW      Z11, Z4, Z4 \
+	VMOVDQA64   Z5, Z11 \
+	CMPQ        BX, A_LAST(DI) \
+	JEQ         3(PC) \
+	VMOVDQU64   Z4, (SI)(BX*1) \
+	JMP         2(PC) \
+	VMOVDQU16   Z4, K7, (SI)(BX*1)
+
+// NZMASK leaves in AX the mask of the non-zero words of the chunk at byte
+// offset BX.
+#define NZMASK \
+	CHUNKMASK \
+	VMOVDQU16.Z (SI)(BX*1), K7, Z4 \
+	VPTESTMW    Z4, Z4, K7, K3 \
+	KMOVD       K3, AX
+
+// func typeI32(a *typeIArgs)
+TEXT ·typeI32(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), DI
+	MOVQ A_LANE(DI), R8
+	MOVQ A_Q(DI), SI
+	XORQ R9, R9
+	VPTERNLOGD $0xff, Z3, Z3, Z3
+	VPSRLW     $15, Z3, Z3
+	VMOVDQU64  permup<>(SB), Z10
+	VMOVDQU64  permdown<>(SB), Z12
+	MOVL       $-1, AX
+	KMOVD      AX, K6
+	MOVL       A_TOPMASK(DI), AX
+	KMOVD      AX, K1
+
+tiloop:
+	// r = the lane's 16-bit draw (section 4)
+	MOVQ R8, AX
+	MOVQ R8, CX
+	SHRQ $1, CX
+	XORQ CX, AX
+	MOVQ R8, CX
+	SHRQ $3, CX
+	XORQ CX, AX
+	MOVQ R8, CX
+	SHRQ $4, CX
+	XORQ CX, AX
+	ANDQ $0xFFFF, AX
+	MOVQ AX, R10
+	SHRQ $16, R8
+	SHLQ $48, AX
+	ORQ  AX, R8
+	VPBROADCASTW R10, Z0
+
+	MOVQ    A_LO(DI), AX
+	MOVWQZX (AX)(R9*2), R11
+	MOVQ    A_HI(DI), AX
+	MOVWQZX (AX)(R9*2), R12
+	MOVQ    A_DITH(DI), DX
+	MOVQ    A_N(DI), R13
+	MOVQ    A_LIT(DI), AX
+	MOVBLZX (AX)(R9*1), AX
+	ANDL    A_FIRES(DI), AX
+	JZ      tpm3
+
+	// TPM1: every state but the top moves up
+	CMPQ    R11, A_TOP(DI)
+	JEQ     tinext // all mass in the top state
+	MOVWLZX -2(SI)(R13*2), AX // Q[N-1]
+	MOVWLZX -2(DX)(R13*2), BX // dith[N-1]
+	ADDL    R10, BX
+	ANDL    $0xFFFF, BX
+	IMULL   A_UPP(DI), AX
+	ADDL    BX, AX
+	SHRL    $16, AX
+	MOVQ    A_INC(DI), BX
+	ADDW    AX, (BX)(R9*2)
+	MOVQ    A_UP(DI), CX
+	MOVQ    R11, BX
+	SHRQ    $5, BX
+	SHLQ    $6, BX // offset of chunk lo/32
+	MOVQ    R12, R13
+	SHRQ    $5, R13
+	SHLQ    $6, R13 // offset of chunk hi/32
+	VPXORQ  Z11, Z11, Z11
+
+tiup:
+	CHUNKBODY(Z10)
+	ADDQ $64, BX
+	CMPQ BX, R13
+	JLE  tiup
+	VPTESTMW      Z4, Z4, K7, K3
+	KMOVD         K3, CX // non-zero words of the top chunk
+	VEXTRACTI32X4 $3, Z11, X13
+	VPEXTRW       $7, X13, AX // the transfer out of the top chunk
+	TESTL         AX, AX
+	JZ            tiupkeep
+	ADDW          AX, (SI)(BX*1)
+	MOVQ          BX, R12
+	SHRQ          $1, R12
+	JMP           tiuplo
+
+tiupkeep:
+	BSRL CX, CX
+	MOVQ R13, R12
+	SHRQ $1, R12
+	ADDQ CX, R12
+
+tiuplo:
+	MOVQ R11, BX
+	SHRQ $5, BX
+	SHLQ $6, BX
+	NZMASK
+	MOVQ BX, R11
+	SHRQ $1, R11
+	TESTL AX, AX
+	JZ   tiupempty
+	BSFL AX, AX
+	ADDQ AX, R11
+	JMP  tistore
+
+tiupempty:
+	ADDQ $32, R11
+	JMP  tistore
+
+tpm3:
+	// TPM3: every state but the bottom moves down
+	TESTQ   R12, R12
+	JZ      tinext // all mass in state 0
+	MOVWLZX (SI)(R13*2), AX // Q[N]
+	MOVWLZX (DX)(R13*2), BX // dith[N]
+	ADDL    R10, BX
+	ANDL    $0xFFFF, BX
+	IMULL   A_DOWNP(DI), AX
+	ADDL    BX, AX
+	SHRL    $16, AX
+	MOVQ    A_INC(DI), BX
+	SUBW    AX, (BX)(R9*2)
+	MOVQ    A_DOWN(DI), CX
+	MOVQ    R12, BX
+	SHRQ    $5, BX
+	SHLQ    $6, BX // offset of chunk hi/32
+	MOVQ    R11, R13
+	SHRQ    $5, R13
+	SHLQ    $6, R13 // offset of chunk lo/32
+	VPXORQ  Z11, Z11, Z11
+
+tidown:
+	CHUNKBODY(Z12)
+	SUBQ $64, BX
+	CMPQ BX, R13
+	JGE  tidown
+	VPTESTMW Z4, Z4, K7, K3
+	KMOVD    K3, CX // non-zero words of the bottom chunk
+	VPEXTRW  $0, X11, AX // the transfer out of the bottom chunk
+	MOVQ     R13, R11
+	SHRQ     $1, R11
+	TESTL    AX, AX
+	JZ       tidownkeep
+	ADDW     AX, -2(SI)(R13*1)
+	DECQ     R11
+	JMP      tidownhi
+
+tidownkeep:
+	BSFL CX, CX
+	ADDQ CX, R11
+
+tidownhi:
+	MOVQ R12, BX
+	SHRQ $5, BX
+	SHLQ $6, BX
+	NZMASK
+	MOVQ BX, R12
+	SHRQ $1, R12
+	TESTL AX, AX
+	JZ   tidownempty
+	BSRL AX, AX
+	ADDQ AX, R12
+	JMP  tistore
+
+tidownempty:
+	DECQ R12
+
+tistore:
+	MOVQ A_LO(DI), AX
+	MOVW R11, (AX)(R9*2)
+	MOVQ A_HI(DI), AX
+	MOVW R12, (AX)(R9*2)
+
+tinext:
+	ADDQ A_STRIDE(DI), SI
+	INCQ R9
+	CMPQ R9, A_NL(DI)
+	JLT  tiloop
+	MOVQ R8, A_LANE(DI)
+	VZEROUPPER
+	RET

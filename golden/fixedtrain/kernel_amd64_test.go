@@ -5,8 +5,11 @@ package fixedtrain
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 // TestKernelPaths: the AVX2 loops give the Go loops' words for random
@@ -47,6 +50,53 @@ func TestKernelPaths(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestTypeIArgsLayout pins the field offsets typeI32 reads
+// (kernel_amd64.s A_*).
+func TestTypeIArgsLayout(t *testing.T) {
+	var a typeIArgs
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"q", unsafe.Offsetof(a.q), 0}, {"lo", unsafe.Offsetof(a.lo), 8}, {"hi", unsafe.Offsetof(a.hi), 16},
+		{"inc", unsafe.Offsetof(a.inc), 24}, {"lit", unsafe.Offsetof(a.lit), 32}, {"dith", unsafe.Offsetof(a.dith), 40},
+		{"up", unsafe.Offsetof(a.up), 48}, {"down", unsafe.Offsetof(a.down), 56}, {"lane", unsafe.Offsetof(a.lane), 64},
+		{"stride", unsafe.Offsetof(a.stride), 72}, {"nl", unsafe.Offsetof(a.nl), 80}, {"n", unsafe.Offsetof(a.n), 88},
+		{"last", unsafe.Offsetof(a.last), 96}, {"top", unsafe.Offsetof(a.top), 104}, {"topMask", unsafe.Offsetof(a.topMask), 112},
+		{"upP", unsafe.Offsetof(a.upP), 116}, {"downP", unsafe.Offsetof(a.downP), 120}, {"fires", unsafe.Offsetof(a.fires), 124},
+	} {
+		if c.got != c.want {
+			t.Errorf("typeIArgs.%s at offset %d, the assembly reads %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestTypeI32EqualsGo: Type I feedback through typeI32 gives the words of
+// the Go loop over the chunked TPMs and of applyTPM, for N whose SPVs end
+// in a partial chunk, a whole one, or fit one chunk.
+func TestTypeI32EqualsGo(t *testing.T) {
+	if !useChunked {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	defer func(c, a bool) { useChunked, useTypeI32 = c, a }(useChunked, useTypeI32)
+	X, y := classicXOR(300, 5, 0.2, rand.New(rand.NewPCG(7, 8)))
+	for _, n := range []int{3, 16, 33, 64, 100} {
+		var hash []string
+		for _, p := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+			useChunked, useTypeI32 = p[0], p[1]
+			cfg := Config{Params: ptm.Params{Clauses: 6, T: 5, S: 3.9, N: n, Epochs: 3, Seed: 4, Feedback: ptm.ConsistentFeedback}}
+			tr := train(t, cfg, 3, 5, false, X, y)
+			if err := tr.Check(); err != nil {
+				t.Fatal(err)
+			}
+			hash = append(hash, spvHash(tr))
+		}
+		if hash[0] != hash[1] || hash[0] != hash[2] {
+			t.Errorf("N=%d: applyTPM, applyChunked, typeI32 give %v", n, hash)
 		}
 	}
 }

@@ -24,3 +24,9 @@ func up32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry ui
 func down32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry uint16, mTop, mBot uint32) {
 	return down32Go(q, dith, prob, c0, c1, r, topMask)
 }
+
+// useTypeI32 is false: there is no typeI32 here.
+const useTypeI32 = false
+
+// typeIChunked is never called here (useTypeI32 is false).
+func (tr *Trainer) typeIChunked(c int, fires bool) { panic("fixedtrain: no typeI32") }

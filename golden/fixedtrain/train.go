@@ -354,6 +354,10 @@ func (tr *Trainer) typeI(c int) {
 	nl, n2 := tr.lits, 2*tr.n
 	fires := tr.zeros[c] == 0
 	paper := tr.cfg.Feedback == ptm.PaperFeedback
+	if useTypeI32 && useChunked && tr.ct != nil && !paper {
+		tr.typeIChunked(c, fires)
+		return
+	}
 	l := tr.clane[c]
 	base := c * nl
 	top := uint16(n2 - 1)
