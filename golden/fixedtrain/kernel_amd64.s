@@ -294,14 +294,6 @@ d32end:
 	JMP         2(PC) \
 	VMOVDQU16   Z4, K7, (SI)(BX*1)
 
-// NZMASK leaves in AX the mask of the non-zero words of the chunk at byte
-// offset BX.
-#define NZMASK \
-	CHUNKMASK \
-	VMOVDQU16.Z (SI)(BX*1), K7, Z4 \
-	VPTESTMW    Z4, Z4, K7, K3 \
-	KMOVD       K3, AX
-
 // func typeI32(a *typeIArgs)
 TEXT ·typeI32(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
@@ -368,11 +360,19 @@ tiloop:
 	SHLQ    $6, R13 // offset of chunk hi/32
 	VPXORQ  Z11, Z11, Z11
 
+	CHUNKBODY(Z10)
+	VPTESTMW Z4, Z4, K7, K4 // non-zero words of the bottom chunk
+	ADDQ $64, BX
+	CMPQ BX, R13
+	JG   tiupend
+
 tiup:
 	CHUNKBODY(Z10)
 	ADDQ $64, BX
 	CMPQ BX, R13
 	JLE  tiup
+
+tiupend:
 	VPTESTMW      Z4, Z4, K7, K3
 	KMOVD         K3, CX // non-zero words of the top chunk
 	VEXTRACTI32X4 $3, Z11, X13
@@ -391,12 +391,9 @@ tiupkeep:
 	ADDQ CX, R12
 
 tiuplo:
-	MOVQ R11, BX
-	SHRQ $5, BX
-	SHLQ $6, BX
-	NZMASK
-	MOVQ BX, R11
-	SHRQ $1, R11
+	KMOVD K4, AX
+	SHRQ $5, R11
+	SHLQ $5, R11
 	TESTL AX, AX
 	JZ   tiupempty
 	BSFL AX, AX
@@ -429,11 +426,19 @@ tpm3:
 	SHLQ    $6, R13 // offset of chunk lo/32
 	VPXORQ  Z11, Z11, Z11
 
+	CHUNKBODY(Z12)
+	VPTESTMW Z4, Z4, K7, K4 // non-zero words of the top chunk
+	SUBQ $64, BX
+	CMPQ BX, R13
+	JL   tidownend
+
 tidown:
 	CHUNKBODY(Z12)
 	SUBQ $64, BX
 	CMPQ BX, R13
 	JGE  tidown
+
+tidownend:
 	VPTESTMW Z4, Z4, K7, K3
 	KMOVD    K3, CX // non-zero words of the bottom chunk
 	VPEXTRW  $0, X11, AX // the transfer out of the bottom chunk
@@ -450,12 +455,9 @@ tidownkeep:
 	ADDQ CX, R11
 
 tidownhi:
-	MOVQ R12, BX
-	SHRQ $5, BX
-	SHLQ $6, BX
-	NZMASK
-	MOVQ BX, R12
-	SHRQ $1, R12
+	KMOVD K4, AX
+	SHRQ $5, R12
+	SHLQ $5, R12
 	TESTL AX, AX
 	JZ   tidownempty
 	BSRL AX, AX
