@@ -302,7 +302,56 @@ func (tr *Trainer) spread(c0, m, w int, f func(k, a, b int)) {
 func (tr *Trainer) sample(a, b int) (v int) {
 	shift := uint(16 - tr.bits)
 	nl := tr.lits
-	for c := a; c < b; c++ {
+	c := a
+	// Four clauses at a time: their lanes are independent, so the four
+	// draw chains overlap; the results are those of one clause at a time.
+	for ; c+4 <= b; c += 4 {
+		s0, s1, s2, s3 := tr.clane[c].s, tr.clane[c+1].s, tr.clane[c+2].s, tr.clane[c+3].s
+		inc0 := tr.inc[c*nl : (c+1)*nl : (c+1)*nl]
+		inc1 := tr.inc[(c+1)*nl : (c+2)*nl : (c+2)*nl]
+		inc2 := tr.inc[(c+2)*nl : (c+3)*nl : (c+3)*nl]
+		inc3 := tr.inc[(c+3)*nl : (c+4)*nl : (c+4)*nl]
+		var z0, z1, z2, z3 uint32
+		var w0, w1, w2, w3 int32
+		for _, i := range tr.lit0 {
+			r0 := (s0 ^ s0>>1 ^ s0>>3 ^ s0>>4) & 0xFFFF
+			r1 := (s1 ^ s1>>1 ^ s1>>3 ^ s1>>4) & 0xFFFF
+			r2 := (s2 ^ s2>>1 ^ s2>>3 ^ s2>>4) & 0xFFFF
+			r3 := (s3 ^ s3>>1 ^ s3>>3 ^ s3>>4) & 0xFFFF
+			s0 = s0>>16 | r0<<48
+			s1 = s1>>16 | r1<<48
+			s2 = s2>>16 | r2<<48
+			s3 = s3>>16 | r3<<48
+			if r0 < uint64(inc0[i])<<shift {
+				z0++
+				w0 = i
+			}
+			if r1 < uint64(inc1[i])<<shift {
+				z1++
+				w1 = i
+			}
+			if r2 < uint64(inc2[i])<<shift {
+				z2++
+				w2 = i
+			}
+			if r3 < uint64(inc3[i])<<shift {
+				z3++
+				w3 = i
+			}
+		}
+		tr.clane[c].s, tr.clane[c+1].s, tr.clane[c+2].s, tr.clane[c+3].s = s0, s1, s2, s3
+		for k, z := range [4]uint32{z0, z1, z2, z3} {
+			tr.zeros[c+k], tr.who[c+k] = uint8(min(z, 2)), [4]int32{w0, w1, w2, w3}[k]
+			if z == 0 {
+				if (c+k)%tr.clauses%2 == 0 { // even clauses vote for the class
+					v++
+				} else {
+					v--
+				}
+			}
+		}
+	}
+	for ; c < b; c++ {
 		l := tr.clane[c]
 		inc := tr.inc[c*nl : (c+1)*nl : (c+1)*nl]
 		var z uint8
