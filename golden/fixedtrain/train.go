@@ -442,17 +442,34 @@ func (tr *Trainer) typeII(c int) {
 	}
 	base := c * tr.lits
 	if z == 1 {
-		ta := base + int(tr.who[c])
-		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
+		tr.tpm4(base + int(tr.who[c]))
 		return
 	}
 	for _, i := range tr.lit0 {
-		ta := base + int(i)
-		if int(tr.lo[ta]) >= tr.n { // all mass on the include side: unchanged
-			continue
-		}
-		tr.apply(TPM4, ta, tr.lo[ta], tr.hi[ta], 0)
+		tr.tpm4(base + int(i))
 	}
+}
+
+// tpm4 applies TPM4 to TA ta: applyTPM's TPM4 without its trim loops
+// (the lowest state's mass moves up one state, so the support's bottom
+// does too; its top moves up one if it was an exclude state).
+func (tr *Trainer) tpm4(ta int) {
+	lo, hi, n := int(tr.lo[ta]), int(tr.hi[ta]), tr.n
+	if lo >= n { // all mass on the include side: unchanged
+		return
+	}
+	n2 := 2 * n
+	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+	e := min(hi, n-1)
+	if e == n-1 {
+		tr.inc[ta] += q[n-1]
+		q[n] += q[n-1]
+	} else {
+		q[e+1] = q[e]
+	}
+	copy(q[lo+1:e+1], q[lo:e])
+	q[lo] = 0
+	tr.lo[ta], tr.hi[ta] = uint16(lo+1), uint16(max(hi, e+1))
 }
 
 func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32) {
