@@ -294,6 +294,21 @@ d32end:
 	JMP         2(PC) \
 	VMOVDQU16   Z4, K7, (SI)(BX*1)
 
+// FASTBODY is CHUNKBODY for a chunk that is not the SPV's last: no mask.
+#define FASTBODY(perm) \
+	VMOVDQU64   (SI)(BX*1), Z4 \
+	VPMULHUW    (CX)(BX*1), Z4, Z5 \
+	VPMULLW     (CX)(BX*1), Z4, Z6 \
+	VPADDW      (DX)(BX*1), Z0, Z7 \
+	VPADDW      Z7, Z6, Z8 \
+	VPCMPUW     $1, Z7, Z8, K2 \
+	VPADDW      Z3, Z5, K2, Z5 \
+	VPERMT2W    Z5, perm, Z11 \
+	VPSUBW      Z5, Z4, Z4 \
+	VPADDW      Z11, Z4, Z4 \
+	VMOVDQA64   Z5, Z11 \
+	VMOVDQU64   Z4, (SI)(BX*1)
+
 // func typeI32(a *typeIArgs)
 TEXT ·typeI32(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
@@ -359,7 +374,24 @@ tiloop:
 	SHRQ    $5, R13
 	SHLQ    $6, R13 // offset of chunk hi/32
 	VPXORQ  Z11, Z11, Z11
+	CMPQ    R13, A_LAST(DI)
+	JEQ     tiupslow
+	// the chunks end before the SPV's last one: no masks
+	KMOVD   K6, K7
+	FASTBODY(Z10)
+	VPTESTMW Z4, Z4, K7, K4 // non-zero words of the bottom chunk
+	ADDQ $64, BX
+	CMPQ BX, R13
+	JG   tiupend
 
+tiupf:
+	FASTBODY(Z10)
+	ADDQ $64, BX
+	CMPQ BX, R13
+	JLE  tiupf
+	JMP  tiupend
+
+tiupslow:
 	CHUNKBODY(Z10)
 	VPTESTMW Z4, Z4, K7, K4 // non-zero words of the bottom chunk
 	ADDQ $64, BX
@@ -425,7 +457,24 @@ tpm3:
 	SHRQ    $5, R13
 	SHLQ    $6, R13 // offset of chunk lo/32
 	VPXORQ  Z11, Z11, Z11
+	CMPQ    BX, A_LAST(DI)
+	JEQ     tidownslow
+	// the chunks end before the SPV's last one: no masks
+	KMOVD   K6, K7
+	FASTBODY(Z12)
+	VPTESTMW Z4, Z4, K7, K4 // non-zero words of the top chunk
+	SUBQ $64, BX
+	CMPQ BX, R13
+	JL   tidownend
 
+tidownf:
+	FASTBODY(Z12)
+	SUBQ $64, BX
+	CMPQ BX, R13
+	JGE  tidownf
+	JMP  tidownend
+
+tidownslow:
 	CHUNKBODY(Z12)
 	VPTESTMW Z4, Z4, K7, K4 // non-zero words of the top chunk
 	SUBQ $64, BX

@@ -322,22 +322,18 @@ func (tr *Trainer) sample(a, b int) (v int) {
 			s1 = s1>>16 | r1<<48
 			s2 = s2>>16 | r2<<48
 			s3 = s3>>16 | r3<<48
-			if r0 < uint64(inc0[i])<<shift {
-				z0++
-				w0 = i
-			}
-			if r1 < uint64(inc1[i])<<shift {
-				z1++
-				w1 = i
-			}
-			if r2 < uint64(inc2[i])<<shift {
-				z2++
-				w2 = i
-			}
-			if r3 < uint64(inc3[i])<<shift {
-				z3++
-				w3 = i
-			}
+			b0 := (r0 - uint64(inc0[i])<<shift) >> 63 // 1 iff included
+			z0 += uint32(b0)
+			w0 ^= (w0 ^ i) & -int32(b0)
+			b1 := (r1 - uint64(inc1[i])<<shift) >> 63 // 1 iff included
+			z1 += uint32(b1)
+			w1 ^= (w1 ^ i) & -int32(b1)
+			b2 := (r2 - uint64(inc2[i])<<shift) >> 63 // 1 iff included
+			z2 += uint32(b2)
+			w2 ^= (w2 ^ i) & -int32(b2)
+			b3 := (r3 - uint64(inc3[i])<<shift) >> 63 // 1 iff included
+			z3 += uint32(b3)
+			w3 ^= (w3 ^ i) & -int32(b3)
 		}
 		tr.clane[c].s, tr.clane[c+1].s, tr.clane[c+2].s, tr.clane[c+3].s = s0, s1, s2, s3
 		for k, z := range [4]uint32{z0, z1, z2, z3} {
