@@ -130,3 +130,46 @@ func (tr *Trainer) typeIChunked(c int, fires bool) {
 	typeI32(&a)
 	tr.clane[c].s = a.lane
 }
+
+// sample8 is phase A sampling of n <= 8 consecutive clauses at once
+// (kernel_amd64.s, AVX-512): lanes and inc are those of the first clause,
+// nl the literals per clause, lit0 the nz literals of value 0. It returns
+// per clause the number of included 0-literals (not capped) and the last
+// one, and advances the lanes by nz draws. inc must be readable one word
+// past the last TA of the clauses (the gather reads 32 bits).
+//
+//go:noescape
+func sample8(lanes *uint64, inc *uint16, nl int, lit0 *int32, nz int, shift uint64, n int, z, who *[8]uint64)
+
+// useSample8 selects sample8 for phase A when the chunked TPMs are in use
+// (both need AVX-512); the draws and results are those of sample's loop.
+const useSample8 = true
+
+// sampleAVX512 is Trainer.sample through sample8.
+func (tr *Trainer) sampleAVX512(a, b int) (v int) {
+	shift := uint64(16 - tr.bits)
+	nl := tr.lits
+	nz := len(tr.lit0)
+	var lit0 *int32
+	if nz > 0 {
+		lit0 = &tr.lit0[0]
+	}
+	var z, who [8]uint64
+	inc := tr.inc[:cap(tr.inc)]
+	for c := a; c < b; c += 8 {
+		n := min(8, b-c)
+		_ = inc[(c+n)*nl] // the gather reads one word past the group
+		sample8(&tr.clane[c].s, &inc[c*nl], nl, lit0, nz, shift, n, &z, &who)
+		for k := 0; k < n; k++ {
+			tr.zeros[c+k], tr.who[c+k] = uint8(min(z[k], 2)), int32(who[k])
+			if z[k] == 0 {
+				if (c+k)%tr.clauses%2 == 0 { // even clauses vote for the class
+					v++
+				} else {
+					v--
+				}
+			}
+		}
+	}
+	return v
+}

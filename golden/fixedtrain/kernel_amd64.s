@@ -530,3 +530,79 @@ tinext:
 	MOVQ R8, A_LANE(DI)
 	VZEROUPPER
 	RET
+
+// Dword lane numbers 0..7.
+DATA iota8<>+0(SB)/8, $0x0000000100000000
+DATA iota8<>+8(SB)/8, $0x0000000300000002
+DATA iota8<>+16(SB)/8, $0x0000000500000004
+DATA iota8<>+24(SB)/8, $0x0000000700000006
+GLOBL iota8<>(SB), RODATA|NOPTR, $32
+
+// func sample8(lanes *uint64, inc *uint16, nl int, lit0 *int32, nz int, shift uint64, n int, z, who *[8]uint64)
+//
+// Phase A sampling of n <= 8 consecutive clauses at once, one clause per
+// 64-bit lane of Z0: for each literal i of lit0, each clause draws 16 bits
+// from its lane and includes i iff the draw is below inc[c*nl+i] << shift
+// (gathered). z counts the inclusions, who keeps the last included i.
+TEXT ·sample8(SB), NOSPLIT, $0-72
+	MOVQ n+48(FP), CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1 // the clauses
+	MOVQ lanes+0(FP), SI
+	VMOVDQU64.Z (SI), K1, Z0
+	VPXORQ Z1, Z1, Z1 // z
+	VPXORQ Z2, Z2, Z2 // who
+	MOVQ nl+16(FP), AX
+	SHLQ $1, AX
+	VPBROADCASTD AX, Y4
+	VMOVDQU32 iota8<>(SB), Y3
+	VPMULLD Y4, Y3, Y3 // byte offset of clause k's first include mass: 2*k*nl
+	MOVL $0xFFFF, AX
+	VPBROADCASTQ AX, Z7
+	MOVQ shift+40(FP), X8
+	VPTERNLOGQ $0xff, Z9, Z9, Z9 // -1
+	MOVQ inc+8(FP), DX
+	MOVQ lit0+24(FP), DI
+	MOVQ nz+32(FP), R8
+	TESTQ R8, R8
+	JZ   s8end
+
+s8loop:
+	MOVLQSX (DI), AX // literal i
+	// r = (s ^ s>>1 ^ s>>3 ^ s>>4) mod 2^16, s = s>>16 | r<<48
+	VPSRLQ $1, Z0, Z10
+	VPSRLQ $3, Z0, Z11
+	VPSRLQ $4, Z0, Z12
+	VPTERNLOGQ $0x96, Z10, Z11, Z12
+	VPXORQ Z0, Z12, Z12
+	VPANDQ Z7, Z12, Z12
+	VPSRLQ $16, Z0, Z0
+	VPSLLQ $48, Z12, Z13
+	VPORQ  Z13, Z0, Z0
+	// the include masses inc[k*nl + i] << shift
+	LEAQ (AX)(AX*1), BX
+	VPBROADCASTD BX, Y14
+	VPADDD Y3, Y14, Y14
+	KMOVW K1, K2
+	VPXORQ Z15, Z15, Z15
+	VPGATHERDQ (DX)(Y14*1), K2, Z15
+	VPANDQ Z7, Z15, Z15
+	VPSLLQ X8, Z15, Z15
+	VPCMPUQ $1, Z15, Z12, K1, K3 // included: r < mass
+	VPSUBQ Z9, Z1, K3, Z1
+	VPBROADCASTQ AX, Z5
+	VMOVDQA64 Z5, K3, Z2
+	ADDQ $4, DI
+	DECQ R8
+	JNZ  s8loop
+
+s8end:
+	VMOVDQU64 Z0, K1, (SI)
+	MOVQ z+56(FP), AX
+	VMOVDQU64 Z1, (AX)
+	MOVQ who+64(FP), AX
+	VMOVDQU64 Z2, (AX)
+	VZEROUPPER
+	RET

@@ -30,3 +30,9 @@ const useTypeI32 = false
 
 // typeIChunked is never called here (useTypeI32 is false).
 func (tr *Trainer) typeIChunked(c int, fires bool) { panic("fixedtrain: no typeI32") }
+
+// useSample8 is false: there is no sample8 here.
+const useSample8 = false
+
+// sampleAVX512 is never called here (useSample8 is false).
+func (tr *Trainer) sampleAVX512(a, b int) int { panic("fixedtrain: no sample8") }

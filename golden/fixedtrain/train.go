@@ -114,7 +114,7 @@ func New(cfg Config, numClasses, numFeatures int, binary bool) (*Trainer, error)
 	}
 	n2 := 2 * tr.n
 	tr.spv = make([]uint16, tas*n2)
-	tr.inc = make([]uint16, tas)
+	tr.inc = make([]uint16, tas, tas+1) // sample8's gather reads one word past a TA
 	tr.lo = make([]uint16, tas)
 	tr.hi = make([]uint16, tas)
 	half := uint16(1) << uint(tr.bits-1)
@@ -300,6 +300,9 @@ func (tr *Trainer) spread(c0, m, w int, f func(k, a, b int)) {
 // included (capped at 2) and the last one, and returns the partial class
 // sum of the clauses that fire.
 func (tr *Trainer) sample(a, b int) (v int) {
+	if useSample8 && useChunked {
+		return tr.sampleAVX512(a, b)
+	}
 	shift := uint(16 - tr.bits)
 	nl := tr.lits
 	c := a
