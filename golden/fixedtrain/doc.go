@@ -12,6 +12,16 @@
 // bit for bit for any number of workers. There is no floating point in
 // training; s enters once, as the 16-bit move probabilities of MovesOf.
 //
+// On amd64 with AVX-512 the hot paths run in assembly (kernel_amd64.s):
+// TPM1/TPM2/TPM3 on aligned chunks of 32 states with per-state probability
+// tables (up32, down32, applyChunked), the whole Type I feedback of a
+// clause in one call (typeI32: its draws, TPMs, include masses and
+// supports), and phase A sampling of 8 clauses at once (sample8). Without
+// AVX-512 the AVX2 loops of applyTPM run; without amd64 assembly (other
+// architectures, the purego build tag) the Go loops. Every path computes
+// the same words (TestChunkedMatchesApplyTPM, TestTypeI32EqualsGo,
+// TestKernelPaths, TestGoldenHash).
+//
 // Model and Bank turn the trained SPVs into an ordinary model file's float
 // model and quantized bank (the thresholds of golden/fixed), so a model
 // trained here is evaluated, generated and served like any other.
