@@ -16,6 +16,9 @@ func TestChunkedMatchesApplyTPM(t *testing.T) {
 		name     string
 		up, down func(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (uint16, uint32, uint32)
 	}{{"build", up32, down32}, {"go", up32Go, down32Go}}
+	if !chunkKernels {
+		kernels = kernels[1:] // no AVX-512: only the Go kernels
+	}
 	for iter := 0; iter < 20000; iter++ {
 		n := 1 + rng.IntN(120)
 		n2 := 2 * n
@@ -59,6 +62,9 @@ func TestChunkedMatchesApplyTPM(t *testing.T) {
 // TestTrainChunkedEqualsApplyTPM: a training run gives the same SPV words
 // with and without the chunked TPMs.
 func TestTrainChunkedEqualsApplyTPM(t *testing.T) {
+	if !chunkKernels {
+		t.Skip("no AVX-512 on this CPU")
+	}
 	defer func(v bool) { useChunked = v }(useChunked)
 	X, y := classicXOR(300, 6, 0.2, rand.New(rand.NewPCG(3, 4)))
 	var hash [2]string
@@ -80,6 +86,9 @@ func TestTrainChunkedEqualsApplyTPM(t *testing.T) {
 
 // BenchmarkApplyChunked is BenchmarkApplyTPM through the chunked TPMs.
 func BenchmarkApplyChunked(b *testing.B) {
+	if !chunkKernels {
+		b.Skip("no AVX-512 on this CPU")
+	}
 	q := make([]uint16, 200)
 	left := 1 << 15
 	for i := 0; i < 86; i++ {

@@ -10,10 +10,15 @@ import "golang.org/x/sys/cpu"
 var useAVX2 = cpu.X86.HasAVX2
 
 // useChunked selects the chunked TPMs (applyChunked, 32 states per AVX-512
-// instruction) in the trainer. They compute every word exactly like
-// applyTPM (TestChunkedMatchesApplyTPM), so the choice never changes a
-// result, only the speed.
-var useChunked = cpu.X86.HasAVX512BW
+// instruction), typeI32 and sample8 in the trainer. They compute every
+// word exactly like applyTPM and the Go loops (TestChunkedMatchesApplyTPM,
+// TestTypeI32EqualsGo), so the choice never changes a result, only the
+// speed. The kernels use AVX-512 F, BW and VL.
+var useChunked = chunkKernels
+
+// chunkKernels reports whether this CPU runs the AVX-512 kernels (up32,
+// down32, typeI32, sample8); the tests that force useChunked need it.
+var chunkKernels = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 
 // up16 runs moveUpGo's loop over chunks*16 states of R (no receiving
 // state) with carry 0 and returns the transfer the last state handed on

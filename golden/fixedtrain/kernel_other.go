@@ -7,6 +7,9 @@ package fixedtrain
 // the tests.
 var useChunked = false
 
+// chunkKernels is true: up32 and down32 are Go here and run anywhere.
+const chunkKernels = true
+
 // moveUp is moveUpGo (no assembly for this architecture or build).
 func moveUp(R, dith []uint16, cnt int, r uint16, prob uint32) { moveUpGo(R, dith, cnt, r, prob, 0) }
 
