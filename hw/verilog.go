@@ -826,30 +826,34 @@ module {{.Prefix}}_core #(
     wire beat_last    = beat == {{dec .BeatW (sub .BT 1)}};
     wire group_last   = group == {{dec .GroupW (sub .G 1)}};
     wire sample_last  = sample == k_last;
-    wire sample_start = beat == {{dec .BeatW 0}} && group == {{dec .GroupW 0}};
+    // at_start / at_end: beat and group are a sample's first / last beat,
+    // registered with the counters (from their next values), so issue and
+    // the sample counter's enable start from flip-flops, not from the
+    // counters' comparisons
+    reg  at_start, at_end;
+    wire [{{sub .BeatW 1}}:0]  beat_n  = beat_last ? {{dec .BeatW 0}} : beat + 1'b1;
+    wire [{{sub .GroupW 1}}:0]  group_n = !beat_last ? group : group_last ? {{dec .GroupW 0}} : group + 1'b1;
+    wire sample_start = at_start;
     wire room         = stats_mode || inflight != {{dec .FifoCountW .FifoDepth}};
     wire issue        = state == S_RUN && (!sample_start || room);
-    wire request_end  = issue && beat_last && group_last && sample_last;
+    wire request_end  = issue && at_end && sample_last;
 
     always @(posedge clk) begin
         if (accept) begin
-            beat   <= {{dec .BeatW 0}};
-            group  <= {{dec .GroupW 0}};
-            sample <= {{dec .KW 0}};
-            addr   <= {{dec .AddrW 0}};
+            beat     <= {{dec .BeatW 0}};
+            group    <= {{dec .GroupW 0}};
+            sample   <= {{dec .KW 0}};
+            addr     <= {{dec .AddrW 0}};
+            at_start <= 1'b1;
+            at_end   <= {{if and (eq .BT 1) (eq .G 1)}}1'b1{{else}}1'b0{{end}};
         end else if (issue) begin
-            addr <= (addr == {{dec .AddrW (sub .D 1)}}) ? {{dec .AddrW 0}} : addr + 1'b1;
-            if (beat_last) begin
-                beat <= {{dec .BeatW 0}};
-                if (group_last) begin
-                    group  <= {{dec .GroupW 0}};
-                    sample <= sample + 1'b1;
-                end else begin
-                    group <= group + 1'b1;
-                end
-            end else begin
-                beat <= beat + 1'b1;
-            end
+            addr     <= (addr == {{dec .AddrW (sub .D 1)}}) ? {{dec .AddrW 0}} : addr + 1'b1;
+            beat     <= beat_n;
+            group    <= group_n;
+            at_start <= at_end;
+            at_end   <= beat_n == {{dec .BeatW (sub .BT 1)}} && group_n == {{dec .GroupW (sub .G 1)}};
+            if (at_end)
+                sample <= sample + 1'b1;
         end
     end
 

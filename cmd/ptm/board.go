@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/sim/board"
 )
 
@@ -23,6 +24,7 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	shapeSpec := fs.String("random-shape", "", "build the core for an untrained shape: classes=N,clauses=M,features=O,t=T[,binary]")
 	noUART := fs.Bool("no-uart", false, "do not bridge the UART to a pseudo-terminal")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (ETH_ENABLE = 0), as `ptm synth --no-eth` builds it")
+	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255), as `ptm synth --sets-max` builds it")
 	clockHz := fs.Int("clock-hz", 0, "the image's board clock in Hz (CLK_HZ: LED timing only; default 48 MHz)")
 	tap := fs.String("tap", "", "bridge Ethernet to this TAP `device` (created if missing; needs root or CAP_NET_ADMIN)")
 	netns := fs.String("netns", "", "run the simulator inside this network namespace")
@@ -50,7 +52,11 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: %s %v, want 0 <= rate < 1", errUsage, name, v)
 		}
 	}
+	if err := checkSetsMax(*setsMax); err != nil {
+		return err
+	}
 	opts := def
+	opts.SetsMax = *setsMax
 	if *noEth && *tap != "" {
 		return fmt.Errorf("%w: --tap on a board built with --no-eth", errUsage)
 	}

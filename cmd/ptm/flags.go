@@ -96,3 +96,11 @@ func (m *mappingFlags) resolve(fs *flag.FlagSet, base ptm.Mapping) (ptm.Mapping,
 	}
 	return mp, nil
 }
+
+// checkSetsMax refuses a --sets-max outside 1..255 (SETS_MAX, MMAX).
+func checkSetsMax(m int) error {
+	if m < 1 || m > 255 {
+		return fmt.Errorf("%w: --sets-max %d, want 1..255", errUsage, m)
+	}
+	return nil
+}

@@ -31,6 +31,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"eval", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"inspect"}, 2, "--model is required"},
 		{[]string{"train", "--help"}, 0, "Usage: ptm train"},
+		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
+		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "256"}, 2, "--sets-max 256, want 1..255"},
+		{[]string{"board", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(c.args...)

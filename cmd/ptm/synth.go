@@ -28,6 +28,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int("seed", 1, "nextpnr placement seed")
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
+	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255; 1 leaves the set loop out, the host then sends one request per set)")
 	closeTiming := fs.Bool("close", false, "if timing fails, retry at the highest multiple of 3 MHz below the Fmax reached (up to 3 runs)")
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
@@ -49,6 +50,9 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)
 	}
 	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
+		return err
+	}
+	if err := checkSetsMax(*setsMax); err != nil {
 		return err
 	}
 	if _, err := synth.LookupDevice(*device); err != nil {
@@ -109,12 +113,15 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		case *noEth:
 			top = "uart"
 		}
+		if !*coreOnly && *setsMax != hw.DefaultSetsMax {
+			top += fmt.Sprintf("-M%d", *setsMax)
+		}
 		dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-%s-%s-B%d-W%d-%gMHz-s%d",
 			name, strings.ToLower(*device), top, lanesName, cfg.Bits, cfg.LFSRWidth, *freq, *seed))
 	}
 	opts := synth.Options{
 		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
-		CoreOnly: *coreOnly, NoEth: *noEth, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
+		CoreOnly: *coreOnly, NoEth: *noEth, SetsMax: *setsMax, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
 	}
 	if !*quiet {
 		opts.Progress = stderr

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/buildcache"
 	"github.com/ptmhw/ptm/rtl"
 )
@@ -54,6 +55,11 @@ func cacheKey(o Options) (string, error) {
 	k.Add(cacheFormat, versions(), o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
 		strconv.FormatFloat(o.PlaceMHz, 'g', -1, 64), strconv.Itoa(o.Seed),
 		fmt.Sprint(o.CoreOnly, o.NoEth, o.NoPack, o.NoRelax, o.SynthOnly))
+	if o.SetsMax != 0 && o.SetsMax != hw.DefaultSetsMax {
+		// Only a non-default SETS_MAX enters the key, so the results
+		// cached before the option existed stay valid.
+		k.Add("sets_max", strconv.Itoa(o.SetsMax))
+	}
 	for _, f := range o.Design.Files {
 		k.Add(f.Name, string(f.Data))
 	}

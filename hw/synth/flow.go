@@ -52,6 +52,11 @@ type Options struct {
 	// NoEth builds the UART-only board (ETH_ENABLE = 0: no MII adapter,
 	// no Ethernet MACs, parser and buffers; the PHY pins stay idle).
 	NoEth bool
+	// SetsMax is the board's MMAX, the most sets per INFER query
+	// (SETS_MAX, hw.Board.SetsMax): 0 means hw.DefaultSetsMax; 1 leaves
+	// the protocol engine's set loop out (the host then sends one request
+	// per set). Ignored for a core-only build.
+	SetsMax int
 	// SynthOnly stops after yosys: the Result has yosys's cell counts
 	// only (the estimate Auto searches with); no place and route.
 	SynthOnly bool
@@ -77,6 +82,9 @@ type Result struct {
 	CoreOnly bool   `json:"core_only"`
 	// Ethernet is true when the board top has its Ethernet link.
 	Ethernet bool `json:"ethernet"`
+	// SetsMax is the board's SETS_MAX (MMAX) when it is not the default
+	// (0: hw.DefaultSetsMax, or a core-only build).
+	SetsMax int `json:"sets_max,omitempty"`
 
 	Model     string `json:"model,omitempty"`
 	ModelHash string `json:"model_hash,omitempty"`
@@ -186,8 +194,9 @@ func sources(dir string, dev Device, coreOnly bool) (string, []string, error) {
 // TopParams returns the parameters of the device top for a design, PLL
 // and UART divider: the PLL setting, then hw.Design.BoardParams (the core's
 // alone, CoreParams, for a core-only top). noEth selects the UART-only
-// board; bank, when not nil, is the model the banks hold at configuration.
-func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool) ([]hw.Param, error) {
+// board, setsMax its SETS_MAX (0: hw.DefaultSetsMax); bank, when not nil,
+// is the model the banks hold at configuration.
+func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool, setsMax int) ([]hw.Param, error) {
 	ps := []hw.Param{
 		{Name: "DIVR", Value: fmt.Sprintf("4'd%d", pll.DIVR)}, {Name: "DIVF", Value: fmt.Sprintf("7'd%d", pll.DIVF)},
 		{Name: "DIVQ", Value: fmt.Sprintf("3'd%d", pll.DIVQ)}, {Name: "FILTER_RANGE", Value: fmt.Sprintf("3'd%d", pll.FilterRange)},
@@ -195,7 +204,7 @@ func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly
 	if coreOnly {
 		return append(ps, d.CoreParams()...), nil
 	}
-	b := hw.Board{ClockHz: int(math.Round(pll.OutMHz * 1e6)), ClksPerBit: clksPerBit, Ethernet: !noEth}
+	b := hw.Board{ClockHz: int(math.Round(pll.OutMHz * 1e6)), ClksPerBit: clksPerBit, Ethernet: !noEth, SetsMax: setsMax}
 	if d.Config.InitBanks {
 		b.Preload = bank
 	}
@@ -236,6 +245,15 @@ func ClksPerBit(clkMHz float64) int {
 		baud /= 2
 	}
 	return max(MinClksPerBit, int(math.Round(clkMHz*1e6/baud)))
+}
+
+// boardSetsMax is SETS_MAX as Result reports it: 0 for the default or a
+// core-only build.
+func (o *Options) boardSetsMax() int {
+	if o.CoreOnly || o.SetsMax == hw.DefaultSetsMax {
+		return 0
+	}
+	return o.SetsMax
 }
 
 // defaults fills in the zero clock, placement clock and seed.
@@ -339,7 +357,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	cpb := ClksPerBit(pll.OutMHz)
-	params, err := TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth)
+	params, err := TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth, o.SetsMax)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +380,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	o.step("bank pass: %d banks, %d collision checks dropped, %d pairs packed", bp.Banks, bp.Relaxed, bp.Packed)
 	if o.SynthOnly {
-		r := &Result{Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth,
+		r := &Result{Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, SetsMax: o.boardSetsMax(),
 			Model: o.Model, ModelHash: d.Params.Hash, Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L,
 			ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D, LUTsAvailable: dev.LCs,
 			LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry, BRAMs: cells.BRAMs, BRAMsAvailable: dev.BRAMs,
@@ -441,7 +459,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	r := &Result{
-		Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth,
+		Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, SetsMax: o.boardSetsMax(),
 		Model: o.Model, ModelHash: d.Params.Hash,
 		TMs: d.Shape.TMs, Classes: d.Shape.Classes, Clauses: d.Shape.Clauses, Features: d.Shape.Features, TAs: d.Shape.TAs(),
 		Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L, ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D,

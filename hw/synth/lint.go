@@ -56,7 +56,7 @@ func LintTop(ctx context.Context, device string, coreOnly, noEth bool, d *hw.Des
 	args := []string{"--lint-only", "-Wall", "--timescale", "1ns/1ps", "--top-module", topMod,
 		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers}
 	pll := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}
-	params, err := TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly, noEth)
+	params, err := TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly, noEth, 0)
 	if err != nil {
 		return err
 	}

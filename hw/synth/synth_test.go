@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -575,5 +576,49 @@ func TestSynthCore(t *testing.T) {
 			}
 			t.Logf("%s design: %+v", name, st)
 		})
+	}
+}
+
+// TestSetsMaxOption: Options.SetsMax reaches board_top's SETS_MAX (the
+// default when 0), and only a non-default value changes the cache key, so
+// results cached before the option existed still hit.
+func TestSetsMaxOption(t *testing.T) {
+	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
+	pll := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}
+	setsParam := func(m int) string {
+		ps, err := TopParams(d, b, pll, 16, false, true, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.Name == "SETS_MAX" {
+				return p.Value
+			}
+		}
+		t.Fatalf("no SETS_MAX in %v", ps)
+		return ""
+	}
+	if got := setsParam(0); got != strconv.Itoa(hw.DefaultSetsMax) {
+		t.Errorf("SetsMax 0: SETS_MAX %s, want %d", got, hw.DefaultSetsMax)
+	}
+	if got := setsParam(1); got != "1" {
+		t.Errorf("SetsMax 1: SETS_MAX %s", got)
+	}
+	if _, err := TopParams(d, b, pll, 16, false, true, 256); !errors.Is(err, ErrOptions) {
+		t.Errorf("SetsMax 256: %v, want ErrOptions", err)
+	}
+	key := func(m int) string {
+		k, err := cacheKey(Options{Design: d, Device: "up5k", NoEth: true, SetsMax: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	if key(0) != key(hw.DefaultSetsMax) || key(0) == key(1) {
+		t.Errorf("cache keys: 0 %s, %d %s, 1 %s", key(0), hw.DefaultSetsMax, key(hw.DefaultSetsMax), key(1))
+	}
+	o := Options{NoEth: true, SetsMax: 1}
+	if o.boardSetsMax() != 1 || (&Options{CoreOnly: true, SetsMax: 1}).boardSetsMax() != 0 {
+		t.Errorf("boardSetsMax")
 	}
 }

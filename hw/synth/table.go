@@ -19,7 +19,7 @@ type Row struct {
 // Describe returns the configuration part of a Result for o (what is known
 // before any tool runs).
 func Describe(o Options) Result {
-	r := Result{Device: o.Device, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, Model: o.Model, TargetMHz: o.FreqMHz, Seed: o.Seed}
+	r := Result{Device: o.Device, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, SetsMax: o.boardSetsMax(), Model: o.Model, TargetMHz: o.FreqMHz, Seed: o.Seed}
 	if dev, err := LookupDevice(o.Device); err == nil {
 		r.Device, r.Board, r.LUTsAvailable, r.BRAMsAvailable = dev.Name, dev.Board, dev.LCs, dev.BRAMs
 	}

@@ -45,10 +45,11 @@
  *   INIT_LOADED       1 when the core was generated with its banks
  *                     initialised (hw.Config.InitBanks): INFER works at once
  *   INIT_CRC          the CRC-32 of those bank words (LOAD_COMMIT's CRC)
- *   ETH_ENABLE        1: both links (default); 0: UART only, the Ethernet
+  *   ETH_ENABLE        1: both links (default); 0: UART only, the Ethernet
  *                     MACs, parser and buffers are left out (about 800
  *                     logic cells and 7 SB_RAM40_4K less; the GMII outputs
- *                     are constant, its inputs ignored)
+ *                     are constant, its inputs ignored) and so is link_arb:
+ *                     the UART's frames go to the engine directly
  *
  * Ports:
  *   clk, rst          clock; synchronous active-high reset (control state
@@ -237,20 +238,42 @@ wire [15:0]      a_dseq;
 wire [LEN_W-1:0] a_dlen;
 wire [47:0]      a_dmac;
 
-link_arb #(.LEN_W(LEN_W)) u_arb (
-    .clk(clk), .rst(rst),
-    .s0_desc_valid(u_dvalid), .s0_desc_ready(u_dready), .s0_desc_type(u_dtype),
-    .s0_desc_seq(u_dseq), .s0_desc_len(u_dlen), .s0_desc_busy(u_dbusy), .s0_desc_mac(48'd0),
-    .s0_axis_tdata(u_data), .s0_axis_tvalid(u_valid), .s0_axis_tready(u_ready),
-    .s1_desc_valid(e_dvalid), .s1_desc_ready(e_dready), .s1_desc_type(e_dtype),
-    .s1_desc_seq(e_dseq), .s1_desc_len(e_dlen), .s1_desc_busy(e_dbusy), .s1_desc_mac(e_dmac),
-    .s1_axis_tdata(e_data), .s1_axis_tvalid(e_valid), .s1_axis_tready(e_ready),
-    .m_desc_valid(a_dvalid), .m_desc_ready(a_dready), .m_desc_type(a_dtype),
-    .m_desc_seq(a_dseq), .m_desc_len(a_dlen), .m_desc_busy(a_dbusy), .m_desc_mac(a_dmac),
-    .m_desc_link(a_dlink),
-    .m_axis_tdata(a_data), .m_axis_tvalid(a_valid), .m_axis_tready(a_ready),
-    .active(a_active)
-);
+generate
+    if (ETH_ENABLE != 0) begin : g_arb
+        link_arb #(.LEN_W(LEN_W)) u_arb (
+            .clk(clk), .rst(rst),
+            .s0_desc_valid(u_dvalid), .s0_desc_ready(u_dready), .s0_desc_type(u_dtype),
+            .s0_desc_seq(u_dseq), .s0_desc_len(u_dlen), .s0_desc_busy(u_dbusy), .s0_desc_mac(48'd0),
+            .s0_axis_tdata(u_data), .s0_axis_tvalid(u_valid), .s0_axis_tready(u_ready),
+            .s1_desc_valid(e_dvalid), .s1_desc_ready(e_dready), .s1_desc_type(e_dtype),
+            .s1_desc_seq(e_dseq), .s1_desc_len(e_dlen), .s1_desc_busy(e_dbusy), .s1_desc_mac(e_dmac),
+            .s1_axis_tdata(e_data), .s1_axis_tvalid(e_valid), .s1_axis_tready(e_ready),
+            .m_desc_valid(a_dvalid), .m_desc_ready(a_dready), .m_desc_type(a_dtype),
+            .m_desc_seq(a_dseq), .m_desc_len(a_dlen), .m_desc_busy(a_dbusy), .m_desc_mac(a_dmac),
+            .m_desc_link(a_dlink),
+            .m_axis_tdata(a_data), .m_axis_tvalid(a_valid), .m_axis_tready(a_ready),
+            .active(a_active)
+        );
+    end else begin : g_no_arb
+        // UART only: one link, nothing to arbitrate; its frames go to the
+        // engine directly (link 0, no MAC).
+        assign a_dvalid = u_dvalid;
+        assign u_dready = a_dready;
+        assign a_dtype  = u_dtype;
+        assign a_dseq   = u_dseq;
+        assign a_dlen   = u_dlen;
+        assign a_dbusy  = u_dbusy;
+        assign a_dmac   = 48'd0;
+        assign a_dlink  = 1'b0;
+        assign a_data   = u_data;
+        assign a_valid  = u_valid;
+        assign u_ready  = a_ready;
+        assign a_active = 1'b0;    // u_dvalid is in idle already
+        assign e_dready = 1'b0;
+        assign e_ready  = 1'b0;
+        wire unused_arb = &{1'b0, e_dtype, e_data, e_dseq, e_dlen, e_dmac, e_dbusy};
+    end
+endgenerate
 
 // ------------------------------------------------------------ engine + core
 wire [7:0]          r_type;

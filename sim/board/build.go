@@ -53,7 +53,7 @@ var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "fast
 
 // params returns the board_top parameters of a design (hw.Design.BoardParams).
 func params(o Options, d *hw.Design, m model) (map[string]string, error) {
-	b := hw.Board{ClockHz: o.ClockHz, ClksPerBit: o.ClksPerBit, ReportedBaud: o.ReportedBaud, MAC: o.MAC, Ethernet: !o.NoEthernet}
+	b := hw.Board{ClockHz: o.ClockHz, ClksPerBit: o.ClksPerBit, ReportedBaud: o.ReportedBaud, MAC: o.MAC, Ethernet: !o.NoEthernet, SetsMax: o.SetsMax}
 	if o.Preload {
 		b.Preload = m.bank
 	}

@@ -72,6 +72,10 @@ type Options struct {
 	// NoEthernet builds the UART-only board (ETH_ENABLE = 0), the image
 	// `ptm synth --no-eth` builds; it cannot go with TAP.
 	NoEthernet bool
+	// SetsMax is the board's MMAX, the most sets per INFER query
+	// (SETS_MAX, hw.Board.SetsMax): 0 means hw.DefaultSetsMax; 1 is the
+	// board without the set loop (`ptm synth --sets-max 1`).
+	SetsMax int
 	// ClockHz is the board clock the image runs at (CLK_HZ: the LED timing
 	// only; the simulation has no wall-clock rate). 0 means 48 MHz.
 	ClockHz int

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -413,4 +414,48 @@ func TestIrisStreamSlowBoard(t *testing.T) {
 	if s.Driver.SRTT < time.Second {
 		t.Errorf("smoothed RTT %v, but every answer is held 1 s", s.Driver.SRTT)
 	}
+}
+
+// TestLeanImage streams the Iris held-out rows (K = 100, sums mode) through
+// the Verilated board configured as the UP5K image `ptm synth --device up5k
+// --no-eth --sets-max 1 --lfsr-width 16` builds: UART only (no Ethernet,
+// no link_arb: the UART's frames go to the engine directly), SETS_MAX = 1
+// (no set loop: INFO MMAX 1, the host sends one request per set), W = 16.
+// Every sample equals the golden model and the report equals
+// `ptm eval --fixed` of the same rows and seeds.
+func TestLeanImage(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	iris := loadIris(t)
+	o := irisOptions(iris.m, 20, true)
+	o.Config.LFSRWidth = 16
+	o.NoEthernet, o.SetsMax = true, 1
+	p := start(t, o)
+	cfg := stream.Config{K: 100, Seed: 1, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSums}
+	s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, iris.X, cfg)
+	f := iris.m.File
+	if s.Metrics == nil || s.Metrics.N != len(iris.X) || s.Board.Info.MMax != 1 || len(s.Board.Warnings) != 1 ||
+		!strings.Contains(s.Board.Warnings[0], "one request per set") {
+		t.Fatalf("metrics %+v, board MMAX %d, warnings %v (want one: one request per set)", s.Metrics, s.Board.Info.MMax, s.Board.Warnings)
+	}
+	bank := f.Bank
+	if b := int(s.Board.Info.B); b != bank.Bits {
+		var err error
+		if bank, err = fixed.Quantize(f.Model, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx, err := pipeline.EvaluateFixed(f, bank, s.Board.Info.HW(), iris.d, iris.ids, cfg.K, cfg.Seed, f.Mapping, metrics.DefaultBins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, m := fx.Report, s.Metrics
+	got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect)}
+	want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect}
+	if !slices.Equal(got, want) {
+		t.Fatalf("board report (accuracy, ECE, H right/wrong, MI right/wrong) %v, eval --fixed %v", got, want)
+	}
+	t.Logf("lean image (UART only, SETS_MAX 1, W 16, 20 lanes): %d rows, 0 mismatches; report = eval --fixed: accuracy %.4f, ECE %.4f", len(iris.X), got[0], got[1])
 }

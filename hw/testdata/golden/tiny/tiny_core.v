@@ -137,30 +137,34 @@ module tiny_core #(
     wire beat_last    = beat == 1'd1;
     wire group_last   = group == 3'd4;
     wire sample_last  = sample == k_last;
-    wire sample_start = beat == 1'd0 && group == 3'd0;
+    // at_start / at_end: beat and group are a sample's first / last beat,
+    // registered with the counters (from their next values), so issue and
+    // the sample counter's enable start from flip-flops, not from the
+    // counters' comparisons
+    reg  at_start, at_end;
+    wire [0:0]  beat_n  = beat_last ? 1'd0 : beat + 1'b1;
+    wire [2:0]  group_n = !beat_last ? group : group_last ? 3'd0 : group + 1'b1;
+    wire sample_start = at_start;
     wire room         = stats_mode || inflight != 3'd4;
     wire issue        = state == S_RUN && (!sample_start || room);
-    wire request_end  = issue && beat_last && group_last && sample_last;
+    wire request_end  = issue && at_end && sample_last;
 
     always @(posedge clk) begin
         if (accept) begin
-            beat   <= 1'd0;
-            group  <= 3'd0;
-            sample <= 4'd0;
-            addr   <= 4'd0;
+            beat     <= 1'd0;
+            group    <= 3'd0;
+            sample   <= 4'd0;
+            addr     <= 4'd0;
+            at_start <= 1'b1;
+            at_end   <= 1'b0;
         end else if (issue) begin
-            addr <= (addr == 4'd9) ? 4'd0 : addr + 1'b1;
-            if (beat_last) begin
-                beat <= 1'd0;
-                if (group_last) begin
-                    group  <= 3'd0;
-                    sample <= sample + 1'b1;
-                end else begin
-                    group <= group + 1'b1;
-                end
-            end else begin
-                beat <= beat + 1'b1;
-            end
+            addr     <= (addr == 4'd9) ? 4'd0 : addr + 1'b1;
+            beat     <= beat_n;
+            group    <= group_n;
+            at_start <= at_end;
+            at_end   <= beat_n == 1'd1 && group_n == 3'd4;
+            if (at_end)
+                sample <= sample + 1'b1;
         end
     end
 
