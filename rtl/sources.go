@@ -16,7 +16,7 @@ import (
 // The Verilated board (sim/board) and the synthesis flow (hw/synth) build
 // from this copy, so a binary needs no checkout beside it.
 //
-//go:embed uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
+//go:embed train/*.v uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
 var FS embed.FS
 
 // ErrSource is wrapped by the errors of this file: an unknown board or a
@@ -72,6 +72,11 @@ func CoreTopSources(board string) ([]string, error) {
 	}
 	return append([]string{path.Join("boards", board, "core_top.v")}, glob("boards/common")...), nil
 }
+
+// TrainerSources are the hand-written sources of the on-chip trainer
+// (rtl/train, top module train_engine; hw.GenerateTrainer wraps it in a
+// generated top that sets its parameters).
+func TrainerSources() []string { return glob("train") }
 
 // PCF is the pin constraint file of a board (boards/<board>/<board>.pcf).
 func PCF(board string) ([]byte, error) {
