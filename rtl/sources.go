@@ -78,6 +78,16 @@ func CoreTopSources(board string) ([]string, error) {
 // generated top that sets its parameters).
 func TrainerSources() []string { return glob("train") }
 
+// TrainerTopSources are the sources of the trainer's out-of-context device
+// top, top module trainer_top (boards/<board>/trainer_top.v and the
+// power-on reset); only the iCEBreaker (UP5K, with SPRAM) has one.
+func TrainerTopSources(board string) ([]string, error) {
+	if board != "icebreaker" {
+		return nil, fmt.Errorf("%w: no trainer top for board %q (the trainer needs the UP5K's SPRAM: icebreaker)", ErrSource, board)
+	}
+	return []string{"boards/icebreaker/trainer_top.v", "boards/common/brd_por.v"}, nil
+}
+
 // PCF is the pin constraint file of a board (boards/<board>/<board>.pcf).
 func PCF(board string) ([]byte, error) {
 	if err := checkBoard(board); err != nil {

@@ -105,28 +105,11 @@ func cmdCosimTrain(args []string, stdout, stderr io.Writer) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	d, err := pipeline.LoadData(*data, *label)
+	td, err := loadTrainData(*data, *label, *seed, *testFrac, *thresholds, p)
 	if err != nil {
 		return err
 	}
-	trainRows, _, err := d.Split(*testFrac, *seed)
-	if err != nil {
-		return err
-	}
-	tr := d.Subset(trainRows)
-	th, err := booleanize.Fit(tr.X, *thresholds)
-	if err != nil {
-		return fmt.Errorf("booleanizer: %w", err)
-	}
-	X, err := th.EncodeAll(tr.X)
-	if err != nil {
-		return err
-	}
-	nc := len(d.Classes)
-	sh := fixed.Shape{Binary: nc == 2, Classes: nc, TMs: nc, Clauses: p.Clauses, Features: th.NumBits(), T: p.T}
-	if sh.Binary {
-		sh.TMs = 1
-	}
+	d, X, tr, sh := td.data, td.X, td.tr, td.shape
 	opts := traincosim.Options{Shape: sh, N: p.N, S: p.S, Seed: p.Seed, Feedback: p.Feedback, Bits: *bits, LiteralLanes: *lanes}
 	fmt.Fprintf(stderr, "building the trainer simulator for %s (%d TMs x %d clauses x %d literals, N = %d; cached after the first build)\n",
 		d.Name, sh.TMs, sh.Clauses, sh.Literals(), p.N)
@@ -234,4 +217,42 @@ func cosimTrainShapes(n, examples int, seed uint64, asJSON bool, stdout, stderr 
 		return fmt.Errorf("%d mismatches between the RTL trainer and golden/fixedtrain", res.Mismatches)
 	}
 	return nil
+}
+
+// trainData is a data set's training rows booleanized with a plain
+// thermometer, as the trainer co-simulation and synthesis use them.
+type trainData struct {
+	data  *pipeline.Data
+	tr    *pipeline.Data
+	X     [][]bool
+	shape fixed.Shape
+}
+
+// loadTrainData loads a data set, splits it (stratified, seed), fits the
+// thermometer on the training rows and returns them encoded, with the
+// model shape of p.
+func loadTrainData(name, label string, seed uint64, testFrac float64, thresholds int, p ptm.Params) (*trainData, error) {
+	d, err := pipeline.LoadData(name, label)
+	if err != nil {
+		return nil, err
+	}
+	trainRows, _, err := d.Split(testFrac, seed)
+	if err != nil {
+		return nil, err
+	}
+	tr := &pipeline.Data{Dataset: d.Subset(trainRows)}
+	th, err := booleanize.Fit(tr.X, thresholds)
+	if err != nil {
+		return nil, fmt.Errorf("booleanizer: %w", err)
+	}
+	X, err := th.EncodeAll(tr.X)
+	if err != nil {
+		return nil, err
+	}
+	nc := len(d.Classes)
+	sh := fixed.Shape{Binary: nc == 2, Classes: nc, TMs: nc, Clauses: p.Clauses, Features: th.NumBits(), T: p.T}
+	if sh.Binary {
+		sh.TMs = 1
+	}
+	return &trainData{data: d, tr: tr, X: X, shape: sh}, nil
 }

@@ -255,22 +255,36 @@ module train_engine #(
     assign dbg_data = dsel_q ? inc_q[dlane_q] : spv_q[dlane_q];
 
     // ---------------------------------------------------------------
-    // Phase A: sampling of one group of LL literals
+    // Phase A: sampling of one group of LL literals. The group's
+    // 0-literal mask is registered in S_ARD (it depends on x and g only),
+    // so S_APROC has the draws, the include masses and the mask at hand.
+    reg  [LL-1:0] zmask;                // 0-literals of group g
+    reg  [LL-1:0] zmask_n;
+    integer kz;
+    always @(*) begin
+        for (kz = 0; kz < LL; kz = kz + 1)
+            zmask_n[kz] = exists[g * LL + kz] && !lit[g * LL + kz];
+    end
     reg [KW:0]   a_nz;                  // 0-literals of the group (draws)
     reg [1:0]    a_cnt;
     reg          a_any;
     reg [KW-1:0] a_last;
+    reg [LL-1:0] a_hit;
     integer ka;
     always @(*) begin
-        a_nz = 0; a_cnt = 0; a_any = 1'b0; a_last = 0;
+        a_nz = 0; a_hit = 0;
         for (ka = 0; ka < LL; ka = ka + 1) begin
-            if (exists[g * LL + ka] && !lit[g * LL + ka]) begin
-                if ({1'b0, draws[16 * a_nz +: 16]} < ({1'b0, inc_q[ka]} << (16 - B))) begin
-                    a_any = 1'b1;
-                    a_last = KW'(ka);
-                    if (a_cnt != 2'd2) a_cnt = a_cnt + 2'd1;
-                end
+            if (zmask[ka]) begin
+                a_hit[ka] = {1'b0, draws[16 * a_nz +: 16]} < ({1'b0, inc_q[ka]} << (16 - B));
                 a_nz = a_nz + 1'b1;
+            end
+        end
+        a_cnt = 0; a_any = 1'b0; a_last = 0;
+        for (ka = 0; ka < LL; ka = ka + 1) begin
+            if (a_hit[ka]) begin
+                a_any = 1'b1;
+                a_last = KW'(ka);
+                if (a_cnt != 2'd2) a_cnt = a_cnt + 2'd1;
             end
         end
     end
@@ -364,7 +378,10 @@ module train_engine #(
                     g <= 0; zc <= 0; wg <= 0; wk <= 0;
                     state <= S_ARD;
                 end
-                S_ARD: state <= S_APROC;
+                S_ARD: begin
+                    zmask <= zmask_n;
+                    state <= S_APROC;
+                end
                 S_APROC: begin
                     lane_s <= after[64 * a_nz +: 64];
                     zc <= (zsum > 3'd2) ? 2'd2 : zsum[1:0];

@@ -72,7 +72,9 @@ module train_tpm_lane #(
     wire down  = (k == 3'd2) || (k == 3'd3);
     wire word  = step != N2;    // a word is on q
     wire [16:0] p = down ? PDOWN : PUP;
-    wire [15:0] tr = 16'((32'(q) * 32'(p) + 32'(dith)) >> 16);
+    // Q*P as a 16x16 product (one SB_MAC16) plus Q*2^16 when P = 65536
+    wire [31:0] prod16 = q * p[15:0];
+    wire [15:0] tr     = 16'((prod16 + {16'd0, dith} + (p[16] ? {q, 16'd0} : 32'd0)) >> 16);
 
     reg [15:0] t;       // t[n]
     always @(*) begin
