@@ -53,7 +53,7 @@ type TrainerParams struct {
 	SeedW, LabelW    int // widths of seed_idx and ex_y
 	LaneW, SPVAddrW  int // widths of dbg_lane and dbg_addr
 	Clauses          int // NT*m clause lanes
-	UpdateWordCycles int // cycles per TA group stream: 2*(2N+1) + 2
+	UpdateWordCycles int // cycles per TA group: stream 2*(2N+2), include write and group setup 2
 }
 
 // TrainerDesign is a generated trainer: its parameters and its files (the
@@ -150,7 +150,7 @@ func GenerateTrainer(cfg Config, sh fixed.Shape, tp TrainParams) (*TrainerDesign
 		p.LaneW = vclog2(ll)
 	}
 	p.SPVAddrW = vclog2(p.SPVDepth)
-	p.UpdateWordCycles = 2*(2*tp.N+1) + 2
+	p.UpdateWordCycles = 2*(2*tp.N+2) + 2
 	d := &TrainerDesign{Params: p}
 	for _, name := range rtl.TrainerSources() {
 		data, err := rtl.FS.ReadFile(name)

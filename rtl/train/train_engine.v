@@ -100,7 +100,7 @@ module train_engine #(
 );
     localparam N2  = 2 * N;
     localparam GL  = G * LL;
-    localparam SW  = $clog2(N2 + 1);
+    localparam SW  = $clog2(N2 + 2);
     localparam GW  = $clog2(G + 1);
     localparam JW  = (M > 1) ? $clog2(M) : 1;
     localparam TMW = (NT > 1) ? $clog2(NT) : 1;
@@ -192,12 +192,14 @@ module train_engine #(
     genvar k;
     generate
         for (k = 0; k < LL; k = k + 1) begin : g_lane
-            wire        t_we, t_late;
-            wire [15:0] t_wd;
+            wire          t_we;
+            wire [SW-1:0] t_off;
+            wire [15:0]   t_wd;
             train_tpm_lane #(.N(N), .SW(SW), .UP(UP), .DOWN(DOWN)) u_tpm (
                 .clk(clk), .start(tstart), .kind(kind[k]), .r(rr[k]),
-                .wr_cycle(state == S_STREAM && wph), .step(step), .q(spv_q[k]),
-                .wr_en(t_we), .wr_late(t_late), .wdata(t_wd), .delta(delta[k]));
+                .rd_cycle(state == S_STREAM && !wph), .wr_cycle(state == S_STREAM && wph),
+                .step(step), .q(spv_q[k]),
+                .wr_en(t_we), .wr_off(t_off), .wdata(t_wd), .delta(delta[k]));
 
             reg           s_en, s_we;
             reg [SAW-1:0] s_addr;
@@ -209,11 +211,11 @@ module train_engine #(
                     s_wd = (init_n == SW'(N - 1) || init_n == SW'(N)) ? HALF : 16'd0;
                 end else if (state == S_STREAM) begin
                     if (!wph) begin
-                        s_en = en[k] && step != N2S;
+                        s_en = en[k] && step < N2S;
                         s_addr = spv_base + SAW'(step);
                     end else begin
                         s_en = en[k] && t_we; s_we = 1'b1;
-                        s_addr = spv_base + SAW'(step) - SAW'(t_late);
+                        s_addr = spv_base + SAW'(t_off);
                         s_wd = t_wd;
                     end
                 end else if (is_idle) begin
@@ -456,7 +458,7 @@ module train_engine #(
                 S_STREAM: begin
                     wph <= ~wph;
                     if (wph) begin
-                        if (step == N2S) state <= S_IWR;
+                        if (step == N2S + 1'b1) state <= S_IWR;
                         else step <= step + 1'b1;
                     end
                 end
