@@ -260,27 +260,30 @@ module train_engine #(
     // Phase A: sampling of one group of LL literals. The group's
     // 0-literal mask is registered in S_ARD (it depends on x and g only),
     // so S_APROC has the draws, the include masses and the mask at hand.
-    reg  [LL-1:0] zmask;                // 0-literals of group g
-    reg  [LL-1:0] zmask_n;
+    reg  [LL-1:0]   zmask;              // 0-literals of group g
+    reg  [LL-1:0]   zmask_n;
+    reg  [KW:0]     didx   [0:LL-1];    // draw used by lane k: 0-literals below it
+    reg  [KW:0]     didx_n [0:LL-1];
+    reg  [KW:0]     a_nz;               // draws of the group
+    reg  [KW:0]     a_nz_n;
+    reg  [16*LL-1:0] draws_r;           // the group's draws (lane_s is stable in S_ARD)
     integer kz;
     always @(*) begin
-        for (kz = 0; kz < LL; kz = kz + 1)
+        a_nz_n = 0;
+        for (kz = 0; kz < LL; kz = kz + 1) begin
             zmask_n[kz] = exists[g * LL + kz] && !lit[g * LL + kz];
+            didx_n[kz]  = a_nz_n;
+            if (zmask_n[kz]) a_nz_n = a_nz_n + 1'b1;
+        end
     end
-    reg [KW:0]   a_nz;                  // 0-literals of the group (draws)
     reg [1:0]    a_cnt;
     reg          a_any;
     reg [KW-1:0] a_last;
     reg [LL-1:0] a_hit;
     integer ka;
     always @(*) begin
-        a_nz = 0; a_hit = 0;
-        for (ka = 0; ka < LL; ka = ka + 1) begin
-            if (zmask[ka]) begin
-                a_hit[ka] = {1'b0, draws[16 * a_nz +: 16]} < ({1'b0, inc_q[ka]} << (16 - B));
-                a_nz = a_nz + 1'b1;
-            end
-        end
+        for (ka = 0; ka < LL; ka = ka + 1)
+            a_hit[ka] = zmask[ka] && ({1'b0, draws_r[16 * didx[ka] +: 16]} < ({1'b0, inc_q[ka]} << (16 - B)));
         a_cnt = 0; a_any = 1'b0; a_last = 0;
         for (ka = 0; ka < LL; ka = ka + 1) begin
             if (a_hit[ka]) begin
@@ -382,6 +385,9 @@ module train_engine #(
                 end
                 S_ARD: begin
                     zmask <= zmask_n;
+                    a_nz  <= a_nz_n;
+                    draws_r <= draws;
+                    for (kk = 0; kk < LL; kk = kk + 1) didx[kk] <= didx_n[kk];
                     state <= S_APROC;
                 end
                 S_APROC: begin
