@@ -53,3 +53,24 @@ func TestCosimTrainIris(t *testing.T) {
 		t.Errorf("--lanes 0: exit %d, %s", code, errOut)
 	}
 }
+
+// TestSynthTrainerUsage: `ptm synth --trainer` refuses bad settings with a
+// usage error before any tool runs (a model whose SPVs overflow the SPRAM
+// among them).
+func TestSynthTrainerUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lanes", "0"}, "--lanes 0"},
+		{[]string{"--cycles", "-1"}, "--cycles -1"},
+		{[]string{"--freq", "0"}, "--freq 0"},
+		{[]string{"--device", "ecp5"}, "--device"},
+		{[]string{"--states", "12", "--cycles", "4000"}, "do not fit one SPRAM"},
+	} {
+		code, _, errOut := runCLI(append([]string{"synth", "--trainer"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and a message naming %q", c.args, code, errOut, c.want)
+		}
+	}
+}
