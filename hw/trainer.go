@@ -211,7 +211,8 @@ module {{.Prefix}}_trainer (
     input  wire        dbg_sel,
     input  wire [{{.LaneW}}-1:0] dbg_lane,
     input  wire [{{.SPVAddrW}}-1:0] dbg_addr,
-    output wire [15:0] dbg_data
+    output wire [15:0] dbg_data,
+    output wire [15:0] dbg_thresh
 );
     train_engine #(
         .NT({{.NT}}), .NC({{.NC}}), .M({{.M}}), .O({{.O}}), .T({{.T}}),
@@ -222,7 +223,8 @@ module {{.Prefix}}_trainer (
         .clk(clk), .rst(rst), .busy(busy), .init_start(init_start),
         .seed_we(seed_we), .seed_idx(seed_idx), .seed_data(seed_data),
         .ex_valid(ex_valid), .ex_x(ex_x), .ex_y(ex_y),
-        .dbg_sel(dbg_sel), .dbg_lane(dbg_lane), .dbg_addr(dbg_addr), .dbg_data(dbg_data)
+        .dbg_sel(dbg_sel), .dbg_lane(dbg_lane), .dbg_addr(dbg_addr), .dbg_data(dbg_data),
+        .dbg_thresh(dbg_thresh)
     );
 endmodule
 

@@ -110,7 +110,7 @@ func cmdCosimTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	d, X, tr, sh := td.data, td.X, td.tr, td.shape
-	opts := traincosim.Options{Shape: sh, N: p.N, S: p.S, Seed: p.Seed, Feedback: p.Feedback, Bits: *bits, LiteralLanes: *lanes}
+	opts := traincosim.Options{Shape: sh, N: p.N, S: p.S, Seed: p.Seed, Feedback: p.Feedback, Bits: *bits, LiteralLanes: *lanes, Progress: stderr}
 	fmt.Fprintf(stderr, "building the trainer simulator for %s (%d TMs x %d clauses x %d literals, N = %d; cached after the first build)\n",
 		d.Name, sh.TMs, sh.Clauses, sh.Literals(), p.N)
 	sess, err := traincosim.Start(opts)
@@ -120,7 +120,7 @@ func cmdCosimTrain(args []string, stdout, stderr io.Writer) error {
 	defer sess.Close()
 	dp := sess.Design().Params
 	res := &trainCosimResult{Data: d.Name, Rows: len(X), Shape: sh, N: p.N, Bits: *bits, LiteralLanes: dp.LL, Up: dp.Up, Down: dp.Down,
-		Feedback: string(p.Feedback), Seed: p.Seed, EveryExample: *every, SPVWordsPerCmp: sh.TAs() * (2*p.N + 1), BuildCached: sess.Cached}
+		Feedback: string(p.Feedback), Seed: p.Seed, EveryExample: *every, SPVWordsPerCmp: sh.TAs() * (2*p.N + 2), BuildCached: sess.Cached}
 	start := time.Now()
 	bar := newProgress(stderr, "co-simulating training")
 	compare := func(ep *trainEpoch) error {
@@ -189,6 +189,7 @@ func cosimTrainShapes(n, examples int, seed uint64, asJSON bool, stdout, stderr 
 	start := time.Now()
 	for k, o := range traincosim.RandomShapes(n, seed) {
 		fmt.Fprintf(stderr, "shape %d/%d %s: building and co-simulating %d examples\n", k+1, n, o.Describe(), examples)
+		o.Progress = stderr
 		r, err := traincosim.RunRandom(o, examples, seed+uint64(k))
 		if err != nil {
 			return err

@@ -24,11 +24,12 @@ func TestCosimTrainIris(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// Iris: 120 training rows, 4 features x 6 thresholds = 24 Boolean
-	// features; 3 TMs x 6 clauses x 48 literals = 864 TAs of 16 words + I.
+	// features; 3 TMs x 6 clauses x 48 literals = 864 TAs of 16 words, I and
+	// the threshold.
 	if res.Rows != 120 || res.Shape.Features != 24 || res.Shape.TMs != 3 || res.N != 8 {
 		t.Fatalf("unexpected setup: %+v", res)
 	}
-	perCmp := 864 * (16 + 1)
+	perCmp := 864 * (16 + 2)
 	if res.SPVWordsPerCmp != perCmp || len(res.Epochs) != 2 {
 		t.Fatalf("%d words per comparison, %d epochs; want %d and 2", res.SPVWordsPerCmp, len(res.Epochs), perCmp)
 	}

@@ -80,7 +80,11 @@ func cmdSynthTrainer(args []string, stdout, stderr io.Writer) error {
 		if !*quiet {
 			fmt.Fprintf(stderr, "synth: measuring cycles per example: %d epochs of %s in the Verilated trainer\n", p.Epochs, td.data.Name)
 		}
-		sess, err := traincosim.Start(traincosim.Options{Shape: td.shape, N: p.N, S: p.S, Seed: p.Seed, Feedback: p.Feedback, Bits: *bits, LiteralLanes: *lanes})
+		to := traincosim.Options{Shape: td.shape, N: p.N, S: p.S, Seed: p.Seed, Feedback: p.Feedback, Bits: *bits, LiteralLanes: *lanes}
+		if !*quiet {
+			to.Progress = stderr
+		}
+		sess, err := traincosim.Start(to)
 		if err != nil {
 			return err
 		}

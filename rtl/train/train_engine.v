@@ -52,6 +52,9 @@
  *   dbg_lane        literal lane
  *   dbg_addr        word address in the lane
  *   dbg_data        the word, the cycle after the address
+ *   dbg_thresh      with dbg_sel = 1: the inference threshold of the TA,
+ *                   min(I, 2^B - 1) (docs/fixed-point-training.md 6), so
+ *                   the trained include RAMs serve as inference banks
  */
 module train_engine #(
     parameter NT        = 3,
@@ -96,7 +99,8 @@ module train_engine #(
     input  wire           dbg_sel,
     input  wire [KW-1:0]  dbg_lane,
     input  wire [SAW-1:0] dbg_addr,
-    output wire [15:0]    dbg_data
+    output wire [15:0]    dbg_data,
+    output wire [15:0]    dbg_thresh
 );
     localparam N2  = 2 * N;
     localparam GL  = G * LL;
@@ -255,6 +259,9 @@ module train_engine #(
         dlane_q <= dbg_lane;
     end
     assign dbg_data = dsel_q ? inc_q[dlane_q] : spv_q[dlane_q];
+    localparam [15:0] QMAX = 16'((1 << B) - 1);
+    wire [15:0] inc_rd = inc_q[dlane_q];
+    assign dbg_thresh = (inc_rd > QMAX) ? QMAX : inc_rd;
 
     // ---------------------------------------------------------------
     // Phase A: sampling of one group of LL literals. The group's

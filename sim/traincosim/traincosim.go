@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/fixedtrain"
@@ -54,6 +55,9 @@ type Options struct {
 	// rule with $PTM_COSIM_CACHE when empty); Jobs is verilator's -j.
 	CacheDir string
 	Jobs     int
+	// Progress, when not nil, gets a line when a Verilator build starts
+	// and every 20 s while it runs.
+	Progress io.Writer
 }
 
 // Params returns the golden trainer's configuration of o (one worker).
@@ -69,15 +73,18 @@ type Mismatch struct {
 	TM       int    `json:"tm"`       // t
 	Clause   int    `json:"clause"`   // j
 	Literal  int    `json:"literal"`  // i
-	State    int    `json:"state"`    // n, or -1 for the include mass
+	State    int    `json:"state"`    // n; -1 the include mass, -2 the inference threshold
 	Expected uint16 `json:"expected"` // golden
 	Actual   uint16 `json:"actual"`   // engine
 }
 
 func (m Mismatch) String() string {
 	what := fmt.Sprintf("state n=%d", m.State)
-	if m.State < 0 {
+	switch m.State {
+	case -1:
 		what = "include mass I"
+	case -2:
+		what = "inference threshold min(I, 2^B-1)"
 	}
 	return fmt.Sprintf("after example %d: TA (t=%d, j=%d, i=%d) %s: golden %d, RTL %d", m.Example, m.TM, m.Clause, m.Literal, what, m.Expected, m.Actual)
 }
@@ -122,7 +129,7 @@ func Start(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, dir, cached, err := build(d, opts.CacheDir, opts.Jobs)
+	bin, dir, cached, err := build(d, opts.CacheDir, opts.Jobs, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -250,58 +257,63 @@ func (s *Session) Epoch(X [][]bool, y []int, after func(k int) error) error {
 	return nil
 }
 
-// Readback reads every SPV word and include mass out of the engine, in
-// the golden trainer's flat order (TA (t, j, i) at (t*m+j)*2o+i, 2N words
-// per TA).
-func (s *Session) Readback() (spv, inc []uint16, err error) {
+// Readback reads every SPV word, include mass and inference threshold
+// (min(I, 2^B - 1), derived on chip) out of the engine, in the golden
+// trainer's flat order (TA (t, j, i) at (t*m+j)*2o+i, 2N words per TA).
+func (s *Session) Readback() (spv, inc, thresh []uint16, err error) {
 	p := s.design.Params
 	if _, err := io.WriteString(s.in, "d\n"); err != nil {
-		return nil, nil, s.fail(err)
+		return nil, nil, nil, s.fail(err)
 	}
 	if err := s.in.Flush(); err != nil {
-		return nil, nil, s.fail(err)
+		return nil, nil, nil, s.fail(err)
 	}
 	lanesW := make([][]uint16, p.LL)
 	lanesM := make([][]uint16, p.LL)
+	lanesT := make([][]uint16, p.LL)
 	for {
 		line, err := s.out.ReadString('\n')
 		if err != nil {
-			return nil, nil, s.fail(err)
+			return nil, nil, nil, s.fail(err)
 		}
 		f := strings.Fields(line)
 		if len(f) == 1 && f[0] == "end" {
 			break
 		}
-		if len(f) < 2 || (f[0] != "w" && f[0] != "m") {
-			return nil, nil, fmt.Errorf("traincosim: bad readback line %.60q", line)
+		if len(f) < 2 || (f[0] != "w" && f[0] != "m" && f[0] != "t") {
+			return nil, nil, nil, fmt.Errorf("traincosim: bad readback line %.60q", line)
 		}
 		k, err := strconv.Atoi(f[1])
 		if err != nil || k < 0 || k >= p.LL {
-			return nil, nil, fmt.Errorf("traincosim: bad readback lane %q", f[1])
+			return nil, nil, nil, fmt.Errorf("traincosim: bad readback lane %q", f[1])
 		}
 		words := make([]uint16, len(f)-2)
 		for a, h := range f[2:] {
 			v, err := strconv.ParseUint(h, 16, 16)
 			if err != nil {
-				return nil, nil, fmt.Errorf("traincosim: bad readback word %q: %w", h, err)
+				return nil, nil, nil, fmt.Errorf("traincosim: bad readback word %q: %w", h, err)
 			}
 			words[a] = uint16(v)
 		}
-		if f[0] == "w" {
+		switch f[0] {
+		case "w":
 			lanesW[k] = words
-		} else {
+		case "m":
 			lanesM[k] = words
+		default:
+			lanesT[k] = words
 		}
 	}
 	for k := 0; k < p.LL; k++ {
-		if len(lanesW[k]) != p.SPVDepth || len(lanesM[k]) != p.IncDepth {
-			return nil, nil, fmt.Errorf("traincosim: lane %d read back %d SPV words and %d include masses, want %d and %d",
-				k, len(lanesW[k]), len(lanesM[k]), p.SPVDepth, p.IncDepth)
+		if len(lanesW[k]) != p.SPVDepth || len(lanesM[k]) != p.IncDepth || len(lanesT[k]) != p.IncDepth {
+			return nil, nil, nil, fmt.Errorf("traincosim: lane %d read back %d SPV words, %d include masses and %d thresholds, want %d, %d and %d",
+				k, len(lanesW[k]), len(lanesM[k]), len(lanesT[k]), p.SPVDepth, p.IncDepth, p.IncDepth)
 		}
 	}
 	lits, n2 := 2*p.O, 2*p.N
 	spv = make([]uint16, p.Clauses*lits*n2)
 	inc = make([]uint16, p.Clauses*lits)
+	thresh = make([]uint16, p.Clauses*lits)
 	for c := 0; c < p.Clauses; c++ {
 		for i := 0; i < lits; i++ {
 			ta := c*lits + i
@@ -311,18 +323,24 @@ func (s *Session) Readback() (spv, inc []uint16, err error) {
 			}
 			l, a := p.IncAddr(c, i)
 			inc[ta] = lanesM[l][a]
+			thresh[ta] = lanesT[l][a]
 		}
 	}
-	return spv, inc, nil
+	return spv, inc, thresh, nil
 }
 
-// Compare reads the engine back and compares every SPV word and include
-// mass with the golden trainer's. It returns the words compared and the
+// Compare reads the engine back and compares every SPV word, include
+// mass and inference threshold with the golden trainer's (SPVs,
+// IncludeMass, Bank().Thresh). It returns the words compared and the
 // mismatches (at most max of them listed; all counted in the total).
 func (s *Session) Compare(max int) (words, total int, first []Mismatch, err error) {
-	spv, inc, err := s.Readback()
+	spv, inc, thresh, err := s.Readback()
 	if err != nil {
 		return 0, 0, nil, err
+	}
+	bank, err := s.golden.Bank()
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("traincosim: golden bank: %w", err)
 	}
 	want := s.golden.SPVs()
 	p := s.design.Params
@@ -343,8 +361,11 @@ func (s *Session) Compare(max int) (words, total int, first []Mismatch, err erro
 		if e := uint16(s.golden.IncludeMass(ta)); inc[ta] != e {
 			note(ta, -1, e, inc[ta])
 		}
+		if e := uint16(bank.Thresh[ta]); thresh[ta] != e {
+			note(ta, -2, e, thresh[ta])
+		}
 	}
-	return len(want) + len(inc), total, first, nil
+	return len(want) + 2*len(inc), total, first, nil
 }
 
 // Close ends the simulator.
@@ -416,7 +437,7 @@ func DefaultCacheDir() string { return simcache.Dir("PTM_COSIM_CACHE", "ptm-cosi
 // build compiles the trainer and its harness into cacheDir/<top>-<hash>
 // (sim/cosim.BuildDesign's scheme: the hash covers every source, the flags
 // and the Verilator version; a cached build is verified before reuse).
-func build(d *hw.TrainerDesign, cacheDir string, jobs int) (bin, dir string, cached bool, err error) {
+func build(d *hw.TrainerDesign, cacheDir string, jobs int, progress io.Writer) (bin, dir string, cached bool, err error) {
 	ver, err := verilator.Version()
 	if errors.Is(err, verilator.ErrNotFound) {
 		return "", "", false, ErrNoVerilator
@@ -476,7 +497,10 @@ func build(d *hw.TrainerDesign, cacheDir string, jobs int) (bin, dir string, cac
 	cmd.Dir = tmp
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	stop := heartbeat(progress, "verilator build of "+d.Top())
+	err = cmd.Run()
+	stop()
+	if err != nil {
 		o := out.String()
 		if len(o) > 4000 {
 			o = "..." + o[len(o)-4000:]
@@ -497,4 +521,33 @@ func build(d *hw.TrainerDesign, cacheDir string, jobs int) (bin, dir string, cac
 		return "", "", false, fmt.Errorf("traincosim: %w", err)
 	}
 	return bin, dir, false, nil
+}
+
+// heartbeatEvery is how often a running build reports on Options.Progress.
+const heartbeatEvery = 20 * time.Second
+
+// heartbeat prints what is starting on w and then a line every
+// heartbeatEvery until the returned stop is called (nothing when w is nil).
+func heartbeat(w io.Writer, what string) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	fmt.Fprintf(w, "traincosim: %s\n", what)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "traincosim: %s still running (%s)\n", what, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

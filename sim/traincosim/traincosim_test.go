@@ -37,7 +37,7 @@ func TestRandomShapes(t *testing.T) {
 			}
 			t.Fatalf("%s: %d mismatches", o.Describe(), res.Mismatches)
 		}
-		if want := examples * o.Shape.TAs() * (2*o.N + 1); res.WordsCompared != want || res.Examples != examples {
+		if want := examples * o.Shape.TAs() * (2*o.N + 2); res.WordsCompared != want || res.Examples != examples {
 			t.Errorf("%s: %d examples, %d words compared, want %d and %d", o.Describe(), res.Examples, res.WordsCompared, examples, want)
 		}
 		words += res.WordsCompared
@@ -77,7 +77,7 @@ func TestDetectsMismatch(t *testing.T) {
 	if err != nil || total != 0 {
 		t.Fatalf("before: %d mismatches, %v", total, err)
 	}
-	if want := sh.TAs() * (2*o.N + 1); words != want {
+	if want := sh.TAs() * (2*o.N + 2); words != want {
 		t.Errorf("%d words compared, want %d", words, want)
 	}
 	moved := 0

@@ -87,20 +87,21 @@ wire [ADDR_W-1:0]   dbg_addr;
 assign {init_start, seed_we, seed_idx, seed_data, ex_valid, ex_x, ex_y, dbg_sel, dbg_lane, dbg_addr} = stim;
 
 wire        busy;
-wire [15:0] dbg_data;
+wire [15:0] dbg_data, dbg_thresh;
 
 `PTM_TRAINER trainer (
     .clk(clk), .rst(rst), .busy(busy), .init_start(init_start),
     .seed_we(seed_we), .seed_idx(seed_idx), .seed_data(seed_data),
     .ex_valid(ex_valid), .ex_x(ex_x), .ex_y(ex_y),
-    .dbg_sel(dbg_sel), .dbg_lane(dbg_lane), .dbg_addr(dbg_addr), .dbg_data(dbg_data)
+    .dbg_sel(dbg_sel), .dbg_lane(dbg_lane), .dbg_addr(dbg_addr), .dbg_data(dbg_data),
+    .dbg_thresh(dbg_thresh)
 );
 
-reg [16:0] outs = 17'd0;
+reg [32:0] outs = 33'd0;
 reg        sout = 1'b0;
 
 always @(posedge clk) begin
-    outs <= {busy, dbg_data};
+    outs <= {busy, dbg_data, dbg_thresh};
     sout <= ^outs;
 end
 
