@@ -9,10 +9,12 @@
 // lanes from the training seed (fixedtrain.ControlSeed, ClauseSeed) and
 // initializes the SPVs. Session.Train then trains the simulated engine and
 // a fixedtrain.Trainer (one worker) on the same example; Session.Compare
-// reads back every SPV word and every include mass of the engine and
-// compares them with the golden trainer's SPVs and include masses,
+// reads back every SPV word, every include mass and every inference
+// threshold min(I, 2^B - 1) (derived on chip) of the engine and compares
+// them with the golden trainer's SPVs, include masses and Bank thresholds,
 // reporting each mismatch with its TA (t, j, i), state n and the examples
-// trained so far.
+// trained so far. RandomShapes and RunRandom are the random-shape mode of
+// the tests and of `ptm cosim --train --shapes`.
 //
 // Epochs: the engine leaves the shuffle of docs/fixed-point-training.md
 // 5.1 to the host. Session.Epoch shuffles the rows on the host with its
