@@ -6,8 +6,10 @@
  * (docs/fixed-point-training.md section 11: lane k holds literals i with
  * i mod LL = k, TA (c, i) at word ((c*G + i div LL)*2N + n)). One access
  * per cycle, read or write, read data registered (available the cycle
- * after the address), held while nothing is read: the behaviour of the
- * UP5K's SB_SPRAM256KA (16K x 16 bit).
+ * after the address), held while the RAM is not selected and undefined
+ * (X) after a write: the behaviour of the UP5K's SB_SPRAM256KA (16K x 16
+ * bit, yosys's cells_sim.v), so a simulation with --x-assign unique
+ * catches any use of read data across a write.
  *
  * With USE_SPRAM = 1 and the macro ICE40 defined (the synthesis flow), the
  * RAM is one SB_SPRAM256KA (DEPTH <= 16384); otherwise it is a plain
@@ -53,8 +55,12 @@ module train_ram #(
             reg [15:0] q;
             always @(posedge clk) begin
                 if (en) begin
-                    if (we) mem[addr] <= wdata;
-                    else    q <= mem[addr];
+                    if (we) begin
+                        mem[addr] <= wdata;
+                        q <= 16'bx;
+                    end else begin
+                        q <= mem[addr];
+                    end
                 end
             end
             assign rdata = q;
@@ -68,8 +74,12 @@ module train_ram #(
     reg [15:0] q;
     always @(posedge clk) begin
         if (en) begin
-            if (we) mem[addr] <= wdata;
-            else    q <= mem[addr];
+            if (we) begin
+                mem[addr] <= wdata;
+                q <= 16'bx;
+            end else begin
+                q <= mem[addr];
+            end
         end
     end
     assign rdata = q;

@@ -138,7 +138,9 @@ func Start(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("traincosim: %w", err)
 	}
-	s.cmd = exec.Command(bin)
+	// X values (a RAM's read data after a write, registers before their
+	// first load) are random, so nothing may depend on them.
+	s.cmd = exec.Command(bin, "+verilator+rand+reset+2", "+verilator+seed+"+strconv.FormatUint(opts.Seed%1000000+1, 10))
 	s.cmd.Dir = dir
 	s.cmd.Stderr = s.stderr
 	if s.inPipe, err = s.cmd.StdinPipe(); err != nil {
