@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -437,8 +436,9 @@ const simBinary = "obj_dir/sim"
 func DefaultCacheDir() string { return simcache.Dir("PTM_COSIM_CACHE", "ptm-cosim") }
 
 // build compiles the trainer and its harness into cacheDir/<top>-<hash>
-// (sim/cosim.BuildDesign's scheme: the hash covers every source, the flags
-// and the Verilator version; a cached build is verified before reuse).
+// through simcache.Build (sim/cosim.BuildDesign's scheme: the hash covers
+// every source, the flags and the Verilator version; a cached build is
+// verified before reuse).
 func build(d *hw.TrainerDesign, cacheDir string, jobs int, progress io.Writer) (bin, dir string, cached bool, err error) {
 	ver, err := verilator.Version()
 	if errors.Is(err, verilator.ErrNotFound) {
@@ -465,64 +465,39 @@ func build(d *hw.TrainerDesign, cacheDir string, jobs int, progress io.Writer) (
 	if cacheDir == "" {
 		cacheDir = DefaultCacheDir()
 	}
-	dir = filepath.Join(cacheDir, d.Top()+"-"+key)
-	bin = filepath.Join(dir, filepath.FromSlash(simBinary))
-	if err := simcache.Prepare(cacheDir); err != nil {
-		return "", "", false, fmt.Errorf("traincosim: %w", err)
-	}
 	sources := map[string][]byte{"harness.cpp": src}
 	for _, f := range d.Files {
 		sources[f.Name] = f.Data
 	}
-	if _, err := os.Lstat(dir); err == nil {
-		if simcache.Verify(dir, simBinary, sources) == nil {
-			return bin, dir, true, nil
+	var buildErr error // verilator's own failure, returned as it is
+	dir, cached, err = simcache.Build(cacheDir, d.Top()+"-"+key, simBinary, sources, func(tmp string) error {
+		args := append(append([]string{}, buildFlags...), "-j", strconv.Itoa(jobs), "--top-module", d.Top(), "-o", "sim")
+		args = append(args, d.VerilogFiles()...)
+		args = append(args, "harness.cpp")
+		cmd := exec.Command("verilator", args...)
+		cmd.Dir = tmp
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		stop := heartbeat(progress, "verilator build of "+d.Top())
+		err := cmd.Run()
+		stop()
+		if err != nil {
+			o := out.String()
+			if len(o) > 4000 {
+				o = "..." + o[len(o)-4000:]
+			}
+			buildErr = fmt.Errorf("traincosim: verilator build of %s failed: %w\n%s", d.Top(), err, o)
+			return buildErr
 		}
-		if err := os.RemoveAll(dir); err != nil {
-			return "", "", false, fmt.Errorf("traincosim: removing a stale build: %w", err)
-		}
-	}
-	tmp, err := os.MkdirTemp(cacheDir, "build-")
-	if err != nil {
+		return nil
+	})
+	switch {
+	case err != nil && err == buildErr:
+		return "", "", false, err
+	case err != nil:
 		return "", "", false, fmt.Errorf("traincosim: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	for name, data := range sources {
-		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
-			return "", "", false, fmt.Errorf("traincosim: %w", err)
-		}
-	}
-	args := append(append([]string{}, buildFlags...), "-j", strconv.Itoa(jobs), "--top-module", d.Top(), "-o", "sim")
-	args = append(args, d.VerilogFiles()...)
-	args = append(args, "harness.cpp")
-	cmd := exec.Command("verilator", args...)
-	cmd.Dir = tmp
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	stop := heartbeat(progress, "verilator build of "+d.Top())
-	err = cmd.Run()
-	stop()
-	if err != nil {
-		o := out.String()
-		if len(o) > 4000 {
-			o = "..." + o[len(o)-4000:]
-		}
-		return "", "", false, fmt.Errorf("traincosim: verilator build of %s failed: %w\n%s", d.Top(), err, o)
-	}
-	sealed := []string{simBinary}
-	for name := range sources {
-		sealed = append(sealed, name)
-	}
-	if err := simcache.Seal(tmp, sealed); err != nil {
-		return "", "", false, fmt.Errorf("traincosim: %w", err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if simcache.Verify(dir, simBinary, sources) == nil {
-			return bin, dir, true, nil
-		}
-		return "", "", false, fmt.Errorf("traincosim: %w", err)
-	}
-	return bin, dir, false, nil
+	return filepath.Join(dir, filepath.FromSlash(simBinary)), dir, cached, nil
 }
 
 // heartbeatEvery is how often a running build reports on Options.Progress.
