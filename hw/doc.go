@@ -35,4 +35,12 @@
 // docs/core-interface.md describes the core's ports and result words;
 // docs/cycles.md its cycle counts. Package sim/cosim co-simulates the
 // generated core in Verilator against fixed.Core.
+//
+// GenerateTrainer derives the on-chip PTM trainer from the same
+// configuration (the shape; Config.Bits as B and Config.LiteralLanes) plus
+// TrainParams (N, s as the integer moves UP and DOWN, the rule, SPRAM): a
+// generated top, <prefix>_trainer, that sets the parameters of the
+// hand-written rtl/train engine (docs/fixed-point-training.md 11).
+// Package sim/traincosim co-simulates it against golden/fixedtrain and
+// hw/synth.RunTrainer synthesizes it for the UP5K.
 package hw

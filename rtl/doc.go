@@ -20,6 +20,13 @@
 //	                    buffer that releases only good frames
 //	eth/eth_mac_tx.v    GMII-style byte transmit MAC: preamble, header,
 //	                    padding to 60 bytes, FCS, inter-frame gap
+//	train/train_engine.v the on-chip PTM trainer (docs/fixed-point-training.md
+//	                    5.2-5.3, 11): controller, clause lanes, phase A/B
+//	train/train_tpm_lane.v one literal lane's streamed integer TPM
+//	train/train_draws.v  chained 16-bit draws of a 64-bit trainer lane
+//	train/train_ram.v    single-port 16-bit RAM (SB_SPRAM256KA on the UP5K)
+//	                    The trainer is verified bit for bit by sim/traincosim
+//	                    and linted by hw's TestTrainerLint, not by this package.
 //	*/tb/*_tb.cpp       Verilator C++ benches, one per module
 //	lib/tb/tb_util.h    shared bench helpers (CHECK, tracing, --seed)
 //

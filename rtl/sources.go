@@ -16,7 +16,7 @@ import (
 // The Verilated board (sim/board) and the synthesis flow (hw/synth) build
 // from this copy, so a binary needs no checkout beside it.
 //
-//go:embed uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
+//go:embed train/*.v uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
 var FS embed.FS
 
 // ErrSource is wrapped by the errors of this file: an unknown board or a
@@ -71,6 +71,21 @@ func CoreTopSources(board string) ([]string, error) {
 		return nil, err
 	}
 	return append([]string{path.Join("boards", board, "core_top.v")}, glob("boards/common")...), nil
+}
+
+// TrainerSources are the hand-written sources of the on-chip trainer
+// (rtl/train, top module train_engine; hw.GenerateTrainer wraps it in a
+// generated top that sets its parameters).
+func TrainerSources() []string { return glob("train") }
+
+// TrainerTopSources are the sources of the trainer's out-of-context device
+// top, top module trainer_top (boards/<board>/trainer_top.v and the
+// power-on reset); only the iCEBreaker (UP5K, with SPRAM) has one.
+func TrainerTopSources(board string) ([]string, error) {
+	if board != "icebreaker" {
+		return nil, fmt.Errorf("%w: no trainer top for board %q (the trainer needs the UP5K's SPRAM: icebreaker)", ErrSource, board)
+	}
+	return []string{"boards/icebreaker/trainer_top.v", "boards/common/brd_por.v"}, nil
 }
 
 // PCF is the pin constraint file of a board (boards/<board>/<board>.pcf).

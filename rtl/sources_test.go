@@ -35,7 +35,17 @@ func TestSources(t *testing.T) {
 			t.Errorf("%s: pcf %v", b, err)
 		}
 	}
-	for _, dir := range []string{"uart", "eth", "lib", "board", "boards/common", "boards/icebreaker", "boards/hx8k"} {
+	tt, err := TrainerTopSources("icebreaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range append(tt, TrainerSources()...) {
+		listed[n] = true
+	}
+	if _, err := TrainerTopSources("hx8k"); !errors.Is(err, ErrSource) {
+		t.Errorf("trainer top for hx8k: %v", err)
+	}
+	for _, dir := range []string{"uart", "eth", "lib", "board", "boards/common", "boards/icebreaker", "boards/hx8k", "train"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.v"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: %v %v", dir, files, err)

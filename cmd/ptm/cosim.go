@@ -15,7 +15,15 @@ func init() {
 }
 
 func cmdCosim(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("cosim", "--model MODEL | --random-shape SPEC [--vectors N] [--k K] [--lanes L] [--bits B] [--json]", stderr)
+	for _, a := range args {
+		if a == "--train" || a == "-train" || a == "--train=true" || a == "-train=true" {
+			return cmdCosimTrain(args, stdout, stderr)
+		}
+		if a == "--" {
+			break
+		}
+	}
+	fs := newFlags("cosim", "--model MODEL | --random-shape SPEC [--vectors N] [--k K] [--lanes L] [--bits B] [--json] | --train ... (ptm cosim --train -h)", stderr)
 	model := fs.String("model", "", "model `file`")
 	shapeSpec := fs.String("random-shape", "", "co-simulate an untrained shape with a random bank: classes=N,clauses=M,features=O,t=T[,binary]")
 	vectors := fs.Int("vectors", 1000, "input vectors (requests) to send")

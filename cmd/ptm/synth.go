@@ -20,7 +20,15 @@ func init() {
 }
 
 func cmdSynth(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl", stderr)
+	for _, a := range args {
+		if a == "--trainer" || a == "-trainer" || a == "--trainer=true" || a == "-trainer=true" {
+			return cmdSynthTrainer(args, stdout, stderr)
+		}
+		if a == "--" {
+			break
+		}
+	}
+	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl\n       ptm synth --trainer ... (ptm synth --trainer -h)", stderr)
 	model := fs.String("model", "", "model `file`")
 	shapeSpec := fs.String("random-shape", "", "synthesize an untrained shape (random bank) instead: classes=N,clauses=M,features=O,t=T[,binary]")
 	device := fs.String("device", "up5k", "device: up5k (iCEBreaker) or hx8k (HX8K breakout board)")

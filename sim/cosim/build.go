@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -115,60 +114,34 @@ func BuildDesign(d *hw.Design, cacheDir string, jobs int, trace bool) (*Build, e
 	if cacheDir == "" {
 		cacheDir = DefaultCacheDir()
 	}
-	dir := filepath.Join(cacheDir, d.Top()+"-"+key)
-	bin := filepath.Join(dir, filepath.FromSlash(simBinary))
-	if err := simcache.Prepare(cacheDir); err != nil {
-		return nil, fmt.Errorf("cosim: %w", err)
-	}
 	// A cached build is run only if its files are the ones it was built
 	// with, from exactly these sources; anything else is rebuilt.
 	sources := map[string][]byte{"harness.cpp": src}
 	for _, f := range d.Files {
 		sources[f.Name] = f.Data
 	}
-	if _, err := os.Lstat(dir); err == nil {
-		if simcache.Verify(dir, simBinary, sources) == nil {
-			return &Build{Dir: dir, Binary: bin, Cached: true}, nil
+	var buildErr error // verilator's own failure, returned as it is
+	dir, cached, err := simcache.Build(cacheDir, d.Top()+"-"+key, simBinary, sources, func(tmp string) error {
+		args := append(flags, "-j", fmt.Sprint(jobs), "--top-module", d.Top(), "-o", "sim")
+		args = append(args, d.VerilogFiles()...)
+		args = append(args, "harness.cpp")
+		cmd := exec.Command("verilator", args...)
+		cmd.Dir = tmp
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			buildErr = fmt.Errorf("cosim: verilator build of %s failed: %w\n%s", d.Top(), err, tail(out.String(), 4000))
+			return buildErr
 		}
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("cosim: removing a stale build: %w", err)
-		}
-	}
-	tmp, err := os.MkdirTemp(cacheDir, "build-")
-	if err != nil {
-		return nil, fmt.Errorf("cosim: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := d.Write(tmp); err != nil {
+		return nil
+	})
+	switch {
+	case err != nil && err == buildErr:
 		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "harness.cpp"), src, 0o644); err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("cosim: %w", err)
 	}
-	args := append(flags, "-j", fmt.Sprint(jobs), "--top-module", d.Top(), "-o", "sim")
-	args = append(args, d.VerilogFiles()...)
-	args = append(args, "harness.cpp")
-	cmd := exec.Command("verilator", args...)
-	cmd.Dir = tmp
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cosim: verilator build of %s failed: %w\n%s", d.Top(), err, tail(out.String(), 4000))
-	}
-	sealed := []string{simBinary}
-	for name := range sources {
-		sealed = append(sealed, name)
-	}
-	if err := simcache.Seal(tmp, sealed); err != nil {
-		return nil, fmt.Errorf("cosim: %w", err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if simcache.Verify(dir, simBinary, sources) == nil { // a concurrent build won
-			return &Build{Dir: dir, Binary: bin, Cached: true}, nil
-		}
-		return nil, fmt.Errorf("cosim: %w", err)
-	}
-	return &Build{Dir: dir, Binary: bin}, nil
+	return &Build{Dir: dir, Binary: filepath.Join(dir, filepath.FromSlash(simBinary)), Cached: cached}, nil
 }
 
 func tail(s string, n int) string {

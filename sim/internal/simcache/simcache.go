@@ -111,3 +111,56 @@ func Verify(dir, binary string, sources map[string][]byte) error {
 	}
 	return nil
 }
+
+// Build returns the build directory cacheDir/name of sources (relative
+// path -> content): the cached one when it verifies against them (cached
+// is then true), or a new one: the sources are written into a temporary
+// directory inside cacheDir, compile runs there and must produce binary
+// (relative path), the binary and the sources are sealed, and the
+// directory is renamed into place (a concurrent build that won the rename
+// is taken when it verifies). cacheDir is created and checked by Prepare;
+// a stale build is removed. name should carry a hash of everything the
+// build depends on.
+func Build(cacheDir, name, binary string, sources map[string][]byte, compile func(dir string) error) (dir string, cached bool, err error) {
+	if err := Prepare(cacheDir); err != nil {
+		return "", false, err
+	}
+	dir = filepath.Join(cacheDir, name)
+	if _, err := os.Lstat(dir); err == nil {
+		if Verify(dir, binary, sources) == nil {
+			return dir, true, nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return "", false, fmt.Errorf("simcache: removing a stale build: %w", err)
+		}
+	}
+	tmp, err := os.MkdirTemp(cacheDir, "build-")
+	if err != nil {
+		return "", false, fmt.Errorf("simcache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	sealed := []string{binary}
+	for name, data := range sources {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", false, fmt.Errorf("simcache: %w", err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return "", false, fmt.Errorf("simcache: %w", err)
+		}
+		sealed = append(sealed, name)
+	}
+	if err := compile(tmp); err != nil {
+		return "", false, err
+	}
+	if err := Seal(tmp, sealed); err != nil {
+		return "", false, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if Verify(dir, binary, sources) == nil { // a concurrent build won
+			return dir, true, nil
+		}
+		return "", false, fmt.Errorf("simcache: %w", err)
+	}
+	return dir, false, nil
+}
