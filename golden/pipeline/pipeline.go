@@ -465,12 +465,7 @@ func (p *pooled) fit(kind ptm.MappingKind) (ptm.Mapping, error) {
 	}
 	best, bestNLL := cands[0], math.Inf(1)
 	for _, mp := range cands {
-		var nll float64
-		for i, sums := range p.sums {
-			q := metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
-			nll -= math.Log(math.Max(q.Mean[p.labels[i]], metrics.NLLFloor))
-		}
-		if nll < bestNLL {
+		if nll := p.nll(mp); nll < bestNLL {
 			best, bestNLL = mp, nll
 		}
 	}
@@ -484,8 +479,24 @@ const CalibrationFolds = 4
 // test rows: it splits f's training rows into CalibrationFolds stratified
 // folds (seeded from the split seed), trains cfg on all but one fold in
 // turn, samples the held-out fold, and fits the parameter by NLL on the
-// pooled out-of-fold predictions of every training row.
+// pooled out-of-fold predictions of every training row (OutOfFold, then
+// Samples.Fit).
 func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error) {
+	cfg.defaults()
+	s, err := OutOfFold(d, f, cfg)
+	if err != nil {
+		return ptm.Mapping{}, err
+	}
+	return s.Fit(cfg.Mapping.Kind)
+}
+
+// OutOfFold returns the K = 100 samples of every training row of f from a
+// CalibrationFolds-fold cross-validation on the training rows: the folds
+// are stratified (each class's rows shuffled with a PCG seeded from the
+// split seed and dealt round-robin); cfg is trained on all but one fold in
+// turn and the held-out fold sampled (seed cfg.Params.Seed + fold). These
+// are the predictions Calibrate fits on; the test rows play no part.
+func OutOfFold(d *Data, f *modelfile.File, cfg TrainConfig) (*Samples, error) {
 	cfg.defaults()
 	cfg.Progress = nil
 	rows := f.Split.Train
@@ -510,7 +521,7 @@ func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error)
 			k++
 		}
 	}
-	var p pooled
+	s := &Samples{}
 	for i, val := range folds {
 		var fit []int
 		for j, fold := range folds {
@@ -521,11 +532,11 @@ func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error)
 		cfg.Rows = fit
 		g, err := Train(d, cfg)
 		if err != nil {
-			return ptm.Mapping{}, err
+			return nil, fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
 		}
-		if err := p.add(g, d, val, 100, cfg.Params.Seed+uint64(i)); err != nil {
-			return ptm.Mapping{}, err
+		if err := s.p.add(g, d, val, 100, cfg.Params.Seed+uint64(i)); err != nil {
+			return nil, err
 		}
 	}
-	return p.fit(cfg.Mapping.Kind)
+	return s, nil
 }
