@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"fmt"
 	"math"
 	"strings"
@@ -27,6 +29,21 @@ type TemperatureOptions struct {
 	// Partial, if set, is called after every finished split with the
 	// tables over the splits finished so far.
 	Partial func(table string)
+	// Dump, if set, receives the samples of every finished task (gob),
+	// rewritten after each; Load, if set, is such a dump: the study
+	// re-maps it instead of training and sampling.
+	Dump func(b []byte)
+	Load []byte
+}
+
+// tempDump is the stored form of a temperature study's samples.
+type tempDump struct {
+	Classes []int // per task: -1 or the held-out class
+	Splits  []int
+	Chosen  []int
+	OOF     []*pipeline.SamplesData
+	Test    []*pipeline.SamplesData
+	Held    []*pipeline.SamplesData
 }
 
 // tempSplit is what one split of the temperature study sampled once: the
@@ -57,7 +74,28 @@ func TempRules() []TempRule {
 			return fitSoftmaxGrid(o, lo, 16), nil
 		}})
 	}
-	for _, t := range []float64{0.25, 0.5, 1, 2, 4} {
+	for _, sigma := range []float64{0.5, 1} {
+		rs = append(rs, TempRule{Name: fmt.Sprintf("map, log2 temperature ~ N(0, %g^2)", sigma), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
+			return fitSoftmaxMAP(o, sigma), nil
+		}})
+	}
+	rs = append(rs, TempRule{Name: "posterior mean of log temperature (flat prior on the grid)", Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
+		var ls, ws []float64
+		minN := math.Inf(1)
+		for e := -16; e <= 16; e++ {
+			n := o.NLL(ptm.Mapping{Kind: ptm.Softmax, Temperature: math.Pow(2, float64(e)/4)}) * float64(o.Len())
+			ls, ws = append(ls, float64(e)/4), append(ws, n)
+			minN = math.Min(minN, n)
+		}
+		var z, m float64
+		for i := range ls {
+			w := math.Exp(-(ws[i] - minN))
+			z += w
+			m += w * ls[i]
+		}
+		return ptm.Mapping{Kind: ptm.Softmax, Temperature: math.Pow(2, m/z)}, nil
+	}})
+	for _, t := range []float64{0.0625, 0.25, 0.5, 1, 2, 4} {
 		rs = append(rs, TempRule{Name: fmt.Sprintf("fixed %g", t), Fit: func(*pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
 			return ptm.Mapping{Kind: ptm.Softmax, Temperature: t}, nil
 		}})
@@ -102,6 +140,21 @@ func fitSoftmaxGrid(o *pipeline.Samples, lo, hi int) ptm.Mapping {
 	for e := lo; e <= hi; e++ {
 		mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: math.Pow(2, float64(e)/4)}
 		if n := o.NLL(mp); n < bestN {
+			best, bestN = mp, n
+		}
+	}
+	return best
+}
+
+// fitSoftmaxMAP fits the softmax temperature on o by the maximum a
+// posteriori rule: the total NLL (nats) plus (log2 tau)^2 / (2 sigma^2),
+// over the grid 2^(e/4), e = -16..16.
+func fitSoftmaxMAP(o *pipeline.Samples, sigma float64) ptm.Mapping {
+	best, bestN := ptm.Mapping{}, math.Inf(1)
+	for e := -16; e <= 16; e++ {
+		l := float64(e) / 4
+		mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: math.Pow(2, l)}
+		if n := o.NLL(mp)*float64(o.Len()) + l*l/(2*sigma*sigma); n < bestN {
 			best, bestN = mp, n
 		}
 	}
@@ -312,6 +365,49 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 		}
 		return b.String()
 	}
+	if opt.Load != nil {
+		var td tempDump
+		if err := gob.NewDecoder(bytes.NewReader(opt.Load)).Decode(&td); err != nil {
+			return "", fmt.Errorf("experiments: temperature study: load: %w", err)
+		}
+		if len(td.Classes) != len(tasks) {
+			return "", fmt.Errorf("experiments: temperature study: the dump has %d tasks, the options %d", len(td.Classes), len(tasks))
+		}
+		for i := range tasks {
+			if td.OOF[i] == nil {
+				continue
+			}
+			r := &tempSplit{chosen: td.Chosen[i], oof: pipeline.SamplesFrom(*td.OOF[i]), test: pipeline.SamplesFrom(*td.Test[i])}
+			if td.Held[i] != nil {
+				r.held = pipeline.SamplesFrom(*td.Held[i])
+			}
+			results[i] = r
+		}
+		return table(), nil
+	}
+	dump := func() {
+		td := tempDump{}
+		for i, t := range tasks {
+			td.Classes, td.Splits = append(td.Classes, t.class), append(td.Splits, t.split)
+			r := results[i]
+			var o, te, h *pipeline.SamplesData
+			c := -1
+			if r != nil {
+				c = r.chosen
+				x, y := r.oof.Data(), r.test.Data()
+				o, te = &x, &y
+				if r.held != nil {
+					z := r.held.Data()
+					h = &z
+				}
+			}
+			td.Chosen, td.OOF, td.Test, td.Held = append(td.Chosen, c), append(td.OOF, o), append(td.Test, te), append(td.Held, h)
+		}
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(td); err == nil {
+			opt.Dump(b.Bytes())
+		}
+	}
 	var n atomic.Int32
 	err = parallel(ctx, len(tasks), func(i int) error {
 		t := tasks[i]
@@ -329,6 +425,9 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 		results[i] = res
 		if opt.Partial != nil {
 			opt.Partial(table())
+		}
+		if opt.Dump != nil {
+			dump()
 		}
 		mu.Unlock()
 		if opt.Progress != nil {

@@ -28,6 +28,8 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	selection := fs.String("selection", "", "instead: compare model-selection rules for the PTM on this data set (iris, wine, breast-cancer) under the 20-split protocol, a markdown table on stdout")
 	oodSplits := fs.Int("ood-splits", 0, "with --selection: also hold out each class in turn, this many splits each (0 = no out-of-distribution rows)")
 	temp := fs.String("temperature", "", "instead: compare ways of fitting the softmax temperature of the primary PTM on this data set's out-of-fold training predictions (docs/uncertainty.md section 9), a markdown table on stdout")
+	dumpF := fs.String("dump", "", "with --temperature: store every finished split's samples in this `file` (gob)")
+	loadF := fs.String("load", "", "with --temperature: re-map the samples of this --dump `file` (same --splits/--first/--ood-splits) instead of training")
 	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
 	first := fs.Int("first", 0, "with --selection --choices or --temperature: the first split")
@@ -61,6 +63,20 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 					fmt.Fprintln(stderr, "ptm experiments:", err)
 				}
 			}
+		}
+		if *dumpF != "" {
+			opt.Dump = func(b []byte) {
+				if err := os.WriteFile(*dumpF, b, 0o644); err != nil {
+					fmt.Fprintln(stderr, "ptm experiments:", err)
+				}
+			}
+		}
+		if *loadF != "" {
+			b, err := os.ReadFile(*loadF)
+			if err != nil {
+				return fmt.Errorf("ptm experiments: --load: %w", err)
+			}
+			opt.Load = b
 		}
 		table, err := experiments.TemperatureStudy(context.Background(), opt)
 		if err != nil {

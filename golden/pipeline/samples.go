@@ -79,3 +79,43 @@ func (p *pooled) nll(mp ptm.Mapping) float64 {
 	}
 	return nll
 }
+
+// SamplesData is the plain form of Samples, for storing a study's samples
+// (encoding/gob) and re-mapping them later without the models: per row
+// its class sums, label and the clip bound T of the model that drew them.
+type SamplesData struct {
+	K, NumClasses int
+	Binary        bool
+	T             []int
+	Sums          [][]int
+	Labels        []int
+}
+
+// Data returns s in plain form (all rows must come from models of the same
+// shape, as in every use here).
+func (s *Samples) Data() SamplesData {
+	out := SamplesData{K: s.p.K, Sums: s.p.sums, Labels: s.p.labels}
+	for i, m := range s.p.models {
+		if i == 0 {
+			out.NumClasses, out.Binary = m.NumClasses, m.Binary
+		}
+		out.T = append(out.T, m.T)
+	}
+	return out
+}
+
+// SamplesFrom rebuilds Samples from their plain form; the rows are mapped
+// by models that hold only the shape and T (enough for Queries and NLL).
+func SamplesFrom(d SamplesData) *Samples {
+	s := &Samples{p: pooled{K: d.K, sums: d.Sums, labels: d.Labels}}
+	byT := map[int]*ptm.Model{}
+	for _, t := range d.T {
+		m := byT[t]
+		if m == nil {
+			m = &ptm.Model{Params: ptm.Params{T: t}, Binary: d.Binary, NumClasses: d.NumClasses}
+			byT[t] = m
+		}
+		s.p.models = append(s.p.models, m)
+	}
+	return s
+}
