@@ -23,6 +23,9 @@ type TemperatureOptions struct {
 	// OODSplits the splits per held-out class of the out-of-distribution
 	// experiment (0 = none).
 	Splits, First, OODSplits int
+	// Grid is the PTM grid (default: the full run's grid of the data set);
+	// the primary PTM's encoding is applied to it.
+	Grid []pipeline.Candidate
 	// K is the number of samples per query (default 100).
 	K        int
 	Progress func(done, total int)
@@ -215,13 +218,16 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 	if opt.K == 0 {
 		opt.K = 100
 	}
+	if opt.Grid == nil {
+		opt.Grid = spec.grid
+	}
 	d, err := pipeline.LoadData(spec.data, "")
 	if err != nil {
 		return "", err
 	}
 	k := ptmKinds()[0]
 	pc := pipeline.ProtocolConfig{TestFraction: testFraction, K: opt.K, Bins: full.bins,
-		Grid: k.withEncoding(spec.grid), Mapping: k.mapping}
+		Grid: k.withEncoding(opt.Grid), Mapping: k.mapping}
 	runSplit := func(dd *pipeline.Data, s int, held [][]float64) (*tempSplit, error) {
 		val, err := pipeline.ScoreGrid(dd, pc, s)
 		if err != nil {
@@ -360,7 +366,7 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 			orep := metrics.Evaluate(r.oof.Queries(one), r.oof.Labels(), full.bins)
 			mp, _ := rules[0].Fit(r.oof)
 			trep := metrics.Evaluate(r.test.Queries(mp), r.test.Labels(), full.bins)
-			fmt.Fprintf(&b, "| %d | %s | %d | %d | %.3g | %d |\n", t.split, candName(spec.grid[r.chosen]), orep.N,
+			fmt.Fprintf(&b, "| %d | %s | %d | %d | %.3g | %d |\n", t.split, candName(opt.Grid[r.chosen])+fmt.Sprintf(", %d thresholds", opt.Grid[r.chosen].Thresholds), orep.N,
 				int(math.Round((1-orep.Accuracy)*float64(orep.N))), mp.Temperature, int(math.Round((1-trep.Accuracy)*float64(trep.N))))
 		}
 		return b.String()

@@ -33,7 +33,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
 	first := fs.Int("first", 0, "with --selection --choices or --temperature: the first split")
-	grid := fs.String("grid", "", "with --selection: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	grid := fs.String("grid", "", "with --selection or --temperature: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -56,7 +56,11 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --splits %d, --ood-splits %d, --first %d, want 0..1000 each, splits not both 0", errUsage, *splits, *oodSplits, *first)
 		}
 		pr := newProgress(stderr, "temperature "+*temp)
-		opt := experiments.TemperatureOptions{Data: *temp, Splits: *splits, First: *first, OODSplits: *oodSplits, Progress: pr.update}
+		g, err := parseGrid(*grid)
+		if err != nil {
+			return fmt.Errorf("%w: --grid: %v", errUsage, err)
+		}
+		opt := experiments.TemperatureOptions{Data: *temp, Splits: *splits, First: *first, OODSplits: *oodSplits, Progress: pr.update, Grid: g}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
