@@ -44,9 +44,12 @@ type tempDump struct {
 	Classes []int // per task: -1 or the held-out class
 	Splits  []int
 	Chosen  []int
-	OOF     []*pipeline.SamplesData
-	Test    []*pipeline.SamplesData
-	Held    []*pipeline.SamplesData
+	// Per task; a task not finished has Chosen -1 and empty samples, a
+	// task without held-out rows empty Held (gob cannot store nil
+	// pointers in a slice).
+	OOF  []pipeline.SamplesData
+	Test []pipeline.SamplesData
+	Held []pipeline.SamplesData
 }
 
 // tempSplit is what one split of the temperature study sampled once: the
@@ -356,7 +359,7 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 		}
 		// Per split: the chosen candidate, the current rule's temperature
 		// and the out-of-fold errors it was fitted on.
-		b.WriteString("\n| split | chosen | OOF rows | OOF errors (temperature 1) | current temperature | test errors |\n|---|---|---|---|---|---|\n")
+		b.WriteString("\n| split | chosen | OOF rows | OOF errors (temperature 1) | OOF NLL at 1/16, 1/4, 1, 4, 16 | current temperature | test errors |\n|---|---|---|---|---|---|---|\n")
 		for i, t := range tasks {
 			r := results[i]
 			if r == nil || t.class >= 0 {
@@ -366,8 +369,12 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 			orep := metrics.Evaluate(r.oof.Queries(one), r.oof.Labels(), full.bins)
 			mp, _ := rules[0].Fit(r.oof)
 			trep := metrics.Evaluate(r.test.Queries(mp), r.test.Labels(), full.bins)
-			fmt.Fprintf(&b, "| %d | %s | %d | %d | %.3g | %d |\n", t.split, candName(opt.Grid[r.chosen])+fmt.Sprintf(", %d thresholds", opt.Grid[r.chosen].Thresholds), orep.N,
-				int(math.Round((1-orep.Accuracy)*float64(orep.N))), mp.Temperature, int(math.Round((1-trep.Accuracy)*float64(trep.N))))
+			var curve []string
+			for _, tau := range []float64{1.0 / 16, 0.25, 1, 4, 16} {
+				curve = append(curve, fmt.Sprintf("%.4f", r.oof.NLL(ptm.Mapping{Kind: ptm.Softmax, Temperature: tau})))
+			}
+			fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %.3g | %d |\n", t.split, candName(opt.Grid[r.chosen])+fmt.Sprintf(", %d thresholds", opt.Grid[r.chosen].Thresholds), orep.N,
+				int(math.Round((1-orep.Accuracy)*float64(orep.N))), strings.Join(curve, ", "), mp.Temperature, int(math.Round((1-trep.Accuracy)*float64(trep.N))))
 		}
 		return b.String()
 	}
@@ -380,39 +387,40 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 			return "", fmt.Errorf("experiments: temperature study: the dump has %d tasks, the options %d", len(td.Classes), len(tasks))
 		}
 		for i := range tasks {
-			if td.OOF[i] == nil {
+			if td.Chosen[i] < 0 {
 				continue
 			}
-			r := &tempSplit{chosen: td.Chosen[i], oof: pipeline.SamplesFrom(*td.OOF[i]), test: pipeline.SamplesFrom(*td.Test[i])}
-			if td.Held[i] != nil {
-				r.held = pipeline.SamplesFrom(*td.Held[i])
+			r := &tempSplit{chosen: td.Chosen[i], oof: pipeline.SamplesFrom(td.OOF[i]), test: pipeline.SamplesFrom(td.Test[i])}
+			if len(td.Held[i].Sums) > 0 {
+				r.held = pipeline.SamplesFrom(td.Held[i])
 			}
 			results[i] = r
 		}
 		return table(), nil
 	}
+	var dumpErr error
 	dump := func() {
 		td := tempDump{}
 		for i, t := range tasks {
 			td.Classes, td.Splits = append(td.Classes, t.class), append(td.Splits, t.split)
 			r := results[i]
-			var o, te, h *pipeline.SamplesData
+			var o, te, h pipeline.SamplesData
 			c := -1
 			if r != nil {
 				c = r.chosen
-				x, y := r.oof.Data(), r.test.Data()
-				o, te = &x, &y
+				o, te = r.oof.Data(), r.test.Data()
 				if r.held != nil {
-					z := r.held.Data()
-					h = &z
+					h = r.held.Data()
 				}
 			}
 			td.Chosen, td.OOF, td.Test, td.Held = append(td.Chosen, c), append(td.OOF, o), append(td.Test, te), append(td.Held, h)
 		}
 		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(td); err == nil {
-			opt.Dump(b.Bytes())
+		if err := gob.NewEncoder(&b).Encode(td); err != nil {
+			dumpErr = fmt.Errorf("experiments: temperature study: dump: %w", err)
+			return
 		}
+		opt.Dump(b.Bytes())
 	}
 	var n atomic.Int32
 	err = parallel(ctx, len(tasks), func(i int) error {
@@ -441,6 +449,9 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 		}
 		return nil
 	})
+	if err == nil {
+		err = dumpErr
+	}
 	if err != nil {
 		return "", err
 	}
