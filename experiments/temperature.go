@@ -80,6 +80,16 @@ func TempRules() []TempRule {
 			return fitSoftmaxGrid(o, lo, 16), nil
 		}})
 	}
+	for _, frac := range []float64{0.05, 0.1} {
+		rs = append(rs, TempRule{Name: fmt.Sprintf("nll, temperature >= %g T", frac), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
+			mp := fitSoftmaxGrid(o, -16, 16)
+			mp.Temperature = math.Max(mp.Temperature, frac*float64(o.ClipT()))
+			return mp, nil
+		}})
+		rs = append(rs, TempRule{Name: fmt.Sprintf("fixed %g T", frac), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
+			return ptm.Mapping{Kind: ptm.Softmax, Temperature: frac * float64(o.ClipT())}, nil
+		}})
+	}
 	for _, sigma := range []float64{0.5, 1} {
 		rs = append(rs, TempRule{Name: fmt.Sprintf("map, log2 temperature ~ N(0, %g^2)", sigma), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
 			return fitSoftmaxMAP(o, sigma), nil
@@ -137,6 +147,36 @@ func TempRules() []TempRule {
 		}})
 	}
 	return rs
+}
+
+// nestedQueries maps every fold of oof (pipeline.FoldSizes) with what the
+// rule fits on the other folds: a validation of the fit itself on the
+// training rows only.
+func nestedQueries(rule TempRule, oof *pipeline.Samples) ([]metrics.QueryStats, []int) {
+	sizes := pipeline.FoldSizes(oof.Len())
+	var folds []*pipeline.Samples
+	lo := 0
+	for _, n := range sizes {
+		folds = append(folds, oof.Slice(lo, lo+n))
+		lo += n
+	}
+	var qs []metrics.QueryStats
+	var ys []int
+	for j, f := range folds {
+		var rest []*pipeline.Samples
+		for i, g := range folds {
+			if i != j {
+				rest = append(rest, g)
+			}
+		}
+		mp, post := rule.Fit(pipeline.Join(rest...))
+		q := f.Queries(mp)
+		if post != nil {
+			q = post(q)
+		}
+		qs, ys = append(qs, q...), append(ys, f.Labels()...)
+	}
+	return qs, ys
 }
 
 // fitSoftmaxGrid fits the softmax temperature by NLL on o over the grid
@@ -297,11 +337,11 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 				nOOD++
 			}
 		}
-		fmt.Fprintf(&b, "%s, primary PTM chosen by validation accuracy, %d splits from %d, K = %d; OOF = out-of-fold predictions of the training rows (4-fold CV), pooled over splits; test pooled over splits", d.Name, nIn, opt.First, opt.K)
+		fmt.Fprintf(&b, "%s, primary PTM chosen by validation accuracy, %d splits from %d, K = %d; validation = out-of-fold predictions of the training rows (4-fold CV), each fold mapped with the temperature the rule fits on the other three folds, pooled over splits; test pooled over splits", d.Name, nIn, opt.First, opt.K)
 		if opt.OODSplits > 0 {
 			fmt.Fprintf(&b, "; OOD: %d of %d held-out-class splits, AUROC pooled per class then averaged", nOOD, len(tasks)-opt.Splits)
 		}
-		b.WriteString("\n\n| rule | temperature mean [min, max] | OOF NLL | OOF ECE | OOF AUROC(H) | OOF AUROC(MI) | test accuracy | test NLL | test pooled ECE | test AUROC(H) | test AUROC(MI) | per-split mean AUROC(H) | OOD AUROC(MI) | OOD AUROC(H) |\n")
+		b.WriteString("\n\n| rule | temperature mean [min, max] | val NLL | val ECE | val AUROC(H) | val AUROC(MI) | test accuracy | test NLL | test pooled ECE | test AUROC(H) | test AUROC(MI) | per-split mean AUROC(H) | OOD AUROC(MI) | OOD AUROC(H) |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, rule := range rules {
 			var oq, tq []metrics.QueryStats
@@ -329,7 +369,8 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 					continue
 				}
 				temps = append(temps, mp.Temperature)
-				oq, oy = append(oq, apply(r.oof)...), append(oy, r.oof.Labels()...)
+				nq, ny := nestedQueries(rule, r.oof)
+				oq, oy = append(oq, nq...), append(oy, ny...)
 				tq, ty = append(tq, q...), append(ty, r.test.Labels()...)
 				if a := metrics.Evaluate(q, r.test.Labels(), full.bins).AUROCEntropy; !math.IsNaN(a) {
 					perSplit = append(perSplit, a)

@@ -119,3 +119,41 @@ func SamplesFrom(d SamplesData) *Samples {
 	}
 	return s
 }
+
+// Slice returns the rows lo..hi-1 of s (sharing their samples).
+func (s *Samples) Slice(lo, hi int) *Samples {
+	return &Samples{p: pooled{K: s.p.K, models: s.p.models[lo:hi], sums: s.p.sums[lo:hi], labels: s.p.labels[lo:hi]}}
+}
+
+// Join returns the rows of all parts in order (sharing their samples); the
+// parts must have the same K.
+func Join(parts ...*Samples) *Samples {
+	out := &Samples{}
+	for _, s := range parts {
+		out.p.K = s.p.K
+		out.p.models = append(out.p.models, s.p.models...)
+		out.p.sums = append(out.p.sums, s.p.sums...)
+		out.p.labels = append(out.p.labels, s.p.labels...)
+	}
+	return out
+}
+
+// FoldSizes returns the sizes of OutOfFold's folds for n training rows, in
+// the order OutOfFold stores them (the rows are dealt round-robin, so fold
+// j holds ceil((n-j)/CalibrationFolds) rows).
+func FoldSizes(n int) []int {
+	out := make([]int, CalibrationFolds)
+	for j := range out {
+		out[j] = (n - j + CalibrationFolds - 1) / CalibrationFolds
+	}
+	return out
+}
+
+// ClipT returns the clip bound T of the model of the first row (0 if
+// empty): the unit of the class scores the mapping sees.
+func (s *Samples) ClipT() int {
+	if len(s.p.models) == 0 {
+		return 0
+	}
+	return s.p.models[0].T
+}
