@@ -33,10 +33,12 @@ type TemperatureOptions struct {
 	// tables over the splits finished so far.
 	Partial func(table string)
 	// Dump, if set, receives the samples of every finished task (gob),
-	// rewritten after each; Load, if set, is such a dump: the study
-	// re-maps it instead of training and sampling.
+	// rewritten after each; Load, if set, holds such dumps: the study
+	// re-maps their finished tasks (matched by held-out class and split;
+	// tasks the options list but no dump holds are left out) instead of
+	// training and sampling.
 	Dump func(b []byte)
-	Load []byte
+	Load [][]byte
 }
 
 // tempDump is the stored form of a temperature study's samples.
@@ -420,22 +422,26 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 		return b.String()
 	}
 	if opt.Load != nil {
-		var td tempDump
-		if err := gob.NewDecoder(bytes.NewReader(opt.Load)).Decode(&td); err != nil {
-			return "", fmt.Errorf("experiments: temperature study: load: %w", err)
+		index := map[task]int{}
+		for i, t := range tasks {
+			index[t] = i
 		}
-		if len(td.Classes) != len(tasks) {
-			return "", fmt.Errorf("experiments: temperature study: the dump has %d tasks, the options %d", len(td.Classes), len(tasks))
-		}
-		for i := range tasks {
-			if td.Chosen[i] < 0 {
-				continue
+		for _, raw := range opt.Load {
+			var td tempDump
+			if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&td); err != nil {
+				return "", fmt.Errorf("experiments: temperature study: load: %w", err)
 			}
-			r := &tempSplit{chosen: td.Chosen[i], oof: pipeline.SamplesFrom(td.OOF[i]), test: pipeline.SamplesFrom(td.Test[i])}
-			if len(td.Held[i].Sums) > 0 {
-				r.held = pipeline.SamplesFrom(td.Held[i])
+			for j := range td.Classes {
+				i, ok := index[task{td.Classes[j], td.Splits[j]}]
+				if !ok || td.Chosen[j] < 0 {
+					continue
+				}
+				r := &tempSplit{chosen: td.Chosen[j], oof: pipeline.SamplesFrom(td.OOF[j]), test: pipeline.SamplesFrom(td.Test[j])}
+				if len(td.Held[j].Sums) > 0 {
+					r.held = pipeline.SamplesFrom(td.Held[j])
+				}
+				results[i] = r
 			}
-			results[i] = r
 		}
 		return table(), nil
 	}

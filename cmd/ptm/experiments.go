@@ -29,7 +29,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	oodSplits := fs.Int("ood-splits", 0, "with --selection: also hold out each class in turn, this many splits each (0 = no out-of-distribution rows)")
 	temp := fs.String("temperature", "", "instead: compare ways of fitting the softmax temperature of the primary PTM on this data set's out-of-fold training predictions (docs/uncertainty.md section 9), a markdown table on stdout")
 	dumpF := fs.String("dump", "", "with --temperature: store every finished split's samples in this `file` (gob)")
-	loadF := fs.String("load", "", "with --temperature: re-map the samples of this --dump `file` (same --splits/--first/--ood-splits) instead of training")
+	loadF := fs.String("load", "", "with --temperature: re-map the samples of these comma-separated --dump `files` (their splits within --first/--splits/--ood-splits) instead of training")
 	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
 	first := fs.Int("first", 0, "with --selection --choices or --temperature: the first split")
@@ -76,11 +76,13 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if *loadF != "" {
-			b, err := os.ReadFile(*loadF)
-			if err != nil {
-				return fmt.Errorf("ptm experiments: --load: %w", err)
+			for _, name := range strings.Split(*loadF, ",") {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					return fmt.Errorf("ptm experiments: --load: %w", err)
+				}
+				opt.Load = append(opt.Load, b)
 			}
-			opt.Load = b
 		}
 		table, err := experiments.TemperatureStudy(context.Background(), opt)
 		if err != nil {
