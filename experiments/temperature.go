@@ -82,10 +82,9 @@ func TempRules() []TempRule {
 			return fitSoftmaxGrid(o, lo, 16), nil
 		}})
 	}
-	for _, frac := range []float64{0.05, 0.1} {
+	for _, frac := range []float64{0.05, 0.1, 0.2} {
 		rs = append(rs, TempRule{Name: fmt.Sprintf("nll, temperature >= %g T", frac), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
-			mp := fitSoftmaxGrid(o, -16, 16)
-			mp.Temperature = math.Max(mp.Temperature, frac*float64(o.ClipT()))
+			mp, _ := o.FitAbove(ptm.Softmax, frac*float64(o.ClipT())) // cannot fail for softmax
 			return mp, nil
 		}})
 		rs = append(rs, TempRule{Name: fmt.Sprintf("fixed %g T", frac), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {

@@ -71,6 +71,13 @@ func (s *Samples) NLL(mp ptm.Mapping) float64 {
 // the rows (the grids of FitMapping).
 func (s *Samples) Fit(kind ptm.MappingKind) (ptm.Mapping, error) { return s.p.fit(kind) }
 
+// FitAbove is Fit with the softmax temperature restricted to the grid's
+// values >= min (the largest grid value if none is); the vote smoothing
+// ignores min.
+func (s *Samples) FitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, error) {
+	return s.p.fitAbove(kind, min)
+}
+
 func (p *pooled) nll(mp ptm.Mapping) float64 {
 	var nll float64
 	for i, sums := range p.sums {

@@ -62,3 +62,35 @@ func TestSamplesRoundTrip(t *testing.T) {
 		t.Fatalf("labels of unlabelled inputs %v, want [-1 -1]", l)
 	}
 }
+
+// FitAbove keeps the softmax temperature on the grid at or above the
+// floor (the grid's largest value when the floor exceeds it), equals Fit
+// with no floor, and leaves the vote smoothing alone.
+func TestFitAbove(t *testing.T) {
+	d, f := irisModel(t)
+	s, err := SampleRows(f, d, f.Split.Train, 50, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, _ := s.Fit(ptm.Softmax)
+	same, _ := s.FitAbove(ptm.Softmax, 0)
+	if free != same {
+		t.Errorf("FitAbove(0) %v, Fit %v", same, free)
+	}
+	for _, min := range []float64{1, 2, 3} {
+		mp, err := s.FitAbove(ptm.Softmax, min)
+		if err != nil || mp.Temperature < min || mp.Temperature > 16 {
+			t.Errorf("FitAbove(%v): %v (%v)", min, mp, err)
+		}
+		if free.Temperature >= min && mp != free {
+			t.Errorf("FitAbove(%v) %v, want the free fit %v above the floor", min, mp, free)
+		}
+	}
+	if mp, _ := s.FitAbove(ptm.Softmax, 100); mp.Temperature != 16 {
+		t.Errorf("FitAbove(100) = %v, want the grid's largest, 16", mp)
+	}
+	v, _ := s.Fit(ptm.Vote)
+	if w, _ := s.FitAbove(ptm.Vote, 5); v != w {
+		t.Errorf("vote smoothing %v with a floor, %v without", w, v)
+	}
+}
