@@ -125,10 +125,12 @@ type TrainConfig struct {
 // sets none. Without a floor, the NLL fit on the out-of-fold predictions
 // runs to the grid's 1/16 (the vote in all but name) whenever the few
 // out-of-fold errors do not hold it back, and the test errors of such a
-// model come with near-zero entropy; validated by a nested
-// cross-validation on the training rows of iris, wine and breast cancer
-// (docs/uncertainty.md section 9).
-var DefaultTemperatureFloor = 0.1
+// model come with near-zero entropy. 0.05 T (e.g. 0.5 for T = 10, 1 for
+// T = 20) was chosen by a nested cross-validation of the fit on the
+// training rows of iris, wine and breast cancer: it is the floor whose
+// validation NLL is no worse than the unbounded fit's on any of the three
+// and best in total (docs/uncertainty.md section 9).
+var DefaultTemperatureFloor = 0.05
 
 // floor returns the temperature floor of c in units of T (0 = none).
 func (c *TrainConfig) floor() float64 {
