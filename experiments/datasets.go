@@ -115,8 +115,17 @@ func (k ptmKind) describe(srs []pipeline.SplitResult) string {
 		}
 	}
 	st := Describe(v)
-	return fmt.Sprintf("%s, %s fitted per split by NLL in a %d-fold cross-validation on the training rows (mean %.3g, range %.3g-%.3g)",
-		k.mapping.Kind, param, pipeline.CalibrationFolds, st.Mean, st.Min, st.Max)
+	return fmt.Sprintf("%s, %s fitted per split by NLL in a %d-fold cross-validation on the training rows%s (mean %.3g, range %.3g-%.3g)",
+		k.mapping.Kind, param, pipeline.CalibrationFolds, floorNote(k.mapping), st.Mean, st.Min, st.Max)
+}
+
+// floorNote names the temperature floor of a calibrated softmax
+// (pipeline.DefaultTemperatureFloor), "" for other mappings or no floor.
+func floorNote(mp ptm.Mapping) string {
+	if mp.Kind != ptm.Softmax || pipeline.DefaultTemperatureFloor <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", not below %g T", pipeline.DefaultTemperatureFloor)
 }
 
 // encodingName describes an input encoding.

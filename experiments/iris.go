@@ -229,7 +229,7 @@ func variantMapping(key string, mps []ptm.Mapping) string {
 	case "ptm_vote_cal":
 		return fmt.Sprintf("vote, smoothing fitted per split by NLL in a %d-fold cross-validation on the training rows (pipeline.Calibrate)", pipeline.CalibrationFolds)
 	case "ptm_softmax_cal":
-		return fmt.Sprintf("softmax, temperature fitted per split by NLL in a %d-fold cross-validation on the training rows (pipeline.Calibrate)", pipeline.CalibrationFolds)
+		return fmt.Sprintf("softmax, temperature fitted per split by NLL in a %d-fold cross-validation on the training rows%s (pipeline.Calibrate)", pipeline.CalibrationFolds, floorNote(ptm.Mapping{Kind: ptm.Softmax}))
 	}
 	if len(mps) == 0 {
 		return ""

@@ -20,17 +20,20 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] | --temperature DATA [--splits N] [--first N] [--ood-splits N]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	sweep := fs.String("sweep", "", "instead: the input-encoding design sweep on validation rows of this data set (docs/uncertainty.md), a markdown table on stdout")
 	splits := fs.Int("splits", 20, "splits of --sweep or --selection (--selection: 0 = only the out-of-distribution splits)")
 	selection := fs.String("selection", "", "instead: compare model-selection rules for the PTM on this data set (iris, wine, breast-cancer) under the 20-split protocol, a markdown table on stdout")
 	oodSplits := fs.Int("ood-splits", 0, "with --selection: also hold out each class in turn, this many splits each (0 = no out-of-distribution rows)")
-	partial := fs.String("partial", "", "with --selection: rewrite this `file` with the table after every finished split")
+	temp := fs.String("temperature", "", "instead: compare ways of fitting the softmax temperature of the primary PTM on this data set's out-of-fold training predictions (docs/uncertainty.md section 9), a markdown table on stdout")
+	dumpF := fs.String("dump", "", "with --temperature: store every finished split's samples in this `file` (gob)")
+	loadF := fs.String("load", "", "with --temperature: re-map the samples of these comma-separated --dump `files` (their splits within --first/--splits/--ood-splits) instead of training")
+	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
-	first := fs.Int("first", 0, "with --selection --choices: the first split")
-	grid := fs.String("grid", "", "with --selection: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	first := fs.Int("first", 0, "with --selection --choices or --temperature: the first split")
+	grid := fs.String("grid", "", "with --selection or --temperature: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -42,6 +45,46 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "sweep "+*sweep)
 		table, err := experiments.EncodingSweep(context.Background(), experiments.SweepOptions{Data: *sweep, Splits: *splits, Progress: pr.update})
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, table)
+		return nil
+	}
+	if *temp != "" {
+		if *splits < 0 || *splits > 1000 || *oodSplits < 0 || *oodSplits > 1000 || *splits+*oodSplits == 0 || *first < 0 || *first > 1000 {
+			return fmt.Errorf("%w: --splits %d, --ood-splits %d, --first %d, want 0..1000 each, splits not both 0", errUsage, *splits, *oodSplits, *first)
+		}
+		pr := newProgress(stderr, "temperature "+*temp)
+		g, err := parseGrid(*grid)
+		if err != nil {
+			return fmt.Errorf("%w: --grid: %v", errUsage, err)
+		}
+		opt := experiments.TemperatureOptions{Data: *temp, Splits: *splits, First: *first, OODSplits: *oodSplits, Progress: pr.update, Grid: g}
+		if *partial != "" {
+			opt.Partial = func(table string) {
+				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
+					fmt.Fprintln(stderr, "ptm experiments:", err)
+				}
+			}
+		}
+		if *dumpF != "" {
+			opt.Dump = func(b []byte) {
+				if err := os.WriteFile(*dumpF, b, 0o644); err != nil {
+					fmt.Fprintln(stderr, "ptm experiments:", err)
+				}
+			}
+		}
+		if *loadF != "" {
+			for _, name := range strings.Split(*loadF, ",") {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					return fmt.Errorf("ptm experiments: --load: %w", err)
+				}
+				opt.Load = append(opt.Load, b)
+			}
+		}
+		table, err := experiments.TemperatureStudy(context.Background(), opt)
 		if err != nil {
 			return err
 		}

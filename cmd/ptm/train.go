@@ -64,6 +64,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature")
 	bits := fs.Int("bits", 16, "quantization width stored in the model file (8..16)")
 	calibrate := fs.Bool("calibrate", pipeline.DefaultCalibrate, "fit the mapping parameter (vote smoothing or softmax temperature) by NLL with 4-fold cross-validation on the training rows (default on unless --temperature or --smoothing is given)")
+	tfloor := fs.Float64("temperature-floor", pipeline.DefaultTemperatureFloor, "with --calibrate and the softmax: the fitted temperature's lower bound, in units of T (0 = none, the grid's 1/16; docs/uncertainty.md section 9)")
 	de := pipeline.DefaultEncoding
 	sets := fs.Int("sets", de.Sets, "input encoding: threshold sets M sampled per inference sample (1 = the paper's plain thermometer; docs/uncertainty.md)")
 	bandwidth := fs.Float64("bandwidth", de.Bandwidth, "input encoding: threshold jitter between sets, in feature standard deviations")
@@ -107,6 +108,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *workers < 0 {
 		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, *workers)
 	}
+	if !(*tfloor >= 0 && *tfloor <= 16) {
+		return fmt.Errorf("%w: --temperature-floor %v, want 0..16", errUsage, *tfloor)
+	}
 	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
 		return err
 	}
@@ -131,7 +135,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	f, err := pipeline.TrainAndCalibrate(d, pipeline.TrainConfig{
 		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
 		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0, Encoding: &enc,
-		Fixed: *fixedTrain, Workers: *workers,
+		Fixed: *fixedTrain, Workers: *workers, TemperatureFloor: floorFlag(*tfloor),
 	}, *calibrate)
 	if err != nil {
 		return err
@@ -181,4 +185,13 @@ func checkTrainFlags(bits, thresholds int, testFrac float64) error {
 		return fmt.Errorf("%w: --test-fraction %v, want 0 <= f < 1 (0: train on every row)", errUsage, testFrac)
 	}
 	return nil
+}
+
+// floorFlag turns --temperature-floor (0 = none) into
+// TrainConfig.TemperatureFloor (0 = the default, negative = none).
+func floorFlag(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
