@@ -2,12 +2,9 @@ package cosim
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/template"
@@ -80,9 +77,6 @@ func DefaultCacheDir() string {
 	return simcache.Dir("PTM_COSIM_CACHE", "ptm-cosim")
 }
 
-// simBinary is the simulator's path inside a build directory.
-const simBinary = "obj_dir/sim"
-
 // BuildDesign compiles a design and its harness with Verilator into
 // cacheDir/<hash>, the hash covering every source, the flags and the
 // Verilator version, so that an identical design is built only once.
@@ -96,57 +90,21 @@ func BuildDesign(d *hw.Design, cacheDir string, jobs int, trace bool) (*Build, e
 	if err != nil {
 		return nil, err
 	}
-	if jobs < 1 {
-		jobs = 2
-	}
 	flags := append([]string{}, buildFlags...)
 	if trace {
 		flags = append(flags, "--trace-fst")
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%q\n", ver, flags)
-	for _, f := range d.Files {
-		fmt.Fprintf(h, "%s %d\n", f.Name, len(f.Data))
-		h.Write(f.Data)
-	}
-	h.Write(src)
-	key := hex.EncodeToString(h.Sum(nil))[:24]
 	if cacheDir == "" {
 		cacheDir = DefaultCacheDir()
 	}
 	// A cached build is run only if its files are the ones it was built
 	// with, from exactly these sources; anything else is rebuilt.
-	sources := map[string][]byte{"harness.cpp": src}
-	for _, f := range d.Files {
-		sources[f.Name] = f.Data
-	}
-	var buildErr error // verilator's own failure, returned as it is
-	dir, cached, err := simcache.Build(cacheDir, d.Top()+"-"+key, simBinary, sources, func(tmp string) error {
-		args := append(flags, "-j", fmt.Sprint(jobs), "--top-module", d.Top(), "-o", "sim")
-		args = append(args, d.VerilogFiles()...)
-		args = append(args, "harness.cpp")
-		cmd := exec.Command("verilator", args...)
-		cmd.Dir = tmp
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			buildErr = fmt.Errorf("cosim: verilator build of %s failed: %w\n%s", d.Top(), err, tail(out.String(), 4000))
-			return buildErr
-		}
-		return nil
+	dir, cached, err := simcache.Verilate(simcache.VerilatorBuild{
+		CacheDir: cacheDir, Top: d.Top(), Version: ver, Flags: flags,
+		Files: d.Files, Verilog: d.VerilogFiles(), Harness: src, Jobs: jobs,
 	})
-	switch {
-	case err != nil && err == buildErr:
-		return nil, err
-	case err != nil:
+	if err != nil {
 		return nil, fmt.Errorf("cosim: %w", err)
 	}
-	return &Build{Dir: dir, Binary: filepath.Join(dir, filepath.FromSlash(simBinary)), Cached: cached}, nil
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "..." + s[len(s)-n:]
+	return &Build{Dir: dir, Binary: filepath.Join(dir, filepath.FromSlash(simcache.BinaryPath)), Cached: cached}, nil
 }

@@ -3,9 +3,7 @@ package traincosim
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -428,8 +426,6 @@ func harness(d *hw.TrainerDesign) ([]byte, error) {
 var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "unique", "--x-initial", "unique",
 	"-Wno-fatal", "-CFLAGS", "-O1"}
 
-const simBinary = "obj_dir/sim"
-
 // DefaultCacheDir is where builds are cached when Options.CacheDir is
 // empty: the directory of sim/cosim ($PTM_COSIM_CACHE, else the user
 // cache's ptm-cosim).
@@ -451,53 +447,18 @@ func build(d *hw.TrainerDesign, cacheDir string, jobs int, progress io.Writer) (
 	if err != nil {
 		return "", "", false, err
 	}
-	if jobs < 1 {
-		jobs = 2
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%q\n", ver, buildFlags)
-	for _, f := range d.Files {
-		fmt.Fprintf(h, "%s %d\n", f.Name, len(f.Data))
-		h.Write(f.Data)
-	}
-	h.Write(src)
-	key := hex.EncodeToString(h.Sum(nil))[:24]
 	if cacheDir == "" {
 		cacheDir = DefaultCacheDir()
 	}
-	sources := map[string][]byte{"harness.cpp": src}
-	for _, f := range d.Files {
-		sources[f.Name] = f.Data
-	}
-	var buildErr error // verilator's own failure, returned as it is
-	dir, cached, err = simcache.Build(cacheDir, d.Top()+"-"+key, simBinary, sources, func(tmp string) error {
-		args := append(append([]string{}, buildFlags...), "-j", strconv.Itoa(jobs), "--top-module", d.Top(), "-o", "sim")
-		args = append(args, d.VerilogFiles()...)
-		args = append(args, "harness.cpp")
-		cmd := exec.Command("verilator", args...)
-		cmd.Dir = tmp
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		stop := heartbeat(progress, "verilator build of "+d.Top())
-		err := cmd.Run()
-		stop()
-		if err != nil {
-			o := out.String()
-			if len(o) > 4000 {
-				o = "..." + o[len(o)-4000:]
-			}
-			buildErr = fmt.Errorf("traincosim: verilator build of %s failed: %w\n%s", d.Top(), err, o)
-			return buildErr
-		}
-		return nil
+	dir, cached, err = simcache.Verilate(simcache.VerilatorBuild{
+		CacheDir: cacheDir, Top: d.Top(), Version: ver, Flags: buildFlags,
+		Files: d.Files, Verilog: d.VerilogFiles(), Harness: src, Jobs: jobs,
+		During: func() func() { return heartbeat(progress, "verilator build of "+d.Top()) },
 	})
-	switch {
-	case err != nil && err == buildErr:
-		return "", "", false, err
-	case err != nil:
+	if err != nil {
 		return "", "", false, fmt.Errorf("traincosim: %w", err)
 	}
-	return filepath.Join(dir, filepath.FromSlash(simBinary)), dir, cached, nil
+	return filepath.Join(dir, filepath.FromSlash(simcache.BinaryPath)), dir, cached, nil
 }
 
 // heartbeatEvery is how often a running build reports on Options.Progress.
