@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -414,49 +413,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, o.PlaceMHz, o.Seed)
-	logs["nextpnr"] = path("nextpnr.log")
-	stop = o.heartbeat("nextpnr-ice40")
-	err = runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
-		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(o.PlaceMHz, 'f', -1, 64),
-		"--seed", strconv.Itoa(o.Seed), "--timing-allow-fail", "--report", path("report.json"),
-		"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q")
-	stop()
-	if err != nil {
-		plog, _ := os.ReadFile(logs["nextpnr"])
-		if name, u, over := overUse(string(plog)); over {
-			return nil, noFit(dev, name, u, logs["nextpnr"])
-		}
-		// Every cell counted within the device, but the placer found no
-		// legal placement: full all the same.
-		if strings.Contains(string(plog), "Unable to find legal placement") {
-			return nil, fmt.Errorf("%w on %s: the placer found no legal placement at the utilisation limit (log: %s)",
-				ErrNoFit, dev.Name, logs["nextpnr"])
-		}
-		if errors.Is(err, ErrTool) {
-			return nil, fmt.Errorf("%w: nextpnr-ice40: %s (log: %s)", ErrTool, errorLine(logs["nextpnr"]), logs["nextpnr"])
-		}
-		return nil, err
-	}
-	util, clocks, err := readReport(path("report.json"))
+	pl, err := o.placeAndPack(ctx, dir, dev, o.PlaceMHz, pll.OutMHz, logs)
 	if err != nil {
 		return nil, err
 	}
-
-	// A bitstream of an earlier run must not pass for this one's.
-	if err := os.Remove(path("top.bin")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("synth: %w", err)
-	}
-	core, coreName, timingErr := coreClock(clocks, dev, pll.OutMHz)
-	// icepack only for a design that meets timing: a bitstream whose
-	// clock runs above its Fmax is no image to flash.
-	if timingErr == nil {
-		o.step("icepack")
-		logs["icepack"] = path("icepack.log")
-		if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
-			return nil, err
-		}
-	}
+	util, clocks, core, coreName, timingErr := pl.util, pl.clocks, pl.core, pl.coreName, pl.timingErr
 
 	r := &Result{
 		Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, SetsMax: o.boardSetsMax(),

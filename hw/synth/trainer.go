@@ -2,7 +2,6 @@ package synth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -191,39 +190,11 @@ func RunTrainer(ctx context.Context, o TrainerOptions) (*TrainerResult, error) {
 	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	so.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, so.FreqMHz, so.Seed)
-	logs["nextpnr"] = path("nextpnr.log")
-	stop = so.heartbeat("nextpnr-ice40")
-	err = runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
-		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(so.FreqMHz, 'f', -1, 64),
-		"--seed", strconv.Itoa(so.Seed), "--timing-allow-fail", "--report", path("report.json"),
-		"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q")
-	stop()
-	if err != nil {
-		plog, _ := os.ReadFile(logs["nextpnr"])
-		if name, u, over := overUse(string(plog)); over {
-			return nil, noFit(dev, name, u, logs["nextpnr"])
-		}
-		if strings.Contains(string(plog), "Unable to find legal placement") {
-			return nil, fmt.Errorf("%w on %s: the placer found no legal placement (log: %s)", ErrNoFit, dev.Name, logs["nextpnr"])
-		}
-		return nil, err
-	}
-	util, clocks, err := readReport(path("report.json"))
+	pl, err := so.placeAndPack(ctx, dir, dev, so.FreqMHz, pll.OutMHz, logs)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Remove(path("top.bin")); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("synth: %w", err)
-	}
-	core, coreName, timingErr := coreClock(clocks, dev, pll.OutMHz)
-	if timingErr == nil {
-		so.step("icepack")
-		logs["icepack"] = path("icepack.log")
-		if err := runTool(ctx, dir, logs["icepack"], "icepack", path("top.asc"), path("top.bin")); err != nil {
-			return nil, err
-		}
-	}
+	util, core, coreName, timingErr := pl.util, pl.core, pl.coreName, pl.timingErr
 	r := &TrainerResult{
 		Device: dev.Name, Board: dev.Board, Top: o.Design.Top(), NT: p.NT, Classes: p.NC, Clauses: p.M, Features: p.O,
 		N: p.N, Bits: p.Bits, Lanes: p.LL, SPVWordsPerLane: p.SPVDepth,
