@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -127,4 +128,26 @@ func StartTrainer(ctx context.Context, o TrainerOptions) (*Process, error) {
 		return nil, err
 	}
 	return startSim(ctx, bo, b)
+}
+
+// RunTrainer starts the training board and calls ready once it is up,
+// then waits until ctx is cancelled (stopping the simulator) or the
+// simulator exits.
+func RunTrainer(ctx context.Context, o TrainerOptions, ready func(*Process)) error {
+	p, err := StartTrainer(ctx, o)
+	if err != nil {
+		return err
+	}
+	if ready != nil {
+		ready(p)
+	}
+	select {
+	case <-ctx.Done():
+		return p.Stop()
+	case <-p.done:
+		if err := p.exitErr(); err != nil {
+			return err
+		}
+		return errors.New("board: simulator exited")
+	}
 }

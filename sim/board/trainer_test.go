@@ -171,7 +171,7 @@ func TestTrainBoardErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in2.Trained != 2 || !in2.Initialised || in2.Errors != 17 {
-		t.Errorf("after the errors: %d trained, initialised %v, %d errors answered (want 2, true, 17)", in2.Trained, in2.Initialised, in2.Errors)
+	if in2.Trained != 2 || !in2.Initialised || in2.Errors != 19 {
+		t.Errorf("after the errors: %d trained, initialised %v, %d errors answered (want 2, true, 19)", in2.Trained, in2.Initialised, in2.Errors)
 	}
 }
