@@ -21,11 +21,14 @@ import (
 
 // startTrainer starts the training board for an Iris shape with m clauses
 // and returns a driver on its pty.
-func startTrainer(t *testing.T, m int, tp ptm.Params) (*Process, *driver.Driver) {
+func startTrainer(t *testing.T, m int, tp ptm.Params, faults ...Fault) (*Process, *driver.Driver) {
 	t.Helper()
 	needVerilator(t)
 	o := TrainerOptions{Shape: fixed.Shape{Classes: 3, TMs: 3, Clauses: m, Features: 24, T: tp.T},
 		Bits: 15, LiteralLanes: 4, Log: testWriter{t}, StartTimeout: testenv.Scale(10 * time.Minute)}
+	if len(faults) > 0 {
+		o.Faults.UARTRx, o.Faults.UARTTx, o.Seed = faults[0], faults[0], 9
+	}
 	o.Train.N, o.Train.S, o.Train.Feedback = tp.N, tp.S, tp.Feedback
 	t0 := time.Now()
 	p, err := StartTrainer(context.Background(), o)
@@ -97,6 +100,48 @@ func TestTrainBoardIris(t *testing.T) {
 	}
 	t.Logf("model files equal: %d bytes, sha256 %s; %d examples, %.0f trainer clocks per example",
 		len(bb), modelfile.Hash(bb)[:16], stats[0].Trained, float64(stats[0].TrainCycles)/float64(stats[0].Trained))
+}
+
+// TestTrainBoardFaults: with bytes flipped and dropped on the UART in
+// both directions, frames are lost and resent (the TRAIN commands are
+// idempotent: a resent TRAIN_ROWS is acknowledged, not trained again) and
+// the model is still the golden trainer's byte for byte.
+func TestTrainBoardFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	p := ptm.Params{Clauses: 6, T: 10, S: 2, N: 8, Epochs: 2, Seed: 4, Feedback: ptm.ConsistentFeedback}
+	proc, d := startTrainer(t, p.Clauses, p, Fault{Flip: 2e-4, Drop: 1e-4})
+	data, err := pipeline.LoadData("iris", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := pipeline.TrainConfig{Params: p, Fixed: true, HostShuffle: true}
+	golden, err := pipeline.Train(data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats *driver.TrainInfo
+	b := &trainboard.Board{D: d, Ctx: testenv.Context(t), Stats: func(in *driver.TrainInfo) { stats = in }}
+	cfg.NewRowTrainer = b.NewRowTrainer
+	board, err := pipeline.Train(data, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, _ := modelfile.Encode(golden)
+	bb, _ := modelfile.Encode(board)
+	if !bytes.Equal(gb, bb) {
+		t.Fatalf("with UART faults the board's model file differs from the golden trainer's")
+	}
+	ds := d.Stats()
+	if stats == nil || stats.Trained != uint32(2*len(board.Split.Train)) {
+		t.Fatalf("TRAIN_INFO after training: %+v", stats)
+	}
+	if ds.Retries == 0 {
+		t.Errorf("no request was resent: the faults did not bite (%+v)", ds)
+	}
+	s := proc.Stats()
+	t.Logf("model files equal; driver: %+v; board: %d CRC errors, %d framing errors, %d frames; link: %v", ds, stats.CRCErrors, stats.FramingErrors, stats.Frames, s.Raw)
 }
 
 // TestTrainBoardErrors: every bad TRAIN command is answered with an
