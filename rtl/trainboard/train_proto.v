@@ -151,7 +151,7 @@ module train_proto #(
     // trainer state
     reg              inited = 1'b0;
     reg [31:0]       trained = 32'd0;
-    reg [31:0]       frames = 32'd0, errors = 32'd0, crcs = 32'd0, framings = 32'd0;
+    reg [15:0]       frames = 16'd0, errors = 16'd0, crcs = 16'd0, framings = 16'd0;  // saturating
     reg [31:0]       tcycles = 32'd0;
 
     // response: a list of words, or the words of a readback
@@ -207,10 +207,10 @@ module train_proto #(
             5'd13: info_word = 32'(SPV_DEPTH);
             5'd14: info_word = 32'(INC_DEPTH);
             5'd15: info_word = trained;
-            5'd16: info_word = frames;
-            5'd17: info_word = errors;
-            5'd18: info_word = crcs;
-            5'd19: info_word = framings;
+            5'd16: info_word = {16'd0, frames};
+            5'd17: info_word = {16'd0, errors};
+            5'd18: info_word = {16'd0, crcs};
+            5'd19: info_word = {16'd0, framings};
             5'd20: info_word = 32'(UART_BAUD);
             5'd21: info_word = tcycles;
             default: info_word = 32'd0;
@@ -237,7 +237,7 @@ module train_proto #(
         begin
             err     <= 1'b1;
             r_type  <= T_ERROR;
-            if (errors != 32'hFFFFFFFF) errors <= errors + 1'b1;
+            if (errors != 16'hFFFF) errors <= errors + 1'b1;
             e_word0 <= {16'd0, cmd, code};
             e_word1 <= detail;
             widx    <= 5'd0;
@@ -268,8 +268,8 @@ module train_proto #(
             pra   <= pra + 1'b1;
             sleft <= sleft - 1'b1;
         end
-        if (ev_crc_error && crcs != 32'hFFFFFFFF) crcs <= crcs + 1'b1;
-        if (ev_frame_error && framings != 32'hFFFFFFFF) framings <= framings + 1'b1;
+        if (ev_crc_error && crcs != 16'hFFFF) crcs <= crcs + 1'b1;
+        if (ev_frame_error && framings != 16'hFFFF) framings <= framings + 1'b1;
         if (t_busy && tcycles != 32'hFFFFFFFF) tcycles <= tcycles + 1'b1;
 
         case (state)
@@ -314,7 +314,7 @@ module train_proto #(
             end
             S_POP: begin
                 state <= S_EXEC;
-                if (frames != 32'hFFFFFFFF) frames <= frames + 1'b1;
+                if (frames != 16'hFFFF) frames <= frames + 1'b1;
             end
             S_EXEC: begin
                 if (dbusy) begin
