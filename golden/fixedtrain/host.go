@@ -73,3 +73,28 @@ func (tr *Trainer) Restore(spv, inc []uint16) error {
 	}
 	return nil
 }
+
+// Lane returns the state of lane idx: 0 the control lane, 1 + c the lane
+// of global clause c (the numbering of a hardware trainer's seed port).
+func (tr *Trainer) Lane(idx int) (uint64, error) {
+	switch {
+	case idx == 0:
+		return tr.ctl.s, nil
+	case idx >= 1 && idx <= len(tr.clane):
+		return tr.clane[idx-1].s, nil
+	}
+	return 0, fmt.Errorf("fixedtrain: lane %d, want 0..%d", idx, len(tr.clane))
+}
+
+// SetLane sets the state of lane idx (numbered as Lane).
+func (tr *Trainer) SetLane(idx int, s uint64) error {
+	switch {
+	case idx == 0:
+		tr.ctl.s = s
+	case idx >= 1 && idx <= len(tr.clane):
+		tr.clane[idx-1].s = s
+	default:
+		return fmt.Errorf("fixedtrain: lane %d, want 0..%d", idx, len(tr.clane))
+	}
+	return nil
+}

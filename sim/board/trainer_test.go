@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/fixedtrain"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
@@ -173,6 +175,13 @@ func TestTrainBoardErrors(t *testing.T) {
 		b = binary.LittleEndian.AppendUint32(b, off)
 		return binary.LittleEndian.AppendUint32(b, n)
 	}
+	// the software training board must answer every command alike
+	soft, err := trainboard.NewSoft(fixedtrain.Config{Params: p, Bits: 15}, 3, 24, false, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := driver.New(soft, driver.Opts{Window: 1})
+	defer sd.Close()
 	check := func(name string, typ hframe.Type, payload []byte, code hframe.ErrorCode, detail uint32) {
 		t.Helper()
 		_, _, err := d.Exec(ctx, typ, payload)
@@ -180,13 +189,27 @@ func TestTrainBoardErrors(t *testing.T) {
 		if !errors.As(err, &be) || be.Code != code || be.Detail != detail || be.Cmd != typ {
 			t.Errorf("%s: %v, want ERROR code %d detail %d for %v", name, err, code, detail, typ)
 		}
+		_, _, serr := sd.Exec(ctx, typ, payload)
+		var se *hframe.BoardError
+		if !errors.As(serr, &se) || be == nil || *se != *be {
+			t.Errorf("%s: the software board answered %v, the RTL %v", name, serr, err)
+		}
 	}
 	check("rows before init", hframe.TypeTrainRows, row(0, 1, 0), hframe.CodeNotInit, 0)
 	check("info with a payload", hframe.TypeTrainInfo, []byte{1}, hframe.CodeBadLength, 0)
 	check("init with a payload", hframe.TypeTrainInit, []byte{1}, hframe.CodeBadLength, 0)
 	check("unknown command", hframe.Type(0x3F), nil, hframe.CodeUnknownCommand, 0)
-	if err := d.TrainInit(ctx); err != nil {
-		t.Fatal(err)
+	seeds := []uint64{fixedtrain.ControlSeed(p.Seed)}
+	for c := 0; c < 3*p.Clauses; c++ {
+		seeds = append(seeds, fixedtrain.ClauseSeed(p.Seed, c))
+	}
+	for _, dd := range []*driver.Driver{d, sd} {
+		if err := dd.TrainInit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := dd.TrainSeed(ctx, 0, seeds); err != nil {
+			t.Fatal(err)
+		}
 	}
 	check("seed short", hframe.TypeTrainSeed, make([]byte, 11), hframe.CodeBadLength, 12)
 	check("seed odd length", hframe.TypeTrainSeed, make([]byte, 13), hframe.CodeBadLength, 12)
@@ -198,8 +221,32 @@ func TestTrainBoardErrors(t *testing.T) {
 	bad[6+2*4] = 3
 	check("label out of range", hframe.TypeTrainRows, bad, hframe.CodeBadLabel, 2)
 	check("rows gap", hframe.TypeTrainRows, row(5, 1, 0), hframe.CodeLoadGap, 0)
-	if n, err := d.TrainRows(ctx, 0, [][]bool{make([]bool, 24), make([]bool, 24)}, []int{0, 2}); err != nil || n != 2 {
-		t.Fatalf("TrainRows: %d, %v", n, err)
+	x := [][]bool{make([]bool, 24), make([]bool, 24)}
+	x[1][3], x[1][17] = true, true
+	for _, dd := range []*driver.Driver{d, sd} {
+		if n, err := dd.TrainRows(ctx, 0, x, []int{0, 2}); err != nil || n != 2 {
+			t.Fatalf("TrainRows: %d, %v", n, err)
+		}
+	}
+	// the same words on both after two rows
+	for what := 0; what < 3; what++ {
+		n := in.IncDepth
+		if what == 0 {
+			n = in.SPVDepth
+		}
+		for lane := 0; lane < in.LL; lane++ {
+			a, err := d.TrainRead(ctx, what, lane, 0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := sd.TrainRead(ctx, what, lane, 0, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Fatalf("TRAIN_READ what %d lane %d: the RTL and the software board differ", what, lane)
+			}
+		}
 	}
 	// a retransmission is acknowledged, not trained again
 	if _, r, err := d.Exec(ctx, hframe.TypeTrainRows, row(1, 1, 0)); err != nil || binary.LittleEndian.Uint32(r) != 2 {
