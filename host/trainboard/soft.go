@@ -31,7 +31,6 @@ type Soft struct {
 	out      chan []byte
 	closed   chan struct{}
 	once     sync.Once
-	recvBuf  []byte
 	sentStat transport.Stats
 }
 
@@ -94,7 +93,6 @@ func (s *Soft) Send(b []byte) error {
 func (s *Soft) Recv(ctx context.Context) ([]byte, error) {
 	select {
 	case b := <-s.out:
-		s.recvBuf = b
 		return b, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
