@@ -27,6 +27,11 @@
 //	train/train_ram.v    single-port 16-bit RAM (SB_SPRAM256KA on the UP5K)
 //	                    The trainer is verified bit for bit by sim/traincosim
 //	                    and linted by hw's TestTrainerLint, not by this package.
+//	trainboard/train_board_top.v the training board: UART, proto_rx/proto_tx,
+//	                    train_proto and the generated trainer (PTM_TRAINER)
+//	trainboard/train_proto.v the TRAIN commands' engine (docs/protocol.md 8)
+//	                    Built, tested and linted by sim/board (BuildTrainer,
+//	                    TestTrainBoard*); sources: TrainBoardSources.
 //	*/tb/*_tb.cpp       Verilator C++ benches, one per module
 //	lib/tb/tb_util.h    shared bench helpers (CHECK, tracing, --seed)
 //

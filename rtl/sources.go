@@ -16,7 +16,7 @@ import (
 // The Verilated board (sim/board) and the synthesis flow (hw/synth) build
 // from this copy, so a binary needs no checkout beside it.
 //
-//go:embed train/*.v uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
+//go:embed train/*.v trainboard/*.v uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
 var FS embed.FS
 
 // ErrSource is wrapped by the errors of this file: an unknown board or a
@@ -77,6 +77,14 @@ func CoreTopSources(board string) ([]string, error) {
 // (rtl/train, top module train_engine; hw.GenerateTrainer wraps it in a
 // generated top that sets its parameters).
 func TrainerSources() []string { return glob("train") }
+
+// TrainBoardSources are the sources of the training board, top module
+// train_board_top (rtl/trainboard): its protocol engine, the UART and
+// library blocks and the board shell's frame receiver and transmitter.
+// The generated trainer (hw.GenerateTrainer) is compiled with them.
+func TrainBoardSources() []string {
+	return append(glob("trainboard", "uart", "lib"), "board/proto_rx.v", "board/proto_tx.v")
+}
 
 // TrainerTopSources are the sources of the trainer's out-of-context device
 // top, top module trainer_top (boards/<board>/trainer_top.v and the

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptmhw/ptm/golden/ptm"
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/sim/board"
 )
@@ -36,10 +37,47 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	delay := fs.Duration("delay", 0, "hold every response this long")
 	seed := fs.Uint64("seed", 1, "seed of the fault injection")
 	verbose := fs.Bool("v", false, "show the simulator's log on stderr")
+	trainer := fs.Bool("trainer", false, "the training board (rtl/trainboard, docs/protocol.md section 8) for --random-shape, UART only: `ptm train --board` trains on it")
+	states := fs.Int("states", 8, "with --trainer: states per action N")
+	spec := fs.Float64("s", 2, "with --trainer: specificity s")
+	feedback := fs.String("feedback", string(ptm.ConsistentFeedback), "with --trainer: update rule, consistent or paper")
 	var hf hwFlags
 	hf.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *trainer {
+		if *model != "" || *shapeSpec == "" || *tap != "" || *noUART || *preload {
+			return fmt.Errorf("%w: --trainer needs --random-shape and the UART (no --model, --tap, --no-uart, --preload)", errUsage)
+		}
+		sh, err := parseShape(*shapeSpec)
+		if err != nil {
+			return err
+		}
+		bits := 15
+		if isSet(fs, "bits") {
+			bits = hf.bits
+		}
+		o := board.TrainerOptions{Shape: sh, Bits: bits, LiteralLanes: hf.ll, ClksPerBit: *clks, ReportedBaud: *baud, Seed: *seed,
+			Train: hw.TrainParams{N: *states, S: *spec, Feedback: ptm.Feedback(*feedback)}}
+		f := board.Fault{Flip: *flip, Drop: *drop}
+		o.Faults = board.Faults{UARTRx: f, UARTTx: f, ResponseDelay: *delay}
+		if *verbose {
+			o.Log = stderr
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		fmt.Fprintln(stderr, "building the Verilated training board (cached after the first build)...")
+		start := time.Now()
+		return board.RunTrainer(ctx, o, func(p *board.Process) {
+			tp := p.Build.Trainer.Params
+			fmt.Fprintf(stderr, "training board ready after %.1fs: NT=%d NC=%d m=%d o=%d T=%d, N=%d B=%d, %d literal lanes, UP=%d DOWN=%d\n",
+				time.Since(start).Seconds(), tp.NT, tp.NC, tp.M, tp.O, tp.T, tp.N, tp.Bits, tp.LL, tp.Up, tp.Down)
+			fmt.Fprintf(stdout, "UART: %s\n", p.UART)
+			if f, ok := stdout.(*os.File); ok {
+				_ = f.Sync()
+			}
+		})
 	}
 	if (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)

@@ -10,6 +10,9 @@ import (
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/host/driver"
+	"github.com/ptmhw/ptm/host/trainboard"
+	"github.com/ptmhw/ptm/host/transport"
 )
 
 func init() {
@@ -71,6 +74,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	margin := fs.Float64("margin", de.Margin, "input encoding: out-of-range reversion beyond margin..3*margin feature standard deviations outside the training range (0 = off)")
 	wholeRow := fs.Bool("whole-row", de.WholeRow, "input encoding: revert the whole row, not only the out-of-range feature")
 	fixedTrain := fs.Bool("fixed", false, "train with the bit-exact fixed-point trainer (golden/fixedtrain, docs/fixed-point-training.md): integer SPVs of --bits bits (default 15), the same model on every run and every GOMAXPROCS")
+	hostShuffle := fs.Bool("host-shuffle", false, "with --fixed: shuffle every epoch with the host's shuffle lane, as a training board is fed (docs/fixed-point-training.md 5.1); the model --board trains")
+	boardLink := fs.String("board", "", "train on a training board at this `link` (uart:/dev/pts/N, a path; `ptm board --trainer` runs the Verilated one): the fixed-point trainer with --host-shuffle, rows streamed over the link, SPVs read back; the model file equals `ptm train --fixed --host-shuffle`'s")
 	workers := fs.Int("workers", 0, "with --fixed: goroutines updating disjoint clauses (0: GOMAXPROCS); the model does not depend on it")
 	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
@@ -98,6 +103,15 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if !isSet(fs, "calibrate") && (*plain || isSet(fs, "temperature") || isSet(fs, "smoothing")) {
 		*calibrate = false
+	}
+	if *boardLink != "" {
+		if isSet(fs, "fixed") && !*fixedTrain {
+			return fmt.Errorf("%w: --board trains with the fixed-point trainer: drop --fixed=false", errUsage)
+		}
+		*fixedTrain, *hostShuffle = true, true
+	}
+	if *hostShuffle && !*fixedTrain {
+		return fmt.Errorf("%w: --host-shuffle needs --fixed", errUsage)
 	}
 	if *fixedTrain && !isSet(fs, "bits") {
 		*bits = fixedtrain.DefaultBits
@@ -129,14 +143,31 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tcfg := pipeline.TrainConfig{
+		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
+		Mapping: mp, NoTest: *testFrac == 0, Encoding: &enc,
+		Fixed: *fixedTrain, Workers: *workers, TemperatureFloor: floorFlag(*tfloor), HostShuffle: *hostShuffle,
+	}
+	var boardStats []*driver.TrainInfo
+	if *boardLink != "" {
+		tr, err := transport.Open(*boardLink)
+		if err != nil {
+			return err
+		}
+		drv := driver.New(tr, driver.Opts{Window: 1, Timeout: 5 * time.Second})
+		defer drv.Close()
+		b := &trainboard.Board{D: drv, Stats: func(in *driver.TrainInfo) {
+			boardStats = append(boardStats, in)
+			fmt.Fprintf(stderr, "board: model %d trained: %d examples, %d trainer clocks (%.0f per example), %d frames, %d errors, %d CRC errors\n",
+				len(boardStats), in.Trained, in.TrainCycles, float64(in.TrainCycles)/float64(max(in.Trained, 1)), in.Frames, in.Errors, in.CRCErrors)
+		}}
+		tcfg.NewRowTrainer = b.NewRowTrainer
+	}
 	bar := newProgress(stderr, "training")
 	bar.update(0, p.Epochs)
+	tcfg.Progress, tcfg.RowProgress = bar.update, bar.rows
 	start := time.Now()
-	f, err := pipeline.TrainAndCalibrate(d, pipeline.TrainConfig{
-		Params: p, Thresholds: *thresholds, TestFraction: *testFrac, SplitSeed: ss, Bits: *bits,
-		Mapping: mp, Progress: bar.update, RowProgress: bar.rows, NoTest: *testFrac == 0, Encoding: &enc,
-		Fixed: *fixedTrain, Workers: *workers, TemperatureFloor: floorFlag(*tfloor),
-	}, *calibrate)
+	f, err := pipeline.TrainAndCalibrate(d, tcfg, *calibrate)
 	if err != nil {
 		return err
 	}
@@ -160,6 +191,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "input encoding: %d threshold sets, jitter %g sd, reversion %s\n", e.M(), e.Bandwidth, rev)
 	} else {
 		fmt.Fprintf(stdout, "input encoding: plain thermometer (one set)\n")
+	}
+	if len(boardStats) > 0 {
+		in := boardStats[0]
+		fmt.Fprintf(stdout, "trained on the board: %d models (the model and %d calibration folds); the model: %d examples, %.0f trainer clocks per example\n",
+			len(boardStats), len(boardStats)-1, in.Trained, float64(in.TrainCycles)/float64(max(in.Trained, 1)))
 	}
 	fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", *out, hash[:16])
 	return nil

@@ -113,6 +113,18 @@ type TrainConfig struct {
 	// Workers bounds the goroutines of the fixed-point trainer (0:
 	// GOMAXPROCS); the model does not depend on it.
 	Workers int
+	// HostShuffle (with Fixed) shuffles every epoch with the host's
+	// shuffle lane (fixedtrain.NewShuffler) and trains the rows in that
+	// order, so the control lane makes only the negative-class draws: the
+	// order of a hardware trainer that leaves the shuffle to the host
+	// (docs/fixed-point-training.md 5.1). The model differs from the
+	// control-lane shuffle's.
+	HostShuffle bool
+	// NewRowTrainer, if set (with Fixed), makes the trainer that trains
+	// the host-shuffled rows (HostShuffle is implied), e.g. a training
+	// board (host/trainboard); nil means the golden fixed-point trainer.
+	// It is called once per model trained (Calibrate's folds included).
+	NewRowTrainer func(cfg fixedtrain.Config, classes, features int, binary bool) (RowTrainer, error)
 	// TemperatureFloor bounds Calibrate's softmax temperature below, in
 	// units of the clip bound T (the unit of the class scores): the fit
 	// chooses among the grid's temperatures >= TemperatureFloor * T.
@@ -278,6 +290,9 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 // and quantizes it: with the float trainer and fixed.Quantize, or with the
 // fixed-point trainer, whose SPVs are the bank (cfg.Fixed).
 func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []int) (*ptm.Model, *fixed.Bank, error) {
+	if cfg.Fixed && (cfg.HostShuffle || cfg.NewRowTrainer != nil) {
+		return trainHostShuffled(cfg, nc, features, epochX, y)
+	}
 	if cfg.Fixed {
 		t, err := fixedtrain.New(fixedtrain.Config{Params: cfg.Params, Bits: cfg.Bits, Workers: cfg.Workers}, nc, features, nc == 2)
 		if err != nil {
@@ -318,6 +333,82 @@ func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []i
 		return nil, nil, err
 	}
 	return m, bank, nil
+}
+
+// RowTrainer trains a fixed-point PTM (golden/fixedtrain's contract) on
+// rows in the order given: the host has shuffled them.
+type RowTrainer interface {
+	// TrainRows trains on every row of X (labels y) in order.
+	TrainRows(X [][]bool, y []int) error
+	// Trained returns the trained model and its bank after epochs epochs.
+	Trained(epochs int) (*ptm.Model, *fixed.Bank, error)
+}
+
+// goldenRows is the golden fixed-point trainer as a RowTrainer.
+type goldenRows struct{ t *fixedtrain.Trainer }
+
+func (g goldenRows) TrainRows(X [][]bool, y []int) error {
+	for r := range X {
+		if err := g.t.Update(X[r], y[r]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g goldenRows) Trained(epochs int) (*ptm.Model, *fixed.Bank, error) {
+	g.t.Epochs = epochs
+	m, err := g.t.Model()
+	if err != nil {
+		return nil, nil, err
+	}
+	bank, err := g.t.Bank()
+	return m, bank, err
+}
+
+// trainHostShuffled is trainModel with the host's shuffle lane
+// (TrainConfig.HostShuffle, NewRowTrainer).
+func trainHostShuffled(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []int) (*ptm.Model, *fixed.Bank, error) {
+	fc := fixedtrain.Config{Params: cfg.Params, Bits: cfg.Bits, Workers: cfg.Workers}
+	var rt RowTrainer
+	if cfg.NewRowTrainer != nil {
+		var err error
+		if rt, err = cfg.NewRowTrainer(fc, nc, features, nc == 2); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		t, err := fixedtrain.New(fc, nc, features, nc == 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		rt = goldenRows{t}
+	}
+	clauses := cfg.Params.Clauses * nc
+	if nc == 2 {
+		clauses = cfg.Params.Clauses
+	}
+	sh := fixedtrain.NewShuffler(cfg.Params.Seed, clauses)
+	for e := 0; e < cfg.Params.Epochs; e++ {
+		X := epochX()
+		if len(X) != len(y) {
+			return nil, nil, fmt.Errorf("pipeline: %d rows but %d labels", len(X), len(y))
+		}
+		order := sh.Order(len(X))
+		ox, oy := make([][]bool, len(X)), make([]int, len(X))
+		for k, r := range order {
+			ox[k], oy[k] = X[r], y[r]
+		}
+		if err := rt.TrainRows(ox, oy); err != nil {
+			return nil, nil, err
+		}
+		if cfg.RowProgress != nil {
+			cfg.RowProgress(len(X), len(X))
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(e+1, cfg.Params.Epochs)
+		}
+	}
+	return rt.Trained(cfg.Params.Epochs)
 }
 
 // Rows returns the rows of d named by split ("train", "test" or "all") as

@@ -41,7 +41,13 @@ const (
 	TypeInfer       Type = 0x10
 	TypeStatus      Type = 0x20
 	TypeResetStatus Type = 0x21
-	TypeError       Type = 0xE0
+	// The training board's commands (docs/protocol.md section 8).
+	TypeTrainInfo Type = 0x30
+	TypeTrainInit Type = 0x31
+	TypeTrainSeed Type = 0x32
+	TypeTrainRows Type = 0x33
+	TypeTrainRead Type = 0x34
+	TypeError     Type = 0xE0
 
 	// ResponseBit is set in every response type.
 	ResponseBit Type = 0x80
@@ -60,7 +66,8 @@ func (t Type) Command() Type { return t &^ ResponseBit }
 // IsCommand reports whether t is one of the protocol's commands.
 func (t Type) IsCommand() bool {
 	switch t {
-	case TypeInfo, TypeLoadBegin, TypeLoadData, TypeLoadCommit, TypeInfer, TypeStatus, TypeResetStatus:
+	case TypeInfo, TypeLoadBegin, TypeLoadData, TypeLoadCommit, TypeInfer, TypeStatus, TypeResetStatus,
+		TypeTrainInfo, TypeTrainInit, TypeTrainSeed, TypeTrainRows, TypeTrainRead:
 		return true
 	}
 	return false
@@ -87,6 +94,16 @@ func (t Type) String() string {
 		name = "STATUS"
 	case TypeResetStatus:
 		name = "RESET_STATUS"
+	case TypeTrainInfo:
+		name = "TRAIN_INFO"
+	case TypeTrainInit:
+		name = "TRAIN_INIT"
+	case TypeTrainSeed:
+		name = "TRAIN_SEED"
+	case TypeTrainRows:
+		name = "TRAIN_ROWS"
+	case TypeTrainRead:
+		name = "TRAIN_READ"
 	default:
 		return fmt.Sprintf("type 0x%02x", uint8(t))
 	}

@@ -529,14 +529,17 @@ type ErrorCode uint8
 
 // Error codes.
 const (
-	CodeUnknownCommand ErrorCode = 1 // detail 0
-	CodeBadLength      ErrorCode = 3 // detail: expected length
-	CodeNoModel        ErrorCode = 4 // detail 0
-	CodeBadK           ErrorCode = 5 // detail: KMAX
-	CodeLoadGap        ErrorCode = 6 // detail: next expected offset
-	CodeCommitMismatch ErrorCode = 7 // detail: the board's CRC
-	CodeBusy           ErrorCode = 8 // detail 0
-	CodeNoLoad         ErrorCode = 9 // LOAD_DATA with no load in progress; detail: next
+	CodeUnknownCommand ErrorCode = 1  // detail 0
+	CodeBadLength      ErrorCode = 3  // detail: expected length
+	CodeNoModel        ErrorCode = 4  // detail 0
+	CodeBadK           ErrorCode = 5  // detail: KMAX
+	CodeLoadGap        ErrorCode = 6  // detail: next expected offset
+	CodeCommitMismatch ErrorCode = 7  // detail: the board's CRC
+	CodeBusy           ErrorCode = 8  // detail 0
+	CodeNoLoad         ErrorCode = 9  // LOAD_DATA with no load in progress; detail: next
+	CodeNotInit        ErrorCode = 10 // TRAIN_ROWS before TRAIN_INIT; detail 0
+	CodeBadLabel       ErrorCode = 11 // TRAIN_ROWS label >= classes; detail: the row in the frame
+	CodeRange          ErrorCode = 12 // TRAIN_SEED/TRAIN_READ past the end; detail: the size
 )
 
 // String describes the code.
@@ -558,6 +561,12 @@ func (c ErrorCode) String() string {
 		return "busy"
 	case CodeNoLoad:
 		return "no load in progress"
+	case CodeNotInit:
+		return "trainer not initialised (TRAIN_INIT)"
+	case CodeBadLabel:
+		return "label out of range"
+	case CodeRange:
+		return "past the end"
 	}
 	return fmt.Sprintf("error code %d", uint8(c))
 }
@@ -600,6 +609,10 @@ func (e *BoardError) Error() string {
 		d = "KMAX"
 	case CodeLoadGap, CodeNoLoad:
 		d = "next offset"
+	case CodeBadLabel:
+		d = "row"
+	case CodeRange:
+		d = "size"
 	case CodeCommitMismatch:
 		d = "board CRC"
 		return fmt.Sprintf("board refused %v: %v (%s 0x%08x)", e.Cmd, e.Code, d, e.Detail)

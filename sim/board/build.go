@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
@@ -30,7 +31,9 @@ type Build struct {
 	Dir    string     // design files, bank images and the simulator
 	Binary string     // the simulator executable
 	Cached bool       // reused from an earlier build
-	Design *hw.Design // the generated core
+	Design *hw.Design // the generated core (nil for a training board)
+	// Trainer is the generated trainer of a training board (BuildTrainer).
+	Trainer *hw.TrainerDesign
 	// Params are the board_top parameters of this build.
 	Params map[string]string
 }
@@ -95,11 +98,7 @@ func build(o Options, m model) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for k := range ps {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := sortedKeys(ps)
 	flags := append([]string{}, buildFlags...)
 	flags = append(flags, "-j", fmt.Sprint(o.Jobs), "+define+PTM_CORE="+d.Top(),
 		"-CFLAGS", "-O2 -Wall -DCLKS_PER_BIT="+fmt.Sprint(o.ClksPerBit))
@@ -109,64 +108,78 @@ func build(o Options, m model) (*Build, error) {
 
 	// sources: the board shell (rtl.ShellSources, embedded), the core,
 	// the C++ main
-	srcs := rtl.ShellSources()
+	dir, bin, cached, err := compileSim(o, ver, flags, rtl.ShellSources(), d.Files, "board-")
+	if err != nil {
+		return nil, err
+	}
+	return &Build{Dir: dir, Binary: bin, Cached: cached, Design: d, Params: ps}, nil
+}
+
+// compileSim builds (or reuses) the simulator of the embedded sources srcs,
+// the generated files and the C++ main with the verilator flags, in
+// o.CacheDir/<prefix><hash>.
+func compileSim(o Options, ver string, flags, srcs []string, files []hw.File, prefix string) (dir, bin string, cached bool, err error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%q\n", ver, flags)
 	for _, s := range srcs {
 		data, err := rtl.FS.ReadFile(s)
 		if err != nil {
-			return nil, fmt.Errorf("board: %w", err)
+			return "", "", false, fmt.Errorf("board: %w", err)
 		}
 		fmt.Fprintf(h, "%s %d\n", s, len(data))
 		h.Write(data)
 	}
-	for _, f := range d.Files {
+	for _, f := range files {
 		fmt.Fprintf(h, "%s %d\n", f.Name, len(f.Data))
 		h.Write(f.Data)
 	}
 	h.Write(mainCpp)
 	key := hex.EncodeToString(h.Sum(nil))[:24]
-	dir := filepath.Join(o.CacheDir, "board-"+key)
-	bin := filepath.Join(dir, "obj_dir", "board_sim")
-	b := &Build{Dir: dir, Binary: bin, Design: d, Params: ps}
+	dir = filepath.Join(o.CacheDir, prefix+key)
+	bin = filepath.Join(dir, "obj_dir", "board_sim")
 	if err := simcache.Prepare(o.CacheDir); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
 	// A cached build is run only if its files are the ones it was built
 	// with, from exactly these sources; anything else is rebuilt.
 	const binRel = "obj_dir/board_sim"
 	sources := map[string][]byte{"board_main.cpp": mainCpp}
-	for _, f := range d.Files {
+	for _, f := range files {
 		sources[f.Name] = f.Data
 	}
 	if _, err := os.Lstat(dir); err == nil {
 		if simcache.Verify(dir, binRel, sources) == nil {
-			b.Cached = true
-			return b, nil
+			return dir, bin, true, nil
 		}
 		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("board: removing a stale build: %w", err)
+			return "", "", false, fmt.Errorf("board: removing a stale build: %w", err)
 		}
 	}
 	tmp, err := os.MkdirTemp(o.CacheDir, "build-")
 	if err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := d.Write(tmp); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Data, 0o644); err != nil {
+			return "", "", false, fmt.Errorf("board: %w", err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "board_main.cpp"), mainCpp, 0o644); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
 	if _, err := rtl.Write(filepath.Join(tmp, "rtl"), srcs); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
 	args := append([]string{}, flags...)
 	for _, s := range srcs {
 		args = append(args, filepath.Join("rtl", filepath.FromSlash(s)))
 	}
-	args = append(args, d.VerilogFiles()...)
+	for _, f := range files {
+		if strings.HasSuffix(f.Name, ".v") {
+			args = append(args, f.Name)
+		}
+	}
 	args = append(args, "board_main.cpp")
 	cmd := exec.Command("verilator", args...)
 	cmd.Dir = tmp
@@ -176,26 +189,25 @@ func build(o Options, m model) (*Build, error) {
 		if o.Log != nil {
 			o.Log.Write(out.Bytes())
 		}
-		return nil, fmt.Errorf("board: verilator build failed: %w\n%s", err, tail(out.String(), 4000))
+		return "", "", false, fmt.Errorf("board: verilator build failed: %w\n%s", err, tail(out.String(), 4000))
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "build.log"), out.Bytes(), 0o644); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
 	sealed := []string{binRel}
 	for name := range sources {
 		sealed = append(sealed, name)
 	}
 	if err := simcache.Seal(tmp, sealed); err != nil {
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if simcache.Verify(dir, binRel, sources) == nil { // a concurrent build won
-			b.Cached = true
-			return b, nil
+			return dir, bin, true, nil
 		}
-		return nil, fmt.Errorf("board: %w", err)
+		return "", "", false, fmt.Errorf("board: %w", err)
 	}
-	return b, nil
+	return dir, bin, false, nil
 }
 
 func tail(s string, n int) string {
@@ -203,4 +215,13 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n:]
+}
+
+func sortedKeys(m map[string]string) []string {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

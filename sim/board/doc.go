@@ -82,4 +82,17 @@
 // a network namespace. conformance_test.go runs the host's conformance
 // suite (host/conformance, strict mode) through the host's own transports
 // on the pty and, as root, on the TAP.
+//
+// # Training board
+//
+// BuildTrainer, StartTrainer and RunTrainer do the same for the training
+// board (rtl/trainboard/train_board_top.v with the trainer of
+// hw.GenerateTrainer, docs/protocol.md section 8): the same C++ main
+// (Verilator's --prefix Vboard_top; the top has board_top's ports), UART
+// only, cached under "trainboard-<hash>". `ptm board --trainer` runs it,
+// `ptm train --board` trains on it (host/trainboard). trainer_test.go
+// trains Iris on it over the pty and requires the model file of the golden
+// host-shuffled trainer byte for byte (TestTrainBoardIris), checks every
+// ERROR of the TRAIN commands (TestTrainBoardErrors), and lints the top
+// (TestTrainBoardLint).
 package board

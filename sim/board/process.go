@@ -58,6 +58,11 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startSim(ctx, o, b)
+}
+
+// startSim runs the built simulator b with the resolved options o.
+func startSim(ctx context.Context, o Options, b *Build) (*Process, error) {
 	args := []string{"--seed", strconv.FormatUint(o.Seed, 10), "--watch-stdin"}
 	if o.UART {
 		args = append(args, "--uart")

@@ -107,7 +107,7 @@ type Session struct {
 // ShuffleSeed is the initial state of the host's shuffle lane for a model
 // of clauses global clauses: lfsr.LaneSeed(Seed32(seed), clauses+1, 64).
 func ShuffleSeed(seed uint64, clauses int) uint64 {
-	return lfsr.LaneSeed(fixedtrain.Seed32(seed), clauses+1, fixedtrain.LaneWidth)
+	return fixedtrain.ShuffleSeed(seed, clauses)
 }
 
 // Start generates and builds the trainer, starts the simulator, seeds its
