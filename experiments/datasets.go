@@ -72,12 +72,29 @@ func ptmKinds() []ptmKind {
 }
 
 // withEncoding returns a copy of grid whose candidates use k's encoding.
+// For the primary PTM a candidate that names its own encoding (an
+// encoding grid dimension, chosen on validation rows like the rest) keeps
+// it; the plain PTM always gets the plain encoding, and candidates that
+// then coincide are kept once.
 func (k ptmKind) withEncoding(grid []pipeline.Candidate) []pipeline.Candidate {
-	out := make([]pipeline.Candidate, len(grid))
-	for i, c := range grid {
+	var out []pipeline.Candidate
+	seen := map[pipeline.Candidate]bool{}
+	for _, c := range grid {
+		if c.Encoding != nil && k.key == "ptm" {
+			e := *c.Encoding
+			c.Encoding = &e
+			out = append(out, c)
+			continue
+		}
+		key := c
+		key.Encoding = nil
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		e := k.enc
 		c.Encoding = &e
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }

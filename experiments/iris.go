@@ -158,7 +158,11 @@ func (r *runner) irisVariants(res *irisResult) error {
 
 // candName is a compact name of a grid candidate: clauses/T/s.
 func candName(c pipeline.Candidate) string {
-	return fmt.Sprintf("%d/%d/%g", c.Params.Clauses, c.Params.T, c.Params.S)
+	n := fmt.Sprintf("%d/%d/%g", c.Params.Clauses, c.Params.T, c.Params.S)
+	if c.Encoding != nil {
+		n += fmt.Sprintf(" h%g M%d", c.Encoding.Bandwidth, c.Encoding.Sets)
+	}
+	return n
 }
 
 func candKey(c pipeline.Candidate) string {

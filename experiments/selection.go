@@ -34,10 +34,23 @@ type SelectionOptions struct {
 	// only the validation step runs and the table lists each rule's choice
 	// and every candidate's validation scores.
 	ChoicesOnly bool
-	First       int
+	// First is the first split (the splits run are First..First+Splits-1).
+	First int
 	// Partial, if set, is called after every finished split with the
 	// table over the splits finished so far.
 	Partial func(table string)
+	// Base, if > 0, adds for every rule a row that chooses among the
+	// first Base grid candidates only (on the same validation scores and
+	// test samples), so that a grid and a widened grid are compared on
+	// the same splits in one run.
+	Base int
+}
+
+// ruleVariant is a selection rule applied to the first n candidates.
+type ruleVariant struct {
+	rule pipeline.Selection
+	n    int
+	name string
 }
 
 // selOutcome is what one selection rule gave on one split: the test
@@ -90,7 +103,17 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	k := ptmKinds()[0]
 	pc := pipeline.ProtocolConfig{TestFraction: testFraction, K: opt.K, Bins: full.bins,
 		Grid: k.withEncoding(opt.Grid), Calibrate: k.calibrate, Mapping: k.mapping}
-	nr := len(opt.Rules)
+	if opt.Base < 0 || opt.Base > len(opt.Grid) {
+		return "", fmt.Errorf("experiments: selection study: base %d outside the grid's %d candidates", opt.Base, len(opt.Grid))
+	}
+	var variants []ruleVariant
+	for _, r := range opt.Rules {
+		variants = append(variants, ruleVariant{r, len(opt.Grid), string(r)})
+		if opt.Base > 0 && opt.Base < len(opt.Grid) {
+			variants = append(variants, ruleVariant{r, opt.Base, fmt.Sprintf("%s, first %d candidates", r, opt.Base)})
+		}
+	}
+	nr := len(variants)
 	if opt.ChoicesOnly {
 		return choicesTable(ctx, d, pc, opt)
 	}
@@ -103,8 +126,8 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		}
 		done := map[int]selOutcome{}
 		out := make([]selOutcome, nr)
-		for i, rule := range opt.Rules {
-			c := rule.Choose(val)
+		for i, rv := range variants {
+			c := rv.rule.Choose(val[:rv.n])
 			o, ok := done[c]
 			if !ok {
 				if err := ctx.Err(); err != nil {
@@ -134,7 +157,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	}
 	var tasks []task
 	for s := range opt.Splits {
-		tasks = append(tasks, task{-1, s})
+		tasks = append(tasks, task{-1, opt.First + s})
 	}
 	var subs []*pipeline.Data
 	var helds [][][]float64
@@ -172,7 +195,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		}
 		b.WriteString("\n\n| rule | accuracy (mean) | pooled ECE | pooled NLL | AUROC(entropy) | AUROC(MI) | OOD AUROC(MI) | OOD AUROC(entropy) | chosen | temperature (mean) |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-		for ri, rule := range opt.Rules {
+		for ri, rv := range variants {
 			var qs []metrics.QueryStats
 			var ys []int
 			var acc, temp float64
@@ -211,7 +234,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 			for c, cand := range opt.Grid {
 				ch = append(ch, fmt.Sprintf("%s: %d", candName(cand), count[c]))
 			}
-			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rule, acc/float64(nIn), rep.ECE, rep.NLL,
+			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rv.name, acc/float64(nIn), rep.ECE, rep.NLL,
 				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
 		}
 		return b.String()

@@ -47,3 +47,25 @@ func TestTemperatureStudyDumpLoad(t *testing.T) {
 		t.Error("unknown data set accepted")
 	}
 }
+
+// withEncoding keeps a candidate's own encoding for the primary PTM, gives
+// the plain PTM the plain encoding and drops the candidates that then
+// coincide.
+func TestWithEncodingGridDimension(t *testing.T) {
+	h := pipeline.DefaultEncoding
+	h.Bandwidth = 0.075
+	grid := []pipeline.Candidate{irisCandidate(20, 10, 2, 50, 6), irisCandidate(20, 10, 2, 50, 6), irisCandidate(40, 15, 2, 50, 6)}
+	grid[1].Encoding = &h
+	kinds := ptmKinds()
+	prim := kinds[0].withEncoding(grid)
+	if len(prim) != 3 || *prim[0].Encoding != pipeline.DefaultEncoding || prim[1].Encoding.Bandwidth != 0.075 || *prim[2].Encoding != pipeline.DefaultEncoding {
+		t.Fatalf("primary: %+v", prim)
+	}
+	if prim[1].Encoding == grid[1].Encoding {
+		t.Error("primary: the candidate's encoding is shared, not copied")
+	}
+	plain := kinds[1].withEncoding(grid)
+	if len(plain) != 2 || *plain[0].Encoding != pipeline.Plain || *plain[1].Encoding != pipeline.Plain || plain[1].Params.Clauses != 40 {
+		t.Fatalf("plain: %+v", plain)
+	}
+}
