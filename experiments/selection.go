@@ -193,12 +193,12 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		if opt.OODSplits > 0 {
 			fmt.Fprintf(&b, "; OOD: each class held out, %d splits each (%d of %d done), AUROC pooled per class then averaged", opt.OODSplits, nOOD, len(tasks)-opt.Splits)
 		}
-		b.WriteString("\n\n| rule | accuracy (mean) | pooled ECE | pooled NLL | AUROC(entropy) | AUROC(MI) | OOD AUROC(MI) | OOD AUROC(entropy) | chosen | temperature (mean) |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n\n| rule | accuracy (mean) | pooled ECE | per-split ECE (mean) | calibrated floor of the per-split ECE | pooled NLL | AUROC(entropy) | AUROC(MI) | OOD AUROC(MI) | OOD AUROC(entropy) | chosen | temperature (mean) |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for ri, rv := range variants {
 			var qs []metrics.QueryStats
 			var ys []int
-			var acc, temp float64
+			var acc, temp, ece, floor float64
 			count := make([]int, len(opt.Grid))
 			inQ := make([][]metrics.QueryStats, len(subs))
 			outQ := make([][]metrics.QueryStats, len(subs))
@@ -214,6 +214,8 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 				}
 				qs, ys = append(qs, o.sr.Eval.Queries...), append(ys, o.sr.Eval.Labels...)
 				acc += o.sr.Report.Accuracy
+				ece += o.sr.Report.ECE
+				floor += CalibratedECE(o.sr.Eval.Queries, full.bins, 200, uint64(t.split)+7000)
 				temp += o.sr.Mapping.Temperature
 				count[o.chosen]++
 			}
@@ -234,7 +236,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 			for c, cand := range opt.Grid {
 				ch = append(ch, fmt.Sprintf("%s: %d", candName(cand), count[c]))
 			}
-			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rv.name, acc/float64(nIn), rep.ECE, rep.NLL,
+			fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.4f | %.4f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rv.name, acc/float64(nIn), rep.ECE, ece/float64(nIn), floor/float64(nIn), rep.NLL,
 				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
 		}
 		return b.String()

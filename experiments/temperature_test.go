@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/pipeline"
 )
 
@@ -67,5 +68,28 @@ func TestWithEncodingGridDimension(t *testing.T) {
 	plain := kinds[1].withEncoding(grid)
 	if len(plain) != 2 || *plain[0].Encoding != pipeline.Plain || *plain[1].Encoding != pipeline.Plain || plain[1].Params.Clauses != 40 {
 		t.Fatalf("plain: %+v", plain)
+	}
+}
+
+// CalibratedECE: certain queries score 0; a calibrated 0.9 scores near 0
+// on many rows and clearly above 0 on 30 (the noise floor it measures).
+func TestCalibratedECE(t *testing.T) {
+	q := func(conf float64) metrics.QueryStats {
+		return metrics.QueryStats{Mean: []float64{conf, (1 - conf) / 2, (1 - conf) / 2}, Pred: 0, Conf: conf}
+	}
+	rows := func(n int, conf float64) []metrics.QueryStats {
+		qs := make([]metrics.QueryStats, n)
+		for i := range qs {
+			qs[i] = q(conf)
+		}
+		return qs
+	}
+	if e := CalibratedECE(rows(30, 1), 10, 50, 1); e != 0 {
+		t.Errorf("certain: %g, want 0", e)
+	}
+	big, small := CalibratedECE(rows(10000, 0.9), 10, 20, 1), CalibratedECE(rows(30, 0.9), 10, 400, 1)
+	// On 30 rows the ECE is |k/30 - 0.9|, k ~ Binomial(30, 0.9): mean about 0.044.
+	if !(big < 0.005 && small > 0.035 && small < 0.055) {
+		t.Errorf("10000 rows %g (want < 0.005), 30 rows %g (want 0.035-0.055)", big, small)
 	}
 }
