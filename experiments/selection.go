@@ -233,8 +233,9 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 				oodMI, oodH = Describe(mis).Mean, Describe(hs).Mean
 			}
 			var ch []string
-			for c, cand := range opt.Grid {
-				ch = append(ch, fmt.Sprintf("%s: %d", candName(cand), count[c]))
+			names, _ := gridLabels(opt.Grid)
+			for c := range opt.Grid {
+				ch = append(ch, fmt.Sprintf("%s: %d", names[c], count[c]))
 			}
 			fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.4f | %.4f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rv.name, acc/float64(nIn), rep.ECE, ece/float64(nIn), floor/float64(nIn), rep.NLL,
 				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
@@ -286,8 +287,9 @@ func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolCon
 		for _, r := range opt.Rules {
 			fmt.Fprintf(&b, " %s |", r)
 		}
-		for _, c := range opt.Grid {
-			fmt.Fprintf(&b, " %s |", candName(c))
+		names, _ := gridLabels(opt.Grid)
+		for _, n := range names {
+			fmt.Fprintf(&b, " %s |", n)
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---|", len(opt.Rules)+len(opt.Grid)) + "\n")
 		agree := 0
@@ -302,7 +304,7 @@ func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolCon
 			for _, r := range opt.Rules {
 				c := r.Choose(v)
 				same = same && c == opt.Rules[0].Choose(v)
-				fmt.Fprintf(&b, " %s |", candName(opt.Grid[c]))
+				fmt.Fprintf(&b, " %s |", names[c])
 			}
 			if same {
 				agree++

@@ -93,3 +93,33 @@ func TestCalibratedECE(t *testing.T) {
 		t.Errorf("10000 rows %g (want < 0.005), 30 rows %g (want 0.035-0.055)", big, small)
 	}
 }
+
+// gridLabels names mixed grids uniquely (and homogeneous ones as before);
+// chosenCounts counts each candidate's splits once.
+func TestGridLabelsAndCounts(t *testing.T) {
+	h := pipeline.DefaultEncoding
+	h.Bandwidth = 0.075
+	grid := []pipeline.Candidate{irisCandidate(60, 20, 2, 50, 6), irisCandidate(60, 20, 2, 50, 6), irisCandidate(60, 20, 2, 100, 6)}
+	grid[1].Encoding = &h
+	names, keys := gridLabels(grid)
+	want := []string{"60/20/2 50 epochs", "60/20/2 h0.075 M8 50 epochs", "60/20/2 100 epochs"}
+	wantK := []string{"c60_T20_s2_e50", "c60_T20_s2_h0.075_M8_e50", "c60_T20_s2_e100"}
+	for i := range want {
+		if names[i] != want[i] || keys[i] != wantK[i] {
+			t.Errorf("label %d: %q / %q, want %q / %q", i, names[i], keys[i], want[i], wantK[i])
+		}
+	}
+	if n, k := gridLabels(grid[:1]); n[0] != "60/20/2" || k[0] != "c60_T20_s2" {
+		t.Errorf("homogeneous grid: %q / %q", n[0], k[0])
+	}
+	kinds := ptmKinds()
+	prim, plain := kinds[0].withEncoding(grid), kinds[1].withEncoding(grid)
+	srs := []pipeline.SplitResult{{Chosen: prim[1]}, {Chosen: prim[1]}, {Chosen: prim[0]}, {Chosen: prim[2]}}
+	if got := chosenCounts(kinds[0], grid, srs); got[0] != 1 || got[1] != 2 || got[2] != 1 {
+		t.Errorf("primary counts %v, want [1 2 1]", got)
+	}
+	srs = []pipeline.SplitResult{{Chosen: plain[0]}, {Chosen: plain[1]}, {Chosen: plain[0]}}
+	if got := chosenCounts(kinds[1], grid, srs); got[0] != 2 || got[1] != 0 || got[2] != 1 {
+		t.Errorf("plain counts %v, want [2 0 1]", got)
+	}
+}
