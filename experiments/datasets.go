@@ -72,12 +72,29 @@ func ptmKinds() []ptmKind {
 }
 
 // withEncoding returns a copy of grid whose candidates use k's encoding.
+// For the primary PTM a candidate that names its own encoding (an
+// encoding grid dimension, chosen on validation rows like the rest) keeps
+// it; the plain PTM always gets the plain encoding, and candidates that
+// then coincide are kept once.
 func (k ptmKind) withEncoding(grid []pipeline.Candidate) []pipeline.Candidate {
-	out := make([]pipeline.Candidate, len(grid))
-	for i, c := range grid {
+	var out []pipeline.Candidate
+	seen := map[pipeline.Candidate]bool{}
+	for _, c := range grid {
+		if c.Encoding != nil && k.key == "ptm" {
+			e := *c.Encoding
+			c.Encoding = &e
+			out = append(out, c)
+			continue
+		}
+		key := c
+		key.Encoding = nil
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		e := k.enc
 		c.Encoding = &e
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }
@@ -394,14 +411,13 @@ func (r *runner) dsSummary(res *dsResult) {
 	}
 	for _, k := range ptmKinds() {
 		srs := res.protocol[k.key]
-		count := map[string]int{}
 		var bits []float64
 		for _, sr := range srs {
-			count[candName(sr.Chosen)]++
 			bits = append(bits, float64(sr.Model.Model.NumFeatures))
 		}
-		for _, c := range res.spec.grid {
-			s.set(pre+".splits20."+k.key+".chosen."+candKey(c), float64(count[candName(c)]))
+		_, keys := gridLabels(res.spec.grid)
+		for i, n := range chosenCounts(k, res.spec.grid, srs) {
+			s.set(pre+".splits20."+k.key+".chosen."+keys[i], float64(n))
 		}
 		s.set(pre+".boolean_inputs", Describe(bits).Mean)
 		s.label(pre+".splits20."+k.key+".mapping", k.describe(srs))
@@ -447,8 +463,9 @@ func (r *runner) dsSetup(key string) string {
 		selectionDesc(r.cfg.sel), s.Labels[key+".ptm.grid"], s.get(key+".boolean_inputs"))
 	for _, k := range []string{"ptm", "ptm_plain"} {
 		fmt.Fprintf(&b, "  Chosen (%s):", k)
-		for _, c := range r.ds[key].spec.grid {
-			fmt.Fprintf(&b, " %s: %d;", candName(c), int(s.get(key+".splits20."+k+".chosen."+candKey(c))))
+		names, keys := gridLabels(r.ds[key].spec.grid)
+		for i := range r.ds[key].spec.grid {
+			fmt.Fprintf(&b, " %s: %d;", names[i], int(s.get(key+".splits20."+k+".chosen."+keys[i])))
 		}
 		b.WriteString("\n")
 	}

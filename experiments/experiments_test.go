@@ -372,6 +372,18 @@ func TestSelectionStudy(t *testing.T) {
 	if rows != len(pipeline.Selections) {
 		t.Errorf("%d rule rows, want %d:\n%s", rows, len(pipeline.Selections), table)
 	}
+	// Base: the first candidate alone, on the same split; it must pick it.
+	table, err = SelectionStudy(context.Background(), SelectionOptions{Data: "iris", Splits: 1, First: 2, K: 10, Grid: grid, Base: 1,
+		Rules: []pipeline.Selection{pipeline.SelectAccuracy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table, "| accuracy, first 1 candidates |") || !strings.Contains(table, "10/5/2: 1, 20/10/3: 0 |") {
+		t.Errorf("base rows:\n%s", table)
+	}
+	if _, err := SelectionStudy(context.Background(), SelectionOptions{Data: "iris", Grid: grid, Base: 3}); err == nil {
+		t.Error("base beyond the grid accepted")
+	}
 	if _, err := SelectionStudy(context.Background(), SelectionOptions{Data: "mnist"}); err == nil {
 		t.Error("unknown data set accepted")
 	}

@@ -156,13 +156,74 @@ func (r *runner) irisVariants(res *irisResult) error {
 	})
 }
 
-// candName is a compact name of a grid candidate: clauses/T/s.
+// candName is a compact name of a grid candidate: clauses/T/s, and the
+// encoding's jitter and sets when the candidate names its own encoding.
 func candName(c pipeline.Candidate) string {
-	return fmt.Sprintf("%d/%d/%g", c.Params.Clauses, c.Params.T, c.Params.S)
+	n := fmt.Sprintf("%d/%d/%g", c.Params.Clauses, c.Params.T, c.Params.S)
+	if c.Encoding != nil {
+		n += fmt.Sprintf(" h%g M%d", c.Encoding.Bandwidth, c.Encoding.Sets)
+	}
+	return n
 }
 
 func candKey(c pipeline.Candidate) string {
-	return fmt.Sprintf("c%d_T%d_s%g", c.Params.Clauses, c.Params.T, c.Params.S)
+	k := fmt.Sprintf("c%d_T%d_s%g", c.Params.Clauses, c.Params.T, c.Params.S)
+	if c.Encoding != nil {
+		k += fmt.Sprintf("_h%g_M%d", c.Encoding.Bandwidth, c.Encoding.Sets)
+	}
+	return k
+}
+
+// gridLabels names the candidates of grid uniquely: candName, plus the
+// epochs or thresholds per feature where the grid's candidates differ in
+// them; keys are the matching summary.json key fragments.
+func gridLabels(grid []pipeline.Candidate) (names, keys []string) {
+	var mixE, mixT bool
+	for _, c := range grid {
+		mixE = mixE || c.Params.Epochs != grid[0].Params.Epochs
+		mixT = mixT || c.Thresholds != grid[0].Thresholds
+	}
+	for _, c := range grid {
+		n, k := candName(c), candKey(c)
+		if mixE {
+			n += fmt.Sprintf(" %d epochs", c.Params.Epochs)
+			k += fmt.Sprintf("_e%d", c.Params.Epochs)
+		}
+		if mixT {
+			n += fmt.Sprintf(" %d thresholds", c.Thresholds)
+			k += fmt.Sprintf("_t%d", c.Thresholds)
+		}
+		names, keys = append(names, n), append(keys, k)
+	}
+	return names, keys
+}
+
+// chosenCounts counts, for each candidate of grid, the splits whose chosen
+// candidate (as k.withEncoding gave it to the protocol) is that one. For
+// the plain PTM candidates that differ only in their own encoding are one
+// model: the first of them gets the count, the others 0.
+func chosenCounts(k ptmKind, grid []pipeline.Candidate, srs []pipeline.SplitResult) []int {
+	out := make([]int, len(grid))
+	seen := map[string]bool{}
+	for i, c := range grid {
+		if k.key != "ptm" || c.Encoding == nil {
+			e := k.enc
+			c.Encoding = &e
+		}
+		id := fmt.Sprintf("%+v %d %+v", c.Params, c.Thresholds, *c.Encoding)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		for _, sr := range srs {
+			ch := sr.Chosen
+			ch.Params.Seed = c.Params.Seed
+			if ch.Encoding != nil && fmt.Sprintf("%+v %d %+v", ch.Params, ch.Thresholds, *ch.Encoding) == id {
+				out[i]++
+			}
+		}
+	}
+	return out
 }
 
 func (r *runner) irisSummary(res *irisResult) {
@@ -198,12 +259,9 @@ func (r *runner) irisSummary(res *irisResult) {
 		}
 	}
 	// The PTM: chosen candidates, the variants' mappings.
-	count := map[string]int{}
-	for _, sr := range res.protocol {
-		count[candName(sr.Chosen)]++
-	}
-	for _, c := range r.cfg.irisGrid {
-		s.set("iris.splits20.ptm.chosen."+candKey(c), float64(count[candName(c)]))
+	_, keys := gridLabels(r.cfg.irisGrid)
+	for i, n := range chosenCounts(ptmKinds()[0], r.cfg.irisGrid, res.protocol) {
+		s.set("iris.splits20.ptm.chosen."+keys[i], float64(n))
 	}
 	for _, v := range irisPTMVariants[1:] {
 		s.label("iris.splits20."+v.key+".mapping", variantMapping(v.key, res.mappings[v.key]))
@@ -238,12 +296,9 @@ func variantMapping(key string, mps []ptm.Mapping) string {
 }
 
 func gridName(g []pipeline.Candidate) string {
-	var parts []string
-	for _, c := range g {
-		parts = append(parts, candName(c))
-	}
+	parts, _ := gridLabels(g)
 	p := g[0]
-	return fmt.Sprintf("clauses/T/s in {%s}; N %d, %d thresholds/feature, %d epochs, %s feedback",
+	return fmt.Sprintf("clauses/T/s in {%s}; N %d, %d thresholds/feature, %d epochs (where not named), %s feedback",
 		strings.Join(parts, ", "), p.Params.N, p.Thresholds, p.Params.Epochs, p.Params.Feedback)
 }
 
@@ -359,8 +414,9 @@ func (r *runner) irisReport(res *irisResult) string {
 	b.WriteString(r.irisVerdicts())
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Candidates (clauses/T/s) chosen on the validation rows, out of %d splits:", n)
-	for _, c := range r.cfg.irisGrid {
-		fmt.Fprintf(&b, " %s: %d;", candName(c), int(s.get("iris.splits20.ptm.chosen."+candKey(c))))
+	names, keys := gridLabels(r.cfg.irisGrid)
+	for i := range r.cfg.irisGrid {
+		fmt.Fprintf(&b, " %s: %d;", names[i], int(s.get("iris.splits20.ptm.chosen."+keys[i])))
 	}
 	fmt.Fprintf(&b, " fitted vote smoothing %s [%.3f, %.3f]; fitted softmax temperature %s [%.2f, %.2f] (in units of the clipped class sum).\n\n",
 		pm(s, "iris.splits20.ptm_vote_cal.smoothing"), s.get("iris.splits20.ptm_vote_cal.smoothing_min"), s.get("iris.splits20.ptm_vote_cal.smoothing_max"),

@@ -34,10 +34,23 @@ type SelectionOptions struct {
 	// only the validation step runs and the table lists each rule's choice
 	// and every candidate's validation scores.
 	ChoicesOnly bool
-	First       int
+	// First is the first split (the splits run are First..First+Splits-1).
+	First int
 	// Partial, if set, is called after every finished split with the
 	// table over the splits finished so far.
 	Partial func(table string)
+	// Base, if > 0, adds for every rule a row that chooses among the
+	// first Base grid candidates only (on the same validation scores and
+	// test samples), so that a grid and a widened grid are compared on
+	// the same splits in one run.
+	Base int
+}
+
+// ruleVariant is a selection rule applied to the first n candidates.
+type ruleVariant struct {
+	rule pipeline.Selection
+	n    int
+	name string
 }
 
 // selOutcome is what one selection rule gave on one split: the test
@@ -90,7 +103,17 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	k := ptmKinds()[0]
 	pc := pipeline.ProtocolConfig{TestFraction: testFraction, K: opt.K, Bins: full.bins,
 		Grid: k.withEncoding(opt.Grid), Calibrate: k.calibrate, Mapping: k.mapping}
-	nr := len(opt.Rules)
+	if opt.Base < 0 || opt.Base > len(opt.Grid) {
+		return "", fmt.Errorf("experiments: selection study: base %d outside the grid's %d candidates", opt.Base, len(opt.Grid))
+	}
+	var variants []ruleVariant
+	for _, r := range opt.Rules {
+		variants = append(variants, ruleVariant{r, len(opt.Grid), string(r)})
+		if opt.Base > 0 && opt.Base < len(opt.Grid) {
+			variants = append(variants, ruleVariant{r, opt.Base, fmt.Sprintf("%s, first %d candidates", r, opt.Base)})
+		}
+	}
+	nr := len(variants)
 	if opt.ChoicesOnly {
 		return choicesTable(ctx, d, pc, opt)
 	}
@@ -103,8 +126,8 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		}
 		done := map[int]selOutcome{}
 		out := make([]selOutcome, nr)
-		for i, rule := range opt.Rules {
-			c := rule.Choose(val)
+		for i, rv := range variants {
+			c := rv.rule.Choose(val[:rv.n])
 			o, ok := done[c]
 			if !ok {
 				if err := ctx.Err(); err != nil {
@@ -134,7 +157,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	}
 	var tasks []task
 	for s := range opt.Splits {
-		tasks = append(tasks, task{-1, s})
+		tasks = append(tasks, task{-1, opt.First + s})
 	}
 	var subs []*pipeline.Data
 	var helds [][][]float64
@@ -170,12 +193,12 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		if opt.OODSplits > 0 {
 			fmt.Fprintf(&b, "; OOD: each class held out, %d splits each (%d of %d done), AUROC pooled per class then averaged", opt.OODSplits, nOOD, len(tasks)-opt.Splits)
 		}
-		b.WriteString("\n\n| rule | accuracy (mean) | pooled ECE | pooled NLL | AUROC(entropy) | AUROC(MI) | OOD AUROC(MI) | OOD AUROC(entropy) | chosen | temperature (mean) |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-		for ri, rule := range opt.Rules {
+		b.WriteString("\n\n| rule | accuracy (mean) | pooled ECE | per-split ECE (mean) | calibrated floor of the per-split ECE | pooled NLL | AUROC(entropy) | AUROC(MI) | OOD AUROC(MI) | OOD AUROC(entropy) | chosen | temperature (mean) |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for ri, rv := range variants {
 			var qs []metrics.QueryStats
 			var ys []int
-			var acc, temp float64
+			var acc, temp, ece, floor float64
 			count := make([]int, len(opt.Grid))
 			inQ := make([][]metrics.QueryStats, len(subs))
 			outQ := make([][]metrics.QueryStats, len(subs))
@@ -191,6 +214,8 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 				}
 				qs, ys = append(qs, o.sr.Eval.Queries...), append(ys, o.sr.Eval.Labels...)
 				acc += o.sr.Report.Accuracy
+				ece += o.sr.Report.ECE
+				floor += CalibratedECE(o.sr.Eval.Queries, full.bins, 200, uint64(t.split)+7000)
 				temp += o.sr.Mapping.Temperature
 				count[o.chosen]++
 			}
@@ -208,10 +233,11 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 				oodMI, oodH = Describe(mis).Mean, Describe(hs).Mean
 			}
 			var ch []string
-			for c, cand := range opt.Grid {
-				ch = append(ch, fmt.Sprintf("%s: %d", candName(cand), count[c]))
+			names, _ := gridLabels(opt.Grid)
+			for c := range opt.Grid {
+				ch = append(ch, fmt.Sprintf("%s: %d", names[c], count[c]))
 			}
-			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rule, acc/float64(nIn), rep.ECE, rep.NLL,
+			fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.4f | %.4f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rv.name, acc/float64(nIn), rep.ECE, ece/float64(nIn), floor/float64(nIn), rep.NLL,
 				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
 		}
 		return b.String()
@@ -261,8 +287,9 @@ func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolCon
 		for _, r := range opt.Rules {
 			fmt.Fprintf(&b, " %s |", r)
 		}
-		for _, c := range opt.Grid {
-			fmt.Fprintf(&b, " %s |", candName(c))
+		names, _ := gridLabels(opt.Grid)
+		for _, n := range names {
+			fmt.Fprintf(&b, " %s |", n)
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---|", len(opt.Rules)+len(opt.Grid)) + "\n")
 		agree := 0
@@ -277,7 +304,7 @@ func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolCon
 			for _, r := range opt.Rules {
 				c := r.Choose(v)
 				same = same && c == opt.Rules[0].Choose(v)
-				fmt.Fprintf(&b, " %s |", candName(opt.Grid[c]))
+				fmt.Fprintf(&b, " %s |", names[c])
 			}
 			if same {
 				agree++

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/pipeline"
 )
 
@@ -45,5 +46,80 @@ func TestTemperatureStudyDumpLoad(t *testing.T) {
 	}
 	if _, err := TemperatureStudy(context.Background(), TemperatureOptions{Data: "mnist", Splits: 1}); err == nil {
 		t.Error("unknown data set accepted")
+	}
+}
+
+// withEncoding keeps a candidate's own encoding for the primary PTM, gives
+// the plain PTM the plain encoding and drops the candidates that then
+// coincide.
+func TestWithEncodingGridDimension(t *testing.T) {
+	h := pipeline.DefaultEncoding
+	h.Bandwidth = 0.075
+	grid := []pipeline.Candidate{irisCandidate(20, 10, 2, 50, 6), irisCandidate(20, 10, 2, 50, 6), irisCandidate(40, 15, 2, 50, 6)}
+	grid[1].Encoding = &h
+	kinds := ptmKinds()
+	prim := kinds[0].withEncoding(grid)
+	if len(prim) != 3 || *prim[0].Encoding != pipeline.DefaultEncoding || prim[1].Encoding.Bandwidth != 0.075 || *prim[2].Encoding != pipeline.DefaultEncoding {
+		t.Fatalf("primary: %+v", prim)
+	}
+	if prim[1].Encoding == grid[1].Encoding {
+		t.Error("primary: the candidate's encoding is shared, not copied")
+	}
+	plain := kinds[1].withEncoding(grid)
+	if len(plain) != 2 || *plain[0].Encoding != pipeline.Plain || *plain[1].Encoding != pipeline.Plain || plain[1].Params.Clauses != 40 {
+		t.Fatalf("plain: %+v", plain)
+	}
+}
+
+// CalibratedECE: certain queries score 0; a calibrated 0.9 scores near 0
+// on many rows and clearly above 0 on 30 (the noise floor it measures).
+func TestCalibratedECE(t *testing.T) {
+	q := func(conf float64) metrics.QueryStats {
+		return metrics.QueryStats{Mean: []float64{conf, (1 - conf) / 2, (1 - conf) / 2}, Pred: 0, Conf: conf}
+	}
+	rows := func(n int, conf float64) []metrics.QueryStats {
+		qs := make([]metrics.QueryStats, n)
+		for i := range qs {
+			qs[i] = q(conf)
+		}
+		return qs
+	}
+	if e := CalibratedECE(rows(30, 1), 10, 50, 1); e != 0 {
+		t.Errorf("certain: %g, want 0", e)
+	}
+	big, small := CalibratedECE(rows(10000, 0.9), 10, 20, 1), CalibratedECE(rows(30, 0.9), 10, 400, 1)
+	// On 30 rows the ECE is |k/30 - 0.9|, k ~ Binomial(30, 0.9): mean about 0.044.
+	if !(big < 0.005 && small > 0.035 && small < 0.055) {
+		t.Errorf("10000 rows %g (want < 0.005), 30 rows %g (want 0.035-0.055)", big, small)
+	}
+}
+
+// gridLabels names mixed grids uniquely (and homogeneous ones as before);
+// chosenCounts counts each candidate's splits once.
+func TestGridLabelsAndCounts(t *testing.T) {
+	h := pipeline.DefaultEncoding
+	h.Bandwidth = 0.075
+	grid := []pipeline.Candidate{irisCandidate(60, 20, 2, 50, 6), irisCandidate(60, 20, 2, 50, 6), irisCandidate(60, 20, 2, 100, 6)}
+	grid[1].Encoding = &h
+	names, keys := gridLabels(grid)
+	want := []string{"60/20/2 50 epochs", "60/20/2 h0.075 M8 50 epochs", "60/20/2 100 epochs"}
+	wantK := []string{"c60_T20_s2_e50", "c60_T20_s2_h0.075_M8_e50", "c60_T20_s2_e100"}
+	for i := range want {
+		if names[i] != want[i] || keys[i] != wantK[i] {
+			t.Errorf("label %d: %q / %q, want %q / %q", i, names[i], keys[i], want[i], wantK[i])
+		}
+	}
+	if n, k := gridLabels(grid[:1]); n[0] != "60/20/2" || k[0] != "c60_T20_s2" {
+		t.Errorf("homogeneous grid: %q / %q", n[0], k[0])
+	}
+	kinds := ptmKinds()
+	prim, plain := kinds[0].withEncoding(grid), kinds[1].withEncoding(grid)
+	srs := []pipeline.SplitResult{{Chosen: prim[1]}, {Chosen: prim[1]}, {Chosen: prim[0]}, {Chosen: prim[2]}}
+	if got := chosenCounts(kinds[0], grid, srs); got[0] != 1 || got[1] != 2 || got[2] != 1 {
+		t.Errorf("primary counts %v, want [1 2 1]", got)
+	}
+	srs = []pipeline.SplitResult{{Chosen: plain[0]}, {Chosen: plain[1]}, {Chosen: plain[0]}}
+	if got := chosenCounts(kinds[1], grid, srs); got[0] != 2 || got[1] != 0 || got[2] != 1 {
+		t.Errorf("plain counts %v, want [2 0 1]", got)
 	}
 }

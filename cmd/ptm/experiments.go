@@ -34,6 +34,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
 	first := fs.Int("first", 0, "with --selection --choices or --temperature: the first split")
 	grid := fs.String("grid", "", "with --selection or --temperature: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -111,7 +112,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "selection "+*selection)
 		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
-			ChoicesOnly: *choices, First: *first, Grid: g}
+			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
@@ -178,15 +179,32 @@ func parseGrid(s string) ([]pipeline.Candidate, error) {
 	}
 	var out []pipeline.Candidate
 	for _, item := range strings.Split(s, ",") {
-		var c, t, e, th int
-		var sp float64
-		if n, err := fmt.Sscanf(strings.TrimSpace(item), "%d/%d/%g/%d/%d", &c, &t, &sp, &e, &th); err != nil || n != 5 {
-			return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds", item)
+		var c, t, e, th, m int
+		var sp, h float64
+		item = strings.TrimSpace(item)
+		var enc *pipeline.Encoding
+		switch strings.Count(item, "/") {
+		case 4:
+			if n, err := fmt.Sscanf(item, "%d/%d/%g/%d/%d", &c, &t, &sp, &e, &th); err != nil || n != 5 {
+				return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds[/bandwidth/sets]", item)
+			}
+		case 6:
+			if n, err := fmt.Sscanf(item, "%d/%d/%g/%d/%d/%g/%d", &c, &t, &sp, &e, &th, &h, &m); err != nil || n != 7 {
+				return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds[/bandwidth/sets]", item)
+			}
+			if !(h > 0 && h <= 2) || m < 1 || m > 64 {
+				return nil, fmt.Errorf("%q: bandwidth %g or sets %d out of range (0..2, 1..64)", item, h, m)
+			}
+			en := pipeline.DefaultEncoding
+			en.Bandwidth, en.Sets = h, m
+			enc = &en
+		default:
+			return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds[/bandwidth/sets]", item)
 		}
 		if c < 1 || c > 10000 || t < 1 || sp <= 1 || e < 1 || e > 10000 || th < 1 || th > 64 {
 			return nil, fmt.Errorf("%q out of range", item)
 		}
-		out = append(out, pipeline.Candidate{Params: ptm.Params{Clauses: c, T: t, S: sp, N: 100, Epochs: e, Feedback: ptm.ConsistentFeedback}, Thresholds: th})
+		out = append(out, pipeline.Candidate{Params: ptm.Params{Clauses: c, T: t, S: sp, N: 100, Epochs: e, Feedback: ptm.ConsistentFeedback}, Thresholds: th, Encoding: enc})
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptmhw/ptm/golden/pipeline"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -189,7 +191,15 @@ func TestParseGrid(t *testing.T) {
 	if g, err := parseGrid(""); g != nil || err != nil {
 		t.Errorf("empty: %v, %v", g, err)
 	}
-	for _, bad := range []string{"60/20/2/50", "60/20/1/50/6", "0/20/2/50/6", "a/b/c/d/e"} {
+	g, err = parseGrid("60/20/2/50/6/0.075/4")
+	if err != nil || len(g) != 1 || g[0].Encoding == nil || g[0].Encoding.Bandwidth != 0.075 || g[0].Encoding.Sets != 4 ||
+		g[0].Encoding.Margin != pipeline.DefaultEncoding.Margin || g[0].Encoding.WholeRow != pipeline.DefaultEncoding.WholeRow {
+		t.Fatalf("encoding: got %+v, %v", g, err)
+	}
+	if g, err := parseGrid("60/20/2/50/6"); err != nil || g[0].Encoding != nil {
+		t.Errorf("no encoding fields: got %+v, %v", g, err)
+	}
+	for _, bad := range []string{"60/20/2/50", "60/20/1/50/6", "0/20/2/50/6", "a/b/c/d/e", "60/20/2/50/6/0.1", "60/20/2/50/6/0/8", "60/20/2/50/6/0.1/0", "60/20/2/50/6/0.1/8/1"} {
 		if _, err := parseGrid(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
