@@ -410,10 +410,7 @@ wire             count_ok  = (p_count != 16'd0) && (vlen == VLW'(f_len));
 reg [20:0]       wpv_r;
 wire             vmode     = p_mode == 2'd2;                           // mode 2: votes
 wire             smode     = p_mode == 2'd3;                           // mode 3: clipped sums
-// vwide: mode 2 votes as u32; registered like wpv_r (p_k is final in
-// S_PARAM, at least two clocks before the divider and the result stream
-// use it), so the result path does not start with a 16-bit comparison
-reg              vwide;
+wire             vwide     = (p_k > KV16);                             // mode 2 votes as u32
 wire [20:0]      wpv       = vmode ? WPV_VOTES : (p_mode == 2'd1) ? WPV_STATS : 21'(p_k) * 21'(NT5);
 // the dividend 2^17 / item bytes has its one bit at dpos
 wire [4:0]       dpos      = smode ? P_SUMS : (vmode && !vwide) ? P_U16 : P_U32;
@@ -748,7 +745,6 @@ end
 
 always @(posedge clk) begin
     wpv_r      <= wpv;
-    vwide      <= (p_k > KV16);
     n_words    <= (s_desc_len - LEN_W'(4)) >> 1;
     fits_r     <= fits;
 end
