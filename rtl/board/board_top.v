@@ -49,7 +49,9 @@
  *                     MACs, parser and buffers are left out (about 800
  *                     logic cells and 7 SB_RAM40_4K less; the GMII outputs
  *                     are constant, its inputs ignored) and so is link_arb:
- *                     the UART's frames go to the engine directly
+ *                     the UART's frames go to the engine directly; STATUS
+ *                     counters 6 and 7 (Ethernet) then read 0 and are not
+ *                     stored
  *
  * Ports:
  *   clk, rst          clock; synchronous active-high reset (control state
@@ -302,7 +304,8 @@ proto_engine #(
     .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
     .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX), .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
-    .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W)
+    .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W),
+    .ETH_COUNTERS(ETH_ENABLE)
 ) u_engine (
     .clk(clk), .rst(rst),
     .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),

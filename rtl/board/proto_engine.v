@@ -114,6 +114,11 @@
  *   RX_FRAMES_UART, RX_FRAMES_ETH  frames each link buffers while one is
  *                               executed (INFO word 18)
  *   LEN_W                       descriptor length width (11)
+ *   ETH_COUNTERS                1: STATUS counters 6 and 7 (Ethernet FCS
+ *                               errors, frames dropped) are kept; 0 (a
+ *                               board without Ethernet): they always read
+ *                               0 and take no counter storage (about 60
+ *                               logic cells less)
  *
  * Ports:
  *   clk, rst                    clock; synchronous active-high reset of the
@@ -151,7 +156,8 @@ module proto_engine #(
     parameter INIT_CRC    = 32'h00000000,
     parameter RX_FRAMES_UART = 3,
     parameter RX_FRAMES_ETH  = 1,
-    parameter LEN_W       = 11
+    parameter LEN_W       = 11,
+    parameter ETH_COUNTERS = 1
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -308,7 +314,8 @@ localparam [2:0] D_INFER  = 3'd2;
 localparam [2:0] D_ZERO   = 3'd3;
 localparam [2:0] D_ROOM   = 3'd4;
 
-localparam integer NCNT = 13;
+localparam integer NCNT = 13;                              // STATUS words
+localparam integer NSTORE = (ETH_COUNTERS != 0) ? 13 : 11; // counters kept
 
 // ------------------------------------------------------------ frame state
 // the frame's descriptor is used as offered (it is taken only at the end)
@@ -548,7 +555,7 @@ always @* begin
                 default: word = info_data;            // words 3..14: ROM 1..12
             endcase
         end
-        R_STATUS: word = cnt_data;
+        R_STATUS: word = cnt_none ? 32'd0 : cnt_data;
         default: begin
             if (r_err) begin
                 word = (ridx == 5'd0) ? {16'd0, f_type, 4'd0, r_code} : detail;
@@ -565,7 +572,9 @@ assign info_addr = 4'(ridx - 5'd2);
 wire resp_empty = (rcount == 5'd0);
 wire word_last  = (ridx == rcount - 1'b1);
 wire resp_last  = resp_empty || (word_last && rb == 2'd3);
-wire resp_valid = (state == S_RESP) && (r_kind != R_STATUS || (cnt_valid && stat_req));
+// without ETH_COUNTERS, STATUS words 6 and 7 are constant 0 (no counter read)
+wire cnt_none   = (ETH_COUNTERS == 0) && (ridx == 5'd6 || ridx == 5'd7);
+wire resp_valid = (state == S_RESP) && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
 wire resp_xfer  = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
 wire vskip      = vmode && (wi >= NC6);
@@ -582,7 +591,7 @@ wire infer_tlast = last_vec && item_end && (vmode ? (wi == NC6 - 6'd1) : res_las
 // a counter read starts only while proto_tx takes bytes (not while it
 // sends the previous response), so it is held for the 4 bytes of its word
 // only and the counters' pending counts cannot overflow meanwhile
-assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !gap && (r_axis_tready || cnt_valid);
+assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !cnt_none && !gap && (r_axis_tready || cnt_valid);
 
 assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
@@ -615,7 +624,7 @@ wire [1:0] inc_crc   = {1'b0, ev_crc_error[0]} + {1'b0, ev_crc_error[1]};
 wire [1:0] inc_frame = {1'b0, ev_framing_error[0]} + {1'b0, ev_framing_error[1]} + {1'b0, ev_framing_error[2]};
 wire [1:0] inc_ovr   = {1'b0, ev_overrun[0]} + {1'b0, ev_overrun[1]};
 wire err_done = resp_xfer && resp_last && r_err;         // an ERROR response handed over
-wire [2*NCNT-1:0] inc_vec = {
+wire [2*NCNT-1:0] inc_all = {
     1'b0, ev_bit_tick,                           // 12 UART bit times
     ev_uart_byte,                                // 11 UART bytes received
     1'b0, err_done,                              // 10 ERROR responses
@@ -631,11 +640,25 @@ wire [2*NCNT-1:0] inc_vec = {
     1'b0, take_desc && !s_desc_busy              // 0  frames executed
 };
 wire cclear = (state == S_DECIDE) && (f_type == T_RESET);
+// the stored counters: all 13, or without ETH_COUNTERS 0..5 and 8..12
+// (stored as 6..10)
+wire [2*NSTORE-1:0] inc_vec;
+wire [3:0]          cnt_idx;
+generate
+    if (ETH_COUNTERS != 0) begin : g_cnt_all
+        assign inc_vec = inc_all;
+        assign cnt_idx = ridx[3:0];
+    end else begin : g_cnt_lean
+        assign inc_vec = {inc_all[2*NCNT-1:16], inc_all[11:0]};
+        assign cnt_idx = (ridx[3:0] >= 4'd8) ? ridx[3:0] - 4'd2 : ridx[3:0];
+        wire unused_eth_inc = &{1'b0, inc_all[15:12]};
+    end
+endgenerate
 
-stat_counters #(.NCNT(NCNT), .PEND_W(5)) u_counters (
+stat_counters #(.NCNT(NSTORE), .PEND_W(5)) u_counters (
     .clk(clk), .rst(rst),
     .inc(inc_vec), .clear(cclear),
-    .rd_req(stat_req), .rd_idx(ridx[3:0]),
+    .rd_req(stat_req), .rd_idx(cnt_idx),
     .rd_valid(cnt_valid), .rd_data(cnt_data)
 );
 

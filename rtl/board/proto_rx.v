@@ -76,7 +76,8 @@
  *                                descriptor fields (stable while valid)
  *   m_axis_tdata/tvalid/tready   payload bytes of the offered descriptor
  *   in_frame                     the parser is inside a candidate or has
- *                                bytes left to (re)parse
+ *                                bytes left to (re)parse, or a descriptor
+ *                                is about to be offered
  *   ev_good, ev_crc_error, ev_frame_error, ev_overflow
  *                                1-cycle status pulses: frame committed
  *                                with its payload, CRC mismatch, framing
@@ -86,8 +87,8 @@
  *                                (ev_overflow may coincide with another
  *                                pulse)
  *
- * Latency: a good frame's descriptor is valid 2 clocks after its last CRC
- * byte is parsed, its first payload byte 2 clocks after that at the
+ * Latency: a good frame's descriptor is valid 3 clocks after its last CRC
+ * byte is parsed (it is offered from registers), its first payload byte 2 clocks after that at the
  * earliest. The parser takes one byte per clock (one clock more per
  * rewind and per frame end); the payload is read out at up to one byte per
  * 2 clocks, and not while the parser is rescanning.
@@ -187,6 +188,12 @@ wire           desc_full  = (dcount == DC_FULL);
 wire           desc_empty = (dcount == {DC_W{1'b0}});
 wire [DW-1:0]  desc_head  = dmem[drd];
 wire [PW-1:0]  head_start = desc_head[DW-1 -: PW];
+// the offered descriptor, registered (the consumer's decode starts from
+// flip-flops, not from the FIFO's read multiplexer): out_head is a copy of
+// the head entry, out_ok says it is current (cleared by a pop, set again a
+// clock after the new head is in dmem)
+reg [DW-1:0]   out_head;
+reg            out_ok = 1'b0;
 
 // ------------------------------------------------------------ read side
 reg            c_active = 1'b0;        // the head frame's payload is being read
@@ -245,17 +252,17 @@ wire c_read    = c_want && !fetch && rd_free;
 wire [AW-1:0] raddr = fetch ? pp[AW-1:0] : c_ptr[AW-1:0];
 
 assign s_axis_tready = 1'b1;
-assign in_frame      = in_cand || !caught;
+assign in_frame      = in_cand || !caught || (!desc_empty && !out_ok);
 assign ev_good       = ev_good_reg;
 assign ev_crc_error  = ev_crc_reg;
 assign ev_frame_error = ev_frame_reg;
 assign ev_overflow   = ev_ovf_reg;
 
-assign m_desc_valid = !desc_empty;
-assign m_desc_type  = desc_head[7:0];
-assign m_desc_seq   = desc_head[23:8];
-assign m_desc_len   = desc_head[24 +: LEN_W];
-assign m_desc_busy  = desc_head[24 + LEN_W];
+assign m_desc_valid = out_ok;
+assign m_desc_type  = out_head[7:0];
+assign m_desc_seq   = out_head[23:8];
+assign m_desc_len   = out_head[24 +: LEN_W];
+assign m_desc_busy  = out_head[24 + LEN_W];
 assign m_axis_tdata  = out_data;
 assign m_axis_tvalid = out_valid;
 
@@ -276,6 +283,7 @@ always @(posedge clk) begin
     if (desc_push) begin
         dmem[dwr] <= {sof_at + PW'(7), lost, f_len, f_seq, f_type};
     end
+    out_head <= desc_head;
 end
 
 // datapath registers (no reset)
@@ -417,7 +425,7 @@ always @(posedge clk) begin
     if (!c_active && !desc_empty && !desc_pop) begin
         c_active <= 1'b1;
         c_ptr    <= head_start;
-        c_left   <= m_desc_busy ? {LEN_W{1'b0}} : m_desc_len;
+        c_left   <= desc_head[24 + LEN_W] ? {LEN_W{1'b0}} : desc_head[24 +: LEN_W];
     end
     if (c_read) begin
         c_ptr  <= c_ptr + 1'b1;
@@ -426,6 +434,7 @@ always @(posedge clk) begin
     if (desc_pop) begin
         c_active <= 1'b0;
     end
+    out_ok <= !desc_empty && !desc_pop;
     if (r_tag == R_READ) begin
         out_data  <= rdata;
         out_valid <= 1'b1;
@@ -445,6 +454,7 @@ always @(posedge clk) begin
         drd          <= {DA_W{1'b0}};
         dcount       <= {DC_W{1'b0}};
         c_active     <= 1'b0;
+        out_ok       <= 1'b0;
         out_valid    <= 1'b0;
         ev_good_reg  <= 1'b0;
         ev_crc_reg   <= 1'b0;

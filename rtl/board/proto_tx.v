@@ -158,14 +158,23 @@ assign m_mac         = l_mac;
 assign busy          = emit || (cnt != {NW{1'b0}});
 assign frame_sent    = sent_reg;
 
-// payload RAM: write while filling, registered read while emitting (byte 0
-// at the start of the header, byte i+1 while byte i is loaded)
-wire          rd_en   = (emit && phase == P_HDR && hidx == 3'd0) || (load && phase == P_PAY);
+// payload RAM: write while filling, a clock after the byte is taken (the
+// producer's byte goes into a register first, so no combinational path
+// runs from it to the RAM); registered read while emitting (byte 0 at
+// header byte 1, after the fragment's last write; byte i+1 while byte i is
+// loaded)
+reg           w_en = 1'b0;
+reg [AW-1:0]  w_addr;
+reg [7:0]     w_data;
+wire          rd_en   = (emit && phase == P_HDR && hidx == 3'd1) || (load && phase == P_PAY);
 wire [AW-1:0] rd_addr = (phase == P_HDR) ? {AW{1'b0}} : ridx + 1'b1;
 
 always @(posedge clk) begin
-    if (wr_byte) begin
-        mem[cnt[AW-1:0]] <= s_axis_tdata;
+    w_en   <= wr_byte && !rst;
+    w_addr <= cnt[AW-1:0];
+    w_data <= s_axis_tdata;
+    if (w_en) begin
+        mem[w_addr] <= w_data;
     end
     if (rd_en) begin
         rdata <= mem[rd_addr];

@@ -82,6 +82,7 @@ reg [15:0]       lo;
 reg [31:0]       val;
 reg              valid_reg = 1'b0;  // a read's value is held
 reg [NCNT-1:0]   zero = {NCNT{1'b1}};
+reg              zj;                // zero[j], registered (the fold starts from flip-flops)
 reg [NCNT*PEND_W-1:0] pend = {(NCNT*PEND_W){1'b0}};   // counter i at [PEND_W*i +: PEND_W]
 
 wire       take_req = rd_req && !last_req;
@@ -89,7 +90,7 @@ wire       pause    = valid_reg;     // hold val while the reader takes it
 wire [IW-1:0] sel   = take_req ? rd_idx : rr;
 
 // phase 2: fold
-wire [32:0] sum  = {1'b0, zero[j] ? 32'd0 : {rdata, lo}} + {{(33-PEND_W){1'b0}}, snap};
+wire [32:0] sum  = {1'b0, zj ? 32'd0 : {rdata, lo}} + {{(33-PEND_W){1'b0}}, snap};
 wire [31:0] fold = sum[32] ? 32'hFFFFFFFF : sum[31:0];
 
 wire        we    = !pause && ((phase == 2'd2) || (phase == 2'd3));
@@ -147,6 +148,7 @@ always @(posedge clk) begin
         end
         3'd1: begin
             lo <= rdata;
+            zj <= zero[j];
         end
         3'd2: begin
             val <= cancel ? 32'd0 : fold;
