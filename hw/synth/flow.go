@@ -549,8 +549,16 @@ func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
 	if err := os.WriteFile(path("banks.json"), packed, 0o644); err != nil {
 		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
 	}
-	script2 := fmt.Sprintf("read_verilog -lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
-		qpath("banks.json"), j.Top, qpath("top.json"))
+	// synth_ice40 reads the cell library with -D ICE40_HX (the default
+	// device's timings); current yosys's abc9 needs the timings its
+	// specify blocks give then. Debian's 0.23 maps with abc and its
+	// script stays as it was.
+	define := ""
+	if ActiveToolchain() != Debian {
+		define = "-D ICE40_HX "
+	}
+	script2 := fmt.Sprintf("read_verilog %s-lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
+		define, qpath("banks.json"), j.Top, qpath("top.json"))
 	for _, c := range j.Extra {
 		script2 += c + "\n"
 	}

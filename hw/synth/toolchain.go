@@ -209,11 +209,10 @@ func toolVersions() toolVersionSet {
 	}
 	for _, c := range [][]string{{"yosys", "-V"}, {"nextpnr-ice40", "--version"}, {"icepll", "-h"}} {
 		var out []byte
-		if cmd, err := t.exec(context.Background(), "", "", c[0], c[1:]...); err == nil {
-			out, _ = cmd.CombinedOutput()
-		}
-		if c[0] == "icepll" {
-			out = nil // no version option; its presence is checked elsewhere
+		if c[0] != "icepll" { // no version option; its presence is checked elsewhere
+			if cmd, err := t.exec(context.Background(), "", "", c[0], c[1:]...); err == nil {
+				out, _ = cmd.CombinedOutput()
+			}
 		}
 		// The Debian key text is the one the cache used before
 		// toolchains existed, so its entries stay valid.
