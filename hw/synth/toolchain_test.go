@@ -135,3 +135,29 @@ func TestFlowYoWASP(t *testing.T) {
 		t.Errorf("cache keys debian %s, yowasp %s (%v, %v): want two", kd, ky, err1, err2)
 	}
 }
+
+// TestPlaceNoFitFromOutput: a nextpnr that stops without writing its log
+// (YoWASP's ends in a WebAssembly trap after "Unable to find legal
+// placement") is still a no-fit, read from its output. A fake
+// nextpnr-ice40 on PATH plays it.
+func TestPlaceNoFitFromOutput(t *testing.T) {
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'ERROR: Unable to find legal placement for all cells, design is probably at utilisation limit.'\necho 'RuntimeError: unreachable' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "nextpnr-ice40"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := UseToolchain("debian"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = UseToolchain("") })
+	dev, err := LookupDevice("up5k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o Options
+	_, err = o.placeAndPack(testenv.Context(t), t.TempDir(), dev, 48, 48, map[string]string{})
+	if !errors.Is(err, ErrNoFit) || !strings.Contains(err.Error(), "no legal placement") {
+		t.Errorf("placeAndPack: %v, want ErrNoFit (no legal placement)", err)
+	}
+}

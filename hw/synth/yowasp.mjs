@@ -134,9 +134,16 @@ let files;
 try {
   files = await run(args, root, { stdout: write(process.stdout), stderr: write(process.stderr), decodeASCII: false });
 } catch (e) {
-  if (!(e instanceof mod.Exit)) throw e;
-  code = e.code || 1;
-  files = e.files;
+  code = 1;
+  if (e instanceof mod.Exit) {
+    code = e.code || 1;
+    files = e.files;
+  } else {
+    // A C++ exception or abort ends the WebAssembly program in a trap
+    // (nextpnr does so after "Unable to find legal placement"): its
+    // files are lost, its output (with the tool's ERROR line) is not.
+    process.stderr.write(`ERROR: yowasp.mjs: ${tool} stopped: ${e?.message ?? e} (its files are lost)\n`);
+  }
 }
 if (files) writeBack(files);
 process.exitCode = code;
