@@ -36,6 +36,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "256"}, 2, "--sets-max 256, want 1..255"},
 		{[]string{"board", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
+		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--toolchain", "vivado"}, 2, `--toolchain: synth: bad options: toolchain "vivado": want debian or yowasp`},
+		{[]string{"synth", "--trainer", "--toolchain", "yosys"}, 2, `--toolchain: synth: bad options: toolchain "yosys": want debian or yowasp`},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(c.args...)

@@ -46,6 +46,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	cache := fs.String("cache", synth.DefaultCache(), "result cache `directory` (a run with the same design, sources, options and tools is not run again)")
 	noCache := fs.Bool("no-cache", false, "run the tools even when the cache holds the result")
+	toolchain := fs.String("toolchain", "", "`debian` (yosys, nextpnr-ice40, icepack on PATH) or yowasp (the npm WebAssembly builds, scripts/install-yowasp.sh); default $PTM_TOOLCHAIN, else debian")
 	var hf hwFlags
 	hf.add(fs)
 	if err := parse(fs, args); err != nil {
@@ -53,6 +54,9 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	if *table != "" {
 		return synthTable(*table, stdout)
+	}
+	if err := synth.UseToolchain(*toolchain); err != nil {
+		return fmt.Errorf("%w: --toolchain: %w", errUsage, err)
 	}
 	if (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)

@@ -46,11 +46,15 @@ func cmdSynthTrainer(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "build `directory` (default build/synth/trainer-<data>-<device>-N<n>-<freq>MHz-s<seed>)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	toolchain := fs.String("toolchain", "", "`debian` or yowasp (as ptm synth); default $PTM_TOOLCHAIN, else debian")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
+	}
+	if err := synth.UseToolchain(*toolchain); err != nil {
+		return fmt.Errorf("%w: --toolchain: %w", errUsage, err)
 	}
 	switch {
 	case *epochs < 1:

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/buildcache"
@@ -27,32 +25,12 @@ func DefaultCache() string { return buildcache.DefaultRoot("PTM_SYNTH_CACHE", "p
 // divider rule, the parameters it derives, the bank pass, tool flags).
 const cacheFormat = "synth-cache-2"
 
-var (
-	toolVersionsOnce sync.Once
-	toolVersions     string
-)
-
-// versions is the output of `yosys -V` and `nextpnr-ice40 --version`
-// (part of every cache key: another tool version is another result).
-func versions() string {
-	toolVersionsOnce.Do(func() {
-		for _, c := range [][]string{{"yosys", "-V"}, {"nextpnr-ice40", "--version"}, {"icepll", "-h"}} {
-			out, _ := exec.Command(c[0], c[1:]...).CombinedOutput()
-			if c[0] == "icepll" {
-				out = nil // no version option; its presence is checked elsewhere
-			}
-			toolVersions += c[0] + ": " + string(out) + "\n"
-		}
-	})
-	return toolVersions
-}
-
 // cacheKey is the hash of everything a run's result depends on: the
 // tool versions, the options that change the build, the generated core
 // with its bank images and the board's Verilog (rtl.FS).
 func cacheKey(o Options) (string, error) {
 	k := buildcache.NewHasher()
-	k.Add(cacheFormat, versions(), o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
+	k.Add(cacheFormat, toolVersions().key, o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
 		strconv.FormatFloat(o.PlaceMHz, 'g', -1, 64), strconv.Itoa(o.Seed),
 		fmt.Sprint(o.CoreOnly, o.NoEth, o.NoPack, o.NoRelax, o.SynthOnly))
 	if o.SetsMax != 0 && o.SetsMax != hw.DefaultSetsMax {
@@ -180,6 +158,9 @@ func Cached(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
 	r.Cached, r.BuildDir, r.Logs, r.Model = true, dir, nil, o.Model
+	// The key holds the tool versions: an entry stored before results
+	// named them was made with these tools.
+	r.Toolchain, r.ToolVersions = string(ActiveToolchain()), toolVersions().named
 	bin := filepath.Join(dir, "top.bin")
 	os.Remove(bin)
 	if r.Bitstream != "" {

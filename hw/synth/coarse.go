@@ -3,7 +3,6 @@ package synth
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,28 +29,37 @@ import (
 // synth_ice40` so they follow the installed yosys.
 
 var (
-	coarseOnce sync.Once
-	coarseCmds []string
-	coarseErr  error
-	optArgs    = regexp.MustCompile(`\s*\[[^\]]*\]`)
+	coarseMu sync.Mutex
+	coarseBy = map[Toolchain][]string{}
+	optArgs  = regexp.MustCompile(`\s*\[[^\]]*\]`)
 )
 
 // CoarseScript returns the commands of synth_ice40's coarse step (for the
 // default options) without the cmp2lut techmap.
 func CoarseScript(ctx context.Context) ([]string, error) {
-	coarseOnce.Do(func() {
-		if err := CheckTools("yosys"); err != nil {
-			coarseErr = err
-			return
-		}
-		out, err := exec.CommandContext(ctx, "yosys", "-h", "synth_ice40").Output()
-		if err != nil {
-			coarseErr = fmt.Errorf("%w: yosys -h synth_ice40: %w", ErrTool, err)
-			return
-		}
-		coarseCmds, coarseErr = parseCoarse(string(out))
-	})
-	return coarseCmds, coarseErr
+	t := ActiveToolchain()
+	coarseMu.Lock()
+	defer coarseMu.Unlock()
+	if c, ok := coarseBy[t]; ok {
+		return c, nil
+	}
+	if err := CheckTools("yosys"); err != nil {
+		return nil, err
+	}
+	cmd, err := t.exec(ctx, "", "", "yosys", "-h", "synth_ice40")
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%w: yosys -h synth_ice40 (toolchain %s): %w", ErrTool, t, err)
+	}
+	c, err := parseCoarse(string(out))
+	if err != nil {
+		return nil, err
+	}
+	coarseBy[t] = c
+	return c, nil
 }
 
 // parseCoarse extracts the coarse label's commands from synth_ice40's

@@ -163,6 +163,12 @@ type Result struct {
 
 	// Bitstream is the packed image, written only when timing is met
 	// (empty otherwise: a clock above Fmax is no image to flash).
+	// Toolchain is the toolchain that built the result (debian or
+	// yowasp) and ToolVersions its yosys's and nextpnr-ice40's version
+	// lines (and the npm packages' for yowasp).
+	Toolchain    string            `json:"toolchain,omitempty"`
+	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+
 	Bitstream string            `json:"bitstream"`
 	BuildDir  string            `json:"build_dir"`
 	Logs      map[string]string `json:"logs"`
@@ -384,7 +390,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			ClauseLanes: d.Params.LC, LiteralLanes: d.Params.LL, Depth: d.Params.D, LUTsAvailable: dev.LCs,
 			LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry, BRAMs: cells.BRAMs, BRAMsAvailable: dev.BRAMs,
 			BankPass: bp, TargetMHz: o.FreqMHz, ClockMHz: pll.OutMHz, PLL: pll, Seed: o.Seed, SynthOnly: true,
-			BuildDir: dir, Logs: logs, Seconds: time.Since(start).Seconds()}
+			BuildDir: dir, Logs: logs, Seconds: time.Since(start).Seconds(),
+			Toolchain: string(ActiveToolchain()), ToolVersions: toolVersions().named}
 		o.step("yosys only: %d LUT4, %d FF, %d carry, %d block RAM (%d lanes)", cells.LUT4, cells.FFs, cells.Carry, cells.BRAMs, d.Params.L)
 		return r, nil
 	}
@@ -430,6 +437,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		TargetMHz: o.FreqMHz, PlaceMHz: o.PlaceMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
 		UARTBaud: pll.OutMHz * 1e6 / float64(cpb), ClksPerBit: cpb,
 		BuildDir: dir, Logs: logs,
+		Toolchain: string(ActiveToolchain()), ToolVersions: toolVersions().named,
 	}
 	if a := util["ICESTORM_LC"].Available; a > 0 {
 		r.LUTsAvailable = a
@@ -514,11 +522,20 @@ func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
 	// proc puts in front of every memory write port; removing them now
 	// (as synth_ice40 does later anyway) shows the banks' shared write
 	// address to the bank pass.
-	fmt.Fprintf(&sb, "opt_expr -mux_undef\nopt_clean\nwrite_json %s\n", qpath("coarse.json"))
+	fmt.Fprintf(&sb, "opt_expr -mux_undef\nopt_clean\n")
+	if ActiveToolchain() != Debian {
+		// Current yosys keeps the processes of the cell library's
+		// whiteboxes (read -lib -specify), which write_json refuses; the
+		// bank pass skips the library modules and stage 2 reads them
+		// again, so they go. (Debian's yosys 0.23 writes them; its
+		// script stays as it was, so its cached results stay valid.)
+		sb.WriteString("delete =A:blackbox =A:whitebox %u\n")
+	}
+	fmt.Fprintf(&sb, "write_json %s\n", qpath("coarse.json"))
 	if err := os.WriteFile(path("synth1.ys"), []byte(sb.String()), 0o644); err != nil {
 		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
 	}
-	if err := runTool(ctx, j.CoreDir, path("yosys1.log"), "yosys", "-q", "-l", path("yosys1.log"), "-s", path("synth1.ys")); err != nil {
+	if err := runToolIn(ctx, j.CoreDir, j.Dir, path("yosys1.log"), "yosys", "-q", "-l", path("yosys1.log"), "-s", path("synth1.ys")); err != nil {
 		return CellStats{}, bp, err
 	}
 	netlist, err := os.ReadFile(path("coarse.json"))
@@ -532,8 +549,16 @@ func (j YosysJob) Run(ctx context.Context) (CellStats, BankPass, error) {
 	if err := os.WriteFile(path("banks.json"), packed, 0o644); err != nil {
 		return CellStats{}, bp, fmt.Errorf("synth: %w", err)
 	}
-	script2 := fmt.Sprintf("read_verilog -lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
-		qpath("banks.json"), j.Top, qpath("top.json"))
+	// synth_ice40 reads the cell library with -D ICE40_HX (the default
+	// device's timings); current yosys's abc9 needs the timings its
+	// specify blocks give then. Debian's 0.23 maps with abc and its
+	// script stays as it was.
+	define := ""
+	if ActiveToolchain() != Debian {
+		define = "-D ICE40_HX "
+	}
+	script2 := fmt.Sprintf("read_verilog %s-lib -specify +/ice40/cells_sim.v\nread_json %s\nsynth_ice40 -top %s -run map_ram: -json %s\n",
+		define, qpath("banks.json"), j.Top, qpath("top.json"))
 	for _, c := range j.Extra {
 		script2 += c + "\n"
 	}

@@ -37,6 +37,10 @@ func (o *Options) placeAndPack(ctx context.Context, dir string, dev Device, plac
 	stop()
 	if err != nil {
 		plog, _ := os.ReadFile(logs["nextpnr"])
+		// The output too: a YoWASP nextpnr that stops in a trap leaves
+		// no log, only its output.
+		out, _ := os.ReadFile(path("nextpnr.out"))
+		plog = append(plog, out...)
 		if name, u, over := overUse(string(plog)); over {
 			return nil, noFit(dev, name, u, logs["nextpnr"])
 		}
@@ -47,7 +51,11 @@ func (o *Options) placeAndPack(ctx context.Context, dir string, dev Device, plac
 				ErrNoFit, dev.Name, logs["nextpnr"])
 		}
 		if errors.Is(err, ErrTool) {
-			return nil, fmt.Errorf("%w: nextpnr-ice40: %s (log: %s)", ErrTool, errorLine(logs["nextpnr"]), logs["nextpnr"])
+			l := logs["nextpnr"]
+			if _, err := os.Stat(l); err != nil {
+				l = path("nextpnr.out")
+			}
+			return nil, fmt.Errorf("%w: nextpnr-ice40: %s (log: %s)", ErrTool, errorLine(l), l)
 		}
 		return nil, err
 	}

@@ -15,20 +15,23 @@ import (
 var Tools = []string{"yosys", "nextpnr-ice40", "icepack", "icepll"}
 
 // CheckTools returns an ErrToolMissing error naming the first tool of
-// names that is not on PATH.
+// names that the active toolchain (ActiveToolchain) cannot run: for
+// Debian, one not on PATH; for YoWASP, node or the npm package missing.
 func CheckTools(names ...string) error {
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			return fmt.Errorf("%w: %s is not on PATH; run scripts/install-deps.sh", ErrToolMissing, n)
-		}
-	}
-	return nil
+	return ActiveToolchain().check(names...)
 }
 
 // runTool runs name with args in dir, writing its combined output to
 // logPath. A failure wraps ErrTool (or the context's error) and quotes the
 // most telling line of the output.
 func runTool(ctx context.Context, dir, logPath, name string, args ...string) error {
+	return runToolIn(ctx, dir, dir, logPath, name, args...)
+}
+
+// runToolIn is runTool for a tool that reads or writes files outside
+// dir but inside mount (dir's parent or dir itself): the YoWASP
+// toolchain sees only mount's files.
+func runToolIn(ctx context.Context, dir, mount, logPath, name string, args ...string) error {
 	if err := CheckTools(name); err != nil {
 		return err
 	}
@@ -36,8 +39,11 @@ func runTool(ctx context.Context, dir, logPath, name string, args ...string) err
 	if err != nil {
 		return fmt.Errorf("synth: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd, err := ActiveToolchain().exec(ctx, dir, mount, name, args...)
+	if err != nil {
+		f.Close()
+		return err
+	}
 	cmd.Stdout = f
 	cmd.Stderr = f
 	runErr := cmd.Run()

@@ -77,6 +77,10 @@ type TrainerResult struct {
 	ExamplesPerSAtClock float64 `json:"examples_per_s_at_clock"`
 	ExamplesPerSAtFmax  float64 `json:"examples_per_s_at_fmax"`
 
+	// Toolchain and ToolVersions are as in Result.
+	Toolchain    string            `json:"toolchain,omitempty"`
+	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+
 	Bitstream string            `json:"bitstream"`
 	BuildDir  string            `json:"build_dir"`
 	Logs      map[string]string `json:"logs"`
@@ -202,6 +206,7 @@ func RunTrainer(ctx context.Context, o TrainerOptions) (*TrainerResult, error) {
 		BRAMs: util["ICESTORM_RAM"].Used, BRAMsAvailable: dev.BRAMs, SPRAMs: util["ICESTORM_SPRAM"].Used, DSPs: util["ICESTORM_DSP"].Used,
 		Utilization: util, FmaxMHz: core.AchievedMHz, TargetMHz: so.FreqMHz, ClockMHz: pll.OutMHz, TimingMet: timingErr == nil,
 		PLL: pll, Seed: so.Seed, CyclesPerExample: o.CyclesPerExample, BuildDir: dir, Logs: logs,
+		Toolchain: string(ActiveToolchain()), ToolVersions: toolVersions().named,
 	}
 	if a := util["ICESTORM_LC"].Available; a > 0 {
 		r.LUTsAvailable = a
