@@ -257,6 +257,13 @@ func Run(ctx context.Context, opts Options, ready func(*Process)) error {
 	if err != nil {
 		return err
 	}
+	return serve(ctx, p, ready)
+}
+
+// serve calls ready (when not nil) with the running process p and blocks
+// until ctx is cancelled (then stops p and returns nil or p's error on
+// stopping) or the simulator exits (its error, or a plain one).
+func serve(ctx context.Context, p *Process, ready func(*Process)) error {
 	if ready != nil {
 		ready(p)
 	}

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -138,16 +137,5 @@ func RunTrainer(ctx context.Context, o TrainerOptions, ready func(*Process)) err
 	if err != nil {
 		return err
 	}
-	if ready != nil {
-		ready(p)
-	}
-	select {
-	case <-ctx.Done():
-		return p.Stop()
-	case <-p.done:
-		if err := p.exitErr(); err != nil {
-			return err
-		}
-		return errors.New("board: simulator exited")
-	}
+	return serve(ctx, p, ready)
 }
