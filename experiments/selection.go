@@ -75,7 +75,7 @@ type selOutcome struct {
 // one row per rule.
 func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	var spec *dsSpec
-	full := newConfig(false)
+	full := newConfig(false, false)
 	for i, s := range full.datasets {
 		if s.key == opt.Data || s.data == opt.Data || strings.ReplaceAll(s.key, "_", "-") == opt.Data {
 			spec = &full.datasets[i]

@@ -250,7 +250,7 @@ func finalTemp(in []metrics.QueryStats, T float64) []metrics.QueryStats {
 // choice may use, and the test figures, which are for the report only.
 func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, error) {
 	var spec *dsSpec
-	full := newConfig(false)
+	full := newConfig(false, false)
 	for i, s := range full.datasets {
 		if s.key == opt.Data || s.data == opt.Data || strings.ReplaceAll(s.key, "_", "-") == opt.Data {
 			spec = &full.datasets[i]

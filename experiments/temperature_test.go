@@ -123,3 +123,33 @@ func TestGridLabelsAndCounts(t *testing.T) {
 		t.Errorf("plain counts %v, want [2 0 1]", got)
 	}
 }
+
+// TestWideGrids: Options.WideGrids appends section 10's candidates to the
+// full run's grids and leaves the default and the quick run's grids alone.
+func TestWideGrids(t *testing.T) {
+	base, wide, quick := newConfig(false, false), newConfig(false, true), newConfig(true, true)
+	for i, d := range base.datasets {
+		add := wideCandidates(d.key)
+		if len(add) == 0 {
+			t.Fatalf("%s: no wide candidates", d.key)
+		}
+		if got, want := len(wide.datasets[i].grid), len(d.grid)+len(add); got != want {
+			t.Errorf("%s: wide grid has %d candidates, want %d", d.key, got, want)
+		}
+		for j, c := range add {
+			w := wide.datasets[i].grid[len(d.grid)+j]
+			if w.Params.Epochs != c.Params.Epochs || (w.Encoding == nil) != (c.Encoding == nil) ||
+				(w.Encoding != nil && w.Encoding.Bandwidth != c.Encoding.Bandwidth) {
+				t.Errorf("%s: wide candidate %d differs from wideCandidates", d.key, j)
+			}
+		}
+		for _, c := range d.grid {
+			if c.Encoding != nil {
+				t.Errorf("%s: the default grid carries an encoding candidate", d.key)
+			}
+		}
+		if len(quick.datasets[i].grid) > len(d.grid) {
+			t.Errorf("%s: the quick run's grid grew with WideGrids", d.key)
+		}
+	}
+}

@@ -23,6 +23,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] | --temperature DATA [--splits N] [--first N] [--ood-splits N]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
+	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
 	sweep := fs.String("sweep", "", "instead: the input-encoding design sweep on validation rows of this data set (docs/uncertainty.md), a markdown table on stdout")
 	splits := fs.Int("splits", 20, "splits of --sweep or --selection (--selection: 0 = only the out-of-distribution splits)")
 	selection := fs.String("selection", "", "instead: compare model-selection rules for the PTM on this data set (iris, wine, breast-cancer) under the 20-split protocol, a markdown table on stdout")
@@ -138,7 +139,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	start := time.Now()
 	pr := newProgress(stderr, "")
-	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, Select: rule, Progress: stageProgress(stderr, pr.on, start)})
+	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, Progress: stageProgress(stderr, pr.on, start)})
 	if err != nil {
 		return err
 	}
