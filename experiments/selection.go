@@ -74,15 +74,9 @@ type selOutcome struct {
 // detectors of held-out rows is reported. It returns a markdown table,
 // one row per rule.
 func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
-	var spec *dsSpec
-	full := newConfig(false, false)
-	for i, s := range full.datasets {
-		if s.key == opt.Data || s.data == opt.Data || strings.ReplaceAll(s.key, "_", "-") == opt.Data {
-			spec = &full.datasets[i]
-		}
-	}
-	if spec == nil {
-		return "", fmt.Errorf("experiments: selection study: unknown data set %q (want iris, wine or breast-cancer)", opt.Data)
+	full, spec, err := studySpec("selection", opt.Data)
+	if err != nil {
+		return "", err
 	}
 	if opt.Splits == 0 && opt.OODSplits == 0 {
 		opt.Splits = 20
@@ -152,26 +146,9 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		return out, nil
 	}
 
-	type task struct {
-		class, split int // class -1: the in-distribution splits
-	}
-	var tasks []task
-	for s := range opt.Splits {
-		tasks = append(tasks, task{-1, opt.First + s})
-	}
-	var subs []*pipeline.Data
-	var helds [][][]float64
-	if opt.OODSplits > 0 {
-		for c := range d.Classes {
-			sub, held, err := WithoutClass(d.Dataset, c)
-			if err != nil {
-				return "", err
-			}
-			subs, helds = append(subs, &pipeline.Data{Dataset: sub}), append(helds, held)
-			for s := range opt.OODSplits {
-				tasks = append(tasks, task{c, s})
-			}
-		}
+	tasks, subs, helds, err := studyTasks(d, opt.First, opt.Splits, opt.OODSplits)
+	if err != nil {
+		return "", err
 	}
 	results := make([][]selOutcome, len(tasks))
 	var n atomic.Int32

@@ -249,15 +249,9 @@ func finalTemp(in []metrics.QueryStats, T float64) []metrics.QueryStats {
 // out-of-fold ("validation") figures pooled over splits, which are what a
 // choice may use, and the test figures, which are for the report only.
 func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, error) {
-	var spec *dsSpec
-	full := newConfig(false, false)
-	for i, s := range full.datasets {
-		if s.key == opt.Data || s.data == opt.Data || strings.ReplaceAll(s.key, "_", "-") == opt.Data {
-			spec = &full.datasets[i]
-		}
-	}
-	if spec == nil {
-		return "", fmt.Errorf("experiments: temperature study: unknown data set %q (want iris, wine or breast-cancer)", opt.Data)
+	full, spec, err := studySpec("temperature", opt.Data)
+	if err != nil {
+		return "", err
 	}
 	if opt.K == 0 {
 		opt.K = 100
@@ -304,24 +298,9 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 		}
 		return out, nil
 	}
-	type task struct{ class, split int }
-	var tasks []task
-	for s := opt.First; s < opt.First+opt.Splits; s++ {
-		tasks = append(tasks, task{-1, s})
-	}
-	var subs []*pipeline.Data
-	var helds [][][]float64
-	if opt.OODSplits > 0 {
-		for c := range d.Classes {
-			sub, held, err := WithoutClass(d.Dataset, c)
-			if err != nil {
-				return "", err
-			}
-			subs, helds = append(subs, &pipeline.Data{Dataset: sub}), append(helds, held)
-			for s := range opt.OODSplits {
-				tasks = append(tasks, task{c, s})
-			}
-		}
+	tasks, subs, helds, err := studyTasks(d, opt.First, opt.Splits, opt.OODSplits)
+	if err != nil {
+		return "", err
 	}
 	results := make([]*tempSplit, len(tasks))
 	rules := TempRules()

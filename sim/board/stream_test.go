@@ -239,23 +239,7 @@ func TestIrisStream(t *testing.T) {
 	if M := f.Sets().M(); M < 2 || int(s.Board.Info.MMax) < M || len(s.Board.Warnings) != 0 {
 		t.Fatalf("%d input sets, board MMAX %d, warnings %v", M, s.Board.Info.MMax, s.Board.Warnings)
 	}
-	bank := f.Bank
-	if b := int(s.Board.Info.B); b != bank.Bits {
-		var err error
-		if bank, err = fixed.Quantize(f.Model, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fx, err := pipeline.EvaluateFixed(f, bank, s.Board.Info.HW(), iris.d, iris.ids, cfg.K, cfg.Seed, f.Mapping, metrics.DefaultBins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, m := fx.Report, s.Metrics
-	got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect)}
-	want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect}
-	if !slices.Equal(got, want) {
-		t.Fatalf("board report (accuracy, ECE, H right/wrong, MI right/wrong) %v, eval --fixed %v", got, want)
-	}
+	got := reportEqualsFixed(t, iris, s, cfg)
 	t.Logf("board report = eval --fixed: accuracy %.4f, ECE %.4f, entropy right/wrong %.3f/%.3f, MI right/wrong %.3f/%.3f", got[0], got[1], got[2], got[3], got[4], got[5])
 	if ns == "" {
 		t.Log("Ethernet half skipped: it needs root and iproute2 (network namespace, TAP, AF_PACKET)")
@@ -443,28 +427,11 @@ func TestLeanImage(t *testing.T) {
 	p := start(t, o)
 	cfg := stream.Config{K: 100, Seed: 1, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSums}
 	s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, iris.X, cfg)
-	f := iris.m.File
 	if s.Metrics == nil || s.Metrics.N != len(iris.X) || s.Board.Info.MMax != 1 || len(s.Board.Warnings) != 1 ||
 		!strings.Contains(s.Board.Warnings[0], "one request per set") {
 		t.Fatalf("metrics %+v, board MMAX %d, warnings %v (want one: one request per set)", s.Metrics, s.Board.Info.MMax, s.Board.Warnings)
 	}
-	bank := f.Bank
-	if b := int(s.Board.Info.B); b != bank.Bits {
-		var err error
-		if bank, err = fixed.Quantize(f.Model, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fx, err := pipeline.EvaluateFixed(f, bank, s.Board.Info.HW(), iris.d, iris.ids, cfg.K, cfg.Seed, f.Mapping, metrics.DefaultBins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, m := fx.Report, s.Metrics
-	got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect)}
-	want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect}
-	if !slices.Equal(got, want) {
-		t.Fatalf("board report (accuracy, ECE, H right/wrong, MI right/wrong) %v, eval --fixed %v", got, want)
-	}
+	got := reportEqualsFixed(t, iris, s, cfg)
 	t.Logf("lean image (UART only, SETS_MAX 1, W 16, 20 lanes): %d rows, 0 mismatches; report = eval --fixed: accuracy %.4f, ECE %.4f", len(iris.X), got[0], got[1])
 }
 
@@ -515,4 +482,31 @@ func TestLeanImageLine(t *testing.T) {
 		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.8, within 20%%, none resent",
 			s.LinkUtilization, s.Queries, bound, s.Retries)
 	}
+}
+
+// reportEqualsFixed checks that the stream's report s of the Iris rows
+// equals `ptm eval --fixed` of the same rows and seeds (the model's bank
+// re-quantized to the board's B when it differs) and returns the report's
+// accuracy, ECE, entropy right/wrong and MI right/wrong.
+func reportEqualsFixed(t *testing.T, iris irisSet, s *stream.Summary, cfg stream.Config) []float64 {
+	t.Helper()
+	f := iris.m.File
+	bank := f.Bank
+	if b := int(s.Board.Info.B); b != bank.Bits {
+		var err error
+		if bank, err = fixed.Quantize(f.Model, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fx, err := pipeline.EvaluateFixed(f, bank, s.Board.Info.HW(), iris.d, iris.ids, cfg.K, cfg.Seed, f.Mapping, metrics.DefaultBins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, m := fx.Report, s.Metrics
+	got := []float64{float64(m.Accuracy), float64(m.ECE), float64(m.EntropyCorrect), float64(m.EntropyIncorrect), float64(m.MICorrect), float64(m.MIIncorrect)}
+	want := []float64{r.Accuracy, r.ECE, r.EntropyCorrect, r.EntropyIncorrect, r.MICorrect, r.MIIncorrect}
+	if !slices.Equal(got, want) {
+		t.Fatalf("board report (accuracy, ECE, H right/wrong, MI right/wrong) %v, eval --fixed %v", got, want)
+	}
+	return got
 }
