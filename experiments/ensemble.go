@@ -210,11 +210,12 @@ func ensembleSplit(d *pipeline.Data, cand pipeline.Candidate, enc pipeline.Encod
 func ensembleTables(name string, dump ensDump) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %d splits (%s)\n\n", name, len(dump.Splits), splitList(dump.Splits))
-	b.WriteString("| rows | variant | mapping | accuracy | pooled ECE | NLL | AUROC(entropy) | AUROC(MI) | MI right / wrong | identical | errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| rows | variant | mapping | accuracy | pooled ECE | NLL | AUROC(entropy) +- SE | AUROC(MI) | MI right / wrong | identical | errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	row := func(rows, v, mp string, qs []metrics.QueryStats, labels []int) {
 		r := metrics.Evaluate(qs, labels, 10)
-		fmt.Fprintf(&b, "| %s | %s | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.3f / %.3f | %.2f | %d |\n",
-			rows, v, mp, r.Accuracy, r.ECE, r.NLL, r.AUROCEntropy, r.AUROCMI, r.MICorrect, r.MIIncorrect, r.Identical, int(math.Round((1-r.Accuracy)*float64(r.N))))
+		wrong := int(math.Round((1 - r.Accuracy) * float64(r.N)))
+		fmt.Fprintf(&b, "| %s | %s | %s | %.4f | %.4f | %.4f | %.4f +- %.3f | %.4f | %.3f / %.3f | %.2f | %d |\n",
+			rows, v, mp, r.Accuracy, r.ECE, r.NLL, r.AUROCEntropy, AUROCStdErr(r.AUROCEntropy, wrong, r.N-wrong), r.AUROCMI, r.MICorrect, r.MIIncorrect, r.Identical, wrong)
 	}
 	for vi, v := range dump.Variants {
 		type mapper func(val *pipeline.Samples) ptm.Mapping
@@ -270,4 +271,17 @@ func splitList(s []int) string {
 		return "none"
 	}
 	return fmt.Sprintf("%d..%d", s[0], s[len(s)-1])
+}
+
+// AUROCStdErr is the Hanley-McNeil (1982) standard error of an AUROC a
+// estimated from pos positive (here: wrong) and neg negative rows: with
+// few positives it is dominated by their number, e.g. about 0.065 for
+// a = 0.9 with 10 wrong rows among 720.
+func AUROCStdErr(a float64, pos, neg int) float64 {
+	if pos < 1 || neg < 1 || math.IsNaN(a) {
+		return math.NaN()
+	}
+	q1, q2 := a/(2-a), 2*a*a/(1+a)
+	v := (a*(1-a) + float64(pos-1)*(q1-a*a) + float64(neg-1)*(q2-a*a)) / float64(pos*neg)
+	return math.Sqrt(math.Max(v, 0))
 }
