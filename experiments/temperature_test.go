@@ -157,7 +157,7 @@ func TestWideGrids(t *testing.T) {
 
 // TestAUROCStdErr: the Hanley-McNeil standard error at the figures of
 // docs/uncertainty.md section 11 (a = 0.9, 10 wrong rows of 720: about
-// 0.065; 116 of 2280: about 0.016) and NaN without positives.
+// 0.065; 116 of 2280: about 0.019) and NaN without positives.
 func TestAUROCStdErr(t *testing.T) {
 	for _, c := range []struct {
 		a        float64
