@@ -239,6 +239,7 @@ func ensembleTables(name string, dump ensDump) string {
 			row("validation", v, m.name, qs, labels)
 		}
 	}
+	var noise []string
 	for vi, v := range dump.Variants {
 		var qs []metrics.QueryStats
 		var labels []int
@@ -252,7 +253,9 @@ func ensembleTables(name string, dump ensDump) string {
 		}
 		st := Describe(temps)
 		row("test", v, fmt.Sprintf("fitted on val, mean %.2f", st.Mean), qs, labels)
+		noise = append(noise, fmt.Sprintf("- test, %s: %s", v, RankNoise(qs, labels, 2000)))
 	}
+	b.WriteString("\n" + strings.Join(noise, "\n") + "\n")
 	return b.String()
 }
 
