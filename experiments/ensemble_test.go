@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ptmhw/ptm/golden/metrics"
 )
 
 // TestEnsembleStudy: one small Iris split of the ensemble study gives a
@@ -31,5 +33,29 @@ func TestEnsembleStudy(t *testing.T) {
 	}
 	if again != table {
 		t.Errorf("re-tabulated dump differs:\n%s\nvs\n%s", again, table)
+	}
+}
+
+// TestRankNoise: with right-row entropies 0.1..0.4 and wrong rows at 0.25
+// and 0.5, the shares are 0.500 and 1.000 (AUROC 0.75), in order.
+func TestRankNoise(t *testing.T) {
+	var qs []metrics.QueryStats
+	var labels []int
+	for i, h := range []float64{0.1, 0.2, 0.3, 0.4, 0.25, 0.5} {
+		qs = append(qs, metrics.QueryStats{Mean: []float64{0.9, 0.1}, Std: []float64{0, 0}, Pred: 0, Conf: 0.9, Entropy: h})
+		if i < 4 {
+			labels = append(labels, 0)
+		} else {
+			labels = append(labels, 1)
+		}
+	}
+	got := RankNoise(qs, labels, 200)
+	for _, want := range []string{"AUROC(entropy) 0.7500 from 2 wrong and 4 right rows", "(the AUROC is their mean): 0.500 1.000"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("RankNoise = %q, want it to contain %q", got, want)
+		}
+	}
+	if got := RankNoise(qs[:4], labels[:4], 10); !strings.Contains(got, "AUROC undefined") {
+		t.Errorf("no wrong rows: %q", got)
 	}
 }
