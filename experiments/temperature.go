@@ -72,6 +72,12 @@ type TempRule struct {
 	Fit func(oof *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats)
 }
 
+// tempFloorRule names the rules that fit by NLL above a floor in units of
+// T; defaultTempRule is the one pipeline.Calibrate applies by default.
+const tempFloorRule = "nll, temperature >= %g T"
+
+var defaultTempRule = fmt.Sprintf(tempFloorRule, pipeline.DefaultTemperatureFloor)
+
 // TempRules are the rules the temperature study compares.
 func TempRules() []TempRule {
 	rs := []TempRule{{Name: "nll, grid 1/16..16 (current)", Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
@@ -83,7 +89,7 @@ func TempRules() []TempRule {
 		}})
 	}
 	for _, frac := range []float64{0.05, 0.1, 0.2} {
-		rs = append(rs, TempRule{Name: fmt.Sprintf("nll, temperature >= %g T", frac), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
+		rs = append(rs, TempRule{Name: fmt.Sprintf(tempFloorRule, frac), Fit: func(o *pipeline.Samples) (ptm.Mapping, func([]metrics.QueryStats) []metrics.QueryStats) {
 			mp, _ := o.FitAbove(ptm.Softmax, frac*float64(o.ClipT())) // cannot fail for softmax
 			return mp, nil
 		}})
@@ -377,6 +383,23 @@ func TemperatureStudy(ctx context.Context, opt TemperatureOptions) (string, erro
 			fmt.Fprintf(&b, "| %s | %.3g [%.3g, %.3g] | %.4f | %.4f | %s | %s | %.4f | %.4f | %.4f | %s | %s | %s | %s | %s |\n",
 				rule.Name, ts.Mean, ts.Min, ts.Max, orep.NLL, orep.ECE, fmtMaybe(orep.AUROCEntropy), fmtMaybe(orep.AUROCMI),
 				trep.Accuracy, trep.NLL, trep.ECE, fmtMaybe(trep.AUROCEntropy), fmtMaybe(trep.AUROCMI), fmtMaybe(Describe(perSplit).Mean), fmtMaybe(oodMI), fmtMaybe(oodH))
+		}
+		// How much the default rule's pooled test AUROC rests on few rows.
+		for _, rule := range rules {
+			if rule.Name != defaultTempRule {
+				continue
+			}
+			var tq []metrics.QueryStats
+			var ty []int
+			for i, t := range tasks {
+				if r := results[i]; r != nil && t.class < 0 {
+					mp, _ := rule.Fit(r.oof)
+					tq, ty = append(tq, r.test.Queries(mp)...), append(ty, r.test.Labels()...)
+				}
+			}
+			if len(tq) > 0 {
+				fmt.Fprintf(&b, "\nTest rows, rule %q: %s\n", rule.Name, RankNoise(tq, ty, 2000))
+			}
 		}
 		// Per split: the chosen candidate, the current rule's temperature
 		// and the out-of-fold errors it was fitted on.

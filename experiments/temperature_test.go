@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -151,5 +152,23 @@ func TestWideGrids(t *testing.T) {
 		if len(quick.datasets[i].grid) > len(d.grid) {
 			t.Errorf("%s: the quick run's grid grew with WideGrids", d.key)
 		}
+	}
+}
+
+// TestAUROCStdErr: the Hanley-McNeil standard error at the figures of
+// docs/uncertainty.md section 11 (a = 0.9, 10 wrong rows of 720: about
+// 0.065; 116 of 2280: about 0.019) and NaN without positives.
+func TestAUROCStdErr(t *testing.T) {
+	for _, c := range []struct {
+		a        float64
+		pos, neg int
+		lo, hi   float64
+	}{{0.9, 10, 710, 0.060, 0.070}, {0.9, 116, 2164, 0.017, 0.022}} {
+		if se := AUROCStdErr(c.a, c.pos, c.neg); !(se > c.lo && se < c.hi) {
+			t.Errorf("AUROCStdErr(%v, %d, %d) = %v, want in (%v, %v)", c.a, c.pos, c.neg, se, c.lo, c.hi)
+		}
+	}
+	if se := AUROCStdErr(0.9, 0, 100); !math.IsNaN(se) {
+		t.Errorf("no positives: %v, want NaN", se)
 	}
 }

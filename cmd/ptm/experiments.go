@@ -20,7 +20,7 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] | --temperature DATA [--splits N] [--first N] [--ood-splits N]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
@@ -29,12 +29,14 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	selection := fs.String("selection", "", "instead: compare model-selection rules for the PTM on this data set (iris, wine, breast-cancer) under the 20-split protocol, a markdown table on stdout")
 	oodSplits := fs.Int("ood-splits", 0, "with --selection: also hold out each class in turn, this many splits each (0 = no out-of-distribution rows)")
 	temp := fs.String("temperature", "", "instead: compare ways of fitting the softmax temperature of the primary PTM on this data set's out-of-fold training predictions (docs/uncertainty.md section 9), a markdown table on stdout")
-	dumpF := fs.String("dump", "", "with --temperature: store every finished split's samples in this `file` (gob)")
-	loadF := fs.String("load", "", "with --temperature: re-map the samples of these comma-separated --dump `files` (their splits within --first/--splits/--ood-splits) instead of training")
+	ens := fs.String("ensemble", "", "instead: compare the shared PTM with one PTM per threshold set (docs/uncertainty.md section 11) on validation and test rows of this data set, a markdown table on stdout")
+	variants := fs.String("variants", "", "with --ensemble: comma-separated variants (default all: shared,perset,perset-boot)")
+	dumpF := fs.String("dump", "", "with --temperature or --ensemble: store every finished split's samples in this `file` (gob)")
+	loadF := fs.String("load", "", "with --temperature or --ensemble: re-map the samples of these comma-separated --dump `files` (their splits within --first/--splits/--ood-splits) instead of training")
 	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
-	first := fs.Int("first", 0, "with --selection --choices or --temperature: the first split")
-	grid := fs.String("grid", "", "with --selection or --temperature: the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	first := fs.Int("first", 0, "with --selection --choices, --temperature or --ensemble: the first split")
+	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
@@ -47,6 +49,48 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "sweep "+*sweep)
 		table, err := experiments.EncodingSweep(context.Background(), experiments.SweepOptions{Data: *sweep, Splits: *splits, Progress: pr.update})
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, table)
+		return nil
+	}
+	if *ens != "" {
+		if *splits < 1 || *splits > 1000 || *first < 0 || *first > 1000 {
+			return fmt.Errorf("%w: --splits %d, --first %d, want 1..1000 and 0..1000", errUsage, *splits, *first)
+		}
+		g, err := parseGrid(*grid)
+		if err != nil {
+			return fmt.Errorf("%w: --grid: %v", errUsage, err)
+		}
+		if len(g) > 1 {
+			return fmt.Errorf("%w: --ensemble --grid takes one candidate, not %d", errUsage, len(g))
+		}
+		pr := newProgress(stderr, "ensemble "+*ens)
+		opt := experiments.EnsembleOptions{Data: *ens, Splits: *splits, First: *first, Progress: pr.update}
+		if len(g) == 1 {
+			opt.Candidate = &g[0]
+		}
+		if *variants != "" {
+			opt.Variants = strings.Split(*variants, ",")
+		}
+		if *dumpF != "" {
+			opt.Dump = func(b []byte) {
+				if err := os.WriteFile(*dumpF, b, 0o644); err != nil {
+					fmt.Fprintln(stderr, "ptm experiments:", err)
+				}
+			}
+		}
+		if *loadF != "" {
+			for _, name := range strings.Split(*loadF, ",") {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					return fmt.Errorf("ptm experiments: --load: %w", err)
+				}
+				opt.Load = append(opt.Load, b)
+			}
+		}
+		table, err := experiments.EnsembleStudy(context.Background(), opt)
 		if err != nil {
 			return err
 		}
