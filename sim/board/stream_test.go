@@ -442,14 +442,12 @@ func TestLeanImage(t *testing.T) {
 // with PTM_LONG_TESTS=1). Every vote equals the golden model's and no
 // request is resent; the board's own counters (STATUS 11-12) give the
 // receive-line utilization and the queries per bit time against the
-// line's bound (10 x request bytes per query bit times each). Issue 12
-// asks for 0.95; measured here 0.847-0.871 (200 queries, loaded 2-core
-// machine): with 4 requests in flight (INFO word 18 + 1) the host must
-// send the next request within about 7,000 board clocks (5 ms of
-// simulation) of a response, and a host that is late leaves the line idle
-// while the board's clock runs (it is still sending answers). The test
-// asserts the 0.8 this reaches with margin, so a board that lost the
-// overlap of receiving, executing and answering (about 0.5) fails.
+// line's bound (10 x request bytes per query bit times each): issue 12
+// asks for >= 0.95 and queries within 5% of the bound. The board holds 32
+// frames (INFO word 18 = 31) and the driver keeps as many in flight, so
+// the host may answer up to about 110,000 board clocks late before the
+// line idles (with 4 frames it was 7,000, and a loaded machine measured
+// 0.85-0.87).
 func TestLeanImageLine(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -489,8 +487,8 @@ func TestLeanImageLine(t *testing.T) {
 		s.Queries, perQuery, bytes, ticks, s.LinkUtilization, s.Queries, float64(s.Queries)/bound, bound, s.Retries)
 	t.Logf("driver: window %d, %d timeouts, %d fast retransmits, %d drop hints, %d busy, %d late duplicates; SRTT %v, RTO %v",
 		s.Driver.Window, s.Timeouts, s.Driver.FastRetransmits, s.Driver.DropHints, s.Busy, s.LateDuplicates, s.Driver.SRTT, s.Driver.RTO)
-	if s.Retries != 0 || s.LinkUtilization < 0.8 || float64(s.Queries) < 0.8*bound {
-		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.8, within 20%%, none resent",
+	if s.Retries != 0 || s.LinkUtilization < 0.95 || float64(s.Queries) < 0.95*bound {
+		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.95, within 5%%, none resent",
 			s.LinkUtilization, s.Queries, bound, s.Retries)
 	}
 }
