@@ -453,12 +453,6 @@ func (e *engine) onTimer(now time.Time) {
 			if c.timeouts == 1 && c.txShift >= e.backoff && e.backoff < maxBackoff {
 				e.backoff++
 				e.publish()
-				// The requests sent with c wait behind it on a silent
-				// board: they get the backed-off timeout from now, not
-				// one timeout each in a row (a stalled board, or a
-				// stalled simulation, would otherwise see the whole
-				// window resent).
-				e.progress(c, now)
 			}
 		}
 		if c.handBack {
