@@ -15,7 +15,12 @@
 //
 // A request is resent when
 //
-//   - its retransmission timeout (RTO) expires. The RTO follows RFC 6298:
+//   - its retransmission timeout (RTO) expires. The timers of the
+//     requests in flight restart (a full RTO from now, RFC 6298 section
+//     5.3) whenever an answer arrives, since the board answers in arrival
+//     order and a deep window queues requests behind each other; answers
+//     already received are handled before any timer. The RTO follows
+//     RFC 6298:
 //     Opts.Timeout until the first round trip is measured, then the
 //     smoothed RTT + 4 deviations, sampled from requests answered at their
 //     first transmission (Karn's rule; a request refused busy before counts

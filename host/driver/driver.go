@@ -13,12 +13,19 @@ import (
 
 // Opts configures a Driver. The zero value gives the defaults.
 type Opts struct {
-	// Window is the largest number of requests in flight (default 8).
-	// Once INFO has been read, the window is also capped at the board's
-	// receive buffer depth + 1 (INFO word 18: frames it holds while it
-	// executes one), since more would be answered busy. The driver halves
-	// its effective window when the board answers busy anyway and grows it
+	// Window is the largest number of requests in flight (default
+	// DefaultWindow). Once INFO has been read, the window is also capped
+	// at the board's receive buffer depth + 1 (INFO word 18: frames it
+	// holds while it executes one), since more would be answered busy:
+	// by default the board's buffer sets the window. The driver halves its
+	// effective window when the board answers busy anyway and grows it
 	// back by one per window of successes (AIMD), never above the cap.
+	//
+	// A line stays busy only while the requests in flight cover the round
+	// trip: on a 3 Mbaud UART with about 2 ms of USB and host latency that
+	// is about 600 bytes, 25 small INFER requests; a board that buffers
+	// few frames caps the utilization below that (docs/synthesis.md, "The
+	// line at 3 Mbaud").
 	Window int
 	// Timeout is the initial retransmission timeout (RTO), used until a
 	// round trip has been measured (default 200 ms). After that the RTO
@@ -75,7 +82,7 @@ type Opts struct {
 
 func (o *Opts) defaults() {
 	if o.Window <= 0 {
-		o.Window = 8
+		o.Window = DefaultWindow
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 200 * time.Millisecond
@@ -98,6 +105,10 @@ func (o *Opts) defaults() {
 	}
 }
 
+// DefaultWindow is the default of Opts.Window: more than any board
+// buffers, so that the board's INFO word 18 sets the window.
+const DefaultWindow = 64
+
 // DefaultDeadline is the default of Opts.Deadline: generous, so that a
 // board slowed down by a loaded host (a Verilated board at a tenth of its
 // usual speed) or a noisy link never loses a request; a dead board is
@@ -115,6 +126,7 @@ type counters struct {
 	srtt, rto                                              atomic.Int64 // nanoseconds
 	backoff                                                atomic.Int64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
+	window                                                 atomic.Int64 // the window cap in effect
 }
 
 // Stats counts the driver's work.
@@ -143,6 +155,9 @@ type Stats struct {
 	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
 	// any upload).
 	MinChunkWords int `json:"min_chunk_words"`
+	// Window is the most requests in flight allowed now: Opts.Window,
+	// capped by the board's receive buffer depth + 1 once INFO was read.
+	Window int `json:"window"`
 	// Link is the transport's counters: host-side CRC and framing drops,
 	// bytes and frames each way.
 	Link transport.Stats `json:"link"`
@@ -179,6 +194,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
 	}
+	e.st.window.Store(int64(opts.Window))
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Driver{t: t, opts: opts, e: e, cancel: cancel, rdone: make(chan struct{})}
 	if dn, ok := t.(transport.DropNotifier); ok && !opts.NoFastRetransmit {
@@ -223,7 +239,7 @@ func (d *Driver) Stats() Stats {
 		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
-		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()),
+		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

@@ -218,7 +218,12 @@ func (e *engine) run() {
 		case w := <-e.window:
 			e.maxWin = max(1, min(e.opts.Window, w))
 			e.cwnd = min(e.cwnd, float64(e.maxWin))
+			e.st.window.Store(int64(e.maxWin))
 		case <-timer.C:
+			// Answers that arrived while the host was busy elsewhere (or
+			// descheduled) are taken first: a timer that fires late must
+			// not resend a request whose answer is already waiting.
+			e.drainFrames()
 			e.onTimer(time.Now())
 		case cr := <-e.cancel:
 			for _, c := range cr.calls {
@@ -245,6 +250,34 @@ func (e *engine) die(err error) {
 		}
 	}
 	e.queue = nil
+}
+
+// drainFrames handles every frame the reader has already queued.
+func (e *engine) drainFrames() {
+	for {
+		select {
+		case b := <-e.frames:
+			e.onFrame(b)
+		default:
+			return
+		}
+	}
+}
+
+// progress restarts the timers of the requests in flight other than c
+// when an answer for c arrived (RFC 6298 section 5.3: restart the timer
+// when new data is acknowledged): the board is working through its
+// queue, so the request now at its front gets a full RTO from now, not
+// what is left of a timer armed while it waited behind c.
+func (e *engine) progress(c *call, now time.Time) {
+	for _, o := range e.active {
+		if o == c || o.state != stInflight {
+			continue
+		}
+		if at := now.Add(e.rto(o)); o.due.Before(at) {
+			e.arm(o, at)
+		}
+	}
 }
 
 func (e *engine) earliest() time.Time {
@@ -482,6 +515,7 @@ func (e *engine) onFrame(b []byte) {
 		}
 		return
 	}
+	e.progress(c, time.Now())
 	if f.Type == frame.TypeError {
 		var be frame.BoardError
 		if err := be.DecodeFromBytes(f.Payload); err != nil {

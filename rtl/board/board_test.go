@@ -64,7 +64,10 @@ var benches = []bench{
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "8"}, {"NC", "8"}, {"KMAX", "200"}, {"UART_BAUD", "115200"},
 			{"CLIP_T", "200"}, {"SETS_MAX", "5"}}},
 	{name: "proto_rx", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
-		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"DESC_DEPTH", "4"}}},
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "4"}}},
+	// the board's configuration: 32 frames held
+	{name: "proto_rx_32", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}}},
 	{name: "proto_rx_eth", top: "proto_rx_eth", srcs: rxEthSrcs, tb: "tb/proto_rx_eth_tb.cpp",
 		params: []param{{"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
@@ -77,8 +80,8 @@ var benches = []bench{
 // lintParams lists extra parameter sets to lint besides the defaults.
 var lintParams = map[string][][]param{
 	"proto_rx": {
-		{{"IDLE_CYCLES", "1280"}, {"DESC_DEPTH", "1"}},
-		{{"IDLE_CYCLES", "80"}, {"DESC_DEPTH", "3"}, {"FIFO_DEPTH", "4096"}},
+		{{"IDLE_CYCLES", "1280"}, {"FRAMES", "1"}},
+		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
 	},
 	"proto_rx_eth":  {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
 	"proto_tx":      {{{"FRAG_BYTES", "4"}}},

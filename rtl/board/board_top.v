@@ -3,7 +3,7 @@
  * board_top - PTM inference board: UART and Ethernet links, framed
  *             protocol, protocol engine and the generated inference core
  *
- *   uart_rxd -> uart_rx -> proto_rx (rescan, idle timeout) -\
+ *   uart_rxd -> uart_rx -> proto_rx (frame queue, idle timeout) -\
  *                                                          link_arb -> proto_engine <-> <core>
  *   GMII rx -> eth_mac_rx -> proto_rx_eth -----------------/                  |
  *                                                                            v
@@ -32,8 +32,8 @@
  *   CLKS_PER_BIT      UART bit time in clocks (16: 3 Mbaud at 48 MHz)
  *   UART_BAUD         bit rate reported by INFO (CLK_HZ / CLKS_PER_BIT)
  *   BOARD_MAC         the board's Ethernet address (02:50:54:4D:00:01)
- *   UART_FIFO_DEPTH   UART frame FIFO bytes (2048: one frame executing and
- *                     one arriving)
+ *   UART_FIFO_DEPTH   UART frame queue bytes (2048: one maximal frame
+ *                     executing and one arriving, or up to 32 small ones)
  *   ETH_FIFO_DEPTH    Ethernet frame FIFO bytes (1024; the MAC's buffer
  *                     holds the next frames)
  *   ETH_BUFFER_DEPTH  eth_mac_rx store-and-forward buffer (2048)
@@ -126,6 +126,10 @@ localparam integer MAX_PAYLOAD = 1024;
 localparam integer LEN_W       = 11;
 localparam [15:0]  ETHERTYPE   = 16'h88B5;
 localparam integer IDLE_CYCLES = 160 * CLKS_PER_BIT;   // 16 byte times
+// UART frames held (the one executing included; INFO word 18 reports one
+// less): enough small requests in flight to keep a 3 Mbaud line busy
+// across the host's round trip (docs/synthesis.md, "The line at 3 Mbaud")
+localparam integer UART_FRAMES = 32;
 
 // ------------------------------------------------------------ UART link
 wire [7:0] urx_data;
@@ -157,7 +161,7 @@ wire [LEN_W-1:0] u_dlen;
 wire             u_valid, u_ready, u_inframe, u_good, u_crc, u_ferr, u_ovf;
 
 proto_rx #(
-    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .DESC_DEPTH(4),
+    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(UART_FRAMES),
     .IDLE_CYCLES(IDLE_CYCLES)
 ) u_proto_rx (
     .clk(clk), .rst(rst),
@@ -305,7 +309,7 @@ proto_engine #(
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
     .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX), .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
     .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W),
-    .ETH_COUNTERS(ETH_ENABLE)
+    .ETH_COUNTERS(ETH_ENABLE), .RX_FRAMES_UART(UART_FRAMES - 1)
 ) u_engine (
     .clk(clk), .rst(rst),
     .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),

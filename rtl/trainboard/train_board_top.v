@@ -3,7 +3,7 @@
  * train_board_top - PTM training board: UART, framed protocol, the TRAIN
  *                   commands' engine and the generated on-chip trainer
  *
- *   uart_rxd -> uart_rx -> proto_rx (rescan, idle timeout) -> train_proto <-> <trainer>
+ *   uart_rxd -> uart_rx -> proto_rx (frame queue, idle timeout) -> train_proto <-> <trainer>
  *   uart_txd <- uart_tx <- proto_tx <-----------------------------/
  *
  * docs/protocol.md section 8 is the protocol (TRAIN_INFO, TRAIN_INIT,
@@ -96,7 +96,7 @@ wire [LEN_W-1:0] dlen;
 wire             pvalid, pready, inframe, good, crc_err, ferr, ovf;
 
 proto_rx #(
-    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .DESC_DEPTH(4),
+    .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(4),
     .IDLE_CYCLES(IDLE_CYCLES)
 ) u_proto_rx (
     .clk(clk), .rst(rst),

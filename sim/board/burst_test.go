@@ -2,6 +2,7 @@ package board
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -108,20 +109,17 @@ func TestBusyBurst(t *testing.T) {
 		s[0], s[1], s[2], s[3], s[8], s[10], s[11])
 
 	// docs/protocol.md section 7: the board holds at most INFO word 18 + 1
-	// frames (3 + 1), BUSY refusals included. The first two fit in the
-	// receive buffer and are executed; the next ones are answered BUSY
-	// while fewer than 4 are held; a frame that ends while 4 are held
-	// vanishes (discarded whole, counted in counter 3). No frame is mangled:
-	// no CRC or framing error, and every answered frame is answered once,
-	// in seq order, results complete.
+	// frames (31 + 1), BUSY refusals included. The first one fits in the
+	// receive buffer and is executed; a later one is executed when its
+	// payload fits at the end of its header, else answered BUSY; none
+	// vanishes, since fewer than 32 are held. No frame is mangled: no CRC
+	// or framing error, and every frame is answered once, in seq order,
+	// results complete.
 	if s[1] != 0 || s[2] != 0 {
 		t.Errorf("%d CRC and %d framing errors: frames of the burst were mangled", s[1], s[2])
 	}
-	want := []string{"ok", "ok", "BUSY", "BUSY"}
-	for i, w := range want {
-		if pattern[i] != w {
-			t.Errorf("seq +%d: %s, want %s (pattern %v)", i, pattern[i], w, pattern)
-		}
+	if pattern[0] != "ok" || !slices.Contains(pattern, "BUSY") {
+		t.Errorf("pattern %v, want the first frame executed and some answered BUSY", pattern)
 	}
 	answered := 0
 	for i := 0; i < n; i++ {
@@ -133,11 +131,14 @@ func TestBusyBurst(t *testing.T) {
 			answered++
 		}
 	}
-	// which later frames vanish depends on when the first answers leave
-	// (measured: ok ok BUSY BUSY BUSY none none none none BUSY BUSY ok;
-	// before the fix, ok ok BUSY BUSY BUSY BUSY none none none none BUSY ok
-	// with 1 CRC and 3 framing errors)
+	// which later frames fit depends on how much of the executing frame's
+	// payload the engine has read (measured: ok BUSY ok BUSY BUSY BUSY BUSY
+	// ok BUSY BUSY BUSY ok; with the 4-frame receiver before, ok ok BUSY
+	// BUSY BUSY none none none none BUSY BUSY ok)
 	t.Logf("%d of %d frames answered", answered, n)
+	if answered != n {
+		t.Errorf("%d of %d frames answered: fewer than 32 are held, none may vanish", answered, n)
+	}
 	// the host's rule: resend what got BUSY or nothing, at most 4 in
 	// flight (here one at a time): every request then gets its result
 	for i := 0; i < n; i++ {

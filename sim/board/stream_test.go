@@ -342,6 +342,8 @@ func TestIrisStreamFaults(t *testing.T) {
 // checkRecovery checks that a faulty run needed (and counted) recovery.
 func checkRecovery(t *testing.T, s *stream.Summary) {
 	t.Helper()
+	t.Logf("%d queries in %.1f s: %d resends (%d timeouts, %d fast, %d drop hints), %d busy, %d late duplicates; SRTT %v, RTO %v; board counters %v",
+		s.Queries, s.WallS, s.Retries, s.Timeouts, s.Driver.FastRetransmits, s.Driver.DropHints, s.Busy, s.LateDuplicates, s.Driver.SRTT, s.Driver.RTO, s.Board.Counters)
 	if s.Retries == 0 {
 		t.Errorf("no retries in %d queries with 1e-3 faults each way: the faults did not reach the link", s.Queries)
 	}
@@ -442,14 +444,12 @@ func TestLeanImage(t *testing.T) {
 // with PTM_LONG_TESTS=1). Every vote equals the golden model's and no
 // request is resent; the board's own counters (STATUS 11-12) give the
 // receive-line utilization and the queries per bit time against the
-// line's bound (10 x request bytes per query bit times each). Issue 12
-// asks for 0.95; measured here 0.847-0.871 (200 queries, loaded 2-core
-// machine): with 4 requests in flight (INFO word 18 + 1) the host must
-// send the next request within about 7,000 board clocks (5 ms of
-// simulation) of a response, and a host that is late leaves the line idle
-// while the board's clock runs (it is still sending answers). The test
-// asserts the 0.8 this reaches with margin, so a board that lost the
-// overlap of receiving, executing and answering (about 0.5) fails.
+// line's bound (10 x request bytes per query bit times each): issue 12
+// asks for >= 0.95 and queries within 5% of the bound. The board holds 32
+// frames (INFO word 18 = 31) and the driver keeps as many in flight, so
+// the host may answer up to about 110,000 board clocks late before the
+// line idles (with 4 frames it was 7,000, and a loaded machine measured
+// 0.85-0.87).
 func TestLeanImageLine(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -462,14 +462,23 @@ func TestLeanImageLine(t *testing.T) {
 	o.ClksPerBit = 16
 	p := start(t, o)
 	X, labels, ids := iris.repeat(testenv.Size(200, 1000))
-	// the simulated line runs at (simulated clocks/s) / 16 bits/s, and the
-	// simulator makes about 0.75 M clocks/s on a loaded 2-core machine: the
-	// timeouts follow a line four times slower than 1 M clocks/s would give
-	// (see TestUARTUtilization), so that no request is resent for a slow
-	// simulation (a resent request's bytes would count as line use)
+	// The simulated line runs at (simulated clocks/s) / 16 bits/s, and the
+	// simulator makes 0.9-1.9 M clocks/s, but on a loaded 2-core machine
+	// it (or the host) is descheduled for tens of milliseconds at a time:
+	// the RTO's floor is RFC 6298's 1 s, not the driver's 20 ms, so that
+	// no request is resent for a stalled simulation (a resent request's
+	// bytes would count as line use), and the host's receiver waits a
+	// second, not 16 byte times, inside a response before dropping it
+	// (the pty's bytes come in bursts when the simulator gets the CPU).
+	// No fault is injected here, so neither costs anything.
 	cfg := stream.Config{K: 100, Seed: 7, Labels: labels, RowIDs: ids, Mode: pframe.ModeVotes,
-		Driver: driver.Opts{LineRate: 250_000 / o.ClksPerBit, Timeout: 4 * time.Second}}
-	s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, X, cfg)
+		Driver: driver.Opts{LineRate: 250_000 / o.ClksPerBit, Timeout: 4 * time.Second, MinTimeout: time.Second}}
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud, IdleTimeout: time.Second})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	s := runStream(t, tr, iris.m.File, iris.m.Hash, X, cfg)
 	if s.LinkUtilSource != "board" {
 		t.Fatalf("link utilization measured by %q, want the board's counters", s.LinkUtilSource)
 	}
@@ -478,8 +487,10 @@ func TestLeanImageLine(t *testing.T) {
 	bound := float64(ticks) / (10 * perQuery) // queries the line could carry in those bit times
 	t.Logf("lean image at 16 clocks per bit: %d queries (%.0f request bytes each), %d bytes in %d bit times: utilization %.3f; %d queries = %.3f of the line's bound %.0f; %d resent",
 		s.Queries, perQuery, bytes, ticks, s.LinkUtilization, s.Queries, float64(s.Queries)/bound, bound, s.Retries)
-	if s.Retries != 0 || s.LinkUtilization < 0.8 || float64(s.Queries) < 0.8*bound {
-		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.8, within 20%%, none resent",
+	t.Logf("driver: window %d, %d timeouts, %d fast retransmits, %d drop hints, %d busy, %d late duplicates; SRTT %v, RTO %v",
+		s.Driver.Window, s.Timeouts, s.Driver.FastRetransmits, s.Driver.DropHints, s.Busy, s.LateDuplicates, s.Driver.SRTT, s.Driver.RTO)
+	if s.Retries != 0 || s.LinkUtilization < 0.95 || float64(s.Queries) < 0.95*bound {
+		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.95, within 5%%, none resent",
 			s.LinkUtilization, s.Queries, bound, s.Retries)
 	}
 }

@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
         CHECK_EQ(w[15], loaded, "INFO loaded");
         CHECK_EQ(w[16], crc, "INFO model CRC");
         CHECK_EQ(w[17], link ? 0 : UART_BAUD, "INFO link bit rate");
-        CHECK_EQ(w[18], link ? 1 : 3, "INFO receive buffer depth");
+        CHECK_EQ(w[18], link ? 1 : 31, "INFO receive buffer depth");
     };
     check_info(b.call(0, 0, 0x01, {}), 0, false, 0);
     check_info(b.call(1, MAC_A, 0x01, {}), 1, false, 0);

@@ -1,5 +1,5 @@
 // proto_rx_tb.cpp - Verilator bench for rtl/board/proto_rx.v (UART stream
-// parser with rescanning)
+// receiver with a committed frame queue)
 //
 // Build (the -D values must match the -G values):
 //   verilator --cc --exe --build -Wall -GIDLE_CYCLES=400 \
@@ -8,24 +8,24 @@
 //
 // A software reference parser implements docs/protocol.md section 1: SOF
 // hunt, header, length check, CRC, idle timeout, and after ANY drop (bad
-// length, bad CRC, timeout) hunting restarts at the byte after the dropped
-// candidate's SOF over the bytes already received; after a timeout, until
-// the next byte arrives, a candidate that runs out of bytes is dropped at
-// once. It predicts from the input bytes which frames must come out and how
-// many CRC and framing errors must be pulsed.
+// length, bad CRC, timeout) hunting restarts at the next byte (the
+// dropped candidate's bytes are not rescanned). It predicts from the input
+// bytes which frames must come out and how many CRC and framing errors
+// must be pulsed.
 //
 // The DUT is fed the same bytes with random gaps (long gaps inside frames
-// for the idle timeout, far from its edge, since the exact timing also
-// depends on rescans in progress) and its outputs are consumed with random
-// back-pressure: payload read while the descriptor is offered, descriptor
-// taken afterwards. Checked: every descriptor and payload byte in order,
-// valid/ready stability, pulse counts. Streams: good frames (lengths
-// 0..MAX_PAYLOAD), bad CRC, oversize lengths, garbage with false SOFs that
-// swallow good frames (which the rescan must recover), frames that lose a
-// byte, idle timeouts. Then the no-room path: with the consumer stalled,
-// every delivered descriptor must be a sent frame (normal ones with their
+// for the idle timeout, 100 clocks past its edge) and its outputs are
+// consumed with random back-pressure: payload read while the descriptor is
+// offered, descriptor taken afterwards. Checked: every descriptor and payload byte in order
+// (a frame the DUT answers busy or discards for lack of room is skipped
+// and counted), valid/ready stability, pulse counts. Streams: good frames
+// (lengths 0..MAX_PAYLOAD), bad CRC, oversize lengths, garbage with false
+// SOFs, frames that lose a byte, idle timeouts. Then a false SOF that
+// swallows exactly the frame its claimed length reaches into (the frames
+// after it survive); the no-room path: with the consumer stalled, every
+// delivered descriptor must be a sent frame (normal ones with their
 // payload, busy ones without), ev_good counting the normal ones, exactly
-// the first 4 frames held (DESC_DEPTH) and the others discarded whole,
+// the first min(FRAMES, sent) frames held and the others discarded whole,
 // without CRC or framing errors; and a reset in the middle of a frame.
 #include <algorithm>
 #include <deque>
@@ -35,16 +35,15 @@
 #include "proto_util.h"
 #include "tb_util.h"
 
-#ifndef DESC_DEPTH
-#define DESC_DEPTH 4
+#ifndef FRAMES
+#define FRAMES 4
 #endif
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
 static const int MAXP = 1024;
-// a gap this long inside a frame times out even if a rescan of a maximal
-// frame was in progress when the line went idle
-static const int LONG_GAP = IDLE_CYCLES + 2 * (11 + MAXP) + 100;
+// a gap this long inside a frame times out
+static const int LONG_GAP = IDLE_CYCLES + 100;
 
 struct In {
     uint8_t b;
@@ -66,14 +65,11 @@ struct Counts {
 // Reference parser: the frames that must be delivered, in order.
 static std::vector<Desc> model(const std::vector<In>& in, Counts& c) {
     std::vector<Desc> out;
-    std::deque<uint8_t> q;         // received, not yet parsed (rescans go in front)
     enum { HUNT, HDR, PAY, CRC } st = HUNT;
     std::vector<uint8_t> cand;     // bytes of the candidate after its SOF
     int len = 0;
-    bool line_idle = false;
     auto drop = [&](bool framing) {
         (framing ? c.frame : c.crc)++;
-        q.insert(q.begin(), cand.begin(), cand.end());
         cand.clear();
         st = HUNT;
     };
@@ -104,30 +100,10 @@ static std::vector<Desc> model(const std::vector<In>& in, Counts& c) {
             }
         }
     };
-    // parse everything received; with the line idle, a candidate that runs
-    // out of bytes is dropped (and rescanned) until the parser hunts
-    auto drain = [&]() {
-        for (;;) {
-            while (!q.empty()) {
-                uint8_t b = q.front();
-                q.pop_front();
-                parse(b);
-            }
-            if (!(line_idle && st != HUNT)) return;
-            drop(true);
-        }
-    };
     for (auto& x : in) {
-        drain();
-        if (st != HUNT && IDLE_CYCLES > 0 && x.gap >= LONG_GAP) {
-            line_idle = true;
-            drop(true);
-            drain();
-        }
-        line_idle = false;
-        q.push_back(x.b);
+        if (st != HUNT && IDLE_CYCLES > 0 && x.gap >= LONG_GAP) drop(true);
+        parse(x.b);
     }
-    drain();
     return out;
 }
 
@@ -146,6 +122,7 @@ struct Bench {
     std::vector<uint8_t> cur;
     bool matched = false;           // expect.front() is the offered descriptor
     uint64_t discarded = 0;         // expected frames skipped (discarded by the DUT)
+    uint64_t busy = 0;              // expected frames delivered busy (no payload)
     bool prev_dstall = false, prev_pstall = false;
     uint64_t prev_desc = 0;
     uint8_t prev_data = 0;
@@ -192,8 +169,8 @@ struct Bench {
             got.ovf += m->ev_overflow;
         }
         if (checking && m->m_desc_valid && !matched && !rst) {
-            // a good frame that ended at the tail while the descriptor FIFO
-            // was full was discarded (ev_overflow): skip it
+            // a good frame that ended while FRAMES were held, or whose
+            // header found no room, was discarded (ev_overflow): skip it
             while (!expect.empty() && !(expect.front().type == m->m_desc_type &&
                                         expect.front().seq == m->m_desc_seq &&
                                         (int)expect.front().payload.size() == (int)m->m_desc_len)) {
@@ -221,8 +198,8 @@ struct Bench {
                     CHECK_EQ(d.type, e.type, "descriptor type");
                     CHECK_EQ(d.seq, e.seq, "descriptor seq");
                     CHECK_EQ(d.len, e.len, "descriptor len");
-                    CHECK_EQ(d.busy, 0, "descriptor busy");
-                    CHECK_EQ(cur.size(), e.payload.size(), "payload bytes read");
+                    if (d.busy) busy++;  // no room for its payload
+                    CHECK_EQ(cur.size(), d.busy ? 0 : e.payload.size(), "payload bytes read");
                     expect.pop_front();
                 }
             }
@@ -329,7 +306,7 @@ int main(int argc, char** argv) {
 
     for (int i = 0; i < 4; i++) t.cycle(true);
     Counts want;
-    uint64_t swallowed_rescued = 0, mixed_discarded = 0;
+    uint64_t swallowed = 0, mixed_discarded = 0;
 
     // 1. mixed streams, checked against the model, several consumer speeds
     for (int round = 0; round < 8; round++) {
@@ -361,39 +338,52 @@ int main(int argc, char** argv) {
         t.run_until_idle();
         t.discarded += t.expect.size();  // discarded after the last delivered one
         t.expect.clear();
-        // every good frame delivered in order, except those discarded at
-        // the tail for a full descriptor FIFO, one ev_overflow each
-        CHECK_EQ(t.got.good + t.discarded, want.good, "ev_good count + discarded");
+        // every good frame delivered in order, except those discarded
+        // (FRAMES held) or delivered busy (no room for the payload), one
+        // ev_overflow each
+        CHECK_EQ(t.got.good + t.discarded + t.busy, want.good, "ev_good count + discarded + busy");
         CHECK_EQ(t.got.crc, want.crc, "ev_crc_error count");
         CHECK_EQ(t.got.frame, want.frame, "ev_frame_error count");
-        CHECK_EQ(t.got.ovf, t.discarded, "ev_overflow count (discarded frames)");
+        CHECK_EQ(t.got.ovf, t.discarded + t.busy, "ev_overflow count (discarded and busy frames)");
     }
 
-    // 1b. a false SOF swallows the next frame (no gap): the rescan finds it
+    // 1b. a false SOF (claimed payload 20: its CRC ends 30 bytes after it)
+    // swallows the frame it reaches into and nothing after it: hunting
+    // restarts after the candidate's last byte, inside that frame, whose
+    // remaining bytes hold no SOF here; the frames after it arrive intact
     {
-        Frame f = g.frame(40);
+        auto clean = [&](int len) {  // a frame with no SOF byte after its first
+            for (;;) {
+                Frame f = g.frame(len);
+                f.type = 0x10;
+                f.flags = 0;
+                f.seq = (uint16_t)g.rnd(0, 0xA400);
+                for (auto& b : f.payload)
+                    if (b == SOF) b = 0x5A;
+                std::vector<uint8_t> e = f.encode();
+                if (std::find(e.begin() + 1, e.end(), SOF) == e.end()) return f;
+            }
+        };
         std::vector<In> in;
-        for (uint8_t b : std::vector<uint8_t>{SOF, 1, 0, 2, 0, 100, 0}) in.push_back({b, 3});
-        for (int k = 0; k < 5; k++)
-            for (uint8_t b : g.frame(g.rnd(0, 20)).encode()) in.push_back({b, 3});
-        // the last frame's bytes (whose first ones complete the false
-        // candidate) come slowly enough for the consumer to drain the
-        // rescanned frames before it ends: a frame that ends while 4 are
-        // held is discarded by design, and the consumer reads payloads at a
-        // byte per 2 clocks (the descriptor is offered from registers, a
-        // clock or two after the FIFO head changes)
-        for (uint8_t b : f.encode()) in.push_back({b, 6});
+        for (uint8_t b : std::vector<uint8_t>{SOF, 1, 0, 2, 0, 20, 0}) in.push_back({b, 3});
+        std::vector<Frame> fs;
+        for (int k = 0; k < 5; k++) {
+            fs.push_back(clean(30));
+            for (uint8_t b : fs.back().encode()) in.push_back({b, 3});
+        }
         Counts c;
         std::vector<Desc> exp = model(in, c);
-        CHECK_EQ(exp.size(), 6, "model: frames behind a false SOF are recovered");
-        swallowed_rescued = exp.size();
+        CHECK_EQ(exp.size(), 4, "model: the frame under the false candidate is lost, the 4 after it survive");
+        for (size_t k = 0; k < exp.size(); k++) CHECK_EQ(exp[k].seq, fs[k + 1].seq, "model: surviving frame");
+        swallowed = 1;
         for (auto& d : exp) t.expect.push_back(d);
-        uint64_t g0 = t.got.good;
-        t.desc_p = t.data_p = 1.0;  // a consumer that keeps up: none is discarded
+        uint64_t g0 = t.got.good, c0 = t.got.crc;
+        t.desc_p = t.data_p = 1.0;
         t.feed(in);
         t.run_until_idle();
-        CHECK(t.expect.empty(), "frames behind a false SOF: %zu never delivered", t.expect.size());
-        CHECK_EQ(t.got.good - g0, 6, "frames recovered by the rescan");
+        CHECK(t.expect.empty(), "frames after a false SOF: %zu never delivered", t.expect.size());
+        CHECK_EQ(t.got.good - g0, 4, "frames delivered after the false SOF");
+        CHECK_EQ(t.got.crc - c0, 1, "the false candidate fails its CRC");
         want = t.got;
         mixed_discarded = t.discarded;
         t.discarded = 0;
@@ -438,10 +428,11 @@ int main(int argc, char** argv) {
         }
         CHECK_EQ(normal, good, "normal descriptors == ev_good");
         CHECK(normal >= 2, "only %llu frames delivered with a stalled consumer", (unsigned long long)normal);
-        // the parser never waits for descriptor room: exactly the first
-        // DESC_DEPTH (4) frames are held, the others are discarded whole
-        // (no frame is mangled into a CRC or framing error)
-        CHECK_EQ(t.seen.size(), DESC_DEPTH, "descriptors delivered with a stalled consumer");
+        // exactly the first FRAMES frames are held (with their payload or
+        // busy: the header reserve always has room for them), the others
+        // are discarded whole (no frame is mangled into a CRC or framing
+        // error)
+        CHECK_EQ(t.seen.size(), std::min<size_t>(FRAMES, sent.size()), "descriptors delivered with a stalled consumer");
         for (size_t i = 0; i < t.seen.size() && i < sent.size(); i++)
             CHECK_EQ(t.seen[i].seq, sent[i].seq, "seq of a held frame");
         CHECK_EQ(t.got.crc - before.crc, 0, "CRC errors with a stalled consumer");
@@ -475,9 +466,10 @@ int main(int argc, char** argv) {
         CHECK(t.expect.empty(), "after reset: %zu frames never delivered", t.expect.size());
         CHECK_EQ(t.got.good - before.good, c.good, "ev_good after reset");
     }
-    std::printf("proto_rx: %llu discarded in the mixed streams (descriptor FIFO full)\n", (unsigned long long)mixed_discarded);
-    std::printf("proto_rx: %llu good, %llu CRC errors, %llu framing errors, %llu overflows, %llu rescued\n",
+    std::printf("proto_rx: %llu discarded, %llu busy in the mixed streams (FRAMES held, no room)\n",
+                (unsigned long long)mixed_discarded, (unsigned long long)t.busy);
+    std::printf("proto_rx: %llu good, %llu CRC errors, %llu framing errors, %llu overflows, %llu swallowed by a false SOF\n",
                 (unsigned long long)t.got.good, (unsigned long long)t.got.crc, (unsigned long long)t.got.frame,
-                (unsigned long long)t.got.ovf, (unsigned long long)swallowed_rescued);
+                (unsigned long long)t.got.ovf, (unsigned long long)swallowed);
     return tb_finish("proto_rx");
 }
