@@ -10,6 +10,7 @@ import (
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/internal/testmodel"
 	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/host/transport"
 )
 
 func loaded(t testing.TB, r *rig, ctx context.Context) {
@@ -132,9 +133,15 @@ func TestStreamCancel(t *testing.T) {
 // A board that never answers: every request fails with ErrTimeout naming
 // it, after MaxRetries resends.
 func TestTimeoutExhausted(t *testing.T) {
-	faults := &softboard.Faults{Seed: 1, DropToBoard: 1}
-	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{Timeout: 2 * time.Millisecond, MaxRetries: 3}, faults)
+	// every INFER is lost (the driver needs the board's INFO first)
+	wrap := func(tr transport.Transport) transport.Transport {
+		return &dropper{Transport: tr, drop: func(f *frame.Frame) bool { return f.Type == frame.TypeInfer }}
+	}
+	r := newRigWith(t, testmodel.Binary, softboard.Config{}, driver.Opts{Timeout: 2 * time.Millisecond, MaxRetries: 3}, nil, wrap)
 	ctx := ctxT(t, 10*time.Second)
+	if _, err := r.d.Info(ctx); err != nil {
+		t.Fatal(err)
+	}
 	res, err := r.d.InferAll(ctx, []driver.Request{{Index: 41, Features: []byte{1}, K: 1}, {Index: 42, Features: []byte{1}, K: 1}})
 	if err != nil {
 		t.Fatal(err)
