@@ -71,6 +71,16 @@
  * latches them per fragment. The next frame is then executed while
  * proto_tx is still sending.
  *
+ * Bit-serial unit (to save logic; the link is far slower): the running
+ * CRC and the seed are shift registers stepped one bit per clock. A
+ * LOAD_DATA byte takes 8 clocks (the CRC of its bits), a LOAD_COMMIT CRC
+ * byte is compared with lcrc[7:0] and lcrc then rotated by 8 (four such
+ * rotations restore it), a response byte of the CRC likewise; INFER's seed
+ * is shifted in over 32 clocks, and after each set the core has taken, the
+ * seed steps to the next set's or query's by a 32-clock serial addition
+ * (the next request waits for it; a query at K = 100 takes thousands of
+ * clocks).
+ *
  * Counters (u32, wrapping, docs/protocol.md section 5), kept in
  * stat_counters: 0 executed frames (descriptors started, busy ones
  * excepted), 1 ev_crc_error, 2 ev_framing_error, 3 ev_overrun, 6
@@ -120,7 +130,9 @@
  *   error_sent                  1-cycle pulse: an ERROR response was queued
  *
  * Latency: a command's response starts a few clocks after its last payload
- * byte is read (INFER: with the core's first result word).
+ * byte is read (INFER: with the core's first result word); LOAD_DATA reads
+ * a payload byte per 9 clocks, LOAD_COMMIT's CRC bytes likewise, and the
+ * CRC bytes of a response leave one per 9 clocks.
  */
 module proto_engine #(
     parameter FEATURES    = 16,
@@ -349,8 +361,17 @@ reg              vwide;             // mode 2 votes as u32 (K > KV)
 
 reg              err_sent_reg = 1'b0;
 
+// the serial unit: the running CRC and the seed are shift registers
+// stepped one bit per clock for sn clocks (a byte: 8; a seed step: 32)
+reg [7:0]        sb;                // serial byte (LSB first)
+reg [5:0]        sn = 6'd0;         // serial clocks left
+reg              s_crc;             // 1: lcrc steps (S_WRITE: CRC of sb; else rotates); 0: p_seed steps
+reg              s_cy;              // seed step: carry
+reg              s_last;            // seed step: after a query's last set
+wire             s_busy  = (sn != 6'd0);
+
 // ------------------------------------------------------------ derived values
-wire [31:0] not_crc = ~lcrc;
+wire [7:0]  crc_lo  = ~lcrc[7:0];    // byte j of the CRC after 8*j rotations
 // M*FB, the bytes of one query, and 2*M*FB (a function of M alone)
 reg [LEN_W:0] qbytes;
 reg [LEN_W:0] qbytes2;
@@ -399,21 +420,27 @@ wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 wire [1:0]  pb       = pidx[1:0];
 wire [31:0] next32   = 32'(next);
 wire [7:0]  next_b   = next32[8*pb +: 8];
-wire [7:0]  crc_b    = not_crc[8*pb +: 8];
 
-wire [31:0] crc_next;
-crc32 crc_inst (
-    .crc_in(lcrc),
-    .data_in(s_axis_tdata),
-    .crc_out(crc_next)
-);
+// one bit of the reflected CRC-32 (polynomial 0xEDB88320) over sb[0], or
+// (s_rot) a rotation by one bit: 32 rotations leave lcrc as it was, and
+// byte j of the CRC is then in lcrc[7:0] after 8*j of them
+localparam [31:0] CRC_POLY = 32'hEDB88320;
+wire        s_rot    = (state != S_WRITE);
+wire        crc_c0   = lcrc[0] ^ (sb[0] && !s_rot);
+wire [31:0] crc_step = {crc_c0, lcrc[31:1] ^ (CRC_POLY[30:0] & {31{crc_c0 && !s_rot}})};
+// one bit of the seed: shifted in from sb (S_PARAM) or the serial sum
+// p_seed + addend (S_INFER), addend bit 32 - sn
+wire [4:0]  s_idx    = 5'(6'd32 - sn);
+wire [31:0] s_add    = s_last ? seed_wrap : SET_SEED_STEP;
+wire        s_k      = s_add[s_idx];
+wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 
 // ------------------------------------------------------------ handshakes
 wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
-wire feed_rdy  = (state == S_INFER) && feeding && !req_pend;
-assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}});  // done with it
-assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed)) ||
-                       ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}})) ||
+wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
+assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
+assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
+                       ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
                        ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
                        feed_rdy;
 wire byte_in   = s_axis_tvalid && s_axis_tready;
@@ -491,7 +518,6 @@ always @* begin
     endcase
 end
 wire [7:0] info_const_b = info_const[8*rb +: 8];
-wire [7:0] crc_rb       = not_crc[8*rb +: 8];
 wire [7:0] next_rb      = next32[8*rb +: 8];
 wire [31:0] off32       = 32'(p_off);
 wire [7:0] off_rb       = off32[8*rb +: 8];
@@ -509,7 +535,7 @@ always @* begin
             end else if (ridx == 5'd15) begin
                 rbyte = {7'd0, m_loaded && rb == 2'd0};
             end else if (ridx == 5'd16) begin
-                rbyte = m_loaded ? crc_rb : 8'd0;
+                rbyte = m_loaded ? crc_lo : 8'd0;
             end else begin
                 rbyte = info_const_b;
             end
@@ -520,13 +546,13 @@ always @* begin
                 if (ridx == 5'd0) begin
                     rbyte = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
                 end else begin
-                    rbyte = (r_code == E_COMMIT) ? crc_rb :
+                    rbyte = (r_code == E_COMMIT) ? crc_lo :
                             (r_code == E_GAP || r_code == E_NOLOAD) ? next_rb : 8'd0;
                 end
             end else if (f_type == T_DATA) begin
                 rbyte = (ridx == 5'd0) ? off_rb : nw_rb;
             end else begin                            // LOAD_BEGIN, LOAD_COMMIT
-                rbyte = (ridx == 5'd0) ? total_rb : crc_rb;
+                rbyte = (ridx == 5'd0) ? total_rb : crc_lo;
             end
         end
     endcase
@@ -536,7 +562,10 @@ assign info_addr = 4'(ridx - 5'd2);
 wire resp_empty = (rcount == 5'd0);
 wire word_last  = (ridx == rcount - 1'b1);
 wire resp_last  = resp_empty || (word_last && rb == 2'd3);
-wire resp_valid = (state == S_RESP) && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
+wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
+// the response word is the CRC: lcrc rotates by 8 after each of its bytes
+wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
+                  (r_kind == R_REGS) && (ridx == 5'd1) && (r_err ? (r_code == E_COMMIT) : (f_type == T_COMMIT));
 wire resp_xfer  = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
 wire vskip      = vmode && (wi >= NC6);
@@ -648,7 +677,7 @@ always @(posedge clk) begin
                 end
             end
             T_COMMIT: begin
-                if (pidx[2] && s_axis_tdata != crc_b) eq_c <= 1'b0;   // bytes 4..7: the CRC
+                if (pidx[2] && s_axis_tdata != crc_lo) eq_c <= 1'b0;   // bytes 4..7: the CRC
             end
             default: begin // T_INFER
                 case (pidx)
@@ -664,20 +693,52 @@ always @(posedge clk) begin
                     end
                     4'd2: p_k[7:0] <= s_axis_tdata;
                     4'd3: p_k[15:8] <= s_axis_tdata;
-                    4'd4: p_seed[7:0] <= s_axis_tdata;
-                    4'd5: p_seed[15:8] <= s_axis_tdata;
-                    4'd6: p_seed[23:16] <= s_axis_tdata;
-                    4'd7: p_seed[31:24] <= s_axis_tdata;
                     default: ;
                 endcase
             end
         endcase
     end
-    // set m of query i runs with seed + i + m*SET_SEED_STEP: p_seed steps
-    // by SET_SEED_STEP after each set, and from the last set of query i
-    // (seed + i + (M-1)*SET_SEED_STEP) to seed + i + 1
+end
+
+// ------------------------------------------------------------ serial unit
+// Bytes that go through it: LOAD_DATA words (CRC), LOAD_COMMIT's CRC
+// (compared with lcrc[7:0], then 8 rotations), INFER's seed (shifted into
+// p_seed); response bytes of the CRC word are followed by 8 rotations.
+// Set m of query i runs with seed + i + m*SET_SEED_STEP: p_seed steps by
+// SET_SEED_STEP after each set, and from the last set of query i (seed +
+// i + (M-1)*SET_SEED_STEP) to seed + i + 1, by a 32-clock serial addition
+// (the core has taken the request; the next one waits for it).
+wire s_load_crc  = ((state == S_WRITE) && byte_in && !at_end) ||
+                   (param_in && f_type == T_COMMIT && pidx[2]) ||
+                   (resp_xfer && crc_word);
+wire s_load_seed = param_in && f_type == T_INFER && pidx[3:2] == 2'd1;   // bytes 4..7
+always @(posedge clk) begin
+    if (s_busy) begin
+        sn <= sn - 1'b1;
+        sb <= {1'b0, sb[7:1]};
+        if (s_crc) begin
+            lcrc <= crc_step;
+        end else begin
+            p_seed <= {seed_in, p_seed[31:1]};
+            s_cy   <= (p_seed[0] & s_k) | (p_seed[0] & s_cy) | (s_k & s_cy);
+        end
+    end
+    if (s_load_crc || s_load_seed) begin
+        sb    <= s_axis_tdata;
+        sn    <= 6'd8;
+        s_crc <= s_load_crc;
+    end
     if (set_end) begin
-        p_seed <= p_seed + (set_last ? seed_wrap : SET_SEED_STEP);
+        sn    <= 6'd32;
+        s_crc  <= 1'b0;
+        s_cy   <= 1'b0;
+        s_last <= set_last;
+    end
+    if (state == S_DECIDE && f_type == T_BEGIN) begin
+        lcrc <= 32'hFFFFFFFF;
+    end
+    if (rst) begin
+        sn <= 6'd0;
     end
 end
 
@@ -744,7 +805,7 @@ always @(posedge clk) begin
         S_PARAM: begin
             kq <= p_k[K_W-1:0];
             kr <= {SETS_W{1'b0}};
-            if (pidx == pneed) begin
+            if (pidx == pneed && !s_busy) begin
                 state <= S_DECIDE;
             end
         end
@@ -768,7 +829,6 @@ always @(posedge clk) begin
                     load_active <= 1'b1;
                     next        <= {NEXT_W{1'b0}};
                     at_end      <= (TOTAL_I == 0);
-                    lcrc        <= 32'hFFFFFFFF;
                     wl          <= {LANE_W{1'b0}};
                     wa          <= {ADDR_W{1'b0}};
                     rcount      <= 5'd1;
@@ -828,10 +888,8 @@ always @(posedge clk) begin
             // wcnt counts the words left; a word past W is not written
             if (byte_in) begin
                 lo <= s_axis_tdata;
-                if (!at_end) begin
-                    lcrc <= crc_next;
-                end else begin
-                    over <= 1'b1;
+                if (at_end) begin
+                    over <= 1'b1;           // not written, not in the CRC
                 end
                 half <= !half;
                 if (half) begin
@@ -853,7 +911,7 @@ always @(posedge clk) begin
                     end
                 end
             end
-            if (wcnt == {LEN_W{1'b0}}) begin
+            if (wcnt == {LEN_W{1'b0}} && !s_busy) begin
                 state <= S_DRAIN;
                 if (over) begin
                     set_error(E_LENGTH);
@@ -923,7 +981,7 @@ always @(posedge clk) begin
         end
 
         S_FLUSH: begin
-            if (rem == {LEN_W{1'b0}}) begin
+            if (rem == {LEN_W{1'b0}} && !s_busy) begin
                 state <= S_IDLE;        // s_desc_ready: the descriptor is taken
             end
         end

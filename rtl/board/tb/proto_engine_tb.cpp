@@ -2,7 +2,7 @@
 //
 // Build (the -D values must match the -G values):
 //   verilator --cc --exe --build -Wall -GFEATURES=10 ... -CFLAGS "-I../../lib/tb -DFEATURES=10 ..." \
-//     proto_engine.v stat_counters.v ../lib/crc32.v tb/proto_engine_tb.cpp
+//     proto_engine.v stat_counters.v tb/proto_engine_tb.cpp
 //
 // The engine runs against three models:
 //   - a frame source that behaves like link_arb (a descriptor stays offered
