@@ -173,8 +173,11 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	crc := frame.WordsCRC(words)
 	u32 := func(v ...uint32) []byte { return frame.AppendWords(nil, v) }
 
-	// Upload by hand, exercising the rules.
-	c.expectError("LOAD_BEGIN with W != L*D", frame.TypeLoadBegin, u32(uint32(W+1)), frame.CodeBadLength, int64(W), false)
+	// Upload by hand, exercising the rules (protocol version 4: the
+	// board does not check W, answers a resend of written words with its
+	// next offset and refuses words past the bank).
+	c.expectError("LOAD_BEGIN with a 3-byte payload", frame.TypeLoadBegin, []byte{1, 2, 3}, frame.CodeBadLength, 0, true)
+	c.expectOK("LOAD_BEGIN(W+1) is answered with L*D (the host checks W)", frame.TypeLoadBegin, u32(uint32(W+1)), u32(uint32(W)))
 	c.expectOK("LOAD_BEGIN(L*D)", frame.TypeLoadBegin, u32(uint32(W)), u32(uint32(W)))
 	c.expectError("INFER while a load is in progress", frame.TypeInfer, infer(frame.ModeStats, 1, 1), frame.CodeNoModel, 0, true)
 	step := max(1, min(W/4, frame.MaxLoadWords))
@@ -184,7 +187,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	n := min(step, W)
 	c.expectOK("LOAD_DATA at next", frame.TypeLoadData, chunk(0, n), ack(0, n))
 	off = n
-	c.expectOK("LOAD_DATA retransmission is acknowledged again", frame.TypeLoadData, chunk(0, n), ack(0, n))
+	c.expectError("LOAD_DATA resend of written words answered with next", frame.TypeLoadData, chunk(0, n), frame.CodeLoadGap, int64(off), true)
 	if off < W {
 		if off+1 < W {
 			c.expectError("LOAD_DATA gap answered with next", frame.TypeLoadData, chunk(off+1, 1), frame.CodeLoadGap, int64(off), true)
@@ -196,16 +199,20 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		part := frame.WordsCRC(words[:off])
 		c.expectError("LOAD_COMMIT of a partial upload (W = next < L*D) refused", frame.TypeLoadCommit, u32(uint32(off), part), frame.CodeLoadGap, int64(off), true)
 	}
-	for off < W {
-		n := min(frame.MaxLoadWords, W-off)
+	for off < W-1 {
+		n := min(frame.MaxLoadWords, W-1-off)
 		c.expectOK(fmt.Sprintf("LOAD_DATA at %d", off), frame.TypeLoadData, chunk(off, n), ack(off, n))
 		off += n
 	}
+	// the last word with one more: the last is written, the chunk refused
+	c.expectError("LOAD_DATA running past the bank refused", frame.TypeLoadData,
+		frame.AppendLoadData(nil, uint32(off), []uint16{words[off], 0}), frame.CodeBadLength, 0, true)
+	c.expectError("LOAD_DATA past the bank refused", frame.TypeLoadData, frame.AppendLoadData(nil, uint32(W), words[:1]), frame.CodeBadLength, 0, true)
 	c.expectError("LOAD_COMMIT with a wrong CRC", frame.TypeLoadCommit, u32(uint32(W), crc^1), frame.CodeCommitMismatch, int64(crc), true)
 	c.expectOK("LOAD_COMMIT", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
 	c.expectOK("repeated LOAD_COMMIT is acknowledged again", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
 	n = min(step, W)
-	c.expectOK("LOAD_DATA retransmission after the commit is acknowledged", frame.TypeLoadData, chunk(0, n), ack(0, n))
+	c.expectError("LOAD_DATA resend after the commit: no load in progress", frame.TypeLoadData, chunk(0, n), frame.CodeNoLoad, int64(W), true)
 	c.expectError("LOAD_DATA with no load in progress", frame.TypeLoadData, frame.AppendLoadData(nil, uint32(W), words[:1]), frame.CodeNoLoad, int64(W), true)
 	if in2, err := d.Info(ctx); err != nil {
 		c.add("INFO after the upload", err)
@@ -215,14 +222,15 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 		c.add("INFO after the upload", nil)
 	}
 
-	// INFER refusals.
-	c.expectError("INFER K = 0", frame.TypeInfer, infer(frame.ModeStats, 0, 1), frame.CodeBadK, int64(in.KMax), true)
+	// INFER refusals: what protects the board (protocol version 4; the
+	// host checks lengths, counts and result sizes).
+	c.expectError("INFER K = 0", frame.TypeInfer, infer(frame.ModeStats, 0, 1), frame.CodeBadK, 0, true)
 	if in.KMax < 0xffff {
-		c.expectError("INFER K = KMAX+1", frame.TypeInfer, infer(frame.ModeStats, int(in.KMax)+1, 1), frame.CodeBadK, int64(in.KMax), true)
+		c.expectError("INFER K = KMAX+1", frame.TypeInfer, infer(frame.ModeStats, int(in.KMax)+1, 1), frame.CodeBadK, 0, true)
 	}
-	c.expectError("INFER count = 0", frame.TypeInfer, infer(frame.ModeStats, 1, 0), frame.CodeBadLength, int64(frame.InferHeaderLen+fb), false)
-	c.expectError("INFER one feature byte short", frame.TypeInfer, infer(frame.ModeStats, 1, 1)[:frame.InferHeaderLen+fb-1], frame.CodeBadLength, int64(frame.InferHeaderLen+fb), true)
-	c.expectError("INFER one feature byte too many", frame.TypeInfer, append(infer(frame.ModeStats, 1, 1), 0), frame.CodeBadLength, int64(frame.InferHeaderLen+fb), true)
+	c.expectError("INFER without a whole feature vector (count = 0)", frame.TypeInfer, infer(frame.ModeStats, 1, 0), frame.CodeBadLength, 0, true)
+	c.expectError("INFER one feature byte short", frame.TypeInfer, infer(frame.ModeStats, 1, 1)[:frame.InferHeaderLen+fb-1], frame.CodeBadLength, 0, true)
+	c.expectError("INFER with a 3-byte payload", frame.TypeInfer, []byte{1, 0, 1}, frame.CodeBadLength, 0, true)
 	bad := infer(frame.ModeStats, 1, 1)
 	bad[0] = 4
 	c.expectError("INFER mode 4", frame.TypeInfer, bad, frame.CodeBadLength, 0, true)
@@ -234,7 +242,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	if in.MMax >= 2 {
 		two := infer(frame.ModeStats, 1, 2) // one query of 2 sets: 2*FB feature bytes
 		two[1], two[8] = 2, 1
-		c.expectError("INFER of 2 sets one vector short", frame.TypeInfer, two[:len(two)-fb], frame.CodeBadLength, int64(frame.InferHeaderLen+2*fb), true)
+		c.expectError("INFER of 2 sets one vector short", frame.TypeInfer, two[:len(two)-fb], frame.CodeBadLength, 0, true)
 	}
 
 	// Results, bit for bit.

@@ -1,8 +1,9 @@
 // Package conformance checks a board (any transport: the Verilated board's
 // pty or TAP device, real hardware, the software board) against
 // docs/protocol.md as host/softboard implements it: INFO sanity, the
-// upload rules (retransmission, gap, partial overlap, commit mismatch,
-// repeated commit), INFER refusals, bit-exact results in both modes
+// upload rules of protocol version 4 (resends and gaps answered with next,
+// words past the bank refused, commit mismatch, repeated commit), the
+// INFER refusals the board makes, bit-exact results in all modes
 // including multi-fragment responses, STATUS and RESET_STATUS, unknown
 // commands, and recovery from garbage on the link.
 //

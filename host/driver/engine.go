@@ -486,6 +486,11 @@ func (e *engine) evidence(tx uint64, except *call) {
 type lateAck struct {
 	seq uint16
 	ack frame.LoadDataAck
+	// gap: the answer was an ERROR 6 naming the board's next offset
+	// (protocol version 4 answers a resend of written words so): every
+	// word below next is written.
+	gap  bool
+	next uint32
 }
 
 // lateLoadAck passes a late LOAD_DATA acknowledgement to Load, if Load
@@ -501,6 +506,19 @@ func (e *engine) lateLoadAck(f frame.Frame) {
 	}
 }
 
+// lateLoadGap passes a late ERROR 6 to a LOAD_DATA to Load, like
+// lateLoadAck.
+func (e *engine) lateLoadGap(f frame.Frame) {
+	var be frame.BoardError
+	if be.DecodeFromBytes(f.Payload) != nil || be.Cmd != frame.TypeLoadData || be.Code != frame.CodeLoadGap {
+		return
+	}
+	select {
+	case e.late <- lateAck{seq: f.Seq, gap: true, next: be.Detail}:
+	default:
+	}
+}
+
 func (e *engine) onFrame(b []byte) {
 	var f frame.Frame
 	if err := f.DecodeFromBytes(b); err != nil { // transports check CRCs; be safe
@@ -512,6 +530,9 @@ func (e *engine) onFrame(b []byte) {
 		e.st.stray.Add(1) // late duplicate or unknown seq
 		if c == nil && f.Type == frame.TypeLoadData.Response() {
 			e.lateLoadAck(f)
+		}
+		if c == nil && f.Type == frame.TypeError {
+			e.lateLoadGap(f)
 		}
 		return
 	}

@@ -18,7 +18,8 @@ import (
 //
 // The board writes a chunk only at its next offset, so everything below
 // the end of an acknowledged chunk, or below the next offset named by a
-// gap answer (ERROR 6), is written. Load keeps chunks in flight from
+// gap answer (ERROR 6; a resend of words already written gets one too,
+// naming an offset past its end), is written. Load keeps chunks in flight from
 // that point on. A chunk that gets no answer within the retransmission
 // timeout, or a gap answer (a chunk before it was lost), makes Load go
 // back to the first word not known to be written and send again from
@@ -50,8 +51,12 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 		return fmt.Errorf("driver: load: %w", err)
 	}
 	var ack frame.LoadBegin
-	if err := ack.DecodeFromBytes(c.resp); err != nil || ack.Words != uint32(w) {
+	if err := ack.DecodeFromBytes(c.resp); err != nil {
 		return fmt.Errorf("driver: load: LOAD_BEGIN(%d) acknowledged with % x: %w", w, c.resp, ErrProtocol)
+	}
+	if ack.Words != uint32(w) {
+		// A version-4 board does not check W; it answers with L*D.
+		return fmt.Errorf("driver: load: %d words, the board's bank holds %d (LOAD_BEGIN's answer): %w", w, ack.Words, ErrProtocol)
 	}
 
 	u := &upload{d: d, words: words}
@@ -284,12 +289,17 @@ func (u *upload) answer(c *call) error {
 		if live && off+n > u.acked {
 			u.goBack()
 		}
+	case errors.As(c.err, &be) && be.Code == frame.CodeLoadGap && int(be.Detail) >= off+n && int(be.Detail) <= len(u.words):
+		// A resend of words already written (protocol version 4 answers
+		// it with the next offset, past its end): written.
+		u.est.add(bytes, false)
+		u.advance(int(be.Detail))
 	case errors.As(c.err, &be) && be.Code == frame.CodeLoadGap:
 		// The board's next offset: off > next (a chunk before this one
 		// was lost) or off < next < off+n (a resend overlapping words
 		// written since).
 		next := int(be.Detail)
-		if next == off || next >= off+n || next > len(u.words) {
+		if next == off || next > len(u.words) {
 			return fmt.Errorf("%s (seq %d): the board reports a gap with next offset %d: %w", c.label, c.seq, next, ErrProtocol)
 		}
 		u.d.e.st.loadGaps.Add(1)
@@ -318,17 +328,25 @@ type chunkRef struct{ off, n int }
 
 // late takes a LOAD_DATA answer that came after its chunk was handed back
 // as lost: the board answers a chunk only when it wrote it in order, so
-// every word below its end is written. It reports whether acked advanced.
+// every word below its end is written; an ERROR 6 answer names the
+// board's next offset, below which every word is written. It reports whether acked advanced.
 func (u *upload) late(la lateAck) bool {
 	r, ok := u.lost[la.seq]
-	if !ok || int(la.ack.Offset) != r.off || int(la.ack.N) != r.n {
+	end := r.off + r.n
+	if la.gap {
+		// an ERROR 6: every word below the board's next offset is written
+		if !ok || int64(la.next) > int64(len(u.words)) {
+			return false
+		}
+		end = int(la.next)
+	} else if !ok || int(la.ack.Offset) != r.off || int(la.ack.N) != r.n {
 		return false
 	}
 	delete(u.lost, la.seq)
 	u.d.e.st.lateAcks.Add(1)
 	u.est.unlose()
 	acked0 := u.acked
-	u.advance(r.off + r.n)
+	u.advance(end)
 	return u.acked > acked0
 }
 

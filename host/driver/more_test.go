@@ -3,6 +3,8 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/internal/testmodel"
 	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/host/transport"
 )
 
 func loaded(t testing.TB, r *rig, ctx context.Context) {
@@ -132,9 +135,15 @@ func TestStreamCancel(t *testing.T) {
 // A board that never answers: every request fails with ErrTimeout naming
 // it, after MaxRetries resends.
 func TestTimeoutExhausted(t *testing.T) {
-	faults := &softboard.Faults{Seed: 1, DropToBoard: 1}
-	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{Timeout: 2 * time.Millisecond, MaxRetries: 3}, faults)
+	// every INFER is lost (the driver needs the board's INFO first)
+	wrap := func(tr transport.Transport) transport.Transport {
+		return &dropper{Transport: tr, drop: func(f *frame.Frame) bool { return f.Type == frame.TypeInfer }}
+	}
+	r := newRigWith(t, testmodel.Binary, softboard.Config{}, driver.Opts{Timeout: 2 * time.Millisecond, MaxRetries: 3}, nil, wrap)
 	ctx := ctxT(t, 10*time.Second)
+	if _, err := r.d.Info(ctx); err != nil {
+		t.Fatal(err)
+	}
 	res, err := r.d.InferAll(ctx, []driver.Request{{Index: 41, Features: []byte{1}, K: 1}, {Index: 42, Features: []byte{1}, K: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -168,5 +177,51 @@ func BenchmarkStreamPipe(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 			b.ReportMetric(float64(r.d.Stats().Busy)/float64(b.N), "busy/query")
 		})
+	}
+}
+
+// A protocol version 4 board checks neither W nor INFER lengths, so the
+// driver does: without the board's INFO it refuses INFER with a clear
+// error and sends nothing; a Load of the wrong size before INFO is
+// refused by the board's LOAD_BEGIN answer (L*D) and reported so; with
+// INFO, wrong sizes are refused before anything is sent.
+func TestHostChecksVersion4(t *testing.T) {
+	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{}, nil)
+	ctx := ctxT(t, 10*time.Second)
+	res, err := r.d.InferAll(ctx, []driver.Request{{Index: 7, Features: []byte{1}, K: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "call Info first") {
+		t.Fatalf("INFER without INFO: %v", res[0].Err)
+	}
+	if n := r.d.Stats().Link.FramesSent; n != 0 {
+		t.Fatalf("%d frames sent for a refused request", n)
+	}
+	W := len(softboard.BankWords(r.bank, testmodel.HW))
+	if err := r.d.Load(ctx, make([]uint16, W+1)); err == nil || !errors.Is(err, driver.ErrProtocol) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("the board's bank holds %d", W)) {
+		t.Fatalf("Load of W+1 words without INFO: %v", err)
+	}
+	loaded(t, r, ctx)
+	sent := r.d.Stats().Link.FramesSent
+	res, err = r.d.InferAll(ctx, []driver.Request{
+		{Index: 1, Features: []byte{1, 2}, K: 1},             // one feature byte too many
+		{Index: 2, Features: nil, K: 1},                      // none
+		{Index: 3, Features: make([]byte, 9), K: 1, Sets: 9}, // more sets than MMAX (8)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range res {
+		if x.Err == nil {
+			t.Errorf("request %d accepted", x.Index)
+		}
+	}
+	if n := r.d.Stats().Link.FramesSent; n != sent {
+		t.Fatalf("%d frames sent for refused requests", n-sent)
+	}
+	if err := r.d.Load(ctx, make([]uint16, W+1)); err == nil || !strings.Contains(err.Error(), "L*D") {
+		t.Fatalf("Load of W+1 words with INFO: %v", err)
 	}
 }

@@ -32,7 +32,11 @@ type Result struct {
 	Err     error
 }
 
-// check validates a request against the board (when its INFO is known).
+// check validates a request against the board's INFO. A protocol
+// version 4 board checks only what protects it (K range, mode, sets) and
+// runs one query per whole feature vector it receives without checking
+// the length or the result size, so the host checks everything here,
+// before anything is sent.
 func (d *Driver) check(r *Request) error {
 	if r.K < 1 || r.K > 0xffff {
 		return fmt.Errorf("K = %d, want 1..65535", r.K)
@@ -48,10 +52,7 @@ func (d *Driver) check(r *Request) error {
 	}
 	in := d.BoardInfo()
 	if in == nil {
-		if r.Mode == frame.ModeVotes || r.Mode == frame.ModeSums {
-			return fmt.Errorf("%v mode needs the board's INFO (the width of its items depends on NC or T): call Info first", r.Mode)
-		}
-		return nil
+		return fmt.Errorf("INFER needs the board's INFO (its feature bytes, KMAX and item widths): call Info first")
 	}
 	if r.K > int(in.KMax) {
 		return fmt.Errorf("K = %d exceeds the board's KMAX %d", r.K, in.KMax)
@@ -62,6 +63,9 @@ func (d *Driver) check(r *Request) error {
 	}
 	if len(r.Features) != m*in.FeatureBytes() {
 		return fmt.Errorf("%d feature bytes for %d sets, the board takes %d per set (o = %d)", len(r.Features), m, in.FeatureBytes(), in.O)
+	}
+	if len(r.Features) == 0 {
+		return fmt.Errorf("no feature bytes")
 	}
 	if n := in.ResultBytes(r.Mode, r.K); n > frame.MaxResponseBytes {
 		return fmt.Errorf("the response would be %d bytes, more than %d fragments can carry", n, frame.MaxFragments)

@@ -22,7 +22,7 @@ func payloadLen(what string, p []byte, want int) error {
 // Protocol constants of the INFO words.
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
-	ProtocolVersion uint32 = 3          // INFO word 1
+	ProtocolVersion uint32 = 4          // INFO word 1
 	InfoWords              = 20         // words in an INFO response
 )
 
@@ -530,9 +530,9 @@ type ErrorCode uint8
 // Error codes.
 const (
 	CodeUnknownCommand ErrorCode = 1  // detail 0
-	CodeBadLength      ErrorCode = 3  // detail: expected length
+	CodeBadLength      ErrorCode = 3  // detail: 0 (inference board, version 4) or the expected length (training board)
 	CodeNoModel        ErrorCode = 4  // detail 0
-	CodeBadK           ErrorCode = 5  // detail: KMAX
+	CodeBadK           ErrorCode = 5  // detail 0 (KMAX is INFO word 13)
 	CodeLoadGap        ErrorCode = 6  // detail: next expected offset
 	CodeCommitMismatch ErrorCode = 7  // detail: the board's CRC
 	CodeBusy           ErrorCode = 8  // detail 0
@@ -598,10 +598,15 @@ func (e *BoardError) AppendTo(dst []byte) []byte {
 	return binary.LittleEndian.AppendUint32(dst, e.Detail)
 }
 
-// Error describes the refusal, e.g. "board refused INFER: K out of range
-// (detail 100)".
+// Error describes the refusal, e.g. "board refused LOAD_DATA: load gap or
+// overlap (next offset 510)"; a detail of 0 where it carries no
+// information (the version-4 inference board's codes 1, 3, 4, 5, 8) is
+// left out: "board refused INFER: K out of range".
 func (e *BoardError) Error() string {
 	d := "detail"
+	if e.Detail == 0 && (e.Code == CodeUnknownCommand || e.Code == CodeBadLength || e.Code == CodeNoModel || e.Code == CodeBadK || e.Code == CodeBusy) {
+		return fmt.Sprintf("board refused %v: %v", e.Cmd, e.Code)
+	}
 	switch e.Code {
 	case CodeBadLength:
 		d = "expected"

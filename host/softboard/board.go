@@ -1,6 +1,7 @@
 package softboard
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -125,6 +126,7 @@ func New(cfg Config) (*Board, error) {
 			return nil, err
 		}
 		b.modelCRC = frame.WordsCRC(w)
+		b.running = b.modelCRC
 	}
 	return b, nil
 }
@@ -200,7 +202,7 @@ func (b *Board) lineTicks() uint64 {
 // status returns the counters with the bit-time counter brought up to date.
 func (b *Board) status() frame.Status {
 	st := frame.Status{Counters: b.counters}
-	st.Counters[frame.CounterUARTBitTimes] = uint32(min(b.lineTicks()-b.lineBase, math.MaxUint32))
+	st.Counters[frame.CounterUARTBitTimes] = uint32(b.lineTicks() - b.lineBase) // modulo 2^32
 	return st
 }
 
@@ -220,13 +222,14 @@ func (b *Board) Words() []uint16 {
 	return append([]uint16(nil), b.words...)
 }
 
-// count increments a saturating counter.
+// count increments a counter (modulo 2^32, protocol version 4). Counters
+// 4 and 5 (unknown commands, bad lengths) are not kept by a version-4
+// board and stay 0.
 func (b *Board) count(k int, n uint32) {
-	v := uint64(b.counters[k]) + uint64(n)
-	if v > math.MaxUint32 {
-		v = math.MaxUint32
+	if k == frame.CounterUnknown || k == frame.CounterBadLength {
+		return
 	}
-	b.counters[k] = uint32(v)
+	b.counters[k] += n
 }
 
 // Count adds n to STATUS counter k (links report their drops with it).
@@ -245,9 +248,6 @@ func (b *Board) appendError(dst []byte, seq uint16, cmd frame.Type, code frame.E
 	dst, _ = frame.Finish(dst, start)
 	b.count(frame.CounterErrors, 1)
 	b.count(frame.CounterSent, 1)
-	if code == frame.CodeBadLength {
-		b.count(frame.CounterBadLength, 1)
-	}
 	return dst
 }
 
@@ -286,70 +286,62 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		return b.appendResp(dst, f, in.AppendTo)
 
 	case frame.TypeLoadBegin:
-		var lb frame.LoadBegin
-		if lb.DecodeFromBytes(p) != nil {
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 4)
-		}
-		if int(lb.Words) != len(b.words) {
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(len(b.words)))
+		// Version 4: W is not checked (the host checks it against INFO).
+		if len(p) != 4 {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
 		b.loading, b.loaded, b.core = true, false, nil
 		b.next, b.running, b.modelCRC = 0, 0, 0
+		lb := frame.LoadBegin{Words: uint32(len(b.words))}
 		return b.appendResp(dst, f, lb.AppendTo)
 
 	case frame.TypeLoadData:
-		var ld frame.LoadData
-		if err := ld.DecodeFromBytes(p); err != nil {
-			want := uint32(6)
-			if len(p) > 6 {
-				want = uint32(min(len(p)-1, frame.MaxPayload))
-			}
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, want)
+		// Version 4: an odd last byte is ignored; a retransmission is
+		// answered with the next offset like a gap.
+		if len(p) < 6 {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
-		n := uint64(ld.N())
-		off := uint64(ld.Offset)
+		off := binary.LittleEndian.Uint32(p)
+		n := (len(p) - 4) / 2
 		switch {
-		case off+n <= uint64(b.next):
-			// A retransmission of a chunk already written.
-		case off == uint64(b.next) && b.loading:
-			if off+n > uint64(len(b.words)) {
-				return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(4+2*(uint64(len(b.words))-off)))
-			}
-			for k := range ld.N() {
-				b.words[int(off)+k] = ld.Word(k)
-			}
-			b.running = crc32.Update(b.running, crc32.IEEETable, ld.Data)
-			b.next += uint32(n)
 		case !b.loading:
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeNoLoad, b.next)
-		default:
+		case off != b.next:
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeLoadGap, b.next)
 		}
-		ack := frame.LoadDataAck{Offset: ld.Offset, N: uint32(n)}
+		// Words past the bank are neither written nor in the CRC.
+		fit := min(n, len(b.words)-int(off))
+		for k := range fit {
+			b.words[int(off)+k] = binary.LittleEndian.Uint16(p[4+2*k:])
+		}
+		b.running = crc32.Update(b.running, crc32.IEEETable, p[4:4+2*fit])
+		b.next += uint32(fit)
+		if fit < n {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+		}
+		ack := frame.LoadDataAck{Offset: off, N: uint32(n)}
 		return b.appendResp(dst, f, ack.AppendTo)
 
 	case frame.TypeLoadCommit:
-		var lc frame.LoadCommit
-		if lc.DecodeFromBytes(p) != nil {
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 8)
+		// Version 4: W is not checked; next must be L*D and the CRC the
+		// board's (a repeated commit of the valid model passes again).
+		if len(p) != 8 {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
 		w := uint32(len(b.words))
+		lc := frame.LoadCommit{Words: w, CRC: binary.LittleEndian.Uint32(p[4:])}
 		switch {
-		case !b.loading && b.loaded && lc.Words == w && lc.CRC == b.modelCRC:
-			// A repeated commit of the valid model.
-		case !b.loading && b.loaded:
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.modelCRC)
-		case lc.Words != w || b.next != w:
-			// A short load (or a W that is not L*D): resume from next.
+		case b.next != w:
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeLoadGap, b.next)
-		case lc.CRC != b.running || !b.loading:
+		case lc.CRC != b.running:
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
-		default:
+		case !b.loaded:
 			if err := b.commit(); err != nil {
 				return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
 			}
 			b.modelCRC = b.running
 		}
+		b.loading = false
 		return b.appendResp(dst, f, lc.AppendTo)
 
 	case frame.TypeInfer:
@@ -374,34 +366,34 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 	return b.appendError(dst, f.Seq, f.Type, frame.CodeUnknownCommand, 0)
 }
 
-// infer executes an INFER command.
+// infer executes an INFER command with the checks of protocol version
+// 4: the count field is not read, the board runs one query per whole M*FB
+// payload bytes (ignoring the rest) and does not limit the result size
+// (fragment indices wrap after 127); the host checks the rest.
 func (b *Board) infer(dst []byte, f frame.Frame) []byte {
-	var r frame.InferRequest
+	p := f.Payload
 	fb := b.info.FeatureBytes()
-	if len(f.Payload) < frame.InferHeaderLen {
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, frame.InferHeaderLen)
-	}
-	if r.DecodeFromBytes(f.Payload) != nil || r.M() > b.cfg.MMax { // bad mode or too many sets
+	if len(p) < frame.InferHeaderLen {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 	}
-	M := r.M()
-	if r.Count == 0 {
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+M*fb))
-	}
-	if r.CheckLen(fb) != nil {
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+int(r.Count)*M*fb))
+	r := frame.InferRequest{Mode: frame.Mode(p[0]), Sets: p[1], K: binary.LittleEndian.Uint16(p[2:]), Seed: binary.LittleEndian.Uint32(p[4:])}
+	if p[0] > byte(frame.ModeSums) || r.M() > b.cfg.MMax {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 	}
 	if r.K == 0 || int(r.K) > b.cfg.KMax {
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadK, uint32(b.cfg.KMax))
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadK, 0)
 	}
 	if !b.loaded {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeNoModel, 0)
 	}
-	ib := b.info.ItemBytes(r.Mode, int(r.K))
-	if per := b.info.ResultBytes(r.Mode, int(r.K)); per*int(r.Count) > frame.MaxResponseBytes {
-		maxCount := frame.MaxResponseBytes / per
-		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, uint32(frame.InferHeaderLen+maxCount*M*fb))
+	M := r.M()
+	count := (len(p) - frame.InferHeaderLen) / (M * fb)
+	if count == 0 {
+		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 	}
+	r.Count = uint16(count)
+	r.Features = p[frame.InferHeaderLen : frame.InferHeaderLen+count*M*fb]
+	ib := b.info.ItemBytes(r.Mode, int(r.K))
 	o, t := int(b.info.O), int(b.info.T)
 	out := b.out[:0]
 	if len(b.xs) < M {

@@ -17,10 +17,10 @@ import (
 // proto_engine's budget depends on SETS_MAX (shellConfigs).
 var shellBudget = map[string]int{
 	"proto_rx":      345, // 244-245 + 88: frame queue in block RAM, no descriptor FIFO, no rescan (467-483 + 101 before)
-	"stat_counters": 395, // 291 + 92 (Ethernet counters 6-7 not stored without Ethernet)
+	"stat_counters": 352, // 261 + 81 (9 counters kept without Ethernet, protocol version 4)
 	"proto_tx":      256, // 214-219 + 32
 	"board_top":     94,  // 66 + 25
-	"crc32":         45,  // 43 + 0, per instance
+	"crc32":         45,  // 43 + 0, per instance (proto_rx, proto_tx; the engine's CRC is bit-serial)
 	"uart_rx":       43,  // 37 + 4
 	"uart_tx":       32,  // 27 + 4
 }
@@ -34,8 +34,8 @@ var shellConfigs = []struct {
 	setsMax       int
 	engine, total int
 }{
-	{8, 1675, 3005}, // measured: engine 1,295-1,343 + 318, shell 2,917 (3,108-3,130 with the old proto_rx)
-	{1, 1545, 2820}, // measured: engine 1,203-1,229 + 278, shell 2,735 (2,994-3,004 with the old proto_rx)
+	{8, 965, 2170}, // measured (protocol version 4 engine, proto_rx frame queue): engine 780 + 156, shell 2,105
+	{1, 815, 2020}, // measured (protocol version 4 engine, proto_rx frame queue): engine 663 + 122, shell 1,956
 }
 
 // TestShellBudget synthesizes the UART-only board shell per module and

@@ -38,7 +38,7 @@ type bench struct {
 var (
 	rxSrcs     = []string{"proto_rx.v", "../lib/crc32.v"}
 	rxEthSrcs  = []string{"proto_rx_eth.v", "../lib/crc32.v"}
-	engineSrcs = []string{"proto_engine.v", "stat_counters.v", "../lib/crc32.v"}
+	engineSrcs = []string{"proto_engine.v", "stat_counters.v"}
 	boardSrcs  = []string{"board_top.v", "proto_rx.v", "proto_rx_eth.v", "proto_tx.v", "link_arb.v", "proto_engine.v",
 		"stat_counters.v", "../lib/crc32.v", "../uart/uart_rx.v", "../uart/uart_tx.v",
 		"../eth/eth_mac_rx.v", "../eth/eth_mac_tx.v"}

@@ -21,9 +21,12 @@
 //	                 RAM), emits SOF/header/payload/CRC gap-free, cuts long
 //	                 responses into fragments with MORE and an index
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
-//	stat_counters.v  the 11 saturating u32 STATUS counters in one block RAM
-//	proto_engine.v   command executor: INFO, LOAD_BEGIN/DATA/COMMIT, INFER,
-//	                 STATUS, RESET_STATUS, ERROR responses
+//	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM
+//	proto_engine.v   command executor of protocol version 4 (the board
+//	                 checks only what protects it; the host the rest):
+//	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
+//	                 RESET_STATUS, ERROR responses; a bit-serial unit for
+//	                 the upload CRC and the query seed
 //	board_top.v      uart_rx/uart_tx + eth_mac_rx/eth_mac_tx (rtl/uart,
 //	                 rtl/eth) + the blocks above + the core (`PTM_CORE`);
 //	                 ETH_ENABLE = 0 leaves Ethernet out

@@ -1,8 +1,8 @@
 `default_nettype none
 /*
- * stat_counters - saturating 32-bit event counters kept in one block RAM
+ * stat_counters - 32-bit event counters kept in one block RAM
  *
- * NCNT counters of 32 bits that saturate at 2^32-1, for the STATUS
+ * NCNT counters of 32 bits that wrap modulo 2^32, for the STATUS
  * command. Keeping them in flip-flops with one incrementer each costs
  * about 40 logic cells per counter on an iCE40; here they live in one
  * 16-bit wide block RAM (two words per counter) and a single 32-bit adder
@@ -13,7 +13,7 @@
  *   - A server visits one counter per 4 clocks, round robin, or the
  *     counter a read asks for (requests and round-robin visits alternate
  *     when both wait): read low half, read high half, add the pending
- *     count snapshot (saturating at 2^32-1), write both halves back.
+ *     count snapshot (modulo 2^32), write both halves back.
  *   - A read (rd_req held high with rd_idx) returns the folded value:
  *     every event counted before the visit started. rd_valid then stays
  *     high, with rd_data stable and the server paused, until rd_req falls
@@ -90,8 +90,7 @@ wire       pause    = valid_reg;     // hold val while the reader takes it
 wire [IW-1:0] sel   = take_req ? rd_idx : rr;
 
 // phase 2: fold
-wire [32:0] sum  = {1'b0, zj ? 32'd0 : {rdata, lo}} + {{(33-PEND_W){1'b0}}, snap};
-wire [31:0] fold = sum[32] ? 32'hFFFFFFFF : sum[31:0];
+wire [31:0] fold = (zj ? 32'd0 : {rdata, lo}) + {{(32-PEND_W){1'b0}}, snap};
 
 wire        we    = !pause && ((phase == 2'd2) || (phase == 2'd3));
 wire [IW:0] waddr = {j, phase == 2'd3};
