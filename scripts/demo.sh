@@ -18,13 +18,14 @@ out=${2:-build/demo}
 BITS=${BITS:-8}
 DEVICE=${DEVICE:-up5k}
 # The image's size and clock, chosen by place and route for this model so
-# that the demo places and routes once: with the protocol v3 set loop in
-# the shell, 12 lanes fit the UP5K (5,174 / 5,280 cells, Fmax 23.8 MHz,
-# PLL 18 MHz; 14 lanes need 5,349; docs/synthesis.md). LANES=auto runs
-# `ptm synth`'s own search instead (about 25 minutes from an empty cache
-# on the 2-core machine).
-LANES=${LANES:-12}
-FREQ=${FREQ:-18}
+# that the demo places and routes once: with the protocol version 4 shell
+# (lean engine, proto_rx frame queue) 20 lanes fit the UP5K (4,715 / 5,280
+# cells, Fmax 32.5 MHz at a 27 MHz PLL; 24 lanes find no legal placement at
+# 94%; 20 lanes at 30 MHz reach 28.9 MHz; docs/synthesis.md). LANES=auto
+# runs `ptm synth`'s own search instead (about 25 minutes from an empty
+# cache on the 2-core machine).
+LANES=${LANES:-20}
+FREQ=${FREQ:-27}
 K=${K:-100}
 mkdir -p "$out"
 steps="$out/steps.tsv"
