@@ -74,21 +74,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		if *variants != "" {
 			opt.Variants = strings.Split(*variants, ",")
 		}
-		if *dumpF != "" {
-			opt.Dump = func(b []byte) {
-				if err := os.WriteFile(*dumpF, b, 0o644); err != nil {
-					fmt.Fprintln(stderr, "ptm experiments:", err)
-				}
-			}
-		}
-		if *loadF != "" {
-			for _, name := range strings.Split(*loadF, ",") {
-				b, err := os.ReadFile(name)
-				if err != nil {
-					return fmt.Errorf("ptm experiments: --load: %w", err)
-				}
-				opt.Load = append(opt.Load, b)
-			}
+		opt.Dump = dumpTo(*dumpF, stderr)
+		if opt.Load, err = loadDumps(*loadF); err != nil {
+			return err
 		}
 		table, err := experiments.EnsembleStudy(context.Background(), opt)
 		if err != nil {
@@ -114,21 +102,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		}
-		if *dumpF != "" {
-			opt.Dump = func(b []byte) {
-				if err := os.WriteFile(*dumpF, b, 0o644); err != nil {
-					fmt.Fprintln(stderr, "ptm experiments:", err)
-				}
-			}
-		}
-		if *loadF != "" {
-			for _, name := range strings.Split(*loadF, ",") {
-				b, err := os.ReadFile(name)
-				if err != nil {
-					return fmt.Errorf("ptm experiments: --load: %w", err)
-				}
-				opt.Load = append(opt.Load, b)
-			}
+		opt.Dump = dumpTo(*dumpF, stderr)
+		if opt.Load, err = loadDumps(*loadF); err != nil {
+			return err
 		}
 		table, err := experiments.TemperatureStudy(context.Background(), opt)
 		if err != nil {
@@ -250,6 +226,37 @@ func parseGrid(s string) ([]pipeline.Candidate, error) {
 			return nil, fmt.Errorf("%q out of range", item)
 		}
 		out = append(out, pipeline.Candidate{Params: ptm.Params{Clauses: c, T: t, S: sp, N: 100, Epochs: e, Feedback: ptm.ConsistentFeedback}, Thresholds: th, Encoding: enc})
+	}
+	return out, nil
+}
+
+// dumpTo returns a study's Dump callback writing to the file name (nil
+// when name is empty); a write error is reported on stderr, the study
+// goes on.
+func dumpTo(name string, stderr io.Writer) func([]byte) {
+	if name == "" {
+		return nil
+	}
+	return func(b []byte) {
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			fmt.Fprintln(stderr, "ptm experiments:", err)
+		}
+	}
+}
+
+// loadDumps reads the comma-separated dump files of --load (none when
+// list is empty).
+func loadDumps(list string) ([][]byte, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out [][]byte
+	for _, name := range strings.Split(list, ",") {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("--load: %w", err)
+		}
+		out = append(out, b)
 	}
 	return out, nil
 }
