@@ -280,13 +280,18 @@ func TestIrisStream(t *testing.T) {
 	}
 }
 
-// faultQueries is the length of the fault-injection runs: 1,000 queries,
-// 10,000 with PTM_LONG_TESTS=1 (`make test-long`).
+// faultQueries is the length of the fault-injection runs: 400 queries,
+// 10,000 with PTM_LONG_TESTS=1 (`make test-long`). With the version 4
+// receiver (no rescan) the UART run's time grows faster than its length:
+// at 1% flips and drops each way the driver's back-off reaches RTOs of
+// seconds while the simulator is idle (400 queries: 106 s, 3,077 resends,
+// RTO 6.8 s, the simulator active 11 s of 183; 1,000 queries took over 18
+// minutes in a fresh-clone CI run), so `make test` runs 400.
 func faultQueries() int {
 	if os.Getenv("PTM_LONG_TESTS") == "1" {
 		return 10000
 	}
-	return 1000
+	return 400
 }
 
 // TestIrisStreamFaults uploads the Iris bank and streams Iris queries
