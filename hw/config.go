@@ -25,7 +25,7 @@ var ErrConfig = errors.New("hw: bad configuration")
 
 // Config decides the precision and parallelism of a generated core.
 type Config struct {
-	// Bits is B, the width of a threshold and of a draw (8..16).
+	// Bits is B, the width of a threshold and of a draw (4..16).
 	Bits int `json:"bits"`
 	// LFSRWidth is W, the width of every lane's LFSR (16, 20, 24, 32, 40,
 	// 48 or 64; it must leave room for a B-bit leap: max tap + B <= W).

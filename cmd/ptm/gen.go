@@ -34,7 +34,7 @@ func (h *hwFlags) add(fs *flag.FlagSet) {
 // (width, LFSR and lanes), for commands that model a board without
 // generating one.
 func (h *hwFlags) addLanes(fs *flag.FlagSet) {
-	fs.IntVar(&h.bits, "bits", 16, "probability width B (8..16)")
+	fs.IntVar(&h.bits, "bits", 16, "probability width B (4..16)")
 	fs.IntVar(&h.width, "lfsr-width", lfsr.DefaultWidth, "LFSR width W per lane")
 	fs.IntVar(&h.lanes, "lanes", 0, "lane count L, split into clause x literal lanes automatically (default: hw.DefaultLanes, 2o: one literal lane per literal)")
 	fs.IntVar(&h.lc, "clause-lanes", 0, "clause lanes LC (with --literal-lanes, instead of --lanes)")

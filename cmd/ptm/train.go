@@ -65,7 +65,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	epochs := fs.Int("epochs", def.Epochs, "training epochs")
 	feedback := fs.String("feedback", string(def.Feedback), "SPV update rule: consistent or paper (docs/ptm-rule.md)")
 	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature")
-	bits := fs.Int("bits", 16, "quantization width stored in the model file (8..16)")
+	bits := fs.Int("bits", 16, "quantization width stored in the model file (4..16)")
 	calibrate := fs.Bool("calibrate", pipeline.DefaultCalibrate, "fit the mapping parameter (vote smoothing or softmax temperature) by NLL with 4-fold cross-validation on the training rows (default on unless --temperature or --smoothing is given)")
 	tfloor := fs.Float64("temperature-floor", pipeline.DefaultTemperatureFloor, "with --calibrate and the softmax: the fitted temperature's lower bound, in units of T (0 = none, the grid's 1/16; docs/uncertainty.md section 9)")
 	de := pipeline.DefaultEncoding

@@ -8,9 +8,11 @@ import (
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
-// Bit widths supported for quantized probabilities.
+// Bit widths supported for quantized probabilities. B = 4 keeps the
+// predictions and uncertainty of the default models (docs/fixed-point.md
+// 2.3) and lets four lanes share one 16-bit block-RAM word.
 const (
-	MinBits = 8
+	MinBits = 4
 	MaxBits = 16
 )
 

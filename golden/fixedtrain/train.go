@@ -5,14 +5,14 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 // Widths of the SPV mass.
 const (
-	// MinBits is the smallest B: golden/fixed's smallest bank width.
-	MinBits = fixed.MinBits
+	// MinBits is the smallest B of the trainer's SPVs (inference banks
+	// may be narrower: fixed.MinBits).
+	MinBits = 8
 	// MaxBits is the largest B: a state holding the whole mass 2^B must fit
 	// a 16-bit word (an SPRAM word on the UP5K, a uint16 here).
 	MaxBits = 15

@@ -27,17 +27,20 @@ import (
 //     but for the banks only (the link FIFOs keep their checks).
 //  2. Pack banks. All lanes read the same address on the same enable and
 //     are written through one shared address and data bus, one lane at a
-//     time, so two banks whose words together fit 16 bits (B <= 8) and
-//     whose depth fits 256 are one 256 x 16 block RAM: the pass merges
-//     such pairs (lanes 2i and 2i+1) into one memory of twice the width
-//     with a write enable per half. The read data and behaviour at the
-//     ports are unchanged; half the block RAMs, twice the read bandwidth
-//     per block RAM.
+//     time, so banks whose words together fit 16 bits and whose depth
+//     fits 256 are one 256 x 16 block RAM: the pass merges runs of
+//     consecutive lanes (two at B = 8, three at B = 5, four at B = 4) into
+//     one memory as wide as their sum, with a write enable per lane's
+//     bits. The read data and behaviour at the ports are unchanged; 1/2
+//     (B = 8) or 1/4 (B = 4) of the block RAMs, all of their read
+//     bandwidth.
 
 // BankPass reports what the bank pass did.
 type BankPass struct {
 	// Banks is the number of bank memories found, Relaxed those whose
-	// collision check was dropped, Packed the number of merged pairs.
+	// collision check was dropped, Packed the number of banks merged into
+	// another bank's block RAM (the pairs at B = 8; three per block RAM
+	// of four lanes at B = 4).
 	Banks   int `json:"banks"`
 	Relaxed int `json:"relaxed"`
 	Packed  int `json:"packed_pairs"`
@@ -210,16 +213,18 @@ func PassBanks(netlist []byte, top string, relax, pack bool) ([]byte, BankPass, 
 		}
 		for _, k := range order {
 			g := groups[k]
-			for i := 0; i+1 < len(g); i += 2 {
-				a, b := g[i], g[i+1]
-				if a.intParam("SIZE") > 256 || a.intParam("WIDTH")+b.intParam("WIDTH") > 16 {
-					continue
+			for i := 0; i < len(g); {
+				a, j := g[i], i+1
+				if a.intParam("SIZE") <= 256 {
+					for ; j < len(g) && a.intParam("WIDTH")+g[j].intParam("WIDTH") <= 16; j++ {
+						if err := merge(a, g[j]); err != nil {
+							return nil, st, err
+						}
+						delete(cells, g[j].name)
+						st.Packed++
+					}
 				}
-				if err := merge(a, b); err != nil {
-					return nil, st, err
-				}
-				delete(cells, b.name)
-				st.Packed++
+				i = j
 			}
 		}
 	}
@@ -243,7 +248,8 @@ func PassBanks(netlist []byte, top string, relax, pack bool) ([]byte, BankPass, 
 	return out, st, nil
 }
 
-// merge makes a the concatenation {b, a} of two memories (a's bits low).
+// merge makes a the concatenation {b, a} of two memories (a's bits low);
+// a may already hold several banks.
 func merge(a, b memCell) error {
 	pa, pb := a.params(), b.params()
 	wa, wb, size := a.intParam("WIDTH"), b.intParam("WIDTH"), a.intParam("SIZE")

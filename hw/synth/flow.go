@@ -383,7 +383,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.step("bank pass: %d banks, %d collision checks dropped, %d pairs packed", bp.Banks, bp.Relaxed, bp.Packed)
+	o.step("bank pass: %d banks, %d collision checks dropped, %d banks packed into others' block RAMs", bp.Banks, bp.Relaxed, bp.Packed)
 	if o.SynthOnly {
 		r := &Result{Device: dev.Name, Board: dev.Board, Top: topMod, CoreOnly: o.CoreOnly, Ethernet: !o.CoreOnly && !o.NoEth, SetsMax: o.boardSetsMax(),
 			Model: o.Model, ModelHash: d.Params.Hash, Bits: d.Params.Bits, LFSRWidth: d.Params.W, Lanes: d.Params.L,

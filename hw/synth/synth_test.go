@@ -211,8 +211,10 @@ func TestErrors(t *testing.T) {
 }
 
 // TestBankPassSim simulates the mapped netlist of a small core whose banks
-// went through the bank pass (collision checks dropped, pairs packed, one
-// lane left single) against the RTL, cycle by cycle, in Icarus Verilog:
+// went through the bank pass (collision checks dropped, lanes packed, one
+// lane left single: B = 8 packs 3 lanes as a pair and a single, B = 4
+// packs 5 lanes as four in one block RAM and a single) against the RTL,
+// cycle by cycle, in Icarus Verilog:
 // requests on the initial bank contents (INIT merging), then after
 // rewriting every bank word. The core's class sums are 3 bits wide, so
 // the clip comparisons are the kind yosys's cmp2lut gets wrong: this test
@@ -227,7 +229,20 @@ func TestBankPassSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _ := design(t, tiny, hw.Config{Bits: 8, ClauseLanes: 1, LiteralLanes: 3, MaxK: 8})
+	for _, tc := range []struct {
+		bits, lanes, packed int
+	}{{8, 3, 1}, {4, 5, 3}} {
+		t.Run(fmt.Sprintf("B%d", tc.bits), func(t *testing.T) {
+			t.Parallel()
+			bankPassSim(t, cells, hw.Config{Bits: tc.bits, ClauseLanes: 1, LiteralLanes: tc.lanes, MaxK: 8}, tc.packed)
+		})
+	}
+}
+
+// bankPassSim is one TestBankPassSim case: cfg's banks must be packed
+// into 2 block RAMs with packed banks merged into others.
+func bankPassSim(t *testing.T, cells string, cfg hw.Config, packed int) {
+	d, _ := design(t, tiny, cfg)
 	dir := t.TempDir()
 	coreDir := filepath.Join(dir, "core")
 	if err := d.Write(coreDir); err != nil {
@@ -243,8 +258,8 @@ func TestBankPassSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bp.Banks != 3 || bp.Relaxed != 3 || bp.Packed != 1 || st.BRAMs != 2 {
-		t.Fatalf("bank pass %+v, %d block RAMs: want 3 banks relaxed, 1 pair packed, 2 block RAMs", bp, st.BRAMs)
+	if l := cfg.LiteralLanes; bp.Banks != l || bp.Relaxed != l || bp.Packed != packed || st.BRAMs != 2 {
+		t.Fatalf("bank pass %+v, %d block RAMs: want %d banks relaxed, %d packed into others, 2 block RAMs", bp, st.BRAMs, l, packed)
 	}
 	p := d.Params
 	tb := fmt.Sprintf(benchText, p.LaneW, p.AddrW, p.Bits, p.O, p.KW, p.L, p.D, p.MaxK, d.Top())

@@ -57,6 +57,11 @@ var randomShapes = []struct {
 	// Class sums wider than hw's clipping table (comparisons with +-T).
 	{"c2_m70_wide_sums_clip", fixed.Shape{Classes: 2, TMs: 2, Clauses: 70, Features: 3, T: 5},
 		hw.Config{Bits: 8, LFSRWidth: 16, ClauseLanes: 10, LiteralLanes: 3, MaxK: 60}, 90},
+	// B = 4 (four lanes per block-RAM word after the bank pass).
+	{"c3_B4_W16", fixed.Shape{Classes: 3, TMs: 3, Clauses: 6, Features: 4, T: 4},
+		hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: 3, LiteralLanes: 4, MaxK: 100}, 100},
+	{"binary_B5_W20", fixed.Shape{Binary: true, Classes: 2, TMs: 1, Clauses: 8, Features: 5, T: 3},
+		hw.Config{Bits: 5, LFSRWidth: 20, ClauseLanes: 2, LiteralLanes: 3, MaxK: 80}, 100},
 	// |u| wider than hw's square table (a multiply).
 	{"binary_m130_T90_wide_square", fixed.Shape{Binary: true, Classes: 2, TMs: 1, Clauses: 130, Features: 2, T: 90},
 		hw.Config{Bits: 8, LFSRWidth: 16, ClauseLanes: 13, LiteralLanes: 2, MaxK: 50}, 100},
