@@ -212,7 +212,7 @@ func TestMisuse(t *testing.T) {
 		{"clause lanes exceed NT*m", mod(func(c *Config) { c.ClauseLanes = 13 }), good, nil, "", "clause lanes"},
 		{"no lanes", mod(func(c *Config) { c.ClauseLanes, c.LiteralLanes = 0, 0 }), good, nil, "", "no lanes"},
 		{"lanes do not split", mod(func(c *Config) { c.ClauseLanes, c.LiteralLanes, c.Lanes = 0, 0, 1000 }), good, nil, "", "lanes"},
-		{"bits too small", mod(func(c *Config) { c.Bits = 7 }), good, nil, "", "probabilities"},
+		{"bits too small", mod(func(c *Config) { c.Bits = 3 }), good, nil, "", "fixed: 3-bit probabilities"},
 		{"bits too large", mod(func(c *Config) { c.Bits = 17 }), good, nil, "", "fixed: 17-bit"},
 		{"unsupported LFSR", mod(func(c *Config) { c.LFSRWidth = 31 }), good, nil, "", "width 31"},
 		{"B too wide for W=16", mod(func(c *Config) { c.LFSRWidth, c.Bits = 16, 12 }), good, nil, "", "does not fit a 16-bit LFSR"},

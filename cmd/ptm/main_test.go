@@ -132,7 +132,7 @@ func TestGenAndCosim(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--lanes", "1000", "--out", dir}, "1000 lanes cannot be split"},
-		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--bits", "20", "--out", dir}, "20-bit probabilities, want 8..16"},
+		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--bits", "20", "--out", dir}, "20-bit probabilities, want 4..16"},
 		{[]string{"gen", "--random-shape", "classes=40,clauses=5,features=7", "--out", dir}, "40 classes"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=5,features=7", "--max-k", "1000000000", "--out", dir}, "overflows a 32-bit votes word"},
 		{[]string{"gen", "--model", filepath.Join(dir, "nope.ptm"), "--out", dir}, "nope.ptm"},
