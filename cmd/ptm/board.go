@@ -42,7 +42,7 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	spec := fs.Float64("s", 2, "with --trainer: specificity s")
 	feedback := fs.String("feedback", string(ptm.ConsistentFeedback), "with --trainer: update rule, consistent or paper")
 	var hf hwFlags
-	hf.add(fs)
+	hf.addImage(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -30,6 +30,29 @@ func (h *hwFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&h.prefix, "prefix", hw.DefaultPrefix, "module name prefix")
 }
 
+// Defaults of --bits and --lfsr-width for the commands that build or
+// model a board image (synth, board): B = 4 keeps the predictions and the
+// uncertainty (docs/fixed-point.md 2.3) and puts four lanes in one block
+// RAM; W = 16 is the narrowest LFSR that leaps 4 bits.
+const (
+	imageBits      = 4
+	imageLFSRWidth = 16
+)
+
+// addImage is add with the board image's defaults (imageBits,
+// imageLFSRWidth).
+func (h *hwFlags) addImage(fs *flag.FlagSet) {
+	h.add(fs)
+	setDefault(fs, "bits", imageBits, &h.bits)
+	setDefault(fs, "lfsr-width", imageLFSRWidth, &h.width)
+}
+
+// setDefault changes the default of an int flag before parsing.
+func setDefault(fs *flag.FlagSet, name string, v int, p *int) {
+	*p = v
+	fs.Lookup(name).DefValue = strconv.Itoa(v)
+}
+
 // addLanes adds the flags that decide the fixed-point model's numbers
 // (width, LFSR and lanes), for commands that model a board without
 // generating one.

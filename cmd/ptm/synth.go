@@ -48,7 +48,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	noCache := fs.Bool("no-cache", false, "run the tools even when the cache holds the result")
 	toolchain := fs.String("toolchain", "", "`debian` (yosys, nextpnr-ice40, icepack on PATH) or yowasp (the npm WebAssembly builds, scripts/install-yowasp.sh); default $PTM_TOOLCHAIN, else debian")
 	var hf hwFlags
-	hf.add(fs)
+	hf.addImage(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
