@@ -15,16 +15,18 @@
 set -euo pipefail
 ptm=${1:-build/ptm}
 out=${2:-build/demo}
-BITS=${BITS:-8}
+BITS=${BITS:-4}
+W=${W:-16}
 DEVICE=${DEVICE:-up5k}
 # The image's size and clock, chosen by place and route for this model so
-# that the demo places and routes once: with the protocol version 4 shell
-# (lean engine, proto_rx frame queue) 20 lanes fit the UP5K (4,715 / 5,280
-# cells, Fmax 32.5 MHz at a 27 MHz PLL; 24 lanes find no legal placement at
-# 94%; 20 lanes at 30 MHz reach 28.9 MHz; docs/synthesis.md). LANES=auto
-# runs `ptm synth`'s own search instead (about 25 minutes from an empty
-# cache on the 2-core machine).
-LANES=${LANES:-20}
+# that the demo places and routes once. With B = 4 thresholds (four lanes
+# per block RAM) and 16-bit LFSRs, the defaults of `ptm synth`
+# (docs/fixed-point.md 2.3), 28 lanes fit the UP5K with the protocol
+# version 4 shell (4,264 / 5,280 cells, 14 block RAMs, Fmax 32.3 MHz at a
+# 27 MHz PLL; docs/synthesis.md "B = 4"). LANES=auto runs `ptm synth`'s
+# own search instead (about 40 minutes from an empty cache on the loaded
+# 2-core machine).
+LANES=${LANES:-28}
 FREQ=${FREQ:-27}
 K=${K:-100}
 mkdir -p "$out"
@@ -68,7 +70,7 @@ step "3/6 Build the image for the iCEBreaker ($DEVICE, UART only, $LANES lanes a
 # route); a timing failure is an error and leaves no bitstream.
 size=(--lanes "$LANES" --freq "$FREQ")
 if [ "$LANES" = auto ]; then size=(); fi
-"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --no-eth "${size[@]}" \
+"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --lfsr-width "$W" --no-eth "${size[@]}" \
   --out "$out/synth" --json > "$out/synth.json"
 lc=$(json "$out/synth.json" clause_lanes)
 ll=$(json "$out/synth.json" literal_lanes)
@@ -76,14 +78,14 @@ cpb=$(json "$out/synth.json" clks_per_bit)
 baud=$(json "$out/synth.json" uart_baud)
 mhz=$(json "$out/synth.json" clock_mhz)
 lanes=$(json "$out/synth.json" lanes)
-echo "image: $lanes lanes ($lc x $ll), B=$BITS, $mhz MHz, UART $baud baud ($cpb clocks per bit): $out/synth/top.bin"
+echo "image: $lanes lanes ($lc x $ll), B=$BITS, W=$W, $mhz MHz, UART $baud baud ($cpb clocks per bit): $out/synth/top.bin"
 
 step "4/6 Generate the image's Verilog core for reading ($lanes lanes)"
-"$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --clause-lanes "$lc" --literal-lanes "$ll" --out "$out/rtl"
+"$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --lfsr-width "$W" --clause-lanes "$lc" --literal-lanes "$ll" --out "$out/rtl"
 
 step "5/6 Start the Verilated board of that image (UART only, $cpb clocks per bit; UART bridged bit by bit to a pseudo-terminal)"
 rm -f "$out/board.out" "$out/board.log" # a pty line left by an earlier run must not be read
-"$ptm" board --model "$out/iris.ptm" --bits "$BITS" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
+"$ptm" board --model "$out/iris.ptm" --bits "$BITS" --lfsr-width "$W" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
   --no-eth --clock-hz "$(awk -v m="$mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')" --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
 board_pid=$!
 pty=""
