@@ -38,6 +38,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	first := fs.Int("first", 0, "with --selection --choices, --temperature or --ensemble: the first split")
 	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
+	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -133,7 +134,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "selection "+*selection)
 		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
-			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base}
+			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
