@@ -40,6 +40,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
 	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
+	chooseOn := fs.String("choose-on", "", "the rows the PTM grid point is chosen on: carve (one 25% validation carve of the training rows) or cv (inner 4-fold cross-validation on the training rows; default: pipeline.DefaultCV)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -160,7 +161,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	start := time.Now()
 	pr := newProgress(stderr, "")
-	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, Progress: stageProgress(stderr, pr.on, start)})
+	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, ChooseOn: *chooseOn, Progress: stageProgress(stderr, pr.on, start)})
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,11 @@ type ProtocolConfig struct {
 	Progress func(split, splits int)
 }
 
+// DefaultCV tells whether the experiments' protocol chooses the grid point
+// by inner cross-validation on the training rows (ProtocolConfig.CV)
+// rather than on one validation carve (docs/uncertainty.md section 12).
+var DefaultCV = false
+
 // RepeatedSplits runs the evaluation protocol of the Iris experiments: for
 // each of Splits stratified splits (seed = split index + 1), the training
 // rows are split again into fit and validation rows; every grid candidate
