@@ -154,6 +154,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --select: %v", errUsage, err)
 	}
+	if *chooseOn != "" && *chooseOn != "carve" && *chooseOn != "cv" {
+		return fmt.Errorf("%w: --choose-on %q, want carve or cv", errUsage, *chooseOn)
+	}
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", errUsage)
 	}
