@@ -106,7 +106,7 @@ func (k ptmKind) withEncoding(grid []pipeline.Candidate) []pipeline.Candidate {
 func (k ptmKind) protocol(d *pipeline.Data, grid []pipeline.Candidate, s int, cfg config) (pipeline.SplitResult, error) {
 	rs, err := pipeline.RepeatedSplits(d, pipeline.ProtocolConfig{
 		Splits: 1, First: s, TestFraction: testFraction, K: cfg.K, Bins: cfg.bins,
-		Grid: k.withEncoding(grid), Calibrate: k.calibrate, Mapping: k.mapping, Select: cfg.sel,
+		Grid: k.withEncoding(grid), Calibrate: k.calibrate, Mapping: k.mapping, Select: cfg.sel, CV: cfg.cv,
 	})
 	if err != nil {
 		return pipeline.SplitResult{}, fmt.Errorf("%s, split %d: %w", k.key, s, err)
@@ -236,7 +236,10 @@ func (r *runner) splitJobs(res *dsResult, done func()) []job {
 	for s := 0; s < res.spec.splits; s++ {
 		for _, k := range ptmKinds() {
 			cost := size * float64(len(res.spec.grid)+1)
-			if k.calibrate {
+			switch {
+			case r.cfg.cv: // 4 folds of 75% per candidate; calibration reuses them
+				cost = size * float64(3*len(res.spec.grid)+1)
+			case k.calibrate:
 				cost += size * 3
 			}
 			if k.enc.Sets > 1 {
@@ -458,9 +461,9 @@ func (r *runner) dsSetup(key string) string {
 	fmt.Fprintf(&b, "- PTM (the primary model): %s encoding, mapping: %s; `pipeline.DefaultEncoding`, `pipeline.DefaultMapping` and `pipeline.DefaultCalibrate` at run time.\n",
 		s.Labels[key+".splits20.ptm.encoding"], s.Labels[key+".splits20.ptm.mapping"])
 	fmt.Fprintf(&b, "- PTM, plain: the paper's PTM, one thermometer (`pipeline.Plain`), mapping: %s, no calibration.\n", s.Labels[key+".splits20.ptm_plain.mapping"])
-	fmt.Fprintf(&b, "- Both PTMs: `pipeline.RepeatedSplits`, the grid point chosen per split on validation rows carved from the training rows (75/25; %s), "+
+	fmt.Fprintf(&b, "- Both PTMs: `pipeline.RepeatedSplits`, the grid point chosen per split %s (%s), "+
 		"retrained on all training rows; the test rows play no part in any choice. Grid: %s (%.0f Boolean inputs).\n",
-		selectionDesc(r.cfg.sel), s.Labels[key+".ptm.grid"], s.get(key+".boolean_inputs"))
+		chooseOnDesc(r.cfg.cv), selectionDesc(r.cfg.sel), s.Labels[key+".ptm.grid"], s.get(key+".boolean_inputs"))
 	for _, k := range []string{"ptm", "ptm_plain"} {
 		fmt.Fprintf(&b, "  Chosen (%s):", k)
 		names, keys := gridLabels(r.ds[key].spec.grid)

@@ -31,6 +31,11 @@ type Options struct {
 	// Select is the rule that picks each PTM's grid point on validation
 	// rows ("" = pipeline.DefaultSelection).
 	Select pipeline.Selection
+	// ChooseOn is where each PTM's grid point is chosen: "carve" (one
+	// validation carve of 25% of each split's training rows), "cv" (inner
+	// cross-validation on all training rows, pipeline.ScoreGridCV) or ""
+	// (pipeline.DefaultCV).
+	ChooseOn string
 	// Progress, if set, is called as work proceeds: stage names a unit of
 	// work and done counts its finished steps out of total. Calls are
 	// serialized but may interleave stages that run concurrently.
@@ -42,6 +47,7 @@ type Options struct {
 type config struct {
 	quick bool
 	sel   pipeline.Selection // PTM model-selection rule
+	cv    bool               // choose the PTM grid point by inner cross-validation
 	K     int                // samples per query, every model
 	bins  int                // ECE bins
 
@@ -174,6 +180,15 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick)}
 	r.cfg.sel = sel
+	switch opt.ChooseOn {
+	case "":
+		r.cfg.cv = pipeline.DefaultCV
+	case "cv":
+		r.cfg.cv = true
+	case "carve":
+	default:
+		return nil, fmt.Errorf("experiments: choose the grid point on %q: want carve or cv", opt.ChooseOn)
+	}
 	if opt.Progress != nil {
 		var mu sync.Mutex
 		r.progress = func(stage string, done, total int) {

@@ -311,6 +311,13 @@ func TestRunNeedsOut(t *testing.T) {
 	}
 }
 
+func TestRunRejectsChooseOn(t *testing.T) {
+	_, err := Run(context.Background(), Options{Out: t.TempDir(), Quick: true, ChooseOn: "test"})
+	if err == nil || !strings.Contains(err.Error(), `"test"`) {
+		t.Fatalf("ChooseOn \"test\": %v", err)
+	}
+}
+
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -366,13 +366,12 @@ func (r *runner) irisReport(res *irisResult) string {
 		"All models see the same splits and draw K = %d samples per test row; every number comes from golden/metrics "+
 		"(top-label ECE with %d equal-width bins, NLL in nats, Brier score summed over classes, AUROC of the predictive entropy as a detector of wrong predictions, "+
 		"entropies and mutual information in bits).\n\n", len(res.testRows[0]), r.cfg.K, r.cfg.bins)
-	fmt.Fprintf(&b, "- PTM: `pipeline.RepeatedSplits`: on each split the training rows are split again (75/25) into fit and validation rows, "+
-		"every grid candidate is trained on the fit rows and scored on the validation rows (%s), the winner is retrained on all "+
+	fmt.Fprintf(&b, "- PTM: `pipeline.RepeatedSplits`: on each split %s (%s), the winner is retrained on all "+
 		"training rows and evaluated once on the test rows. Grid: %s. Mapping: %s (`pipeline.DefaultMapping` at run time). "+
 		"The same chosen models are also evaluated under other mappings: the raw vote (no smoothing), and the vote smoothing and the softmax "+
 		"temperature fitted by NLL on the pooled out-of-fold predictions of a %d-fold cross-validation on the training rows (`pipeline.Calibrate`, "+
 		"labelled \"fitted by CV\"; the test rows play no part).\n",
-		selectionDesc(r.cfg.sel), s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"], pipeline.CalibrationFolds)
+		chooseOnProtocol(r.cfg.cv), selectionDesc(r.cfg.sel), s.Labels["iris.ptm.grid"], s.Labels["iris.splits20.ptm.mapping"], pipeline.CalibrationFolds)
 	b.WriteString("- GP: multiclass softmax Laplace GP, RBF kernel, hyper-parameters by marginal likelihood (capped signal variance). " +
 		"MLP-MCd: 2 x 64 ReLU, dropout 0.1 kept at inference, weight decay 1e-2, 100 epochs. RF: 100 bagged Gini trees, the samples are the trees. " +
 		"All with their package defaults, trained on each split's training rows (the GP and MLP standardize inside), seed = split seed.\n\n")
@@ -641,6 +640,23 @@ func plotIrisECE(path string, res *irisResult) error {
 }
 
 // selectionDesc describes a model-selection rule for the report.
+// chooseOnDesc says on which rows the grid point is chosen.
+func chooseOnDesc(cv bool) string {
+	if cv {
+		return fmt.Sprintf("by an inner %d-fold cross-validation on the training rows (every training row a validation row once, scores pooled over the folds)", pipeline.CalibrationFolds)
+	}
+	return "on validation rows carved from the training rows (75/25)"
+}
+
+// chooseOnProtocol describes the validation step of the protocol.
+func chooseOnProtocol(cv bool) string {
+	if cv {
+		return fmt.Sprintf("every grid candidate is trained on all but one of %d stratified folds of the training rows in turn and scored on the held-out fold, "+
+			"the scores pooled over the folds (inner cross-validation, `pipeline.ScoreGridCV`; the winner's out-of-fold samples also fit its mapping)", pipeline.CalibrationFolds)
+	}
+	return "the training rows are split again (75/25) into fit and validation rows, every grid candidate is trained on the fit rows and scored on the validation rows"
+}
+
 func selectionDesc(sel pipeline.Selection) string {
 	switch sel {
 	case pipeline.SelectNLL:

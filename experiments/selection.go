@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 // SelectionOptions configures SelectionStudy.
@@ -44,6 +45,16 @@ type SelectionOptions struct {
 	// test samples), so that a grid and a widened grid are compared on
 	// the same splits in one run.
 	Base int
+	// CV adds, for every rule, a row that chooses by inner
+	// cross-validation on the training rows (pipeline.ScoreGridCV) instead
+	// of the single validation carve, on the same splits; each chosen
+	// candidate is calibrated on its out-of-fold samples (the same mapping
+	// as pipeline.Calibrate's). It also adds a table that compares the
+	// two choices on the training rows alone (foldOut): for the first
+	// rule, per inner fold held out, a choice on one other fold (a carve)
+	// against a choice on the other folds pooled, both scored on the
+	// held-out fold.
+	CV bool
 }
 
 // ruleVariant is a selection rule applied to the first n candidates.
@@ -51,6 +62,7 @@ type ruleVariant struct {
 	rule pipeline.Selection
 	n    int
 	name string
+	cv   bool // choose on the inner cross-validation's scores
 }
 
 // selOutcome is what one selection rule gave on one split: the test
@@ -102,9 +114,12 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	}
 	var variants []ruleVariant
 	for _, r := range opt.Rules {
-		variants = append(variants, ruleVariant{r, len(opt.Grid), string(r)})
+		variants = append(variants, ruleVariant{r, len(opt.Grid), string(r), false})
 		if opt.Base > 0 && opt.Base < len(opt.Grid) {
-			variants = append(variants, ruleVariant{r, opt.Base, fmt.Sprintf("%s, first %d candidates", r, opt.Base)})
+			variants = append(variants, ruleVariant{r, opt.Base, fmt.Sprintf("%s, first %d candidates", r, opt.Base), false})
+		}
+		if opt.CV {
+			variants = append(variants, ruleVariant{r, len(opt.Grid), fmt.Sprintf("%s, inner %d-fold CV", r, pipeline.CalibrationFolds), true})
 		}
 	}
 	nr := len(variants)
@@ -113,29 +128,50 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	}
 	// runSplit scores the grid on split s of data dd and finishes the
 	// candidate each rule picks; held, if any, are OOD rows to query.
-	runSplit := func(dd *pipeline.Data, s int, held [][]float64) ([]selOutcome, error) {
+	runSplit := func(dd *pipeline.Data, s int, held [][]float64) ([]selOutcome, *foldOutcome, error) {
 		val, err := pipeline.ScoreGrid(dd, pc, s)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		var cvVal []pipeline.ValScore
+		var oof []*pipeline.Samples
+		var fo *foldOutcome
+		if opt.CV {
+			if cvVal, oof, err = pipeline.ScoreGridCV(dd, pc, s); err != nil {
+				return nil, nil, err
+			}
+			if held == nil {
+				if fo, err = foldOut(oof, opt.Rules[0], k.mapping, k.calibrate, full.bins); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
 		done := map[int]selOutcome{}
 		out := make([]selOutcome, nr)
 		for i, rv := range variants {
-			c := rv.rule.Choose(val[:rv.n])
+			v := val
+			if rv.cv {
+				v = cvVal
+			}
+			c := rv.rule.Choose(v[:rv.n])
 			o, ok := done[c]
 			if !ok {
 				if err := ctx.Err(); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
-				sr, err := pipeline.FinishSplit(dd, pc, s, pc.Grid[c])
+				var reuse *pipeline.Samples
+				if oof != nil {
+					reuse = oof[c]
+				}
+				sr, err := pipeline.FinishSplitOOF(dd, pc, s, pc.Grid[c], reuse)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
-				sr.Val, sr.ValAccuracy = val, val[c].Report.Accuracy
+				sr.Val, sr.ValAccuracy = v, v[c].Report.Accuracy
 				o = selOutcome{chosen: c, sr: sr}
 				if held != nil {
 					if o.outQ, err = ptmQueries(sr.Model, held, opt.K, splitSeed(s)+4000, sr.Mapping); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 				}
 				o.sr.Model = nil // not needed any more
@@ -143,7 +179,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 			}
 			out[i] = o
 		}
-		return out, nil
+		return out, fo, nil
 	}
 
 	tasks, subs, helds, err := studyTasks(d, opt.First, opt.Splits, opt.OODSplits)
@@ -151,6 +187,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 		return "", err
 	}
 	results := make([][]selOutcome, len(tasks))
+	folds := make([]*foldOutcome, len(tasks))
 	var n atomic.Int32
 	var mu sync.Mutex
 
@@ -217,19 +254,23 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 			fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.4f | %.4f | %.3f | %s | %s | %s | %s | %s | %.3g |\n", rv.name, acc/float64(nIn), rep.ECE, ece/float64(nIn), floor/float64(nIn), rep.NLL,
 				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
 		}
+		if opt.CV {
+			b.WriteString(foldOutTable(folds, opt.Rules[0], full.bins, gridLabelsOf(opt.Grid)))
+		}
 		return b.String()
 	}
 	err = parallel(ctx, len(tasks), func(i int) error {
 		t := tasks[i]
 		var res []selOutcome
+		var fo *foldOutcome
 		var err error
 		if t.class < 0 {
-			res, err = runSplit(d, t.split, nil)
+			res, fo, err = runSplit(d, t.split, nil)
 		} else {
-			res, err = runSplit(subs[t.class], t.split, helds[t.class])
+			res, _, err = runSplit(subs[t.class], t.split, helds[t.class])
 		}
 		mu.Lock()
-		results[i] = res
+		results[i], folds[i] = res, fo
 		mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("task %d (class %d, split %d): %w", i, t.class, t.split, err)
@@ -314,4 +355,143 @@ func choicesTable(ctx context.Context, d *pipeline.Data, pc pipeline.ProtocolCon
 		return "", err
 	}
 	return table(), nil
+}
+
+// foldOutcome is what foldOut found on one split: the held-out folds'
+// queries and labels under the carve's choices (one per other fold, so
+// every held-out row three times) and under the pooled folds' choice
+// (once), and how often the two choices differed.
+type foldOutcome struct {
+	carveQ, cvQ         []metrics.QueryStats
+	carveY, cvY         []int
+	carveN, cvN         []int // per candidate: times chosen
+	differ, comparisons int
+}
+
+// foldOut compares, on one split's training rows alone, a grid choice on a
+// single validation carve with one on pooled folds. oof holds every
+// candidate's out-of-fold samples (pipeline.ScoreGridCV, rows in fold
+// order). For each fold i held out: the carve rule chooses on one other
+// fold j alone (25% of the training rows, for each of the other j in
+// turn), the CV rule on all the other folds pooled; each choice's samples
+// of fold i are then mapped (with calibrate, the mapping's parameter
+// fitted on the other folds' samples of that candidate, temperature floor
+// as pipeline.Calibrate's) and kept. No choice sees fold i.
+func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, calibrate bool, bins int) (*foldOutcome, error) {
+	sizes := pipeline.FoldSizes(oof[0].Len())
+	lo := make([]int, len(sizes)+1)
+	for i, n := range sizes {
+		lo[i+1] = lo[i] + n
+	}
+	fold := func(c, i int) *pipeline.Samples { return oof[c].Slice(lo[i], lo[i+1]) }
+	others := func(c, i int) *pipeline.Samples {
+		var parts []*pipeline.Samples
+		for j := range sizes {
+			if j != i {
+				parts = append(parts, fold(c, j))
+			}
+		}
+		return pipeline.Join(parts...)
+	}
+	score := func(get func(c int) *pipeline.Samples) (int, error) {
+		v := make([]pipeline.ValScore, len(oof))
+		for c := range oof {
+			var err error
+			if v[c], err = get(c).Score(mp, bins); err != nil {
+				return 0, err
+			}
+		}
+		return rule.Choose(v), nil
+	}
+	fo := &foldOutcome{carveN: make([]int, len(oof)), cvN: make([]int, len(oof))}
+	for i := range sizes {
+		mapped := func(c int) ([]metrics.QueryStats, []int, error) {
+			m := mp
+			if calibrate {
+				o := others(c, i)
+				var err error
+				if m, err = o.FitAbove(mp.Kind, pipeline.DefaultTemperatureFloor*float64(o.ClipT())); err != nil {
+					return nil, nil, err
+				}
+			}
+			f := fold(c, i)
+			return f.Queries(m), f.Labels(), nil
+		}
+		cv, err := score(func(c int) *pipeline.Samples { return others(c, i) })
+		if err != nil {
+			return nil, err
+		}
+		q, y, err := mapped(cv)
+		if err != nil {
+			return nil, err
+		}
+		fo.cvQ, fo.cvY = append(fo.cvQ, q...), append(fo.cvY, y...)
+		fo.cvN[cv]++
+		for j := range sizes {
+			if j == i {
+				continue
+			}
+			ca, err := score(func(c int) *pipeline.Samples { return fold(c, j) })
+			if err != nil {
+				return nil, err
+			}
+			q, y, err := mapped(ca)
+			if err != nil {
+				return nil, err
+			}
+			fo.carveQ, fo.carveY = append(fo.carveQ, q...), append(fo.carveY, y...)
+			fo.carveN[ca]++
+			fo.comparisons++
+			if ca != cv {
+				fo.differ++
+			}
+		}
+	}
+	return fo, nil
+}
+
+// foldOutTable tabulates foldOut's outcomes over the splits done.
+func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names []string) string {
+	var cq, vq []metrics.QueryStats
+	var cy, vy []int
+	cn, vn := make([]int, len(names)), make([]int, len(names))
+	differ, comps, splits := 0, 0, 0
+	for _, fo := range fos {
+		if fo == nil {
+			continue
+		}
+		splits++
+		cq, cy = append(cq, fo.carveQ...), append(cy, fo.carveY...)
+		vq, vy = append(vq, fo.cvQ...), append(vy, fo.cvY...)
+		for c := range names {
+			cn[c] += fo.carveN[c]
+			vn[c] += fo.cvN[c]
+		}
+		differ += fo.differ
+		comps += fo.comparisons
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nTraining rows only (%d splits, rule %s): each inner fold held out in turn; \"carve\" chooses on one other fold (each of the %d in turn, so every held-out row counts %d times), \"cv\" on the other folds pooled; both scored on the held-out fold. The choices differ in %d of %d comparisons.\n\n",
+		splits, rule, pipeline.CalibrationFolds-1, pipeline.CalibrationFolds-1, differ, comps)
+	b.WriteString("| choice | rows | accuracy | pooled ECE | NLL | AUROC(entropy) | AUROC(MI) | chosen |\n|---|---|---|---|---|---|---|---|\n")
+	row := func(name string, q []metrics.QueryStats, y, n []int) {
+		if len(q) == 0 {
+			return
+		}
+		r := metrics.Evaluate(q, y, bins)
+		var ch []string
+		for c := range names {
+			ch = append(ch, fmt.Sprintf("%s: %d", names[c], n[c]))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.3f | %s | %s | %s |\n", name, len(q), r.Accuracy, r.ECE, r.NLL, fmtMaybe(r.AUROCEntropy), fmtMaybe(r.AUROCMI), strings.Join(ch, ", "))
+	}
+	row("carve (one fold)", cq, cy, cn)
+	row("cv (other folds pooled)", vq, vy, vn)
+	return b.String()
+}
+
+// gridLabelsOf returns the grid's candidate names.
+func gridLabelsOf(g []pipeline.Candidate) []string {
+	names, _ := gridLabels(g)
+	return names
 }

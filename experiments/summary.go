@@ -80,6 +80,7 @@ func (s *Summary) setMeta(c config) {
 	}
 	s.label("meta.mode", mode)
 	s.label("meta.selection", string(c.sel))
+	s.label("meta.choose_on", map[bool]string{false: "carve", true: "cv"}[c.cv])
 	s.set("meta.k", float64(c.K))
 	s.set("meta.ece_bins", float64(c.bins))
 }

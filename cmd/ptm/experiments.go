@@ -38,7 +38,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	first := fs.Int("first", 0, "with --selection --choices, --temperature or --ensemble: the first split")
 	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
+	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
+	chooseOn := fs.String("choose-on", "", "the rows the PTM grid point is chosen on: carve (one 25% validation carve of the training rows) or cv (inner 4-fold cross-validation on the training rows; default: pipeline.DefaultCV)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -133,7 +135,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "selection "+*selection)
 		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
-			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base}
+			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
@@ -152,6 +154,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --select: %v", errUsage, err)
 	}
+	if *chooseOn != "" && *chooseOn != "carve" && *chooseOn != "cv" {
+		return fmt.Errorf("%w: --choose-on %q, want carve or cv", errUsage, *chooseOn)
+	}
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", errUsage)
 	}
@@ -159,7 +164,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	start := time.Now()
 	pr := newProgress(stderr, "")
-	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, Progress: stageProgress(stderr, pr.on, start)})
+	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, ChooseOn: *chooseOn, Progress: stageProgress(stderr, pr.on, start)})
 	if err != nil {
 		return err
 	}

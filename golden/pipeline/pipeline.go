@@ -626,9 +626,17 @@ func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error)
 // turn and the held-out fold sampled (seed cfg.Params.Seed + fold). These
 // are the predictions Calibrate fits on; the test rows play no part.
 func OutOfFold(d *Data, f *modelfile.File, cfg TrainConfig) (*Samples, error) {
+	return outOfFold(d, f.Split.Train, cfg, calibrationK)
+}
+
+// calibrationK is the number of samples per row of OutOfFold.
+const calibrationK = 100
+
+// outOfFold is OutOfFold on the training rows rows with K samples per
+// held-out row.
+func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
 	cfg.defaults()
 	cfg.Progress = nil
-	rows := f.Split.Train
 	folds := make([][]int, CalibrationFolds)
 	y := make([]int, len(rows))
 	for i, r := range rows {
@@ -663,7 +671,7 @@ func OutOfFold(d *Data, f *modelfile.File, cfg TrainConfig) (*Samples, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
 		}
-		if err := s.p.add(g, d, val, 100, cfg.Params.Seed+uint64(i)); err != nil {
+		if err := s.p.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
 			return nil, err
 		}
 	}

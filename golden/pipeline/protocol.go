@@ -53,17 +53,31 @@ type ProtocolConfig struct {
 	Mapping   ptm.Mapping
 	// Select is the rule that picks a candidate from its validation
 	// scores ("" = DefaultSelection).
-	Select   Selection
+	Select Selection
+	// CV chooses on an inner CalibrationFolds-fold cross-validation over
+	// the split's training rows (ScoreGridCV: every training row is a
+	// validation row once, the scores pooled over the folds) instead of
+	// one validation carve of ValFraction (ScoreGrid). The winner's
+	// out-of-fold samples are the ones Calibrate would draw, so they are
+	// reused for its calibration.
+	CV       bool
 	Progress func(split, splits int)
 }
+
+// DefaultCV tells whether the experiments' protocol chooses the grid point
+// by inner cross-validation on the training rows (ProtocolConfig.CV)
+// rather than on one validation carve (docs/uncertainty.md section 12).
+var DefaultCV = false
 
 // RepeatedSplits runs the evaluation protocol of the Iris experiments: for
 // each of Splits stratified splits (seed = split index + 1), the training
 // rows are split again into fit and validation rows; every grid candidate
 // is trained on the fit rows and scored on the validation rows; the rule
 // cfg.Select (DefaultSelection if empty) picks the winner, which is
-// retrained on all training rows and evaluated on the test rows. The test
-// rows play no part in any choice.
+// retrained on all training rows and evaluated on the test rows. With
+// cfg.CV the fit/validation carve is replaced by an inner cross-validation
+// on the training rows (ScoreGridCV). The test rows play no part in any
+// choice.
 func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 	if cfg.Splits < 1 || cfg.First < 0 || len(cfg.Grid) == 0 {
 		return nil, fmt.Errorf("pipeline: need >= 1 split, a first split >= 0 and a non-empty grid")
@@ -75,12 +89,22 @@ func RepeatedSplits(d *Data, cfg ProtocolConfig) ([]SplitResult, error) {
 	}
 	var out []SplitResult
 	for s := cfg.First; s < cfg.First+cfg.Splits; s++ {
-		val, err := ScoreGrid(d, cfg, s)
+		var val []ValScore
+		var oof []*Samples
+		if cfg.CV {
+			val, oof, err = ScoreGridCV(d, cfg, s)
+		} else {
+			val, err = ScoreGrid(d, cfg, s)
+		}
 		if err != nil {
 			return nil, err
 		}
 		best := sel.Choose(val)
-		sr, err := FinishSplit(d, cfg, s, cfg.Grid[best])
+		var reuse *Samples
+		if oof != nil {
+			reuse = oof[best]
+		}
+		sr, err := FinishSplitOOF(d, cfg, s, cfg.Grid[best], reuse)
 		if err != nil {
 			return nil, err
 		}
@@ -141,26 +165,80 @@ func ScoreGrid(d *Data, cfg ProtocolConfig, s int) ([]ValScore, error) {
 	return out, nil
 }
 
+// ScoreGridCV is the validation step of split s (0-based; seed s+1) by
+// inner cross-validation: every candidate of cfg.Grid is trained on all
+// but one of the CalibrationFolds stratified folds of the split's training
+// rows in turn and the held-out fold sampled (OutOfFold's folds, training
+// configuration and sampler seeds, with cfg.K samples per row), so that
+// every training row is a validation row once; the candidate's score is
+// that of its out-of-fold samples pooled over the folds (as Validate
+// scores a carve, under cfg.Mapping and with the mapping's parameter
+// fitted on the same samples). It returns the scores and the out-of-fold
+// samples, in grid order (rows in OutOfFold's order: fold 0's, then fold
+// 1's, ...; FoldSizes). The test rows are not used.
+func ScoreGridCV(d *Data, cfg ProtocolConfig, s int) ([]ValScore, []*Samples, error) {
+	cfg.defaults()
+	val := make([]ValScore, len(cfg.Grid))
+	oof := make([]*Samples, len(cfg.Grid))
+	for c, cand := range cfg.Grid {
+		tc := cfg.trainConfig(s, cand)
+		trainRows, _, err := tc.splitRows(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if oof[c], err = outOfFold(d, trainRows, tc, cfg.K); err != nil {
+			return nil, nil, fmt.Errorf("pipeline: split %d, candidate %d: %w", s, c, err)
+		}
+		if val[c], err = scorePooled(&oof[c].p, cfg.Mapping, cfg.Bins); err != nil {
+			return nil, nil, err
+		}
+	}
+	return val, oof, nil
+}
+
+// trainConfig is the training configuration of candidate cand on split s
+// (seed s+1) of the protocol, on all the split's training rows.
+func (cfg *ProtocolConfig) trainConfig(s int, cand Candidate) TrainConfig {
+	seed := uint64(s + 1)
+	p := cand.Params
+	p.Seed = seed
+	return TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping, Encoding: cand.Encoding}
+}
+
 // FinishSplit is the test step of split s of the protocol for a chosen
 // candidate: cand is trained on all training rows of the split, its
 // mapping calibrated on them if cfg.Calibrate, and evaluated on the test
 // rows. The result's Val and ValAccuracy are left for the caller.
 func FinishSplit(d *Data, cfg ProtocolConfig, s int, cand Candidate) (SplitResult, error) {
+	return FinishSplitOOF(d, cfg, s, cand, nil)
+}
+
+// FinishSplitOOF is FinishSplit with cand's out-of-fold samples already
+// drawn (ScoreGridCV's, for this split and candidate): when cfg.Calibrate
+// and oof holds Calibrate's K = 100 samples, the mapping is fitted on them
+// instead of training the folds again; the result is the same as
+// Calibrate's. With oof nil it is FinishSplit.
+func FinishSplitOOF(d *Data, cfg ProtocolConfig, s int, cand Candidate, oof *Samples) (SplitResult, error) {
 	cfg.defaults()
 	seed := uint64(s + 1)
 	_, testRows, err := d.Split(cfg.TestFraction, seed)
 	if err != nil {
 		return SplitResult{}, err
 	}
-	p := cand.Params
-	p.Seed = seed
-	tc := TrainConfig{Params: p, Thresholds: cand.Thresholds, TestFraction: cfg.TestFraction, SplitSeed: seed, Mapping: cfg.Mapping, Encoding: cand.Encoding}
+	tc := cfg.trainConfig(s, cand)
 	f, err := Train(d, tc)
 	if err != nil {
 		return SplitResult{}, err
 	}
 	mp := cfg.Mapping
-	if cfg.Calibrate {
+	switch {
+	case !cfg.Calibrate:
+	case oof != nil && oof.p.K == calibrationK && oof.Len() == len(f.Split.Train):
+		tc.defaults()
+		if mp, err = oof.FitAbove(tc.Mapping.Kind, tc.floor()*float64(f.Model.T)); err != nil {
+			return SplitResult{}, err
+		}
+	default:
 		if mp, err = Calibrate(d, f, tc); err != nil {
 			return SplitResult{}, err
 		}

@@ -164,3 +164,13 @@ func (s *Samples) ClipT() int {
 	}
 	return s.p.models[0].T
 }
+
+// Score scores the rows as Validate scores validation rows: the report
+// under mp and under mp's kind with its parameter fitted on the same
+// rows.
+func (s *Samples) Score(mp ptm.Mapping, bins int) (ValScore, error) {
+	if err := mp.Validate(); err != nil {
+		return ValScore{}, err
+	}
+	return scorePooled(&s.p, mp, bins)
+}

@@ -135,10 +135,15 @@ func Validate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 	if err := p.add(f, d, rows, K, seed); err != nil {
 		return ValScore{}, err
 	}
+	return scorePooled(&p, mp, bins)
+}
+
+// scorePooled scores pooled samples as Validate does.
+func scorePooled(p *pooled, mp ptm.Mapping, bins int) (ValScore, error) {
 	report := func(mp ptm.Mapping) metrics.Report {
 		qs := make([]metrics.QueryStats, len(p.sums))
 		for i, sums := range p.sums {
-			qs[i] = metrics.Query(f.Model.SumsToProbs(sums, K, mp))
+			qs[i] = metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
 		}
 		return metrics.Evaluate(qs, p.labels, bins)
 	}
