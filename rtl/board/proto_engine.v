@@ -439,11 +439,22 @@ wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
 wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
 assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
-assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
-                       ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
-                       ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
-                       feed_rdy;
-wire byte_in   = s_axis_tvalid && s_axis_tready;
+// s_axis_tready is a register (rdy): whether the state of the previous
+// clock wanted a byte, and no byte was taken then. Every change of that
+// state other than a byte taken only withdraws the want (a set the core
+// takes makes the serial unit busy, a state left ends a count), so the
+// register never accepts a byte the current state would not: a byte every
+// other clock at most, which the link and the core never notice.
+wire want_byte = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
+                 ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
+                 ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
+                 feed_rdy;
+reg  rdy = 1'b0;
+always @(posedge clk) begin
+    rdy <= want_byte && !byte_in && !rst;
+end
+assign s_axis_tready = rdy;
+wire byte_in   = s_axis_tvalid && rdy;
 wire param_in  = (state == S_PARAM) && byte_in;
 
 // ------------------------------------------------------------ frame decode
