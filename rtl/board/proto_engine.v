@@ -361,6 +361,17 @@ reg              vwide;             // mode 2 votes as u32 (K > KV)
 
 reg              err_sent_reg = 1'b0;
 
+// output register (a response byte for proto_tx) and the core's result
+// word register (see "response bytes" below)
+reg              o_valid = 1'b0;
+reg [7:0]        o_data;
+reg              o_last;
+reg              o_user;
+reg              w_full = 1'b0;
+reg [31:0]       w_data;
+reg              w_last;            // the query's last core word
+reg              w_qend;            // the query's last item sent
+
 // the serial unit: the running CRC and the seed are shift registers
 // stepped one bit per clock for sn clocks (a byte: 8; a seed step: 32)
 reg [7:0]        sb;                // serial byte (LSB first)
@@ -388,6 +399,17 @@ always @* begin
 end
 wire             q_fits  = ({1'b0, rem} >= qbytes);             // a whole query follows
 wire             q_last  = ({1'b0, rem} < qbytes2);             // ... and it is the last
+// the same and the K range, a clock old: rem and the leading fields are
+// settled for a clock before S_DECIDE (the last leading byte is taken in
+// S_PARAM), so S_DECIDE's choice starts from registers
+reg              fits_r;
+reg              qlast_r;
+reg              kbad_r;
+always @(posedge clk) begin
+    fits_r  <= q_fits;
+    qlast_r <= q_last;
+    kbad_r  <= (p_k == 16'd0) || (p_k > KMAX16);
+end
 wire             vmode   = p_mode == 2'd2;                      // mode 2: votes
 wire             smode   = p_mode == 2'd3;                      // mode 3: clipped sums
 // the set loop: set sm runs K_m = kq + (sm < kr) samples (none: skipped)
@@ -414,7 +436,6 @@ wire [TW:0]      c_low     = res_data[TW:0];
 wire             clip_hi   = !c_neg && (!c_fits || c_low > TW1_T);
 wire             clip_lo   = c_neg && (!c_fits || c_low < TW1_NT);
 wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low));
-wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 
 // byte pidx of the values the leading fields are compared with
 wire [1:0]  pb       = pidx[1:0];
@@ -438,7 +459,7 @@ wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 // ------------------------------------------------------------ handshakes
 wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
 wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
-assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
+assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy && !o_valid;  // done with it
 // s_axis_tready is a register (rdy): whether the state of the previous
 // clock wanted a byte, and no byte was taken then. Every change of that
 // state other than a byte taken only withdraws the want (a set the core
@@ -577,16 +598,23 @@ wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_non
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
 wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
                   (r_kind == R_REGS) && (ridx == 5'd1) && (r_err ? (r_code == E_COMMIT) : (f_type == T_COMMIT));
-wire resp_xfer  = resp_valid && r_axis_tready;
-// mode 2 sends bytes 0..1 of the NC vote words and skips the other words
+// Output register (o_*): a byte is produced only while it is empty, so no
+// response logic waits on proto_tx's tready (a byte every other clock at
+// most; the link takes 160 clocks per byte)
+wire resp_xfer  = resp_valid && !o_valid;
+// The core's result words are taken into a word register (w_*) while it is
+// empty (res_ready is two registers), mode 3's clipped: the core's output
+// enables never wait on the response path. Mode 2 sends bytes 0..1 of
+// the NC vote words; the other words are taken and dropped.
 wire vskip      = vmode && (wi >= NC6);
-wire infer_send = (state == S_INFER) && res_valid && !vskip;
-wire infer_xfer = infer_send && r_axis_tready;
+wire w_take     = res_valid && res_ready;
+wire infer_send = (state == S_INFER) && w_full;
+wire infer_xfer = infer_send && !o_valid;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
 wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || rb[0]) : (rb == 2'd3);
-wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
-                  ((state == S_INFER) && res_valid && vskip);
-wire infer_tlast = last_q && item_end && (vmode ? (wi == NC6 - 6'd1) : res_last);
+wire word_done  = infer_xfer && item_end;                  // the word register's item sent
+wire infer_tlast = last_q && item_end && w_qend;
+wire [7:0] w_byte = (smode && T_NARROW) ? w_data[7:0] : smode ? w_data[8*rb[0] +: 8] : w_data[8*rb +: 8];
 
 // a counter read starts only while proto_tx takes bytes (not while it
 // sends the previous response), so it is held for the 4 bytes of its word
@@ -597,10 +625,32 @@ assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
-assign r_axis_tdata  = (state != S_INFER) ? rbyte : smode ? clip_b : res_data[8*rb +: 8];
-assign r_axis_tvalid = resp_valid || infer_send;
-assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
-assign r_axis_tuser  = (state == S_RESP) && resp_empty;
+assign r_axis_tdata  = o_data;
+assign r_axis_tvalid = o_valid;
+assign r_axis_tlast  = o_last;
+assign r_axis_tuser  = o_user;
+always @(posedge clk) begin
+    if (resp_xfer || infer_xfer) begin
+        o_valid <= 1'b1;
+        o_data  <= (state == S_INFER) ? w_byte : rbyte;
+        o_last  <= (state == S_INFER) ? infer_tlast : resp_last;
+        o_user  <= (state == S_RESP) && resp_empty;
+    end else if (r_axis_tready) begin
+        o_valid <= 1'b0;
+    end
+    if (w_take) begin
+        w_full <= !vskip;
+        w_data <= smode ? 32'($signed(clip)) : res_data;
+        w_last <= res_last;
+        w_qend <= vmode ? (wi == NC6 - 6'd1) : res_last;
+    end else if (word_done) begin
+        w_full <= 1'b0;
+    end
+    if (rst) begin
+        o_valid <= 1'b0;
+        w_full  <= 1'b0;
+    end
+end
 
 assign bank_wr_en   = bw_en;
 assign bank_wr_lane = bw_lane;
@@ -612,7 +662,7 @@ assign req_k        = kq + {{(K_W-1){1'b0}}, sm_lo};
 assign req_seed     = p_seed;
 assign req_stats    = p_mode[0] ^ p_mode[1];                   // modes 1 and 2
 assign req_more     = more_runs;
-assign res_ready    = word_done;
+assign res_ready    = (state == S_INFER) && !w_full;
 
 assign loaded     = m_loaded;
 assign busy       = (state != S_IDLE);
@@ -869,11 +919,11 @@ always @(posedge clk) begin
                     vwide <= !V_NARROW && (p_k[K_W-1:0] > KV_K);
                     if (mode_bad) begin
                         set_error(E_LENGTH);
-                    end else if (p_k == 16'd0 || p_k > KMAX16) begin
+                    end else if (kbad_r) begin
                         set_error(E_K);
                     end else if (!m_loaded) begin
                         set_error(E_NOMODEL);
-                    end else if (!q_fits) begin
+                    end else if (!fits_r) begin
                         set_error(E_LENGTH);
                     end else if (SETS1 || kstep == 5'd0) begin
                         fbi      <= {FBI_W{1'b0}};
@@ -882,7 +932,7 @@ always @(posedge clk) begin
                         req_pend <= 1'b0;
                         feeding  <= 1'b1;
                         q_res    <= 1'b0;
-                        last_q   <= q_last;
+                        last_q   <= qlast_r;
                         state    <= S_INFER;
                     end else begin
                         // K / M: one quotient bit per clock
@@ -973,11 +1023,14 @@ always @(posedge clk) begin
             if (infer_xfer) begin
                 rb <= item_end ? 2'd0 : rb + 1'b1;
             end
-            if (word_done) begin
+            if (w_take) begin
                 wi <= res_last ? 6'd0 : wi + 1'b1;
-                if (res_last) begin
-                    q_res <= 1'b1;
+                if (res_last && vskip) begin
+                    q_res <= 1'b1;          // dropped: the query is through
                 end
+            end
+            if (word_done && w_last) begin
+                q_res <= 1'b1;
             end
             if (!feeding && q_res) begin
                 // the query is through: the next one, or the end
@@ -992,7 +1045,7 @@ always @(posedge clk) begin
         end
 
         S_FLUSH: begin
-            if (rem == {LEN_W{1'b0}} && !s_busy) begin
+            if (rem == {LEN_W{1'b0}} && !s_busy && !o_valid) begin
                 state <= S_IDLE;        // s_desc_ready: the descriptor is taken
             end
         end
