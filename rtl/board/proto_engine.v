@@ -457,7 +457,10 @@ wire        s_k      = s_add[s_idx];
 wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 
 // ------------------------------------------------------------ handshakes
-wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
+// a frame starts a clock after its descriptor is offered in S_IDLE: the
+// descriptor (stable while offered) is decoded into registers first
+reg  d_seen = 1'b0;
+wire take_desc = (state == S_IDLE) && s_desc_valid && d_seen;     // start a frame
 wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
 assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy && !o_valid;  // done with it
 // s_axis_tready is a register (rdy): whether the state of the previous
@@ -482,6 +485,15 @@ wire param_in  = (state == S_PARAM) && byte_in;
 // parameter bytes, length rule and immediate error of the offered frame
 reg [3:0] d_need;
 reg [3:0] d_code;           // 0: no error
+reg [3:0] d_need_r;
+reg [3:0] d_code_r;
+reg [LEN_W-1:0] d_words;    // (len - 4) / 2: LOAD_DATA's words
+always @(posedge clk) begin
+    d_seen   <= (state == S_IDLE) && s_desc_valid && !take_desc && !rst;
+    d_need_r <= d_need;
+    d_code_r <= d_code;
+    d_words  <= (s_desc_len - LEN_W'(4)) >> 1;
+end
 always @* begin
     d_need = 4'd0;
     d_code = 4'd0;
@@ -589,7 +601,9 @@ always @* begin
         end
     endcase
 end
-assign info_addr = 4'(ridx - 5'd2);
+// the core's info ROM word ridx - 2, counted beside ridx
+reg [3:0] ia;
+assign info_addr = ia;
 
 wire resp_empty = (rcount == 5'd0);
 wire word_last  = (ridx == rcount - 1'b1);
@@ -601,7 +615,17 @@ wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
 // Output register (o_*): a byte is produced only while it is empty, so no
 // response logic waits on proto_tx's tready (a byte every other clock at
 // most; the link takes 160 clocks per byte)
-wire resp_xfer  = resp_valid && !o_valid;
+// the byte is taken from a register (rbyte_q) after resp_valid has held for
+// a clock without a transfer: nothing rbyte depends on changes then (ridx,
+// rb change with a transfer, lcrc only while s_busy, the counter's value
+// is held while it is read)
+reg         resp_ok = 1'b0;
+reg [7:0]   rbyte_q;
+wire resp_xfer  = resp_valid && resp_ok && !o_valid;
+always @(posedge clk) begin
+    resp_ok <= resp_valid && !resp_xfer && !rst;
+    rbyte_q <= rbyte;
+end
 // The core's result words are taken into a word register (w_*) while it is
 // empty (res_ready is two registers), mode 3's clipped: the core's output
 // enables never wait on the response path. Mode 2 sends bytes 0..1 of
@@ -632,7 +656,7 @@ assign r_axis_tuser  = o_user;
 always @(posedge clk) begin
     if (resp_xfer || infer_xfer) begin
         o_valid <= 1'b1;
-        o_data  <= (state == S_INFER) ? w_byte : rbyte;
+        o_data  <= (state == S_INFER) ? w_byte : rbyte_q;
         o_last  <= (state == S_INFER) ? infer_tlast : resp_last;
         o_user  <= (state == S_RESP) && resp_empty;
     end else if (r_axis_tready) begin
@@ -837,18 +861,19 @@ always @(posedge clk) begin
             if (take_desc) begin
                 rem    <= s_desc_busy ? {LEN_W{1'b0}} : s_desc_len;
                 pidx   <= 4'd0;
-                pneed  <= d_need;
+                pneed  <= d_need_r;
                 r_kind <= R_REGS;
-                r_code <= d_code;
+                r_code <= d_code_r;
                 ridx   <= 5'd0;
+                ia     <= 4'hE;
                 rb     <= 2'd0;
                 gap    <= 1'b0;
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                wcnt   <= (s_desc_len - LEN_W'(4)) >> 1;
-                wcnt_n <= (s_desc_len - LEN_W'(4)) >> 1;
-                if (d_code != 4'd0) begin
+                wcnt   <= d_words;
+                wcnt_n <= d_words;
+                if (d_code_r != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
@@ -992,6 +1017,7 @@ always @(posedge clk) begin
                 rb <= rb + 1'b1;
                 if (rb == 2'd3) begin
                     ridx <= ridx + 1'b1;
+                    ia   <= ia + 1'b1;
                     gap  <= 1'b1;                   // release the counter read
                 end
                 if (resp_last) begin
