@@ -313,7 +313,8 @@ reg [SETS_W-1:0] p_m;               // M = max(1, sets)
 reg [15:0]       p_k;
 reg [31:0]       p_seed;
 reg [NEXT_W-1:0] p_off;             // LOAD_DATA offset (for the ack)
-reg              eq_off;            // offset == next (LOAD_DATA)
+reg              off_hi;            // LOAD_DATA offset >= 2^NEXT_W
+reg              eq_off;            // offset == next, a clock old
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 
 // response
@@ -334,7 +335,6 @@ reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg              at_end = (INIT_LOADED != 0);   // next == W
 reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
-reg [LEN_W-1:0]  wcnt;              // payload bytes of words left in this LOAD_DATA
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
 reg  [LEN_W-1:0] wcnt_n;            // LOAD_DATA: words n (for the ack)
@@ -409,6 +409,7 @@ always @(posedge clk) begin
     fits_r  <= q_fits;
     qlast_r <= q_last;
     kbad_r  <= (p_k == 16'd0) || (p_k > KMAX16);
+    eq_off  <= (p_off == next) && !off_hi;
 end
 wire             vmode   = p_mode == 2'd2;                      // mode 2: votes
 wire             smode   = p_mode == 2'd3;                      // mode 3: clipped sums
@@ -440,7 +441,12 @@ wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low)
 // byte pidx of the values the leading fields are compared with
 wire [1:0]  pb       = pidx[1:0];
 wire [31:0] next32   = 32'(next);
-wire [7:0]  next_b   = next32[8*pb +: 8];
+// LOAD_DATA's bits of offset byte pb at NEXT_W and above
+wire [31:0] off_hi_m = ~((32'd1 << NEXT_W) - 32'd1);
+wire [7:0]  off_hi_b = off_hi_m[8*pb +: 8];
+// S_WRITE: the n words are written when at most the odd byte is left
+// (rem = len - 4 - bytes read: 2n, or 2n + 1 for an odd length)
+wire        wdone    = (rem[LEN_W-1:1] == {(LEN_W-1){1'b0}}) && !half;
 
 // one bit of the reflected CRC-32 (polynomial 0xEDB88320) over sb[0], or
 // (s_rot) a rotation by one bit: 32 rotations leave lcrc as it was, and
@@ -470,7 +476,7 @@ assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy &
 // register never accepts a byte the current state would not: a byte every
 // other clock at most, which the link and the core never notice.
 wire want_byte = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
-                 ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
+                 ((state == S_WRITE) && !wdone && !s_busy) ||
                  ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
                  feed_rdy;
 reg  rdy = 1'b0;
@@ -750,13 +756,13 @@ endgenerate
 integer bi;
 always @(posedge clk) begin
     if (take_desc) begin
-        eq_off <= 1'b1;
+        off_hi <= 1'b0;
         eq_c   <= 1'b1;
     end
     if (param_in) begin
         case (f_type)
             T_DATA: begin
-                if (s_axis_tdata != next_b) eq_off <= 1'b0;
+                if ((s_axis_tdata & off_hi_b) != 8'd0) off_hi <= 1'b1;
                 for (bi = 0; bi < NEXT_W; bi = bi + 1) begin
                     if (pidx == 4'(bi / 8)) p_off[bi] <= s_axis_tdata[bi % 8];
                 end
@@ -871,7 +877,6 @@ always @(posedge clk) begin
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                wcnt   <= d_words;
                 wcnt_n <= d_words;
                 if (d_code_r != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
@@ -971,7 +976,7 @@ always @(posedge clk) begin
         end
 
         S_WRITE: begin
-            // wcnt counts the words left; a word past W is not written
+            // a word past W is not written
             if (byte_in) begin
                 lo <= s_axis_tdata;
                 if (at_end) begin
@@ -980,7 +985,6 @@ always @(posedge clk) begin
                 half <= !half;
                 if (half) begin
                     // the second byte of a word
-                    wcnt <= wcnt - 1'b1;
                     if (!at_end) begin
                         bw_en   <= 1'b1;
                         bw_lane <= wl;
@@ -997,7 +1001,7 @@ always @(posedge clk) begin
                     end
                 end
             end
-            if (wcnt == {LEN_W{1'b0}} && !s_busy) begin
+            if (wdone && !s_busy) begin
                 state <= S_DRAIN;
                 if (over) begin
                     set_error(E_LENGTH);
