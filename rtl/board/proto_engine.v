@@ -129,10 +129,15 @@
  *   busy                        a frame is being executed
  *   error_sent                  1-cycle pulse: an ERROR response was queued
  *
- * Latency: a command's response starts a few clocks after its last payload
- * byte is read (INFER: with the core's first result word); LOAD_DATA reads
- * a payload byte per 9 clocks, LOAD_COMMIT's CRC bytes likewise, and the
- * CRC bytes of a response leave one per 9 clocks.
+ * Latency: a frame starts a clock after its descriptor is offered; a
+ * command's response starts a few clocks after its last payload byte is
+ * read (INFER: with the core's first result word). Payload bytes are taken
+ * and response bytes handed over at most every other clock (s_axis_tready
+ * and r_axis_tvalid are registers, so no handshake of a neighbour reaches
+ * the engine's enables in the same clock); LOAD_DATA reads a payload byte
+ * per 9 clocks, LOAD_COMMIT's CRC bytes likewise, and the CRC bytes of a
+ * response leave one per 9 clocks. The core's result words are taken into
+ * a word register (res_ready depends on two registers only).
  */
 module proto_engine #(
     parameter FEATURES    = 16,
