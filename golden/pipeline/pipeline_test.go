@@ -52,47 +52,17 @@ func TestFixedAgreesWithFloatIris(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := ptm.NewSampler(f.Model, 5)
-			const K = 400
-			mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}
-			agree := 0
-			var hF, hX, miF, miX float64
-			for r := range d.X {
-				xs, err := f.EncodeSets(d.X[r])
-				if err != nil {
-					t.Fatal(err)
-				}
-				sums, err := s.SampleSets(xs, K, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				qf := metrics.Query(f.Model.SumsToProbs(sums, K, mp))
-				raw, _, err := core.RunSets(xs, K, uint32(r), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				is := make([]int, len(raw))
-				for i, v := range raw {
-					is[i] = int(v)
-				}
-				qx := metrics.Query(f.Model.SumsToProbs(is, K, mp))
-				if qf.Pred == qx.Pred {
-					agree++
-				}
-				hF, hX, miF, miX = hF+qf.Entropy, hX+qx.Entropy, miF+qf.MutualInfo, miX+qx.MutualInfo
-			}
-			n := float64(len(d.X))
-			frac := float64(agree) / n
+			frac, hF, hX, miF, miX := fixedVsFloat(t, d, f, core, 400)
 			t.Logf("Iris, %d sets, B=%d: agreement %.4f; mean entropy float %.4f fixed %.4f, MI float %.4f fixed %.4f",
-				f.Sets().M(), bits, frac, hF/n, hX/n, miF/n, miX/n)
+				f.Sets().M(), bits, frac, hF, hX, miF, miX)
 			if frac < 0.99 {
 				t.Errorf("%d sets, B=%d: agreement %.4f, want >= 0.99", f.Sets().M(), bits, frac)
 			}
 			// K = 400 samples per row: the per-row sampling error of an
 			// entropy is a few hundredths of a bit, its mean over 150 rows
 			// well under 0.02.
-			if math.Abs(hF-hX)/n > 0.02 || math.Abs(miF-miX)/n > 0.02 {
-				t.Errorf("%d sets, B=%d: mean entropy %.4f vs %.4f, MI %.4f vs %.4f differ by more than 0.02 bits", f.Sets().M(), bits, hF/n, hX/n, miF/n, miX/n)
+			if math.Abs(hF-hX) > 0.02 || math.Abs(miF-miX) > 0.02 {
+				t.Errorf("%d sets, B=%d: mean entropy %.4f vs %.4f, MI %.4f vs %.4f differ by more than 0.02 bits", f.Sets().M(), bits, hF, hX, miF, miX)
 			}
 		}
 	}
@@ -251,43 +221,50 @@ func TestFixedAgreesWithFloatB4(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := ptm.NewSampler(f.Model, 5)
-			mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}
-			agree := 0
-			var hF, hX, miF, miX float64
-			for r := range d.X {
-				xs, err := f.EncodeSets(d.X[r])
-				if err != nil {
-					t.Fatal(err)
-				}
-				sums, err := s.SampleSets(xs, K, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				qf := metrics.Query(f.Model.SumsToProbs(sums, K, mp))
-				raw, _, err := core.RunSets(xs, K, uint32(r), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				is := make([]int, len(raw))
-				for i, v := range raw {
-					is[i] = int(v)
-				}
-				qx := metrics.Query(f.Model.SumsToProbs(is, K, mp))
-				if qf.Pred == qx.Pred {
-					agree++
-				}
-				hF, hX, miF, miX = hF+qf.Entropy, hX+qx.Entropy, miF+qf.MutualInfo, miX+qx.MutualInfo
-			}
-			n := float64(len(d.X))
-			frac := float64(agree) / n
-			t.Logf("%s, B=%d: agreement %.4f; mean entropy float %.4f fixed %.4f, MI float %.4f fixed %.4f", name, bits, frac, hF/n, hX/n, miF/n, miX/n)
+			frac, hF, hX, miF, miX := fixedVsFloat(t, d, f, core, K)
+			t.Logf("%s, B=%d: agreement %.4f; mean entropy float %.4f fixed %.4f, MI float %.4f fixed %.4f", name, bits, frac, hF, hX, miF, miX)
 			if frac < 0.99 {
 				t.Errorf("agreement %.4f, want >= 0.99", frac)
 			}
-			if math.Abs(hF-hX)/n > 0.02 || math.Abs(miF-miX)/n > 0.02 {
-				t.Errorf("mean entropy %.4f vs %.4f, MI %.4f vs %.4f differ by more than 0.02 bits", hF/n, hX/n, miF/n, miX/n)
+			if math.Abs(hF-hX) > 0.02 || math.Abs(miF-miX) > 0.02 {
+				t.Errorf("mean entropy %.4f vs %.4f, MI %.4f vs %.4f differ by more than 0.02 bits", hF, hX, miF, miX)
 			}
 		})
 	}
+}
+
+// fixedVsFloat samples every row of d K times with the float model of f
+// and with core (softmax at temperature 1) and returns the fraction of
+// rows whose predictions agree and the mean entropy and mutual
+// information of each.
+func fixedVsFloat(t *testing.T, d *Data, f *modelfile.File, core *fixed.Core, K int) (agree, hF, hX, miF, miX float64) {
+	t.Helper()
+	s := ptm.NewSampler(f.Model, 5)
+	mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}
+	for r := range d.X {
+		xs, err := f.EncodeSets(d.X[r])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums, err := s.SampleSets(xs, K, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qf := metrics.Query(f.Model.SumsToProbs(sums, K, mp))
+		raw, _, err := core.RunSets(xs, K, uint32(r), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := make([]int, len(raw))
+		for i, v := range raw {
+			is[i] = int(v)
+		}
+		qx := metrics.Query(f.Model.SumsToProbs(is, K, mp))
+		if qf.Pred == qx.Pred {
+			agree++
+		}
+		hF, hX, miF, miX = hF+qf.Entropy, hX+qx.Entropy, miF+qf.MutualInfo, miX+qx.MutualInfo
+	}
+	n := float64(len(d.X))
+	return agree / n, hF / n, hX / n, miF / n, miX / n
 }
