@@ -129,15 +129,10 @@
  *   busy                        a frame is being executed
  *   error_sent                  1-cycle pulse: an ERROR response was queued
  *
- * Latency: a frame starts a clock after its descriptor is offered; a
- * command's response starts a few clocks after its last payload byte is
- * read (INFER: with the core's first result word). Payload bytes are taken
- * and response bytes handed over at most every other clock (s_axis_tready
- * and r_axis_tvalid are registers, so no handshake of a neighbour reaches
- * the engine's enables in the same clock); LOAD_DATA reads a payload byte
- * per 9 clocks, LOAD_COMMIT's CRC bytes likewise, and the CRC bytes of a
- * response leave one per 9 clocks. The core's result words are taken into
- * a word register (res_ready depends on two registers only).
+ * Latency: a command's response starts a few clocks after its last payload
+ * byte is read (INFER: with the core's first result word); LOAD_DATA reads
+ * a payload byte per 9 clocks, LOAD_COMMIT's CRC bytes likewise, and the
+ * CRC bytes of a response leave one per 9 clocks.
  */
 module proto_engine #(
     parameter FEATURES    = 16,
@@ -318,8 +313,7 @@ reg [SETS_W-1:0] p_m;               // M = max(1, sets)
 reg [15:0]       p_k;
 reg [31:0]       p_seed;
 reg [NEXT_W-1:0] p_off;             // LOAD_DATA offset (for the ack)
-reg              off_hi;            // LOAD_DATA offset >= 2^NEXT_W
-reg              eq_off;            // offset == next, a clock old
+reg              eq_off;            // offset == next (LOAD_DATA)
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 
 // response
@@ -340,6 +334,7 @@ reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg              at_end = (INIT_LOADED != 0);   // next == W
 reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
+reg [LEN_W-1:0]  wcnt;              // payload bytes of words left in this LOAD_DATA
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
 reg  [LEN_W-1:0] wcnt_n;            // LOAD_DATA: words n (for the ack)
@@ -365,17 +360,6 @@ reg [5:0]        wi;                // result word of the query (mode 2)
 reg              vwide;             // mode 2 votes as u32 (K > KV)
 
 reg              err_sent_reg = 1'b0;
-
-// output register (a response byte for proto_tx) and the core's result
-// word register (see "response bytes" below)
-reg              o_valid = 1'b0;
-reg [7:0]        o_data;
-reg              o_last;
-reg              o_user;
-reg              w_full = 1'b0;
-reg [31:0]       w_data;
-reg              w_last;            // the query's last core word
-reg              w_qend;            // the query's last item sent
 
 // the serial unit: the running CRC and the seed are shift registers
 // stepped one bit per clock for sn clocks (a byte: 8; a seed step: 32)
@@ -404,18 +388,6 @@ always @* begin
 end
 wire             q_fits  = ({1'b0, rem} >= qbytes);             // a whole query follows
 wire             q_last  = ({1'b0, rem} < qbytes2);             // ... and it is the last
-// the same and the K range, a clock old: rem and the leading fields are
-// settled for a clock before S_DECIDE (the last leading byte is taken in
-// S_PARAM), so S_DECIDE's choice starts from registers
-reg              fits_r;
-reg              qlast_r;
-reg              kbad_r;
-always @(posedge clk) begin
-    fits_r  <= q_fits;
-    qlast_r <= q_last;
-    kbad_r  <= (p_k == 16'd0) || (p_k > KMAX16);
-    eq_off  <= (p_off == next) && !off_hi;
-end
 wire             vmode   = p_mode == 2'd2;                      // mode 2: votes
 wire             smode   = p_mode == 2'd3;                      // mode 3: clipped sums
 // the set loop: set sm runs K_m = kq + (sm < kr) samples (none: skipped)
@@ -442,16 +414,12 @@ wire [TW:0]      c_low     = res_data[TW:0];
 wire             clip_hi   = !c_neg && (!c_fits || c_low > TW1_T);
 wire             clip_lo   = c_neg && (!c_fits || c_low < TW1_NT);
 wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low));
+wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 
 // byte pidx of the values the leading fields are compared with
 wire [1:0]  pb       = pidx[1:0];
 wire [31:0] next32   = 32'(next);
-// LOAD_DATA's bits of offset byte pb at NEXT_W and above
-wire [31:0] off_hi_m = ~((32'd1 << NEXT_W) - 32'd1);
-wire [7:0]  off_hi_b = off_hi_m[8*pb +: 8];
-// S_WRITE: the n words are written when at most the odd byte is left
-// (rem = len - 4 - bytes read: 2n, or 2n + 1 for an odd length)
-wire        wdone    = (rem[LEN_W-1:1] == {(LEN_W-1){1'b0}}) && !half;
+wire [7:0]  next_b   = next32[8*pb +: 8];
 
 // one bit of the reflected CRC-32 (polynomial 0xEDB88320) over sb[0], or
 // (s_rot) a rotation by one bit: 32 rotations leave lcrc as it was, and
@@ -468,43 +436,20 @@ wire        s_k      = s_add[s_idx];
 wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 
 // ------------------------------------------------------------ handshakes
-// a frame starts a clock after its descriptor is offered in S_IDLE: the
-// descriptor (stable while offered) is decoded into registers first
-reg  d_seen = 1'b0;
-wire take_desc = (state == S_IDLE) && s_desc_valid && d_seen;     // start a frame
+wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
 wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
-assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy && !o_valid;  // done with it
-// s_axis_tready is a register (rdy): whether the state of the previous
-// clock wanted a byte, and no byte was taken then. Every change of that
-// state other than a byte taken only withdraws the want (a set the core
-// takes makes the serial unit busy, a state left ends a count), so the
-// register never accepts a byte the current state would not: a byte every
-// other clock at most, which the link and the core never notice.
-wire want_byte = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
-                 ((state == S_WRITE) && !wdone && !s_busy) ||
-                 ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
-                 feed_rdy;
-reg  rdy = 1'b0;
-always @(posedge clk) begin
-    rdy <= want_byte && !byte_in && !rst;
-end
-assign s_axis_tready = rdy;
-wire byte_in   = s_axis_tvalid && rdy;
+assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
+assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
+                       ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
+                       ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
+                       feed_rdy;
+wire byte_in   = s_axis_tvalid && s_axis_tready;
 wire param_in  = (state == S_PARAM) && byte_in;
 
 // ------------------------------------------------------------ frame decode
 // parameter bytes, length rule and immediate error of the offered frame
 reg [3:0] d_need;
 reg [3:0] d_code;           // 0: no error
-reg [3:0] d_need_r;
-reg [3:0] d_code_r;
-reg [LEN_W-1:0] d_words;    // (len - 4) / 2: LOAD_DATA's words
-always @(posedge clk) begin
-    d_seen   <= (state == S_IDLE) && s_desc_valid && !take_desc && !rst;
-    d_need_r <= d_need;
-    d_code_r <= d_code;
-    d_words  <= (s_desc_len - LEN_W'(4)) >> 1;
-end
 always @* begin
     d_need = 4'd0;
     d_code = 4'd0;
@@ -612,9 +557,7 @@ always @* begin
         end
     endcase
 end
-// the core's info ROM word ridx - 2, counted beside ridx
-reg [3:0] ia;
-assign info_addr = ia;
+assign info_addr = 4'(ridx - 5'd2);
 
 wire resp_empty = (rcount == 5'd0);
 wire word_last  = (ridx == rcount - 1'b1);
@@ -623,33 +566,16 @@ wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_non
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
 wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
                   (r_kind == R_REGS) && (ridx == 5'd1) && (r_err ? (r_code == E_COMMIT) : (f_type == T_COMMIT));
-// Output register (o_*): a byte is produced only while it is empty, so no
-// response logic waits on proto_tx's tready (a byte every other clock at
-// most; the link takes 160 clocks per byte)
-// the byte is taken from a register (rbyte_q) after resp_valid has held for
-// a clock without a transfer: nothing rbyte depends on changes then (ridx,
-// rb change with a transfer, lcrc only while s_busy, the counter's value
-// is held while it is read)
-reg         resp_ok = 1'b0;
-reg [7:0]   rbyte_q;
-wire resp_xfer  = resp_valid && resp_ok && !o_valid;
-always @(posedge clk) begin
-    resp_ok <= resp_valid && !resp_xfer && !rst;
-    rbyte_q <= rbyte;
-end
-// The core's result words are taken into a word register (w_*) while it is
-// empty (res_ready is two registers), mode 3's clipped: the core's output
-// enables never wait on the response path. Mode 2 sends bytes 0..1 of
-// the NC vote words; the other words are taken and dropped.
+wire resp_xfer  = resp_valid && r_axis_tready;
+// mode 2 sends bytes 0..1 of the NC vote words and skips the other words
 wire vskip      = vmode && (wi >= NC6);
-wire w_take     = res_valid && res_ready;
-wire infer_send = (state == S_INFER) && w_full;
-wire infer_xfer = infer_send && !o_valid;
+wire infer_send = (state == S_INFER) && res_valid && !vskip;
+wire infer_xfer = infer_send && r_axis_tready;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
 wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || rb[0]) : (rb == 2'd3);
-wire word_done  = infer_xfer && item_end;                  // the word register's item sent
-wire infer_tlast = last_q && item_end && w_qend;
-wire [7:0] w_byte = (smode && T_NARROW) ? w_data[7:0] : smode ? w_data[8*rb[0] +: 8] : w_data[8*rb +: 8];
+wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
+                  ((state == S_INFER) && res_valid && vskip);
+wire infer_tlast = last_q && item_end && (vmode ? (wi == NC6 - 6'd1) : res_last);
 
 // a counter read starts only while proto_tx takes bytes (not while it
 // sends the previous response), so it is held for the 4 bytes of its word
@@ -660,32 +586,10 @@ assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
-assign r_axis_tdata  = o_data;
-assign r_axis_tvalid = o_valid;
-assign r_axis_tlast  = o_last;
-assign r_axis_tuser  = o_user;
-always @(posedge clk) begin
-    if (resp_xfer || infer_xfer) begin
-        o_valid <= 1'b1;
-        o_data  <= (state == S_INFER) ? w_byte : rbyte_q;
-        o_last  <= (state == S_INFER) ? infer_tlast : resp_last;
-        o_user  <= (state == S_RESP) && resp_empty;
-    end else if (r_axis_tready) begin
-        o_valid <= 1'b0;
-    end
-    if (w_take) begin
-        w_full <= !vskip;
-        w_data <= smode ? 32'($signed(clip)) : res_data;
-        w_last <= res_last;
-        w_qend <= vmode ? (wi == NC6 - 6'd1) : res_last;
-    end else if (word_done) begin
-        w_full <= 1'b0;
-    end
-    if (rst) begin
-        o_valid <= 1'b0;
-        w_full  <= 1'b0;
-    end
-end
+assign r_axis_tdata  = (state != S_INFER) ? rbyte : smode ? clip_b : res_data[8*rb +: 8];
+assign r_axis_tvalid = resp_valid || infer_send;
+assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
+assign r_axis_tuser  = (state == S_RESP) && resp_empty;
 
 assign bank_wr_en   = bw_en;
 assign bank_wr_lane = bw_lane;
@@ -697,7 +601,7 @@ assign req_k        = kq + {{(K_W-1){1'b0}}, sm_lo};
 assign req_seed     = p_seed;
 assign req_stats    = p_mode[0] ^ p_mode[1];                   // modes 1 and 2
 assign req_more     = more_runs;
-assign res_ready    = (state == S_INFER) && !w_full;
+assign res_ready    = word_done;
 
 assign loaded     = m_loaded;
 assign busy       = (state != S_IDLE);
@@ -761,13 +665,13 @@ endgenerate
 integer bi;
 always @(posedge clk) begin
     if (take_desc) begin
-        off_hi <= 1'b0;
+        eq_off <= 1'b1;
         eq_c   <= 1'b1;
     end
     if (param_in) begin
         case (f_type)
             T_DATA: begin
-                if ((s_axis_tdata & off_hi_b) != 8'd0) off_hi <= 1'b1;
+                if (s_axis_tdata != next_b) eq_off <= 1'b0;
                 for (bi = 0; bi < NEXT_W; bi = bi + 1) begin
                     if (pidx == 4'(bi / 8)) p_off[bi] <= s_axis_tdata[bi % 8];
                 end
@@ -872,18 +776,18 @@ always @(posedge clk) begin
             if (take_desc) begin
                 rem    <= s_desc_busy ? {LEN_W{1'b0}} : s_desc_len;
                 pidx   <= 4'd0;
-                pneed  <= d_need_r;
+                pneed  <= d_need;
                 r_kind <= R_REGS;
-                r_code <= d_code_r;
+                r_code <= d_code;
                 ridx   <= 5'd0;
-                ia     <= 4'hE;
                 rb     <= 2'd0;
                 gap    <= 1'b0;
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                wcnt_n <= d_words;
-                if (d_code_r != 4'd0) begin
+                wcnt   <= (s_desc_len - LEN_W'(4)) >> 1;
+                wcnt_n <= (s_desc_len - LEN_W'(4)) >> 1;
+                if (d_code != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
@@ -954,11 +858,11 @@ always @(posedge clk) begin
                     vwide <= !V_NARROW && (p_k[K_W-1:0] > KV_K);
                     if (mode_bad) begin
                         set_error(E_LENGTH);
-                    end else if (kbad_r) begin
+                    end else if (p_k == 16'd0 || p_k > KMAX16) begin
                         set_error(E_K);
                     end else if (!m_loaded) begin
                         set_error(E_NOMODEL);
-                    end else if (!fits_r) begin
+                    end else if (!q_fits) begin
                         set_error(E_LENGTH);
                     end else if (SETS1 || kstep == 5'd0) begin
                         fbi      <= {FBI_W{1'b0}};
@@ -967,7 +871,7 @@ always @(posedge clk) begin
                         req_pend <= 1'b0;
                         feeding  <= 1'b1;
                         q_res    <= 1'b0;
-                        last_q   <= qlast_r;
+                        last_q   <= q_last;
                         state    <= S_INFER;
                     end else begin
                         // K / M: one quotient bit per clock
@@ -981,7 +885,7 @@ always @(posedge clk) begin
         end
 
         S_WRITE: begin
-            // a word past W is not written
+            // wcnt counts the words left; a word past W is not written
             if (byte_in) begin
                 lo <= s_axis_tdata;
                 if (at_end) begin
@@ -990,6 +894,7 @@ always @(posedge clk) begin
                 half <= !half;
                 if (half) begin
                     // the second byte of a word
+                    wcnt <= wcnt - 1'b1;
                     if (!at_end) begin
                         bw_en   <= 1'b1;
                         bw_lane <= wl;
@@ -1006,7 +911,7 @@ always @(posedge clk) begin
                     end
                 end
             end
-            if (wdone && !s_busy) begin
+            if (wcnt == {LEN_W{1'b0}} && !s_busy) begin
                 state <= S_DRAIN;
                 if (over) begin
                     set_error(E_LENGTH);
@@ -1026,7 +931,6 @@ always @(posedge clk) begin
                 rb <= rb + 1'b1;
                 if (rb == 2'd3) begin
                     ridx <= ridx + 1'b1;
-                    ia   <= ia + 1'b1;
                     gap  <= 1'b1;                   // release the counter read
                 end
                 if (resp_last) begin
@@ -1058,14 +962,11 @@ always @(posedge clk) begin
             if (infer_xfer) begin
                 rb <= item_end ? 2'd0 : rb + 1'b1;
             end
-            if (w_take) begin
+            if (word_done) begin
                 wi <= res_last ? 6'd0 : wi + 1'b1;
-                if (res_last && vskip) begin
-                    q_res <= 1'b1;          // dropped: the query is through
+                if (res_last) begin
+                    q_res <= 1'b1;
                 end
-            end
-            if (word_done && w_last) begin
-                q_res <= 1'b1;
             end
             if (!feeding && q_res) begin
                 // the query is through: the next one, or the end
@@ -1080,7 +981,7 @@ always @(posedge clk) begin
         end
 
         S_FLUSH: begin
-            if (rem == {LEN_W{1'b0}} && !s_busy && !o_valid) begin
+            if (rem == {LEN_W{1'b0}} && !s_busy) begin
                 state <= S_IDLE;        // s_desc_ready: the descriptor is taken
             end
         end

@@ -77,10 +77,9 @@
  *                                error (bad len, idle timeout), frame
  *                                committed busy or discarded whole
  *
- * Latency: a good frame's descriptor is valid 12 clocks after its last CRC
+ * Latency: a good frame's descriptor is valid 7 clocks after its last CRC
  * byte when the queue was empty (its header is read back from the RAM into
- * the descriptor registers, a byte every other clock); payload bytes
- * follow at up to one per clock.
+ * the descriptor registers); payload bytes follow at up to one per clock.
  */
 module proto_rx #(
     parameter MAX_PAYLOAD = 1024,
@@ -122,7 +121,6 @@ localparam integer RESERVE = 5 * (FRAMES + 1);
 localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
 localparam [IDLE_W-1:0] IDLE_LAST = IDLE_W'((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
-localparam              POW2      = ((MAX_PAYLOAD & (MAX_PAYLOAD - 1)) == 0);
 localparam [HC_W-1:0]   HELD_MAX  = HC_W'(FRAMES);
 localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / 32 - 2);
 localparam [31:0] RESIDUE = 32'hDEBB20E3;
@@ -141,7 +139,7 @@ reg [7:0]    rdata;                    // RAM read register
 reg [PW-1:0] wr = {PW{1'b0}};          // next write (uncommitted)
 reg [PW-1:0] cm = {PW{1'b0}};          // end of the committed records
 reg [PW-1:0] rd = {PW{1'b0}};          // next read
-reg [BLK_W+1:0] room_b = (BLK_W+2)'(BLK_MAX); // BLK_MAX - bytes in use / 32, a clock old
+reg [BLK_W-1:0] used_b = {BLK_W{1'b0}}; // bytes in use / 32, a clock old
 reg [HC_W-1:0] held = {HC_W{1'b0}};    // committed frames not yet taken
 
 // ------------------------------------------------------------ parser state
@@ -153,7 +151,6 @@ reg [31:0]       crc;
 reg              crc_ok;
 reg              busy_f;               // this candidate's payload is not stored
 reg [IDLE_W-1:0] idle_cnt = {IDLE_W{1'b0}};
-reg              idle_full = 1'b0;     // idle_cnt == IDLE_LAST
 
 reg ev_good_reg = 1'b0;
 reg ev_crc_reg = 1'b0;
@@ -167,7 +164,6 @@ reg             hcap = 1'b0;           // rdata holds a fetched header byte
 reg             d_valid = 1'b0;
 reg [LEN_W-1:0] left;                  // payload bytes not yet fetched
 reg             out_valid = 1'b0;
-reg             has_rec = 1'b0;         // rd != cm, a clock old
 
 // ------------------------------------------------------------ input byte
 wire       step    = s_axis_tvalid;
@@ -185,14 +181,12 @@ crc32 crc_inst (
 
 wire [LEN_W-1:0] hdr_len    = {in_b[LEN_W-9:0], len_lo};
 wire             len_hi_bad = (LEN_W < 16) ? (in_b[7:LEN_W-8] != {(16-LEN_W){1'b0}}) : 1'b0;
-// len > MAX_PAYLOAD: for a power of two its bit and any bit below it
-wire             len_over   = POW2 ? (hdr_len[LEN_W-1] && (|hdr_len[LEN_W-2:0])) : (hdr_len > LEN_MAX);
-wire             len_bad    = len_hi_bad || len_over;
-// (used + 1) * 32 + (len / 32 + 1) * 32 <= FIFO_DEPTH - RESERVE: the
+wire             len_bad    = len_hi_bad || (hdr_len > LEN_MAX);
+// (used_b + 1) * 32 + (len / 32 + 1) * 32 <= FIFO_DEPTH - RESERVE: the
 // candidate's own header bytes are counted, the queue only frees bytes
-// meanwhile. room_b = BLK_MAX - used_blk, a clock old (negative: no
-// room), is a register, so the check is one comparison.
-wire             pay_ok     = !room_b[BLK_W+1] && ((BLK_W+2)'(hdr_len[LEN_W-1:5]) <= room_b);
+// meanwhile
+wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:5]);
+wire             pay_ok     = (need_b <= BLK_MAX);
 wire             hdr_end    = step && (state == ST_HDR) && (cnt == 3'd5);
 
 // header bytes stored: type (0), seq (2, 3), len lo (4), {busy, len hi} (5)
@@ -200,17 +194,14 @@ wire hdr_byte  = (state == ST_HDR) && (cnt != 3'd1);
 wire store     = step && (hdr_byte || ((state == ST_PAY) && !busy_f));
 wire [7:0] wdata = hdr_end ? {!pay_ok, in_b[6:0]} : in_b;
 
-wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && idle_full;
+wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && (idle_cnt == IDLE_LAST);
 wire drop_len  = hdr_end && len_bad;
 wire commit    = (state == ST_END) && crc_ok && (held != HELD_MAX);
 wire rollback  = drop_len || timeout || ((state == ST_END) && !commit);
 
 // read side: header fetch, then payload
 wire desc_pop  = d_valid && m_desc_ready;
-// a header byte is fetched every other clock (hcap), and has_rec (rd !=
-// cm) is then at most a clock old: rd moved last two clocks ago, and cm
-// only grows
-wire fetch_h   = !d_valid && (hcnt != 3'd5) && has_rec && !hcap;
+wire fetch_h   = !d_valid && (hcnt != 3'd5) && (rd != cm);
 wire fetch_p   = d_valid && (left != {LEN_W{1'b0}}) && (!out_valid || m_axis_tready);
 wire fetch     = fetch_h || fetch_p;
 
@@ -260,7 +251,7 @@ always @(posedge clk) begin
             crc_ok <= (crc_next == RESIDUE);
         end
     end
-    room_b <= (BLK_W+2)'(BLK_MAX) - (BLK_W+2)'(used_blk);
+    used_b <= used_blk;
     if (hcap) begin
         hdr <= {rdata, hdr[39:8]};
     end
@@ -287,7 +278,6 @@ always @(posedge clk) begin
     end else if (IDLE_CYCLES > 1) begin
         idle_cnt <= hunting ? {IDLE_W{1'b0}} : idle_cnt + 1'b1;
     end
-    idle_full <= !(step && !hunting) && !hunting && (idle_cnt == IDLE_LAST - 1'b1);
 
     case (state)
         ST_HDR: begin
@@ -351,7 +341,6 @@ always @(posedge clk) begin
         rd <= rd + 1'b1;
     end
     hcap <= fetch_h;
-    has_rec <= (rd != cm) && !rst;
     if (fetch_h) begin
         hcnt <= hcnt + 1'b1;
     end
@@ -376,7 +365,6 @@ always @(posedge clk) begin
         rd           <= {PW{1'b0}};
         held         <= {HC_W{1'b0}};
         idle_cnt     <= {IDLE_W{1'b0}};
-        idle_full    <= 1'b0;
         hcnt         <= 3'd0;
         hcap         <= 1'b0;
         d_valid      <= 1'b0;

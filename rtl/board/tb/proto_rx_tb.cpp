@@ -461,17 +461,10 @@ int main(int argc, char** argv) {
         Counts c;
         for (auto& d : model(in, c)) t.expect.push_back(d);
         Counts before = t.got;
-        uint64_t busy_before = t.busy, disc_before = t.discarded;
         t.feed(in);
         t.run_until_idle();
         CHECK(t.expect.empty(), "after reset: %zu frames never delivered", t.expect.size());
-        // back-to-back frames of up to MAX_PAYLOAD bytes: a frame whose
-        // header ends while the previous one is still queued may find no
-        // room and be delivered busy (counted by ev_overflow, not ev_good)
-        uint64_t busy_after = t.busy - busy_before;
-        CHECK_EQ(t.discarded - disc_before, 0, "frames discarded after reset");
-        CHECK_EQ(t.got.good - before.good + busy_after, c.good, "ev_good + busy after reset");
-        CHECK_EQ(t.got.ovf - before.ovf, busy_after, "ev_overflow after reset (busy frames)");
+        CHECK_EQ(t.got.good - before.good, c.good, "ev_good after reset");
     }
     std::printf("proto_rx: %llu discarded, %llu busy in the mixed streams (FRAMES held, no room)\n",
                 (unsigned long long)mixed_discarded, (unsigned long long)t.busy);
