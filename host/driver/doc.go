@@ -30,21 +30,16 @@
 //     plus the line time of everything in flight, at most Opts.MaxTimeout.
 //     A timeout on a silent link (nothing at all received since the
 //     transmission) doubles it, for that request and, until the next valid
-//     sample, for new ones (exponential back-off), but at most twice while
-//     nothing shows the board slow: silence on a noisy link is mostly loss
-//     (a board that does not rescan loses every request a corrupt frame
-//     swallows). Each answer that arrives after its request was resent on
-//     a timeout (Stats.SpuriousTimeouts) allows one more doubling, each
-//     valid sample one less. A timeout while the board keeps sending is a
-//     loss, not slowness, and is resent at the same RTO;
+//     sample, for new ones (exponential back-off); a timeout while the board
+//     keeps sending is a loss, not slowness, and is resent at the same
+//     RTO;
 //   - a response to a request sent later arrives first (the board answers
 //     in arrival order, so the earlier request or its answer was lost):
 //     "fast retransmit";
 //   - the transport dropped a frame (bad CRC) whose header claimed its
 //     sequence number ("drop hint");
 //   - the board answered ERROR 8 (busy): after Opts.BusyBackoff (doubled
-//     per busy answer of the request, up to the RTO or 64 times
-//     Opts.BusyBackoff, whichever is longer), and the window is
+//     per busy answer of the request, up to the RTO), and the window is
 //     halved (AIMD, probing slowly near the last busy window).
 //
 // Load resends itself (go-back-N from the board's next offset, in chunks

@@ -124,8 +124,7 @@ type counters struct {
 	lateAcks                                               atomic.Uint64
 	goBacks, expired                                       atomic.Uint64
 	srtt, rto                                              atomic.Int64 // nanoseconds
-	backoff, backoffCap, maxBackoff                        atomic.Int64
-	spurious                                               atomic.Uint64
+	backoff                                                atomic.Int64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 	window                                                 atomic.Int64 // the window cap in effect
 }
@@ -153,18 +152,6 @@ type Stats struct {
 	SRTT    time.Duration `json:"srtt_ns"`
 	RTO     time.Duration `json:"rto_ns"`
 	Backoff int           `json:"backoff"`
-	// BackoffCap is the most doublings allowed now: 2 while the board
-	// answers within the RTO (a silent board is then taken to have lost
-	// the request, not to be slow), one more for every late answer to a
-	// request resent after a timeout (SpuriousTimeouts), one less per
-	// valid RTT sample. MaxBackoff is the most doublings any
-	// transmission used.
-	BackoffCap int `json:"backoff_cap"`
-	MaxBackoff int `json:"max_backoff"`
-	// SpuriousTimeouts counts answers that arrived after their request
-	// had been resent (or given up) on a timeout: timeouts that fired
-	// before the board answered.
-	SpuriousTimeouts uint64 `json:"spurious_timeouts"`
 	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
 	// any upload).
 	MinChunkWords int `json:"min_chunk_words"`
@@ -206,7 +193,6 @@ func New(t transport.Transport, opts Opts) *Driver {
 		window: make(chan int), maxWin: opts.Window,
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
-		backoffCap: lossBackoff,
 	}
 	e.st.window.Store(int64(opts.Window))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -253,8 +239,7 @@ func (d *Driver) Stats() Stats {
 		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
-		Backoff: int(s.backoff.Load()), BackoffCap: int(s.backoffCap.Load()), MaxBackoff: int(s.maxBackoff.Load()),
-		SpuriousTimeouts: s.spurious.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
+		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

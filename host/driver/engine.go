@@ -64,8 +64,7 @@ type call struct {
 	lastFrag int // index of the fragment without MORE, -1 if not seen
 	resp     []byte
 	sentAt   time.Time // first transmission (RTT samples use calls sent once; the deadline counts from it)
-	timeouts int       // silent timeouts (for the exponential back-off)
-	resent   bool      // resent after a timeout (a late answer then shows the timeout was early)
+	timeouts int       // timeouts (for the exponential back-off)
 
 	// results
 	respType frame.Type
@@ -114,61 +113,6 @@ type engine struct {
 	// effect for new transmissions, cleared by the next valid sample.
 	srtt, rttvar time.Duration
 	backoff      int
-	// backoffCap bounds the doublings (of backoff and of one call's own
-	// timeouts): lossBackoff until answers show that a timeout fired
-	// before the board had answered (spurious timeouts: the board is
-	// slower than the estimate), one more per such answer, one less per
-	// valid RTT sample.
-	backoffCap int
-	// timedOut remembers the last calls completed or given up after a
-	// timeout resend, so that a late answer to one of them is recognized.
-	timedOut     [timedOutRing]uint16
-	timedOutOK   [timedOutRing]bool
-	timedOutNext int
-}
-
-// lossBackoff is the number of RTO doublings a silent board earns without
-// evidence that it is slow. On a point-to-point link silence after a
-// well-estimated RTO is mostly loss (a request or its answer garbled, or
-// swallowed by a corrupt frame on a board that does not rescan), and
-// loss is not slowness: backing off for it made a 1%-noisy UART wait
-// seconds per lost window (sim/board TestIrisStreamFaults: RTO 6.8 s,
-// the simulator idle 172 s of 183). A board that is really slower than
-// the estimate answers the early resends too, and those late answers
-// raise the cap (TestSlowBoard).
-const lossBackoff = 2
-
-// busyDoublings bounds the busy back-off at busyDoublings times
-// Opts.BusyBackoff when the RTO is shorter.
-const busyDoublings = 64
-
-// timedOutRing is the number of timed-out calls remembered for
-// recognizing their late answers.
-const timedOutRing = 256
-
-// noteTimedOut remembers that the call with seq ended after a timeout
-// resend (or was given up after a timeout).
-func (e *engine) noteTimedOut(seq uint16) {
-	e.timedOut[e.timedOutNext] = seq
-	e.timedOutOK[e.timedOutNext] = true
-	e.timedOutNext = (e.timedOutNext + 1) % timedOutRing
-}
-
-// lateAnswer handles an answer for no pending call: if it answers a call
-// that ended after a timeout resend, the timeout fired before the board
-// had answered, and the back-off cap is raised by one.
-func (e *engine) lateAnswer(seq uint16) {
-	for i, s := range e.timedOut {
-		if e.timedOutOK[i] && s == seq {
-			e.timedOutOK[i] = false
-			e.st.spurious.Add(1)
-			if e.backoffCap < maxBackoff {
-				e.backoffCap++
-				e.publish()
-			}
-			return
-		}
-	}
 }
 
 // rxActivity counts everything the transport has received: bytes, and
@@ -203,9 +147,9 @@ func (e *engine) rto(c *call) time.Duration {
 // shift is the number of doublings for c's next transmission.
 func (e *engine) shift(c *call) int {
 	if c == nil {
-		return min(e.backoff, e.backoffCap)
+		return e.backoff
 	}
-	return min(e.backoffCap, max(e.backoff, c.timeouts))
+	return min(maxBackoff, max(e.backoff, c.timeouts))
 }
 
 func (e *engine) rtoShift(shift int) time.Duration {
@@ -234,7 +178,6 @@ func (e *engine) sampleRTT(d time.Duration) {
 		e.srtt = (7*e.srtt + d) / 8
 	}
 	e.backoff = 0
-	e.backoffCap = max(lossBackoff, e.backoffCap-1)
 	e.publish()
 }
 
@@ -242,8 +185,7 @@ func (e *engine) sampleRTT(d time.Duration) {
 func (e *engine) publish() {
 	e.st.srtt.Store(int64(e.srtt))
 	e.st.rto.Store(int64(e.rto(nil)))
-	e.st.backoff.Store(int64(min(e.backoff, e.backoffCap)))
-	e.st.backoffCap.Store(int64(e.backoffCap))
+	e.st.backoff.Store(int64(e.backoff))
 }
 
 func (e *engine) lineTime(bytes int) time.Duration {
@@ -419,9 +361,6 @@ func (e *engine) transmit(c *call, fresh bool) {
 	c.rxAtSend = e.rxActivity()
 	c.lastSent = now
 	c.txShift = e.shift(c)
-	if int64(c.txShift) > e.st.maxBackoff.Load() {
-		e.st.maxBackoff.Store(int64(c.txShift))
-	}
 	c.lastRTO = e.rtoShift(c.txShift)
 	e.arm(c, time.Now().Add(c.lastRTO))
 }
@@ -468,9 +407,6 @@ func (e *engine) finish(c *call, err error) {
 	}
 	c.state = stDone
 	c.err = err
-	if err == nil && c.resent {
-		e.noteTimedOut(c.seq)
-	}
 	if err == nil {
 		// Additive increase: one per window of successes up to one below
 		// the window at which the board last said busy, then slowly (one
@@ -514,14 +450,12 @@ func (e *engine) onTimer(now time.Time) {
 			// once, a request sent before a valid sample cleared it
 			// raises it one step only, and the further timeouts of one
 			// unlucky request only back off that request.
-			if c.timeouts == 1 && c.txShift >= min(e.backoff, e.backoffCap) && e.backoff < e.backoffCap {
+			if c.timeouts == 1 && c.txShift >= e.backoff && e.backoff < maxBackoff {
 				e.backoff++
 				e.publish()
 			}
 		}
-		c.resent = true
 		if c.handBack {
-			e.noteTimedOut(c.seq)
 			e.finish(c, errLost)
 			continue
 		}
@@ -594,9 +528,6 @@ func (e *engine) onFrame(b []byte) {
 	c := e.pending[f.Seq]
 	if c == nil || c.state == stQueued {
 		e.st.stray.Add(1) // late duplicate or unknown seq
-		if c == nil {
-			e.lateAnswer(f.Seq)
-		}
 		if c == nil && f.Type == frame.TypeLoadData.Response() {
 			e.lateLoadAck(f)
 		}
@@ -628,16 +559,13 @@ func (e *engine) onFrame(b []byte) {
 			}
 			if c.state == stInflight {
 				c.state = stBackoff
-				// Doubling per busy answer, up to the RTO or 64 times
-				// BusyBackoff, whichever is longer: a slow board is not
-				// hammered with refused frames, even while its RTO is
-				// bounded by lossBackoff.
-				limit := max(e.rto(c), busyDoublings*e.opts.BusyBackoff)
+				// Doubling per busy answer, up to the RTO: a slow board
+				// is not hammered with refused frames.
 				wait := e.opts.BusyBackoff
-				for i := 1; i < c.busies && wait < limit; i++ {
+				for i := 1; i < c.busies && wait < e.rto(c); i++ {
 					wait *= 2
 				}
-				e.arm(c, time.Now().Add(min(wait, limit)))
+				e.arm(c, time.Now().Add(min(wait, max(e.opts.BusyBackoff, e.rto(c)))))
 			}
 			return
 		}
