@@ -44,15 +44,7 @@ func TestFixedAgreesWithFloatIris(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, bits := range []int{16, 8} {
-			bank, err := fixed.Quantize(f.Model, bits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			core, err := fixed.NewCore(bank, fixed.HW{Bits: bits, LFSRWidth: 32, ClauseLanes: 3, LiteralLanes: 16})
-			if err != nil {
-				t.Fatal(err)
-			}
-			frac, hF, hX, miF, miX := fixedVsFloat(t, d, f, core, 400)
+			frac, hF, hX, miF, miX := fixedVsFloat(t, d, f, fixed.HW{Bits: bits, LFSRWidth: 32, ClauseLanes: 3, LiteralLanes: 16}, 400)
 			t.Logf("Iris, %d sets, B=%d: agreement %.4f; mean entropy float %.4f fixed %.4f, MI float %.4f fixed %.4f",
 				f.Sets().M(), bits, frac, hF, hX, miF, miX)
 			if frac < 0.99 {
@@ -213,15 +205,7 @@ func TestFixedAgreesWithFloatB4(t *testing.T) {
 				t.Fatal(err)
 			}
 			const bits, K = 4, 200
-			bank, err := fixed.Quantize(f.Model, bits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			core, err := fixed.NewCore(bank, fixed.HW{Bits: bits, LFSRWidth: 16, ClauseLanes: 4, LiteralLanes: 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			frac, hF, hX, miF, miX := fixedVsFloat(t, d, f, core, K)
+			frac, hF, hX, miF, miX := fixedVsFloat(t, d, f, fixed.HW{Bits: bits, LFSRWidth: 16, ClauseLanes: 4, LiteralLanes: 8}, K)
 			t.Logf("%s, B=%d: agreement %.4f; mean entropy float %.4f fixed %.4f, MI float %.4f fixed %.4f", name, bits, frac, hF, hX, miF, miX)
 			if frac < 0.99 {
 				t.Errorf("agreement %.4f, want >= 0.99", frac)
@@ -233,12 +217,20 @@ func TestFixedAgreesWithFloatB4(t *testing.T) {
 	}
 }
 
-// fixedVsFloat samples every row of d K times with the float model of f
-// and with core (softmax at temperature 1) and returns the fraction of
-// rows whose predictions agree and the mean entropy and mutual
-// information of each.
-func fixedVsFloat(t *testing.T, d *Data, f *modelfile.File, core *fixed.Core, K int) (agree, hF, hX, miF, miX float64) {
+// fixedVsFloat quantizes f's model for hw, samples every row of d K times
+// with the float model and with the fixed-point core (softmax at
+// temperature 1) and returns the fraction of rows whose predictions agree
+// and the mean entropy and mutual information of each.
+func fixedVsFloat(t *testing.T, d *Data, f *modelfile.File, hw fixed.HW, K int) (agree, hF, hX, miF, miX float64) {
 	t.Helper()
+	bank, err := fixed.Quantize(f.Model, hw.Bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, err := fixed.NewCore(bank, hw)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := ptm.NewSampler(f.Model, 5)
 	mp := ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}
 	for r := range d.X {
