@@ -417,11 +417,17 @@ func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, c
 			f := fold(c, i)
 			return f.Queries(m), f.Labels(), nil
 		}
-		cv, err := score(func(c int) *pipeline.Samples { return others(c, i) })
-		if err != nil {
-			return nil, err
+		// choose picks a candidate on the rows get returns and maps the
+		// held-out fold i with it.
+		choose := func(get func(c int) *pipeline.Samples) (int, []metrics.QueryStats, []int, error) {
+			c, err := score(get)
+			if err != nil {
+				return 0, nil, nil, err
+			}
+			q, y, err := mapped(c)
+			return c, q, y, err
 		}
-		q, y, err := mapped(cv)
+		cv, q, y, err := choose(func(c int) *pipeline.Samples { return others(c, i) })
 		if err != nil {
 			return nil, err
 		}
@@ -431,11 +437,7 @@ func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, c
 			if j == i {
 				continue
 			}
-			ca, err := score(func(c int) *pipeline.Samples { return fold(c, j) })
-			if err != nil {
-				return nil, err
-			}
-			q, y, err := mapped(ca)
+			ca, q, y, err := choose(func(c int) *pipeline.Samples { return fold(c, j) })
 			if err != nil {
 				return nil, err
 			}
