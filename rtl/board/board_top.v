@@ -61,8 +61,9 @@
  *                     GMII at clk; see eth_mac_rx for MII)
  *   gmii_rxd, gmii_rx_dv, gmii_rx_er   receive byte interface
  *   gmii_txd, gmii_tx_en, gmii_tx_er   transmit byte interface
- *   led_heartbeat     toggles every 32 LED ticks (CLK_HZ/64 clocks each;
- *                     about 1 Hz blink)
+ *   led_heartbeat     toggles every 32 LED ticks (2^k UART bit times
+ *                     each, between CLK_HZ/64 and CLK_HZ/32 clocks:
+ *                     21.8 ms at 48 MHz and 3 Mbaud; a 0.7 Hz blink)
  *   led_loaded        a committed model is valid
  *   led_activity      lit for 2 to 3 ticks after any received byte or
  *                     sent frame
@@ -353,7 +354,9 @@ wire [7:0]  t_data;
 wire        t_valid, t_ready, t_last, t_link;
 wire [47:0] t_mac;
 
-proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
+// UART only: the bit-serial CRC (up to 9 clocks a byte; a UART byte
+// takes 10 bit times); with Ethernet a byte per clock for the MAC
+proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)) u_proto_tx (
     .clk(clk), .rst(rst),
     .s_type(r_type), .s_seq(r_seq), .s_link(r_link), .s_mac(r_mac),
     .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),
@@ -395,43 +398,43 @@ generate
 endgenerate
 
 // ------------------------------------------------------------ LEDs, idle
-localparam integer TICK_CYCLES = (CLK_HZ / 64 > 1) ? CLK_HZ / 64 : 2;
-localparam integer TICK_W      = $clog2(TICK_CYCLES);
-localparam [TICK_W-1:0] TICK_LAST = TICK_W'(TICK_CYCLES - 1);
+// One binary counter of UART bit times (bit_tick, already counted for
+// STATUS) is the LEDs' time base: its low TICK_W bits make a LED tick of
+// 2^TICK_W bit times (the power of two at or above CLK_HZ/64 clocks, so
+// between 1/64 and 1/32 s), the 5 bits above count ticks and its top bit
+// is the heartbeat. No comparator: a tick is the fall of bit TICK_W-1.
+localparam integer TICK_BITS = CLK_HZ / 64 / CLKS_PER_BIT;
+localparam integer TICK_W    = (TICK_BITS > 2) ? $clog2(TICK_BITS) : 1;
 
-reg [TICK_W-1:0] presc = {TICK_W{1'b0}};
-reg [4:0]        beat = 5'd0;
-reg              hb = 1'b0;
+reg [TICK_W+5:0] led_cnt = {(TICK_W+6){1'b0}};
+reg              tick_d = 1'b0;
 reg [1:0]        act_hold = 2'd0;
 reg [3:0]        err_hold = 4'd0;
-wire             tick = (presc == TICK_LAST);
+wire             tick = tick_d && !led_cnt[TICK_W-1];
 
 wire activity = (urx_valid && urx_ready) || (e_valid && e_ready) || frame_sent;
 wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_ovr ||
                 erx_crc || erx_drop || etx_underflow || error_sent;
 
 always @(posedge clk) begin
-    presc <= tick ? {TICK_W{1'b0}} : presc + 1'b1;
+    if (bit_tick) begin
+        led_cnt <= led_cnt + 1'b1;
+    end
+    tick_d <= led_cnt[TICK_W-1];
     if (tick) begin
-        beat <= beat + 1'b1;
-        if (beat == 5'd31) begin
-            hb <= !hb;
-        end
         if (act_hold != 2'd0) act_hold <= act_hold - 1'b1;
         if (err_hold != 4'd0) err_hold <= err_hold - 1'b1;
     end
     if (activity) act_hold <= 2'd3;
     if (error_ev) err_hold <= 4'd9;
     if (rst) begin
-        presc    <= {TICK_W{1'b0}};
-        beat     <= 5'd0;
-        hb       <= 1'b0;
+        led_cnt  <= {(TICK_W+6){1'b0}};
         act_hold <= 2'd0;
         err_hold <= 4'd0;
     end
 end
 
-assign led_heartbeat = hb;
+assign led_heartbeat = led_cnt[TICK_W+5];
 assign led_loaded    = model_loaded;
 assign led_activity  = (act_hold != 2'd0);
 assign led_error     = (err_hold != 4'd0);
