@@ -32,6 +32,7 @@ type bench struct {
 // (keep it small); the rest run longest first.
 var benches = []bench{
 	{"crc32", "crc32", []string{"lib/crc32.v"}, "lib/tb/crc32_tb.cpp", nil},
+	{"crc32_serial", "crc32_serial", []string{"lib/crc32_serial.v"}, "lib/tb/crc32_serial_tb.cpp", nil},
 	{"eth_mac_rx", "eth_mac_rx", []string{"eth/eth_mac_rx.v", "lib/crc32.v"}, "eth/tb/eth_mac_rx_tb.cpp", nil},
 	{"eth_mac_tx", "eth_mac_tx", []string{"eth/eth_mac_tx.v", "lib/crc32.v"}, "eth/tb/eth_mac_tx_tb.cpp", nil},
 	{"uart_rx_104", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "104"}}},
@@ -50,6 +51,7 @@ var synthTops = []struct {
 	{"uart_rx", []param{{"CLKS_PER_BIT", "104"}}},
 	{"uart_tx", []param{{"CLKS_PER_BIT", "104"}}},
 	{"crc32", nil},
+	{"crc32_serial", nil},
 	{"sync_fifo", []param{{"DATA_WIDTH", "8"}, {"DEPTH", "512"}}},
 	{"skid_buffer", []param{{"DATA_WIDTH", "8"}}},
 	{"eth_mac_rx", nil},

@@ -19,6 +19,10 @@ func init() {
 	register("train", "train a PTM on a data set and write a model file", cmdTrain)
 }
 
+// openBoardLink opens the link of `ptm train --board` (transport.Open; a
+// test replaces it to check that train closes the link).
+var openBoardLink = transport.Open
+
 // mappingFlags are the flags that choose the per-sample probability map.
 type mappingFlags struct {
 	kind   string
@@ -150,10 +154,16 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	var boardStats []*driver.TrainInfo
 	if *boardLink != "" {
-		tr, err := transport.Open(*boardLink)
+		tr, err := openBoardLink(*boardLink)
 		if err != nil {
 			return err
 		}
+		// The link is closed when train returns (after the driver, which
+		// does not close it): an open UART keeps its reader goroutine
+		// reading the device, and a later client of the same board (the
+		// next ptm command in one process, as cmd/ptm's tests run them)
+		// would lose the board's answers to it.
+		defer tr.Close()
 		drv := driver.New(tr, driver.Opts{Window: 1, Timeout: 5 * time.Second})
 		defer drv.Close()
 		b := &trainboard.Board{D: drv, Stats: func(in *driver.TrainInfo) {

@@ -17,10 +17,11 @@ import (
 // proto_engine's budget depends on SETS_MAX (shellConfigs).
 var shellBudget = map[string]int{
 	"proto_rx":      345, // 244-245 + 88: frame queue in block RAM, no descriptor FIFO, no rescan (467-483 + 101 before)
-	"stat_counters": 352, // 261 + 81 (9 counters kept without Ethernet, protocol version 4)
-	"proto_tx":      256, // 214-219 + 32
-	"board_top":     94,  // 66 + 25
-	"crc32":         45,  // 43 + 0, per instance (proto_rx, proto_tx; the engine's CRC is bit-serial)
+	"stat_counters": 177, // 159-160 + 12: 9 counters swept a byte per clock (PEND_W 5 as the engine sets it; 117 + 12 with PEND_W 3)
+	"proto_tx":      169, // 147 + 17: bit-serial CRC without Ethernet (CRC_SERIAL = 1), one byte sequencer
+	"board_top":     50,  // 44 + 4: LED time base two LFSRs stepped on bit times (51 + 24 with a 22-bit counter, 66 + 25 with a prescaler)
+	"crc32":         45,  // 43 + 0, per instance (proto_rx; proto_tx's and the engine's CRCs are bit-serial)
+	"crc32_serial":  16,  // 15 + 0 (proto_tx's CRC register without Ethernet)
 	"uart_rx":       43,  // 37 + 4
 	"uart_tx":       32,  // 27 + 4
 }
@@ -34,8 +35,8 @@ var shellConfigs = []struct {
 	setsMax       int
 	engine, total int
 }{
-	{8, 965, 2170}, // measured (protocol version 4 engine, proto_rx frame queue): engine 780 + 156, shell 2,105
-	{1, 815, 2020}, // measured (protocol version 4 engine, proto_rx frame queue): engine 663 + 122, shell 1,956
+	{8, 965, 1850}, // measured: engine 790 + 156, shell 1,793 with the LED LFSRs (1,821 with shell-tx's counters, transmitter and CRC, 2,105 before)
+	{1, 815, 1680}, // measured: engine 665-683 + 122, shell 1,628 with the LED LFSRs (1,673; 1,956 before)
 }
 
 // TestShellBudget synthesizes the UART-only board shell per module and

@@ -40,7 +40,7 @@ var (
 	rxEthSrcs  = []string{"proto_rx_eth.v", "../lib/crc32.v"}
 	engineSrcs = []string{"proto_engine.v", "stat_counters.v"}
 	boardSrcs  = []string{"board_top.v", "proto_rx.v", "proto_rx_eth.v", "proto_tx.v", "link_arb.v", "proto_engine.v",
-		"stat_counters.v", "../lib/crc32.v", "../uart/uart_rx.v", "../uart/uart_tx.v",
+		"stat_counters.v", "../lib/crc32.v", "../lib/crc32_serial.v", "../uart/uart_rx.v", "../uart/uart_tx.v",
 		"../eth/eth_mac_rx.v", "../eth/eth_mac_tx.v"}
 )
 
@@ -73,6 +73,11 @@ var benches = []bench{
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
 	{name: "proto_tx_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp",
 		params: []param{{"FRAG_BYTES", "4"}}},
+	// the UART-only board's: bit-serial CRC
+	{name: "proto_tx_serial", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32_serial.v"}, tb: "tb/proto_tx_tb.cpp",
+		params: []param{{"CRC_SERIAL", "1"}}},
+	{name: "proto_tx_serial_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32_serial.v"}, tb: "tb/proto_tx_tb.cpp",
+		params: []param{{"FRAG_BYTES", "4"}, {"CRC_SERIAL", "1"}}},
 	{name: "stat_counters", top: "stat_counters", srcs: []string{"stat_counters.v"}, tb: "tb/stat_counters_tb.cpp",
 		flags: []string{"--public-flat-rw"}},
 }
@@ -84,9 +89,9 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
 	},
 	"proto_rx_eth":  {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
-	"proto_tx":      {{{"FRAG_BYTES", "4"}}},
+	"proto_tx":      {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}},
 	"board_top":     {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}}},
-	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
+	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}, {{"NCNT", "9"}, {"PEND_W", "5"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
 			{"NT", "1"}, {"NC", "2"}, {"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"SETS_MAX", "1"}, {"CLIP_T", "128"}},

@@ -61,8 +61,9 @@
  *                     GMII at clk; see eth_mac_rx for MII)
  *   gmii_rxd, gmii_rx_dv, gmii_rx_er   receive byte interface
  *   gmii_txd, gmii_tx_en, gmii_tx_er   transmit byte interface
- *   led_heartbeat     toggles every 32 LED ticks (CLK_HZ/64 clocks each;
- *                     about 1 Hz blink)
+ *   led_heartbeat     toggles every 31 LED ticks (2^k - 1 UART bit times
+ *                     each, about CLK_HZ/64 to CLK_HZ/32 clocks:
+ *                     21.8 ms at 48 MHz and 3 Mbaud; a 0.74 Hz blink)
  *   led_loaded        a committed model is valid
  *   led_activity      lit for 2 to 3 ticks after any received byte or
  *                     sent frame
@@ -353,7 +354,9 @@ wire [7:0]  t_data;
 wire        t_valid, t_ready, t_last, t_link;
 wire [47:0] t_mac;
 
-proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
+// UART only: the bit-serial CRC (up to 9 clocks a byte; a UART byte
+// takes 10 bit times); with Ethernet a byte per clock for the MAC
+proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)) u_proto_tx (
     .clk(clk), .rst(rst),
     .s_type(r_type), .s_seq(r_seq), .s_link(r_link), .s_mac(r_mac),
     .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),
@@ -395,39 +398,81 @@ generate
 endgenerate
 
 // ------------------------------------------------------------ LEDs, idle
-localparam integer TICK_CYCLES = (CLK_HZ / 64 > 1) ? CLK_HZ / 64 : 2;
-localparam integer TICK_W      = $clog2(TICK_CYCLES);
-localparam [TICK_W-1:0] TICK_LAST = TICK_W'(TICK_CYCLES - 1);
+// The LEDs' time base is two maximal-length LFSRs (shift registers with an
+// XOR feedback: no carry chain), the first stepped on bit_tick (a UART bit
+// time, already made for STATUS), the second on the first's ticks. A LED
+// tick is the first LFSR's return to its seed, every 2^TICK_W - 1 bit
+// times (TICK_W: the power of two at or above CLK_HZ/64 clocks, so about
+// 1/64 to 1/32 s); the heartbeat toggles when the second (5 bits) returns
+// to its seed, every 31 ticks.
+localparam integer TICK_BITS = CLK_HZ / 64 / CLKS_PER_BIT;
+localparam integer TICK_LOG  = (TICK_BITS > 4) ? $clog2(TICK_BITS) : 2;
+localparam integer TICK_W    = (TICK_LOG > 24) ? 24 : TICK_LOG;      // 2..24
 
-reg [TICK_W-1:0] presc = {TICK_W{1'b0}};
-reg [4:0]        beat = 5'd0;
+// feedback taps of a maximal-length Fibonacci LFSR of n bits (Xilinx
+// XAPP052's table; bit k-1 set for tap k), shifted towards the MSB
+function automatic [23:0] lfsr_taps(input integer n);
+    case (n)
+         2: lfsr_taps = 24'h000003; // 2, 1
+         3: lfsr_taps = 24'h000006; // 3, 2
+         4: lfsr_taps = 24'h00000C; // 4, 3
+         5: lfsr_taps = 24'h000014; // 5, 3
+         6: lfsr_taps = 24'h000030; // 6, 5
+         7: lfsr_taps = 24'h000060; // 7, 6
+         8: lfsr_taps = 24'h0000B8; // 8, 6, 5, 4
+         9: lfsr_taps = 24'h000110; // 9, 5
+        10: lfsr_taps = 24'h000240; // 10, 7
+        11: lfsr_taps = 24'h000500; // 11, 9
+        12: lfsr_taps = 24'h000829; // 12, 6, 4, 1
+        13: lfsr_taps = 24'h00100D; // 13, 4, 3, 1
+        14: lfsr_taps = 24'h002015; // 14, 5, 3, 1
+        15: lfsr_taps = 24'h006000; // 15, 14
+        16: lfsr_taps = 24'h00D008; // 16, 15, 13, 4
+        17: lfsr_taps = 24'h012000; // 17, 14
+        18: lfsr_taps = 24'h020400; // 18, 11
+        19: lfsr_taps = 24'h040023; // 19, 6, 2, 1
+        20: lfsr_taps = 24'h090000; // 20, 17
+        21: lfsr_taps = 24'h140000; // 21, 19
+        22: lfsr_taps = 24'h300000; // 22, 21
+        23: lfsr_taps = 24'h420000; // 23, 18
+        24: lfsr_taps = 24'hE10000; // 24, 23, 22, 17
+        default: lfsr_taps = 24'h000000;
+    endcase
+endfunction
+
+localparam [TICK_W-1:0] TICK_TAPS = TICK_W'(lfsr_taps(TICK_W));
+localparam [TICK_W-1:0] TICK_SEED = {{(TICK_W-1){1'b0}}, 1'b1};
+localparam [4:0]        HB_TAPS   = 5'(lfsr_taps(5));
+
+reg [TICK_W-1:0] tick_lfsr = TICK_SEED;
+reg [4:0]        hb_lfsr = 5'd1;
 reg              hb = 1'b0;
 reg [1:0]        act_hold = 2'd0;
 reg [3:0]        err_hold = 4'd0;
-wire             tick = (presc == TICK_LAST);
+wire             tick = bit_tick && (tick_lfsr == TICK_SEED);
 
 wire activity = (urx_valid && urx_ready) || (e_valid && e_ready) || frame_sent;
 wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_ovr ||
                 erx_crc || erx_drop || etx_underflow || error_sent;
 
 always @(posedge clk) begin
-    presc <= tick ? {TICK_W{1'b0}} : presc + 1'b1;
+    if (bit_tick) begin
+        tick_lfsr <= {tick_lfsr[TICK_W-2:0], ^(tick_lfsr & TICK_TAPS)};
+    end
     if (tick) begin
-        beat <= beat + 1'b1;
-        if (beat == 5'd31) begin
-            hb <= !hb;
-        end
+        hb_lfsr <= {hb_lfsr[3:0], ^(hb_lfsr & HB_TAPS)};
+        if (hb_lfsr == 5'd1) hb <= !hb;
         if (act_hold != 2'd0) act_hold <= act_hold - 1'b1;
         if (err_hold != 4'd0) err_hold <= err_hold - 1'b1;
     end
     if (activity) act_hold <= 2'd3;
     if (error_ev) err_hold <= 4'd9;
     if (rst) begin
-        presc    <= {TICK_W{1'b0}};
-        beat     <= 5'd0;
-        hb       <= 1'b0;
-        act_hold <= 2'd0;
-        err_hold <= 4'd0;
+        tick_lfsr <= TICK_SEED;
+        hb_lfsr   <= 5'd1;
+        hb        <= 1'b0;
+        act_hold  <= 2'd0;
+        err_hold  <= 4'd0;
     end
 end
 

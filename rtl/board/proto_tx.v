@@ -20,12 +20,20 @@
  *     s_axis_tlast and s_axis_tuser both high (no data byte).
  *   - Emit: s_axis_tready is low while the fragment is sent. The header is
  *     built from the side band, the payload read back from the RAM (one
- *     byte prefetched) and the CRC-32 (rtl/lib/crc32.v, over type ..
- *     payload) computed on the fly and appended least significant byte
- *     first. m_axis_tlast marks the last CRC byte.
- *   - Once the first byte is offered, a byte is offered on every clock
+ *     byte prefetched) and the CRC-32 (over type .. payload) computed on
+ *     the fly and appended least significant byte first. m_axis_tlast
+ *     marks the last CRC byte. One 4-bit sequencer walks the frame: bytes
+ *     0..6 of the header, the payload, the 4 CRC bytes.
+ *   - CRC_SERIAL = 0: the CRC is rtl/lib/crc32.v, a byte per clock. Once
+ *     the first byte is offered, a byte is offered on every clock
  *     (m_axis_tvalid stays high to the end of the frame), so the output can
  *     feed a MAC that cannot wait (eth_mac_tx) directly.
+ *   - CRC_SERIAL = 1: the CRC is rtl/lib/crc32_serial.v, stepped 8 clocks
+ *     over each byte after it is offered (the CRC bytes: 8 rotations); the
+ *     next byte is offered when the byte was taken and its steps are done,
+ *     so m_axis_tvalid may drop between the bytes of a frame (at most 9
+ *     clocks a byte: nothing lost on a UART, whose byte takes 10 bit
+ *     times). About 60 logic cells less; for a board without Ethernet.
  *
  * Side band: s_type, s_seq, s_link, s_mac describe the response the bytes
  * belong to. They must stay stable from the first byte of a response to
@@ -38,6 +46,8 @@
  * Parameters:
  *   FRAG_BYTES  payload bytes per fragment, power of two, 4..32768 (1024 =
  *               the protocol's MAX_PAYLOAD)
+ *   CRC_SERIAL  0: byte-wide CRC, a byte per clock (default); 1: bit-serial
+ *               CRC, up to 9 clocks a byte (UART only)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
@@ -54,10 +64,12 @@
  *
  * Latency: the SOF is offered 2 clocks after the byte that closes a
  * fragment; a fragment of n bytes occupies the output for 11 + n byte
- * transfers, after which s_axis_tready rises again.
+ * transfers (CRC_SERIAL = 1: at least 9 clocks each but the SOF's),
+ * after which s_axis_tready rises again.
  */
 module proto_tx #(
-    parameter FRAG_BYTES = 1024
+    parameter FRAG_BYTES = 1024,
+    parameter CRC_SERIAL = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -87,21 +99,21 @@ localparam integer AW = $clog2(FRAG_BYTES);
 localparam integer NW = AW + 1;                       // byte count width
 localparam [NW-1:0] FULL = NW'(FRAG_BYTES);
 
-localparam [1:0] P_HDR  = 2'd0;
-localparam [1:0] P_PAY  = 2'd1;
-localparam [1:0] P_CRC  = 2'd2;
-localparam [1:0] P_DONE = 2'd3;
+// sequencer: the next frame byte to offer
+localparam [3:0] S_SOF  = 4'd0;    // 1..6: type, flags, seq[2], len[2]
+localparam [3:0] S_LENH = 4'd6;
+localparam [3:0] S_PAY  = 4'd7;    // every payload byte
+localparam [3:0] S_CRC0 = 4'd8;    // 8..11: the CRC, least significant byte first
+localparam [3:0] S_CRC3 = 4'd11;
+localparam [3:0] S_DONE = 4'd12;   // the last CRC byte is offered
 
 reg          emit = 1'b0;          // 0: fill, 1: emit
-reg [1:0]    phase = P_HDR;
-reg [NW-1:0] cnt = {NW{1'b0}};     // bytes written into the fragment
+reg [3:0]    seq = S_SOF;
+reg [NW-1:0] cnt = {NW{1'b0}};     // fill: bytes written; emit (after the SOF): next payload byte to fetch
+reg [NW-1:0] l_len;                // payload length of the fragment being sent
+reg          empty;                // it has no payload
 reg [6:0]    frag = 7'd0;          // fragment index within the response
 reg          more;
-
-reg [2:0]    hidx;                 // header byte index
-reg [AW-1:0] ridx;                 // payload byte being sent
-reg [1:0]    cidx;                 // CRC byte index
-reg [31:0]   crc;
 
 // side band of the fragment being sent, latched when it closes
 reg [7:0]    l_type;
@@ -118,36 +130,32 @@ reg          out_valid = 1'b0;
 reg          out_last = 1'b0;
 reg          sent_reg = 1'b0;
 
+wire [7:0]   crc_lo;               // the CRC register's byte 0 (not complemented)
+wire         crc_busy;             // CRC_SERIAL: steps over the byte offered still to do
+
 wire fill_xfer = !emit && s_axis_tvalid;              // s_axis_tready = !emit
 wire wr_byte   = fill_xfer && !s_axis_tuser;
 wire close     = fill_xfer && (s_axis_tlast || cnt == FULL - 1'b1);
-wire [15:0] nbytes = 16'(cnt);                        // payload length
 
-wire load     = emit && (phase != P_DONE) && (!out_valid || m_axis_tready);
+wire load     = emit && (seq != S_DONE) && !crc_busy && (!out_valid || m_axis_tready);
 wire last_out = out_valid && m_axis_tready && out_last;
+wire [15:0] len16 = 16'(l_len);
 
-// header byte hidx
-reg [7:0] hdr_byte;
+// the byte offered next
+reg [7:0] next_byte;
 always @* begin
-    case (hidx)
-        3'd0:    hdr_byte = 8'hA5;
-        3'd1:    hdr_byte = l_type;
-        3'd2:    hdr_byte = {frag, more};
-        3'd3:    hdr_byte = l_seq[7:0];
-        3'd4:    hdr_byte = l_seq[15:8];
-        3'd5:    hdr_byte = nbytes[7:0];
-        default: hdr_byte = nbytes[15:8];
+    case (seq)
+        4'd0:    next_byte = 8'hA5;
+        4'd1:    next_byte = l_type;
+        4'd2:    next_byte = {frag, more};
+        4'd3:    next_byte = l_seq[7:0];
+        4'd4:    next_byte = l_seq[15:8];
+        4'd5:    next_byte = len16[7:0];
+        4'd6:    next_byte = len16[15:8];
+        4'd7:    next_byte = rdata;
+        default: next_byte = ~crc_lo;
     endcase
 end
-
-wire [7:0] crc_byte = (phase == P_HDR) ? hdr_byte : rdata;
-
-wire [31:0] crc_next;
-crc32 crc_inst (
-    .crc_in(crc),
-    .data_in(crc_byte),
-    .crc_out(crc_next)
-);
 
 assign s_axis_tready = !emit;
 assign m_axis_tdata  = out_data;
@@ -160,14 +168,13 @@ assign frame_sent    = sent_reg;
 
 // payload RAM: write while filling, a clock after the byte is taken (the
 // producer's byte goes into a register first, so no combinational path
-// runs from it to the RAM); registered read while emitting (byte 0 at
-// header byte 1, after the fragment's last write; byte i+1 while byte i is
-// loaded)
+// runs from it to the RAM); registered read while emitting, one byte
+// ahead (byte 0 when type is offered, after the fragment's last write;
+// byte i+1 when byte i is)
 reg           w_en = 1'b0;
 reg [AW-1:0]  w_addr;
 reg [7:0]     w_data;
-wire          rd_en   = (emit && phase == P_HDR && hidx == 3'd1) || (load && phase == P_PAY);
-wire [AW-1:0] rd_addr = (phase == P_HDR) ? {AW{1'b0}} : ridx + 1'b1;
+wire          rd_en = load && (seq == 4'd1 || seq == S_PAY);
 
 always @(posedge clk) begin
     w_en   <= wr_byte && !rst;
@@ -177,14 +184,63 @@ always @(posedge clk) begin
         mem[w_addr] <= w_data;
     end
     if (rd_en) begin
-        rdata <= mem[rd_addr];
+        rdata <= mem[cnt[AW-1:0]];
     end
 end
 
-// datapath (no reset)
+// ------------------------------------------------------------ CRC
+// over type .. payload: initialised when the SOF is offered, every later
+// byte stepped in, the CRC bytes rotated out
+wire crc_init = load && (seq == S_SOF);
+wire crc_rot  = (seq >= S_CRC0);      // the byte being loaded is a CRC byte
+generate
+    if (CRC_SERIAL != 0) begin : g_crc_serial
+        reg       stepping = 1'b0;
+        reg [2:0] bc = 3'd0;           // bit of out_data stepped in
+        reg       rot;                 // out_data is a CRC byte: rotate
+        wire [31:0] crc;
+        crc32_serial u_crc (
+            .clk(clk), .init(crc_init), .step(stepping), .rot(rot),
+            .d(out_data[bc]), .crc(crc)
+        );
+        assign crc_lo = crc[7:0];
+        wire unused_crc = &{1'b0, crc[31:8]};
+        always @(posedge clk) begin
+            if (stepping) begin
+                bc <= bc + 1'b1;
+                if (bc == 3'd7) begin
+                    stepping <= 1'b0;
+                end
+            end
+            if (load && !crc_init) begin
+                stepping <= 1'b1;
+                bc       <= 3'd0;
+                rot      <= crc_rot;
+            end
+            if (rst) begin
+                stepping <= 1'b0;
+            end
+        end
+        assign crc_busy = stepping;
+    end else begin : g_crc_byte
+        reg  [31:0] r;
+        wire [31:0] r_next;
+        crc32 u_crc (.crc_in(r), .data_in(next_byte), .crc_out(r_next));
+        always @(posedge clk) begin
+            if (load) begin
+                r <= crc_init ? 32'hFFFFFFFF : crc_rot ? {r[7:0], r[31:8]} : r_next;
+            end
+        end
+        assign crc_lo   = r[7:0];
+        assign crc_busy = 1'b0;
+    end
+endgenerate
+
+// ------------------------------------------------------------ datapath (no reset)
 always @(posedge clk) begin
     if (fill_xfer) begin
-        more <= !s_axis_tlast;
+        more  <= !s_axis_tlast;
+        empty <= s_axis_tuser;
     end
     if (close) begin
         l_type <= s_type;
@@ -193,32 +249,18 @@ always @(posedge clk) begin
         l_mac  <= s_mac;
     end
     if (load) begin
-        case (phase)
-            P_HDR: begin
-                out_data <= hdr_byte;
-                crc      <= (hidx == 3'd0) ? 32'hFFFFFFFF : crc_next;
-            end
-            P_PAY: begin
-                out_data <= rdata;
-                crc      <= crc_next;
-            end
-            default: begin // P_CRC
-                out_data <= ~crc[7:0];
-                crc      <= {8'hFF, crc[31:8]};
-            end
-        endcase
+        out_data <= next_byte;
+    end
+    if (crc_init) begin
+        l_len <= cnt;
     end
 end
 
-// control
+// ------------------------------------------------------------ control
 always @(posedge clk) begin
     sent_reg <= 1'b0;
 
     if (!emit) begin
-        phase <= P_HDR;
-        hidx  <= 3'd0;
-        ridx  <= {AW{1'b0}};
-        cidx  <= 2'd0;
         if (wr_byte) begin
             cnt <= cnt + 1'b1;
         end
@@ -229,39 +271,46 @@ always @(posedge clk) begin
 
     if (load) begin
         out_valid <= 1'b1;
-        case (phase)
-            P_HDR: begin
-                hidx <= hidx + 1'b1;
-                if (hidx == 3'd6) begin
-                    phase <= (cnt == {NW{1'b0}}) ? P_CRC : P_PAY;
+        seq       <= seq + 1'b1;
+        case (seq)
+            S_SOF: begin
+                cnt <= {NW{1'b0}};
+            end
+            4'd1: begin
+                cnt <= cnt + 1'b1;     // byte 0 fetched
+            end
+            S_LENH: begin
+                if (empty) begin
+                    seq <= S_CRC0;
                 end
             end
-            P_PAY: begin
-                ridx <= ridx + 1'b1;
-                if ({1'b0, ridx} == cnt - 1'b1) begin
-                    phase <= P_CRC;
+            S_PAY: begin
+                cnt <= cnt + 1'b1;
+                if (cnt != l_len) begin
+                    seq <= S_PAY;
                 end
             end
-            default: begin // P_CRC
-                cidx <= cidx + 1'b1;
-                if (cidx == 2'd3) begin
-                    out_last <= 1'b1;
-                    phase    <= P_DONE;
-                end
+            S_CRC3: begin
+                out_last <= 1'b1;
+            end
+            default: begin
             end
         endcase
     end else if (last_out) begin
         out_valid <= 1'b0;
         out_last  <= 1'b0;
         emit      <= 1'b0;
+        seq       <= S_SOF;
         cnt       <= {NW{1'b0}};
         sent_reg  <= 1'b1;
         frag      <= more ? frag + 1'b1 : 7'd0;
+    end else if (out_valid && m_axis_tready) begin
+        out_valid <= 1'b0;             // taken; the next byte waits for its CRC steps
     end
 
     if (rst) begin
         emit      <= 1'b0;
-        phase     <= P_HDR;
+        seq       <= S_SOF;
         cnt       <= {NW{1'b0}};
         frag      <= 7'd0;
         out_valid <= 1'b0;

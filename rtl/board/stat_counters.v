@@ -1,37 +1,43 @@
 `default_nettype none
 /*
- * stat_counters - 32-bit event counters kept in one block RAM
+ * stat_counters - 32-bit event counters kept in one block RAM, a byte
+ *                 at a time
  *
  * NCNT counters of 32 bits that wrap modulo 2^32, for the STATUS
  * command. Keeping them in flip-flops with one incrementer each costs
  * about 40 logic cells per counter on an iCE40; here they live in one
- * 16-bit wide block RAM (two words per counter) and a single 32-bit adder
- * folds the events into them:
+ * 8-bit wide block RAM (four bytes per counter, counter i's byte b at
+ * 4i+b) and a single 8-bit adder folds the events into them:
  *
- *   - Every counter has a small pending count (PEND_W bits, saturating)
+ *   - Every counter has a small pending count (PEND_W bits, wrapping)
  *     that collects its increments (inc, 0..3 per clock).
- *   - A server visits one counter per 4 clocks, round robin, or the
- *     counter a read asks for (requests and round-robin visits alternate
- *     when both wait): read low half, read high half, add the pending
- *     count snapshot (modulo 2^32), write both halves back.
- *   - A read (rd_req held high with rd_idx) returns the folded value:
- *     every event counted before the visit started. rd_valid then stays
- *     high, with rd_data stable and the server paused, until rd_req falls
- *     (so the reader may take the value a byte at a time); drop rd_req for
- *     at least one clock between reads.
- *   - clear (and rst) sets every counter to 0 at once through a per-counter
- *     "zero" flag (the RAM is rewritten on the next visit) and drops the
- *     pending counts.
+ *   - The RAM is swept without pause, one byte per clock, counter by
+ *     counter, byte 0 (least significant) first: a byte is read, and a
+ *     clock later written back plus an addend: for byte 0 the counter's
+ *     pending count (taken and restarted from that clock's increment),
+ *     for bytes 1..3 the carry out of the byte before. A counter is
+ *     visited every 4*NCNT clocks.
+ *   - A read (rd_req held high with rd_idx) waits for the next visit of
+ *     counter rd_idx that starts after rd_req rose and returns the bytes
+ *     that visit writes: every event counted before the visit started.
+ *     rd_valid then stays high, with rd_data stable, until rd_req falls
+ *     (the reader may take the value a byte at a time); the sweep goes on
+ *     meanwhile. Drop rd_req for at least one clock between reads.
+ *   - clear (and rst) sets every counter to 0 at once: the next NCNT
+ *     visits (one of each counter) fold from 0 instead of the RAM's bytes
+ *     (a shift register of NCNT flags, no per-counter logic), and the
+ *     pending counts are dropped.
  *
- * A counter is visited at least every 2*4*NCNT clocks plus the time reads
- * are held, so a pending count can only saturate (and lose events) if one
- * counter gets more than 2^PEND_W-1 events in that time: 31 in 88 clocks
- * with the defaults; frame-level events are at least a minimum frame (11
- * bytes) apart, and the engine holds a read for 4 clocks.
+ * A pending count is taken every 4*NCNT clocks, so it can only wrap (and
+ * lose events) if one counter gets more than 2^PEND_W-1 events in that
+ * time: 7 in 36 clocks with NCNT = 9 and the defaults (the fastest counter,
+ * UART bit times, counts one event per CLKS_PER_BIT >= 8 clocks: at most 5
+ * in 36, 6 in 44 with NCNT = 11; frame-level events are at least a
+ * minimum frame, 11 bytes, apart).
  *
  * Parameters:
  *   NCNT    number of counters, 2..16
- *   PEND_W  width of a pending count (5)
+ *   PEND_W  width of a pending count, 2..8 (3)
  *
  * Ports:
  *   clk, rst                 clock; synchronous active-high reset: all
@@ -44,12 +50,11 @@
  *   rd_valid, rd_data [31:0] counter rd_idx's value is on rd_data (level,
  *                            until rd_req falls)
  *
- * Latency: rd_valid rises 4 to 8 clocks after rd_req rises (up to 4 more
- * if the previous visit was also a read).
+ * Latency: rd_valid rises 5 to 4*NCNT+5 clocks after rd_req rises.
  */
 module stat_counters #(
     parameter NCNT   = 11,
-    parameter PEND_W = 5
+    parameter PEND_W = 3
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -63,61 +68,69 @@ module stat_counters #(
     output wire [31:0]       rd_data
 );
 
-localparam integer      IW    = $clog2(NCNT);
-localparam [IW-1:0]     LAST  = IW'(NCNT - 1);
-localparam [PEND_W-1:0] PMAX  = {PEND_W{1'b1}};
+localparam integer  IW    = $clog2(NCNT);
+localparam integer  AW    = IW + 2;
+localparam [AW-1:0] ALAST = AW'(4 * NCNT - 1);
 
 (* no_rw_check *)
-reg [15:0]       mem [0:2*NCNT-1];  // counter i: low half at 2i, high at 2i+1
-reg [15:0]       rdata;
+reg [7:0]        mem [0:4*NCNT-1];  // counter i's byte b at 4i+b
+reg [7:0]        rdata;             // mem[wa]
 
-reg [1:0]        phase = 2'd0;
-reg [IW-1:0]     rr = {IW{1'b0}};   // next round-robin counter
-reg [IW-1:0]     j = {IW{1'b0}};    // counter being visited
-reg              req_visit = 1'b0;  // this visit serves rd_req
-reg              last_req = 1'b0;   // the previous visit served a read
-reg              cancel = 1'b0;     // clear during this visit
-reg [PEND_W-1:0] snap;
-reg [15:0]       lo;
-reg [31:0]       val;
+reg [AW-1:0]     ra = {AW{1'b0}};   // address read this clock
+reg [AW-1:0]     wa = {AW{1'b0}};   // address of rdata, written back this clock
+reg              c = 1'b0;          // carry out of byte wa-1
+reg              zj = 1'b1;         // counter wa[AW-1:2] starts from 0
+reg              hit = 1'b0;        // this visit answers the read
 reg              valid_reg = 1'b0;  // a read's value is held
-reg [NCNT-1:0]   zero = {NCNT{1'b1}};
-reg              zj;                // zero[j], registered (the fold starts from flip-flops)
+reg [31:0]       val;
+reg [NCNT-1:0]   zs = {NCNT{1'b1}};  // zs[0]: the next visit starts from 0 (shifts by one per visit)
 reg [NCNT*PEND_W-1:0] pend = {(NCNT*PEND_W){1'b0}};   // counter i at [PEND_W*i +: PEND_W]
 
-wire       take_req = rd_req && !last_req;
-wire       pause    = valid_reg;     // hold val while the reader takes it
-wire [IW-1:0] sel   = take_req ? rd_idx : rr;
+wire [IW-1:0] ja = ra[AW-1:2];      // counter whose byte ra is read
+wire [IW-1:0] jw = wa[AW-1:2];      // counter whose byte wa is written
+wire          a0 = (ra[1:0] == 2'd0);
+wire          w0 = (wa[1:0] == 2'd0);
 
-// phase 2: fold
-wire [31:0] fold = (zj ? 32'd0 : {rdata, lo}) + {{(32-PEND_W){1'b0}}, snap};
-
-wire        we    = !pause && ((phase == 2'd2) || (phase == 2'd3));
-wire [IW:0] waddr = {j, phase == 2'd3};
-wire [15:0] wdata = (phase == 2'd2) ? fold[15:0] : val[31:16];
-wire [IW:0] raddr = (phase == 2'd0) ? {sel, 1'b0} : {j, 1'b1};
+// the fold: byte 0 adds the pending count, bytes 1..3 the carry
+wire [PEND_W-1:0] snap   = pend[PEND_W*jw +: PEND_W];
+wire [7:0]        addend = w0 ? 8'(snap) : {7'd0, c};
+wire [8:0]        fold   = {1'b0, zj ? 8'd0 : rdata} + {1'b0, addend};
 
 assign rd_valid = valid_reg;
 assign rd_data  = val;
 
 always @(posedge clk) begin
-    if (we) begin
-        mem[waddr] <= wdata;
-    end
-    rdata <= mem[raddr];
+    mem[wa] <= fold[7:0];
+    rdata   <= mem[ra];
 end
 
-// pending counts: cleared to this clock's increment when snapshotted
-wire snap_now = (phase == 2'd0) && !pause;
+// p + i (modulo 2^PEND_W) as gates: a carry chain per counter costs more
+function [PEND_W-1:0] pend_add;
+    input [PEND_W-1:0] a;
+    input [PEND_W-1:0] b;
+    integer n;
+    reg cy;
+    begin
+        cy = 1'b0;
+        for (n = 0; n < PEND_W; n = n + 1) begin
+            pend_add[n] = a[n] ^ b[n] ^ cy;
+            cy          = (a[n] & b[n]) | ((a[n] ^ b[n]) & cy);
+        end
+    end
+endfunction
+
+// pending counts: restarted from this clock's increment when taken
 genvar g;
 generate
     for (g = 0; g < NCNT; g = g + 1) begin : g_pend
-        wire [PEND_W:0] psum = {1'b0, pend[PEND_W*g +: PEND_W]} + {{(PEND_W-1){1'b0}}, inc[2*g +: 2]};
+        wire [PEND_W-1:0] p = pend[PEND_W*g +: PEND_W];
+        wire [PEND_W-1:0] i = PEND_W'(inc[2*g +: 2]);
+        wire [PEND_W-1:0] sum = pend_add(p, i);
         always @(posedge clk) begin
-            if (snap_now && sel == IW'(g)) begin
-                pend[PEND_W*g +: PEND_W] <= {{(PEND_W-2){1'b0}}, inc[2*g +: 2]};
+            if (w0 && jw == IW'(g)) begin
+                pend[PEND_W*g +: PEND_W] <= i;
             end else begin
-                pend[PEND_W*g +: PEND_W] <= psum[PEND_W] ? PMAX : psum[PEND_W-1:0];   // saturate
+                pend[PEND_W*g +: PEND_W] <= sum;
             end
             if (clear || rst) begin
                 pend[PEND_W*g +: PEND_W] <= {PEND_W{1'b0}};
@@ -127,51 +140,37 @@ generate
 endgenerate
 
 always @(posedge clk) begin
+    ra <= (ra == ALAST) ? {AW{1'b0}} : ra + 1'b1;
+    wa <= ra;
+    c  <= fold[8];
     if (!rd_req) begin
         valid_reg <= 1'b0;
+        hit       <= 1'b0;
     end
-    if (!pause) begin
-        phase <= phase + 1'b1;
+    if (hit) begin
+        case (wa[1:0])
+            2'd0:    val[7:0]   <= fold[7:0];
+            2'd1:    val[15:8]  <= fold[7:0];
+            2'd2:    val[23:16] <= fold[7:0];
+            default: val[31:24] <= fold[7:0];
+        endcase
+        if (wa[1:0] == 2'd3) begin
+            valid_reg <= rd_req;
+        end
     end
-
-    case (pause ? 3'd4 : {1'b0, phase})
-        3'd0: begin
-            j         <= sel;
-            snap      <= pend[PEND_W*sel +: PEND_W];
-            req_visit <= take_req;
-            last_req  <= take_req;
-            cancel    <= 1'b0;
-            if (!take_req) begin
-                rr <= (rr == LAST) ? {IW{1'b0}} : rr + 1'b1;
-            end
-        end
-        3'd1: begin
-            lo <= rdata;
-            zj <= zero[j];
-        end
-        3'd2: begin
-            val <= cancel ? 32'd0 : fold;
-        end
-        3'd3: begin
-            if (!cancel) begin
-                zero[j] <= 1'b0;
-            end
-            valid_reg <= req_visit && rd_req;
-        end
-        default: begin
-            // paused: a read's value is held
-        end
-    endcase
-
+    // a visit starts: its zero flag, and whether it answers the read
+    if (a0) begin
+        zj        <= zs[0];
+        zs        <= {1'b0, zs[NCNT-1:1]};
+        hit       <= rd_req && !valid_reg && (ja == rd_idx);
+    end
     if (clear || rst) begin
-        zero   <= {NCNT{1'b1}};
-        cancel <= 1'b1;
+        zs <= {NCNT{1'b1}};
     end
     if (rst) begin
-        phase     <= 2'd0;
-        rr        <= {IW{1'b0}};
-        last_req  <= 1'b0;
+        ra        <= {AW{1'b0}};
         valid_reg <= 1'b0;
+        hit       <= 1'b0;
     end
 end
 

@@ -49,6 +49,7 @@ func startTrainer(t *testing.T, m int, tp ptm.Params, faults ...Fault) (*Process
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { tr.Close() }) // after the driver's (cleanups run last first)
 	d := driver.New(tr, driver.Opts{Window: 1, Timeout: 5 * time.Second})
 	t.Cleanup(func() { d.Close() })
 	return p, d

@@ -14,8 +14,28 @@
 // tlast on the last CRC byte only, m_link/m_mac, one frame_sent per frame,
 // s_axis_tready low while a fragment is sent, stability under random
 // back-pressure. With the output always ready (the Ethernet MAC's case)
-// m_axis_tvalid must stay high from the first byte of a frame to its last.
+// m_axis_tvalid must stay high from the first byte of a frame to its last
+// (not with CRC_SERIAL, whose bytes come at most 9 clocks apart).
 // Finally a reset in the middle of a frame.
+//
+// Every clock the handshake timing is checked against a model of the
+// documented interface: s_axis_tready low from the clock after a fragment's
+// closing byte to its frame's last transfer and high the clock after; busy
+// high from the clock after any accepted transfer to the frame's last
+// transfer, low the clock after it; frame_sent exactly the clock after the
+// last transfer; the SOF offered 2 clocks after the closing byte
+// (CRC_SERIAL: within 10, the previous frame's CRC rotations may still
+// run); without CRC_SERIAL m_axis_tvalid never drops inside a frame,
+// whatever the back-pressure.
+//
+// The training board's traffic (rtl/trainboard/train_proto.v, issue 12):
+// its answers (TRAIN_INFO 88 bytes, 4- and 8-byte answers and errors,
+// TRAIN_READ readbacks of 432 and 6,912 bytes and the largest, 131,072
+// bytes = 128 fragments) produced eagerly (each response's first byte
+// offered the clock s_axis_tready rises, its side band changed the clock
+// after the previous response's last byte) or with the engine's readback
+// gaps (2 bytes in 5 clocks), into a sink paced like uart_tx (tready =
+// !busy || last clock of the stop bit, 10 bit times a byte).
 #include <deque>
 #include <vector>
 
@@ -25,6 +45,9 @@
 
 #ifndef FRAG_BYTES
 #define FRAG_BYTES 1024
+#endif
+#ifndef CRC_SERIAL
+#define CRC_SERIAL 0
 #endif
 
 struct Resp {
@@ -47,8 +70,19 @@ struct Bench {
     FrameDecoder dec{"proto_tx"};
     std::vector<uint8_t> cur;  // bytes of the frame being received
     double valid_p = 1.0, ready_p = 1.0;
+    bool eager = false;        // the next response starts at once
+    int on = 0, period = 0;    // period > 0: offer on `on` clocks of every `period`
+    long phase = 0;
+    int uart_cpb = 0;          // > 0: m_axis_tready paced like uart_tx
+    long uleft = 0;            // uart_tx model: clocks of the byte being sent left
+    // the interface timing model (see the header)
+    bool e_emit = false, e_busy = false, e_sent = false;
+    size_t fill_n = 0;         // bytes of the fragment being filled
+    long since_close = -1;     // clocks since the closing byte (-1: no SOF due)
+    bool sof_seen = true;
     bool in_frame = false;
     bool prev_stall = false;
+    int gap = 0;               // clocks without a byte offered inside a frame
     uint8_t prev_data = 0, prev_last = 0;
     uint64_t frames = 0, pulses = 0;
     Resp side{};               // side band currently driven
@@ -61,12 +95,12 @@ struct Bench {
         auto* m = tb.m.get();
         // a new response's side band is applied as soon as the previous
         // response has been written (often while its last fragment is sent)
-        if (!active && !todo.empty() && coin(0.5)) {
+        if (!active && !todo.empty() && (eager || coin(0.5))) {
             active = true;
             wpos = 0;
             side = todo.front();
         }
-        bool offer = active && coin(valid_p);
+        bool offer = active && (period > 0 ? (phase++ % period) < on : coin(valid_p));
         const Resp* r = active ? &todo.front() : nullptr;
         bool empty = r && r->bytes.empty();
         m->rst = rst;
@@ -78,15 +112,46 @@ struct Bench {
         m->s_axis_tdata = (offer && !empty) ? r->bytes[wpos] : (uint8_t)rng();
         m->s_axis_tlast = offer && (empty || wpos + 1 == r->bytes.size());
         m->s_axis_tuser = offer && empty;
-        m->m_axis_tready = coin(ready_p);
+        m->m_axis_tready = uart_cpb > 0 ? uleft <= 1 : coin(ready_p);
         tb.settle();
+
+        // the interface timing model
+        if (!rst) {
+            CHECK_EQ(m->s_axis_tready, !e_emit, "s_axis_tready (low from the clock after a closing byte to the frame's end)");
+            CHECK_EQ(m->busy, e_busy, "busy");
+            CHECK_EQ(m->frame_sent, e_sent, "frame_sent (the clock after a frame's last transfer)");
+            if (since_close >= 0 && !sof_seen) {
+                since_close++;
+                bool offered = m->m_axis_tvalid && m->m_axis_tdata == SOF;
+#if CRC_SERIAL
+                if (offered) {
+                    CHECK(since_close >= 2 && since_close <= 10, "SOF %ld clocks after the closing byte, want 2..10", since_close);
+                    sof_seen = true;
+                } else {
+                    CHECK(!m->m_axis_tvalid && since_close < 10, "no SOF %ld clocks after the closing byte", since_close);
+                }
+#else
+                if (since_close == 2) {
+                    CHECK(offered, "SOF not offered 2 clocks after the closing byte");
+                    sof_seen = true;
+                } else {
+                    CHECK(!m->m_axis_tvalid, "a byte offered 1 clock after the closing byte");
+                }
+#endif
+            }
+        }
 
         if (prev_stall) {
             CHECK(m->m_axis_tvalid, "m_axis_tvalid dropped without a transfer");
             CHECK_EQ(m->m_axis_tdata, prev_data, "m_axis_tdata changed while stalled");
             CHECK_EQ(m->m_axis_tlast, prev_last, "m_axis_tlast changed while stalled");
         }
-        if (ready_p >= 1.0 && in_frame && !rst) CHECK(m->m_axis_tvalid, "gap inside a frame");
+#if CRC_SERIAL
+        if (m->m_axis_tvalid || !in_frame || rst) gap = 0;
+        else CHECK(++gap <= 8, "more than 8 clocks between the bytes of a frame");
+#else
+        if (in_frame && !rst) CHECK(m->m_axis_tvalid, "gap inside a frame");
+#endif
         if (!rst && m->frame_sent) pulses++;
 
         if (m->m_axis_tvalid && m->m_axis_tready && !rst) {
@@ -106,7 +171,36 @@ struct Bench {
                 check_frames();
             }
         }
-        if (offer && m->s_axis_tready && !rst) {
+        bool taken = m->m_axis_tvalid && m->m_axis_tready;
+        bool final_out = taken && m->m_axis_tlast;
+        bool accepted = offer && m->s_axis_tready;
+        // the model's next clock
+        e_sent = final_out;
+        if (accepted) {
+            e_busy = true;
+            if (empty || wpos + 1 == r->bytes.size() || ++fill_n == (size_t)FRAG_BYTES) {
+                e_emit = true;
+                fill_n = 0;
+                since_close = 0;
+                sof_seen = false;
+            }
+        }
+        if (final_out) {
+            e_emit = false;
+            e_busy = false;
+        }
+        if (uart_cpb > 0) {
+            if (taken) uleft = 10L * uart_cpb;
+            else if (uleft > 0) uleft--;
+        }
+        if (rst) {
+            e_emit = e_busy = e_sent = false;
+            fill_n = 0;
+            since_close = -1;
+            sof_seen = true;
+            uleft = 0;
+        }
+        if (accepted && !rst) {
             if (empty || ++wpos == r->bytes.size()) {
                 sent.push_back(todo.front());
                 todo.pop_front();
@@ -188,7 +282,27 @@ int main(int argc, char** argv) {
     }
     CHECK_EQ(b.pulses, b.frames, "frame_sent pulses");
 
-    // 3. reset in the middle of a frame, then normal operation
+    // 3. the training board's answers, eager or with readback gaps, into a
+    //    free sink and into a UART-paced one
+    const int shapes[] = {88, 4, 8, 4, 88, 432, 432, 6912, 8, 88, 4, 6912, 432, 88};
+    for (int mode = 0; mode < 4; mode++) {
+        b.eager = true;
+        b.valid_p = 1.0;
+        b.ready_p = 1.0;
+        b.period = (mode & 1) ? 5 : 0;
+        b.on = 2;
+        b.uart_cpb = (mode & 2) ? 4 : 0;
+        for (int n : shapes)
+            if (n <= 128 * F) b.add(n);  // a response is at most 128 fragments
+        if (mode == 0 && 128 * F >= 131072) b.add(131072);
+        b.drain();
+    }
+    b.eager = false;
+    b.period = 0;
+    b.uart_cpb = 0;
+    CHECK_EQ(b.pulses, b.frames, "frame_sent pulses");
+
+    // 4. reset in the middle of a frame, then normal operation
     b.valid_p = 1.0;
     b.ready_p = 0.5;
     b.add(F + 7);
