@@ -38,6 +38,9 @@ func cacheKey(o Options) (string, error) {
 		// cached before the option existed stay valid.
 		k.Add("sets_max", strconv.Itoa(o.SetsMax))
 	}
+	if o.CoreClockRatio == 2 {
+		k.Add("core_clock_ratio", "2") // only then: earlier keys stay valid
+	}
 	for _, f := range o.Design.Files {
 		k.Add(f.Name, string(f.Data))
 	}

@@ -73,6 +73,7 @@ var benches = []bench{
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
 	{name: "proto_tx_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp",
 		params: []param{{"FRAG_BYTES", "4"}}},
+	{name: "core_xing", top: "core_xing", srcs: []string{"core_xing.v"}, tb: "tb/core_xing_tb.cpp"},
 	{name: "stat_counters", top: "stat_counters", srcs: []string{"stat_counters.v"}, tb: "tb/stat_counters_tb.cpp",
 		flags: []string{"--public-flat-rw"}},
 }
@@ -83,9 +84,10 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "1280"}, {"FRAMES", "1"}},
 		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
 	},
-	"proto_rx_eth":  {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
-	"proto_tx":      {{{"FRAG_BYTES", "4"}}},
-	"board_top":     {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}}},
+	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
+	"proto_tx":     {{{"FRAG_BYTES", "4"}}},
+	"board_top": {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}},
+		{{"CORE_CLK", "1"}}, {{"CORE_CLK", "1"}, {"ETH_ENABLE", "0"}}},
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
