@@ -194,15 +194,19 @@ type Result struct {
 }
 
 // sources returns the device top's module name and its Verilog files
-// (rtl.TopSources, or rtl.CoreTopSources with coreOnly), written into
-// dir/rtl from the embedded copy.
-func sources(dir string, dev Device, coreOnly bool) (string, []string, error) {
+// (rtl.TopSources, with rtl.DualClockSources for the dual-clock board, or
+// rtl.CoreTopSources with coreOnly), written into dir/rtl from the
+// embedded copy.
+func sources(dir string, dev Device, coreOnly, dual bool) (string, []string, error) {
 	top, names, err := "top", []string(nil), error(nil)
 	if coreOnly {
 		top = "core_top"
 		names, err = rtl.CoreTopSources(dev.Board)
 	} else {
 		names, err = rtl.TopSources(dev.Board)
+		if dual {
+			names = append(names, rtl.DualClockSources()...)
+		}
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -377,7 +381,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := d.Write(coreDir); err != nil {
 		return nil, err
 	}
-	topMod, files, err := sources(dir, dev, o.CoreOnly)
+	topMod, files, err := sources(dir, dev, o.CoreOnly, o.CoreClockRatio == 2)
 	if err != nil {
 		return nil, err
 	}

@@ -362,13 +362,17 @@ func TestLintTop(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
 	for _, dev := range DeviceNames() {
 		for _, v := range []struct {
-			name            string
-			coreOnly, noEth bool
-		}{{"top", false, false}, {"top-uart-only", false, true}, {"core_top", true, false}} {
+			name                  string
+			coreOnly, noEth, dual bool
+		}{{"top", false, false, false}, {"top-uart-only", false, true, false}, {"core_top", true, false, false},
+			{"top-uart-only-2clk", false, true, true}} {
+			if v.dual && dev != "up5k" {
+				continue // the iCEBreaker top only
+			}
 			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				if err := LintTop(testenv.Context(t), dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
+				if err := lintTop(testenv.Context(t), dev, v.coreOnly, v.noEth, v.dual, d, b, dir); err != nil {
 					log, _ := os.ReadFile(filepath.Join(dir, "lint.log"))
 					t.Fatalf("%v\n%s", err, log)
 				}

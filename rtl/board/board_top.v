@@ -110,7 +110,9 @@ module board_top #(
 ) (
     input  wire       clk,
     input  wire       rst,
-    input  wire       clk_core,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire       clk_core,        // unused when CORE_CLK = 0
+    /* verilator lint_on UNUSEDSIGNAL */
 
     input  wire       uart_rxd,
     output wire       uart_txd,
@@ -357,7 +359,6 @@ generate
             .res_last(res_last), .res_error(res_error),
             .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
         );
-        wire unused_clk_core = &{1'b0, clk_core};
     end else begin : g_core_xing
         // the core on clk_core; the request and result fields cross on
         // their own wires, held stable, the bank word through core_xing's

@@ -113,7 +113,11 @@ func build(o Options, m model) (*Build, error) {
 
 	// sources: the board shell (rtl.ShellSources, embedded), the core,
 	// the C++ main
-	dir, bin, cached, err := compileSim(o, ver, flags, rtl.ShellSources(), d.Files, "board-")
+	srcs := rtl.ShellSources()
+	if o.CoreClock {
+		srcs = append(srcs, rtl.DualClockSources()...)
+	}
+	dir, bin, cached, err := compileSim(o, ver, flags, srcs, d.Files, "board-")
 	if err != nil {
 		return nil, err
 	}
