@@ -156,7 +156,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		res, err = synth.Auto(ctx, opts, cands)
 	case *closeTiming:
-		res, err = synth.Close(ctx, opts, 3, 3)
+		res, err = synth.Close(ctx, opts, 3*float64(max(1, *coreRatio)), 3)
 	default:
 		res, err = synth.Cached(ctx, opts)
 	}
@@ -218,6 +218,10 @@ func printSynth(w io.Writer, r *synth.Result) {
 		met = "NOT met"
 	}
 	fmt.Fprintf(w, "  Fmax %.2f MHz, target %.2f MHz (PLL %.3f MHz): timing %s\n", r.FmaxMHz, r.TargetMHz, r.ClockMHz, met)
+	if r.CoreClockRatio == 2 {
+		fmt.Fprintf(w, "  dual clock: core clk_core %.3f MHz (Fmax %.2f), shell clk %.3f MHz (Fmax %.2f), UART %d clocks per bit\n",
+			r.ClockMHz, r.CoreFmaxMHz, r.ShellClockMHz, r.ShellFmaxMHz, r.ClksPerBit)
+	}
 	fmt.Fprintf(w, "  %.2f cycles/sample: %.0f samples/s, %.0f queries/s at K=%d (at the PLL clock: %.0f, %.0f)\n",
 		r.CyclesPerSample, r.SamplesPerS, r.QueriesPerSK100, synth.QueryK, r.SamplesPerSAtClock, r.QueriesPerSAtClock)
 	for _, l := range r.Links {
