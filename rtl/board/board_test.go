@@ -49,6 +49,9 @@ var (
 var benches = []bench{
 	{name: "link_arb", top: "link_arb", srcs: []string{"link_arb.v"}, tb: "tb/link_arb_tb.cpp"},
 	{name: "board_top", top: "board_top", srcs: boardSrcs, tb: "tb/board_top_tb.cpp", core: true},
+	// the dual-clock board: the core on clk_core at twice clk (core_xing)
+	{name: "board_top_2clk", top: "board_top", srcs: append(append([]string{}, boardSrcs...), "core_xing.v"),
+		tb: "tb/board_top_tb.cpp", core: true, params: []param{{"CORE_CLK", "1"}}},
 	{name: "proto_engine", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
 		params: []param{{"FEATURES", "10"}, {"BITS", "12"}, {"LANES", "4"}, {"DEPTH", "7"}, {"LANE_W", "2"},
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "3"}, {"NC", "3"}, {"KMAX", "200"}, {"UART_BAUD", "3000000"},
