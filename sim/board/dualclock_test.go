@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/fixed"
 	pframe "github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
 	"github.com/ptmhw/ptm/host/transport"
@@ -33,23 +34,30 @@ func TestConformanceDualClock(t *testing.T) {
 }
 
 // TestDualClockImage streams the Iris rows (sums mode, K = 100) to the
-// Verilated board of the dual-clock UP5K image (`ptm synth --device up5k
-// --no-eth --sets-max 1 --lanes 55 --freq 54 --core-clock-ratio 2`: UART
-// only, SETS_MAX 1, W = 16, 55 lanes on clk_core, the shell at half of it
-// with its UART at 9 clocks per bit): the report equals the fixed-point
-// evaluation of the same rows and seeds (0 mismatches).
+// Verilated board of the dual-clock UP5K image that meets timing (`ptm
+// synth --device up5k --no-eth --sets-max 1 --lanes 40 --freq 48
+// --core-clock-ratio 2`, docs/synthesis.md "The dual-clock board": UART
+// only, SETS_MAX 1, B = 4, W = 16, 40 lanes on clk_core at 48 MHz, the
+// shell at 24 MHz with its UART at 8 clocks per bit): the report equals
+// the fixed-point evaluation of the same rows and seeds (0 mismatches).
 func TestDualClockImage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
 	iris := loadIris(t)
-	o := irisOptions(iris.m, 55, true)
+	o := irisOptions(iris.m, 40, true)
+	// the image's B = 4 (ptm synth's default): the model re-quantized
+	b4, err := fixed.Quantize(iris.m.File.Model, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Bank, o.Config.Bits = b4, 4
 	o.Config.LFSRWidth = 16
 	o.NoEthernet, o.SetsMax = true, 1
 	o.CoreClock = true
-	o.ClksPerBit = 9
-	o.ClockHz = 27_000_000
+	o.ClksPerBit = 8
+	o.ClockHz = 24_000_000
 	p := start(t, o)
 	cfg := stream.Config{K: 100, Seed: 3, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSums}
 	s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, iris.X, cfg)
@@ -58,6 +66,6 @@ func TestDualClockImage(t *testing.T) {
 		t.Fatalf("metrics %+v, board MMAX %d, warnings %v (want one: one request per set)", s.Metrics, s.Board.Info.MMax, s.Board.Warnings)
 	}
 	got := reportEqualsFixed(t, iris, s, cfg)
-	t.Logf("dual-clock image (55 lanes on clk_core, UART only, SETS_MAX 1, W 16): %d rows, 0 mismatches; report = eval --fixed: accuracy %.4f, ECE %.4f",
+	t.Logf("dual-clock image (40 lanes on clk_core, UART only, SETS_MAX 1, W 16): %d rows, 0 mismatches; report = eval --fixed: accuracy %.4f, ECE %.4f",
 		len(iris.X), got[0], got[1])
 }
