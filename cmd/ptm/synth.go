@@ -68,6 +68,9 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	if err := checkSetsMax(*setsMax); err != nil {
 		return err
 	}
+	if *coreRatio != 1 && *coreRatio != 2 {
+		return fmt.Errorf("%w: --core-clock-ratio %d, want 1 (one clock) or 2 (the core at the PLL's clock, the shell at half)", errUsage, *coreRatio)
+	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
 	}
