@@ -45,11 +45,11 @@
  *   INIT_LOADED       1 when the core was generated with its banks
  *                     initialised (hw.Config.InitBanks): INFER works at once
  *   INIT_CRC          the CRC-32 of those bank words (LOAD_COMMIT's CRC)
-  *   CORE_CLK          0: the core runs on clk (default); 1: the core runs on
+ *   CORE_CLK          0: the core runs on clk (default); 1: the core runs on
  *                     clk_core, at least twice clk (one PLL's GENCLK and
  *                     GENCLK_HALF), through core_xing; CLK_HZ and
  *                     CLKS_PER_BIT stay clk's
- *   ETH_ENABLE        1: both links (default); 0: UART only, the Ethernet
+  *   ETH_ENABLE        1: both links (default); 0: UART only, the Ethernet
  *                     MACs, parser and buffers are left out (about 800
  *                     logic cells and 7 SB_RAM40_4K less; the GMII outputs
  *                     are constant, its inputs ignored) and so is link_arb:
