@@ -48,6 +48,11 @@ type Board struct {
 	// SetsMax is MMAX, the most sets per INFER query (SETS_MAX, 1..255);
 	// 0 means DefaultSetsMax.
 	SetsMax int
+	// CoreClock runs the core on its own clock, clk_core (CORE_CLK = 1):
+	// at least twice ClockHz, from the same PLL (GENCLK and GENCLK_HALF),
+	// through rtl/board/core_xing.v. ClockHz and ClksPerBit stay the
+	// shell's. false: one clock (the parameter is then omitted).
+	CoreClock bool
 	// Preload is the bank the core's banks hold at configuration (the
 	// design must be generated with Config.InitBanks and this bank): the
 	// board then starts with the model committed (INIT_LOADED, INIT_CRC).
@@ -120,6 +125,9 @@ func (d *Design) BoardParams(b Board) ([]Param, error) {
 		Param{"ETH_ENABLE", strconv.Itoa(eth)},
 		Param{"SETS_MAX", strconv.Itoa(sets)},
 	)
+	if b.CoreClock {
+		ps = append(ps, Param{"CORE_CLK", "1"})
+	}
 	if b.ReportedBaud != 0 {
 		ps = append(ps, Param{"UART_BAUD", strconv.Itoa(b.ReportedBaud)})
 	}

@@ -26,6 +26,7 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	noUART := fs.Bool("no-uart", false, "do not bridge the UART to a pseudo-terminal")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (ETH_ENABLE = 0), as `ptm synth --no-eth` builds it")
 	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255), as `ptm synth --sets-max` builds it")
+	coreRatio := fs.Int("core-clock-ratio", 1, "1: one clock; 2: the dual-clock board, the core on its own clock at twice the board clock, as `ptm synth --core-clock-ratio 2` builds it")
 	clockHz := fs.Int("clock-hz", 0, "the image's board clock in Hz (CLK_HZ: LED timing only; default 48 MHz)")
 	tap := fs.String("tap", "", "bridge Ethernet to this TAP `device` (created if missing; needs root or CAP_NET_ADMIN)")
 	netns := fs.String("netns", "", "run the simulator inside this network namespace")
@@ -93,8 +94,12 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	if err := checkSetsMax(*setsMax); err != nil {
 		return err
 	}
+	if *coreRatio != 1 && *coreRatio != 2 {
+		return fmt.Errorf("%w: --core-clock-ratio %d, want 1 or 2", errUsage, *coreRatio)
+	}
 	opts := def
 	opts.SetsMax = *setsMax
+	opts.CoreClock = *coreRatio == 2
 	if *noEth && *tap != "" {
 		return fmt.Errorf("%w: --tap on a board built with --no-eth", errUsage)
 	}

@@ -37,6 +37,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
 	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255; 1 leaves the set loop out, the host then sends one request per set)")
+	coreRatio := fs.Int("core-clock-ratio", 1, "1: one clock; 2: the core on the PLL's clock (--freq) and the board shell on half of it (the UP5K board top only; docs/synthesis.md \"The dual-clock board\")")
 	closeTiming := fs.Bool("close", false, "if timing fails, retry at the highest multiple of 3 MHz below the Fmax reached (up to 3 runs)")
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
@@ -66,6 +67,9 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkSetsMax(*setsMax); err != nil {
 		return err
+	}
+	if *coreRatio != 1 && *coreRatio != 2 {
+		return fmt.Errorf("%w: --core-clock-ratio %d, want 1 (one clock) or 2 (the core at the PLL's clock, the shell at half)", errUsage, *coreRatio)
 	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
@@ -128,12 +132,15 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		if !*coreOnly && *setsMax != hw.DefaultSetsMax {
 			top += fmt.Sprintf("-M%d", *setsMax)
 		}
+		if *coreRatio == 2 {
+			top += "-2clk"
+		}
 		dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-%s-%s-B%d-W%d-%gMHz-s%d",
 			name, strings.ToLower(*device), top, lanesName, cfg.Bits, cfg.LFSRWidth, *freq, *seed))
 	}
 	opts := synth.Options{
 		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
-		CoreOnly: *coreOnly, NoEth: *noEth, SetsMax: *setsMax, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
+		CoreOnly: *coreOnly, NoEth: *noEth, SetsMax: *setsMax, CoreClockRatio: *coreRatio, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
 	}
 	if !*quiet {
 		opts.Progress = stderr
@@ -152,7 +159,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		res, err = synth.Auto(ctx, opts, cands)
 	case *closeTiming:
-		res, err = synth.Close(ctx, opts, 3, 3)
+		res, err = synth.Close(ctx, opts, 3*float64(max(1, *coreRatio)), 3)
 	default:
 		res, err = synth.Cached(ctx, opts)
 	}
@@ -214,6 +221,10 @@ func printSynth(w io.Writer, r *synth.Result) {
 		met = "NOT met"
 	}
 	fmt.Fprintf(w, "  Fmax %.2f MHz, target %.2f MHz (PLL %.3f MHz): timing %s\n", r.FmaxMHz, r.TargetMHz, r.ClockMHz, met)
+	if r.CoreClockRatio == 2 {
+		fmt.Fprintf(w, "  dual clock: core clk_core %.3f MHz (Fmax %.2f), shell clk %.3f MHz (Fmax %.2f), UART %d clocks per bit\n",
+			r.ClockMHz, r.CoreFmaxMHz, r.ShellClockMHz, r.ShellFmaxMHz, r.ClksPerBit)
+	}
 	fmt.Fprintf(w, "  %.2f cycles/sample: %.0f samples/s, %.0f queries/s at K=%d (at the PLL clock: %.0f, %.0f)\n",
 		r.CyclesPerSample, r.SamplesPerS, r.QueriesPerSK100, synth.QueryK, r.SamplesPerSAtClock, r.QueriesPerSAtClock)
 	for _, l := range r.Links {

@@ -83,7 +83,8 @@ func Candidates(device string, maxLanes int, noPack bool, gen func(lanes int) (*
 //  2. Place and route that candidate at the target clock (o.FreqMHz); if
 //     it does not fit, the next smaller candidate, and so on.
 //  3. If timing is not met, one more run of the same candidate with the
-//     PLL at the highest multiple of 3 MHz (the 3 Mbaud UART stays exact)
+//     PLL at the highest multiple of 3 MHz (the 3 Mbaud UART stays exact;
+//     6 MHz for the dual-clock board, Options.CoreClockRatio)
 //     at or below the Fmax reached, placed with the same --freq
 //     (Options.PlaceMHz) and seed: nextpnr's constraint comes from --freq
 //     alone, so the placer aims as before at a netlist that differs only
@@ -176,7 +177,7 @@ func Auto(ctx context.Context, o Options, cands []Candidate) (*Result, error) {
 			return nil, err
 		}
 		if err != nil { // 3. timing: the clock the placed design reaches
-			next := math.Floor(r.FmaxMHz/3) * 3
+			next := math.Floor(r.FmaxMHz/o.clockStep()) * o.clockStep()
 			if next < 16 || next >= o.FreqMHz {
 				r.Search = steps
 				return r, err
@@ -193,6 +194,16 @@ func Auto(ctx context.Context, o Options, cands []Candidate) (*Result, error) {
 		return r, err
 	}
 	return nil, fmt.Errorf("%w on %s: no candidate up to %d lanes placed", ErrNoFit, dev.Name, cands[best].Lanes)
+}
+
+// clockStep is the PLL clock step that keeps the 3 Mbaud UART exact: 3
+// MHz, or 6 MHz for the dual-clock board (its UART runs at half the PLL
+// clock).
+func (o *Options) clockStep() float64 {
+	if o.CoreClockRatio == 2 {
+		return 6
+	}
+	return 3
 }
 
 // keepBitstream copies the chosen run's bitstream to dir/top.bin (the

@@ -38,6 +38,9 @@ func cacheKey(o Options) (string, error) {
 		// cached before the option existed stay valid.
 		k.Add("sets_max", strconv.Itoa(o.SetsMax))
 	}
+	if o.CoreClockRatio == 2 {
+		k.Add("core_clock_ratio", "2") // only then: earlier keys stay valid
+	}
 	for _, f := range o.Design.Files {
 		k.Add(f.Name, string(f.Data))
 	}
@@ -48,7 +51,7 @@ func cacheKey(o Options) (string, error) {
 
 // fsWalk calls f on every embedded RTL source, in a fixed order.
 func fsWalk(f func(name string, data []byte)) error {
-	names := rtl.ShellSources()
+	names := append(rtl.ShellSources(), rtl.DualClockSources()...)
 	for _, b := range rtl.Boards {
 		t, err := rtl.TopSources(b)
 		if err != nil {

@@ -56,6 +56,14 @@ type Options struct {
 	// the protocol engine's set loop out (the host then sends one request
 	// per set). Ignored for a core-only build.
 	SetsMax int
+	// CoreClockRatio 2 runs the core on its own clock, the PLL's output
+	// (FreqMHz), and the board shell on half of it (the iCEBreaker top's
+	// SB_PLL40_2F_PAD, GENCLK and GENCLK_HALF; rtl/board/core_xing.v
+	// crosses between them): the UART divider is the shell clock's,
+	// nextpnr constrains both clocks, and both must meet their clock.
+	// 0 or 1: one clock. Only the UP5K's board top (not core-only) has
+	// it.
+	CoreClockRatio int
 	// SynthOnly stops after yosys: the Result has yosys's cell counts
 	// only (the estimate Auto searches with); no place and route.
 	SynthOnly bool
@@ -123,6 +131,16 @@ type Result struct {
 	Clocks    map[string]ClockFmax `json:"clocks,omitempty"`
 	PLL       PLL                  `json:"pll"`
 	Seed      int                  `json:"seed"`
+	// CoreClockRatio is 2 for a dual-clock board (Options.CoreClockRatio;
+	// 0 otherwise): ClockMHz is then the core's clock (clk_core) and
+	// FmaxMHz the highest PLL clock both domains meet, the smaller of the
+	// core clock's Fmax and twice the shell clock's; ShellClockMHz and
+	// ShellFmaxMHz are the shell clock (clk, half the PLL's) and its Fmax,
+	// CoreFmaxMHz the core clock's own.
+	CoreClockRatio int     `json:"core_clock_ratio,omitempty"`
+	ShellClockMHz  float64 `json:"shell_clock_mhz,omitempty"`
+	ShellFmaxMHz   float64 `json:"shell_fmax_mhz,omitempty"`
+	CoreFmaxMHz    float64 `json:"core_fmax_mhz,omitempty"`
 
 	// CyclesPerSample is the cost of one sample in a stream of K = 100
 	// stats-mode requests: (RequestPeriod at K = 100) / 100, that is D
@@ -176,15 +194,19 @@ type Result struct {
 }
 
 // sources returns the device top's module name and its Verilog files
-// (rtl.TopSources, or rtl.CoreTopSources with coreOnly), written into
-// dir/rtl from the embedded copy.
-func sources(dir string, dev Device, coreOnly bool) (string, []string, error) {
+// (rtl.TopSources, with rtl.DualClockSources for the dual-clock board, or
+// rtl.CoreTopSources with coreOnly), written into dir/rtl from the
+// embedded copy.
+func sources(dir string, dev Device, coreOnly, dual bool) (string, []string, error) {
 	top, names, err := "top", []string(nil), error(nil)
 	if coreOnly {
 		top = "core_top"
 		names, err = rtl.CoreTopSources(dev.Board)
 	} else {
 		names, err = rtl.TopSources(dev.Board)
+		if dual {
+			names = append(names, rtl.DualClockSources()...)
+		}
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -202,6 +224,12 @@ func sources(dir string, dev Device, coreOnly bool) (string, []string, error) {
 // board, setsMax its SETS_MAX (0: hw.DefaultSetsMax); bank, when not nil,
 // is the model the banks hold at configuration.
 func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool, setsMax int) ([]hw.Param, error) {
+	return topParams(d, bank, pll, clksPerBit, coreOnly, noEth, setsMax, false)
+}
+
+// topParams is TopParams with the dual-clock board (dual: the core on the
+// PLL's clock, the shell and its CLK_HZ on half of it, CORE_CLK = 1).
+func topParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly, noEth bool, setsMax int, dual bool) ([]hw.Param, error) {
 	ps := []hw.Param{
 		{Name: "DIVR", Value: fmt.Sprintf("4'd%d", pll.DIVR)}, {Name: "DIVF", Value: fmt.Sprintf("7'd%d", pll.DIVF)},
 		{Name: "DIVQ", Value: fmt.Sprintf("3'd%d", pll.DIVQ)}, {Name: "FILTER_RANGE", Value: fmt.Sprintf("3'd%d", pll.FilterRange)},
@@ -210,6 +238,9 @@ func TopParams(d *hw.Design, bank *fixed.Bank, pll PLL, clksPerBit int, coreOnly
 		return append(ps, d.CoreParams()...), nil
 	}
 	b := hw.Board{ClockHz: int(math.Round(pll.OutMHz * 1e6)), ClksPerBit: clksPerBit, Ethernet: !noEth, SetsMax: setsMax}
+	if dual {
+		b.ClockHz, b.CoreClock = int(math.Round(pll.OutMHz*1e6/2)), true
+	}
 	if d.Config.InitBanks {
 		b.Preload = bank
 	}
@@ -328,6 +359,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := checkScriptPaths(o.Dir); err != nil {
 		return nil, err
 	}
+	if err := o.checkCoreClock(dev); err != nil {
+		return nil, err
+	}
 	if err := CheckTools(Tools...); err != nil {
 		return nil, err
 	}
@@ -347,7 +381,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := d.Write(coreDir); err != nil {
 		return nil, err
 	}
-	topMod, files, err := sources(dir, dev, o.CoreOnly)
+	topMod, files, err := sources(dir, dev, o.CoreOnly, o.CoreClockRatio == 2)
 	if err != nil {
 		return nil, err
 	}
@@ -361,8 +395,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cpb := ClksPerBit(pll.OutMHz)
-	params, err := TopParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth, o.SetsMax)
+	dual := o.CoreClockRatio == 2
+	shellMHz := pll.OutMHz // the board shell's clock (the UART's)
+	if dual {
+		shellMHz = pll.OutMHz / 2
+	}
+	cpb := ClksPerBit(shellMHz)
+	params, err := topParams(d, o.Bank, pll, cpb, o.CoreOnly, o.NoEth, o.SetsMax, dual)
 	if err != nil {
 		return nil, err
 	}
@@ -417,10 +456,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			pcf = append(pcf, fmt.Sprintf("set_frequency %s 25\n", c)...)
 		}
 	}
+	if dual {
+		// Both clocks of the dual-clock top (rtl/boards/icebreaker/top.v's
+		// nets): nextpnr times each domain against its own clock; paths
+		// between them are not constrained (core_xing synchronises them).
+		pcf = append(pcf, fmt.Sprintf("\n# Added by hw/synth: the dual-clock board's clocks.\nset_frequency clk_core %g\nset_frequency clk %g\n",
+			o.PlaceMHz, o.PlaceMHz/2)...)
+	}
 	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	pl, err := o.placeAndPack(ctx, dir, dev, o.PlaceMHz, pll.OutMHz, logs)
+	pl, err := o.placeAndPack(ctx, dir, dev, o.PlaceMHz, pll.OutMHz, dual, logs)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +481,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry,
 		BRAMs: util["ICESTORM_RAM"].Used, BRAMsAvailable: dev.BRAMs, BankPass: bp, Utilization: util,
 		TargetMHz: o.FreqMHz, PlaceMHz: o.PlaceMHz, ClockMHz: pll.OutMHz, Clocks: clocks, PLL: pll, Seed: o.Seed,
-		UARTBaud: pll.OutMHz * 1e6 / float64(cpb), ClksPerBit: cpb,
+		UARTBaud: shellMHz * 1e6 / float64(cpb), ClksPerBit: cpb,
 		BuildDir: dir, Logs: logs,
 		Toolchain: string(ActiveToolchain()), ToolVersions: toolVersions().named,
 	}
@@ -449,6 +495,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.Bitstream = path("top.bin")
 	}
 	r.FmaxMHz = core.AchievedMHz
+	if dual {
+		r.CoreClockRatio, r.ShellClockMHz = 2, shellMHz
+		r.CoreFmaxMHz, r.ShellFmaxMHz = pl.coreOwn.AchievedMHz, pl.shell.AchievedMHz
+	}
 	r.TimingMet = timingErr == nil
 	fillThroughput(r, &d.Params)
 	r.Binding = binding(r)
@@ -618,6 +668,57 @@ func coreClock(clocks map[string]ClockFmax, dev Device, target float64) (ClockFm
 		return core, name, fmt.Errorf("%w: %s", ErrTiming, strings.Join(fails, "; "))
 	}
 	return core, name, nil
+}
+
+// dualClocks checks the two clocks of a dual-clock board: clk_core
+// against the PLL clock and clk (the shell) against half of it. core is
+// the PLL clock's limit, min(core Fmax, 2 x shell Fmax), named after the
+// clock that sets it; own and shell are the two clocks' own timings.
+func dualClocks(clocks map[string]ClockFmax, target float64) (core ClockFmax, name string, own, shell ClockFmax, err error) {
+	var okCore, okShell bool
+	own, okCore = clocks["clk_core"]
+	shell, okShell = clocks["clk"]
+	if !okCore || !okShell {
+		names := make([]string, 0, len(clocks))
+		for k := range clocks {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return core, "", own, shell, fmt.Errorf("%w: nextpnr reported clocks %v, want clk_core and clk", ErrTool, names)
+	}
+	core, name = own, "clk_core"
+	if 2*shell.AchievedMHz < own.AchievedMHz {
+		core, name = ClockFmax{AchievedMHz: 2 * shell.AchievedMHz, ConstraintMHz: 2 * shell.ConstraintMHz}, "clk (x2)"
+	}
+	var fails []string
+	if own.AchievedMHz < target {
+		fails = append(fails, fmt.Sprintf("core clock clk_core reaches %.2f MHz, below the %.2f MHz PLL clock", own.AchievedMHz, target))
+	}
+	if shell.AchievedMHz < target/2 {
+		fails = append(fails, fmt.Sprintf("shell clock clk reaches %.2f MHz, below its %.2f MHz (half the PLL clock)", shell.AchievedMHz, target/2))
+	}
+	if len(fails) > 0 {
+		err = fmt.Errorf("%w: %s", ErrTiming, strings.Join(fails, "; "))
+	}
+	return core, name, own, shell, err
+}
+
+// checkCoreClock refuses a CoreClockRatio the flow cannot build.
+func (o *Options) checkCoreClock(dev Device) error {
+	switch o.CoreClockRatio {
+	case 0, 1:
+		return nil
+	case 2:
+	default:
+		return fmt.Errorf("%w: core clock ratio %d: want 1 (one clock) or 2 (the core at the PLL's clock, the shell at half)", ErrOptions, o.CoreClockRatio)
+	}
+	if o.CoreOnly {
+		return fmt.Errorf("%w: core clock ratio 2 is a board top's (the core-only top has one clock)", ErrOptions)
+	}
+	if dev.Board != "icebreaker" {
+		return fmt.Errorf("%w: core clock ratio 2 on %s: only the iCEBreaker top (up5k) has the dual-clock PLL", ErrOptions, dev.Name)
+	}
+	return nil
 }
 
 // fillThroughput computes the throughput figures of r from its Fmax and

@@ -22,6 +22,12 @@ var vendorWaivers = []string{"DECLFILENAME", "UNUSEDSIGNAL", "UNUSEDPARAM", "UND
 // are written to dir; the log is dir/lint.log. Any warning outside the
 // vendor models fails.
 func LintTop(ctx context.Context, device string, coreOnly, noEth bool, d *hw.Design, bank *fixed.Bank, dir string) error {
+	return lintTop(ctx, device, coreOnly, noEth, false, d, bank, dir)
+}
+
+// lintTop is LintTop with the dual-clock board (dual: CORE_CLK = 1, the
+// PLL at 54 MHz for the core and the shell at 27 MHz; the iCEBreaker only).
+func lintTop(ctx context.Context, device string, coreOnly, noEth, dual bool, d *hw.Design, bank *fixed.Bank, dir string) error {
 	dev, err := LookupDevice(device)
 	if err != nil {
 		return err
@@ -37,7 +43,7 @@ func LintTop(ctx context.Context, device string, coreOnly, noEth bool, d *hw.Des
 	if err := d.Write(coreDir); err != nil {
 		return err
 	}
-	topMod, files, err := sources(dir, dev, coreOnly)
+	topMod, files, err := sources(dir, dev, coreOnly, dual)
 	if err != nil {
 		return err
 	}
@@ -55,8 +61,11 @@ func LintTop(ctx context.Context, device string, coreOnly, noEth bool, d *hw.Des
 	}
 	args := []string{"--lint-only", "-Wall", "--timescale", "1ns/1ps", "--top-module", topMod,
 		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers}
-	pll := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}
-	params, err := TopParams(d, bank, pll, ClksPerBit(pll.OutMHz), coreOnly, noEth, 0)
+	pll, clk := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}, 48.0
+	if dual {
+		pll, clk = PLL{DIVF: 71, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 54}, 27
+	}
+	params, err := topParams(d, bank, pll, ClksPerBit(clk), coreOnly, noEth, 0, dual)
 	if err != nil {
 		return err
 	}

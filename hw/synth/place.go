@@ -12,11 +12,14 @@ import (
 
 // placed is what placeAndPack learned from nextpnr's report.
 type placed struct {
-	util      map[string]Use
-	clocks    map[string]ClockFmax
-	core      ClockFmax // the core clock's timing
-	coreName  string
-	timingErr error // non-nil when the core clock misses the PLL clock
+	util     map[string]Use
+	clocks   map[string]ClockFmax
+	core     ClockFmax // the core clock's timing
+	coreName string
+	// coreOwn and shell are the dual-clock board's clk_core and clk
+	// (zero for one clock).
+	coreOwn, shell ClockFmax
+	timingErr      error // non-nil when the core clock misses the PLL clock
 }
 
 // placeAndPack places and routes dir/top.json with dir/build.pcf at
@@ -25,7 +28,7 @@ type placed struct {
 // packs dir/top.bin (logs["icepack"]) only when the core clock meets
 // pllMHz: a bitstream whose clock runs above its Fmax is no image to
 // flash, and a bitstream of an earlier run must not pass for this one's.
-func (o *Options) placeAndPack(ctx context.Context, dir string, dev Device, placeMHz, pllMHz float64, logs map[string]string) (*placed, error) {
+func (o *Options) placeAndPack(ctx context.Context, dir string, dev Device, placeMHz, pllMHz float64, dual bool, logs map[string]string) (*placed, error) {
 	path := func(name string) string { return filepath.Join(dir, name) }
 	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, placeMHz, o.Seed)
 	logs["nextpnr"] = path("nextpnr.log")
@@ -66,7 +69,11 @@ func (o *Options) placeAndPack(ctx context.Context, dir string, dev Device, plac
 	if err := os.Remove(path("top.bin")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	p.core, p.coreName, p.timingErr = coreClock(p.clocks, dev, pllMHz)
+	if dual {
+		p.core, p.coreName, p.coreOwn, p.shell, p.timingErr = dualClocks(p.clocks, pllMHz)
+	} else {
+		p.core, p.coreName, p.timingErr = coreClock(p.clocks, dev, pllMHz)
+	}
 	if p.timingErr == nil {
 		o.step("icepack")
 		logs["icepack"] = path("icepack.log")

@@ -362,13 +362,17 @@ func TestLintTop(t *testing.T) {
 	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
 	for _, dev := range DeviceNames() {
 		for _, v := range []struct {
-			name            string
-			coreOnly, noEth bool
-		}{{"top", false, false}, {"top-uart-only", false, true}, {"core_top", true, false}} {
+			name                  string
+			coreOnly, noEth, dual bool
+		}{{"top", false, false, false}, {"top-uart-only", false, true, false}, {"core_top", true, false, false},
+			{"top-uart-only-2clk", false, true, true}} {
+			if v.dual && dev != "up5k" {
+				continue // the iCEBreaker top only
+			}
 			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
-				if err := LintTop(testenv.Context(t), dev, v.coreOnly, v.noEth, d, b, dir); err != nil {
+				if err := lintTop(testenv.Context(t), dev, v.coreOnly, v.noEth, v.dual, d, b, dir); err != nil {
 					log, _ := os.ReadFile(filepath.Join(dir, "lint.log"))
 					t.Fatalf("%v\n%s", err, log)
 				}
@@ -635,5 +639,81 @@ func TestSetsMaxOption(t *testing.T) {
 	o := Options{NoEth: true, SetsMax: 1}
 	if o.boardSetsMax() != 1 || (&Options{CoreOnly: true, SetsMax: 1}).boardSetsMax() != 0 {
 		t.Errorf("boardSetsMax")
+	}
+}
+
+// TestCoreClockRatio: the dual-clock board's options, parameters, cache key
+// and clock checks (Options.CoreClockRatio 2: the core on the PLL's clock,
+// the shell on half of it).
+func TestCoreClockRatio(t *testing.T) {
+	d, b := design(t, xorBoard, hw.Config{Bits: 8, Lanes: 4})
+	pll := PLL{DIVF: 71, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 54}
+	params := func(dual bool) map[string]string {
+		ps, err := topParams(d, b, pll, ClksPerBit(27), false, true, 1, dual)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, p := range ps {
+			m[p.Name] = p.Value
+		}
+		return m
+	}
+	one, two := params(false), params(true)
+	if _, ok := one["CORE_CLK"]; ok || one["CLK_HZ"] != "54000000" {
+		t.Errorf("one clock: CORE_CLK %q, CLK_HZ %s (want none, 54000000)", one["CORE_CLK"], one["CLK_HZ"])
+	}
+	if two["CORE_CLK"] != "1" || two["CLK_HZ"] != "27000000" || two["CLKS_PER_BIT"] != "9" || two["DIVF"] != "7'd71" {
+		t.Errorf("dual clock: CORE_CLK %s, CLK_HZ %s, CLKS_PER_BIT %s, DIVF %s (want 1, 27000000, 9, 7'd71)",
+			two["CORE_CLK"], two["CLK_HZ"], two["CLKS_PER_BIT"], two["DIVF"])
+	}
+	key := func(r int) string {
+		k, err := cacheKey(Options{Design: d, Device: "up5k", NoEth: true, CoreClockRatio: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	if key(0) != key(1) || key(1) == key(2) {
+		t.Errorf("cache keys: ratio 0 %s, 1 %s, 2 %s (want 0 = 1 != 2)", key(0), key(1), key(2))
+	}
+	up5k, _ := LookupDevice("up5k")
+	hx8k, _ := LookupDevice("hx8k")
+	for _, c := range []struct {
+		o   Options
+		dev Device
+		ok  bool
+	}{
+		{Options{CoreClockRatio: 0}, up5k, true},
+		{Options{CoreClockRatio: 2}, up5k, true},
+		{Options{CoreClockRatio: 3}, up5k, false},
+		{Options{CoreClockRatio: 2, CoreOnly: true}, up5k, false},
+		{Options{CoreClockRatio: 2}, hx8k, false},
+	} {
+		if err := c.o.checkCoreClock(c.dev); (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrOptions)) {
+			t.Errorf("ratio %d, core-only %v on %s: %v", c.o.CoreClockRatio, c.o.CoreOnly, c.dev.Name, err)
+		}
+	}
+	clocks := func(core, shell float64) map[string]ClockFmax {
+		return map[string]ClockFmax{"clk_core": {core, 54}, "clk": {shell, 27}}
+	}
+	for _, c := range []struct {
+		core, shell, want float64
+		name              string
+		met               bool
+	}{
+		{58.4, 31.0, 58.4, "clk_core", true},
+		{58.4, 28.0, 56.0, "clk (x2)", true},
+		{53.0, 31.0, 53.0, "clk_core", false},
+		{58.4, 26.5, 53.0, "clk (x2)", false},
+	} {
+		got, name, own, shell, err := dualClocks(clocks(c.core, c.shell), 54)
+		if got.AchievedMHz != c.want || name != c.name || own.AchievedMHz != c.core || shell.AchievedMHz != c.shell ||
+			(err == nil) != c.met || (err != nil && !errors.Is(err, ErrTiming)) {
+			t.Errorf("core %.1f, shell %.1f: limit %.1f (%s), err %v; want %.1f (%s), met %v", c.core, c.shell, got.AchievedMHz, name, err, c.want, c.name, c.met)
+		}
+	}
+	if _, _, _, _, err := dualClocks(map[string]ClockFmax{"clk": {30, 27}}, 54); !errors.Is(err, ErrTool) {
+		t.Errorf("no clk_core: %v, want ErrTool", err)
 	}
 }

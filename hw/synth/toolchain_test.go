@@ -156,7 +156,7 @@ func TestPlaceNoFitFromOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var o Options
-	_, err = o.placeAndPack(testenv.Context(t), t.TempDir(), dev, 48, 48, map[string]string{})
+	_, err = o.placeAndPack(testenv.Context(t), t.TempDir(), dev, 48, 48, false, map[string]string{})
 	if !errors.Is(err, ErrNoFit) || !strings.Contains(err.Error(), "no legal placement") {
 		t.Errorf("placeAndPack: %v, want ErrNoFit (no legal placement)", err)
 	}

@@ -194,7 +194,7 @@ func RunTrainer(ctx context.Context, o TrainerOptions) (*TrainerResult, error) {
 	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	pl, err := so.placeAndPack(ctx, dir, dev, so.FreqMHz, pll.OutMHz, logs)
+	pl, err := so.placeAndPack(ctx, dir, dev, so.FreqMHz, pll.OutMHz, false, logs)
 	if err != nil {
 		return nil, err
 	}

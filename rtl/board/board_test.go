@@ -49,6 +49,9 @@ var (
 var benches = []bench{
 	{name: "link_arb", top: "link_arb", srcs: []string{"link_arb.v"}, tb: "tb/link_arb_tb.cpp"},
 	{name: "board_top", top: "board_top", srcs: boardSrcs, tb: "tb/board_top_tb.cpp", core: true},
+	// the dual-clock board: the core on clk_core at twice clk (core_xing)
+	{name: "board_top_2clk", top: "board_top", srcs: append(append([]string{}, boardSrcs...), "core_xing.v"),
+		tb: "tb/board_top_tb.cpp", core: true, params: []param{{"CORE_CLK", "1"}}},
 	{name: "proto_engine", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
 		params: []param{{"FEATURES", "10"}, {"BITS", "12"}, {"LANES", "4"}, {"DEPTH", "7"}, {"LANE_W", "2"},
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "3"}, {"NC", "3"}, {"KMAX", "200"}, {"UART_BAUD", "3000000"},
@@ -78,6 +81,7 @@ var benches = []bench{
 		params: []param{{"CRC_SERIAL", "1"}}},
 	{name: "proto_tx_serial_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32_serial.v"}, tb: "tb/proto_tx_tb.cpp",
 		params: []param{{"FRAG_BYTES", "4"}, {"CRC_SERIAL", "1"}}},
+	{name: "core_xing", top: "core_xing", srcs: []string{"core_xing.v"}, tb: "tb/core_xing_tb.cpp"},
 	{name: "stat_counters", top: "stat_counters", srcs: []string{"stat_counters.v"}, tb: "tb/stat_counters_tb.cpp",
 		flags: []string{"--public-flat-rw"}},
 }
@@ -88,9 +92,10 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "1280"}, {"FRAMES", "1"}},
 		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
 	},
-	"proto_rx_eth":  {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
-	"proto_tx":      {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}},
-	"board_top":     {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}}},
+	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
+	"proto_tx":     {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}},
+	"board_top": {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}},
+		{{"CORE_CLK", "1"}}, {{"CORE_CLK", "1"}, {"ETH_ENABLE", "0"}}},
 	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}, {{"NCNT", "9"}, {"PEND_W", "5"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},

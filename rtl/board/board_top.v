@@ -45,6 +45,10 @@
  *   INIT_LOADED       1 when the core was generated with its banks
  *                     initialised (hw.Config.InitBanks): INFER works at once
  *   INIT_CRC          the CRC-32 of those bank words (LOAD_COMMIT's CRC)
+ *   CORE_CLK          0: the core runs on clk (default); 1: the core runs on
+ *                     clk_core, at least twice clk (one PLL's GENCLK and
+ *                     GENCLK_HALF), through core_xing; CLK_HZ and
+ *                     CLKS_PER_BIT stay clk's
   *   ETH_ENABLE        1: both links (default); 0: UART only, the Ethernet
  *                     MACs, parser and buffers are left out (about 800
  *                     logic cells and 7 SB_RAM40_4K less; the GMII outputs
@@ -56,6 +60,8 @@
  * Ports:
  *   clk, rst          clock; synchronous active-high reset (control state
  *                     only; the bank and the model-valid state survive)
+ *   clk_core          the core's clock when CORE_CLK = 1 (unused otherwise;
+ *                     tie it low); rst reaches the core through core_xing
  *   uart_rxd, uart_txd                 8N1 UART pins (idle high)
  *   eth_clk_en        byte strobe of the GMII interfaces (tie high for
  *                     GMII at clk; see eth_mac_rx for MII)
@@ -100,10 +106,14 @@ module board_top #(
     parameter GEN_VERSION      = 32'h00000100,
     parameter INIT_LOADED      = 0,
     parameter INIT_CRC         = 32'h00000000,
-    parameter ETH_ENABLE       = 1
+    parameter ETH_ENABLE       = 1,
+    parameter CORE_CLK         = 0
 ) (
     input  wire       clk,
     input  wire       rst,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire       clk_core,        // unused when CORE_CLK = 0
+    /* verilator lint_on UNUSEDSIGNAL */
 
     input  wire       uart_rxd,
     output wire       uart_txd,
@@ -338,16 +348,50 @@ proto_engine #(
     .loaded(model_loaded), .busy(engine_busy), .error_sent(error_sent)
 );
 
-`PTM_CORE core (
-    .clk(clk), .rst(rst),
-    .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
-    .bank_wr_data(bank_wr_data),
-    .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
-    .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
-    .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
-    .res_last(res_last), .res_error(res_error),
-    .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
-);
+generate
+    if (CORE_CLK == 0) begin : g_core
+        `PTM_CORE core (
+            .clk(clk), .rst(rst),
+            .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
+            .bank_wr_data(bank_wr_data),
+            .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
+            .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
+            .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
+            .res_last(res_last), .res_error(res_error),
+            .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
+        );
+    end else begin : g_core_xing
+        // the core on clk_core; the request and result fields cross on
+        // their own wires, held stable, the bank word through core_xing's
+        // register
+        wire c_rst, c_bank_wr_en, c_req_valid, c_req_ready, c_res_valid, c_res_ready, c_idle;
+        wire [LANE_W-1:0] c_bank_wr_lane;
+        wire [ADDR_W-1:0] c_bank_wr_addr;
+        wire [BITS-1:0]   c_bank_wr_data;
+
+        core_xing #(.BANK_W(LANE_W + ADDR_W + BITS)) u_xing (
+            .clk(clk), .rst(rst), .clk_core(clk_core), .rst_core(c_rst),
+            .s_bank_wr_en(bank_wr_en), .s_bank_wr_word({bank_wr_lane, bank_wr_addr, bank_wr_data}),
+            .c_bank_wr_en(c_bank_wr_en), .c_bank_wr_word({c_bank_wr_lane, c_bank_wr_addr, c_bank_wr_data}),
+            .s_req_valid(req_valid), .s_req_ready(req_ready),
+            .c_req_valid(c_req_valid), .c_req_ready(c_req_ready),
+            .c_res_valid(c_res_valid), .c_res_ready(c_res_ready),
+            .s_res_valid(res_valid), .s_res_ready(res_ready),
+            .c_idle(c_idle), .s_core_idle(core_idle)
+        );
+
+        `PTM_CORE core (
+            .clk(clk_core), .rst(c_rst),
+            .bank_wr_en(c_bank_wr_en), .bank_wr_lane(c_bank_wr_lane), .bank_wr_addr(c_bank_wr_addr),
+            .bank_wr_data(c_bank_wr_data),
+            .req_valid(c_req_valid), .req_ready(c_req_ready), .req_features(req_features),
+            .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
+            .res_valid(c_res_valid), .res_ready(c_res_ready), .res_data(res_data),
+            .res_last(res_last), .res_error(res_error),
+            .idle(c_idle), .info_addr(info_addr), .info_data(info_data)
+        );
+    end
+endgenerate
 
 // ------------------------------------------------------------ responses
 wire [7:0]  t_data;

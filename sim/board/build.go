@@ -56,7 +56,8 @@ var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "fast
 
 // params returns the board_top parameters of a design (hw.Design.BoardParams).
 func params(o Options, d *hw.Design, m model) (map[string]string, error) {
-	b := hw.Board{ClockHz: o.ClockHz, ClksPerBit: o.ClksPerBit, ReportedBaud: o.ReportedBaud, MAC: o.MAC, Ethernet: !o.NoEthernet, SetsMax: o.SetsMax}
+	b := hw.Board{ClockHz: o.ClockHz, ClksPerBit: o.ClksPerBit, ReportedBaud: o.ReportedBaud, MAC: o.MAC, Ethernet: !o.NoEthernet, SetsMax: o.SetsMax,
+		CoreClock: o.CoreClock}
 	if o.Preload {
 		b.Preload = m.bank
 	}
@@ -102,13 +103,21 @@ func build(o Options, m model) (*Build, error) {
 	flags := append([]string{}, buildFlags...)
 	flags = append(flags, "-j", fmt.Sprint(o.Jobs), "+define+PTM_CORE="+d.Top(),
 		"-CFLAGS", "-O2 -Wall -DCLKS_PER_BIT="+fmt.Sprint(o.ClksPerBit))
+	if o.CoreClock {
+		// board_main.cpp toggles clk_core twice per clk
+		flags = append(flags, "-CFLAGS", "-DCORE_CLK=1")
+	}
 	for _, k := range names {
 		flags = append(flags, "-G"+k+"="+ps[k])
 	}
 
 	// sources: the board shell (rtl.ShellSources, embedded), the core,
 	// the C++ main
-	dir, bin, cached, err := compileSim(o, ver, flags, rtl.ShellSources(), d.Files, "board-")
+	srcs := rtl.ShellSources()
+	if o.CoreClock {
+		srcs = append(srcs, rtl.DualClockSources()...)
+	}
+	dir, bin, cached, err := compileSim(o, ver, flags, srcs, d.Files, "board-")
 	if err != nil {
 		return nil, err
 	}

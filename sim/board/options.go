@@ -79,6 +79,12 @@ type Options struct {
 	// ClockHz is the board clock the image runs at (CLK_HZ: the LED timing
 	// only; the simulation has no wall-clock rate). 0 means 48 MHz.
 	ClockHz int
+	// CoreClock builds the dual-clock board (hw.Board.CoreClock, CORE_CLK
+	// = 1; `ptm synth --core-clock-ratio 2`): the core on clk_core, which
+	// the simulator toggles twice per board clock (phase-aligned, as the
+	// PLL's GENCLK and GENCLK_HALF), through rtl/board/core_xing.v.
+	// ClockHz and ClksPerBit stay the board (shell) clock's.
+	CoreClock bool
 	// NetNS runs the simulator in this network namespace (`ip netns exec`).
 	NetNS string
 	// MAC is the board's Ethernet address (default DefaultMAC).

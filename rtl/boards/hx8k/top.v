@@ -140,7 +140,7 @@ board_top #(
     .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC),
     .ETH_ENABLE(ETH_ENABLE)
 ) u_board (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .clk_core(1'b0),
     .uart_rxd(RX), .uart_txd(TX),
     .eth_clk_en(eth_clk_en),
     .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),

@@ -188,10 +188,26 @@ struct Sim {
         } else {
             top->gmii_rx_dv = 0;
         }
+#if defined(CORE_CLK) && CORE_CLK
+        // the dual-clock board: clk_core at twice clk, phase-aligned (the
+        // PLL's GENCLK and GENCLK_HALF): a core edge alone in the middle
+        // of clk's period, then both edges together
+        top->clk = 0;
+        top->clk_core = 0;
+        top->eval();
+        top->clk_core = 1;
+        top->eval();
+        top->clk_core = 0;
+        top->eval();
+        top->clk = 1;
+        top->clk_core = 1;
+        top->eval();
+#else
         top->clk = 0;
         top->eval();
         top->clk = 1;
         top->eval();
+#endif
         cycle++;
         sample_uart(top->uart_txd);
         sample_eth(top->gmii_tx_en, top->gmii_txd, top->gmii_tx_er);

@@ -1,0 +1,71 @@
+package board
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/fixed"
+	pframe "github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/stream"
+	"github.com/ptmhw/ptm/host/transport"
+)
+
+// TestConformanceDualClock runs the host's conformance suite (TestConformance)
+// against the dual-clock board (Options.CoreClock: the core on clk_core at
+// twice the shell's clock, through rtl/board/core_xing.v): the bank upload
+// crosses to the core word by word and every INFER answer equals the golden
+// model's.
+func TestConformanceDualClock(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	o := DefaultOptions()
+	o.Shape = irisShape
+	o.Config = irisConfig
+	o.CoreClock = true
+	p := start(t, o)
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	defer tr.Close()
+	conform(t, tr)
+}
+
+// TestDualClockImage streams the Iris rows (sums mode, K = 100) to the
+// Verilated board of the dual-clock UP5K image that meets timing (`ptm
+// synth --device up5k --no-eth --sets-max 1 --lanes 40 --freq 48
+// --core-clock-ratio 2`, docs/synthesis.md "The dual-clock board": UART
+// only, SETS_MAX 1, B = 4, W = 16, 40 lanes on clk_core at 48 MHz, the
+// shell at 24 MHz with its UART at 8 clocks per bit): the report equals
+// the fixed-point evaluation of the same rows and seeds (0 mismatches).
+func TestDualClockImage(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	iris := loadIris(t)
+	o := irisOptions(iris.m, 40, true)
+	// the image's B = 4 (ptm synth's default): the model re-quantized
+	b4, err := fixed.Quantize(iris.m.File.Model, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Bank, o.Config.Bits = b4, 4
+	o.Config.LFSRWidth = 16
+	o.NoEthernet, o.SetsMax = true, 1
+	o.CoreClock = true
+	o.ClksPerBit = 8
+	o.ClockHz = 24_000_000
+	p := start(t, o)
+	cfg := stream.Config{K: 100, Seed: 3, Labels: iris.labels, RowIDs: iris.ids, Mode: pframe.ModeSums}
+	s := runStream(t, openUART(t, p), iris.m.File, iris.m.Hash, iris.X, cfg)
+	if s.Metrics == nil || s.Metrics.N != len(iris.X) || s.Board.Info.MMax != 1 || len(s.Board.Warnings) != 1 ||
+		!strings.Contains(s.Board.Warnings[0], "one request per set") {
+		t.Fatalf("metrics %+v, board MMAX %d, warnings %v (want one: one request per set)", s.Metrics, s.Board.Info.MMax, s.Board.Warnings)
+	}
+	got := reportEqualsFixed(t, iris, s, cfg)
+	t.Logf("dual-clock image (40 lanes on clk_core, UART only, SETS_MAX 1, W 16): %d rows, 0 mismatches; report = eval --fixed: accuracy %.4f, ECE %.4f",
+		len(iris.X), got[0], got[1])
+}
