@@ -38,7 +38,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"board", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--core-clock-ratio", "3"}, 2, "--core-clock-ratio 3, want 1"},
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--lanes", "2", "--core-only", "--core-clock-ratio", "2"}, 2, "core clock ratio 2 is a board top's"},
-		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--lanes", "2", "--device", "hx8k", "--core-clock-ratio", "2"}, 2, "only the iCEBreaker top"},
 		{[]string{"board", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--core-clock-ratio", "0"}, 2, "--core-clock-ratio 0, want 1 or 2"},
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--toolchain", "vivado"}, 2, `--toolchain: synth: bad options: toolchain "vivado": want debian or yowasp`},
 		{[]string{"experiments", "--ensemble", "iris", "--splits", "0"}, 2, "--splits 0, --first 0, want 1..1000"},

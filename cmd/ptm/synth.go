@@ -37,7 +37,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
 	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255; 1 leaves the set loop out, the host then sends one request per set)")
-	coreRatio := fs.Int("core-clock-ratio", 1, "1: one clock; 2: the core on the PLL's clock (--freq) and the board shell on half of it (the UP5K board top only; docs/synthesis.md \"The dual-clock board\")")
+	coreRatio := fs.Int("core-clock-ratio", 1, "1: one clock; 2: the core on the PLL's clock (--freq) and the board shell on half of it (board tops, not --core-only; docs/synthesis.md \"The dual-clock board\")")
 	closeTiming := fs.Bool("close", false, "if timing fails, retry at the highest multiple of 3 MHz below the Fmax reached (up to 3 runs)")
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")

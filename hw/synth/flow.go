@@ -58,11 +58,11 @@ type Options struct {
 	SetsMax int
 	// CoreClockRatio 2 runs the core on its own clock, the PLL's output
 	// (FreqMHz), and the board shell on half of it (the iCEBreaker top's
-	// SB_PLL40_2F_PAD, GENCLK and GENCLK_HALF; rtl/board/core_xing.v
-	// crosses between them): the UART divider is the shell clock's,
-	// nextpnr constrains both clocks, and both must meet their clock.
-	// 0 or 1: one clock. Only the UP5K's board top (not core-only) has
-	// it.
+	// SB_PLL40_2F_PAD, the HX8K top's SB_PLL40_2F_CORE, GENCLK and
+	// GENCLK_HALF; rtl/board/core_xing.v crosses between them): the UART
+	// divider is the shell clock's, nextpnr constrains both clocks, and
+	// both must meet their clock. 0 or 1: one clock. Board tops only (not
+	// core-only).
 	CoreClockRatio int
 	// SynthOnly stops after yosys: the Result has yosys's cell counts
 	// only (the estimate Auto searches with); no place and route.
@@ -457,7 +457,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	if dual {
-		// Both clocks of the dual-clock top (rtl/boards/icebreaker/top.v's
+		// Both clocks of the dual-clock top (rtl/boards/*/top.v's
 		// nets): nextpnr times each domain against its own clock; paths
 		// between them are not constrained (core_xing synchronises them).
 		pcf = append(pcf, fmt.Sprintf("\n# Added by hw/synth: the dual-clock board's clocks.\nset_frequency clk_core %g\nset_frequency clk %g\n",
@@ -714,9 +714,6 @@ func (o *Options) checkCoreClock(dev Device) error {
 	}
 	if o.CoreOnly {
 		return fmt.Errorf("%w: core clock ratio 2 is a board top's (the core-only top has one clock)", ErrOptions)
-	}
-	if dev.Board != "icebreaker" {
-		return fmt.Errorf("%w: core clock ratio 2 on %s: only the iCEBreaker top (up5k) has the dual-clock PLL", ErrOptions, dev.Name)
 	}
 	return nil
 }

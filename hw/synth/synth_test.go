@@ -365,10 +365,7 @@ func TestLintTop(t *testing.T) {
 			name                  string
 			coreOnly, noEth, dual bool
 		}{{"top", false, false, false}, {"top-uart-only", false, true, false}, {"core_top", true, false, false},
-			{"top-uart-only-2clk", false, true, true}} {
-			if v.dual && dev != "up5k" {
-				continue // the iCEBreaker top only
-			}
+			{"top-uart-only-2clk", false, true, true}, {"top-2clk", false, false, true}} {
 			t.Run(dev+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
@@ -688,7 +685,8 @@ func TestCoreClockRatio(t *testing.T) {
 		{Options{CoreClockRatio: 2}, up5k, true},
 		{Options{CoreClockRatio: 3}, up5k, false},
 		{Options{CoreClockRatio: 2, CoreOnly: true}, up5k, false},
-		{Options{CoreClockRatio: 2}, hx8k, false},
+		{Options{CoreClockRatio: 2}, hx8k, true},
+		{Options{CoreClockRatio: 2, CoreOnly: true}, hx8k, false},
 	} {
 		if err := c.o.checkCoreClock(c.dev); (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrOptions)) {
 			t.Errorf("ratio %d, core-only %v on %s: %v", c.o.CoreClockRatio, c.o.CoreOnly, c.dev.Name, err)

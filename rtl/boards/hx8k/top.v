@@ -5,6 +5,9 @@
  *
  *   12 MHz (J3, global buffer pin) -> SB_PLL40_CORE -> clk (CLK_HZ, 48 MHz
  *       by default)
+ *   with CORE_CLK = 1: 12 MHz (J3) -> SB_PLL40_2F_CORE -> clk_core (port A,
+ *       GENCLK: the PLL's output, 2 x CLK_HZ) for the inference core and
+ *       clk (port B, GENCLK_HALF: CLK_HZ) for the board shell
  *   FTDI channel B UART: RX B10 (into the FPGA), TX B12, 8N1 at
  *       CLK_HZ / CLKS_PER_BIT (3 Mbaud at 48 MHz)
  *   Ethernet: a 10/100 PHY in MII mode on the header by bank 1
@@ -19,8 +22,11 @@
  * synth --core-only).
  *
  * Parameters: the PLL (DIVR, DIVF, DIVQ, FILTER_RANGE from icepll for
- * CLK_HZ; the defaults give 48 MHz from 12 MHz), CLK_HZ and CLKS_PER_BIT
- * (board_top), board_top's core parameters, which must match the
+ * CLK_HZ, or for 2 x CLK_HZ with CORE_CLK = 1; the defaults give 48 MHz
+ * from 12 MHz), CLK_HZ and CLKS_PER_BIT (board_top), CORE_CLK (board_top:
+ * 0 one clock, 1 the core on its own clock at twice CLK_HZ; board_top's
+ * core_xing synchronises the reset into the core's clock), board_top's
+ * core parameters, which must match the
  * generated core (scripts/synth sets all of them), and ETH_ENABLE (0: the
  * UART-only board, without mii_adapter and board_top's Ethernet path; the
  * PHY pins stay idle) and SETS_MAX (board_top: the most sets of an INFER
@@ -52,7 +58,8 @@ module top #(
     parameter GEN_VERSION        = 32'h00000100,
     parameter INIT_LOADED        = 0,
     parameter INIT_CRC           = 32'h00000000,
-    parameter ETH_ENABLE         = 1
+    parameter ETH_ENABLE         = 1,
+    parameter CORE_CLK           = 0
 ) (
     input  wire       CLK,
     input  wire       RX,
@@ -71,28 +78,62 @@ module top #(
 );
 
 // ------------------------------------------------------------ clock, reset
-wire clk, pll_lock, pll_core_unused, pll_sdo_unused;
+wire clk, clk_core, pll_lock, pll_core_unused, pll_sdo_unused;
 
-SB_PLL40_CORE #(
-    .FEEDBACK_PATH("SIMPLE"),
-    .DIVR(DIVR),
-    .DIVF(DIVF),
-    .DIVQ(DIVQ),
-    .FILTER_RANGE(FILTER_RANGE)
-) u_pll (
-    .REFERENCECLK(CLK),
-    .PLLOUTCORE(pll_core_unused),
-    .PLLOUTGLOBAL(clk),
-    .EXTFEEDBACK(1'b0),
-    .DYNAMICDELAY(8'd0),
-    .LOCK(pll_lock),
-    .BYPASS(1'b0),
-    .RESETB(1'b1),
-    .LATCHINPUTVALUE(1'b0),
-    .SDO(pll_sdo_unused),
-    .SDI(1'b0),
-    .SCLK(1'b0)
-);
+generate
+    if (CORE_CLK == 0) begin : g_pll
+        SB_PLL40_CORE #(
+            .FEEDBACK_PATH("SIMPLE"),
+            .DIVR(DIVR),
+            .DIVF(DIVF),
+            .DIVQ(DIVQ),
+            .FILTER_RANGE(FILTER_RANGE)
+        ) u_pll (
+            .REFERENCECLK(CLK),
+            .PLLOUTCORE(pll_core_unused),
+            .PLLOUTGLOBAL(clk),
+            .EXTFEEDBACK(1'b0),
+            .DYNAMICDELAY(8'd0),
+            .LOCK(pll_lock),
+            .BYPASS(1'b0),
+            .RESETB(1'b1),
+            .LATCHINPUTVALUE(1'b0),
+            .SDO(pll_sdo_unused),
+            .SDI(1'b0),
+            .SCLK(1'b0)
+        );
+        assign clk_core = 1'b0;
+    end else begin : g_pll2
+        // port A: the PLL's clock for the core; port B: half of it for the
+        // shell (both on global buffers)
+        wire core_a_unused, core_b_unused;
+        SB_PLL40_2F_CORE #(
+            .FEEDBACK_PATH("SIMPLE"),
+            .PLLOUT_SELECT_PORTA("GENCLK"),
+            .PLLOUT_SELECT_PORTB("GENCLK_HALF"),
+            .DIVR(DIVR),
+            .DIVF(DIVF),
+            .DIVQ(DIVQ),
+            .FILTER_RANGE(FILTER_RANGE)
+        ) u_pll (
+            .REFERENCECLK(CLK),
+            .PLLOUTCOREA(core_a_unused),
+            .PLLOUTGLOBALA(clk_core),
+            .PLLOUTCOREB(core_b_unused),
+            .PLLOUTGLOBALB(clk),
+            .EXTFEEDBACK(1'b0),
+            .DYNAMICDELAY(8'd0),
+            .LOCK(pll_lock),
+            .BYPASS(1'b0),
+            .RESETB(1'b1),
+            .LATCHINPUTVALUE(1'b0),
+            .SDO(pll_sdo_unused),
+            .SDI(1'b0),
+            .SCLK(1'b0)
+        );
+        assign pll_core_unused = core_a_unused ^ core_b_unused;
+    end
+endgenerate
 
 wire rst;
 
@@ -138,9 +179,9 @@ board_top #(
     .FEATURES(FEATURES), .BITS(BITS), .LANES(LANES), .DEPTH(DEPTH),
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX), .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX),
     .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC),
-    .ETH_ENABLE(ETH_ENABLE)
+    .ETH_ENABLE(ETH_ENABLE), .CORE_CLK(CORE_CLK)
 ) u_board (
-    .clk(clk), .rst(rst), .clk_core(1'b0),
+    .clk(clk), .rst(rst), .clk_core(clk_core),
     .uart_rxd(RX), .uart_txd(TX),
     .eth_clk_en(eth_clk_en),
     .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
