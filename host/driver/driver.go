@@ -124,7 +124,8 @@ type counters struct {
 	lateAcks                                               atomic.Uint64
 	goBacks, expired                                       atomic.Uint64
 	srtt, rto                                              atomic.Int64 // nanoseconds
-	backoff                                                atomic.Int64
+	backoff, maxBackoff                                    atomic.Int64
+	spurious                                               atomic.Uint64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 	window                                                 atomic.Int64 // the window cap in effect
 }
@@ -152,6 +153,12 @@ type Stats struct {
 	SRTT    time.Duration `json:"srtt_ns"`
 	RTO     time.Duration `json:"rto_ns"`
 	Backoff int           `json:"backoff"`
+	// MaxBackoff is the most doublings any transmission used.
+	MaxBackoff int `json:"max_backoff"`
+	// SpuriousTimeouts counts answers that arrived after their request
+	// had been resent (or given up) on a timeout: timeouts that fired
+	// before the board answered.
+	SpuriousTimeouts uint64 `json:"spurious_timeouts"`
 	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
 	// any upload).
 	MinChunkWords int `json:"min_chunk_words"`
@@ -239,7 +246,8 @@ func (d *Driver) Stats() Stats {
 		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
-		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
+		Backoff: int(s.backoff.Load()), MaxBackoff: int(s.maxBackoff.Load()),
+		SpuriousTimeouts: s.spurious.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

@@ -64,7 +64,8 @@ type call struct {
 	lastFrag int // index of the fragment without MORE, -1 if not seen
 	resp     []byte
 	sentAt   time.Time // first transmission (RTT samples use calls sent once; the deadline counts from it)
-	timeouts int       // timeouts (for the exponential back-off)
+	timeouts int       // silent timeouts (for the exponential back-off)
+	resent   bool      // resent (or handed back) after a timeout: a late answer then shows the timeout early
 
 	// results
 	respType frame.Type
@@ -113,6 +114,76 @@ type engine struct {
 	// effect for new transmissions, cleared by the next valid sample.
 	srtt, rttvar time.Duration
 	backoff      int
+	// slowFor is the number of RTT samples left during which the back-off
+	// is not capped at lossBackoff: set to slowHold by every answer that
+	// arrives after its request was resent or handed back on a timeout
+	// (a spurious timeout: the board is slower than the RTO).
+	slowFor int
+	// rxSeen is rxActivity when the timers last looked at it: bytes
+	// received since then show the board working through its queue.
+	rxSeen uint64
+	// timedOut remembers the last calls that ended after a timeout resend
+	// (or were handed back on a timeout), so that a late answer to one of
+	// them is recognized as a spurious timeout.
+	timedOut     [timedOutRing]uint16
+	timedOutOK   [timedOutRing]bool
+	timedOutNext int
+}
+
+// lossBackoff is the number of RTO doublings silence earns without
+// evidence that the board is slow. On a point-to-point link, silence
+// after a well-estimated RTO is mostly loss (a request or its answer
+// garbled, or swallowed by a corrupt frame on a board that does not
+// rescan), and loss is not slowness: backing off for every silent timeout
+// made a 1%-noisy UART wait seconds per lost window, since once more than
+// half the exchanges fail, k losses in a row are likelier than 2^-k
+// (sim/board TestIrisStreamFaults: RTO 6.8 s, the simulator idle 172 s of
+// 183; host/driver TestNoisyLinkNoRescan: 8 doublings with SRTT 20 ms).
+// A board that is really slower than the RTO answers the early resends
+// too, and the first such late answer lifts the cap (slowHold).
+const lossBackoff = 2
+
+// slowHold is the number of RTT samples a spurious timeout keeps the
+// back-off uncapped: long enough for the estimate to grow to the board's
+// round trip (each sample moves SRTT 1/8 of the way).
+const slowHold = 32
+
+// timedOutRing is the number of timed-out calls remembered for
+// recognizing their late answers.
+const timedOutRing = 256
+
+// noteTimedOut remembers that the call with seq ended after a timeout
+// resend (or was handed back on a timeout).
+func (e *engine) noteTimedOut(seq uint16) {
+	e.timedOut[e.timedOutNext] = seq
+	e.timedOutOK[e.timedOutNext] = true
+	e.timedOutNext = (e.timedOutNext + 1) % timedOutRing
+}
+
+// lateAnswer handles an answer for no pending call: if it answers a call
+// that ended after a timeout resend, that timeout fired before the board
+// had answered (a spurious timeout): the board is slower than the RTO,
+// so the back-off is doubled at once and uncapped for slowHold samples.
+func (e *engine) lateAnswer(seq uint16) {
+	for i, s := range e.timedOut {
+		if e.timedOutOK[i] && s == seq {
+			e.timedOutOK[i] = false
+			e.st.spurious.Add(1)
+			e.slowFor = slowHold
+			e.backoff = min(maxBackoff, e.backoff+1)
+			e.publish()
+			return
+		}
+	}
+}
+
+// backoffCap is the most doublings in effect now: lossBackoff, or
+// maxBackoff while a spurious timeout shows the board slow.
+func (e *engine) backoffCap() int {
+	if e.slowFor > 0 {
+		return maxBackoff
+	}
+	return lossBackoff
 }
 
 // rxActivity counts everything the transport has received: bytes, and
@@ -147,9 +218,9 @@ func (e *engine) rto(c *call) time.Duration {
 // shift is the number of doublings for c's next transmission.
 func (e *engine) shift(c *call) int {
 	if c == nil {
-		return e.backoff
+		return min(e.backoff, e.backoffCap())
 	}
-	return min(maxBackoff, max(e.backoff, c.timeouts))
+	return min(e.backoffCap(), max(e.backoff, c.timeouts))
 }
 
 func (e *engine) rtoShift(shift int) time.Duration {
@@ -178,6 +249,7 @@ func (e *engine) sampleRTT(d time.Duration) {
 		e.srtt = (7*e.srtt + d) / 8
 	}
 	e.backoff = 0
+	e.slowFor = max(0, e.slowFor-1)
 	e.publish()
 }
 
@@ -270,6 +342,7 @@ func (e *engine) drainFrames() {
 // queue, so the request now at its front gets a full RTO from now, not
 // what is left of a timer armed while it waited behind c.
 func (e *engine) progress(c *call, now time.Time) {
+	e.rxSeen = e.rxActivity()
 	for _, o := range e.active {
 		if o == c || o.state != stInflight {
 			continue
@@ -361,6 +434,9 @@ func (e *engine) transmit(c *call, fresh bool) {
 	c.rxAtSend = e.rxActivity()
 	c.lastSent = now
 	c.txShift = e.shift(c)
+	if int64(c.txShift) > e.st.maxBackoff.Load() {
+		e.st.maxBackoff.Store(int64(c.txShift))
+	}
 	c.lastRTO = e.rtoShift(c.txShift)
 	e.arm(c, time.Now().Add(c.lastRTO))
 }
@@ -407,6 +483,9 @@ func (e *engine) finish(c *call, err error) {
 	}
 	c.state = stDone
 	c.err = err
+	if err == nil && c.resent {
+		e.noteTimedOut(c.seq)
+	}
 	if err == nil {
 		// Additive increase: one per window of successes up to one below
 		// the window at which the board last said busy, then slowly (one
@@ -425,7 +504,32 @@ func (e *engine) finish(c *call, err error) {
 }
 
 func (e *engine) onTimer(now time.Time) {
-	for _, c := range append([]*call(nil), e.active...) {
+	// Bytes received since the timers last looked (or since the last
+	// answer): the board is sending, i.e. working through its queue (an
+	// answer takes longer on the line than the RTO allows, e.g. a
+	// simulated board whose line runs slower than its nominal rate). The
+	// timers restart from now, like progress does for a complete answer:
+	// no request queued behind that answer is resent for it.
+	rx := e.rxActivity()
+	sending := rx != e.rxSeen
+	e.rxSeen = rx
+	// The head is the request in flight that the board answers first (it
+	// answers in arrival order): the one with the earliest transmission
+	// whose answer may still come. It is handled first.
+	var head *call
+	for _, c := range e.active {
+		if c.state == stInflight && (head == nil || c.firstTx < head.firstTx) {
+			head = c
+		}
+	}
+	calls := append([]*call(nil), e.active...)
+	for i, c := range calls {
+		if c == head {
+			calls[0], calls[i] = calls[i], calls[0]
+			break
+		}
+	}
+	for _, c := range calls {
 		if c.state == stDone || c.due.After(now) || e.expired(c, now) {
 			continue
 		}
@@ -433,16 +537,30 @@ func (e *engine) onTimer(now time.Time) {
 			e.transmit(c, true)
 			continue
 		}
+		if sending {
+			e.arm(c, now.Add(e.rto(c)))
+			continue
+		}
+		// Silent since the transmission: nothing at all received.
+		silent := e.rxActivity() == c.rxAtSend
+		if silent && c != head && head != nil && head.state == stInflight {
+			// A request behind the head cannot be answered before it: on a
+			// silent link only the head is resent (its answer, or the
+			// board's silence after it, then tells loss from a stalled or
+			// slow board). Resending the whole window into a board that
+			// still queues it overflows the board's receive queue.
+			e.arm(c, maxTime(head.due, now.Add(e.rto(c))))
+			continue
+		}
 		e.st.timeouts.Add(1)
 		// Back off when the link has been silent since the transmission:
-		// the board (or the link) is slower than the estimate, or gone.
-		// When the board kept sending meanwhile (answers, or bytes
-		// garbled on the way), it is alive and this request or its answer
-		// was lost: resend at the same timeout (random loss is not
-		// slowness; doubling for it makes a noisy link wait seconds per
-		// request, as the chance of k losses in a row falls slower than
-		// 2^-k once more than half the exchanges fail).
-		if e.rxActivity() == c.rxAtSend {
+		// the board (or the link) is slower than the estimate, or gone,
+		// or (mostly, on a noisy link) the request was lost; at most
+		// lossBackoff times unless a spurious timeout shows the board
+		// slow (backoffCap). When the board kept sending meanwhile
+		// (answers, or bytes garbled on the way), it is alive and this
+		// request or its answer was lost: resend at the same timeout.
+		if silent {
 			c.timeouts++
 			// Back off for every request until a valid RTT sample. Only
 			// the first timeout of a request sent at the current back-off
@@ -450,17 +568,26 @@ func (e *engine) onTimer(now time.Time) {
 			// once, a request sent before a valid sample cleared it
 			// raises it one step only, and the further timeouts of one
 			// unlucky request only back off that request.
-			if c.timeouts == 1 && c.txShift >= e.backoff && e.backoff < maxBackoff {
+			if c.timeouts == 1 && c.txShift >= min(e.backoff, e.backoffCap()) && e.backoff < e.backoffCap() {
 				e.backoff++
 				e.publish()
 			}
 		}
+		c.resent = true
 		if c.handBack {
+			e.noteTimedOut(c.seq)
 			e.finish(c, errLost)
 			continue
 		}
 		e.transmit(c, false)
 	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // evidence handles the arrival of an in-order response to a transmission
@@ -528,6 +655,9 @@ func (e *engine) onFrame(b []byte) {
 	c := e.pending[f.Seq]
 	if c == nil || c.state == stQueued {
 		e.st.stray.Add(1) // late duplicate or unknown seq
+		if c == nil {
+			e.lateAnswer(f.Seq)
+		}
 		if c == nil && f.Type == frame.TypeLoadData.Response() {
 			e.lateLoadAck(f)
 		}

@@ -26,6 +26,11 @@ type StreamOpts struct {
 	Pace bool
 	// OnDrop, if set, is called for every frame the receiver drops.
 	OnDrop func(frame.Drop)
+	// NoRescan receives like the version 4 board (frame.Parser.NoRescan):
+	// a dropped candidate's bytes are not rescanned, so a corrupt frame
+	// swallows the frames that begin within its claimed extent. By
+	// default the software board rescans (docs/protocol.md allows both).
+	NoRescan bool
 }
 
 type deadliner interface {
@@ -126,6 +131,7 @@ func (b *Board) SetExecTime(d time.Duration) { b.execTime.Store(int64(d)) }
 func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *txLine, queue, free chan []byte) error {
 	var p frame.Parser
 	p.OnDrop = opts.OnDrop
+	p.NoRescan = opts.NoRescan
 	buf := make([]byte, 4096)
 	dl, _ := rw.(deadliner)
 	last := time.Now()
