@@ -43,6 +43,12 @@ type call struct {
 	attempts int
 	busies   int    // busy answers (resends after them do not use up retries)
 	firstTx  uint64 // earliest transmission whose answer may still come
+	copies   int    // transmissions since firstTx (the board may hold all of them)
+	firstAt  time.Time // when firstTx was sent
+	// held: every copy of the request resent on a timeout was refused
+	// busy, so the board held the transmission firstTx in its full queue
+	// (the timeout was spurious) and the answer is that transmission's.
+	held bool
 	lastTx   uint64
 	due      time.Time // when the timer of the current state fires
 	inWindow bool
@@ -128,6 +134,54 @@ type engine struct {
 	timedOut     [timedOutRing]uint16
 	timedOutOK   [timedOutRing]bool
 	timedOutNext int
+	// ghosts are resent copies of answered requests that the board may
+	// still hold in its receive queue (a timeout resent the request while
+	// its original was queued): they take window slots until their late
+	// answer arrives or a request sent after them is answered (the board
+	// answers in arrival order, so by then they were answered or lost).
+	ghosts []ghost
+}
+
+// ghost is a resent copy of an answered request that may still be queued
+// on the board.
+// maxGhosts bounds the ghosts remembered.
+const maxGhosts = 256
+
+type ghost struct {
+	seq uint16
+	tx  uint64 // the request's last transmission
+}
+
+// copiesHeld is the number of frames beyond one per request in flight
+// that the board may hold: resent copies of requests in flight and
+// ghosts.
+func (e *engine) copiesHeld() int {
+	n := len(e.ghosts)
+	for _, c := range e.active {
+		if c.state == stInflight {
+			n += c.copies - 1
+		}
+	}
+	return n
+}
+
+// expireGhosts drops the ghosts that an answer to a request first sent
+// at tx shows gone (answered or lost), and the ghost of seq (its late
+// answer) if late.
+func (e *engine) expireGhosts(tx uint64, seq uint16, late bool) {
+	k := 0
+	for _, g := range e.ghosts {
+		if g.tx < tx || late && g.seq == seq {
+			if late && g.seq == seq {
+				late = false
+			}
+			continue
+		}
+		e.ghosts[k] = g
+		k++
+	}
+	clear(e.ghosts[k:])
+	e.ghosts = e.ghosts[:k]
 }
 
 // lossBackoff is the number of RTO doublings silence earns without
@@ -365,7 +419,10 @@ func (e *engine) earliest() time.Time {
 
 // pump sends queued calls while the window has room.
 func (e *engine) pump() {
-	for len(e.queue) > 0 && len(e.active) < max(1, int(e.cwnd)) {
+	// The window counts the frames the board may hold: requests in flight
+	// and the copies of them a timeout resent (ghosts). One request is
+	// always let through: its answer expires the ghosts before it.
+	for len(e.queue) > 0 && (len(e.active) == 0 || len(e.active)+e.copiesHeld() < max(1, int(e.cwnd))) {
 		c := e.queue[0]
 		e.queue[0] = nil
 		e.queue = e.queue[1:]
@@ -420,7 +477,11 @@ func (e *engine) transmit(c *call, fresh bool) {
 	e.txCount++
 	if fresh {
 		c.firstTx = tx
+		c.copies = 0
+		c.firstAt = now
+		c.held = false
 	}
+	c.copies++
 	c.lastTx = tx
 	c.state = stInflight
 	if c.attempts == 1 {
@@ -486,6 +547,12 @@ func (e *engine) finish(c *call, err error) {
 	if err == nil && c.resent {
 		e.noteTimedOut(c.seq)
 	}
+	if c.copies > 1 {
+		for range min(c.copies-1, maxGhosts-len(e.ghosts)) {
+			e.ghosts = append(e.ghosts, ghost{seq: c.seq, tx: c.lastTx})
+		}
+		c.copies = 1
+	}
 	if err == nil {
 		// Additive increase: one per window of successes up to one below
 		// the window at which the board last said busy, then slowly (one
@@ -541,17 +608,19 @@ func (e *engine) onTimer(now time.Time) {
 			e.arm(c, now.Add(e.rto(c)))
 			continue
 		}
-		// Silent since the transmission: nothing at all received.
-		silent := e.rxActivity() == c.rxAtSend
-		if silent && c != head && head != nil && head.state == stInflight {
-			// A request behind the head cannot be answered before it: on a
-			// silent link only the head is resent (its answer, or the
-			// board's silence after it, then tells loss from a stalled or
-			// slow board). Resending the whole window into a board that
-			// still queues it overflows the board's receive queue.
+		if c != head && head != nil && head.state == stInflight {
+			// A request behind the head cannot be answered before it, so
+			// only the head times out; after its answer the next request
+			// is the head, with a full RTO (progress). Resending the whole
+			// window into a board that still queues it overflows the
+			// board's receive queue; a window that was lost is resent one
+			// request per RTO (or at once by fast retransmit when a later
+			// request gets through).
 			e.arm(c, maxTime(head.due, now.Add(e.rto(c))))
 			continue
 		}
+		// Silent since the transmission: nothing at all received.
+		silent := e.rxActivity() == c.rxAtSend
 		e.st.timeouts.Add(1)
 		// Back off when the link has been silent since the transmission:
 		// the board (or the link) is slower than the estimate, or gone,
@@ -657,6 +726,7 @@ func (e *engine) onFrame(b []byte) {
 		e.st.stray.Add(1) // late duplicate or unknown seq
 		if c == nil {
 			e.lateAnswer(f.Seq)
+			e.expireGhosts(0, f.Seq, true)
 		}
 		if c == nil && f.Type == frame.TypeLoadData.Response() {
 			e.lateLoadAck(f)
@@ -667,6 +737,7 @@ func (e *engine) onFrame(b []byte) {
 		return
 	}
 	e.progress(c, time.Now())
+	e.expireGhosts(c.firstTx, 0, false)
 	if f.Type == frame.TypeError {
 		var be frame.BoardError
 		if err := be.DecodeFromBytes(f.Payload); err != nil {
@@ -677,6 +748,16 @@ func (e *engine) onFrame(b []byte) {
 			// Busy answers come from the board's receiver, out of band:
 			// no evidence about other calls.
 			e.st.busy.Add(1)
+			if c.state == stInflight && c.copies > 1 {
+				// A copy of a request resent on a timeout was refused: the
+				// board's queue is full, so it still holds the earlier
+				// transmission (the timeout was spurious): wait for it.
+				c.copies--
+				c.held = c.copies == 1
+				e.st.spurious.Add(1)
+				e.slowFor = slowHold
+				return
+			}
 			c.busies++
 			if e.opts.MaxBusy > 0 && c.busies > e.opts.MaxBusy {
 				e.finish(c, fmt.Errorf("driver: %s (seq %d): board busy %d times: %w", c.label, c.seq, c.busies, &be))
@@ -772,6 +853,10 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 		// Sent once, or refused busy every time but the last (a refused
 		// frame is not kept, so only the last can have been answered).
 		e.sampleRTT(time.Since(c.lastSent))
+	} else if c.held {
+		// The resent copies were refused busy: the answer is the first
+		// transmission's, a valid sample (no ambiguity for Karn).
+		e.sampleRTT(time.Since(c.firstAt))
 	} else if lb := time.Since(c.lastSent); lb > e.srtt {
 		// An answer to a resent request is no RTT sample (Karn): it may
 		// answer any transmission. But the one it answers was sent at the

@@ -24,6 +24,11 @@ type StreamOpts struct {
 	// Pace emulates a line at the board's BitRate (10 bits per byte) on
 	// the board's transmit side (within transport.PaceSlack).
 	Pace bool
+	// PaceBytes, with Pace, sends each frame in pieces of at most
+	// PaceBytes bytes, each when the emulated line has sent it, as a UART
+	// delivers bytes one by one (a long answer on a slow line arrives
+	// over its line time, not at its end). 0 sends whole frames.
+	PaceBytes int
 	// OnDrop, if set, is called for every frame the receiver drops.
 	OnDrop func(frame.Drop)
 	// NoRescan receives like the version 4 board (frame.Parser.NoRescan):
@@ -43,12 +48,23 @@ type txLine struct {
 	w        io.Writer
 	rate     int
 	pace     bool
+	piece    int
 	lineFree time.Time
 }
 
 func (t *txLine) write(b []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for t.pace && t.piece > 0 && len(b) > t.piece {
+		if err := t.writePiece(b[:t.piece]); err != nil {
+			return err
+		}
+		b = b[t.piece:]
+	}
+	return t.writePiece(b)
+}
+
+func (t *txLine) writePiece(b []byte) error {
 	if t.pace && t.rate > 0 {
 		now := time.Now()
 		if t.lineFree.Before(now) {
@@ -80,7 +96,7 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 			opts.IdleTimeout = max(opts.IdleTimeout, time.Duration(160*int64(time.Second)/int64(b.cfg.BitRate)))
 		}
 	}
-	tx := &txLine{w: rw, rate: b.cfg.BitRate, pace: opts.Pace}
+	tx := &txLine{w: rw, rate: b.cfg.BitRate, pace: opts.Pace, piece: opts.PaceBytes}
 	b.startLine()
 	queue := make(chan []byte, b.cfg.QueueFrames)
 	free := make(chan []byte, b.cfg.QueueFrames+2)
