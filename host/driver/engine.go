@@ -41,14 +41,14 @@ type call struct {
 	req      []byte // the encoded frame, identical on every attempt
 	state    callState
 	attempts int
-	busies   int    // busy answers (resends after them do not use up retries)
-	firstTx  uint64 // earliest transmission whose answer may still come
-	copies   int    // transmissions since firstTx (the board may hold all of them)
+	busies   int       // busy answers (resends after them do not use up retries)
+	firstTx  uint64    // earliest transmission whose answer may still come
+	copies   int       // transmissions since firstTx (the board may hold all of them)
 	firstAt  time.Time // when firstTx was sent
 	// held: every copy of the request resent on a timeout was refused
 	// busy, so the board held the transmission firstTx in its full queue
 	// (the timeout was spurious) and the answer is that transmission's.
-	held bool
+	held     bool
 	lastTx   uint64
 	due      time.Time // when the timer of the current state fires
 	inWindow bool
