@@ -120,14 +120,20 @@ type engine struct {
 	// effect for new transmissions, cleared by the next valid sample.
 	srtt, rttvar time.Duration
 	backoff      int
+	// minRTT is the shortest valid RTT sample: a lone request's round
+	// trip, how soon a resend's own answer can come.
+	minRTT time.Duration
 	// slowFor is the number of RTT samples left during which the back-off
 	// is not capped at lossBackoff: set to slowHold by every answer that
 	// arrives after its request was resent or handed back on a timeout
 	// (a spurious timeout: the board is slower than the RTO).
 	slowFor int
-	// rxSeen is rxActivity when the timers last looked at it: bytes
-	// received since then show the board working through its queue.
-	rxSeen uint64
+	// rxSeen is the bytes received when the timers last looked (or the
+	// last frame arrived): bytes received since then show the board
+	// working through its queue. postponed counts the timer rounds
+	// those bytes put off since the last frame (at most maxPostpone).
+	rxSeen, dropSeen uint64
+	postponed        int
 	// timedOut remembers the last calls that ended after a timeout resend
 	// (or were handed back on a timeout), so that a late answer to one of
 	// them is recognized as a spurious timeout.
@@ -184,6 +190,11 @@ func (e *engine) expireGhosts(tx uint64, seq uint16, late bool) {
 	e.ghosts = e.ghosts[:k]
 }
 
+// maxPostpone bounds the timer rounds that received bytes put off without
+// a complete frame (a line that delivers only garbage does not hold the
+// timers forever).
+const maxPostpone = 8
+
 // lossBackoff is the number of RTO doublings silence earns without
 // evidence that the board is slow. On a point-to-point link, silence
 // after a well-estimated RTO is mostly loss (a request or its answer
@@ -238,6 +249,14 @@ func (e *engine) backoffCap() int {
 		return maxBackoff
 	}
 	return lossBackoff
+}
+
+// rxBytes returns the bytes received and the receiver's drops (frames
+// with CRC or framing errors, bytes skipped): bytes received with no new
+// frame and no new drop are a frame still arriving.
+func (e *engine) rxBytes() (bytes, drops uint64) {
+	s := e.t.Stats()
+	return s.BytesRecv, s.CRCErrors + s.FramingErrors + s.Skipped
 }
 
 // rxActivity counts everything the transport has received: bytes, and
@@ -396,7 +415,6 @@ func (e *engine) drainFrames() {
 // queue, so the request now at its front gets a full RTO from now, not
 // what is left of a timer armed while it waited behind c.
 func (e *engine) progress(c *call, now time.Time) {
-	e.rxSeen = e.rxActivity()
 	for _, o := range e.active {
 		if o == c || o.state != stInflight {
 			continue
@@ -572,14 +590,18 @@ func (e *engine) finish(c *call, err error) {
 
 func (e *engine) onTimer(now time.Time) {
 	// Bytes received since the timers last looked (or since the last
-	// answer): the board is sending, i.e. working through its queue (an
+	// frame), none of them dropped: an answer is arriving, i.e. the board
+	// is working through its queue (an
 	// answer takes longer on the line than the RTO allows, e.g. a
 	// simulated board whose line runs slower than its nominal rate). The
 	// timers restart from now, like progress does for a complete answer:
 	// no request queued behind that answer is resent for it.
-	rx := e.rxActivity()
-	sending := rx != e.rxSeen
-	e.rxSeen = rx
+	rx, drops := e.rxBytes()
+	sending := rx != e.rxSeen && drops == e.dropSeen && e.postponed < maxPostpone
+	e.rxSeen, e.dropSeen = rx, drops
+	if sending {
+		e.postponed++
+	}
 	// The head is the request in flight that the board answers first (it
 	// answers in arrival order): the one with the earliest transmission
 	// whose answer may still come. It is handled first.
@@ -716,6 +738,8 @@ func (e *engine) lateLoadGap(f frame.Frame) {
 }
 
 func (e *engine) onFrame(b []byte) {
+	e.rxSeen, e.dropSeen = e.rxBytes()
+	e.postponed = 0
 	var f frame.Frame
 	if err := f.DecodeFromBytes(b); err != nil { // transports check CRCs; be safe
 		e.st.stray.Add(1)
@@ -788,7 +812,23 @@ func (e *engine) onFrame(b []byte) {
 		e.st.stray.Add(1)
 		return
 	}
-	e.evidence(c.firstTx, c)
+	if c.resent && e.slowFor == 0 && c.copies > 1 && e.minRTT > 0 && time.Since(c.lastSent) <= 2*e.minRTT+time.Millisecond {
+		// The head, resent on a timeout, was answered about a lone round
+		// trip after the resend: the answer is taken to be the resend's
+		// (an original still queued is answered after the board's service
+		// time, not within a round trip of a resend), so the requests sent
+		// before the resend and not answered were lost: resent at once
+		// (go-back-N), not one per RTO. Not while a spurious timeout shows
+		// the board slow. The silence was loss, not slowness: the
+		// back-off is undone.
+		e.evidence(c.lastTx, c)
+		if e.backoff > 0 {
+			e.backoff = 0
+			e.publish()
+		}
+	} else {
+		e.evidence(c.firstTx, c)
+	}
 	e.fragment(c, f)
 }
 
@@ -852,7 +892,11 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 	if c.attempts == c.busies+1 {
 		// Sent once, or refused busy every time but the last (a refused
 		// frame is not kept, so only the last can have been answered).
-		e.sampleRTT(time.Since(c.lastSent))
+		d := time.Since(c.lastSent)
+		if e.minRTT == 0 || d < e.minRTT {
+			e.minRTT = d
+		}
+		e.sampleRTT(d)
 	} else if c.held {
 		// The resent copies were refused busy: the answer is the first
 		// transmission's, a valid sample (no ambiguity for Karn).

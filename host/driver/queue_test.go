@@ -71,8 +71,12 @@ func TestSlowLineLongAnswers(t *testing.T) {
 	st := r.d.Stats()
 	t.Logf("%d requests: SRTT %v -> %v, RTO %v; %d timeouts, %d busy answers, %d late duplicates",
 		n, before.SRTT, st.SRTT, st.RTO, st.Timeouts-before.Timeouts, st.Busy, st.Stray)
-	if st.Timeouts != before.Timeouts || st.Busy != 0 || st.Stray != 0 {
-		t.Errorf("%d timeouts, %d busy answers, %d late duplicates while the board sent its answers",
-			st.Timeouts-before.Timeouts, st.Busy, st.Stray)
+	// (Busy answers are possible without any resend: the software
+	// board's executor takes the next frame from its queue only after
+	// handing the previous answer to its line, and the host may refill
+	// the window first.)
+	if st.Timeouts != before.Timeouts || st.Stray != 0 {
+		t.Errorf("%d timeouts, %d late duplicates while the board sent its answers",
+			st.Timeouts-before.Timeouts, st.Stray)
 	}
 }
