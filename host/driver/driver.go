@@ -199,7 +199,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64), late: make(chan lateAck, 64),
 		window: make(chan int), maxWin: opts.Window,
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
-		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
+		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate, sinceLoss: lossMemory,
 	}
 	e.st.window.Store(int64(opts.Window))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -134,6 +134,12 @@ type engine struct {
 	// those bytes put off since the last frame (at most maxPostpone).
 	rxSeen, dropSeen uint64
 	postponed        int
+	// sinceLoss counts the answers since the last sign of loss (a frame
+	// dropped by the receiver, a fast retransmit, a drop hint, a timed-out
+	// head whose resend was answered at once); lossDrops is the
+	// receiver's drop count when last looked at.
+	sinceLoss int
+	lossDrops uint64
 	// timedOut remembers the last calls that ended after a timeout resend
 	// (or were handed back on a timeout), so that a late answer to one of
 	// them is recognized as a spurious timeout.
@@ -161,7 +167,14 @@ type ghost struct {
 // copiesHeld is the number of frames beyond one per request in flight
 // that the board may hold: resent copies of requests in flight and
 // ghosts.
+//
+// On a lossy link the copies are not counted: a request resent there was
+// mostly lost, and counting its copies would shrink the window for
+// frames the board does not hold.
 func (e *engine) copiesHeld() int {
+	if e.sinceLoss < lossMemory {
+		return 0
+	}
 	n := len(e.ghosts)
 	for _, c := range e.active {
 		if c.state == stInflight {
@@ -188,6 +201,21 @@ func (e *engine) expireGhosts(tx uint64, seq uint16, late bool) {
 	}
 	clear(e.ghosts[k:])
 	e.ghosts = e.ghosts[:k]
+}
+
+// lossMemory is the number of answers after the last sign of loss during
+// which the link counts as lossy: a timeout then resends every request
+// due, not only the head of the window.
+const lossMemory = 64
+
+// lossy reports whether the link has shown loss in the last lossMemory
+// answers.
+func (e *engine) lossy() bool {
+	if _, d := e.rxBytes(); d != e.lossDrops {
+		e.lossDrops = d
+		e.sinceLoss = 0
+	}
+	return e.sinceLoss < lossMemory
 }
 
 // maxPostpone bounds the timer rounds that received bytes put off without
@@ -582,6 +610,7 @@ func (e *engine) finish(c *call, err error) {
 		}
 		e.cwnd = min(float64(e.maxWin), e.cwnd+inc)
 		e.st.completed.Add(1)
+		e.sinceLoss++
 	} else if !c.handBack { // a LOAD_DATA chunk's end is Load's business (resent in new chunks)
 		e.st.failed.Add(1)
 	}
@@ -611,6 +640,7 @@ func (e *engine) onTimer(now time.Time) {
 			head = c
 		}
 	}
+	lossy := e.lossy()
 	calls := append([]*call(nil), e.active...)
 	for i, c := range calls {
 		if c == head {
@@ -630,14 +660,16 @@ func (e *engine) onTimer(now time.Time) {
 			e.arm(c, now.Add(e.rto(c)))
 			continue
 		}
-		if c != head && head != nil && head.state == stInflight {
+		if c != head && head != nil && head.state == stInflight && !lossy {
 			// A request behind the head cannot be answered before it, so
-			// only the head times out; after its answer the next request
-			// is the head, with a full RTO (progress). Resending the whole
-			// window into a board that still queues it overflows the
-			// board's receive queue; a window that was lost is resent one
-			// request per RTO (or at once by fast retransmit when a later
-			// request gets through).
+			// on a clean link only the head times out; after its answer
+			// the next request is the head, with a full RTO (progress).
+			// Resending the whole window into a board that still queues
+			// it overflows the board's receive queue. A window that was
+			// lost is resent at once when the head's resend is answered
+			// within a round trip (onFrame), else one request per RTO. On
+			// a lossy link (loss seen in the last lossMemory answers),
+			// every request due is resent: silence there is mostly loss.
 			e.arm(c, maxTime(head.due, now.Add(e.rto(c))))
 			continue
 		}
@@ -692,6 +724,7 @@ func (e *engine) evidence(tx uint64, except *call) {
 	for _, c := range append([]*call(nil), e.active...) {
 		if c != except && c.state == stInflight && c.lastTx < tx && !c.handBack {
 			e.st.fast.Add(1)
+			e.sinceLoss = 0
 			e.transmit(c, true)
 		}
 	}
@@ -822,6 +855,7 @@ func (e *engine) onFrame(b []byte) {
 		// the board slow. The silence was loss, not slowness: the
 		// back-off is undone.
 		e.evidence(c.lastTx, c)
+		e.sinceLoss = 0
 		if e.backoff > 0 {
 			e.backoff = 0
 			e.publish()
@@ -866,6 +900,7 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 			// attempt can still help. If there is none, resend now.
 			if c.firstTx == c.lastTx && !e.opts.NoFastRetransmit && !c.handBack {
 				e.st.fast.Add(1)
+				e.sinceLoss = 0
 				e.transmit(c, true)
 			} else {
 				c.firstTx = c.lastTx
@@ -927,6 +962,7 @@ func (e *engine) onDropHint(seq uint16) {
 		return
 	}
 	e.st.hints.Add(1)
+	e.sinceLoss = 0
 	e.transmit(c, true)
 }
 
