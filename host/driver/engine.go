@@ -525,9 +525,9 @@ func (e *engine) transmit(c *call, fresh bool) {
 		c.firstTx = tx
 		c.copies = 0
 		c.firstAt = now
-		c.held = false
 	}
 	c.copies++
+	c.held = false // until every copy but the first is refused again
 	c.lastTx = tx
 	c.state = stInflight
 	if c.attempts == 1 {
