@@ -68,10 +68,12 @@ func equal16(a, b []uint16) bool {
 // so whole windows of requests get no answer at all. That silence is
 // loss, not a slow board: the driver must not back off for it beyond
 // lossBackoff (2 doublings) unless an answer arrives after its request
-// was resent on a timeout. Before this rule the Verilated board's run
-// (sim/board TestIrisStreamFaults) backed off to an RTO of 6.8 s and
-// idled 172 s of 183. Upload and 400 queries (4,000 with
-// PTM_LONG_TESTS=1), nothing lost or wrong.
+// was resent on a timeout (a spurious timeout). Before this rule the
+// Verilated board's run (sim/board TestIrisStreamFaults) backed off to an
+// RTO of 6.8 s and idled 172 s of 183, and this test saw 8 doublings at
+// an SRTT of 20 ms, all in the upload (LOAD_DATA chunks lost in a row,
+// each a new request at the back-off of the last); now at most 2. Upload
+// and 400 queries (4,000 with PTM_LONG_TESTS=1), nothing lost or wrong.
 func TestNoisyLinkNoRescan(t *testing.T) {
 	n := 400
 	if longTests() {
