@@ -155,9 +155,12 @@ type Stats struct {
 	Backoff int           `json:"backoff"`
 	// MaxBackoff is the most doublings any transmission used.
 	MaxBackoff int `json:"max_backoff"`
-	// SpuriousTimeouts counts answers that arrived after their request
-	// had been resent (or given up) on a timeout: timeouts that fired
-	// before the board answered.
+	// SpuriousTimeouts counts timeouts shown to have fired before the
+	// board answered: answers that arrived after their request had been
+	// resent (or handed back) on a timeout, and busy refusals of a copy
+	// resent on a timeout (the board's queue was full, so it still held
+	// the earlier copy). Each lifts the back-off cap (engine.go,
+	// lossBackoff) for the next 32 RTT samples.
 	SpuriousTimeouts uint64 `json:"spurious_timeouts"`
 	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
 	// any upload).
