@@ -123,11 +123,11 @@ type engine struct {
 	// minRTT is the shortest valid RTT sample: a lone request's round
 	// trip, how soon a resend's own answer can come.
 	minRTT time.Duration
-	// slowFor is the number of RTT samples left during which the back-off
-	// is not capped at lossBackoff: set to slowHold by every answer that
-	// arrives after its request was resent or handed back on a timeout
-	// (a spurious timeout: the board is slower than the RTO).
-	slowFor int
+	// slowCredit is the doublings allowed beyond lossBackoff: one more
+	// for every spurious timeout (an answer after its request was resent
+	// or handed back on a timeout, or a busy refusal of such a copy: the
+	// board is slower than the RTO), one less per slowDecay RTT samples.
+	slowCredit, slowSamples int
 	// rxSeen is the bytes received when the timers last looked (or the
 	// last frame arrived): bytes received since then show the board
 	// working through its queue. postponed counts the timer rounds
@@ -233,13 +233,28 @@ const maxPostpone = 8
 // (sim/board TestIrisStreamFaults: RTO 6.8 s, the simulator idle 172 s of
 // 183; host/driver TestNoisyLinkNoRescan: 8 doublings with SRTT 20 ms).
 // A board that is really slower than the RTO answers the early resends
-// too, and the first such late answer lifts the cap (slowHold).
+// too, and each such late answer raises the cap by one (slowCredit) and
+// doubles the RTO at once: a board a hundred times slower than the RTO
+// gets there within seven late answers, while one late answer on a lossy
+// link (a host descheduled for a moment) allows one doubling more, for
+// slowDecay samples. (Lifting the cap altogether for 32 samples at the
+// first late answer let the Verilated fault run double 9 times after a
+// single spurious timeout.)
 const lossBackoff = 2
 
-// slowHold is the number of RTT samples a spurious timeout keeps the
-// back-off uncapped: long enough for the estimate to grow to the board's
-// round trip (each sample moves SRTT 1/8 of the way).
-const slowHold = 32
+// slowDecay is the number of RTT samples after which a spurious timeout's
+// extra doubling expires.
+const slowDecay = 8
+
+// spurious counts a spurious timeout: one more doubling is allowed, and
+// taken at once.
+func (e *engine) spurious() {
+	e.st.spurious.Add(1)
+	e.slowCredit = min(maxBackoff-lossBackoff, e.slowCredit+1)
+	e.slowSamples = 0
+	e.backoff = min(e.backoffCap(), e.backoff+1)
+	e.publish()
+}
 
 // timedOutRing is the number of timed-out calls remembered for
 // recognizing their late answers.
@@ -256,27 +271,21 @@ func (e *engine) noteTimedOut(seq uint16) {
 // lateAnswer handles an answer for no pending call: if it answers a call
 // that ended after a timeout resend, that timeout fired before the board
 // had answered (a spurious timeout): the board is slower than the RTO,
-// so the back-off is doubled at once and uncapped for slowHold samples.
+// and the back-off cap rises by one (spurious).
 func (e *engine) lateAnswer(seq uint16) {
 	for i, s := range e.timedOut {
 		if e.timedOutOK[i] && s == seq {
 			e.timedOutOK[i] = false
-			e.st.spurious.Add(1)
-			e.slowFor = slowHold
-			e.backoff = min(maxBackoff, e.backoff+1)
-			e.publish()
+			e.spurious()
 			return
 		}
 	}
 }
 
-// backoffCap is the most doublings in effect now: lossBackoff, or
-// maxBackoff while a spurious timeout shows the board slow.
+// backoffCap is the most doublings in effect now: lossBackoff plus one
+// per recent spurious timeout (slowCredit).
 func (e *engine) backoffCap() int {
-	if e.slowFor > 0 {
-		return maxBackoff
-	}
-	return lossBackoff
+	return lossBackoff + e.slowCredit
 }
 
 // rxBytes returns the bytes received and the receiver's drops (frames
@@ -350,7 +359,12 @@ func (e *engine) sampleRTT(d time.Duration) {
 		e.srtt = (7*e.srtt + d) / 8
 	}
 	e.backoff = 0
-	e.slowFor = max(0, e.slowFor-1)
+	if e.slowCredit > 0 {
+		if e.slowSamples++; e.slowSamples >= slowDecay {
+			e.slowCredit--
+			e.slowSamples = 0
+		}
+	}
 	e.publish()
 }
 
@@ -811,8 +825,7 @@ func (e *engine) onFrame(b []byte) {
 				// transmission (the timeout was spurious): wait for it.
 				c.copies--
 				c.held = c.copies == 1
-				e.st.spurious.Add(1)
-				e.slowFor = slowHold
+				e.spurious()
 				return
 			}
 			c.busies++
@@ -845,7 +858,7 @@ func (e *engine) onFrame(b []byte) {
 		e.st.stray.Add(1)
 		return
 	}
-	if c.resent && e.slowFor == 0 && c.copies > 1 && e.minRTT > 0 && time.Since(c.lastSent) <= 2*e.minRTT+time.Millisecond {
+	if c.resent && e.slowCredit == 0 && c.copies > 1 && e.minRTT > 0 && time.Since(c.lastSent) <= 2*e.minRTT+time.Millisecond {
 		// The head, resent on a timeout, was answered about a lone round
 		// trip after the resend: the answer is taken to be the resend's
 		// (an original still queued is answered after the board's service

@@ -354,8 +354,9 @@ func TestIrisStreamFaults(t *testing.T) {
 // checkRecovery checks that a faulty run needed (and counted) recovery.
 func checkRecovery(t *testing.T, s *stream.Summary) {
 	t.Helper()
-	t.Logf("%d queries in %.1f s: %d resends (%d timeouts, %d fast, %d drop hints), %d busy, %d late duplicates; SRTT %v, RTO %v; board counters %v",
-		s.Queries, s.WallS, s.Retries, s.Timeouts, s.Driver.FastRetransmits, s.Driver.DropHints, s.Busy, s.LateDuplicates, s.Driver.SRTT, s.Driver.RTO, s.Board.Counters)
+	t.Logf("%d queries in %.1f s: %d resends (%d timeouts, %d fast, %d drop hints), %d busy, %d late duplicates; SRTT %v, RTO %v, most RTO doublings %d (%d spurious timeouts); board counters %v",
+		s.Queries, s.WallS, s.Retries, s.Timeouts, s.Driver.FastRetransmits, s.Driver.DropHints, s.Busy, s.LateDuplicates, s.Driver.SRTT, s.Driver.RTO,
+		s.Driver.MaxBackoff, s.Driver.SpuriousTimeouts, s.Board.Counters)
 	if s.Retries == 0 {
 		t.Errorf("no retries in %d queries with 1e-3 faults each way: the faults did not reach the link", s.Queries)
 	}
