@@ -51,8 +51,11 @@
 //     timeout (an answer to a request after it was resent or handed back
 //     on a timeout, or a busy refusal of a timeout's copy, which shows the
 //     original still queued; Stats.SpuriousTimeouts) doubles it at once and
-//     lifts the cap for the next 32 RTT samples. Silence on a noisy link is
-//     mostly loss (a board that does not rescan loses every request a
+//     raises the cap by one (up to 16 doublings; one less per 8 RTT
+//     samples): a board a hundred times slower than the RTO gets there
+//     within seven late answers, one hiccup on a lossy link allows one
+//     doubling more. Silence on a noisy link is mostly loss (a board that
+//     does not rescan loses every request a
 //     corrupt frame swallows), and once more than half the exchanges fail
 //     an unbounded back-off waits seconds per request. A prompt answer to
 //     a timed-out head's resend undoes the back-off. A timeout while the

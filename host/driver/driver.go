@@ -159,8 +159,9 @@ type Stats struct {
 	// board answered: answers that arrived after their request had been
 	// resent (or handed back) on a timeout, and busy refusals of a copy
 	// resent on a timeout (the board's queue was full, so it still held
-	// the earlier copy). Each lifts the back-off cap (engine.go,
-	// lossBackoff) for the next 32 RTT samples.
+	// the earlier copy). Each doubles the RTO at once and raises the
+	// back-off cap (2 doublings, engine.go lossBackoff) by one; the
+	// raise expires one step per 8 RTT samples.
 	SpuriousTimeouts uint64 `json:"spurious_timeouts"`
 	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
 	// any upload).
