@@ -25,8 +25,9 @@ func longTests() bool { return os.Getenv("PTM_LONG_TESTS") == "1" }
 // hundreds of times the RTO in effect. The adaptive timeout (back-off on
 // a silent link, RTT estimate from requests answered at their first
 // transmission) must lose nothing. With a fixed number of attempts and a
-// capped back-off, requests were lost, and their resends piled up in the
-// board's queue.
+// fixed cap on the back-off, requests were lost, and their resends piled
+// up in the board's queue; the cap now rises with every late answer to
+// a request resent on a timeout.
 func TestSlowBoard(t *testing.T) {
 	r := newRig(t, testmodel.Multiclass, softboard.Config{QueueFrames: 4},
 		driver.Opts{Timeout: 5 * time.Millisecond, MinTimeout: time.Millisecond}, nil)
@@ -45,6 +46,13 @@ func TestSlowBoard(t *testing.T) {
 	// (gain 1/8) at least 1/8 of the way, to about 50 ms.
 	if st.SRTT < 45*time.Millisecond {
 		t.Errorf("smoothed RTT %v after the slow-down (%v before), the board takes 400 ms per command", st.SRTT, fast.SRTT)
+	}
+	// Requests resent while the board still worked on them are answered
+	// late: the driver must see those answers as spurious timeouts (they
+	// lift the back-off cap that a merely lossy link keeps at 2).
+	if st.SpuriousTimeouts == 0 {
+		t.Errorf("no spurious timeout recognized although the board slowed from %v to 400 ms per command (%d timeouts, %d late answers)",
+			fast.SRTT, st.Timeouts, st.Stray)
 	}
 }
 

@@ -15,24 +15,54 @@
 //
 // A request is resent when
 //
-//   - its retransmission timeout (RTO) expires. The timers of the
-//     requests in flight restart (a full RTO from now, RFC 6298 section
-//     5.3) whenever an answer arrives, since the board answers in arrival
-//     order and a deep window queues requests behind each other; answers
-//     already received are handled before any timer. The RTO follows
-//     RFC 6298:
+//   - its retransmission timeout (RTO) expires. The RTO follows RFC 6298:
 //     Opts.Timeout until the first round trip is measured, then the
 //     smoothed RTT + 4 deviations, sampled from requests answered at their
 //     first transmission (Karn's rule; a request refused busy before counts
-//     from its last transmission; the answer to a resent request gives a
-//     lower bound, taken only when it exceeds the estimate, so that a
-//     board that got slower is followed). It is at least Opts.MinTimeout
-//     plus the line time of everything in flight, at most Opts.MaxTimeout.
+//     from its last transmission; a request whose resent copies were all
+//     refused busy counts from its first, since the answer is then that
+//     transmission's; the answer to a resent request gives a lower bound,
+//     taken only when it exceeds the estimate, so that a board that got
+//     slower is followed). It is at least Opts.MinTimeout plus the line
+//     time of everything in flight, at most Opts.MaxTimeout. Which
+//     requests time out, and when, follows from the board answering in
+//     arrival order, one request at a time:
+//     the timers of the requests in flight restart (a full RTO from now,
+//     RFC 6298 section 5.3) whenever a frame arrives, and while one is
+//     arriving (bytes received, none dropped since: a long answer on a
+//     line slower than its nominal rate, as a Verilated board's), so a
+//     request's timeout covers its position in the board's queue: it
+//     counts from the answer before it, not from its own transmission.
+//     On a clean link only the head of the window (the request with the
+//     earliest transmission whose answer may still come) times out; the
+//     requests behind it cannot be answered before it and wait, so a
+//     board that is slow or stalled gets one resent copy, not a copy of
+//     its whole queue (which overflows its receive buffer). When the
+//     head's resend is answered within about a lone round trip (twice the
+//     shortest RTT sample plus 1 ms), that answer is the resend's, so the
+//     requests sent before it were lost and are resent at once (go-back-N).
+//     On a lossy link (a dropped frame, fast retransmit or drop hint in
+//     the last 64 answers) every request due is resent: silence there is
+//     loss. Answers already received are handled before any timer.
 //     A timeout on a silent link (nothing at all received since the
-//     transmission) doubles it, for that request and, until the next valid
-//     sample, for new ones (exponential back-off); a timeout while the board
-//     keeps sending is a loss, not slowness, and is resent at the same
-//     RTO;
+//     transmission) doubles the RTO, for that request and, until the next
+//     valid sample, for new ones (exponential back-off), but at most twice
+//     unless the board has shown itself slower than the RTO: a spurious
+//     timeout (an answer to a request after it was resent or handed back
+//     on a timeout, or a busy refusal of a timeout's copy, which shows the
+//     original still queued; Stats.SpuriousTimeouts) doubles it at once and
+//     raises the cap by one (up to 16 doublings; one less per 8 RTT
+//     samples): a board a hundred times slower than the RTO gets there
+//     within seven late answers, one hiccup on a lossy link allows one
+//     doubling more. Silence on a noisy link is mostly loss (a board that
+//     does not rescan loses every request a
+//     corrupt frame swallows), and once more than half the exchanges fail
+//     an unbounded back-off waits seconds per request. A prompt answer to
+//     a timed-out head's resend undoes the back-off. A timeout while the
+//     board keeps sending is a loss, not slowness, and is resent at the
+//     same RTO. On a clean link, resent copies the board may still hold
+//     (until their late answer, or an answer to a request sent after
+//     them) take window slots, so that they do not overflow its buffer;
 //   - a response to a request sent later arrives first (the board answers
 //     in arrival order, so the earlier request or its answer was lost):
 //     "fast retransmit";
@@ -40,7 +70,9 @@
 //     sequence number ("drop hint");
 //   - the board answered ERROR 8 (busy): after Opts.BusyBackoff (doubled
 //     per busy answer of the request, up to the RTO), and the window is
-//     halved (AIMD, probing slowly near the last busy window).
+//     halved (AIMD, probing slowly near the last busy window). A busy
+//     answer to a copy resent on a timeout is not resent: the earlier
+//     copy is still queued.
 //
 // Load resends itself (go-back-N from the board's next offset, in chunks
 // sized for the measured loss rate): see Load.

@@ -124,7 +124,8 @@ type counters struct {
 	lateAcks                                               atomic.Uint64
 	goBacks, expired                                       atomic.Uint64
 	srtt, rto                                              atomic.Int64 // nanoseconds
-	backoff                                                atomic.Int64
+	backoff, maxBackoff                                    atomic.Int64
+	spurious                                               atomic.Uint64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 	window                                                 atomic.Int64 // the window cap in effect
 }
@@ -152,6 +153,16 @@ type Stats struct {
 	SRTT    time.Duration `json:"srtt_ns"`
 	RTO     time.Duration `json:"rto_ns"`
 	Backoff int           `json:"backoff"`
+	// MaxBackoff is the most doublings any transmission used.
+	MaxBackoff int `json:"max_backoff"`
+	// SpuriousTimeouts counts timeouts shown to have fired before the
+	// board answered: answers that arrived after their request had been
+	// resent (or handed back) on a timeout, and busy refusals of a copy
+	// resent on a timeout (the board's queue was full, so it still held
+	// the earlier copy). Each doubles the RTO at once and raises the
+	// back-off cap (2 doublings, engine.go lossBackoff) by one; the
+	// raise expires one step per 8 RTT samples.
+	SpuriousTimeouts uint64 `json:"spurious_timeouts"`
 	// MinChunkWords is the smallest LOAD_DATA chunk Load used (0 before
 	// any upload).
 	MinChunkWords int `json:"min_chunk_words"`
@@ -192,7 +203,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64), late: make(chan lateAck, 64),
 		window: make(chan int), maxWin: opts.Window,
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
-		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate,
+		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate, sinceLoss: lossMemory,
 	}
 	e.st.window.Store(int64(opts.Window))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -239,7 +250,8 @@ func (d *Driver) Stats() Stats {
 		Timeouts: s.timeouts.Load(), FastRetransmits: s.fast.Load(), DropHints: s.hints.Load(), Busy: s.busy.Load(), LoadGaps: s.loadGaps.Load(),
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
-		Backoff: int(s.backoff.Load()), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
+		Backoff: int(s.backoff.Load()), MaxBackoff: int(s.maxBackoff.Load()),
+		SpuriousTimeouts: s.spurious.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

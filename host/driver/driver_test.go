@@ -35,6 +35,13 @@ func newRig(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Op
 func newRigWith(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, faults *softboard.Faults,
 	wrap func(transport.Transport) transport.Transport) *rig {
 	t.Helper()
+	return newRigServe(t, sh, bcfg, dopts, softboard.StreamOpts{}, faults, wrap)
+}
+
+// newRigServe is newRigWith with the board served with sopts.
+func newRigServe(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts driver.Opts, sopts softboard.StreamOpts,
+	faults *softboard.Faults, wrap func(transport.Transport) transport.Transport) *rig {
+	t.Helper()
 	bank := testmodel.Bank(sh, testmodel.HW.Bits, 7)
 	if bcfg.Shape == (fixed.Shape{}) {
 		bcfg.Shape = sh
@@ -46,7 +53,7 @@ func newRigWith(t testing.TB, sh fixed.Shape, bcfg softboard.Config, dopts drive
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, link, stop := board.Pipe(context.Background(), transport.StreamOpts{}, softboard.StreamOpts{}, faults)
+	host, link, stop := board.Pipe(context.Background(), transport.StreamOpts{}, sopts, faults)
 	core, err := fixed.NewCore(bank, testmodel.HW)
 	if err != nil {
 		t.Fatal(err)

@@ -41,8 +41,14 @@ type call struct {
 	req      []byte // the encoded frame, identical on every attempt
 	state    callState
 	attempts int
-	busies   int    // busy answers (resends after them do not use up retries)
-	firstTx  uint64 // earliest transmission whose answer may still come
+	busies   int       // busy answers (resends after them do not use up retries)
+	firstTx  uint64    // earliest transmission whose answer may still come
+	copies   int       // transmissions since firstTx (the board may hold all of them)
+	firstAt  time.Time // when firstTx was sent
+	// held: every copy of the request resent on a timeout was refused
+	// busy, so the board held the transmission firstTx in its full queue
+	// (the timeout was spurious) and the answer is that transmission's.
+	held     bool
 	lastTx   uint64
 	due      time.Time // when the timer of the current state fires
 	inWindow bool
@@ -64,7 +70,8 @@ type call struct {
 	lastFrag int // index of the fragment without MORE, -1 if not seen
 	resp     []byte
 	sentAt   time.Time // first transmission (RTT samples use calls sent once; the deadline counts from it)
-	timeouts int       // timeouts (for the exponential back-off)
+	timeouts int       // silent timeouts (for the exponential back-off)
+	resent   bool      // resent (or handed back) after a timeout: a late answer then shows the timeout early
 
 	// results
 	respType frame.Type
@@ -113,6 +120,180 @@ type engine struct {
 	// effect for new transmissions, cleared by the next valid sample.
 	srtt, rttvar time.Duration
 	backoff      int
+	// minRTT is the shortest valid RTT sample: a lone request's round
+	// trip, how soon a resend's own answer can come.
+	minRTT time.Duration
+	// slowCredit is the doublings allowed beyond lossBackoff: one more
+	// for every spurious timeout (an answer after its request was resent
+	// or handed back on a timeout, or a busy refusal of such a copy: the
+	// board is slower than the RTO), one less per slowDecay RTT samples.
+	slowCredit, slowSamples int
+	// rxSeen is the bytes received when the timers last looked (or the
+	// last frame arrived): bytes received since then show the board
+	// working through its queue. postponed counts the timer rounds
+	// those bytes put off since the last frame (at most maxPostpone).
+	rxSeen, dropSeen uint64
+	postponed        int
+	// sinceLoss counts the answers since the last sign of loss (a frame
+	// dropped by the receiver, a fast retransmit, a drop hint, a timed-out
+	// head whose resend was answered at once); lossDrops is the
+	// receiver's drop count when last looked at.
+	sinceLoss int
+	lossDrops uint64
+	// timedOut remembers the last calls that ended after a timeout resend
+	// (or were handed back on a timeout), so that a late answer to one of
+	// them is recognized as a spurious timeout.
+	timedOut     [timedOutRing]uint16
+	timedOutOK   [timedOutRing]bool
+	timedOutNext int
+	// ghosts are resent copies of answered requests that the board may
+	// still hold in its receive queue (a timeout resent the request while
+	// its original was queued): they take window slots until their late
+	// answer arrives or a request sent after them is answered (the board
+	// answers in arrival order, so by then they were answered or lost).
+	ghosts []ghost
+}
+
+// ghost is a resent copy of an answered request that may still be queued
+// on the board.
+// maxGhosts bounds the ghosts remembered.
+const maxGhosts = 256
+
+type ghost struct {
+	seq uint16
+	tx  uint64 // the request's last transmission
+}
+
+// copiesHeld is the number of frames beyond one per request in flight
+// that the board may hold: resent copies of requests in flight and
+// ghosts.
+//
+// On a lossy link the copies are not counted: a request resent there was
+// mostly lost, and counting its copies would shrink the window for
+// frames the board does not hold.
+func (e *engine) copiesHeld() int {
+	if e.sinceLoss < lossMemory {
+		return 0
+	}
+	n := len(e.ghosts)
+	for _, c := range e.active {
+		if c.state == stInflight {
+			n += c.copies - 1
+		}
+	}
+	return n
+}
+
+// expireGhosts drops the ghosts that an answer to a request first sent
+// at tx shows gone (answered or lost), and the ghost of seq (its late
+// answer) if late.
+func (e *engine) expireGhosts(tx uint64, seq uint16, late bool) {
+	k := 0
+	for _, g := range e.ghosts {
+		if g.tx < tx || late && g.seq == seq {
+			if late && g.seq == seq {
+				late = false
+			}
+			continue
+		}
+		e.ghosts[k] = g
+		k++
+	}
+	clear(e.ghosts[k:])
+	e.ghosts = e.ghosts[:k]
+}
+
+// lossMemory is the number of answers after the last sign of loss during
+// which the link counts as lossy: a timeout then resends every request
+// due, not only the head of the window.
+const lossMemory = 64
+
+// lossy reports whether the link has shown loss in the last lossMemory
+// answers.
+func (e *engine) lossy() bool {
+	if _, d := e.rxBytes(); d != e.lossDrops {
+		e.lossDrops = d
+		e.sinceLoss = 0
+	}
+	return e.sinceLoss < lossMemory
+}
+
+// maxPostpone bounds the timer rounds that received bytes put off without
+// a complete frame (a line that delivers only garbage does not hold the
+// timers forever).
+const maxPostpone = 8
+
+// lossBackoff is the number of RTO doublings silence earns without
+// evidence that the board is slow. On a point-to-point link, silence
+// after a well-estimated RTO is mostly loss (a request or its answer
+// garbled, or swallowed by a corrupt frame on a board that does not
+// rescan), and loss is not slowness: backing off for every silent timeout
+// made a 1%-noisy UART wait seconds per lost window, since once more than
+// half the exchanges fail, k losses in a row are likelier than 2^-k
+// (sim/board TestIrisStreamFaults: RTO 6.8 s, the simulator idle 172 s of
+// 183; host/driver TestNoisyLinkNoRescan: 8 doublings with SRTT 20 ms).
+// A board that is really slower than the RTO answers the early resends
+// too, and each such late answer raises the cap by one (slowCredit) and
+// doubles the RTO at once: a board a hundred times slower than the RTO
+// gets there within seven late answers, while one late answer on a lossy
+// link (a host descheduled for a moment) allows one doubling more, for
+// slowDecay samples. (Lifting the cap altogether for 32 samples at the
+// first late answer let the Verilated fault run double 9 times after a
+// single spurious timeout.)
+const lossBackoff = 2
+
+// slowDecay is the number of RTT samples after which a spurious timeout's
+// extra doubling expires.
+const slowDecay = 8
+
+// spurious counts a spurious timeout: one more doubling is allowed, and
+// taken at once.
+func (e *engine) spurious() {
+	e.st.spurious.Add(1)
+	e.slowCredit = min(maxBackoff-lossBackoff, e.slowCredit+1)
+	e.slowSamples = 0
+	e.backoff = min(e.backoffCap(), e.backoff+1)
+	e.publish()
+}
+
+// timedOutRing is the number of timed-out calls remembered for
+// recognizing their late answers.
+const timedOutRing = 256
+
+// noteTimedOut remembers that the call with seq ended after a timeout
+// resend (or was handed back on a timeout).
+func (e *engine) noteTimedOut(seq uint16) {
+	e.timedOut[e.timedOutNext] = seq
+	e.timedOutOK[e.timedOutNext] = true
+	e.timedOutNext = (e.timedOutNext + 1) % timedOutRing
+}
+
+// lateAnswer handles an answer for no pending call: if it answers a call
+// that ended after a timeout resend, that timeout fired before the board
+// had answered (a spurious timeout): the board is slower than the RTO,
+// and the back-off cap rises by one (spurious).
+func (e *engine) lateAnswer(seq uint16) {
+	for i, s := range e.timedOut {
+		if e.timedOutOK[i] && s == seq {
+			e.timedOutOK[i] = false
+			e.spurious()
+			return
+		}
+	}
+}
+
+// backoffCap is the most doublings in effect now: lossBackoff plus one
+// per recent spurious timeout (slowCredit).
+func (e *engine) backoffCap() int {
+	return lossBackoff + e.slowCredit
+}
+
+// rxBytes returns the bytes received and the receiver's drops (frames
+// with CRC or framing errors, bytes skipped): bytes received with no new
+// frame and no new drop are a frame still arriving.
+func (e *engine) rxBytes() (bytes, drops uint64) {
+	s := e.t.Stats()
+	return s.BytesRecv, s.CRCErrors + s.FramingErrors + s.Skipped
 }
 
 // rxActivity counts everything the transport has received: bytes, and
@@ -147,9 +328,9 @@ func (e *engine) rto(c *call) time.Duration {
 // shift is the number of doublings for c's next transmission.
 func (e *engine) shift(c *call) int {
 	if c == nil {
-		return e.backoff
+		return min(e.backoff, e.backoffCap())
 	}
-	return min(maxBackoff, max(e.backoff, c.timeouts))
+	return min(e.backoffCap(), max(e.backoff, c.timeouts))
 }
 
 func (e *engine) rtoShift(shift int) time.Duration {
@@ -178,6 +359,12 @@ func (e *engine) sampleRTT(d time.Duration) {
 		e.srtt = (7*e.srtt + d) / 8
 	}
 	e.backoff = 0
+	if e.slowCredit > 0 {
+		if e.slowSamples++; e.slowSamples >= slowDecay {
+			e.slowCredit--
+			e.slowSamples = 0
+		}
+	}
 	e.publish()
 }
 
@@ -292,7 +479,10 @@ func (e *engine) earliest() time.Time {
 
 // pump sends queued calls while the window has room.
 func (e *engine) pump() {
-	for len(e.queue) > 0 && len(e.active) < max(1, int(e.cwnd)) {
+	// The window counts the frames the board may hold: requests in flight
+	// and the copies of them a timeout resent (ghosts). One request is
+	// always let through: its answer expires the ghosts before it.
+	for len(e.queue) > 0 && (len(e.active) == 0 || len(e.active)+e.copiesHeld() < max(1, int(e.cwnd))) {
 		c := e.queue[0]
 		e.queue[0] = nil
 		e.queue = e.queue[1:]
@@ -347,7 +537,11 @@ func (e *engine) transmit(c *call, fresh bool) {
 	e.txCount++
 	if fresh {
 		c.firstTx = tx
+		c.copies = 0
+		c.firstAt = now
 	}
+	c.copies++
+	c.held = false // until every copy but the first is refused again
 	c.lastTx = tx
 	c.state = stInflight
 	if c.attempts == 1 {
@@ -361,6 +555,9 @@ func (e *engine) transmit(c *call, fresh bool) {
 	c.rxAtSend = e.rxActivity()
 	c.lastSent = now
 	c.txShift = e.shift(c)
+	if int64(c.txShift) > e.st.maxBackoff.Load() {
+		e.st.maxBackoff.Store(int64(c.txShift))
+	}
 	c.lastRTO = e.rtoShift(c.txShift)
 	e.arm(c, time.Now().Add(c.lastRTO))
 }
@@ -407,6 +604,15 @@ func (e *engine) finish(c *call, err error) {
 	}
 	c.state = stDone
 	c.err = err
+	if err == nil && c.resent {
+		e.noteTimedOut(c.seq)
+	}
+	if c.copies > 1 {
+		for range min(c.copies-1, maxGhosts-len(e.ghosts)) {
+			e.ghosts = append(e.ghosts, ghost{seq: c.seq, tx: c.lastTx})
+		}
+		c.copies = 1
+	}
 	if err == nil {
 		// Additive increase: one per window of successes up to one below
 		// the window at which the board last said busy, then slowly (one
@@ -418,6 +624,7 @@ func (e *engine) finish(c *call, err error) {
 		}
 		e.cwnd = min(float64(e.maxWin), e.cwnd+inc)
 		e.st.completed.Add(1)
+		e.sinceLoss++
 	} else if !c.handBack { // a LOAD_DATA chunk's end is Load's business (resent in new chunks)
 		e.st.failed.Add(1)
 	}
@@ -425,7 +632,37 @@ func (e *engine) finish(c *call, err error) {
 }
 
 func (e *engine) onTimer(now time.Time) {
-	for _, c := range append([]*call(nil), e.active...) {
+	// Bytes received since the timers last looked (or since the last
+	// frame), none of them dropped: an answer is arriving, i.e. the board
+	// is working through its queue (an
+	// answer takes longer on the line than the RTO allows, e.g. a
+	// simulated board whose line runs slower than its nominal rate). The
+	// timers restart from now, like progress does for a complete answer:
+	// no request queued behind that answer is resent for it.
+	rx, drops := e.rxBytes()
+	sending := rx != e.rxSeen && drops == e.dropSeen && e.postponed < maxPostpone
+	e.rxSeen, e.dropSeen = rx, drops
+	if sending {
+		e.postponed++
+	}
+	// The head is the request in flight that the board answers first (it
+	// answers in arrival order): the one with the earliest transmission
+	// whose answer may still come. It is handled first.
+	var head *call
+	for _, c := range e.active {
+		if c.state == stInflight && (head == nil || c.firstTx < head.firstTx) {
+			head = c
+		}
+	}
+	lossy := e.lossy()
+	calls := append([]*call(nil), e.active...)
+	for i, c := range calls {
+		if c == head {
+			calls[0], calls[i] = calls[i], calls[0]
+			break
+		}
+	}
+	for _, c := range calls {
 		if c.state == stDone || c.due.After(now) || e.expired(c, now) {
 			continue
 		}
@@ -433,16 +670,34 @@ func (e *engine) onTimer(now time.Time) {
 			e.transmit(c, true)
 			continue
 		}
+		if sending {
+			e.arm(c, now.Add(e.rto(c)))
+			continue
+		}
+		if c != head && head != nil && head.state == stInflight && !lossy {
+			// A request behind the head cannot be answered before it, so
+			// on a clean link only the head times out; after its answer
+			// the next request is the head, with a full RTO (progress).
+			// Resending the whole window into a board that still queues
+			// it overflows the board's receive queue. A window that was
+			// lost is resent at once when the head's resend is answered
+			// within a round trip (onFrame), else one request per RTO. On
+			// a lossy link (loss seen in the last lossMemory answers),
+			// every request due is resent: silence there is mostly loss.
+			e.arm(c, maxTime(head.due, now.Add(e.rto(c))))
+			continue
+		}
+		// Silent since the transmission: nothing at all received.
+		silent := e.rxActivity() == c.rxAtSend
 		e.st.timeouts.Add(1)
 		// Back off when the link has been silent since the transmission:
-		// the board (or the link) is slower than the estimate, or gone.
-		// When the board kept sending meanwhile (answers, or bytes
-		// garbled on the way), it is alive and this request or its answer
-		// was lost: resend at the same timeout (random loss is not
-		// slowness; doubling for it makes a noisy link wait seconds per
-		// request, as the chance of k losses in a row falls slower than
-		// 2^-k once more than half the exchanges fail).
-		if e.rxActivity() == c.rxAtSend {
+		// the board (or the link) is slower than the estimate, or gone,
+		// or (mostly, on a noisy link) the request was lost; at most
+		// lossBackoff times unless a spurious timeout shows the board
+		// slow (backoffCap). When the board kept sending meanwhile
+		// (answers, or bytes garbled on the way), it is alive and this
+		// request or its answer was lost: resend at the same timeout.
+		if silent {
 			c.timeouts++
 			// Back off for every request until a valid RTT sample. Only
 			// the first timeout of a request sent at the current back-off
@@ -450,17 +705,26 @@ func (e *engine) onTimer(now time.Time) {
 			// once, a request sent before a valid sample cleared it
 			// raises it one step only, and the further timeouts of one
 			// unlucky request only back off that request.
-			if c.timeouts == 1 && c.txShift >= e.backoff && e.backoff < maxBackoff {
+			if c.timeouts == 1 && c.txShift >= min(e.backoff, e.backoffCap()) && e.backoff < e.backoffCap() {
 				e.backoff++
 				e.publish()
 			}
 		}
+		c.resent = true
 		if c.handBack {
+			e.noteTimedOut(c.seq)
 			e.finish(c, errLost)
 			continue
 		}
 		e.transmit(c, false)
 	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // evidence handles the arrival of an in-order response to a transmission
@@ -474,6 +738,7 @@ func (e *engine) evidence(tx uint64, except *call) {
 	for _, c := range append([]*call(nil), e.active...) {
 		if c != except && c.state == stInflight && c.lastTx < tx && !c.handBack {
 			e.st.fast.Add(1)
+			e.sinceLoss = 0
 			e.transmit(c, true)
 		}
 	}
@@ -520,6 +785,8 @@ func (e *engine) lateLoadGap(f frame.Frame) {
 }
 
 func (e *engine) onFrame(b []byte) {
+	e.rxSeen, e.dropSeen = e.rxBytes()
+	e.postponed = 0
 	var f frame.Frame
 	if err := f.DecodeFromBytes(b); err != nil { // transports check CRCs; be safe
 		e.st.stray.Add(1)
@@ -528,6 +795,10 @@ func (e *engine) onFrame(b []byte) {
 	c := e.pending[f.Seq]
 	if c == nil || c.state == stQueued {
 		e.st.stray.Add(1) // late duplicate or unknown seq
+		if c == nil {
+			e.lateAnswer(f.Seq)
+			e.expireGhosts(0, f.Seq, true)
+		}
 		if c == nil && f.Type == frame.TypeLoadData.Response() {
 			e.lateLoadAck(f)
 		}
@@ -537,6 +808,7 @@ func (e *engine) onFrame(b []byte) {
 		return
 	}
 	e.progress(c, time.Now())
+	e.expireGhosts(c.firstTx, 0, false)
 	if f.Type == frame.TypeError {
 		var be frame.BoardError
 		if err := be.DecodeFromBytes(f.Payload); err != nil {
@@ -547,6 +819,15 @@ func (e *engine) onFrame(b []byte) {
 			// Busy answers come from the board's receiver, out of band:
 			// no evidence about other calls.
 			e.st.busy.Add(1)
+			if c.state == stInflight && c.copies > 1 {
+				// A copy of a request resent on a timeout was refused: the
+				// board's queue is full, so it still holds the earlier
+				// transmission (the timeout was spurious): wait for it.
+				c.copies--
+				c.held = c.copies == 1
+				e.spurious()
+				return
+			}
 			c.busies++
 			if e.opts.MaxBusy > 0 && c.busies > e.opts.MaxBusy {
 				e.finish(c, fmt.Errorf("driver: %s (seq %d): board busy %d times: %w", c.label, c.seq, c.busies, &be))
@@ -577,7 +858,24 @@ func (e *engine) onFrame(b []byte) {
 		e.st.stray.Add(1)
 		return
 	}
-	e.evidence(c.firstTx, c)
+	if c.resent && e.slowCredit == 0 && c.copies > 1 && e.minRTT > 0 && time.Since(c.lastSent) <= 2*e.minRTT+time.Millisecond {
+		// The head, resent on a timeout, was answered about a lone round
+		// trip after the resend: the answer is taken to be the resend's
+		// (an original still queued is answered after the board's service
+		// time, not within a round trip of a resend), so the requests sent
+		// before the resend and not answered were lost: resent at once
+		// (go-back-N), not one per RTO. Not while a spurious timeout shows
+		// the board slow. The silence was loss, not slowness: the
+		// back-off is undone.
+		e.evidence(c.lastTx, c)
+		e.sinceLoss = 0
+		if e.backoff > 0 {
+			e.backoff = 0
+			e.publish()
+		}
+	} else {
+		e.evidence(c.firstTx, c)
+	}
 	e.fragment(c, f)
 }
 
@@ -615,6 +913,7 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 			// attempt can still help. If there is none, resend now.
 			if c.firstTx == c.lastTx && !e.opts.NoFastRetransmit && !c.handBack {
 				e.st.fast.Add(1)
+				e.sinceLoss = 0
 				e.transmit(c, true)
 			} else {
 				c.firstTx = c.lastTx
@@ -641,7 +940,15 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 	if c.attempts == c.busies+1 {
 		// Sent once, or refused busy every time but the last (a refused
 		// frame is not kept, so only the last can have been answered).
-		e.sampleRTT(time.Since(c.lastSent))
+		d := time.Since(c.lastSent)
+		if e.minRTT == 0 || d < e.minRTT {
+			e.minRTT = d
+		}
+		e.sampleRTT(d)
+	} else if c.held {
+		// The resent copies were refused busy: the answer is the first
+		// transmission's, a valid sample (no ambiguity for Karn).
+		e.sampleRTT(time.Since(c.firstAt))
 	} else if lb := time.Since(c.lastSent); lb > e.srtt {
 		// An answer to a resent request is no RTT sample (Karn): it may
 		// answer any transmission. But the one it answers was sent at the
@@ -668,6 +975,7 @@ func (e *engine) onDropHint(seq uint16) {
 		return
 	}
 	e.st.hints.Add(1)
+	e.sinceLoss = 0
 	e.transmit(c, true)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
 	"slices"
@@ -363,5 +364,46 @@ func TestStatsResult(t *testing.T) {
 	}
 	if got := SampleSums(nil, []uint32{2, 0xffffffff}); got[1] != -1 {
 		t.Fatalf("%v", got)
+	}
+}
+
+// With NoRescan a dropped candidate's bytes are not rescanned (the
+// version 4 board's receiver): a frame that begins inside a corrupt
+// frame's claimed extent is lost, one after it is found; a header that
+// claims too much ends at its 7th byte; an idle timeout discards every
+// buffered byte.
+func TestParserNoRescan(t *testing.T) {
+	a, _ := Append(nil, TypeInfer, 0, 1, bytes.Repeat([]byte{7}, 40))
+	b, _ := Append(nil, TypeInfer, 0, 2, bytes.Repeat([]byte{8}, 10))
+	c, _ := Append(nil, TypeInfo, 0, 3, nil)
+	// a loses a byte: its claimed extent (51 bytes) covers b's first 12.
+	aa := append(bytes.Clone(a[:20]), a[21:]...)
+	stream := append(append(append([]byte{}, aa...), b...), c...)
+	for _, tc := range []struct {
+		noRescan bool
+		want     []uint16
+	}{{false, []uint16{2, 3}}, {true, []uint16{3}}} {
+		p := Parser{NoRescan: tc.noRescan}
+		var seqs []uint16
+		p.Feed(stream, func(f Frame) { seqs = append(seqs, f.Seq) })
+		if fmt.Sprint(seqs) != fmt.Sprint(tc.want) {
+			t.Errorf("NoRescan %v: frames %v, want %v (stats %+v)", tc.noRescan, seqs, tc.want, p.Stats())
+		}
+	}
+	// Too long: hunting resumes after the header, so a frame hidden in the
+	// header's bytes is not found but the next one is.
+	p := Parser{NoRescan: true}
+	var n int
+	p.Feed(append([]byte{SOF, 1, 0, 0, 0, 0xff, 0xff}, c...), func(Frame) { n++ })
+	if n != 1 || p.Stats().FramingErrors != 1 || p.Stats().Skipped != 0 {
+		t.Fatalf("too long: %d frames, stats %+v", n, p.Stats())
+	}
+	// Idle: everything buffered goes, including a frame inside.
+	p.Feed(append([]byte{SOF, 1, 0, 0, 0, 0x00, 0x02}, c...), func(Frame) { n++ })
+	if p.Expire() != 1 {
+		t.Fatal("Expire dropped nothing")
+	}
+	if _, ok := p.Next(); ok || p.Buffered() != 0 || n != 1 {
+		t.Fatalf("after the idle drop: %d frames, %d bytes buffered", n, p.Buffered())
 	}
 }

@@ -78,6 +78,13 @@ type Parser struct {
 	stats      ParserStats
 	// OnDrop, if set, is called for every dropped frame.
 	OnDrop func(Drop)
+	// NoRescan makes the parser follow the minimum receiver rule of
+	// docs/protocol.md section 1 (the version 4 board's): after a drop,
+	// hunting restarts at the next byte after the candidate's bytes
+	// seen so far (the header of a frame too long, the whole claimed
+	// frame after a CRC error, everything buffered after an idle
+	// timeout), which are not rescanned. Used to emulate the board.
+	NoRescan bool
 }
 
 // Stats returns the counters.
@@ -145,7 +152,7 @@ func (p *Parser) Next() (Frame, bool) {
 		}
 		l := int(binary.LittleEndian.Uint16(b[5:]))
 		if l > MaxPayload {
-			p.drop(ReasonTooLong, b)
+			p.drop(ReasonTooLong, b, HeaderLen)
 			continue
 		}
 		n := Overhead + l
@@ -153,7 +160,7 @@ func (p *Parser) Next() (Frame, bool) {
 			return Frame{}, false
 		}
 		if crc32.ChecksumIEEE(b[1:n-CRCLen]) != binary.LittleEndian.Uint32(b[n-CRCLen:]) {
-			p.drop(ReasonCRC, b)
+			p.drop(ReasonCRC, b, n)
 			continue
 		}
 		p.start += n
@@ -179,8 +186,9 @@ func (p *Parser) hunt() bool {
 }
 
 // drop counts the frame starting at b[0] (= buf[start]) as dropped and
-// moves past its SOF.
-func (p *Parser) drop(r Reason, b []byte) {
+// moves past its SOF, or (NoRescan) past the seen bytes of the candidate
+// (its first seen bytes).
+func (p *Parser) drop(r Reason, b []byte, seen int) {
 	if r == ReasonCRC {
 		p.stats.CRCErrors++
 	} else {
@@ -198,6 +206,10 @@ func (p *Parser) drop(r Reason, b []byte) {
 			d.Len = int(binary.LittleEndian.Uint16(b[5:]))
 		}
 		p.OnDrop(d)
+	}
+	if p.NoRescan {
+		p.start += seen
+		return
 	}
 	p.start++
 }
@@ -220,6 +232,6 @@ func (p *Parser) Expire() int {
 			return 0 // Next decides about it
 		}
 	}
-	p.drop(ReasonIdle, b)
+	p.drop(ReasonIdle, b, len(b))
 	return 1
 }

@@ -24,8 +24,18 @@ type StreamOpts struct {
 	// Pace emulates a line at the board's BitRate (10 bits per byte) on
 	// the board's transmit side (within transport.PaceSlack).
 	Pace bool
+	// PaceBytes, with Pace, sends each frame in pieces of at most
+	// PaceBytes bytes, each when the emulated line has sent it, as a UART
+	// delivers bytes one by one (a long answer on a slow line arrives
+	// over its line time, not at its end). 0 sends whole frames.
+	PaceBytes int
 	// OnDrop, if set, is called for every frame the receiver drops.
 	OnDrop func(frame.Drop)
+	// NoRescan receives like the version 4 board (frame.Parser.NoRescan):
+	// a dropped candidate's bytes are not rescanned, so a corrupt frame
+	// swallows the frames that begin within its claimed extent. By
+	// default the software board rescans (docs/protocol.md allows both).
+	NoRescan bool
 }
 
 type deadliner interface {
@@ -38,12 +48,23 @@ type txLine struct {
 	w        io.Writer
 	rate     int
 	pace     bool
+	piece    int
 	lineFree time.Time
 }
 
 func (t *txLine) write(b []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for t.pace && t.piece > 0 && len(b) > t.piece {
+		if err := t.writePiece(b[:t.piece]); err != nil {
+			return err
+		}
+		b = b[t.piece:]
+	}
+	return t.writePiece(b)
+}
+
+func (t *txLine) writePiece(b []byte) error {
 	if t.pace && t.rate > 0 {
 		now := time.Now()
 		if t.lineFree.Before(now) {
@@ -75,7 +96,7 @@ func (b *Board) Serve(ctx context.Context, rw io.ReadWriteCloser, opts StreamOpt
 			opts.IdleTimeout = max(opts.IdleTimeout, time.Duration(160*int64(time.Second)/int64(b.cfg.BitRate)))
 		}
 	}
-	tx := &txLine{w: rw, rate: b.cfg.BitRate, pace: opts.Pace}
+	tx := &txLine{w: rw, rate: b.cfg.BitRate, pace: opts.Pace, piece: opts.PaceBytes}
 	b.startLine()
 	queue := make(chan []byte, b.cfg.QueueFrames)
 	free := make(chan []byte, b.cfg.QueueFrames+2)
@@ -126,6 +147,7 @@ func (b *Board) SetExecTime(d time.Duration) { b.execTime.Store(int64(d)) }
 func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *txLine, queue, free chan []byte) error {
 	var p frame.Parser
 	p.OnDrop = opts.OnDrop
+	p.NoRescan = opts.NoRescan
 	buf := make([]byte, 4096)
 	dl, _ := rw.(deadliner)
 	last := time.Now()
