@@ -109,6 +109,10 @@ func writeReportMD(dir string, ev, st, sy map[string]any, rows []streamRow, step
 		fmt.Fprintf(&b, "| logic cells | %s / %s |\n| block RAMs | %s / %s |\n", field(sy, "%.0f", "luts"), field(sy, "%.0f", "luts_available"),
 			field(sy, "%.0f", "brams"), field(sy, "%.0f", "brams_available"))
 		fmt.Fprintf(&b, "| Fmax | %s MHz |\n| PLL clock | %s MHz (timing met: %s) |\n", field(sy, "%.2f", "fmax_mhz"), field(sy, "%.2f", "clock_mhz"), field(sy, "%v", "timing_met"))
+		if r, ok := sy["core_clock_ratio"].(float64); ok && r == 2 {
+			fmt.Fprintf(&b, "| two clocks (`--core-clock-ratio 2`) | core %s MHz (Fmax %s), board shell %s MHz (Fmax %s) |\n", field(sy, "%.2f", "clock_mhz"),
+				field(sy, "%.2f", "core_fmax_mhz"), field(sy, "%.2f", "shell_clock_mhz"), field(sy, "%.2f", "shell_fmax_mhz"))
+		}
 		fmt.Fprintf(&b, "| UART | %s baud (%s clocks per bit) |\n", field(sy, "%.0f", "uart_baud"), field(sy, "%.0f", "clks_per_bit"))
 		fmt.Fprintf(&b, "| core rate at the PLL clock | %s samples/s, %s queries/s at K = 100 |\n", field(sy, "%.0f", "samples_per_s_at_clock"), field(sy, "%.0f", "queries_per_s_k100_at_clock"))
 		fmt.Fprintf(&b, "| binding | %s |\n", field(sy, "%s", "binding"))
