@@ -18,16 +18,24 @@ out=${2:-build/demo}
 BITS=${BITS:-4}
 W=${W:-16}
 DEVICE=${DEVICE:-up5k}
-# The image's size and clock, chosen by place and route for this model so
-# that the demo places and routes once. With B = 4 thresholds (four lanes
-# per block RAM) and 16-bit LFSRs, the defaults of `ptm synth`
-# (docs/fixed-point.md 2.3), 28 lanes fit the UP5K with the protocol
-# version 4 shell (4,264 / 5,280 cells, 14 block RAMs, Fmax 32.3 MHz at a
-# 27 MHz PLL; docs/synthesis.md "B = 4"). LANES=auto runs `ptm synth`'s
-# own search instead (about 40 minutes from an empty cache on the loaded
+# The image's size, clocks and placement seed, chosen by place and route
+# for this model so that the demo places and routes once. With B = 4
+# thresholds (four lanes per block RAM) and 16-bit LFSRs, the defaults of
+# `ptm synth` (docs/fixed-point.md 2.3), and the dual-clock board
+# (RATIO=2: the core on the PLL's 48 MHz, the board shell on half of it,
+# the UART at 3 Mbaud from 24 MHz; docs/synthesis.md "The dual-clock
+# board"), 36 lanes place in the UP5K (4,443 cells) and meet both clocks
+# with nextpnr seed 2 (core Fmax 49.0 MHz; seed 1 reached 47.5; 40 lanes
+# did not place with seed 1; at 42 MHz the shell's 21 MHz only gives the
+# UART 1.5 Mbaud). RATIO=1 LANES=28 FREQ=27 SEED=1 builds the
+# single-clock image instead (4,096 cells, Fmax 30.1 MHz: the shell's
+# control paths hold the one clock near 30 MHz). LANES=auto runs `ptm
+# synth`'s own search (about 40 minutes from an empty cache on the loaded
 # 2-core machine).
-LANES=${LANES:-28}
-FREQ=${FREQ:-27}
+RATIO=${RATIO:-2}
+LANES=${LANES:-36}
+FREQ=${FREQ:-48}
+SEED=${SEED:-2}
 K=${K:-100}
 mkdir -p "$out"
 steps="$out/steps.tsv"
@@ -64,21 +72,26 @@ step "2/6 Evaluate the float model on the held-out rows with K=$K samples per qu
 "$ptm" eval --model "$out/iris.ptm" --data iris --split test --samples "$K" --json > "$out/golden-eval.json"
 "$ptm" eval --model "$out/iris.ptm" --data iris --split test --samples "$K"
 
-step "3/6 Build the image for the iCEBreaker ($DEVICE, UART only, $LANES lanes at $FREQ MHz: the largest core that fits and meets timing)"
+clocks="$FREQ MHz"
+if [ "$RATIO" = 2 ]; then clocks="a $FREQ MHz core clock, the shell at half"; fi
+step "3/6 Build the image for the iCEBreaker ($DEVICE, UART only, $LANES lanes at $clocks: the largest core that fits and meets timing)"
 # One ptm synth, one place and route at the size and clock above (with
 # LANES=auto it searches the lane count: yosys estimates, then place and
 # route); a timing failure is an error and leaves no bitstream.
 size=(--lanes "$LANES" --freq "$FREQ")
 if [ "$LANES" = auto ]; then size=(); fi
-"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --lfsr-width "$W" --no-eth "${size[@]}" \
+"$ptm" synth --model "$out/iris.ptm" --device "$DEVICE" --bits "$BITS" --lfsr-width "$W" --no-eth --core-clock-ratio "$RATIO" --seed "$SEED" "${size[@]}" \
   --out "$out/synth" --json > "$out/synth.json"
 lc=$(json "$out/synth.json" clause_lanes)
 ll=$(json "$out/synth.json" literal_lanes)
 cpb=$(json "$out/synth.json" clks_per_bit)
 baud=$(json "$out/synth.json" uart_baud)
 mhz=$(json "$out/synth.json" clock_mhz)
+# the board shell's clock (the UART's and CLK_HZ): half the core's with RATIO=2
+shell_mhz=$mhz
+if [ "$RATIO" = 2 ]; then shell_mhz=$(json "$out/synth.json" shell_clock_mhz); fi
 lanes=$(json "$out/synth.json" lanes)
-echo "image: $lanes lanes ($lc x $ll), B=$BITS, W=$W, $mhz MHz, UART $baud baud ($cpb clocks per bit): $out/synth/top.bin"
+echo "image: $lanes lanes ($lc x $ll), B=$BITS, W=$W, core $mhz MHz, shell $shell_mhz MHz, UART $baud baud ($cpb clocks per bit): $out/synth/top.bin"
 
 step "4/6 Generate the image's Verilog core for reading ($lanes lanes)"
 "$ptm" gen --model "$out/iris.ptm" --bits "$BITS" --lfsr-width "$W" --clause-lanes "$lc" --literal-lanes "$ll" --out "$out/rtl"
@@ -86,7 +99,7 @@ step "4/6 Generate the image's Verilog core for reading ($lanes lanes)"
 step "5/6 Start the Verilated board of that image (UART only, $cpb clocks per bit; UART bridged bit by bit to a pseudo-terminal)"
 rm -f "$out/board.out" "$out/board.log" # a pty line left by an earlier run must not be read
 "$ptm" board --model "$out/iris.ptm" --bits "$BITS" --lfsr-width "$W" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
-  --no-eth --clock-hz "$(awk -v m="$mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')" --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
+  --no-eth --core-clock-ratio "$RATIO" --clock-hz "$(awk -v m="$shell_mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')" --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
 board_pid=$!
 pty=""
 waited=0
