@@ -21,9 +21,17 @@ func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	conformUART(t, false)
+}
+
+// conformUART runs the conformance suite over the UART of the Iris-shaped
+// board, single-clock or (coreClock) dual-clock.
+func conformUART(t *testing.T, coreClock bool) {
+	t.Helper()
 	o := DefaultOptions()
 	o.Shape = irisShape
 	o.Config = irisConfig
+	o.CoreClock = coreClock
 	p := start(t, o)
 	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
 	if err != nil {

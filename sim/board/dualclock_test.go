@@ -7,7 +7,6 @@ import (
 	"github.com/ptmhw/ptm/golden/fixed"
 	pframe "github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
-	"github.com/ptmhw/ptm/host/transport"
 )
 
 // TestConformanceDualClock runs the host's conformance suite (TestConformance)
@@ -20,17 +19,7 @@ func TestConformanceDualClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
-	o := DefaultOptions()
-	o.Shape = irisShape
-	o.Config = irisConfig
-	o.CoreClock = true
-	p := start(t, o)
-	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
-	if err != nil {
-		t.Fatalf("opening the pty with host/transport: %v", err)
-	}
-	defer tr.Close()
-	conform(t, tr)
+	conformUART(t, true)
 }
 
 // TestDualClockImage streams the Iris rows (sums mode, K = 100) to the
