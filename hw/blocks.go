@@ -149,6 +149,16 @@ func (v view) BankFileExpr() string {
 // CtrlGroups is the number of copies of the lanes' control registers.
 func (v view) CtrlGroups() int { return (v.L + v.CtrlLanes - 1) / v.CtrlLanes }
 
+// LoW is the number of low lane-index bits decoded into the lane select
+// columns (the rest into rows): half the index, rounded up.
+func (v view) LoW() int { return (v.LaneW + 1) / 2 }
+
+// LoN is the number of lane select columns, min(2^LoW, L).
+func (v view) LoN() int { return min(1<<v.LoW(), v.L) }
+
+// HiN is the number of lane select rows, ceil(L / 2^LoW).
+func (v view) HiN() int { return (v.L + 1<<v.LoW() - 1) >> v.LoW() }
+
 // LitSlots is BT*LL, the literal slots of all beats.
 func (v view) LitSlots() int { return v.BT * v.LL }
 

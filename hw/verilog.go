@@ -23,7 +23,9 @@ const tmplLFSR = `// The state holds the window a[n..n+W-1] of the m-sequence, a
 // One step makes one draw: it advances the sequence by B steps, the B new
 // bits being r[k] = XOR over the taps e in { {{- .TapList -}} } of state[e + k]
 // (k = 0..B-1, r[0] the oldest), and shifts them in at the top:
-// state' = {r, state[W-1:B]}.
+// state' = {r, state[W-1:B]}. The draw is therefore the top B bits of the
+// state (no register of its own): valid from the cycle after a step until
+// the next step or load.
 module {{.Prefix}}_lfsr_lane #(
     // Set by the generator (the taps below are those of x^W): regenerate
     // rather than override.
@@ -34,7 +36,7 @@ module {{.Prefix}}_lfsr_lane #(
     input  wire         load,       // load seed_state (has priority over step)
     input  wire [W-1:0] seed_state, // non-zero seed of this lane
     input  wire         step,       // make one draw
-    output reg  [B-1:0] draw        // the last draw, valid the cycle after step
+    output wire [B-1:0] draw        // the last draw, valid the cycle after step
 );
     reg  [W-1:0] state;
     wire [B-1:0] next;
@@ -47,13 +49,13 @@ module {{.Prefix}}_lfsr_lane #(
     endgenerate
 
     always @(posedge clk) begin
-        if (load) begin
+        if (load)
             state <= seed_state;
-        end else if (step) begin
+        else if (step)
             state <= {next, state[W-1:B]};
-            draw  <= next;
-        end
     end
+
+    assign draw = state[W-1:W-B];
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -217,8 +219,24 @@ module {{.Prefix}}_lane #(
         .rd_data (thresh)
     );
 
+    // r < q as LUT logic rather than a subtractor's carry chain (which
+    // costs a chain cell per bit plus an inverter per draw bit): lt[i] is
+    // draw[i:0] < thresh[i:0], from the least significant bit up.
+    wire [BITS-1:0] lt /* verilator split_var */;
+
+    genvar i;
+    generate
+        for (i = 0; i < BITS; i = i + 1) begin : g_cmp
+            if (i == 0) begin : g_lsb
+                assign lt[i] = thresh[i] & ~draw[i];
+            end else begin : g_bit
+                assign lt[i] = (thresh[i] & ~draw[i]) | (~(thresh[i] ^ draw[i]) & lt[i-1]);
+            end
+        end
+    endgenerate
+
     always @(posedge clk)
-        incl <= (thresh == ALWAYS) || (draw < thresh);
+        incl <= (thresh == ALWAYS) || lt[BITS-1];
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -880,7 +898,8 @@ module {{.Prefix}}_core #(
     // after issue, through registers duplicated per group of CTRL_LANES lanes
     // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
     // logic to every lane; the seed loads and bank writes (one cycle after
-    // bank_wr_en) go through registers too (load_q and wr_q below).
+    // bank_wr_en) go through registers too (load_hi/load_lo and
+    // wr_hi/wr_lo below).
     localparam integer CTRL_LANES  = {{.CtrlLanes}};
     localparam integer CTRL_COPIES = {{.CtrlGroups}}; // ceil(LANES / CTRL_LANES)
 
@@ -897,6 +916,38 @@ module {{.Prefix}}_core #(
         wr_addr_q <= bank_wr_addr;
         wr_data_q <= bank_wr_data;
     end
+
+    // Lane selects of the seed loads and bank writes, decoded in two
+    // halves of the lane index: lane l = h*2^LO_W + j is selected when
+    // row h (the high bits, *_hi[h]) and column j (the low LO_W bits,
+    // *_lo[j]) are, one AND per lane (folded into the LFSR's load
+    // multiplexers) instead of a full comparison of the index per lane.
+    localparam integer LO_W = {{.LoW}}; // low bits of a lane index
+    localparam integer LO_N = {{.LoN}}; // columns: min(2^LO_W, LANES)
+    localparam integer HI_N = {{.HiN}}; // rows: ceil(LANES / 2^LO_W)
+
+    reg  [HI_N-1:0] load_hi;
+    reg  [LO_N-1:0] load_lo;
+    reg  [HI_N-1:0] wr_hi = {HI_N{1'b0}}; // no write before the first reset
+    reg  [LO_N-1:0] wr_lo;
+
+    genvar hi, lo;
+    generate
+        for (hi = 0; hi < HI_N; hi = hi + 1) begin : g_sel_hi
+            localparam [LANE_W-1:0] ROW = hi;
+            always @(posedge clk) begin
+                load_hi[hi] <= seed_load && (seed_lane >> LO_W) == ROW;
+                wr_hi[hi]   <= !rst && bank_wr_en && (bank_wr_lane >> LO_W) == ROW;
+            end
+        end
+        for (lo = 0; lo < LO_N; lo = lo + 1) begin : g_sel_lo
+            localparam [LO_W-1:0] COL = lo;
+            always @(posedge clk) begin
+                load_lo[lo] <= seed_lane[LO_W-1:0] == COL;
+                wr_lo[lo]   <= bank_wr_lane[LO_W-1:0] == COL;
+            end
+        end
+    endgenerate
 
     // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
     // draw) and stage 2 (decisions).
@@ -948,8 +999,8 @@ module {{.Prefix}}_core #(
 
     // ---------------------------------------------------------------
     // Lanes: lane l = ci*LITERAL_LANES + li (clause lane ci, literal lane li),
-    // with its own seed-load and bank write-enable registers (load_q[l],
-    // wr_q[l]){{if .InitBanks}}; its bank starts with the image BANK_FILE =
+    // loaded and written when its row and column are selected{{if .InitBanks}};
+    // its bank starts with the image BANK_FILE =
     // "{{.Prefix}}_bank_lane<l>.hex"{{end}}.
     localparam integer LANES = CLAUSE_LANES * LITERAL_LANES; // {{.L}}
 {{- if .InitBanks}}
@@ -960,31 +1011,24 @@ module {{.Prefix}}_core #(
 {{- end}}
 
     wire [LANES-1:0] incl;
-    reg  [LANES-1:0] load_q;
-    reg  [LANES-1:0] wr_q = {LANES{1'b0}}; // no write before the first reset
 
     genvar l;
     generate
         for (l = 0; l < LANES; l = l + 1) begin : g_lane
-            localparam [LANE_W-1:0] LANE = l;
 {{- if .InitBanks}}
             localparam [8*BANK_FILE_LEN-1:0] BANK_FILE =
 {{.BankFileExpr}};
 {{- end}}
-            always @(posedge clk) begin
-                load_q[l] <= seed_load && seed_lane == LANE;
-                wr_q[l]   <= !rst && bank_wr_en && bank_wr_lane == LANE;
-            end
 
             {{.Prefix}}_lane {{- if .InitBanks}} #(
                 .INIT_FILE (BANK_FILE)
             ){{end}} lane (
                 .clk        (clk),
-                .seed_load  (load_q[l]),
+                .seed_load  (load_hi[l >> LO_W] && load_lo[l % (1 << LO_W)]),
                 .seed_state (seed_q),
                 .beat       (step_q[l / CTRL_LANES]),
                 .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
-                .wr_en      (wr_q[l]),
+                .wr_en      (wr_hi[l >> LO_W] && wr_lo[l % (1 << LO_W)]),
                 .wr_addr    (wr_addr_q),
                 .wr_data    (wr_data_q),
                 .incl       (incl[l])
