@@ -173,10 +173,10 @@ type Params struct {
 const popChunk = 8
 
 // ctrlLanes is the number of lanes one copy of the lane control registers
-// (step, address) drives. Even, so that the two lanes of a packed block
-// RAM (scripts/synth's bank pass pairs lanes 2i and 2i+1 with the same
-// read address and enable) share a copy.
-const ctrlLanes = 8
+// (step, address) drives. A multiple of 2, 3 and 4, so that the lanes of a
+// packed block RAM (hw/synth's bank pass merges runs of two to four
+// consecutive lanes with the same read address and enable) share a copy.
+const ctrlLanes = 24
 
 func deriveParams(c Config, sh fixed.Shape, hash string) (*Params, error) {
 	lay := c.HW().LayoutOf(sh)

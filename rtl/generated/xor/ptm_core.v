@@ -168,11 +168,23 @@ module ptm_core #(
         end
     end
 
+    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
+    // draw) and stage 2 (decisions). The beat index goes along, and the
+    // literals, first and last of a beat are decoded from it at stage 2
+    // (features holds still while beats are in flight).
+    reg        valid0, valid1, valid2, group_done3;
+    reg        send0, send1, send2, send3;   // the group is its sample's last
+    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
+    reg [2:0]  group0, group1, group2, group3;
+    reg [1:0]  beat0, beat1, beat2;
+    wire       first2 = beat2 == 2'd0;
+    wire       last2  = beat2 == 2'd2;
+
     // Literal i = b*LL + li of beat b for literal lane li: the features,
     // then their negations, then padding slots (present = 0).
     localparam [BEATS*LITERAL_LANES-1:0] PRESENT = {24{1'b1}};
     wire [BEATS*LITERAL_LANES-1:0] lits = {~features, features};
-    wire [LITERAL_LANES-1:0] lit0, present0;
+    wire [LITERAL_LANES-1:0] lit2, present2;
 
     genvar li, bi;
     generate
@@ -182,8 +194,8 @@ module ptm_core #(
                 assign lit_of_beat[bi]     = lits[bi*LITERAL_LANES + li];
                 assign present_of_beat[bi] = PRESENT[bi*LITERAL_LANES + li];
             end
-            assign lit0[li]     = lit_of_beat[beat];
-            assign present0[li] = present_of_beat[beat];
+            assign lit2[li]     = lit_of_beat[beat2];
+            assign present2[li] = present_of_beat[beat2];
         end
     endgenerate
 
@@ -193,8 +205,8 @@ module ptm_core #(
     // logic to every lane; the seed loads and bank writes (one cycle after
     // bank_wr_en) go through registers too (load_hi/load_lo and
     // wr_hi/wr_lo below).
-    localparam integer CTRL_LANES  = 8;
-    localparam integer CTRL_COPIES = 2; // ceil(LANES / CTRL_LANES)
+    localparam integer CTRL_LANES  = 24;
+    localparam integer CTRL_COPIES = 1; // ceil(LANES / CTRL_LANES)
 
     (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
     (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
@@ -242,38 +254,19 @@ module ptm_core #(
         end
     endgenerate
 
-    // Beat tags, stage 0 (lane control registers), stage 1 (lanes read and
-    // draw) and stage 2 (decisions).
-    reg        valid0, valid1, valid2, group_done3;
-    reg        first0, first1, first2, last0, last1, last2;
-    reg        send0, send1, send2, send3;   // the group is its sample's last
-    reg        rend0, rend1, rend2, rend3;   // ... and the sample is the request's last
-    reg [2:0]  group0, group1, group2, group3;
-    reg [7:0] lit1, lit2, present1, present2;
-    reg [7:0] lit0q, present0q;
-
     always @(posedge clk) begin
-        first0    <= beat == 2'd0;
-        last0     <= beat_last;
-        group0    <= group;
-        send0     <= group_last;
-        rend0     <= group_last && sample_last;
-        lit0q     <= lit0;
-        present0q <= present0;
-        first1   <= first0;
-        last1    <= last0;
+        beat0    <= beat;
+        group0   <= group;
+        send0    <= group_last;
+        rend0    <= group_last && sample_last;
+        beat1    <= beat0;
         group1   <= group0;
         send1    <= send0;
         rend1    <= rend0;
-        lit1     <= lit0q;
-        present1 <= present0q;
-        first2   <= first1;
-        last2    <= last1;
+        beat2    <= beat1;
         group2   <= group1;
         send2    <= send1;
         rend2    <= rend1;
-        lit2     <= lit1;
-        present2 <= present1;
         group3   <= group2;
         send3    <= send2;
         rend3    <= rend2;
