@@ -25,7 +25,9 @@ const tmplLFSR = `// The state holds the window a[n..n+W-1] of the m-sequence, a
 // (k = 0..B-1, r[0] the oldest), and shifts them in at the top:
 // state' = {r, state[W-1:B]}. The draw is therefore the top B bits of the
 // state (no register of its own): valid from the cycle after a step until
-// the next step or load.
+// the next step. A step with load takes seed_state instead: the core
+// shifts the seeds through the lanes' states (state is seed_state of the
+// neighbouring lane).
 module {{.Prefix}}_lfsr_lane #(
     // Set by the generator (the taps below are those of x^W): regenerate
     // rather than override.
@@ -33,12 +35,12 @@ module {{.Prefix}}_lfsr_lane #(
     parameter integer B = {{.Bits}}   // bits per draw
 ) (
     input  wire         clk,
-    input  wire         load,       // load seed_state (has priority over step)
-    input  wire [W-1:0] seed_state, // non-zero seed of this lane
-    input  wire         step,       // make one draw
-    output wire [B-1:0] draw        // the last draw, valid the cycle after step
+    input  wire         step,       // make one draw, or with load take seed_state
+    input  wire         load,       // (with step) load seed_state
+    input  wire [W-1:0] seed_state, // the next state while loading
+    output wire [B-1:0] draw,       // the last draw, valid the cycle after step
+    output reg  [W-1:0] state       // the state (the next lane's seed_state)
 );
-    reg  [W-1:0] state;
     wire [B-1:0] next;
 
     genvar k;
@@ -49,10 +51,8 @@ module {{.Prefix}}_lfsr_lane #(
     endgenerate
 
     always @(posedge clk) begin
-        if (load)
-            state <= seed_state;
-        else if (step)
-            state <= {next, state[W-1:B]};
+        if (step)
+            state <= load ? seed_state : {next, state[W-1:B]};
     end
 
     assign draw = state[W-1:W-B];
@@ -64,8 +64,8 @@ const tmplSeeder = `// After start, lane l = 0..LANES-1 receives, one lane per c
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
 // register stages; the last (the core's lane control registers) takes
-// load, load_lane and load_state. done is high in the cycle the last
-// lane's seed is offered (it is loaded into the lane one cycle later).
+// load and load_state. done is high in the cycle the last lane's seed is
+// offered (it is loaded into the lane one cycle later).
 module {{.Prefix}}_seeder #(
     // Set by the generator: regenerate rather than override.
     parameter integer W      = {{.W}}, // LFSR width
@@ -75,8 +75,7 @@ module {{.Prefix}}_seeder #(
     input  wire              rst,
     input  wire              start,      // begin seeding every lane from seed
     input  wire [31:0]       seed,       // request seed Q
-    output wire              load,       // load_state is the seed of lane load_lane
-    output wire [LANE_W-1:0] load_lane,
+    output wire              load,       // load_state is the seed of the next lane (0 first)
     output wire [W-1:0]      load_state,
     output wire              done        // the last lane's seed is offered in this cycle
 );
@@ -93,7 +92,6 @@ module {{.Prefix}}_seeder #(
     reg [W-1:0]      t0;
     // Stages 1..3: mix.
     reg              valid1, valid2;
-    reg [LANE_W-1:0] lane1, lane2;
     reg [W-1:0]      x1, x2;
     wire [W-1:0] y1     = x1 ^ (x1 >> 6);
     wire [W-1:0] y2     = x2 ^ (x2 >> 11);
@@ -118,15 +116,12 @@ module {{.Prefix}}_seeder #(
         lane0 <= run ? lane0 + 1'b1 : {LANE_W{1'b0}};
         t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1    <= t0 + (t0 << 10);
-        lane1 <= lane0;
         x2    <= y1 + (y1 << 3);
-        lane2 <= lane1;
     end
 
     assign load       = valid2;
-    assign load_lane  = lane2;
     assign load_state = (mixed == {W{1'b0}}) ? PHI : mixed;
-    assign done       = valid2 && lane2 == LAST_LANE;
+    assign done       = valid2 && !valid1; // valid1 falls a cycle before valid2
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -174,7 +169,9 @@ endmodule
 const tmplLane = `// In every beat the lane makes one draw r and reads its threshold q at the
 // beat's address; one cycle later it decides
 //     include = (q == 2^B - 1) || (r < q),
-// registered: include belongs to the beat issued two cycles earlier.
+// registered: include belongs to the beat issued two cycles earlier. While
+// seeding (step with load) the LFSR takes seed_in, the previous lane's
+// state, and passes its own on at seed_out.
 module {{.Prefix}}_lane #(
     // Set by the generator: regenerate rather than override.
     parameter integer W      = {{.W}}, // LFSR width
@@ -185,9 +182,10 @@ module {{.Prefix}}_lane #(
 {{- end}}
 ) (
     input  wire              clk,
-    input  wire              seed_load,  // load this lane's LFSR seed
-    input  wire [W-1:0]      seed_state,
-    input  wire              beat,       // issue a beat: draw and read thresh[addr]
+    input  wire              step,       // a beat (draw, read thresh[addr]) or, with load, a seed shift
+    input  wire              load,       // (with step) the LFSR takes seed_in
+    input  wire [W-1:0]      seed_in,
+    output wire [W-1:0]      seed_out,   // the LFSR's state
     input  wire [ADDR_W-1:0] addr,
     input  wire              wr_en,      // bank write port
     input  wire [ADDR_W-1:0] wr_addr,
@@ -201,10 +199,11 @@ module {{.Prefix}}_lane #(
 
     {{.Prefix}}_lfsr_lane lfsr (
         .clk        (clk),
-        .load       (seed_load),
-        .seed_state (seed_state),
-        .step       (beat),
-        .draw       (draw)
+        .step       (step),
+        .load       (load),
+        .seed_state (seed_in),
+        .draw       (draw),
+        .state      (seed_out)
     );
 
     {{.Prefix}}_bank {{- if .InitBanks}} #(
@@ -214,7 +213,7 @@ module {{.Prefix}}_lane #(
         .wr_en   (wr_en),
         .wr_addr (wr_addr),
         .wr_data (wr_data),
-        .rd_en   (beat),
+        .rd_en   (step),
         .rd_addr (addr),
         .rd_data (thresh)
     );
@@ -818,7 +817,6 @@ module {{.Prefix}}_core #(
     localparam integer LFSR_W = {{.W}}; // W, width of a lane's LFSR and seed
 
     wire        seed_load;
-    wire [LANE_W-1:0] seed_lane;
     wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
@@ -828,7 +826,6 @@ module {{.Prefix}}_core #(
         .start      (accept && !k_bad),
         .seed       (req_seed),
         .load       (seed_load),
-        .load_lane  (seed_lane),
         .load_state (seed_state),
         .done       (seed_done)
     );
@@ -909,37 +906,39 @@ module {{.Prefix}}_core #(
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
     // after issue, through registers duplicated per group of CTRL_LANES lanes
     // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
-    // logic to every lane; the seed loads and bank writes (one cycle after
-    // bank_wr_en) go through registers too (load_hi/load_lo and
-    // wr_hi/wr_lo below).
+    // logic to every lane. Seeding shifts the seeds through the lanes'
+    // LFSRs: while the seeder offers them (lane 0's first), every lane
+    // steps with load (step_q and load_q), lane LANES-1 taking seed_q and
+    // lane l < LANES-1 lane l+1's state, so that after LANES shifts lane l
+    // holds its seed. The bank writes go through registers too (one cycle
+    // after bank_wr_en: wr_hi/wr_lo below).
     localparam integer CTRL_LANES  = {{.CtrlLanes}};
     localparam integer CTRL_COPIES = {{.CtrlGroups}}; // ceil(LANES / CTRL_LANES)
 
-    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    // copy g: step_q[g], load_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q, load_q;
     (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
     reg  [LFSR_W-1:0] seed_q;
     reg  [ADDR_W-1:0] wr_addr_q;
     reg  [BITS-1:0]   wr_data_q;
 
     always @(posedge clk) begin
-        step_q    <= {CTRL_COPIES{issue}};
+        step_q    <= {CTRL_COPIES{issue || seed_load}};
+        load_q    <= {CTRL_COPIES{seed_load}};
         addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
         wr_addr_q <= bank_wr_addr;
         wr_data_q <= bank_wr_data;
     end
 
-    // Lane selects of the seed loads and bank writes, decoded in two
-    // halves of the lane index: lane l = h*2^LO_W + j is selected when
-    // row h (the high bits, *_hi[h]) and column j (the low LO_W bits,
-    // *_lo[j]) are, one AND per lane (folded into the LFSR's load
-    // multiplexers) instead of a full comparison of the index per lane.
+    // Lane selects of the bank writes, decoded in two halves of the lane
+    // index: lane l = h*2^LO_W + j is written when row h (the high bits,
+    // wr_hi[h]) and column j (the low LO_W bits, wr_lo[j]) are, one AND per
+    // lane instead of a full comparison of the index per lane.
     localparam integer LO_W = {{.LoW}}; // low bits of a lane index
     localparam integer LO_N = {{.LoN}}; // columns: min(2^LO_W, LANES)
     localparam integer HI_N = {{.HiN}}; // rows: ceil(LANES / 2^LO_W)
 
-    reg  [HI_N-1:0] load_hi;
-    reg  [LO_N-1:0] load_lo;
     reg  [HI_N-1:0] wr_hi = {HI_N{1'b0}}; // no write before the first reset
     reg  [LO_N-1:0] wr_lo;
 
@@ -948,14 +947,12 @@ module {{.Prefix}}_core #(
         for (hi = 0; hi < HI_N; hi = hi + 1) begin : g_sel_hi
             localparam [LANE_W-1:0] ROW = hi;
             always @(posedge clk) begin
-                load_hi[hi] <= seed_load && (seed_lane >> LO_W) == ROW;
                 wr_hi[hi]   <= !rst && bank_wr_en && (bank_wr_lane >> LO_W) == ROW;
             end
         end
         for (lo = 0; lo < LO_N; lo = lo + 1) begin : g_sel_lo
             localparam [LO_W-1:0] COL = lo;
             always @(posedge clk) begin
-                load_lo[lo] <= seed_lane[LO_W-1:0] == COL;
                 wr_lo[lo]   <= bank_wr_lane[LO_W-1:0] == COL;
             end
         end
@@ -1004,6 +1001,11 @@ module {{.Prefix}}_core #(
 {{- end}}
 
     wire [LANES-1:0] incl;
+    wire [(LANES+1)*LFSR_W-1:0] chain; // lane l's state at l*LFSR_W, seed_q at the top
+
+    wire [LFSR_W-1:0] unused_chain = chain[LFSR_W-1:0]; // lane 0's state goes nowhere
+
+    assign chain[LANES*LFSR_W +: LFSR_W] = seed_q;
 
     genvar l;
     generate
@@ -1017,9 +1019,10 @@ module {{.Prefix}}_core #(
                 .INIT_FILE (BANK_FILE)
             ){{end}} lane (
                 .clk        (clk),
-                .seed_load  (load_hi[l >> LO_W] && load_lo[l % (1 << LO_W)]),
-                .seed_state (seed_q),
-                .beat       (step_q[l / CTRL_LANES]),
+                .step       (step_q[l / CTRL_LANES]),
+                .load       (load_q[l / CTRL_LANES]),
+                .seed_in    (chain[(l+1)*LFSR_W +: LFSR_W]),
+                .seed_out   (chain[l*LFSR_W +: LFSR_W]),
                 .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
                 .wr_en      (wr_hi[l >> LO_W] && wr_lo[l % (1 << LO_W)]),
                 .wr_addr    (wr_addr_q),

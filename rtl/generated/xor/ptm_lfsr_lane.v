@@ -19,7 +19,9 @@
 // (k = 0..B-1, r[0] the oldest), and shifts them in at the top:
 // state' = {r, state[W-1:B]}. The draw is therefore the top B bits of the
 // state (no register of its own): valid from the cycle after a step until
-// the next step or load.
+// the next step. A step with load takes seed_state instead: the core
+// shifts the seeds through the lanes' states (state is seed_state of the
+// neighbouring lane).
 module ptm_lfsr_lane #(
     // Set by the generator (the taps below are those of x^W): regenerate
     // rather than override.
@@ -27,12 +29,12 @@ module ptm_lfsr_lane #(
     parameter integer B = 12   // bits per draw
 ) (
     input  wire         clk,
-    input  wire         load,       // load seed_state (has priority over step)
-    input  wire [W-1:0] seed_state, // non-zero seed of this lane
-    input  wire         step,       // make one draw
-    output wire [B-1:0] draw        // the last draw, valid the cycle after step
+    input  wire         step,       // make one draw, or with load take seed_state
+    input  wire         load,       // (with step) load seed_state
+    input  wire [W-1:0] seed_state, // the next state while loading
+    output wire [B-1:0] draw,       // the last draw, valid the cycle after step
+    output reg  [W-1:0] state       // the state (the next lane's seed_state)
 );
-    reg  [W-1:0] state;
     wire [B-1:0] next;
 
     genvar k;
@@ -43,10 +45,8 @@ module ptm_lfsr_lane #(
     endgenerate
 
     always @(posedge clk) begin
-        if (load)
-            state <= seed_state;
-        else if (step)
-            state <= {next, state[W-1:B]};
+        if (step)
+            state <= load ? seed_state : {next, state[W-1:B]};
     end
 
     assign draw = state[W-1:W-B];

@@ -17,8 +17,8 @@
 //     t_l = (Q + (l + 1) * PHI) mod 2^W,  s_l = mix(t_l), s_l = PHI if 0,
 // mix(x) = five shift-add / shift-xor steps; they are spread over three
 // register stages; the last (the core's lane control registers) takes
-// load, load_lane and load_state. done is high in the cycle the last
-// lane's seed is offered (it is loaded into the lane one cycle later).
+// load and load_state. done is high in the cycle the last lane's seed is
+// offered (it is loaded into the lane one cycle later).
 module tiny_seeder #(
     // Set by the generator: regenerate rather than override.
     parameter integer W      = 16, // LFSR width
@@ -28,8 +28,7 @@ module tiny_seeder #(
     input  wire              rst,
     input  wire              start,      // begin seeding every lane from seed
     input  wire [31:0]       seed,       // request seed Q
-    output wire              load,       // load_state is the seed of lane load_lane
-    output wire [LANE_W-1:0] load_lane,
+    output wire              load,       // load_state is the seed of the next lane (0 first)
     output wire [W-1:0]      load_state,
     output wire              done        // the last lane's seed is offered in this cycle
 );
@@ -44,7 +43,6 @@ module tiny_seeder #(
     reg [W-1:0]      t0;
     // Stages 1..3: mix.
     reg              valid1, valid2;
-    reg [LANE_W-1:0] lane1, lane2;
     reg [W-1:0]      x1, x2;
     wire [W-1:0] y1     = x1 ^ (x1 >> 6);
     wire [W-1:0] y2     = x2 ^ (x2 >> 11);
@@ -69,15 +67,12 @@ module tiny_seeder #(
         lane0 <= run ? lane0 + 1'b1 : {LANE_W{1'b0}};
         t0    <= t_base + PHI; // one adder: Q + PHI, then t + PHI
         x1    <= t0 + (t0 << 10);
-        lane1 <= lane0;
         x2    <= y1 + (y1 << 3);
-        lane2 <= lane1;
     end
 
     assign load       = valid2;
-    assign load_lane  = lane2;
     assign load_state = (mixed == {W{1'b0}}) ? PHI : mixed;
-    assign done       = valid2 && lane2 == LAST_LANE;
+    assign done       = valid2 && !valid1; // valid1 falls a cycle before valid2
 endmodule
 
 `default_nettype wire

@@ -111,7 +111,6 @@ module tiny_core #(
     localparam integer LFSR_W = 16; // W, width of a lane's LFSR and seed
 
     wire        seed_load;
-    wire [LANE_W-1:0] seed_lane;
     wire [LFSR_W-1:0] seed_state;
     wire        seed_done;
 
@@ -121,7 +120,6 @@ module tiny_core #(
         .start      (accept && !k_bad),
         .seed       (req_seed),
         .load       (seed_load),
-        .load_lane  (seed_lane),
         .load_state (seed_state),
         .done       (seed_done)
     );
@@ -202,37 +200,39 @@ module tiny_core #(
     // Lane control broadcast: the lanes see a beat (step, address) one cycle
     // after issue, through registers duplicated per group of CTRL_LANES lanes
     // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
-    // logic to every lane; the seed loads and bank writes (one cycle after
-    // bank_wr_en) go through registers too (load_hi/load_lo and
-    // wr_hi/wr_lo below).
+    // logic to every lane. Seeding shifts the seeds through the lanes'
+    // LFSRs: while the seeder offers them (lane 0's first), every lane
+    // steps with load (step_q and load_q), lane LANES-1 taking seed_q and
+    // lane l < LANES-1 lane l+1's state, so that after LANES shifts lane l
+    // holds its seed. The bank writes go through registers too (one cycle
+    // after bank_wr_en: wr_hi/wr_lo below).
     localparam integer CTRL_LANES  = 24;
     localparam integer CTRL_COPIES = 1; // ceil(LANES / CTRL_LANES)
 
-    (* keep *) reg [CTRL_COPIES-1:0]        step_q; // copy g: step_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    // copy g: step_q[g], load_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q, load_q;
     (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
     reg  [LFSR_W-1:0] seed_q;
     reg  [ADDR_W-1:0] wr_addr_q;
     reg  [BITS-1:0]   wr_data_q;
 
     always @(posedge clk) begin
-        step_q    <= {CTRL_COPIES{issue}};
+        step_q    <= {CTRL_COPIES{issue || seed_load}};
+        load_q    <= {CTRL_COPIES{seed_load}};
         addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
         wr_addr_q <= bank_wr_addr;
         wr_data_q <= bank_wr_data;
     end
 
-    // Lane selects of the seed loads and bank writes, decoded in two
-    // halves of the lane index: lane l = h*2^LO_W + j is selected when
-    // row h (the high bits, *_hi[h]) and column j (the low LO_W bits,
-    // *_lo[j]) are, one AND per lane (folded into the LFSR's load
-    // multiplexers) instead of a full comparison of the index per lane.
+    // Lane selects of the bank writes, decoded in two halves of the lane
+    // index: lane l = h*2^LO_W + j is written when row h (the high bits,
+    // wr_hi[h]) and column j (the low LO_W bits, wr_lo[j]) are, one AND per
+    // lane instead of a full comparison of the index per lane.
     localparam integer LO_W = 2; // low bits of a lane index
     localparam integer LO_N = 4; // columns: min(2^LO_W, LANES)
     localparam integer HI_N = 2; // rows: ceil(LANES / 2^LO_W)
 
-    reg  [HI_N-1:0] load_hi;
-    reg  [LO_N-1:0] load_lo;
     reg  [HI_N-1:0] wr_hi = {HI_N{1'b0}}; // no write before the first reset
     reg  [LO_N-1:0] wr_lo;
 
@@ -241,14 +241,12 @@ module tiny_core #(
         for (hi = 0; hi < HI_N; hi = hi + 1) begin : g_sel_hi
             localparam [LANE_W-1:0] ROW = hi;
             always @(posedge clk) begin
-                load_hi[hi] <= seed_load && (seed_lane >> LO_W) == ROW;
                 wr_hi[hi]   <= !rst && bank_wr_en && (bank_wr_lane >> LO_W) == ROW;
             end
         end
         for (lo = 0; lo < LO_N; lo = lo + 1) begin : g_sel_lo
             localparam [LO_W-1:0] COL = lo;
             always @(posedge clk) begin
-                load_lo[lo] <= seed_lane[LO_W-1:0] == COL;
                 wr_lo[lo]   <= bank_wr_lane[LO_W-1:0] == COL;
             end
         end
@@ -295,6 +293,11 @@ module tiny_core #(
     localparam [79:0]  DIGITS        = "9876543210"; // DIGITS[8*d +: 8] is digit d
 
     wire [LANES-1:0] incl;
+    wire [(LANES+1)*LFSR_W-1:0] chain; // lane l's state at l*LFSR_W, seed_q at the top
+
+    wire [LFSR_W-1:0] unused_chain = chain[LFSR_W-1:0]; // lane 0's state goes nowhere
+
+    assign chain[LANES*LFSR_W +: LFSR_W] = seed_q;
 
     genvar l;
     generate
@@ -306,9 +309,10 @@ module tiny_core #(
                 .INIT_FILE (BANK_FILE)
             ) lane (
                 .clk        (clk),
-                .seed_load  (load_hi[l >> LO_W] && load_lo[l % (1 << LO_W)]),
-                .seed_state (seed_q),
-                .beat       (step_q[l / CTRL_LANES]),
+                .step       (step_q[l / CTRL_LANES]),
+                .load       (load_q[l / CTRL_LANES]),
+                .seed_in    (chain[(l+1)*LFSR_W +: LFSR_W]),
+                .seed_out   (chain[l*LFSR_W +: LFSR_W]),
                 .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),
                 .wr_en      (wr_hi[l >> LO_W] && wr_lo[l % (1 << LO_W)]),
                 .wr_addr    (wr_addr_q),

@@ -16,7 +16,9 @@
 // In every beat the lane makes one draw r and reads its threshold q at the
 // beat's address; one cycle later it decides
 //     include = (q == 2^B - 1) || (r < q),
-// registered: include belongs to the beat issued two cycles earlier.
+// registered: include belongs to the beat issued two cycles earlier. While
+// seeding (step with load) the LFSR takes seed_in, the previous lane's
+// state, and passes its own on at seed_out.
 module tiny_lane #(
     // Set by the generator: regenerate rather than override.
     parameter integer W      = 16, // LFSR width
@@ -25,9 +27,10 @@ module tiny_lane #(
     parameter INIT_FILE = "tiny_bank_lane0.hex" // initial contents of the bank
 ) (
     input  wire              clk,
-    input  wire              seed_load,  // load this lane's LFSR seed
-    input  wire [W-1:0]      seed_state,
-    input  wire              beat,       // issue a beat: draw and read thresh[addr]
+    input  wire              step,       // a beat (draw, read thresh[addr]) or, with load, a seed shift
+    input  wire              load,       // (with step) the LFSR takes seed_in
+    input  wire [W-1:0]      seed_in,
+    output wire [W-1:0]      seed_out,   // the LFSR's state
     input  wire [ADDR_W-1:0] addr,
     input  wire              wr_en,      // bank write port
     input  wire [ADDR_W-1:0] wr_addr,
@@ -41,10 +44,11 @@ module tiny_lane #(
 
     tiny_lfsr_lane lfsr (
         .clk        (clk),
-        .load       (seed_load),
-        .seed_state (seed_state),
-        .step       (beat),
-        .draw       (draw)
+        .step       (step),
+        .load       (load),
+        .seed_state (seed_in),
+        .draw       (draw),
+        .state      (seed_out)
     );
 
     tiny_bank #(
@@ -54,7 +58,7 @@ module tiny_lane #(
         .wr_en   (wr_en),
         .wr_addr (wr_addr),
         .wr_data (wr_data),
-        .rd_en   (beat),
+        .rd_en   (step),
         .rd_addr (addr),
         .rd_data (thresh)
     );
