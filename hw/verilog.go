@@ -170,8 +170,9 @@ const tmplLane = `// In every beat the lane makes one draw r and reads its thres
 // beat's address; one cycle later it decides
 //     include = (q == 2^B - 1) || (r < q),
 // registered: include belongs to the beat issued two cycles earlier. While
-// seeding (step with load) the LFSR takes seed_in, the previous lane's
-// state, and passes its own on at seed_out.
+// seeding (step with load) the LFSR takes seed_in (the state of lane l+1,
+// or the seeder's seed for the last lane) and passes its own state on to
+// lane l-1 at seed_out.
 module {{.Prefix}}_lane #(
     // Set by the generator: regenerate rather than override.
     parameter integer W      = {{.W}}, // LFSR width
@@ -182,8 +183,9 @@ module {{.Prefix}}_lane #(
 {{- end}}
 ) (
     input  wire              clk,
-    input  wire              step,       // a beat (draw, read thresh[addr]) or, with load, a seed shift
+    input  wire              step,       // a beat's draw or, with load, a seed shift
     input  wire              load,       // (with step) the LFSR takes seed_in
+    input  wire              read,       // a beat: read thresh[addr]
     input  wire [W-1:0]      seed_in,
     output wire [W-1:0]      seed_out,   // the LFSR's state
     input  wire [ADDR_W-1:0] addr,
@@ -213,7 +215,7 @@ module {{.Prefix}}_lane #(
         .wr_en   (wr_en),
         .wr_addr (wr_addr),
         .wr_data (wr_data),
-        .rd_en   (step),
+        .rd_en   (read),
         .rd_addr (addr),
         .rd_data (thresh)
     );
@@ -908,15 +910,16 @@ module {{.Prefix}}_core #(
     // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
     // logic to every lane. Seeding shifts the seeds through the lanes'
     // LFSRs: while the seeder offers them (lane 0's first), every lane
-    // steps with load (step_q and load_q), lane LANES-1 taking seed_q and
+    // steps with load (step_q and load_q; the banks are read on beats
+    // only, read_q), lane LANES-1 taking seed_q and
     // lane l < LANES-1 lane l+1's state, so that after LANES shifts lane l
     // holds its seed. The bank writes go through registers too (one cycle
     // after bank_wr_en: wr_hi/wr_lo below).
     localparam integer CTRL_LANES  = {{.CtrlLanes}};
     localparam integer CTRL_COPIES = {{.CtrlGroups}}; // ceil(LANES / CTRL_LANES)
 
-    // copy g: step_q[g], load_q[g], addr_q[g*ADDR_W +: ADDR_W]
-    (* keep *) reg [CTRL_COPIES-1:0]        step_q, load_q;
+    // copy g: step_q[g], load_q[g], read_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q, load_q, read_q;
     (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
     reg  [LFSR_W-1:0] seed_q;
     reg  [ADDR_W-1:0] wr_addr_q;
@@ -925,6 +928,7 @@ module {{.Prefix}}_core #(
     always @(posedge clk) begin
         step_q    <= {CTRL_COPIES{issue || seed_load}};
         load_q    <= {CTRL_COPIES{seed_load}};
+        read_q    <= {CTRL_COPIES{issue}};
         addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
         wr_addr_q <= bank_wr_addr;
@@ -1021,6 +1025,7 @@ module {{.Prefix}}_core #(
                 .clk        (clk),
                 .step       (step_q[l / CTRL_LANES]),
                 .load       (load_q[l / CTRL_LANES]),
+                .read       (read_q[l / CTRL_LANES]),
                 .seed_in    (chain[(l+1)*LFSR_W +: LFSR_W]),
                 .seed_out   (chain[l*LFSR_W +: LFSR_W]),
                 .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),

@@ -202,15 +202,16 @@ module ptm_core #(
     // (copy g drives lanes g*CTRL_LANES ..) so that no net fans out from
     // logic to every lane. Seeding shifts the seeds through the lanes'
     // LFSRs: while the seeder offers them (lane 0's first), every lane
-    // steps with load (step_q and load_q), lane LANES-1 taking seed_q and
+    // steps with load (step_q and load_q; the banks are read on beats
+    // only, read_q), lane LANES-1 taking seed_q and
     // lane l < LANES-1 lane l+1's state, so that after LANES shifts lane l
     // holds its seed. The bank writes go through registers too (one cycle
     // after bank_wr_en: wr_hi/wr_lo below).
     localparam integer CTRL_LANES  = 24;
     localparam integer CTRL_COPIES = 1; // ceil(LANES / CTRL_LANES)
 
-    // copy g: step_q[g], load_q[g], addr_q[g*ADDR_W +: ADDR_W]
-    (* keep *) reg [CTRL_COPIES-1:0]        step_q, load_q;
+    // copy g: step_q[g], load_q[g], read_q[g], addr_q[g*ADDR_W +: ADDR_W]
+    (* keep *) reg [CTRL_COPIES-1:0]        step_q, load_q, read_q;
     (* keep *) reg [CTRL_COPIES*ADDR_W-1:0] addr_q;
     reg  [LFSR_W-1:0] seed_q;
     reg  [ADDR_W-1:0] wr_addr_q;
@@ -219,6 +220,7 @@ module ptm_core #(
     always @(posedge clk) begin
         step_q    <= {CTRL_COPIES{issue || seed_load}};
         load_q    <= {CTRL_COPIES{seed_load}};
+        read_q    <= {CTRL_COPIES{issue}};
         addr_q    <= {CTRL_COPIES{addr}};
         seed_q    <= seed_state;
         wr_addr_q <= bank_wr_addr;
@@ -312,6 +314,7 @@ module ptm_core #(
                 .clk        (clk),
                 .step       (step_q[l / CTRL_LANES]),
                 .load       (load_q[l / CTRL_LANES]),
+                .read       (read_q[l / CTRL_LANES]),
                 .seed_in    (chain[(l+1)*LFSR_W +: LFSR_W]),
                 .seed_out   (chain[l*LFSR_W +: LFSR_W]),
                 .addr       (addr_q[(l / CTRL_LANES)*ADDR_W +: ADDR_W]),

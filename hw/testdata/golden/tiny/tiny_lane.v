@@ -17,8 +17,9 @@
 // beat's address; one cycle later it decides
 //     include = (q == 2^B - 1) || (r < q),
 // registered: include belongs to the beat issued two cycles earlier. While
-// seeding (step with load) the LFSR takes seed_in, the previous lane's
-// state, and passes its own on at seed_out.
+// seeding (step with load) the LFSR takes seed_in (the state of lane l+1,
+// or the seeder's seed for the last lane) and passes its own state on to
+// lane l-1 at seed_out.
 module tiny_lane #(
     // Set by the generator: regenerate rather than override.
     parameter integer W      = 16, // LFSR width
@@ -26,8 +27,9 @@ module tiny_lane #(
     parameter integer ADDR_W = 4  // bank address width
 ) (
     input  wire              clk,
-    input  wire              step,       // a beat (draw, read thresh[addr]) or, with load, a seed shift
+    input  wire              step,       // a beat's draw or, with load, a seed shift
     input  wire              load,       // (with step) the LFSR takes seed_in
+    input  wire              read,       // a beat: read thresh[addr]
     input  wire [W-1:0]      seed_in,
     output wire [W-1:0]      seed_out,   // the LFSR's state
     input  wire [ADDR_W-1:0] addr,
@@ -55,7 +57,7 @@ module tiny_lane #(
         .wr_en   (wr_en),
         .wr_addr (wr_addr),
         .wr_data (wr_data),
-        .rd_en   (step),
+        .rd_en   (read),
         .rd_addr (addr),
         .rd_data (thresh)
     );
