@@ -9,7 +9,7 @@
 // of a Design. The emitted modules are:
 //
 //	<prefix>_lfsr_lane   leap-forward LFSR, one B-bit draw per beat (spec 3.1-3.2)
-//	<prefix>_seeder      serial, pipelined per-request lane seeding (spec 3.3)
+//	<prefix>_seeder      serial, pipelined per-request lane seeds (spec 3.3), shifted through the lanes
 //	<prefix>_bank        one lane's threshold memory (iCE40 SB_RAM40_4K, registered read)
 //	<prefix>_lane        LFSR + bank + include comparator of one lane (spec 5.1)
 //	<prefix>_clause_lane AND/OR accumulation of one clause lane over a group's beats (spec 5.2)
