@@ -229,6 +229,28 @@ localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
 localparam [31:0]  PROTO_VER = 32'd4;
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
+// x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
+// ABC packs it into a few LUT4 where yosys would spend a carry chain
+// (one SB_CARRY per bit) on the comparison
+function automatic lt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (!x[i] || r) : (!x[i] && r);
+        lt_c = r;
+    end
+endfunction
+function automatic gt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
+        gt_c = r;
+    end
+endfunction
+
 // U = lcm(1..NC), the core's vote unit (docs/core-interface.md)
 function automatic integer vote_unit(input integer n);
     integer u, i, a, b, t;
@@ -299,7 +321,7 @@ localparam integer NSTORE = (ETH_COUNTERS != 0) ? 11 : 9;    // counters kept
 // ------------------------------------------------------------ frame state
 // the frame's descriptor is used as offered (it is taken only at the end)
 wire [7:0]       f_type = s_desc_type;
-wire             f_link = s_desc_link;
+wire             f_link = (ETH_COUNTERS != 0) && s_desc_link;   // UART-only board: link 0
 
 reg [2:0]        state = S_IDLE;
 reg [LEN_W-1:0]  rem;               // payload bytes not read yet
@@ -334,7 +356,6 @@ reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg              at_end = (INIT_LOADED != 0);   // next == W
 reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
-reg [LEN_W-1:0]  wcnt;              // payload bytes of words left in this LOAD_DATA
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
 reg  [LEN_W-1:0] wcnt_n;            // LOAD_DATA: words n (for the ack)
@@ -386,8 +407,12 @@ always @* begin
         end
     end
 end
-wire             q_fits  = ({1'b0, rem} >= qbytes);             // a whole query follows
-wire             q_last  = ({1'b0, rem} < qbytes2);             // ... and it is the last
+// LOAD_DATA: a word's second byte, or another whole word, is still to
+// come (an odd last payload byte is drained)
+wire             w_more  = half || (rem[LEN_W-1:1] != {(LEN_W-1){1'b0}});
+// (SETS_MAX = 1: comparisons with constants)
+wire             q_fits  = SETS1 ? !lt_c(32'(rem), 32'(FB)) : ({1'b0, rem} >= qbytes);   // a whole query follows
+wire             q_last  = SETS1 ? lt_c(32'(rem), 32'(2 * FB)) : ({1'b0, rem} < qbytes2); // ... and it is the last
 wire             vmode   = p_mode == 2'd2;                      // mode 2: votes
 wire             smode   = p_mode == 2'd3;                      // mode 3: clipped sums
 // the set loop: set sm runs K_m = kq + (sm < kr) samples (none: skipped)
@@ -411,8 +436,8 @@ end
 wire             c_neg     = res_data[31];
 wire             c_fits    = c_neg ? (&res_data[31:TW]) : !(|res_data[31:TW]);
 wire [TW:0]      c_low     = res_data[TW:0];
-wire             clip_hi   = !c_neg && (!c_fits || c_low > TW1_T);
-wire             clip_lo   = c_neg && (!c_fits || c_low < TW1_NT);
+wire             clip_hi   = !c_neg && (!c_fits || gt_c(32'(c_low), 32'(TW1_T)));
+wire             clip_lo   = c_neg && (!c_fits || lt_c(32'(c_low), 32'(TW1_NT)));
 wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low));
 wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 
@@ -440,7 +465,7 @@ wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a fra
 wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
 assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
 assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
-                       ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
+                       ((state == S_WRITE) && w_more && !s_busy) ||
                        ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
                        feed_rdy;
 wire byte_in   = s_axis_tvalid && s_axis_tready;
@@ -462,7 +487,7 @@ always @* begin
         end
         T_DATA: begin
             d_need = 4'd4;
-            if (s_desc_len < LEN_W'(6)) d_code = E_LENGTH;
+            if (lt_c(32'(s_desc_len), 32'd6)) d_code = E_LENGTH;
         end
         T_COMMIT: begin
             d_need = 4'd8;
@@ -470,7 +495,7 @@ always @* begin
         end
         T_INFER: begin
             d_need = 4'd10;
-            if (s_desc_len < LEN_W'(10)) d_code = E_LENGTH;
+            if (lt_c(32'(s_desc_len), 32'd10)) d_code = E_LENGTH;
         end
         default: d_code = E_UNKNOWN;
     endcase
@@ -482,7 +507,7 @@ end
 // ------------------------------------------------------------ response bytes
 wire        stat_req;
 wire        cnt_valid;
-wire [31:0] cnt_data;
+wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
 
 // STATUS word ridx: stored counter index, or none (counters 4, 5 and,
 // without ETH_COUNTERS, 6, 7 read 0)
@@ -530,7 +555,7 @@ reg [7:0] rbyte;
 always @* begin
     case (r_kind)
         R_INFO: begin
-            if (ridx >= 5'd3 && ridx <= 5'd14) begin
+            if (gt_c(32'(ridx), 32'd2) && lt_c(32'(ridx), 32'd15)) begin
                 rbyte = info_data[8*rb +: 8];             // words 3..14: ROM 1..12
             end else if (ridx == 5'd15) begin
                 rbyte = {7'd0, m_loaded && rb == 2'd0};
@@ -540,7 +565,7 @@ always @* begin
                 rbyte = info_const_b;
             end
         end
-        R_STATUS: rbyte = cnt_none ? 8'd0 : cnt_data[8*rb +: 8];
+        R_STATUS: rbyte = cnt_none ? 8'd0 : cnt_data;
         default: begin
             if (r_err) begin
                 if (ridx == 5'd0) begin
@@ -568,7 +593,7 @@ wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
                   (r_kind == R_REGS) && (ridx == 5'd1) && (r_err ? (r_code == E_COMMIT) : (f_type == T_COMMIT));
 wire resp_xfer  = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
-wire vskip      = vmode && (wi >= NC6);
+wire vskip      = vmode && !lt_c(32'(wi), 32'(NC6));
 wire infer_send = (state == S_INFER) && res_valid && !vskip;
 wire infer_xfer = infer_send && r_axis_tready;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
@@ -636,11 +661,12 @@ generate
     end
 endgenerate
 
-stat_counters #(.NCNT(NSTORE), .PEND_W(5)) u_counters (
+stat_counters #(.NCNT(NSTORE), .PEND_W(3)) u_counters (
     .clk(clk), .rst(rst),
     .inc(inc_vec), .clear(cclear),
     .rd_req(stat_req), .rd_idx(cnt_idx),
-    .rd_valid(cnt_valid), .rd_data(cnt_data)
+    .rd_valid(cnt_valid), .rd_data(cnt_data),
+    .rd_next(resp_xfer && r_kind == R_STATUS && !cnt_none && rb != 2'd3)
 );
 
 // ------------------------------------------------------------ feature bytes
@@ -686,9 +712,7 @@ always @(posedge clk) begin
                         mode_bad <= (s_axis_tdata[7:2] != 6'd0);
                     end
                     4'd1: begin
-                        /* verilator lint_off CMPCONST */
-                        if (s_axis_tdata > SETS_MAX8) mode_bad <= 1'b1;   // constant for SETS_MAX = 255
-                        /* verilator lint_on CMPCONST */
+                        if (gt_c(32'(s_axis_tdata), 32'(SETS_MAX8))) mode_bad <= 1'b1;
                         p_m      <= (SETS1 || s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
                     end
                     4'd2: p_k[7:0] <= s_axis_tdata;
@@ -785,7 +809,6 @@ always @(posedge clk) begin
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                wcnt   <= (s_desc_len - LEN_W'(4)) >> 1;
                 wcnt_n <= (s_desc_len - LEN_W'(4)) >> 1;
                 if (d_code != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
@@ -855,10 +878,10 @@ always @(posedge clk) begin
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
-                    vwide <= !V_NARROW && (p_k[K_W-1:0] > KV_K);
+                    vwide <= !V_NARROW && gt_c(32'(p_k[K_W-1:0]), 32'(KV_K));
                     if (mode_bad) begin
                         set_error(E_LENGTH);
-                    end else if (p_k == 16'd0 || p_k > KMAX16) begin
+                    end else if (p_k == 16'd0 || gt_c(32'(p_k), 32'(KMAX16))) begin
                         set_error(E_K);
                     end else if (!m_loaded) begin
                         set_error(E_NOMODEL);
@@ -885,7 +908,8 @@ always @(posedge clk) begin
         end
 
         S_WRITE: begin
-            // wcnt counts the words left; a word past W is not written
+            // rem counts the bytes left (a word's first byte read: half);
+            // a word past W is not written
             if (byte_in) begin
                 lo <= s_axis_tdata;
                 if (at_end) begin
@@ -894,7 +918,6 @@ always @(posedge clk) begin
                 half <= !half;
                 if (half) begin
                     // the second byte of a word
-                    wcnt <= wcnt - 1'b1;
                     if (!at_end) begin
                         bw_en   <= 1'b1;
                         bw_lane <= wl;
@@ -911,7 +934,7 @@ always @(posedge clk) begin
                     end
                 end
             end
-            if (wcnt == {LEN_W{1'b0}} && !s_busy) begin
+            if (!w_more && !s_busy) begin
                 state <= S_DRAIN;
                 if (over) begin
                     set_error(E_LENGTH);

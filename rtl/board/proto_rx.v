@@ -85,7 +85,8 @@ module proto_rx #(
     parameter MAX_PAYLOAD = 1024,
     parameter FIFO_DEPTH  = 2048,
     parameter FRAMES      = 32,
-    parameter IDLE_CYCLES = 0
+    parameter IDLE_CYCLES = 0,
+    parameter CRC_SERIAL  = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -132,6 +133,18 @@ localparam [2:0] ST_PAY  = 3'd2;
 localparam [2:0] ST_CRC  = 3'd3;
 localparam [2:0] ST_END  = 3'd4;
 
+// x > c for a constant c, as an AND/OR chain from bit 0 up: ABC packs it
+// into a few LUT4 where yosys would spend a carry chain on it
+function automatic gt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
+        gt_c = r;
+    end
+endfunction
+
 // ------------------------------------------------------------ queue
 (* no_rw_check *)                      // a slot is never read while written
 reg [7:0]    mem [0:FIFO_DEPTH-1];
@@ -172,21 +185,60 @@ wire       hunting = (state == ST_HUNT) || (state == ST_END);
 // bytes in use / 32, rounded up at most by one block (conservative)
 wire [BLK_W-1:0] used_blk = wr[PW-1:5] - rd[PW-1:5];
 
-wire [31:0] crc_next;
-crc32 crc_inst (
-    .crc_in(crc),
-    .data_in(in_b),
-    .crc_out(crc_next)
-);
+// the CRC: a byte per clock (crc32), or bit-serial (crc32_serial, 8
+// clocks after each byte; the frame's end waits for them)
+wire [31:0] crc_next;              // CRC_SERIAL = 0: the state after in_b
+wire        crc_good;              // the candidate's CRC state equals the residue
+wire        crc_busy;              // CRC_SERIAL = 1: steps over the last byte to do
+generate
+    if (CRC_SERIAL != 0) begin : g_crc_serial
+        reg       stepping = 1'b0;
+        reg [2:0] bc = 3'd0;       // bit of cb stepped in
+        reg [7:0] cb;              // the byte being stepped in
+        wire [31:0] cr;
+        crc32_serial u_crc (
+            .clk(clk), .init(step && hunting), .step(stepping), .rot(1'b0),
+            .d(cb[bc]), .crc(cr)
+        );
+        always @(posedge clk) begin
+            if (stepping) begin
+                bc <= bc + 1'b1;
+                if (bc == 3'd7) begin
+                    stepping <= 1'b0;
+                end
+            end
+            if (step && !hunting) begin
+                stepping <= 1'b1;
+                bc       <= 3'd0;
+                cb       <= in_b;
+            end
+            if (rst) begin
+                stepping <= 1'b0;
+            end
+        end
+        assign crc_next = 32'd0;
+        assign crc_good = (cr == RESIDUE);
+        assign crc_busy = stepping;
+        wire unused_crc = &{1'b0, crc, crc_ok};
+    end else begin : g_crc_byte
+        crc32 crc_inst (
+            .crc_in(crc),
+            .data_in(in_b),
+            .crc_out(crc_next)
+        );
+        assign crc_good = crc_ok;
+        assign crc_busy = 1'b0;
+    end
+endgenerate
 
 wire [LEN_W-1:0] hdr_len    = {in_b[LEN_W-9:0], len_lo};
 wire             len_hi_bad = (LEN_W < 16) ? (in_b[7:LEN_W-8] != {(16-LEN_W){1'b0}}) : 1'b0;
-wire             len_bad    = len_hi_bad || (hdr_len > LEN_MAX);
+wire             len_bad    = len_hi_bad || gt_c(32'(hdr_len), 32'(LEN_MAX));
 // (used_b + 1) * 32 + (len / 32 + 1) * 32 <= FIFO_DEPTH - RESERVE: the
 // candidate's own header bytes are counted, the queue only frees bytes
 // meanwhile
 wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:5]);
-wire             pay_ok     = (need_b <= BLK_MAX);
+wire             pay_ok     = !gt_c(32'(need_b), 32'(BLK_MAX));
 wire             hdr_end    = step && (state == ST_HDR) && (cnt == 3'd5);
 
 // header bytes stored: type (0), seq (2, 3), len lo (4), {busy, len hi} (5)
@@ -196,8 +248,9 @@ wire [7:0] wdata = hdr_end ? {!pay_ok, in_b[6:0]} : in_b;
 
 wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && (idle_cnt == IDLE_LAST);
 wire drop_len  = hdr_end && len_bad;
-wire commit    = (state == ST_END) && crc_ok && (held != HELD_MAX);
-wire rollback  = drop_len || timeout || ((state == ST_END) && !commit);
+wire at_end    = (state == ST_END) && !crc_busy;       // the candidate is complete
+wire commit    = at_end && crc_good && (held != HELD_MAX);
+wire rollback  = drop_len || timeout || (at_end && !commit);
 
 // read side: header fetch, then payload
 wire desc_pop  = d_valid && m_desc_ready;
@@ -304,7 +357,7 @@ always @(posedge clk) begin
             end
         end
         default: begin // ST_HUNT, ST_END: a byte arriving here is hunted
-            state <= ST_HUNT;
+            if (!crc_busy) state <= ST_HUNT;
             cnt   <= 3'd0;
             if (step && in_b == SOF) begin
                 state <= ST_HDR;
@@ -312,10 +365,10 @@ always @(posedge clk) begin
         end
     endcase
 
-    if (state == ST_END) begin
-        ev_crc_reg  <= !crc_ok;
+    if (at_end) begin
+        ev_crc_reg  <= !crc_good;
         ev_good_reg <= commit && !busy_f;
-        ev_ovf_reg  <= crc_ok && (!commit || busy_f);   // busy, or discarded whole
+        ev_ovf_reg  <= crc_good && (!commit || busy_f);   // busy, or discarded whole
     end
     if (commit) begin
         cm <= wr;

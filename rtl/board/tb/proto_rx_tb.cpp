@@ -41,6 +41,14 @@
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
+// CRC_SERIAL = 1 (bit-serial CRC) needs its input bytes at least 8 clocks
+// apart (a UART byte is 80 or more): every gap is stretched to 7 idle
+// clocks or more
+#if defined(CRC_SERIAL) && CRC_SERIAL
+static const int MIN_GAP = 7;
+#else
+static const int MIN_GAP = 0;
+#endif
 static const int MAXP = 1024;
 // a gap this long inside a frame times out
 static const int LONG_GAP = IDLE_CYCLES + 100;
@@ -220,7 +228,10 @@ struct Bench {
 
     void feed(const std::vector<In>& in) {
         bool was_empty = src.empty();
-        for (auto& x : in) src.push_back(x);
+        for (auto x : in) {
+            x.gap = std::max(x.gap, MIN_GAP);
+            src.push_back(x);
+        }
         if (was_empty && !src.empty()) wait = src.front().gap;
     }
     // run until the input is consumed, any candidate has timed out and the
