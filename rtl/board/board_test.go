@@ -101,7 +101,7 @@ var lintParams = map[string][][]param{
 	"proto_tx":     {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}},
 	"board_top": {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}},
 		{{"CORE_CLK", "1"}}, {{"CORE_CLK", "1"}, {"ETH_ENABLE", "0"}}},
-	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}, {{"NCNT", "9"}, {"PEND_W", "5"}}},
+	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}, {{"NCNT", "9"}, {"PEND_W", "5"}}, {{"NCNT", "9"}, {"INC1", "16'h0171"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
 			{"NT", "1"}, {"NC", "2"}, {"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"SETS_MAX", "1"}, {"CLIP_T", "128"}},

@@ -311,7 +311,7 @@ localparam [2:0] S_RESP   = 3'd5;   // response bytes
 localparam [2:0] S_INFER  = 3'd6;
 localparam [2:0] S_FLUSH  = 3'd7;   // discard unread payload bytes, then take the descriptor
 
-localparam [1:0] R_REGS   = 2'd0;   // rcount (0..2) words of registers
+localparam [1:0] R_REGS   = 2'd0;   // 0..2 words of registers
 localparam [1:0] R_INFO   = 2'd1;   // 20 words
 localparam [1:0] R_STATUS = 2'd2;   // 13 words from stat_counters
 
@@ -343,7 +343,8 @@ reg [1:0]        r_kind;
 reg [7:0]        r_rtype;
 reg              r_err;
 reg [3:0]        r_code;
-reg [4:0]        rcount;
+reg [4:0]        rlast;             // the response's last word (count - 1)
+reg              rempty;            // the response has no words
 reg [4:0]        ridx;              // word
 reg [1:0]        rb;                // byte within the word
 reg              gap;               // R_STATUS: one idle clock between reads
@@ -434,7 +435,7 @@ end
 // v is in [-2^TW, 2^TW) when bits 31..TW all equal its sign; then its low
 // TW+1 bits are compared with +-T, else it is clipped by its sign alone
 wire             c_neg     = res_data[31];
-wire             c_fits    = c_neg ? (&res_data[31:TW]) : !(|res_data[31:TW]);
+wire             c_fits    = ~|(res_data[31:TW] ^ {(32-TW){c_neg}});   // bits 31..TW all equal the sign
 wire [TW:0]      c_low     = res_data[TW:0];
 wire             clip_hi   = !c_neg && (!c_fits || gt_c(32'(c_low), 32'(TW1_T)));
 wire             clip_lo   = c_neg && (!c_fits || lt_c(32'(c_low), 32'(TW1_NT)));
@@ -455,9 +456,15 @@ wire        crc_c0   = lcrc[0] ^ (sb[0] && !s_rot);
 wire [31:0] crc_step = {crc_c0, lcrc[31:1] ^ (CRC_POLY[30:0] & {31{crc_c0 && !s_rot}})};
 // one bit of the seed: shifted in from sb (S_PARAM) or the serial sum
 // p_seed + addend (S_INFER), addend bit 32 - sn
-wire [4:0]  s_idx    = 5'(6'd32 - sn);
 wire [31:0] s_add    = s_last ? seed_wrap : SET_SEED_STEP;
-wire        s_k      = s_add[s_idx];
+reg         s_k;                 // s_add[32 - sn], a table over sn (no subtractor)
+integer     sk;
+always @* begin
+    s_k = 1'b0;
+    for (sk = 1; sk <= 32; sk = sk + 1) begin
+        if (sn == 6'(sk)) s_k = s_add[32 - sk];
+    end
+end
 wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 
 // ------------------------------------------------------------ handshakes
@@ -510,23 +517,28 @@ wire        cnt_valid;
 wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
 
 // STATUS word ridx: stored counter index, or none (counters 4, 5 and,
-// without ETH_COUNTERS, 6, 7 read 0)
+// without ETH_COUNTERS, 6, 7 read 0); a table over ridx[3:0] (no
+// subtractor)
 reg [3:0] cnt_idx;
 reg       cnt_none;
+integer   ci;
 always @* begin
     cnt_none = 1'b0;
-    case (ridx[3:0])
-        4'd0, 4'd1, 4'd2, 4'd3: cnt_idx = ridx[3:0];
-        4'd6, 4'd7: begin
-            cnt_idx  = ridx[3:0] - 4'd2;
-            cnt_none = (ETH_COUNTERS == 0);
+    cnt_idx  = 4'd0;
+    for (ci = 0; ci < 16; ci = ci + 1) begin
+        if (ridx[3:0] == 4'(ci)) begin
+            if (ci < 4) begin
+                cnt_idx = 4'(ci);
+            end else if (ci < 6) begin
+                cnt_none = 1'b1;
+            end else if (ci < 8) begin
+                cnt_idx  = 4'(ci - 2);
+                cnt_none = (ETH_COUNTERS == 0);
+            end else begin
+                cnt_idx = (ETH_COUNTERS != 0) ? 4'(ci - 2) : 4'(ci - 4);
+            end
         end
-        4'd4, 4'd5: begin
-            cnt_idx  = 4'd0;
-            cnt_none = 1'b1;
-        end
-        default: cnt_idx = (ETH_COUNTERS != 0) ? ridx[3:0] - 4'd2 : ridx[3:0] - 4'd4;
-    endcase
+    end
 end
 
 // INFO words that are constants of the board (a function of the word,
@@ -550,42 +562,46 @@ wire [31:0] nw32        = 32'(wcnt_n);
 wire [7:0] nw_rb        = nw32[8*rb +: 8];
 wire [7:0] total_rb     = TOTAL[8*rb +: 8];
 
-// the response byte (not INFER)
-reg [7:0] rbyte;
+// the response byte (not INFER): an AND-OR of one-hot selected sources
+wire       k_info  = (r_kind == R_INFO);
+wire       k_regs  = (r_kind == R_REGS);
+wire       w0      = (ridx == 5'd0);
+wire       t_data  = (f_type == T_DATA);
+wire       o_idata = k_info && gt_c(32'(ridx), 32'd2) && lt_c(32'(ridx), 32'd15);
+wire       o_load  = k_info && (ridx == 5'd15) && (rb == 2'd0);
+wire       o_iconst = k_info && !o_idata && (ridx != 5'd15) && (ridx != 5'd16);
+wire       o_crc   = (k_info && (ridx == 5'd16) && m_loaded) ||
+                     (k_regs && !w0 && (r_err ? (r_code == E_COMMIT) : !t_data));
+wire       o_cnt   = (r_kind == R_STATUS) && !cnt_none;
+wire       o_err0  = k_regs && r_err && w0;
+wire       o_next  = k_regs && r_err && !w0 && (r_code == E_GAP || r_code == E_NOLOAD);
+wire       o_off   = k_regs && !r_err && t_data && w0;
+wire       o_nw    = k_regs && !r_err && t_data && !w0;
+wire       o_total = k_regs && !r_err && !t_data && w0;
+wire [7:0] err0_b  = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
+wire [7:0] rbyte   = ({8{o_idata}} & info_data[8*rb +: 8]) |
+                     {7'd0, o_load && m_loaded} |
+                     ({8{o_iconst}} & info_const_b) |
+                     ({8{o_crc}} & crc_lo) |
+                     ({8{o_cnt}} & cnt_data) |
+                     ({8{o_err0}} & err0_b) |
+                     ({8{o_next}} & next_rb) |
+                     ({8{o_off}} & off_rb) |
+                     ({8{o_nw}} & nw_rb) |
+                     ({8{o_total}} & total_rb);
+// ridx - 2 as a table over ridx[3:0] (INFO words 3..14 are ROM words 1..12)
+reg [3:0] info_a;
+integer   ii;
 always @* begin
-    case (r_kind)
-        R_INFO: begin
-            if (gt_c(32'(ridx), 32'd2) && lt_c(32'(ridx), 32'd15)) begin
-                rbyte = info_data[8*rb +: 8];             // words 3..14: ROM 1..12
-            end else if (ridx == 5'd15) begin
-                rbyte = {7'd0, m_loaded && rb == 2'd0};
-            end else if (ridx == 5'd16) begin
-                rbyte = m_loaded ? crc_lo : 8'd0;
-            end else begin
-                rbyte = info_const_b;
-            end
-        end
-        R_STATUS: rbyte = cnt_none ? 8'd0 : cnt_data;
-        default: begin
-            if (r_err) begin
-                if (ridx == 5'd0) begin
-                    rbyte = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
-                end else begin
-                    rbyte = (r_code == E_COMMIT) ? crc_lo :
-                            (r_code == E_GAP || r_code == E_NOLOAD) ? next_rb : 8'd0;
-                end
-            end else if (f_type == T_DATA) begin
-                rbyte = (ridx == 5'd0) ? off_rb : nw_rb;
-            end else begin                            // LOAD_BEGIN, LOAD_COMMIT
-                rbyte = (ridx == 5'd0) ? total_rb : crc_lo;
-            end
-        end
-    endcase
+    info_a = 4'd0;
+    for (ii = 0; ii < 16; ii = ii + 1) begin
+        if (ridx[3:0] == 4'(ii)) info_a = 4'(ii - 2);
+    end
 end
-assign info_addr = 4'(ridx - 5'd2);
+assign info_addr = info_a;
 
-wire resp_empty = (rcount == 5'd0);
-wire word_last  = (ridx == rcount - 1'b1);
+wire resp_empty = rempty;
+wire word_last  = (ridx == rlast);
 wire resp_last  = resp_empty || (word_last && rb == 2'd3);
 wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
@@ -650,6 +666,9 @@ wire [17:0] inc_uart = {
     inc_crc,                                     // 1  CRC errors
     1'b0, take_desc && !s_desc_busy              // 0  frames executed
 };
+// stored counters whose increment is 0 or 1 (bit 1 of their inc is 0):
+// frames executed, frames sent, core runs, ERRORs, bit times
+localparam [15:0] INC1 = (ETH_COUNTERS != 0) ? 16'h05F1 : 16'h0171;
 wire cclear = (state == S_DECIDE) && (f_type == T_RESET);
 wire [2*NSTORE-1:0] inc_vec;
 generate
@@ -661,7 +680,7 @@ generate
     end
 endgenerate
 
-stat_counters #(.NCNT(NSTORE), .PEND_W(3)) u_counters (
+stat_counters #(.NCNT(NSTORE), .PEND_W(3), .INC1(INC1)) u_counters (
     .clk(clk), .rst(rst),
     .inc(inc_vec), .clear(cclear),
     .rd_req(stat_req), .rd_idx(cnt_idx),
@@ -767,13 +786,21 @@ always @(posedge clk) begin
 end
 
 // ------------------------------------------------------------ main FSM
+// the response has n words (a constant at each call: no subtractor)
+task automatic set_count(input [4:0] n);
+    begin
+        rlast  <= n - 5'd1;
+        rempty <= (n == 5'd0);
+    end
+endtask
+
 task automatic set_error(input [3:0] code);
     begin
         r_kind  <= R_REGS;
         r_rtype <= T_ERROR;
         r_err   <= 1'b1;
         r_code  <= code;
-        rcount  <= 5'd2;
+        set_count(5'd2);
         state   <= S_DRAIN;
     end
 endtask
@@ -814,12 +841,12 @@ always @(posedge clk) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
-                    rcount  <= 5'd2;
+                    set_count(5'd2);
                     state   <= S_DRAIN;
                 end else begin
                     r_rtype <= s_desc_type | 8'h80;
                     r_err   <= 1'b0;
-                    rcount  <= 5'd0;
+                    set_count(5'd0);
                     state   <= S_PARAM;
                 end
             end
@@ -838,14 +865,14 @@ always @(posedge clk) begin
             case (f_type)
                 T_INFO: begin
                     r_kind <= R_INFO;
-                    rcount <= 5'd20;
+                    set_count(5'd20);
                 end
                 T_STATUS: begin
                     r_kind <= R_STATUS;
-                    rcount <= 5'(NCNT);
+                    set_count(5'(NCNT));
                 end
                 T_RESET: begin
-                    rcount <= 5'd0;
+                    set_count(5'd0);
                 end
                 T_BEGIN: begin
                     m_loaded    <= 1'b0;
@@ -854,10 +881,10 @@ always @(posedge clk) begin
                     at_end      <= (TOTAL_I == 0);
                     wl          <= {LANE_W{1'b0}};
                     wa          <= {ADDR_W{1'b0}};
-                    rcount      <= 5'd1;
+                    set_count(5'd1);
                 end
                 T_DATA: begin
-                    rcount <= 5'd2;
+                    set_count(5'd2);
                     if (!load_active) begin
                         set_error(E_NOLOAD);
                     end else if (!eq_off) begin
@@ -874,7 +901,7 @@ always @(posedge clk) begin
                     end else begin
                         m_loaded    <= 1'b1;
                         load_active <= 1'b0;
-                        rcount      <= 5'd2;
+                        set_count(5'd2);
                     end
                 end
                 default: begin // T_INFER (no other type gets here)

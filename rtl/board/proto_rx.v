@@ -25,9 +25,10 @@
  *     32-byte blocks, fit beside RESERVE = 5 * (FRAMES + 1) bytes kept for
  *     headers; else the record is marked busy and its payload is not
  *     stored (the consumer answers it busy, ERROR 8).
- *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v) over type .. payload and
- *     the 4 CRC bytes; the frame is good when the state equals the residue
- *     32'hDEBB20E3.
+ *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v, or crc32_serial.v with
+ *     CRC_SERIAL) over type .. payload and the 4 CRC bytes; the frame is
+ *     good when the state equals the residue 32'hDEBB20E3 (with
+ *     CRC_SERIAL, checked when the last byte's 8 steps are done).
  *   - End: a good frame is committed (its record becomes readable) when
  *     fewer than FRAMES frames are held (committed and not yet taken by the
  *     consumer); otherwise it is discarded whole (ev_overflow). A bad one
@@ -59,6 +60,11 @@
  *                (>= 1; INFO word 18 reports FRAMES - 1)
  *   IDLE_CYCLES  idle timeout in clocks, 0 = off (UART: 16 byte times =
  *                160*CLKS_PER_BIT)
+ *   CRC_SERIAL   0: byte-wide CRC (rtl/lib/crc32.v), a byte per clock;
+ *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
+ *                8 clocks after each byte, so input bytes must be at least
+ *                9 clocks apart (a UART byte is 10 bit times: board_top
+ *                uses 1; about 11 logic cells less, measured with yosys)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of

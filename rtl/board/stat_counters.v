@@ -43,6 +43,8 @@
  * Parameters:
  *   NCNT    number of counters, 2..16
  *   PEND_W  width of a pending count, 2..8 (3)
+ *   INC1    bit i set: counter i never gets more than 1 per clock (bit
+ *           2i+1 of inc is ignored; its pending adder is an incrementer)
  *
  * Ports:
  *   clk, rst                 clock; synchronous active-high reset: all
@@ -62,7 +64,8 @@
  */
 module stat_counters #(
     parameter NCNT   = 11,
-    parameter PEND_W = 3
+    parameter PEND_W = 3,
+    parameter [15:0] INC1 = 16'h0000
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -133,7 +136,7 @@ genvar g;
 generate
     for (g = 0; g < NCNT; g = g + 1) begin : g_pend
         wire [PEND_W-1:0] p = pend[PEND_W*g +: PEND_W];
-        wire [PEND_W-1:0] i = PEND_W'(inc[2*g +: 2]);
+        wire [PEND_W-1:0] i = INC1[g] ? PEND_W'(inc[2*g]) : PEND_W'(inc[2*g +: 2]);
         wire [PEND_W-1:0] sum = pend_add(p, i);
         always @(posedge clk) begin
             if (w0 && jw == IW'(g)) begin

@@ -41,11 +41,11 @@
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
-// CRC_SERIAL = 1 (bit-serial CRC) needs its input bytes at least 8 clocks
-// apart (a UART byte is 80 or more): every gap is stretched to 7 idle
+// CRC_SERIAL = 1 (bit-serial CRC) needs its input bytes at least 9 clocks
+// apart (a UART byte is 80 or more): every gap is stretched to 8 idle
 // clocks or more
 #if defined(CRC_SERIAL) && CRC_SERIAL
-static const int MIN_GAP = 7;
+static const int MIN_GAP = 8;
 #else
 static const int MIN_GAP = 0;
 #endif
