@@ -241,6 +241,17 @@ function automatic lt_c(input [31:0] x, input [31:0] c);
         lt_c = r;
     end
 endfunction
+function automatic [30:0] dec1(input [31:0] x);   // x - 1 (x >= 1)
+    integer i;
+    reg b;
+    begin
+        b = 1'b1;
+        for (i = 0; i < 31; i = i + 1) begin
+            dec1[i] = x[i] ^ b;
+            b = b && !x[i];
+        end
+    end
+endfunction
 function automatic gt_c(input [31:0] x, input [31:0] c);
     integer i;
     reg r;
@@ -335,7 +346,7 @@ reg [SETS_W-1:0] p_m;               // M = max(1, sets)
 reg [15:0]       p_k;
 reg [31:0]       p_seed;
 reg [NEXT_W-1:0] p_off;             // LOAD_DATA offset (for the ack)
-reg              eq_off;            // offset == next (LOAD_DATA)
+reg              off_hi;            // LOAD_DATA offset has bits at NEXT_W or above
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 
 // response
@@ -359,7 +370,6 @@ reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
-reg  [LEN_W-1:0] wcnt_n;            // LOAD_DATA: words n (for the ack)
 reg [7:0]        lo;
 reg              bw_en = 1'b0;
 reg [LANE_W-1:0] bw_lane;
@@ -442,10 +452,9 @@ wire             clip_lo   = c_neg && (!c_fits || lt_c(32'(c_low), 32'(TW1_NT)))
 wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low));
 wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 
-// byte pidx of the values the leading fields are compared with
-wire [1:0]  pb       = pidx[1:0];
 wire [31:0] next32   = 32'(next);
-wire [7:0]  next_b   = next32[8*pb +: 8];
+// offset == next (LOAD_DATA), once the offset is in p_off and off_hi
+wire        eq_off   = !off_hi && (p_off == next);
 
 // one bit of the reflected CRC-32 (polynomial 0xEDB88320) over sb[0], or
 // (s_rot) a rotation by one bit: 32 rotations leave lcrc as it was, and
@@ -558,7 +567,10 @@ wire [7:0] info_const_b = info_const[8*rb +: 8];
 wire [7:0] next_rb      = next32[8*rb +: 8];
 wire [31:0] off32       = 32'(p_off);
 wire [7:0] off_rb       = off32[8*rb +: 8];
-wire [31:0] nw32        = 32'(wcnt_n);
+// LOAD_DATA's n = (len - 4) / 2 = len / 2 - 2 (len >= 6), from the
+// descriptor (stable for the whole frame), decremented bit by bit: no
+// carry chain
+wire [31:0] nw32        = {dec1(32'(s_desc_len[LEN_W-1:2])), s_desc_len[1]};
 wire [7:0] nw_rb        = nw32[8*rb +: 8];
 wire [7:0] total_rb     = TOTAL[8*rb +: 8];
 
@@ -710,15 +722,17 @@ endgenerate
 integer bi;
 always @(posedge clk) begin
     if (take_desc) begin
-        eq_off <= 1'b1;
+        off_hi <= 1'b0;
         eq_c   <= 1'b1;
     end
     if (param_in) begin
         case (f_type)
             T_DATA: begin
-                if (s_axis_tdata != next_b) eq_off <= 1'b0;
-                for (bi = 0; bi < NEXT_W; bi = bi + 1) begin
-                    if (pidx == 4'(bi / 8)) p_off[bi] <= s_axis_tdata[bi % 8];
+                for (bi = 0; bi < 32; bi = bi + 1) begin
+                    if (pidx == 4'(bi / 8)) begin
+                        if (bi < NEXT_W) p_off[bi % NEXT_W] <= s_axis_tdata[bi % 8];
+                        else if (s_axis_tdata[bi % 8]) off_hi <= 1'b1;
+                    end
                 end
             end
             T_COMMIT: begin
@@ -836,7 +850,6 @@ always @(posedge clk) begin
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                wcnt_n <= (s_desc_len - LEN_W'(4)) >> 1;
                 if (d_code != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;

@@ -58,8 +58,9 @@
  *                (2048; iCE40: FIFO_DEPTH/512 SB_RAM40_4K)
  *   FRAMES       frames held at most, the one being executed included
  *                (>= 1; INFO word 18 reports FRAMES - 1)
- *   IDLE_CYCLES  idle timeout in clocks, 0 = off (UART: 16 byte times =
- *                160*CLKS_PER_BIT)
+ *   IDLE_CYCLES  idle timeout in clocks, 0 = off, at most 2^24 - 1 (UART:
+ *                16 byte times = 160*CLKS_PER_BIT); counted by an LFSR
+ *                (no carry chain: 19 logic cells less than a counter)
  *   CRC_SERIAL   0: byte-wide CRC (rtl/lib/crc32.v), a byte per clock;
  *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
  *                8 clocks after each byte, so input bytes must be at least
@@ -123,10 +124,41 @@ localparam integer LEN_W   = $clog2(MAX_PAYLOAD + 1);
 localparam integer AW      = $clog2(FIFO_DEPTH);          // queue address
 localparam integer PW      = AW + 1;                      // pointer (with wrap bit)
 localparam integer HC_W    = $clog2(FRAMES + 1);
-localparam integer IDLE_W  = (IDLE_CYCLES > 1) ? $clog2(IDLE_CYCLES + 1) : 1;
+localparam integer IDLE_W  = (IDLE_CYCLES > 4) ? $clog2(IDLE_CYCLES + 1) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
 localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
-localparam [IDLE_W-1:0] IDLE_LAST = IDLE_W'((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
+// The idle timer is a maximal-length LFSR (no carry chain): it starts
+// from 1 and times out at its state after IDLE_CYCLES - 1 steps (its
+// period, 2^IDLE_W - 1, is longer)
+function automatic [23:0] lfsr_taps(input integer n);   // Xilinx XAPP052, bit k-1 for tap k
+    case (n)
+         3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;  5: lfsr_taps = 24'h000014;
+         6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;  8: lfsr_taps = 24'h0000B8;
+         9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240; 11: lfsr_taps = 24'h000500;
+        12: lfsr_taps = 24'h000829; 13: lfsr_taps = 24'h00100D; 14: lfsr_taps = 24'h002015;
+        15: lfsr_taps = 24'h006000; 16: lfsr_taps = 24'h00D008; 17: lfsr_taps = 24'h012000;
+        18: lfsr_taps = 24'h020400; 19: lfsr_taps = 24'h040023; 20: lfsr_taps = 24'h090000;
+        21: lfsr_taps = 24'h140000; 22: lfsr_taps = 24'h300000; 23: lfsr_taps = 24'h420000;
+        24: lfsr_taps = 24'hE10000;
+        default: lfsr_taps = 24'h000000;
+    endcase
+endfunction
+localparam [IDLE_W-1:0] IDLE_TAPS = IDLE_W'(lfsr_taps(IDLE_W));
+localparam [IDLE_W-1:0] IDLE_SEED = {{(IDLE_W-1){1'b0}}, 1'b1};
+// the state after n steps (loops of at most 1000 for the simulators'
+// constant-function limits)
+function automatic [IDLE_W-1:0] lfsr_after(input integer n);
+    integer i, j;
+    reg [IDLE_W-1:0] x;
+    begin
+        x = IDLE_SEED;
+        for (i = 0; i < n / 1000; i = i + 1)
+            for (j = 0; j < 1000; j = j + 1) x = {x[IDLE_W-2:0], ^(x & IDLE_TAPS)};
+        for (i = 0; i < n % 1000; i = i + 1) x = {x[IDLE_W-2:0], ^(x & IDLE_TAPS)};
+        lfsr_after = x;
+    end
+endfunction
+localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
 localparam [HC_W-1:0]   HELD_MAX  = HC_W'(FRAMES);
 localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / 32 - 2);
@@ -169,7 +201,7 @@ reg [LEN_W-1:0]  rem;                  // payload bytes still to come
 reg [31:0]       crc;
 reg              crc_ok;
 reg              busy_f;               // this candidate's payload is not stored
-reg [IDLE_W-1:0] idle_cnt = {IDLE_W{1'b0}};
+reg [IDLE_W-1:0] idle_cnt = IDLE_SEED;   // LFSR: idle clocks inside a candidate
 
 reg ev_good_reg = 1'b0;
 reg ev_crc_reg = 1'b0;
@@ -333,9 +365,9 @@ always @(posedge clk) begin
         wr <= wr + 1'b1;
     end
     if (step && !hunting) begin
-        idle_cnt <= {IDLE_W{1'b0}};
+        idle_cnt <= IDLE_SEED;
     end else if (IDLE_CYCLES > 1) begin
-        idle_cnt <= hunting ? {IDLE_W{1'b0}} : idle_cnt + 1'b1;
+        idle_cnt <= hunting ? IDLE_SEED : {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
     end
 
     case (state)
@@ -423,7 +455,7 @@ always @(posedge clk) begin
         cm           <= {PW{1'b0}};
         rd           <= {PW{1'b0}};
         held         <= {HC_W{1'b0}};
-        idle_cnt     <= {IDLE_W{1'b0}};
+        idle_cnt     <= IDLE_SEED;
         hcnt         <= 3'd0;
         hcap         <= 1'b0;
         d_valid      <= 1'b0;

@@ -472,10 +472,16 @@ int main(int argc, char** argv) {
         Counts c;
         for (auto& d : model(in, c)) t.expect.push_back(d);
         Counts before = t.got;
+        uint64_t busy0 = t.busy;
         t.feed(in);
         t.run_until_idle();
         CHECK(t.expect.empty(), "after reset: %zu frames never delivered", t.expect.size());
-        CHECK_EQ(t.got.good - before.good, c.good, "ev_good after reset");
+        // a frame whose header ends while a large one is still queued may
+        // be refused room (busy: its payload is not stored), which happens
+        // with slow input (CRC_SERIAL: bytes 9 clocks apart) and two
+        // maximal frames in a row
+        CHECK_EQ(t.got.good - before.good + (t.busy - busy0), c.good, "ev_good + busy after reset");
+        CHECK_EQ(t.got.ovf - before.ovf, t.busy - busy0, "ev_overflow after reset (busy frames)");
     }
     std::printf("proto_rx: %llu discarded, %llu busy in the mixed streams (FRAMES held, no room)\n",
                 (unsigned long long)mixed_discarded, (unsigned long long)t.busy);
