@@ -7,13 +7,13 @@
 //
 // Layout (one module per file, module name = file name):
 //
-//	proto_rx.v       UART frame parser: the received bytes are queued in
-//	                 block RAM; SOF hunt, header, length check, CRC-32
-//	                 check, idle timeout; after any dropped candidate the
-//	                 parse pointer goes back to the byte after its SOF, so
-//	                 garbage never swallows good frames; descriptors of
-//	                 good frames point at their payload in the queue; busy
-//	                 descriptors for good frames that lost bytes
+//	proto_rx.v       UART frame parser: the received frames are queued in
+//	                 block RAM as records (header, payload); SOF hunt,
+//	                 header, length check, CRC-32 check (bit-serial on the
+//	                 UART-only board, CRC_SERIAL), idle timeout (an LFSR);
+//	                 after a dropped candidate hunting restarts at the next
+//	                 byte; busy descriptors for good frames that found no
+//	                 room for their payload
 //	proto_rx_eth.v   Ethernet frame parser: one protocol frame per packet;
 //	                 a commit/drop payload FIFO, only CRC-good frames come
 //	                 out, with the source MAC
@@ -21,7 +21,8 @@
 //	                 RAM), emits SOF/header/payload/CRC gap-free, cuts long
 //	                 responses into fragments with MORE and an index
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
-//	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM
+//	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM,
+//	                 swept a byte per clock, read out a byte at a time
 //	proto_engine.v   command executor of protocol version 4 (the board
 //	                 checks only what protects it; the host the rest):
 //	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
