@@ -34,6 +34,20 @@
 //	tb/*_tb.cpp      Verilator C++ benches, one per module
 //	tb/proto_util.h  shared bench helpers (CRC-32, frame encoder/decoder)
 //
+// Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
+// the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
+// 2026-11-26): SETS_MAX 1, the UP5K image, 1,311 (proto_engine 586,
+// proto_rx 289, proto_tx 164, stat_counters 123, board_top 48, uart_rx
+// 40, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,508 (engine 778);
+// 1,628 and 1,774 before. What paid, in that order: comparisons with
+// constants written as AND/OR chains (yosys maps a < or > to a carry
+// chain, one SB_CARRY a bit, and ABC cannot fold it: engine 748 -> 616,
+// proto_rx -46), stat_counters with PEND_W 3 instead of 5 (-42), the
+// response length kept as its last word index (-23), wcnt dropped (LOAD_DATA
+// words counted from rem, -21), the LFSR idle timer (-19), the counters
+// read out through a shift register (-18), the response byte as a one-hot
+// AND-OR (-10), proto_rx's bit-serial CRC (-11). Issue 12 asks for 1,000.
+//
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the
 // module with its parameters (UPPER_CASE), ports and latency, valid/ready
