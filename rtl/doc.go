@@ -14,7 +14,7 @@
 //	uart/uart_tx.v      8N1 transmitter, valid/ready byte input, busy
 //	lib/crc32.v         combinational CRC-32 (IEEE 802.3) byte update
 //	lib/crc32_serial.v  bit-serial CRC-32 register with rotation (UART-only
-//	                    boards: proto_tx CRC_SERIAL = 1)
+//	                    boards: proto_tx and proto_rx CRC_SERIAL = 1)
 //	lib/sync_fifo.v     first-word-fall-through FIFO on block RAM, count
 //	lib/skid_buffer.v   2-entry register slice (breaks the ready path)
 //	eth/eth_mac_rx.v    GMII-style byte receive MAC: preamble/SFD strip, FCS

@@ -16,14 +16,14 @@ import (
 // must not grow back silently. Lower a budget when a module shrinks.
 // proto_engine's budget depends on SETS_MAX (shellConfigs).
 var shellBudget = map[string]int{
-	"proto_rx":      345, // 244-245 + 88: frame queue in block RAM, no descriptor FIFO, no rescan (467-483 + 101 before)
-	"stat_counters": 177, // 159-160 + 12: 9 counters swept a byte per clock (PEND_W 5 as the engine sets it; 117 + 12 with PEND_W 3)
-	"proto_tx":      169, // 147 + 17: bit-serial CRC without Ethernet (CRC_SERIAL = 1), one byte sequencer
-	"board_top":     50,  // 44 + 4: LED time base two LFSRs stepped on bit times (51 + 24 with a 22-bit counter, 66 + 25 with a prescaler)
-	"crc32":         45,  // 43 + 0, per instance (proto_rx; proto_tx's and the engine's CRCs are bit-serial)
-	"crc32_serial":  16,  // 15 + 0 (proto_tx's CRC register without Ethernet)
-	"uart_rx":       43,  // 37 + 4
-	"uart_tx":       32,  // 27 + 4
+	"proto_rx":      300, // 289-290 (227 + 62): bit-serial CRC (CRC_SERIAL) and an LFSR idle timer, comparisons with constants without carry chains (372 with its crc32 before)
+	"stat_counters": 127, // 120-123 (108-111 + 12): PEND_W 3, 0/1 increments by incrementers (INC1), a byte-wide shift-out read port (171 before)
+	"proto_tx":      169, // 164-165 (147 + 17): bit-serial CRC without Ethernet (CRC_SERIAL = 1), one byte sequencer
+	"board_top":     50,  // 48 (44 + 4): LED time base two LFSRs stepped on bit times (51 + 24 with a 22-bit counter, 66 + 25 with a prescaler)
+	"crc32":         45,  // 43 + 0, per instance (proto_rx with Ethernet; not in the UART-only shell)
+	"crc32_serial":  16,  // 15 + 0, per instance (proto_tx's and proto_rx's CRC registers without Ethernet: 2 instances)
+	"uart_rx":       48,  // 40-46 (36-42 + 4): unchanged RTL, ABC's mapping varies with the rest of the design
+	"uart_tx":       32,  // 31 (27 + 4)
 }
 
 // shellConfigs are the UART-only shells TestShellBudget measures: the
@@ -35,8 +35,8 @@ var shellConfigs = []struct {
 	setsMax       int
 	engine, total int
 }{
-	{8, 965, 1850}, // measured: engine 790 + 156, shell 1,793 with the LED LFSRs (1,821 with shell-tx's counters, transmitter and CRC, 2,105 before)
-	{1, 815, 1680}, // measured: engine 665-683 + 122, shell 1,628 with the LED LFSRs (1,673; 1,956 before)
+	{8, 800, 1555}, // measured: engine 778 (692 + 86), shell 1,508 (925 and 1,774 before the constant comparisons without carry chains, the one-hot response byte, the serial rx CRC)
+	{1, 605, 1350}, // measured: engine 586 (554 + 32), shell 1,311 (787 and 1,628 before)
 }
 
 // TestShellBudget synthesizes the UART-only board shell per module and

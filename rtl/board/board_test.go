@@ -37,6 +37,7 @@ type bench struct {
 
 var (
 	rxSrcs     = []string{"proto_rx.v", "../lib/crc32.v"}
+	rxSerSrcs  = []string{"proto_rx.v", "../lib/crc32_serial.v"}
 	rxEthSrcs  = []string{"proto_rx_eth.v", "../lib/crc32.v"}
 	engineSrcs = []string{"proto_engine.v", "stat_counters.v"}
 	boardSrcs  = []string{"board_top.v", "proto_rx.v", "proto_rx_eth.v", "proto_tx.v", "link_arb.v", "proto_engine.v",
@@ -71,6 +72,9 @@ var benches = []bench{
 	// the board's configuration: 32 frames held
 	{name: "proto_rx_32", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
 		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}}},
+	// ... with the bit-serial CRC (board_top's UART link)
+	{name: "proto_rx_serial", top: "proto_rx", srcs: rxSerSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}, {"CRC_SERIAL", "1"}}},
 	{name: "proto_rx_eth", top: "proto_rx_eth", srcs: rxEthSrcs, tb: "tb/proto_rx_eth_tb.cpp",
 		params: []param{{"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
@@ -91,12 +95,13 @@ var lintParams = map[string][][]param{
 	"proto_rx": {
 		{{"IDLE_CYCLES", "1280"}, {"FRAMES", "1"}},
 		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
+		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "1"}},
 	},
 	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
 	"proto_tx":     {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}},
 	"board_top": {{{"ETH_ENABLE", "0"}}, {{"CLKS_PER_BIT", "8"}, {"UART_FIFO_DEPTH", "4096"}},
 		{{"CORE_CLK", "1"}}, {{"CORE_CLK", "1"}, {"ETH_ENABLE", "0"}}},
-	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}, {{"NCNT", "9"}, {"PEND_W", "5"}}},
+	"stat_counters": {{{"NCNT", "2"}}, {{"NCNT", "16"}}, {{"NCNT", "9"}, {"PEND_W", "5"}}, {{"NCNT", "9"}, {"INC1", "16'h0171"}}},
 	"proto_engine": {
 		{{"FEATURES", "3"}, {"BITS", "12"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"}, {"ADDR_W", "3"},
 			{"NT", "1"}, {"NC", "2"}, {"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"SETS_MAX", "1"}, {"CLIP_T", "128"}},

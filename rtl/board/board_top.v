@@ -173,7 +173,9 @@ wire             u_valid, u_ready, u_inframe, u_good, u_crc, u_ferr, u_ovf;
 
 proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(UART_FRAMES),
-    .IDLE_CYCLES(IDLE_CYCLES)
+    // UART only: the bit-serial CRC (a UART byte is 10 bit times, >= 80
+    // clocks); with Ethernet the byte-wide one, as proto_rx_eth's
+    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)
 ) u_proto_rx (
     .clk(clk), .rst(rst),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),

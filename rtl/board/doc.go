@@ -7,13 +7,13 @@
 //
 // Layout (one module per file, module name = file name):
 //
-//	proto_rx.v       UART frame parser: the received bytes are queued in
-//	                 block RAM; SOF hunt, header, length check, CRC-32
-//	                 check, idle timeout; after any dropped candidate the
-//	                 parse pointer goes back to the byte after its SOF, so
-//	                 garbage never swallows good frames; descriptors of
-//	                 good frames point at their payload in the queue; busy
-//	                 descriptors for good frames that lost bytes
+//	proto_rx.v       UART frame parser: the received frames are queued in
+//	                 block RAM as records (header, payload); SOF hunt,
+//	                 header, length check, CRC-32 check (bit-serial on the
+//	                 UART-only board, CRC_SERIAL), idle timeout (an LFSR);
+//	                 after a dropped candidate hunting restarts at the next
+//	                 byte; busy descriptors for good frames that found no
+//	                 room for their payload
 //	proto_rx_eth.v   Ethernet frame parser: one protocol frame per packet;
 //	                 a commit/drop payload FIFO, only CRC-good frames come
 //	                 out, with the source MAC
@@ -21,7 +21,8 @@
 //	                 RAM), emits SOF/header/payload/CRC gap-free, cuts long
 //	                 responses into fragments with MORE and an index
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
-//	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM
+//	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM,
+//	                 swept a byte per clock, read out a byte at a time
 //	proto_engine.v   command executor of protocol version 4 (the board
 //	                 checks only what protects it; the host the rest):
 //	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
@@ -32,6 +33,20 @@
 //	                 ETH_ENABLE = 0 leaves Ethernet out
 //	tb/*_tb.cpp      Verilator C++ benches, one per module
 //	tb/proto_util.h  shared bench helpers (CRC-32, frame encoder/decoder)
+//
+// Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
+// the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
+// 2026-11-26): SETS_MAX 1, the UP5K image, 1,311 (proto_engine 586,
+// proto_rx 289, proto_tx 164, stat_counters 123, board_top 48, uart_rx
+// 40, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,508 (engine 778);
+// 1,628 and 1,774 before. What paid, in that order: comparisons with
+// constants written as AND/OR chains (yosys maps a < or > to a carry
+// chain, one SB_CARRY a bit, and ABC cannot fold it: engine 748 -> 616,
+// proto_rx -46), stat_counters with PEND_W 3 instead of 5 (-42), the
+// response length kept as its last word index (-23), wcnt dropped (LOAD_DATA
+// words counted from rem, -21), the LFSR idle timer (-19), the counters
+// read out through a shift register (-18), the response byte as a one-hot
+// AND-OR (-10), proto_rx's bit-serial CRC (-11). Issue 12 asks for 1,000.
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the

@@ -229,6 +229,39 @@ localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
 localparam [31:0]  PROTO_VER = 32'd4;
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
+// x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
+// ABC packs it into a few LUT4 where yosys would spend a carry chain
+// (one SB_CARRY per bit) on the comparison
+function automatic lt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (!x[i] || r) : (!x[i] && r);
+        lt_c = r;
+    end
+endfunction
+function automatic [30:0] dec1(input [31:0] x);   // x - 1 (x >= 1)
+    integer i;
+    reg b;
+    begin
+        b = 1'b1;
+        for (i = 0; i < 31; i = i + 1) begin
+            dec1[i] = x[i] ^ b;
+            b = b && !x[i];
+        end
+    end
+endfunction
+function automatic gt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
+        gt_c = r;
+    end
+endfunction
+
 // U = lcm(1..NC), the core's vote unit (docs/core-interface.md)
 function automatic integer vote_unit(input integer n);
     integer u, i, a, b, t;
@@ -289,7 +322,7 @@ localparam [2:0] S_RESP   = 3'd5;   // response bytes
 localparam [2:0] S_INFER  = 3'd6;
 localparam [2:0] S_FLUSH  = 3'd7;   // discard unread payload bytes, then take the descriptor
 
-localparam [1:0] R_REGS   = 2'd0;   // rcount (0..2) words of registers
+localparam [1:0] R_REGS   = 2'd0;   // 0..2 words of registers
 localparam [1:0] R_INFO   = 2'd1;   // 20 words
 localparam [1:0] R_STATUS = 2'd2;   // 13 words from stat_counters
 
@@ -299,7 +332,7 @@ localparam integer NSTORE = (ETH_COUNTERS != 0) ? 11 : 9;    // counters kept
 // ------------------------------------------------------------ frame state
 // the frame's descriptor is used as offered (it is taken only at the end)
 wire [7:0]       f_type = s_desc_type;
-wire             f_link = s_desc_link;
+wire             f_link = (ETH_COUNTERS != 0) && s_desc_link;   // UART-only board: link 0
 
 reg [2:0]        state = S_IDLE;
 reg [LEN_W-1:0]  rem;               // payload bytes not read yet
@@ -313,7 +346,7 @@ reg [SETS_W-1:0] p_m;               // M = max(1, sets)
 reg [15:0]       p_k;
 reg [31:0]       p_seed;
 reg [NEXT_W-1:0] p_off;             // LOAD_DATA offset (for the ack)
-reg              eq_off;            // offset == next (LOAD_DATA)
+reg              off_hi;            // LOAD_DATA offset has bits at NEXT_W or above
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 
 // response
@@ -321,7 +354,8 @@ reg [1:0]        r_kind;
 reg [7:0]        r_rtype;
 reg              r_err;
 reg [3:0]        r_code;
-reg [4:0]        rcount;
+reg [4:0]        rlast;             // the response's last word (count - 1)
+reg              rempty;            // the response has no words
 reg [4:0]        ridx;              // word
 reg [1:0]        rb;                // byte within the word
 reg              gap;               // R_STATUS: one idle clock between reads
@@ -334,10 +368,8 @@ reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg              at_end = (INIT_LOADED != 0);   // next == W
 reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
-reg [LEN_W-1:0]  wcnt;              // payload bytes of words left in this LOAD_DATA
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
-reg  [LEN_W-1:0] wcnt_n;            // LOAD_DATA: words n (for the ack)
 reg [7:0]        lo;
 reg              bw_en = 1'b0;
 reg [LANE_W-1:0] bw_lane;
@@ -386,8 +418,12 @@ always @* begin
         end
     end
 end
-wire             q_fits  = ({1'b0, rem} >= qbytes);             // a whole query follows
-wire             q_last  = ({1'b0, rem} < qbytes2);             // ... and it is the last
+// LOAD_DATA: a word's second byte, or another whole word, is still to
+// come (an odd last payload byte is drained)
+wire             w_more  = half || (rem[LEN_W-1:1] != {(LEN_W-1){1'b0}});
+// (SETS_MAX = 1: comparisons with constants)
+wire             q_fits  = SETS1 ? !lt_c(32'(rem), 32'(FB)) : ({1'b0, rem} >= qbytes);   // a whole query follows
+wire             q_last  = SETS1 ? lt_c(32'(rem), 32'(2 * FB)) : ({1'b0, rem} < qbytes2); // ... and it is the last
 wire             vmode   = p_mode == 2'd2;                      // mode 2: votes
 wire             smode   = p_mode == 2'd3;                      // mode 3: clipped sums
 // the set loop: set sm runs K_m = kq + (sm < kr) samples (none: skipped)
@@ -409,17 +445,16 @@ end
 // v is in [-2^TW, 2^TW) when bits 31..TW all equal its sign; then its low
 // TW+1 bits are compared with +-T, else it is clipped by its sign alone
 wire             c_neg     = res_data[31];
-wire             c_fits    = c_neg ? (&res_data[31:TW]) : !(|res_data[31:TW]);
+wire             c_fits    = ~|(res_data[31:TW] ^ {(32-TW){c_neg}});   // bits 31..TW all equal the sign
 wire [TW:0]      c_low     = res_data[TW:0];
-wire             clip_hi   = !c_neg && (!c_fits || c_low > TW1_T);
-wire             clip_lo   = c_neg && (!c_fits || c_low < TW1_NT);
+wire             clip_hi   = !c_neg && (!c_fits || gt_c(32'(c_low), 32'(TW1_T)));
+wire             clip_lo   = c_neg && (!c_fits || lt_c(32'(c_low), 32'(TW1_NT)));
 wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low));
 wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 
-// byte pidx of the values the leading fields are compared with
-wire [1:0]  pb       = pidx[1:0];
 wire [31:0] next32   = 32'(next);
-wire [7:0]  next_b   = next32[8*pb +: 8];
+// offset == next (LOAD_DATA), once the offset is in p_off and off_hi
+wire        eq_off   = !off_hi && (p_off == next);
 
 // one bit of the reflected CRC-32 (polynomial 0xEDB88320) over sb[0], or
 // (s_rot) a rotation by one bit: 32 rotations leave lcrc as it was, and
@@ -430,9 +465,15 @@ wire        crc_c0   = lcrc[0] ^ (sb[0] && !s_rot);
 wire [31:0] crc_step = {crc_c0, lcrc[31:1] ^ (CRC_POLY[30:0] & {31{crc_c0 && !s_rot}})};
 // one bit of the seed: shifted in from sb (S_PARAM) or the serial sum
 // p_seed + addend (S_INFER), addend bit 32 - sn
-wire [4:0]  s_idx    = 5'(6'd32 - sn);
 wire [31:0] s_add    = s_last ? seed_wrap : SET_SEED_STEP;
-wire        s_k      = s_add[s_idx];
+reg         s_k;                 // s_add[32 - sn], a table over sn (no subtractor)
+integer     sk;
+always @* begin
+    s_k = 1'b0;
+    for (sk = 1; sk <= 32; sk = sk + 1) begin
+        if (sn == 6'(sk)) s_k = s_add[32 - sk];
+    end
+end
 wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 
 // ------------------------------------------------------------ handshakes
@@ -440,7 +481,7 @@ wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a fra
 wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
 assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
 assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
-                       ((state == S_WRITE) && (wcnt != {LEN_W{1'b0}}) && !s_busy) ||
+                       ((state == S_WRITE) && w_more && !s_busy) ||
                        ((state == S_DRAIN || state == S_FLUSH) && (rem != {LEN_W{1'b0}})) ||
                        feed_rdy;
 wire byte_in   = s_axis_tvalid && s_axis_tready;
@@ -462,7 +503,7 @@ always @* begin
         end
         T_DATA: begin
             d_need = 4'd4;
-            if (s_desc_len < LEN_W'(6)) d_code = E_LENGTH;
+            if (lt_c(32'(s_desc_len), 32'd6)) d_code = E_LENGTH;
         end
         T_COMMIT: begin
             d_need = 4'd8;
@@ -470,7 +511,7 @@ always @* begin
         end
         T_INFER: begin
             d_need = 4'd10;
-            if (s_desc_len < LEN_W'(10)) d_code = E_LENGTH;
+            if (lt_c(32'(s_desc_len), 32'd10)) d_code = E_LENGTH;
         end
         default: d_code = E_UNKNOWN;
     endcase
@@ -482,26 +523,31 @@ end
 // ------------------------------------------------------------ response bytes
 wire        stat_req;
 wire        cnt_valid;
-wire [31:0] cnt_data;
+wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
 
 // STATUS word ridx: stored counter index, or none (counters 4, 5 and,
-// without ETH_COUNTERS, 6, 7 read 0)
+// without ETH_COUNTERS, 6, 7 read 0); a table over ridx[3:0] (no
+// subtractor)
 reg [3:0] cnt_idx;
 reg       cnt_none;
+integer   ci;
 always @* begin
     cnt_none = 1'b0;
-    case (ridx[3:0])
-        4'd0, 4'd1, 4'd2, 4'd3: cnt_idx = ridx[3:0];
-        4'd6, 4'd7: begin
-            cnt_idx  = ridx[3:0] - 4'd2;
-            cnt_none = (ETH_COUNTERS == 0);
+    cnt_idx  = 4'd0;
+    for (ci = 0; ci < 16; ci = ci + 1) begin
+        if (ridx[3:0] == 4'(ci)) begin
+            if (ci < 4) begin
+                cnt_idx = 4'(ci);
+            end else if (ci < 6) begin
+                cnt_none = 1'b1;
+            end else if (ci < 8) begin
+                cnt_idx  = 4'(ci - 2);
+                cnt_none = (ETH_COUNTERS == 0);
+            end else begin
+                cnt_idx = (ETH_COUNTERS != 0) ? 4'(ci - 2) : 4'(ci - 4);
+            end
         end
-        4'd4, 4'd5: begin
-            cnt_idx  = 4'd0;
-            cnt_none = 1'b1;
-        end
-        default: cnt_idx = (ETH_COUNTERS != 0) ? ridx[3:0] - 4'd2 : ridx[3:0] - 4'd4;
-    endcase
+    end
 end
 
 // INFO words that are constants of the board (a function of the word,
@@ -521,46 +567,53 @@ wire [7:0] info_const_b = info_const[8*rb +: 8];
 wire [7:0] next_rb      = next32[8*rb +: 8];
 wire [31:0] off32       = 32'(p_off);
 wire [7:0] off_rb       = off32[8*rb +: 8];
-wire [31:0] nw32        = 32'(wcnt_n);
+// LOAD_DATA's n = (len - 4) / 2 = len / 2 - 2 (len >= 6), from the
+// descriptor (stable for the whole frame), decremented bit by bit: no
+// carry chain
+wire [31:0] nw32        = {dec1(32'(s_desc_len[LEN_W-1:2])), s_desc_len[1]};
 wire [7:0] nw_rb        = nw32[8*rb +: 8];
 wire [7:0] total_rb     = TOTAL[8*rb +: 8];
 
-// the response byte (not INFER)
-reg [7:0] rbyte;
+// the response byte (not INFER): an AND-OR of one-hot selected sources
+wire       k_info  = (r_kind == R_INFO);
+wire       k_regs  = (r_kind == R_REGS);
+wire       w0      = (ridx == 5'd0);
+wire       t_data  = (f_type == T_DATA);
+wire       o_idata = k_info && gt_c(32'(ridx), 32'd2) && lt_c(32'(ridx), 32'd15);
+wire       o_load  = k_info && (ridx == 5'd15) && (rb == 2'd0);
+wire       o_iconst = k_info && !o_idata && (ridx != 5'd15) && (ridx != 5'd16);
+wire       o_crc   = (k_info && (ridx == 5'd16) && m_loaded) ||
+                     (k_regs && !w0 && (r_err ? (r_code == E_COMMIT) : !t_data));
+wire       o_cnt   = (r_kind == R_STATUS) && !cnt_none;
+wire       o_err0  = k_regs && r_err && w0;
+wire       o_next  = k_regs && r_err && !w0 && (r_code == E_GAP || r_code == E_NOLOAD);
+wire       o_off   = k_regs && !r_err && t_data && w0;
+wire       o_nw    = k_regs && !r_err && t_data && !w0;
+wire       o_total = k_regs && !r_err && !t_data && w0;
+wire [7:0] err0_b  = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
+wire [7:0] rbyte   = ({8{o_idata}} & info_data[8*rb +: 8]) |
+                     {7'd0, o_load && m_loaded} |
+                     ({8{o_iconst}} & info_const_b) |
+                     ({8{o_crc}} & crc_lo) |
+                     ({8{o_cnt}} & cnt_data) |
+                     ({8{o_err0}} & err0_b) |
+                     ({8{o_next}} & next_rb) |
+                     ({8{o_off}} & off_rb) |
+                     ({8{o_nw}} & nw_rb) |
+                     ({8{o_total}} & total_rb);
+// ridx - 2 as a table over ridx[3:0] (INFO words 3..14 are ROM words 1..12)
+reg [3:0] info_a;
+integer   ii;
 always @* begin
-    case (r_kind)
-        R_INFO: begin
-            if (ridx >= 5'd3 && ridx <= 5'd14) begin
-                rbyte = info_data[8*rb +: 8];             // words 3..14: ROM 1..12
-            end else if (ridx == 5'd15) begin
-                rbyte = {7'd0, m_loaded && rb == 2'd0};
-            end else if (ridx == 5'd16) begin
-                rbyte = m_loaded ? crc_lo : 8'd0;
-            end else begin
-                rbyte = info_const_b;
-            end
-        end
-        R_STATUS: rbyte = cnt_none ? 8'd0 : cnt_data[8*rb +: 8];
-        default: begin
-            if (r_err) begin
-                if (ridx == 5'd0) begin
-                    rbyte = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
-                end else begin
-                    rbyte = (r_code == E_COMMIT) ? crc_lo :
-                            (r_code == E_GAP || r_code == E_NOLOAD) ? next_rb : 8'd0;
-                end
-            end else if (f_type == T_DATA) begin
-                rbyte = (ridx == 5'd0) ? off_rb : nw_rb;
-            end else begin                            // LOAD_BEGIN, LOAD_COMMIT
-                rbyte = (ridx == 5'd0) ? total_rb : crc_lo;
-            end
-        end
-    endcase
+    info_a = 4'd0;
+    for (ii = 0; ii < 16; ii = ii + 1) begin
+        if (ridx[3:0] == 4'(ii)) info_a = 4'(ii - 2);
+    end
 end
-assign info_addr = 4'(ridx - 5'd2);
+assign info_addr = info_a;
 
-wire resp_empty = (rcount == 5'd0);
-wire word_last  = (ridx == rcount - 1'b1);
+wire resp_empty = rempty;
+wire word_last  = (ridx == rlast);
 wire resp_last  = resp_empty || (word_last && rb == 2'd3);
 wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
@@ -568,7 +621,7 @@ wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
                   (r_kind == R_REGS) && (ridx == 5'd1) && (r_err ? (r_code == E_COMMIT) : (f_type == T_COMMIT));
 wire resp_xfer  = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
-wire vskip      = vmode && (wi >= NC6);
+wire vskip      = vmode && !lt_c(32'(wi), 32'(NC6));
 wire infer_send = (state == S_INFER) && res_valid && !vskip;
 wire infer_xfer = infer_send && r_axis_tready;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
@@ -625,6 +678,9 @@ wire [17:0] inc_uart = {
     inc_crc,                                     // 1  CRC errors
     1'b0, take_desc && !s_desc_busy              // 0  frames executed
 };
+// stored counters whose increment is 0 or 1 (bit 1 of their inc is 0):
+// frames executed, frames sent, core runs, ERRORs, bit times
+localparam [15:0] INC1 = (ETH_COUNTERS != 0) ? 16'h05F1 : 16'h0171;
 wire cclear = (state == S_DECIDE) && (f_type == T_RESET);
 wire [2*NSTORE-1:0] inc_vec;
 generate
@@ -636,11 +692,12 @@ generate
     end
 endgenerate
 
-stat_counters #(.NCNT(NSTORE), .PEND_W(5)) u_counters (
+stat_counters #(.NCNT(NSTORE), .PEND_W(3), .INC1(INC1)) u_counters (
     .clk(clk), .rst(rst),
     .inc(inc_vec), .clear(cclear),
     .rd_req(stat_req), .rd_idx(cnt_idx),
-    .rd_valid(cnt_valid), .rd_data(cnt_data)
+    .rd_valid(cnt_valid), .rd_data(cnt_data),
+    .rd_next(resp_xfer && r_kind == R_STATUS && !cnt_none && rb != 2'd3)
 );
 
 // ------------------------------------------------------------ feature bytes
@@ -665,15 +722,17 @@ endgenerate
 integer bi;
 always @(posedge clk) begin
     if (take_desc) begin
-        eq_off <= 1'b1;
+        off_hi <= 1'b0;
         eq_c   <= 1'b1;
     end
     if (param_in) begin
         case (f_type)
             T_DATA: begin
-                if (s_axis_tdata != next_b) eq_off <= 1'b0;
-                for (bi = 0; bi < NEXT_W; bi = bi + 1) begin
-                    if (pidx == 4'(bi / 8)) p_off[bi] <= s_axis_tdata[bi % 8];
+                for (bi = 0; bi < 32; bi = bi + 1) begin
+                    if (pidx == 4'(bi / 8)) begin
+                        if (bi < NEXT_W) p_off[bi % NEXT_W] <= s_axis_tdata[bi % 8];
+                        else if (s_axis_tdata[bi % 8]) off_hi <= 1'b1;
+                    end
                 end
             end
             T_COMMIT: begin
@@ -686,9 +745,7 @@ always @(posedge clk) begin
                         mode_bad <= (s_axis_tdata[7:2] != 6'd0);
                     end
                     4'd1: begin
-                        /* verilator lint_off CMPCONST */
-                        if (s_axis_tdata > SETS_MAX8) mode_bad <= 1'b1;   // constant for SETS_MAX = 255
-                        /* verilator lint_on CMPCONST */
+                        if (gt_c(32'(s_axis_tdata), 32'(SETS_MAX8))) mode_bad <= 1'b1;
                         p_m      <= (SETS1 || s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
                     end
                     4'd2: p_k[7:0] <= s_axis_tdata;
@@ -743,13 +800,21 @@ always @(posedge clk) begin
 end
 
 // ------------------------------------------------------------ main FSM
+// the response has n words (a constant at each call: no subtractor)
+task automatic set_count(input [4:0] n);
+    begin
+        rlast  <= n - 5'd1;
+        rempty <= (n == 5'd0);
+    end
+endtask
+
 task automatic set_error(input [3:0] code);
     begin
         r_kind  <= R_REGS;
         r_rtype <= T_ERROR;
         r_err   <= 1'b1;
         r_code  <= code;
-        rcount  <= 5'd2;
+        set_count(5'd2);
         state   <= S_DRAIN;
     end
 endtask
@@ -785,18 +850,16 @@ always @(posedge clk) begin
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                wcnt   <= (s_desc_len - LEN_W'(4)) >> 1;
-                wcnt_n <= (s_desc_len - LEN_W'(4)) >> 1;
                 if (d_code != 4'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
-                    rcount  <= 5'd2;
+                    set_count(5'd2);
                     state   <= S_DRAIN;
                 end else begin
                     r_rtype <= s_desc_type | 8'h80;
                     r_err   <= 1'b0;
-                    rcount  <= 5'd0;
+                    set_count(5'd0);
                     state   <= S_PARAM;
                 end
             end
@@ -815,14 +878,14 @@ always @(posedge clk) begin
             case (f_type)
                 T_INFO: begin
                     r_kind <= R_INFO;
-                    rcount <= 5'd20;
+                    set_count(5'd20);
                 end
                 T_STATUS: begin
                     r_kind <= R_STATUS;
-                    rcount <= 5'(NCNT);
+                    set_count(5'(NCNT));
                 end
                 T_RESET: begin
-                    rcount <= 5'd0;
+                    set_count(5'd0);
                 end
                 T_BEGIN: begin
                     m_loaded    <= 1'b0;
@@ -831,10 +894,10 @@ always @(posedge clk) begin
                     at_end      <= (TOTAL_I == 0);
                     wl          <= {LANE_W{1'b0}};
                     wa          <= {ADDR_W{1'b0}};
-                    rcount      <= 5'd1;
+                    set_count(5'd1);
                 end
                 T_DATA: begin
-                    rcount <= 5'd2;
+                    set_count(5'd2);
                     if (!load_active) begin
                         set_error(E_NOLOAD);
                     end else if (!eq_off) begin
@@ -851,14 +914,14 @@ always @(posedge clk) begin
                     end else begin
                         m_loaded    <= 1'b1;
                         load_active <= 1'b0;
-                        rcount      <= 5'd2;
+                        set_count(5'd2);
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
-                    vwide <= !V_NARROW && (p_k[K_W-1:0] > KV_K);
+                    vwide <= !V_NARROW && gt_c(32'(p_k[K_W-1:0]), 32'(KV_K));
                     if (mode_bad) begin
                         set_error(E_LENGTH);
-                    end else if (p_k == 16'd0 || p_k > KMAX16) begin
+                    end else if (p_k == 16'd0 || gt_c(32'(p_k), 32'(KMAX16))) begin
                         set_error(E_K);
                     end else if (!m_loaded) begin
                         set_error(E_NOMODEL);
@@ -885,7 +948,8 @@ always @(posedge clk) begin
         end
 
         S_WRITE: begin
-            // wcnt counts the words left; a word past W is not written
+            // rem counts the bytes left (a word's first byte read: half);
+            // a word past W is not written
             if (byte_in) begin
                 lo <= s_axis_tdata;
                 if (at_end) begin
@@ -894,7 +958,6 @@ always @(posedge clk) begin
                 half <= !half;
                 if (half) begin
                     // the second byte of a word
-                    wcnt <= wcnt - 1'b1;
                     if (!at_end) begin
                         bw_en   <= 1'b1;
                         bw_lane <= wl;
@@ -911,7 +974,7 @@ always @(posedge clk) begin
                     end
                 end
             end
-            if (wcnt == {LEN_W{1'b0}} && !s_busy) begin
+            if (!w_more && !s_busy) begin
                 state <= S_DRAIN;
                 if (over) begin
                     set_error(E_LENGTH);

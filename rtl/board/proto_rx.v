@@ -25,9 +25,10 @@
  *     32-byte blocks, fit beside RESERVE = 5 * (FRAMES + 1) bytes kept for
  *     headers; else the record is marked busy and its payload is not
  *     stored (the consumer answers it busy, ERROR 8).
- *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v) over type .. payload and
- *     the 4 CRC bytes; the frame is good when the state equals the residue
- *     32'hDEBB20E3.
+ *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v, or crc32_serial.v with
+ *     CRC_SERIAL) over type .. payload and the 4 CRC bytes; the frame is
+ *     good when the state equals the residue 32'hDEBB20E3 (with
+ *     CRC_SERIAL, checked when the last byte's 8 steps are done).
  *   - End: a good frame is committed (its record becomes readable) when
  *     fewer than FRAMES frames are held (committed and not yet taken by the
  *     consumer); otherwise it is discarded whole (ev_overflow). A bad one
@@ -57,8 +58,14 @@
  *                (2048; iCE40: FIFO_DEPTH/512 SB_RAM40_4K)
  *   FRAMES       frames held at most, the one being executed included
  *                (>= 1; INFO word 18 reports FRAMES - 1)
- *   IDLE_CYCLES  idle timeout in clocks, 0 = off (UART: 16 byte times =
- *                160*CLKS_PER_BIT)
+ *   IDLE_CYCLES  idle timeout in clocks, 0 = off, at most 2^24 - 1 (UART:
+ *                16 byte times = 160*CLKS_PER_BIT); counted by an LFSR
+ *                (no carry chain: 19 logic cells less than a counter)
+ *   CRC_SERIAL   0: byte-wide CRC (rtl/lib/crc32.v), a byte per clock;
+ *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
+ *                8 clocks after each byte, so input bytes must be at least
+ *                9 clocks apart (a UART byte is 10 bit times: board_top
+ *                uses 1; about 11 logic cells less, measured with yosys)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
@@ -85,7 +92,8 @@ module proto_rx #(
     parameter MAX_PAYLOAD = 1024,
     parameter FIFO_DEPTH  = 2048,
     parameter FRAMES      = 32,
-    parameter IDLE_CYCLES = 0
+    parameter IDLE_CYCLES = 0,
+    parameter CRC_SERIAL  = 0
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -116,10 +124,41 @@ localparam integer LEN_W   = $clog2(MAX_PAYLOAD + 1);
 localparam integer AW      = $clog2(FIFO_DEPTH);          // queue address
 localparam integer PW      = AW + 1;                      // pointer (with wrap bit)
 localparam integer HC_W    = $clog2(FRAMES + 1);
-localparam integer IDLE_W  = (IDLE_CYCLES > 1) ? $clog2(IDLE_CYCLES + 1) : 1;
+localparam integer IDLE_W  = (IDLE_CYCLES > 4) ? $clog2(IDLE_CYCLES + 1) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
 localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
-localparam [IDLE_W-1:0] IDLE_LAST = IDLE_W'((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
+// The idle timer is a maximal-length LFSR (no carry chain): it starts
+// from 1 and times out at its state after IDLE_CYCLES - 1 steps (its
+// period, 2^IDLE_W - 1, is longer)
+function automatic [23:0] lfsr_taps(input integer n);   // Xilinx XAPP052, bit k-1 for tap k
+    case (n)
+         3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;  5: lfsr_taps = 24'h000014;
+         6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;  8: lfsr_taps = 24'h0000B8;
+         9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240; 11: lfsr_taps = 24'h000500;
+        12: lfsr_taps = 24'h000829; 13: lfsr_taps = 24'h00100D; 14: lfsr_taps = 24'h002015;
+        15: lfsr_taps = 24'h006000; 16: lfsr_taps = 24'h00D008; 17: lfsr_taps = 24'h012000;
+        18: lfsr_taps = 24'h020400; 19: lfsr_taps = 24'h040023; 20: lfsr_taps = 24'h090000;
+        21: lfsr_taps = 24'h140000; 22: lfsr_taps = 24'h300000; 23: lfsr_taps = 24'h420000;
+        24: lfsr_taps = 24'hE10000;
+        default: lfsr_taps = 24'h000000;
+    endcase
+endfunction
+localparam [IDLE_W-1:0] IDLE_TAPS = IDLE_W'(lfsr_taps(IDLE_W));
+localparam [IDLE_W-1:0] IDLE_SEED = {{(IDLE_W-1){1'b0}}, 1'b1};
+// the state after n steps (loops of at most 1000 for the simulators'
+// constant-function limits)
+function automatic [IDLE_W-1:0] lfsr_after(input integer n);
+    integer i, j;
+    reg [IDLE_W-1:0] x;
+    begin
+        x = IDLE_SEED;
+        for (i = 0; i < n / 1000; i = i + 1)
+            for (j = 0; j < 1000; j = j + 1) x = {x[IDLE_W-2:0], ^(x & IDLE_TAPS)};
+        for (i = 0; i < n % 1000; i = i + 1) x = {x[IDLE_W-2:0], ^(x & IDLE_TAPS)};
+        lfsr_after = x;
+    end
+endfunction
+localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
 localparam [HC_W-1:0]   HELD_MAX  = HC_W'(FRAMES);
 localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / 32 - 2);
@@ -131,6 +170,18 @@ localparam [2:0] ST_HDR  = 3'd1;
 localparam [2:0] ST_PAY  = 3'd2;
 localparam [2:0] ST_CRC  = 3'd3;
 localparam [2:0] ST_END  = 3'd4;
+
+// x > c for a constant c, as an AND/OR chain from bit 0 up: ABC packs it
+// into a few LUT4 where yosys would spend a carry chain on it
+function automatic gt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
+        gt_c = r;
+    end
+endfunction
 
 // ------------------------------------------------------------ queue
 (* no_rw_check *)                      // a slot is never read while written
@@ -150,7 +201,7 @@ reg [LEN_W-1:0]  rem;                  // payload bytes still to come
 reg [31:0]       crc;
 reg              crc_ok;
 reg              busy_f;               // this candidate's payload is not stored
-reg [IDLE_W-1:0] idle_cnt = {IDLE_W{1'b0}};
+reg [IDLE_W-1:0] idle_cnt = IDLE_SEED;   // LFSR: idle clocks inside a candidate
 
 reg ev_good_reg = 1'b0;
 reg ev_crc_reg = 1'b0;
@@ -172,21 +223,60 @@ wire       hunting = (state == ST_HUNT) || (state == ST_END);
 // bytes in use / 32, rounded up at most by one block (conservative)
 wire [BLK_W-1:0] used_blk = wr[PW-1:5] - rd[PW-1:5];
 
-wire [31:0] crc_next;
-crc32 crc_inst (
-    .crc_in(crc),
-    .data_in(in_b),
-    .crc_out(crc_next)
-);
+// the CRC: a byte per clock (crc32), or bit-serial (crc32_serial, 8
+// clocks after each byte; the frame's end waits for them)
+wire [31:0] crc_next;              // CRC_SERIAL = 0: the state after in_b
+wire        crc_good;              // the candidate's CRC state equals the residue
+wire        crc_busy;              // CRC_SERIAL = 1: steps over the last byte to do
+generate
+    if (CRC_SERIAL != 0) begin : g_crc_serial
+        reg       stepping = 1'b0;
+        reg [2:0] bc = 3'd0;       // bit of cb stepped in
+        reg [7:0] cb;              // the byte being stepped in
+        wire [31:0] cr;
+        crc32_serial u_crc (
+            .clk(clk), .init(step && hunting), .step(stepping), .rot(1'b0),
+            .d(cb[bc]), .crc(cr)
+        );
+        always @(posedge clk) begin
+            if (stepping) begin
+                bc <= bc + 1'b1;
+                if (bc == 3'd7) begin
+                    stepping <= 1'b0;
+                end
+            end
+            if (step && !hunting) begin
+                stepping <= 1'b1;
+                bc       <= 3'd0;
+                cb       <= in_b;
+            end
+            if (rst) begin
+                stepping <= 1'b0;
+            end
+        end
+        assign crc_next = 32'd0;
+        assign crc_good = (cr == RESIDUE);
+        assign crc_busy = stepping;
+        wire unused_crc = &{1'b0, crc, crc_ok};
+    end else begin : g_crc_byte
+        crc32 crc_inst (
+            .crc_in(crc),
+            .data_in(in_b),
+            .crc_out(crc_next)
+        );
+        assign crc_good = crc_ok;
+        assign crc_busy = 1'b0;
+    end
+endgenerate
 
 wire [LEN_W-1:0] hdr_len    = {in_b[LEN_W-9:0], len_lo};
 wire             len_hi_bad = (LEN_W < 16) ? (in_b[7:LEN_W-8] != {(16-LEN_W){1'b0}}) : 1'b0;
-wire             len_bad    = len_hi_bad || (hdr_len > LEN_MAX);
+wire             len_bad    = len_hi_bad || gt_c(32'(hdr_len), 32'(LEN_MAX));
 // (used_b + 1) * 32 + (len / 32 + 1) * 32 <= FIFO_DEPTH - RESERVE: the
 // candidate's own header bytes are counted, the queue only frees bytes
 // meanwhile
 wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:5]);
-wire             pay_ok     = (need_b <= BLK_MAX);
+wire             pay_ok     = !gt_c(32'(need_b), 32'(BLK_MAX));
 wire             hdr_end    = step && (state == ST_HDR) && (cnt == 3'd5);
 
 // header bytes stored: type (0), seq (2, 3), len lo (4), {busy, len hi} (5)
@@ -196,8 +286,9 @@ wire [7:0] wdata = hdr_end ? {!pay_ok, in_b[6:0]} : in_b;
 
 wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && (idle_cnt == IDLE_LAST);
 wire drop_len  = hdr_end && len_bad;
-wire commit    = (state == ST_END) && crc_ok && (held != HELD_MAX);
-wire rollback  = drop_len || timeout || ((state == ST_END) && !commit);
+wire at_end    = (state == ST_END) && !crc_busy;       // the candidate is complete
+wire commit    = at_end && crc_good && (held != HELD_MAX);
+wire rollback  = drop_len || timeout || (at_end && !commit);
 
 // read side: header fetch, then payload
 wire desc_pop  = d_valid && m_desc_ready;
@@ -274,9 +365,9 @@ always @(posedge clk) begin
         wr <= wr + 1'b1;
     end
     if (step && !hunting) begin
-        idle_cnt <= {IDLE_W{1'b0}};
+        idle_cnt <= IDLE_SEED;
     end else if (IDLE_CYCLES > 1) begin
-        idle_cnt <= hunting ? {IDLE_W{1'b0}} : idle_cnt + 1'b1;
+        idle_cnt <= hunting ? IDLE_SEED : {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
     end
 
     case (state)
@@ -304,7 +395,7 @@ always @(posedge clk) begin
             end
         end
         default: begin // ST_HUNT, ST_END: a byte arriving here is hunted
-            state <= ST_HUNT;
+            if (!crc_busy) state <= ST_HUNT;
             cnt   <= 3'd0;
             if (step && in_b == SOF) begin
                 state <= ST_HDR;
@@ -312,10 +403,10 @@ always @(posedge clk) begin
         end
     endcase
 
-    if (state == ST_END) begin
-        ev_crc_reg  <= !crc_ok;
+    if (at_end) begin
+        ev_crc_reg  <= !crc_good;
         ev_good_reg <= commit && !busy_f;
-        ev_ovf_reg  <= crc_ok && (!commit || busy_f);   // busy, or discarded whole
+        ev_ovf_reg  <= crc_good && (!commit || busy_f);   // busy, or discarded whole
     end
     if (commit) begin
         cm <= wr;
@@ -364,7 +455,7 @@ always @(posedge clk) begin
         cm           <= {PW{1'b0}};
         rd           <= {PW{1'b0}};
         held         <= {HC_W{1'b0}};
-        idle_cnt     <= {IDLE_W{1'b0}};
+        idle_cnt     <= IDLE_SEED;
         hcnt         <= 3'd0;
         hcap         <= 1'b0;
         d_valid      <= 1'b0;

@@ -20,9 +20,12 @@
  *   - A read (rd_req held high with rd_idx) waits for the next visit of
  *     counter rd_idx that starts after rd_req rose and returns the bytes
  *     that visit writes: every event counted before the visit started.
- *     rd_valid then stays high, with rd_data stable, until rd_req falls
- *     (the reader may take the value a byte at a time); the sweep goes on
- *     meanwhile. Drop rd_req for at least one clock between reads.
+ *     rd_valid then stays high until rd_req falls, with the value's
+ *     least significant byte on rd_data; each rd_next pulse shifts the
+ *     next byte down (the reader takes the value a byte at a time, byte 0
+ *     first, with at most 3 pulses per read: no byte mux, the value is a
+ *     shift register); the sweep goes on meanwhile. Drop rd_req for at
+ *     least one clock between reads.
  *   - clear (and rst) sets every counter to 0 at once: the next NCNT
  *     visits (one of each counter) fold from 0 instead of the RAM's bytes
  *     (a shift register of NCNT flags, no per-counter logic), and the
@@ -33,11 +36,15 @@
  * time: 7 in 36 clocks with NCNT = 9 and the defaults (the fastest counter,
  * UART bit times, counts one event per CLKS_PER_BIT >= 8 clocks: at most 5
  * in 36, 6 in 44 with NCNT = 11; frame-level events are at least a
- * minimum frame, 11 bytes, apart).
+ * minimum frame, 11 bytes, apart; proto_engine's core runs at least a
+ * 32-clock seed step apart). proto_engine uses PEND_W = 3 (5 cost 42
+ * more LUT4: 159 + 12 against 117 + 12).
  *
  * Parameters:
  *   NCNT    number of counters, 2..16
  *   PEND_W  width of a pending count, 2..8 (3)
+ *   INC1    bit i set: counter i never gets more than 1 per clock (bit
+ *           2i+1 of inc is ignored; its pending adder is an incrementer)
  *
  * Ports:
  *   clk, rst                 clock; synchronous active-high reset: all
@@ -47,14 +54,18 @@
  *                            the same clock are dropped)
  *   rd_req, rd_idx           read request (hold both until done with
  *                            rd_data); rd_idx is $clog2(NCNT) bits
- *   rd_valid, rd_data [31:0] counter rd_idx's value is on rd_data (level,
- *                            until rd_req falls)
+ *   rd_valid, rd_data [7:0]  counter rd_idx's value is held (level, until
+ *                            rd_req falls); rd_data is its byte 0, then
+ *                            byte k after k rd_next pulses
+ *   rd_next                  1-cycle pulse while rd_valid: the next byte
+ *                            of the held value moves onto rd_data
  *
  * Latency: rd_valid rises 5 to 4*NCNT+5 clocks after rd_req rises.
  */
 module stat_counters #(
     parameter NCNT   = 11,
-    parameter PEND_W = 3
+    parameter PEND_W = 3,
+    parameter [15:0] INC1 = 16'h0000
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -65,7 +76,8 @@ module stat_counters #(
     input  wire              rd_req,
     input  wire [$clog2(NCNT)-1:0] rd_idx,
     output wire              rd_valid,
-    output wire [31:0]       rd_data
+    output wire [7:0]        rd_data,
+    input  wire              rd_next
 );
 
 localparam integer  IW    = $clog2(NCNT);
@@ -97,7 +109,7 @@ wire [7:0]        addend = w0 ? 8'(snap) : {7'd0, c};
 wire [8:0]        fold   = {1'b0, zj ? 8'd0 : rdata} + {1'b0, addend};
 
 assign rd_valid = valid_reg;
-assign rd_data  = val;
+assign rd_data  = val[7:0];
 
 always @(posedge clk) begin
     mem[wa] <= fold[7:0];
@@ -124,7 +136,7 @@ genvar g;
 generate
     for (g = 0; g < NCNT; g = g + 1) begin : g_pend
         wire [PEND_W-1:0] p = pend[PEND_W*g +: PEND_W];
-        wire [PEND_W-1:0] i = PEND_W'(inc[2*g +: 2]);
+        wire [PEND_W-1:0] i = INC1[g] ? PEND_W'(inc[2*g]) : PEND_W'(inc[2*g +: 2]);
         wire [PEND_W-1:0] sum = pend_add(p, i);
         always @(posedge clk) begin
             if (w0 && jw == IW'(g)) begin
@@ -147,13 +159,12 @@ always @(posedge clk) begin
         valid_reg <= 1'b0;
         hit       <= 1'b0;
     end
+    // val is a shift register: a visit's bytes 0..3 enter at the top, the
+    // reader shifts them out at the bottom (never in the same clock)
+    if (hit || rd_next) begin
+        val <= {fold[7:0], val[31:8]};
+    end
     if (hit) begin
-        case (wa[1:0])
-            2'd0:    val[7:0]   <= fold[7:0];
-            2'd1:    val[15:8]  <= fold[7:0];
-            2'd2:    val[23:16] <= fold[7:0];
-            default: val[31:24] <= fold[7:0];
-        endcase
         if (wa[1:0] == 2'd3) begin
             valid_reg <= rd_req;
         end

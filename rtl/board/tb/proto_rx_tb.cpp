@@ -41,6 +41,14 @@
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
+// CRC_SERIAL = 1 (bit-serial CRC) needs its input bytes at least 9 clocks
+// apart (a UART byte is 80 or more): every gap is stretched to 8 idle
+// clocks or more
+#if defined(CRC_SERIAL) && CRC_SERIAL
+static const int MIN_GAP = 8;
+#else
+static const int MIN_GAP = 0;
+#endif
 static const int MAXP = 1024;
 // a gap this long inside a frame times out
 static const int LONG_GAP = IDLE_CYCLES + 100;
@@ -220,7 +228,10 @@ struct Bench {
 
     void feed(const std::vector<In>& in) {
         bool was_empty = src.empty();
-        for (auto& x : in) src.push_back(x);
+        for (auto x : in) {
+            x.gap = std::max(x.gap, MIN_GAP);
+            src.push_back(x);
+        }
         if (was_empty && !src.empty()) wait = src.front().gap;
     }
     // run until the input is consumed, any candidate has timed out and the
@@ -461,10 +472,16 @@ int main(int argc, char** argv) {
         Counts c;
         for (auto& d : model(in, c)) t.expect.push_back(d);
         Counts before = t.got;
+        uint64_t busy0 = t.busy;
         t.feed(in);
         t.run_until_idle();
         CHECK(t.expect.empty(), "after reset: %zu frames never delivered", t.expect.size());
-        CHECK_EQ(t.got.good - before.good, c.good, "ev_good after reset");
+        // a frame whose header ends while a large one is still queued may
+        // be refused room (busy: its payload is not stored), which happens
+        // with slow input (CRC_SERIAL: bytes 9 clocks apart) and two
+        // maximal frames in a row
+        CHECK_EQ(t.got.good - before.good + (t.busy - busy0), c.good, "ev_good + busy after reset");
+        CHECK_EQ(t.got.ovf - before.ovf, t.busy - busy0, "ev_overflow after reset (busy frames)");
     }
     std::printf("proto_rx: %llu discarded, %llu busy in the mixed streams (FRAMES held, no room)\n",
                 (unsigned long long)mixed_discarded, (unsigned long long)t.busy);

@@ -7,9 +7,11 @@
 // Random increments (0..3 per counter per clock, in bursts and sparse,
 // never more than the documented 2^PEND_W-1 = 7 events per counter in any
 // 4*NCNT consecutive clocks),
-// random clear pulses and random reads (rd_req held until rd_valid and
-// then 0..5 clocks more, as the engine does while it takes the value a
-// byte at a time; rd_data must stay stable meanwhile). A read must return a
+// random clear pulses and random reads (rd_req held until rd_valid; the
+// value's 4 bytes then taken from rd_data one at a time, byte 0 first,
+// with an rd_next pulse after each of the first three and random stalls,
+// as the engine does; rd_req held 0..5 clocks more, rd_data stable
+// meanwhile). A read must return a
 // value between the model's count when the request was raised and its
 // count at rd_valid (the fold point lies in between); after a quiet period
 // every read must be exact (all modulo 2^32). Wrapping: counters preset
@@ -36,6 +38,8 @@ struct Bench {
     int hold = -1;          // clocks rd_req stays high after rd_valid (-1: not valid yet)
     bool gap = false;       // rd_req low for one clock between reads
     uint32_t held = 0;
+    uint32_t acc = 0;       // bytes of the value taken so far
+    int nb = 0;             // ... how many
     uint64_t lo = 0;
     uint64_t reads = 0;
     bool exact = false;
@@ -73,6 +77,8 @@ struct Bench {
         if (!reading && !gap && !clear && coin(0.05)) {
             reading = true;
             hold = -1;
+            nb = 0;
+            acc = 0;
             ridx = rnd(0, NCNT - 1);
             lo = cnt[ridx];
         }
@@ -82,12 +88,19 @@ struct Bench {
         m->inc = incv;
         m->rd_req = reading;
         m->rd_idx = ridx;
+        m->rd_next = 0;
         tb.settle();
         // rd_valid may stay high for the clock in which rd_req falls
         if (m->rd_valid && m->rd_req && !rst) {
             CHECK(reading, "rd_valid without a request");
-            if (reading && hold < 0) {
-                uint64_t v = m->rd_data;
+            if (reading && hold < 0 && nb < 4 && coin(0.7)) {
+                // take byte nb; rd_next (registered) shifts the next one down
+                acc |= (uint32_t)m->rd_data << (8 * nb);
+                if (nb < 3) m->rd_next = 1;
+                nb++;
+            }
+            if (reading && hold < 0 && nb == 4) {
+                uint64_t v = acc;
                 if (exact) CHECK_EQ(v, low(cnt[ridx]), "exact read");
                 // v lies between lo and the count now, modulo 2^32
                 CHECK(low(v - lo) <= cnt[ridx] - lo, "read counter %d: %llu not in [%llu, %llu] (mod 2^32)", ridx,
@@ -95,8 +108,8 @@ struct Bench {
                 held = (uint32_t)v;
                 hold = rnd(0, 5);
                 reads++;
-            } else if (reading) {
-                CHECK_EQ(m->rd_data, held, "rd_data changed while the read is held");
+            } else if (reading && hold >= 0) {
+                CHECK_EQ(m->rd_data, held >> 24, "rd_data changed while the read is held");
             }
             if (reading && hold-- == 0) {
                 reading = false;
@@ -128,6 +141,8 @@ struct Bench {
             while (reading || gap) cycle();
             reading = true;
             hold = -1;
+            nb = 0;
+            acc = 0;
             ridx = i;
             lo = cnt[i];
             long g = 0;
