@@ -37,7 +37,8 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
 	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255; 1 leaves the set loop out, the host then sends one request per set)")
-	coreRatio := fs.Int("core-clock-ratio", 1, "1: one clock; 2: the core on the PLL's clock (--freq) and the board shell on half of it (board tops, not --core-only; docs/synthesis.md \"The dual-clock board\")")
+	coreRatio := fs.Int("core-clock-ratio", 0, "1: one clock; 2: the core on the PLL's clock (--freq) and the board shell on half of it (board tops, not --core-only; docs/synthesis.md \"The dual-clock board\"); 0: chosen by the lane search without a lane count (both tried), else 1")
+	maxFreq := fs.Float64("max-freq", 0, "the highest core clock in `MHz` the lane search tries (no lane count; 0: the device's, up5k 60, hx8k 108)")
 	closeTiming := fs.Bool("close", false, "if timing fails, retry at the highest multiple of 3 MHz below the Fmax reached (up to 3 runs)")
 	noPack := fs.Bool("no-pack", false, "one block RAM per lane (do not pack two 8-bit banks per block RAM)")
 	noRelax := fs.Bool("no-relax", false, "keep yosys's read/write collision logic on the banks")
@@ -68,8 +69,11 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	if err := checkSetsMax(*setsMax); err != nil {
 		return err
 	}
-	if *coreRatio != 1 && *coreRatio != 2 {
-		return fmt.Errorf("%w: --core-clock-ratio %d, want 1 (one clock) or 2 (the core at the PLL's clock, the shell at half)", errUsage, *coreRatio)
+	if *coreRatio < 0 || *coreRatio > 2 {
+		return fmt.Errorf("%w: --core-clock-ratio %d, want 1 (one clock) or 2 (the core at the PLL's clock, the shell at half), or 0 (the lane search chooses)", errUsage, *coreRatio)
+	}
+	if *maxFreq < 0 {
+		return fmt.Errorf("%w: --max-freq %g, want a clock in MHz (0: the device's)", errUsage, *maxFreq)
 	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
@@ -140,7 +144,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := synth.Options{
 		Design: d, Bank: bank, Model: *model, Device: *device, FreqMHz: *freq, Seed: *seed,
-		CoreOnly: *coreOnly, NoEth: *noEth, SetsMax: *setsMax, CoreClockRatio: *coreRatio, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
+		MaxMHz: *maxFreq, CoreOnly: *coreOnly, NoEth: *noEth, SetsMax: *setsMax, CoreClockRatio: *coreRatio, NoPack: *noPack, NoRelax: *noRelax, Dir: dir, Cache: *cache,
 	}
 	if !*quiet {
 		opts.Progress = stderr
@@ -242,7 +246,11 @@ func printSynth(w io.Writer, r *synth.Result) {
 				cached++
 			}
 		}
-		fmt.Fprintf(w, "  lane search: %d steps (%d from the result cache), chose %d lanes (docs/synthesis.md)\n", len(r.Search), cached, r.Lanes)
+		clock := fmt.Sprintf("one clock at %.3f MHz", r.ClockMHz)
+		if r.CoreClockRatio == 2 {
+			clock = fmt.Sprintf("two clocks, core %.3f MHz and shell %.3f MHz", r.ClockMHz, r.ShellClockMHz)
+		}
+		fmt.Fprintf(w, "  lane search: %d steps (%d from the result cache), chose %d lanes, %s (docs/synthesis.md)\n", len(r.Search), cached, r.Lanes, clock)
 	}
 	bit := r.Bitstream
 	if bit == "" {

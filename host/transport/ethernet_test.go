@@ -181,7 +181,11 @@ func TestEthernetNetns(t *testing.T) {
 	if st.Counters[frame.CounterEthDropped] < 2 {
 		t.Errorf("board dropped %d foreign frames, want at least 2", st.Counters[frame.CounterEthDropped])
 	}
-	if ds := d.Stats(); ds.Link.Filtered < 1 || ds.Stray != 0 {
-		t.Errorf("host filtered %d frames from another MAC, stray %d", ds.Link.Filtered, ds.Stray)
+	// A request retried after a spurious timeout (the machine under load:
+	// the RTO is about 20 ms) is answered twice and its late answer is
+	// stray; more stray answers than retries would be frames the host
+	// should have filtered (the foreign-MAC response above).
+	if ds := d.Stats(); ds.Link.Filtered < 1 || ds.Stray > ds.Retries {
+		t.Errorf("host filtered %d frames from another MAC, stray %d (retries %d)", ds.Link.Filtered, ds.Stray, ds.Retries)
 	}
 }

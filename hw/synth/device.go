@@ -25,14 +25,22 @@ type Device struct {
 	// MIIClocks are the top-level ports carrying the PHY's 25 MHz MII
 	// clocks (constrained with set_frequency in the full board top).
 	MIIClocks []string `json:"-"`
+	// DualClock is true when the device top has the dual-clock board
+	// (CORE_CLK = 1: the core on the PLL's clock, the shell on half).
+	DualClock bool `json:"dual_clock"`
+	// AutoMaxMHz is the highest core clock Auto tries without
+	// Options.MaxMHz: about twice the board shell's Fmax measured on the
+	// part (UP5K 29-33 MHz, HX8K 45-57 MHz), no more than the core alone
+	// reaches there (UP5K 60 lanes 49-53 MHz, HX8K 64 lanes 130 MHz).
+	AutoMaxMHz float64 `json:"auto_max_mhz"`
 }
 
 // devices are the supported parts.
 var devices = map[string]Device{
 	"up5k": {Name: "up5k", Board: "icebreaker", Package: "sg48", LCs: 5280, BRAMs: 30, RefMHz: 12, PCF: "icebreaker.pcf",
-		MIIClocks: []string{"ETH_RX_CLK", "ETH_TX_CLK"}},
+		MIIClocks: []string{"ETH_RX_CLK", "ETH_TX_CLK"}, DualClock: true, AutoMaxMHz: 60},
 	"hx8k": {Name: "hx8k", Board: "hx8k", Package: "ct256", LCs: 7680, BRAMs: 32, RefMHz: 12, PCF: "hx8k.pcf",
-		MIIClocks: []string{"ETH_RX_CLK", "ETH_TX_CLK"}},
+		MIIClocks: []string{"ETH_RX_CLK", "ETH_TX_CLK"}, DualClock: true, AutoMaxMHz: 108},
 }
 
 // DeviceNames returns the supported device names, sorted.

@@ -33,8 +33,12 @@ type Options struct {
 	// Device is "up5k" (iCEBreaker) or "hx8k" (HX8K breakout board).
 	Device string
 	// FreqMHz is the target core clock: the PLL is set to it (icepll) and
-	// nextpnr is asked to meet it. 0 means DefaultMHz.
+	// nextpnr is asked to meet it. 0 means DefaultMHz. Auto tries it and
+	// the clocks above it up to MaxMHz.
 	FreqMHz float64
+	// MaxMHz is the highest core clock Auto tries (0: the device's
+	// AutoMaxMHz); Run ignores it.
+	MaxMHz float64
 	// PlaceMHz is the clock nextpnr's timing-driven placement aims at
 	// (--freq); 0 means FreqMHz. nextpnr takes its clock constraint from
 	// --freq alone (the PLL's setting does not enter), so a run with
@@ -62,7 +66,8 @@ type Options struct {
 	// GENCLK_HALF; rtl/board/core_xing.v crosses between them): the UART
 	// divider is the shell clock's, nextpnr constrains both clocks, and
 	// both must meet their clock. 0 or 1: one clock. Board tops only (not
-	// core-only).
+	// core-only). For Auto, 0 searches both where the device top has the
+	// dual-clock board (Device.DualClock), 1 or 2 only that one.
 	CoreClockRatio int
 	// SynthOnly stops after yosys: the Result has yosys's cell counts
 	// only (the estimate Auto searches with); no place and route.

@@ -26,6 +26,11 @@
  *     returns to the commit pointer) and never seen by the consumer. An
  *     s_axis_tlast before the last CRC byte is a framing error (truncated
  *     frame); bytes after the CRC up to s_axis_tlast (padding) are skipped.
+ *   - DESC_DEPTH = 0: the packet's last byte (s_axis_tlast) is taken only
+ *     after the frame's descriptor has been taken (a last CRC byte with
+ *     s_axis_tlast is checked while offered, not taken), so s_mac, the
+ *     MAC's m_src_mac, stays the frame's and is the descriptor's MAC
+ *     itself, without a copy.
  *   - No room: the parser stalls (s_axis_tready low) until there is room;
  *     nothing is lost, the MAC's buffer absorbs the wait.
  *
@@ -48,8 +53,9 @@
  *                                the control state (parser, FIFO pointers)
  *   s_axis_tdata/tvalid/tready   payload bytes from eth_mac_rx
  *   s_axis_tlast                 last byte of a packet
- *   s_mac [47:0]                 source MAC of the packet, stable while its
- *                                bytes are offered
+ *   s_mac [47:0]                 source MAC of the packet, stable from its
+ *                                first byte until its last byte is taken
+ *                                (gaps included: eth_mac_rx's m_src_mac)
  *   m_desc_valid/ready           descriptor stream (FWFT)
  *   m_desc_type, m_desc_seq, m_desc_len, m_desc_busy (0), m_desc_mac
  *                                descriptor fields (stable while valid)
@@ -115,18 +121,15 @@ localparam [2:0] ST_SKIP = 3'd5;   // discard up to s_axis_tlast
 // ------------------------------------------------------------ parser state
 reg [2:0]       state = ST_HUNT;
 reg [2:0]       cnt = 3'd0;          // header / CRC byte index
-// hist: the header bytes after SOF, shifted in at the top; after the
-// header it holds {len hi, len lo, seq hi, seq lo, flags, type}
-reg [47:0]      hist;
+// the header fields after SOF (type flags seq[2] len[2]), each written at
+// its byte (the flags byte is not kept)
+reg [7:0]       f_type;
+reg [15:0]      f_seq;
+reg [LEN_W-1:0] f_len;               // low byte first, then the high bits
 reg [LEN_W-1:0] rem;                 // payload bytes still to come
 reg [31:0]      crc;
 reg             crc_ok;
 reg             last_seen;           // the last CRC byte had tlast
-reg [47:0]      f_mac;
-
-wire [7:0]       f_type = hist[7:0];
-wire [15:0]      f_seq  = hist[31:16];
-wire [LEN_W-1:0] f_len  = hist[32 +: LEN_W];
 
 reg ev_good_reg = 1'b0;
 reg ev_crc_reg = 1'b0;
@@ -151,11 +154,15 @@ wire          desc_pop  = m_desc_valid && m_desc_ready;
 wire          desc_push = (state == ST_END) && crc_ok && !desc_full;
 
 // ------------------------------------------------------------ input byte
-wire       hold_desc = (DESC_DEPTH == 0) && (state == ST_HUNT) && desc_full;
-assign     s_axis_tready = (state != ST_END) && !((state == ST_PAY) && fifo_full) && !hold_desc;
-wire       step   = s_axis_tvalid && s_axis_tready;
-wire [7:0] in_b   = s_axis_tdata;
 wire       in_last = s_axis_tlast;
+// DESC_DEPTH = 0: a packet's last byte waits until the descriptor is taken
+// (and a last CRC byte with tlast is checked without being taken)
+wire       crc_end   = (state == ST_CRC) && (cnt == 3'd3);
+wire       hold_last = (DESC_DEPTH == 0) && in_last && (desc_full || crc_end);
+assign     s_axis_tready = (state != ST_END) && !((state == ST_PAY) && fifo_full) && !hold_last;
+wire       step   = s_axis_tvalid && s_axis_tready;
+wire       peek   = s_axis_tvalid && crc_end && hold_last;   // checked, not taken
+wire [7:0] in_b   = s_axis_tdata;
 
 wire [31:0] crc_next;
 crc32 crc_inst (
@@ -164,7 +171,7 @@ crc32 crc_inst (
     .crc_out(crc_next)
 );
 
-wire [LEN_W-1:0] hdr_len = {in_b[LEN_W-9:0], hist[47:40]};
+wire [LEN_W-1:0] hdr_len = {in_b[LEN_W-9:0], f_len[7:0]};
 wire             len_hi_bad = (LEN_W < 16) ? (in_b[7:LEN_W-8] != {(16-LEN_W){1'b0}}) : 1'b0;
 wire             len_bad = len_hi_bad || (hdr_len > LEN_MAX);
 wire             pay_we = step && (state == ST_PAY);
@@ -180,6 +187,7 @@ assign m_desc_seq   = desc_head[23:8];
 assign m_desc_len   = desc_head[24 +: LEN_W];
 assign m_desc_busy  = 1'b0;
 assign m_desc_mac   = desc_head[DW-1 -: 48];
+
 
 assign m_axis_tdata  = out_data;
 assign m_axis_tvalid = out_valid;
@@ -203,7 +211,8 @@ generate
         reg held = 1'b0;
         assign desc_full  = held;
         assign desc_empty = !held;
-        assign desc_head  = {f_mac, f_len, f_seq, f_type};
+        // s_mac is the packet's until its last byte is taken (after this)
+        assign desc_head  = {s_mac, f_len, f_seq, f_type};
         always @(posedge clk) begin
             if (desc_push) begin
                 held <= 1'b1;
@@ -223,10 +232,14 @@ generate
         reg [DA_W-1:0] dwr = {DA_W{1'b0}};
         reg [DA_W-1:0] drd = {DA_W{1'b0}};
         reg [DC_W-1:0] dcount = {DC_W{1'b0}};
+        reg [47:0]     f_mac;
         assign desc_full  = (dcount == DC_FULL);
         assign desc_empty = (dcount == {DC_W{1'b0}});
         assign desc_head  = dmem[drd];
         always @(posedge clk) begin
+            if (step && state == ST_HUNT) begin
+                f_mac <= s_mac;
+            end
             if (desc_push) begin
                 dmem[dwr] <= {f_mac, f_len, f_seq, f_type};
             end
@@ -258,21 +271,27 @@ always @(posedge clk) begin
         crc <= crc_next;
         if (state == ST_HUNT) begin
             crc   <= 32'hFFFFFFFF;
-            f_mac <= s_mac;
         end
         if (state == ST_HDR) begin
-            hist <= {in_b, hist[47:8]};
-        end
-        if (state == ST_HDR && cnt == 3'd5) begin
-            rem <= hdr_len;
+            case (cnt)
+                3'd0:    f_type      <= in_b;
+                3'd2:    f_seq[7:0]  <= in_b;
+                3'd3:    f_seq[15:8] <= in_b;
+                3'd4:    f_len[7:0]  <= in_b;
+                3'd5:    begin
+                    f_len[LEN_W-1:8] <= in_b[LEN_W-9:0];
+                    rem              <= hdr_len;
+                end
+                default: ;
+            endcase
         end
         if (state == ST_PAY) begin
             rem <= rem - 1'b1;
         end
-        if (state == ST_CRC) begin
-            crc_ok    <= (crc_next == RESIDUE);
-            last_seen <= in_last;
-        end
+    end
+    if ((step || peek) && state == ST_CRC) begin
+        crc_ok    <= (crc_next == RESIDUE);
+        last_seen <= in_last;
     end
 end
 
@@ -327,7 +346,7 @@ always @(posedge clk) begin
             end
         end
         ST_CRC: begin
-            if (step) begin
+            if (step || peek) begin
                 cnt <= cnt + 1'b1;
                 if (in_last && cnt != 3'd3) begin
                     ev_frame_reg <= 1'b1;
@@ -339,14 +358,16 @@ always @(posedge clk) begin
             end
         end
         ST_END: begin
+            // DESC_DEPTH = 0: the packet's last byte is still to be taken
+            // (in ST_SKIP, after the descriptor), peeked or not yet seen
             if (!crc_ok) begin
                 ev_crc_reg <= 1'b1;
                 wr_ptr <= commit_ptr;
-                state  <= last_seen ? ST_HUNT : ST_SKIP;
+                state  <= (last_seen && DESC_DEPTH != 0) ? ST_HUNT : ST_SKIP;
             end else if (!desc_full) begin
                 ev_good_reg <= 1'b1;
                 commit_ptr  <= wr_ptr;
-                state       <= last_seen ? ST_HUNT : ST_SKIP;
+                state       <= (last_seen && DESC_DEPTH != 0) ? ST_HUNT : ST_SKIP;
             end
         end
         default: begin // ST_SKIP

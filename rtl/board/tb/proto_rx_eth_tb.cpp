@@ -154,6 +154,7 @@ struct Bench {
     std::deque<In> src;
     int wait = 0;           // gap still to wait before src.front()
     bool offered = false;
+    bool in_packet = false;  // a byte of the packet taken, its last not yet
     // output side
     std::deque<Desc> expect;          // frames still to be delivered
     std::deque<Desc> taken;           // descriptors taken, payload pending
@@ -196,7 +197,9 @@ struct Bench {
         m->s_axis_tvalid = offered;
         m->s_axis_tdata = offered ? src.front().b : (uint8_t)rnd(0, 255);
         m->s_axis_tlast = offered ? src.front().last : 0;
-        m->s_mac = offered ? src.front().mac : rng() & 0xFFFFFFFFFFFFull;
+        // s_mac: the packet's from its first byte until its last is taken,
+        // gaps included (eth_mac_rx's m_src_mac); between packets anything
+        m->s_mac = (offered || in_packet) ? src.front().mac : rng() & 0xFFFFFFFFFFFFull;
         // consumer: descriptor ready only when its payload rules allow it
         bool want_desc = !stall && coin(desc_p);
         bool can_take = true;
@@ -273,6 +276,7 @@ struct Bench {
         }
 
         if (offered && m->s_axis_tready && !rst) {
+            in_packet = !src.front().last;
             src.pop_front();
             offered = false;
             wait = src.empty() ? 0 : src.front().gap;
