@@ -1187,10 +1187,21 @@ module {{.Prefix}}_core #(
 
     // ---------------------------------------------------------------
     // Result register and control.
-    // stat_cur holds stat_word[stat_idx], loaded a word ahead (from
-    // stat_nidx = stat_idx + 1), so that the offered word is a register.
-    reg  [{{sub .StatIdxW 1}}:0] stat_idx, stat_nidx;
+    // stat_cur holds stat_word[stat_idx], loaded a word ahead, so that
+    // the offered word is a register. The word ahead (index stat_idx + 1)
+    // is selected by a one-hot register, stat_nsel, as an AND-OR of the
+    // words: two or three LUT levels instead of a binary multiplexer's
+    // five, on what was the core clock's critical path.
+    reg  [{{sub .StatIdxW 1}}:0] stat_idx;
+    reg  [STAT_WORDS-1:0] stat_nsel;
     reg  [31:0] stat_cur;
+    reg  [31:0] stat_next;
+    integer     stat_i;
+    always @(*) begin
+        stat_next = 32'd0;
+        for (stat_i = 0; stat_i < STAT_WORDS; stat_i = stat_i + 1)
+            stat_next = stat_next | (stat_word[stat_i] & {32{stat_nsel[stat_i]}});
+    end
     wire stat_take = state == S_STATS && out_free;
     wire stat_end  = stat_take && stat_idx == {{dec .StatIdxW (sub .StatWords 1)}};
 
@@ -1254,12 +1265,12 @@ module {{.Prefix}}_core #(
     always @(posedge clk) begin
         if (state != S_STATS) begin
             stat_idx  <= {{dec .StatIdxW 0}};
-            stat_nidx <= {{dec .StatIdxW 1}};
+            stat_nsel <= {{"{"}}{{sub .StatWords 1}}'d1, 1'b0};
             stat_cur  <= stat_word[0];
         end else if (stat_take) begin
-            stat_idx  <= stat_nidx;
-            stat_nidx <= stat_nidx + 1'b1;
-            stat_cur  <= stat_word[stat_nidx];
+            stat_idx  <= stat_idx + 1'b1;
+            stat_nsel <= stat_nsel << 1;
+            stat_cur  <= stat_next;
         end
     end
 
