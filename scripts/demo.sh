@@ -22,22 +22,20 @@ DEVICE=${DEVICE:-up5k}
 # for this model so that the demo places and routes once. With B = 4
 # thresholds (four lanes per block RAM) and 16-bit LFSRs, the defaults of
 # `ptm synth` (docs/fixed-point.md 2.3), and the dual-clock board
-# (RATIO=2: the core on the PLL's 48 MHz, the board shell on half of it,
-# the UART at 3 Mbaud from 24 MHz; docs/synthesis.md "The dual-clock
-# board"), 36 lanes place in the UP5K (4,221 cells with the leaner shell
-# of branch shell5; 4,443 before) and meet both clocks with nextpnr seed 3
-# (core Fmax 48.47 MHz, shell 31.08; seeds 1 and 2 reached 46.9 and 47.1
-# with this shell; with the earlier shell seed 2 reached 49.0 and seed 1
-# 47.5; 40 lanes did not place with seed 1; at 42 MHz the shell's 21 MHz
-# only gives the UART 1.5 Mbaud). RATIO=1 LANES=28 FREQ=27 SEED=1 builds the
-# single-clock image instead (4,096 cells, Fmax 30.1 MHz: the shell's
-# control paths hold the one clock near 30 MHz). LANES=auto runs `ptm
-# synth`'s own search (about 40 minutes from an empty cache on the loaded
-# 2-core machine).
+# (RATIO=2: the core on the PLL's 54 MHz, the board shell on half of it,
+# the UART at 3 Mbaud from 27 MHz, 9 clocks per bit; docs/synthesis.md
+# "The dual-clock board"), 60 lanes (5 x 12, 48.87 clocks per sample)
+# place in the UP5K (4,393 cells with generator 0.2.2 and the shell of
+# this session) and meet both clocks with nextpnr seed 2 (core Fmax 54.96
+# MHz, shell 34.39): 1.10 M samples/s at the clock, issue 12's target.
+# Seed 3 reached 53.55 MHz. RATIO=2 LANES=36 FREQ=48 SEED=3 builds the
+# previous demo image; RATIO=1 LANES=28 FREQ=27 SEED=1 the single-clock
+# one. LANES=auto runs `ptm synth`'s own search (most of an hour on the
+# loaded 2-core machine).
 RATIO=${RATIO:-2}
-LANES=${LANES:-36}
-FREQ=${FREQ:-48}
-SEED=${SEED:-3}
+LANES=${LANES:-60}
+FREQ=${FREQ:-54}
+SEED=${SEED:-2}
 K=${K:-100}
 mkdir -p "$out"
 steps="$out/steps.tsv"

@@ -3,10 +3,14 @@ package board
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/host/driver"
 	pframe "github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
+	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // TestConformanceDualClock runs the host's conformance suite (TestConformance)
@@ -57,4 +61,61 @@ func TestDualClockImage(t *testing.T) {
 	got := reportEqualsFixed(t, iris, s, cfg)
 	t.Logf("dual-clock image (40 lanes on clk_core, UART only, SETS_MAX 1, W 16): %d rows, 0 mismatches; report = eval --fixed: accuracy %.4f, ECE %.4f",
 		len(iris.X), got[0], got[1])
+}
+
+// TestFlashedImageLine streams Iris queries (votes mode, K = 100, one query
+// of the model's 8 threshold sets per row) to the Verilated board of the
+// image that meets issue 12's first target (`ptm synth --device up5k
+// --no-eth --core-clock-ratio 2 --lanes 60 --freq 54 --seed 2`, the `make
+// demo` image: UART only, SETS_MAX 8, B = 4, W = 16, 60 lanes on clk_core
+// at 54 MHz, 1.10 M samples/s; the shell at 27 MHz with its UART at 9
+// clocks per bit, 3 Mbaud) and checks that the receive line, not the
+// core, bounds the rate: the board's counters show the line busy at least
+// 95% of its bit times, the queries are within 5% of what the line could
+// carry, nothing is resent and every answer equals the golden model's
+// (runStream). A query's request is about 45 bytes (90 shell clocks a
+// byte, about 4,000 a query) while the core takes 100 x 48.87 core clocks
+// (about 2,450 shell clocks) for it.
+func TestFlashedImageLine(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	iris := loadIris(t)
+	o := irisOptions(iris.m, 60, true)
+	b4, err := fixed.Quantize(iris.m.File.Model, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Bank, o.Config.Bits = b4, 4
+	o.Config.LFSRWidth = 16
+	o.NoEthernet = true
+	o.CoreClock = true
+	o.ClksPerBit = 9
+	o.ClockHz = 27_000_000
+	p := start(t, o)
+	X, labels, ids := iris.repeat(testenv.Size(200, 1000))
+	// As TestLeanImageLine: the RTO's floor is 1 s so that a descheduled
+	// simulator causes no resend (a resent request's bytes would count as
+	// line use).
+	cfg := stream.Config{K: 100, Seed: 11, Labels: labels, RowIDs: ids, Mode: pframe.ModeVotes,
+		Driver: driver.Opts{LineRate: 250_000 / o.ClksPerBit, Timeout: 4 * time.Second, MinTimeout: time.Second}}
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud, IdleTimeout: time.Second})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	s := runStream(t, tr, iris.m.File, iris.m.Hash, X, cfg)
+	if s.LinkUtilSource != "board" || s.Board.Info.MMax != 8 {
+		t.Fatalf("link utilization measured by %q (want the board's counters), board MMAX %d (want 8)", s.LinkUtilSource, s.Board.Info.MMax)
+	}
+	bytes, ticks := s.Board.Counters["uart_rx_bytes"], s.Board.Counters["uart_bit_times"]
+	perQuery := float64(s.BytesSent) / float64(max(1, s.Queries))
+	bound := float64(ticks) / (10 * perQuery)
+	t.Logf("flashed image (60 lanes at 54 MHz, shell 27 MHz, 9 clocks per bit): %d queries (%.0f request bytes each), %d bytes in %d bit times: utilization %.3f; %d queries = %.3f of the line's bound %.0f; %d resent",
+		s.Queries, perQuery, bytes, ticks, s.LinkUtilization, s.Queries, float64(s.Queries)/bound, bound, s.Retries)
+	if s.Retries != 0 || s.LinkUtilization < 0.95 || float64(s.Queries) < 0.95*bound {
+		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.95, within 5%%, none resent",
+			s.LinkUtilization, s.Queries, bound, s.Retries)
+	}
 }
