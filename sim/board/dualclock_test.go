@@ -3,14 +3,10 @@ package board
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ptmhw/ptm/golden/fixed"
-	"github.com/ptmhw/ptm/host/driver"
 	pframe "github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
-	"github.com/ptmhw/ptm/host/transport"
-	"github.com/ptmhw/ptm/internal/testenv"
 )
 
 // TestConformanceDualClock runs the host's conformance suite (TestConformance)
@@ -93,29 +89,8 @@ func TestFlashedImageLine(t *testing.T) {
 	o.CoreClock = true
 	o.ClksPerBit = 9
 	o.ClockHz = 27_000_000
-	p := start(t, o)
-	X, labels, ids := iris.repeat(testenv.Size(200, 1000))
-	// As TestLeanImageLine: the RTO's floor is 1 s so that a descheduled
-	// simulator causes no resend (a resent request's bytes would count as
-	// line use).
-	cfg := stream.Config{K: 100, Seed: 11, Labels: labels, RowIDs: ids, Mode: pframe.ModeVotes,
-		Driver: driver.Opts{LineRate: 250_000 / o.ClksPerBit, Timeout: 4 * time.Second, MinTimeout: time.Second}}
-	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud, IdleTimeout: time.Second})
-	if err != nil {
-		t.Fatalf("opening the pty with host/transport: %v", err)
-	}
-	t.Cleanup(func() { tr.Close() })
-	s := runStream(t, tr, iris.m.File, iris.m.Hash, X, cfg)
-	if s.LinkUtilSource != "board" || s.Board.Info.MMax != 8 {
-		t.Fatalf("link utilization measured by %q (want the board's counters), board MMAX %d (want 8)", s.LinkUtilSource, s.Board.Info.MMax)
-	}
-	bytes, ticks := s.Board.Counters["uart_rx_bytes"], s.Board.Counters["uart_bit_times"]
-	perQuery := float64(s.BytesSent) / float64(max(1, s.Queries))
-	bound := float64(ticks) / (10 * perQuery)
-	t.Logf("flashed image (60 lanes at 54 MHz, shell 27 MHz, 9 clocks per bit): %d queries (%.0f request bytes each), %d bytes in %d bit times: utilization %.3f; %d queries = %.3f of the line's bound %.0f; %d resent",
-		s.Queries, perQuery, bytes, ticks, s.LinkUtilization, s.Queries, float64(s.Queries)/bound, bound, s.Retries)
-	if s.Retries != 0 || s.LinkUtilization < 0.95 || float64(s.Queries) < 0.95*bound {
-		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.95, within 5%%, none resent",
-			s.LinkUtilization, s.Queries, bound, s.Retries)
+	s := lineBound(t, iris, o, 11, "flashed image (60 lanes at 54 MHz, shell 27 MHz, 9 clocks per bit)")
+	if s.Board.Info.MMax != 8 {
+		t.Errorf("board MMAX %d, want 8 (the image's SETS_MAX)", s.Board.Info.MMax)
 	}
 }

@@ -474,6 +474,17 @@ func TestLeanImageLine(t *testing.T) {
 	o.Config.LFSRWidth = 16
 	o.NoEthernet, o.SetsMax = true, 1
 	o.ClksPerBit = 16
+	lineBound(t, iris, o, 7, "lean image at 16 clocks per bit")
+}
+
+// lineBound streams testenv.Size(200, 1000) Iris queries (votes mode,
+// K = 100, sampler seed seed) to the Verilated board of o and checks that
+// the receive line, not the core, bounds the rate: the board's counters
+// show the line busy at least 95% of its bit times, the queries are within
+// 5% of what the line could carry, nothing is resent, and every answer
+// equals the golden model's (runStream).
+func lineBound(t *testing.T, iris irisSet, o Options, seed uint32, label string) *stream.Summary {
+	t.Helper()
 	p := start(t, o)
 	X, labels, ids := iris.repeat(testenv.Size(200, 1000))
 	// The simulated line runs at (simulated clocks/s) / 16 bits/s, and the
@@ -485,7 +496,7 @@ func TestLeanImageLine(t *testing.T) {
 	// second, not 16 byte times, inside a response before dropping it
 	// (the pty's bytes come in bursts when the simulator gets the CPU).
 	// No fault is injected here, so neither costs anything.
-	cfg := stream.Config{K: 100, Seed: 7, Labels: labels, RowIDs: ids, Mode: pframe.ModeVotes,
+	cfg := stream.Config{K: 100, Seed: seed, Labels: labels, RowIDs: ids, Mode: pframe.ModeVotes,
 		Driver: driver.Opts{LineRate: 250_000 / o.ClksPerBit, Timeout: 4 * time.Second, MinTimeout: time.Second}}
 	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud, IdleTimeout: time.Second})
 	if err != nil {
@@ -499,14 +510,15 @@ func TestLeanImageLine(t *testing.T) {
 	bytes, ticks := s.Board.Counters["uart_rx_bytes"], s.Board.Counters["uart_bit_times"]
 	perQuery := float64(s.BytesSent) / float64(max(1, s.Queries))
 	bound := float64(ticks) / (10 * perQuery) // queries the line could carry in those bit times
-	t.Logf("lean image at 16 clocks per bit: %d queries (%.0f request bytes each), %d bytes in %d bit times: utilization %.3f; %d queries = %.3f of the line's bound %.0f; %d resent",
-		s.Queries, perQuery, bytes, ticks, s.LinkUtilization, s.Queries, float64(s.Queries)/bound, bound, s.Retries)
+	t.Logf("%s: %d queries (%.0f request bytes each), %d bytes in %d bit times: utilization %.3f; %d queries = %.3f of the line's bound %.0f; %d resent",
+		label, s.Queries, perQuery, bytes, ticks, s.LinkUtilization, s.Queries, float64(s.Queries)/bound, bound, s.Retries)
 	t.Logf("driver: window %d, %d timeouts, %d fast retransmits, %d drop hints, %d busy, %d late duplicates; SRTT %v, RTO %v",
 		s.Driver.Window, s.Timeouts, s.Driver.FastRetransmits, s.Driver.DropHints, s.Busy, s.LateDuplicates, s.Driver.SRTT, s.Driver.RTO)
 	if s.Retries != 0 || s.LinkUtilization < 0.95 || float64(s.Queries) < 0.95*bound {
 		t.Errorf("utilization %.3f, %d queries of a %.0f bound, %d resent: want >= 0.95, within 5%%, none resent",
 			s.LinkUtilization, s.Queries, bound, s.Retries)
 	}
+	return s
 }
 
 // reportEqualsFixed checks that the stream's report s of the Iris rows
