@@ -56,31 +56,7 @@ func TestShellBudget(t *testing.T) {
 			for n, v := range shellBudget {
 				budgets[n] = v
 			}
-			var names []string
-			for n := range mods {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			shell := 0
-			for _, n := range names {
-				m := mods[n]
-				logic := m.LUT4 + m.Carry
-				t.Logf("%-16s %5d LUT4 %5d carry %5d FF %2d BRAM  x%d", n, m.LUT4, m.Carry, m.FFs, m.BRAMs, inst[n])
-				if n == d.Top() || isCoreModule(n, d) {
-					continue
-				}
-				if inst[n] < 1 {
-					t.Errorf("module %s: not in the design hierarchy (%v)", n, inst)
-				}
-				shell += logic * inst[n]
-				budget, ok := budgets[n]
-				switch {
-				case !ok:
-					t.Errorf("module %s (%d LUT4 + carry) has no budget in shellBudget", n, logic)
-				case logic > budget:
-					t.Errorf("module %s: %d LUT4 + carry, budget %d", n, logic, budget)
-				}
-			}
+			shell, _ := checkModules(t, d, mods, inst, budgets, "shellBudget")
 			t.Logf("shell (SETS_MAX = %d): %d LUT4 + carry, every instance counted", c.setsMax, shell)
 			if shell > c.total {
 				t.Errorf("shell: %d LUT4 + carry, budget %d", shell, c.total)
@@ -132,4 +108,40 @@ func TestParseModuleStats(t *testing.T) {
 	if inst["crc32"] != 3 || inst["board_top"] != 1 || len(mods) != 2 {
 		t.Errorf("instances %v, modules %v", inst, mods)
 	}
+}
+
+// checkModules logs every module of a board's yosys statistics (mods,
+// instances inst) and checks each shell module (not the top, not the
+// core's) against budgets (LUT4 + SB_CARRY, one instance; table names the
+// budget map in messages): a module over its budget or without one fails.
+// It returns the shell's LUT4 + carry and flip-flops, every instance
+// counted.
+func checkModules(t *testing.T, d *hw.Design, mods map[string]CellStats, inst map[string]int, budgets map[string]int, table string) (logic, ffs int) {
+	t.Helper()
+	var names []string
+	for n := range mods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		m := mods[n]
+		l := m.LUT4 + m.Carry
+		t.Logf("%-16s %5d LUT4 %5d carry %5d FF %2d BRAM  x%d", n, m.LUT4, m.Carry, m.FFs, m.BRAMs, inst[n])
+		if n == d.Top() || isCoreModule(n, d) {
+			continue
+		}
+		if inst[n] < 1 {
+			t.Errorf("module %s: not in the design hierarchy (%v)", n, inst)
+		}
+		logic += l * inst[n]
+		ffs += m.FFs * inst[n]
+		budget, ok := budgets[n]
+		switch {
+		case !ok:
+			t.Errorf("module %s (%d LUT4 + carry) has no budget in %s", n, l, table)
+		case l > budget:
+			t.Errorf("module %s: %d LUT4 + carry, budget %d", n, l, budget)
+		}
+	}
+	return logic, ffs
 }
