@@ -438,7 +438,7 @@ func autoSearch(o Options, cands []Candidate, run runImage) (*Result, error) {
 			}
 			// A near miss: the same image with the next seed, ahead of
 			// everything slower.
-			first := Image{Seed: o.Seed}.seed(o)
+			first := Image{}.seed(o) // the search's own seed
 			if seed := im.seed(o); seed < first+AutoSeeds-1 && fmax >= im.MHz*(1-AutoSeedMargin) {
 				again := im
 				again.Seed = seed + 1
