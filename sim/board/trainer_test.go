@@ -50,7 +50,7 @@ func startTrainer(t *testing.T, m int, tp ptm.Params, faults ...Fault) (*Process
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tr.Close() }) // after the driver's (cleanups run last first)
-	d := driver.New(tr, driver.Opts{Window: 1, Timeout: 5 * time.Second})
+	d := driver.New(tr, driver.Opts{Window: 1, Timeout: testenv.Scale(5 * time.Second)})
 	t.Cleanup(func() { d.Close() })
 	return p, d
 }
@@ -264,7 +264,11 @@ func TestTrainBoardErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in2.Trained != 2 || !in2.Initialised || in2.Errors != 19 {
-		t.Errorf("after the errors: %d trained, initialised %v, %d errors answered (want 2, true, 19)", in2.Trained, in2.Initialised, in2.Errors)
+	// 19 bad commands were sent. A request resent after a timeout on a
+	// busy machine is executed again and answers its ERROR again, so the
+	// board may count up to one more per resend, never fewer.
+	resent := d.Stats().Retries
+	if in2.Trained != 2 || !in2.Initialised || in2.Errors < 19 || uint64(in2.Errors) > 19+resent {
+		t.Errorf("after the errors: %d trained, initialised %v, %d errors answered (want 2, true, 19 plus at most the %d resends)", in2.Trained, in2.Initialised, in2.Errors, resent)
 	}
 }
