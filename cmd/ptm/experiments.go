@@ -40,6 +40,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
 	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
+	cvOnly := fs.Bool("cv-only", false, "with --selection: choose by inner cross-validation only (implies --cv, skips the single carve); with --base also among the first N candidates alone and among the others alone")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
 	cutsList := fs.String("cuts", "", "with --sweep: compare these comma-separated threshold placements (quantile, supervised, mdl, each optionally -boot; docs/uncertainty.md section 13) in the default encoding (or --grid's)")
 	temps := fs.String("temperatures", "", "with --sweep: score the vote and the softmax at these comma-separated temperatures in units of T (default: vote, softmax 0.5, 1, 2)")
@@ -176,7 +177,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "selection "+*selection)
 		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
-			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv}
+			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv, CVOnly: *cvOnly}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
