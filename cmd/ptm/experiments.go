@@ -265,12 +265,15 @@ func parseGrid(s string) ([]pipeline.Candidate, error) {
 			if n, err := fmt.Sscanf(strings.Join(parts[:7], "/"), "%d/%d/%g/%d/%d/%g/%d", &c, &t, &sp, &e, &th, &h, &m); err != nil || n != 7 {
 				return nil, fmt.Errorf("%q: %s", item, want)
 			}
-			if !(h >= 0 && h <= 2) || m < 1 || m > 64 {
+			if !(h > 0 && h <= 2) || m < 1 || m > 64 {
 				return nil, fmt.Errorf("%q: bandwidth %g or sets %d out of range (0..2, 1..64)", item, h, m)
 			}
 			en := pipeline.DefaultEncoding
 			en.Bandwidth, en.Sets = h, m
 			if len(parts) == 8 {
+				if parts[7] == "" {
+					return nil, fmt.Errorf("%q: empty threshold placement (%s)", item, want)
+				}
 				cuts, err := booleanize.ParseCuts(parts[7])
 				if err != nil {
 					return nil, fmt.Errorf("%q: %w", item, err)
