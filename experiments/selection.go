@@ -542,7 +542,7 @@ func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names [
 		for c := range names {
 			ch = append(ch, fmt.Sprintf("%s: %d", names[c], n[c]))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.3f | %s | %s | %s |\n", name, len(q), r.Accuracy, r.ECE, r.NLL, fmtMaybe(r.AUROCEntropy), fmtMaybe(r.AUROCMI), strings.Join(ch, ", "))
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %s | %s | %s |\n", name, len(q), r.Accuracy, r.ECE, r.NLL, fmtMaybe4(r.AUROCEntropy), fmtMaybe4(r.AUROCMI), strings.Join(ch, ", "))
 	}
 	row("carve (one fold)", cq, cy, cn)
 	row("cv (other folds pooled)", vq, vy, vn)
@@ -557,4 +557,13 @@ func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names [
 func gridLabelsOf(g []pipeline.Candidate) []string {
 	names, _ := gridLabels(g)
 	return names
+}
+
+// fmtMaybe4 is fmtMaybe with four decimals (the training-rows table, whose
+// decision rules compare AUROCs to 0.01).
+func fmtMaybe4(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
 }
