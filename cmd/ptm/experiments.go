@@ -21,7 +21,7 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
@@ -37,7 +37,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
 	first := fs.Int("first", 0, "with --sweep, --selection --choices, --temperature or --ensemble: the first split")
-	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble, --sweep: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds[/bandwidth/sets[/cuts]] (e.g. 60/20/2/50/6,100/25/2/50/10,60/20/2/50/6/0.15/8/supervised)")
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
 	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
 	cvOnly := fs.Bool("cv-only", false, "with --selection: choose by inner cross-validation only (implies --cv, skips the single carve); with --base also among the first N candidates alone and among the others alone")
