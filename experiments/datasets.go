@@ -18,6 +18,7 @@ import (
 	"github.com/ptmhw/ptm/experiments/baseline/gp"
 	"github.com/ptmhw/ptm/experiments/baseline/mlp"
 	"github.com/ptmhw/ptm/experiments/baseline/rf"
+	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
@@ -147,8 +148,12 @@ func floorNote(mp ptm.Mapping) string {
 
 // encodingName describes an input encoding.
 func encodingName(e pipeline.Encoding) string {
+	cuts := ""
+	if e.Cuts != "" && e.Cuts != booleanize.Quantile {
+		cuts = fmt.Sprintf(", %s thresholds", e.Cuts)
+	}
 	if e.Sets == 1 && e.Margin == 0 {
-		return "plain thermometer"
+		return "plain thermometer" + cuts
 	}
 	s := fmt.Sprintf("%d threshold sets, bandwidth %g feature sd", e.Sets, e.Bandwidth)
 	if e.Margin > 0 {
@@ -157,7 +162,7 @@ func encodingName(e pipeline.Encoding) string {
 			s += " (whole row)"
 		}
 	}
-	return s
+	return s + cuts
 }
 
 // newBaselines returns the GP, MLP-MCd and RF with their package defaults

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
@@ -162,6 +163,9 @@ func candName(c pipeline.Candidate) string {
 	n := fmt.Sprintf("%d/%d/%g", c.Params.Clauses, c.Params.T, c.Params.S)
 	if c.Encoding != nil {
 		n += fmt.Sprintf(" h%g M%d", c.Encoding.Bandwidth, c.Encoding.Sets)
+		if cu := c.Encoding.Cuts; cu != "" && cu != booleanize.Quantile {
+			n += " " + string(cu)
+		}
 	}
 	return n
 }
@@ -170,6 +174,9 @@ func candKey(c pipeline.Candidate) string {
 	k := fmt.Sprintf("c%d_T%d_s%g", c.Params.Clauses, c.Params.T, c.Params.S)
 	if c.Encoding != nil {
 		k += fmt.Sprintf("_h%g_M%d", c.Encoding.Bandwidth, c.Encoding.Sets)
+		if cu := c.Encoding.Cuts; cu != "" && cu != booleanize.Quantile {
+			k += "_" + strings.ReplaceAll(string(cu), "-", "_")
+		}
 	}
 	return k
 }

@@ -55,11 +55,19 @@ type SelectionOptions struct {
 	// against a choice on the other folds pooled, both scored on the
 	// held-out fold.
 	CV bool
+	// CVOnly (implies CV) skips the single validation carve: only the
+	// inner cross-validation's choices are made and reported (half the
+	// validation trainings of CV; the training-rows table still compares
+	// a one-fold carve with the pooled folds, from the same out-of-fold
+	// samples). With Base, the CV rows and the training-rows table also
+	// choose among the first Base candidates and among the others alone.
+	CVOnly bool
 }
 
 // ruleVariant is a selection rule applied to the first n candidates.
 type ruleVariant struct {
 	rule pipeline.Selection
+	lo   int // candidates lo..n-1
 	n    int
 	name string
 	cv   bool // choose on the inner cross-validation's scores
@@ -112,15 +120,31 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	if opt.Base < 0 || opt.Base > len(opt.Grid) {
 		return "", fmt.Errorf("experiments: selection study: base %d outside the grid's %d candidates", opt.Base, len(opt.Grid))
 	}
+	if opt.CVOnly {
+		opt.CV = true
+	}
+	G := len(opt.Grid)
+	split := opt.Base > 0 && opt.Base < G
 	var variants []ruleVariant
 	for _, r := range opt.Rules {
-		variants = append(variants, ruleVariant{r, len(opt.Grid), string(r), false})
-		if opt.Base > 0 && opt.Base < len(opt.Grid) {
-			variants = append(variants, ruleVariant{r, opt.Base, fmt.Sprintf("%s, first %d candidates", r, opt.Base), false})
+		if !opt.CVOnly {
+			variants = append(variants, ruleVariant{r, 0, G, string(r), false})
+			if split {
+				variants = append(variants, ruleVariant{r, 0, opt.Base, fmt.Sprintf("%s, first %d candidates", r, opt.Base), false})
+			}
 		}
 		if opt.CV {
-			variants = append(variants, ruleVariant{r, len(opt.Grid), fmt.Sprintf("%s, inner %d-fold CV", r, pipeline.CalibrationFolds), true})
+			cvName := fmt.Sprintf("%s, inner %d-fold CV", r, pipeline.CalibrationFolds)
+			variants = append(variants, ruleVariant{r, 0, G, cvName, true})
+			if split && opt.CVOnly {
+				variants = append(variants, ruleVariant{r, 0, opt.Base, fmt.Sprintf("%s, first %d candidates", cvName, opt.Base), true},
+					ruleVariant{r, opt.Base, G, fmt.Sprintf("%s, candidates %d-%d", cvName, opt.Base+1, G), true})
+			}
 		}
+	}
+	base := 0
+	if split && opt.CVOnly {
+		base = opt.Base
 	}
 	nr := len(variants)
 	if opt.ChoicesOnly {
@@ -129,9 +153,12 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 	// runSplit scores the grid on split s of data dd and finishes the
 	// candidate each rule picks; held, if any, are OOD rows to query.
 	runSplit := func(dd *pipeline.Data, s int, held [][]float64) ([]selOutcome, *foldOutcome, error) {
-		val, err := pipeline.ScoreGrid(dd, pc, s)
-		if err != nil {
-			return nil, nil, err
+		var val []pipeline.ValScore
+		var err error
+		if !opt.CVOnly {
+			if val, err = pipeline.ScoreGrid(dd, pc, s); err != nil {
+				return nil, nil, err
+			}
 		}
 		var cvVal []pipeline.ValScore
 		var oof []*pipeline.Samples
@@ -141,7 +168,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 				return nil, nil, err
 			}
 			if held == nil {
-				if fo, err = foldOut(oof, opt.Rules[0], k.mapping, k.calibrate, full.bins); err != nil {
+				if fo, err = foldOut(oof, opt.Rules[0], k.mapping, k.calibrate, full.bins, base); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -153,7 +180,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 			if rv.cv {
 				v = cvVal
 			}
-			c := rv.rule.Choose(v[:rv.n])
+			c := rv.lo + rv.rule.Choose(v[rv.lo:rv.n])
 			o, ok := done[c]
 			if !ok {
 				if err := ctx.Err(); err != nil {
@@ -255,7 +282,7 @@ func SelectionStudy(ctx context.Context, opt SelectionOptions) (string, error) {
 				fmtMaybe(rep.AUROCEntropy), fmtMaybe(rep.AUROCMI), fmtMaybe(oodMI), fmtMaybe(oodH), strings.Join(ch, ", "), temp/float64(nIn))
 		}
 		if opt.CV {
-			b.WriteString(foldOutTable(folds, opt.Rules[0], full.bins, gridLabelsOf(opt.Grid)))
+			b.WriteString(foldOutTable(folds, opt.Rules[0], full.bins, gridLabelsOf(opt.Grid), base))
 		}
 		return b.String()
 	}
@@ -366,6 +393,11 @@ type foldOutcome struct {
 	carveY, cvY         []int
 	carveN, cvN         []int // per candidate: times chosen
 	differ, comparisons int
+	// With a base: the pooled folds' choice among the first base
+	// candidates ([0]) and among the others ([1]).
+	partQ [2][]metrics.QueryStats
+	partY [2][]int
+	partN [2][]int
 }
 
 // foldOut compares, on one split's training rows alone, a grid choice on a
@@ -376,8 +408,10 @@ type foldOutcome struct {
 // turn), the CV rule on all the other folds pooled; each choice's samples
 // of fold i are then mapped (with calibrate, the mapping's parameter
 // fitted on the other folds' samples of that candidate, temperature floor
-// as pipeline.Calibrate's) and kept. No choice sees fold i.
-func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, calibrate bool, bins int) (*foldOutcome, error) {
+// as pipeline.Calibrate's) and kept. No choice sees fold i. With 0 < base
+// < len(oof), the pooled folds also choose among the first base
+// candidates alone and among the others alone.
+func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, calibrate bool, bins, base int) (*foldOutcome, error) {
 	sizes := pipeline.FoldSizes(oof[0].Len())
 	lo := make([]int, len(sizes)+1)
 	for i, n := range sizes {
@@ -393,17 +427,19 @@ func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, c
 		}
 		return pipeline.Join(parts...)
 	}
+	cLo, cHi := 0, len(oof) // the candidates score chooses among
 	score := func(get func(c int) *pipeline.Samples) (int, error) {
-		v := make([]pipeline.ValScore, len(oof))
-		for c := range oof {
+		v := make([]pipeline.ValScore, cHi-cLo)
+		for c := cLo; c < cHi; c++ {
 			var err error
-			if v[c], err = get(c).Score(mp, bins); err != nil {
+			if v[c-cLo], err = get(c).Score(mp, bins); err != nil {
 				return 0, err
 			}
 		}
-		return rule.Choose(v), nil
+		return cLo + rule.Choose(v), nil
 	}
 	fo := &foldOutcome{carveN: make([]int, len(oof)), cvN: make([]int, len(oof))}
+	fo.partN[0], fo.partN[1] = make([]int, len(oof)), make([]int, len(oof))
 	for i := range sizes {
 		mapped := func(c int) ([]metrics.QueryStats, []int, error) {
 			m := mp
@@ -433,6 +469,18 @@ func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, c
 		}
 		fo.cvQ, fo.cvY = append(fo.cvQ, q...), append(fo.cvY, y...)
 		fo.cvN[cv]++
+		if base > 0 && base < len(oof) {
+			for p, r := range [2][2]int{{0, base}, {base, len(oof)}} {
+				cLo, cHi = r[0], r[1]
+				c, q, y, err := choose(func(c int) *pipeline.Samples { return others(c, i) })
+				if err != nil {
+					return nil, err
+				}
+				fo.partQ[p], fo.partY[p] = append(fo.partQ[p], q...), append(fo.partY[p], y...)
+				fo.partN[p][c]++
+			}
+			cLo, cHi = 0, len(oof)
+		}
 		for j := range sizes {
 			if j == i {
 				continue
@@ -453,10 +501,13 @@ func foldOut(oof []*pipeline.Samples, rule pipeline.Selection, mp ptm.Mapping, c
 }
 
 // foldOutTable tabulates foldOut's outcomes over the splits done.
-func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names []string) string {
+func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names []string, base int) string {
 	var cq, vq []metrics.QueryStats
 	var cy, vy []int
 	cn, vn := make([]int, len(names)), make([]int, len(names))
+	var pq [2][]metrics.QueryStats
+	var py [2][]int
+	pn := [2][]int{make([]int, len(names)), make([]int, len(names))}
 	differ, comps, splits := 0, 0, 0
 	for _, fo := range fos {
 		if fo == nil {
@@ -468,6 +519,12 @@ func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names [
 		for c := range names {
 			cn[c] += fo.carveN[c]
 			vn[c] += fo.cvN[c]
+		}
+		for p := range 2 {
+			pq[p], py[p] = append(pq[p], fo.partQ[p]...), append(py[p], fo.partY[p]...)
+			for c := range fo.partN[p] {
+				pn[p][c] += fo.partN[p][c]
+			}
 		}
 		differ += fo.differ
 		comps += fo.comparisons
@@ -485,10 +542,14 @@ func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names [
 		for c := range names {
 			ch = append(ch, fmt.Sprintf("%s: %d", names[c], n[c]))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.3f | %s | %s | %s |\n", name, len(q), r.Accuracy, r.ECE, r.NLL, fmtMaybe(r.AUROCEntropy), fmtMaybe(r.AUROCMI), strings.Join(ch, ", "))
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %s | %s | %s |\n", name, len(q), r.Accuracy, r.ECE, r.NLL, fmtMaybe4(r.AUROCEntropy), fmtMaybe4(r.AUROCMI), strings.Join(ch, ", "))
 	}
 	row("carve (one fold)", cq, cy, cn)
 	row("cv (other folds pooled)", vq, vy, vn)
+	if base > 0 {
+		row(fmt.Sprintf("cv, first %d candidates", base), pq[0], py[0], pn[0])
+		row(fmt.Sprintf("cv, candidates %d-%d", base+1, len(names)), pq[1], py[1], pn[1])
+	}
 	return b.String()
 }
 
@@ -496,4 +557,13 @@ func foldOutTable(fos []*foldOutcome, rule pipeline.Selection, bins int, names [
 func gridLabelsOf(g []pipeline.Candidate) []string {
 	names, _ := gridLabels(g)
 	return names
+}
+
+// fmtMaybe4 is fmtMaybe with four decimals (the training-rows table, whose
+// decision rules compare AUROCs to 0.01).
+func fmtMaybe4(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", v)
 }

@@ -29,7 +29,7 @@ func TestFoldOut(t *testing.T) {
 		return pipeline.SamplesFrom(d)
 	}
 	oof := []*pipeline.Samples{mk(false), mk(true)}
-	fo, err := foldOut(oof, pipeline.SelectAccuracy, ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}, false, 10)
+	fo, err := foldOut(oof, pipeline.SelectAccuracy, ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}, false, 10, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +39,26 @@ func TestFoldOut(t *testing.T) {
 	if fo.cvN[0] != 4 || fo.cvN[1] != 0 || fo.carveN[0] != 9 || fo.carveN[1] != 3 {
 		t.Errorf("chosen: cv %v, carve %v; want [4 0], [9 3]", fo.cvN, fo.carveN)
 	}
-	table := foldOutTable([]*foldOutcome{fo, nil}, pipeline.SelectAccuracy, 10, []string{"a", "b"})
+	table := foldOutTable([]*foldOutcome{fo, nil}, pipeline.SelectAccuracy, 10, []string{"a", "b"}, 0)
 	for _, want := range []string{"| carve (one fold) | 24 | 0.5000 |", "| cv (other folds pooled) | 8 | 0.7500 |", "differ in 3 of 12"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "first 1") || len(fo.partQ[0]) != 0 {
+		t.Errorf("without a base: part rows %d, table:\n%s", len(fo.partQ[0]), table)
+	}
+	// With base 1 the pooled folds also choose within {a} and within {b}:
+	// a is right on 6 of the 8 held-out rows, b on 2.
+	fo, err = foldOut(oof, pipeline.SelectAccuracy, ptm.Mapping{Kind: ptm.Softmax, Temperature: 1}, false, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fo.partN[0][0] != 4 || fo.partN[1][1] != 4 || len(fo.partQ[0]) != 8 || len(fo.partQ[1]) != 8 {
+		t.Errorf("parts: chosen %v, rows %d / %d; want [4 0] [0 4], 8 / 8", fo.partN, len(fo.partQ[0]), len(fo.partQ[1]))
+	}
+	table = foldOutTable([]*foldOutcome{fo}, pipeline.SelectAccuracy, 10, []string{"a", "b"}, 1)
+	for _, want := range []string{"| cv, first 1 candidates | 8 | 0.7500 |", "| cv, candidates 2-2 | 8 | 0.2500 |", "| cv (other folds pooled) | 8 | 0.7500 |"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}

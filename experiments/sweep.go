@@ -16,10 +16,16 @@ import (
 type SweepOptions struct {
 	Data      string              // built-in data set name or CSV path
 	Splits    int                 // stratified 80/20 splits (default 20)
+	First     int                 // the first split (splits First..First+Splits-1)
 	Encodings []pipeline.Encoding // default: plain and a few sampled encodings
 	Params    ptm.Params          // default: ptm.DefaultParams()
 	K         int                 // samples per query (default 100)
-	Progress  func(done, total int)
+	// Thresholds per feature (default 6).
+	Thresholds int
+	// Temperatures, if set, replaces the mappings by the softmax at these
+	// temperatures in units of T (e.g. 0.1 = 0.1 T), besides the vote.
+	Temperatures []float64
+	Progress     func(done, total int)
 }
 
 // DefaultSweepEncodings are the encodings the design study compared
@@ -56,11 +62,21 @@ func EncodingSweep(ctx context.Context, opt SweepOptions) (string, error) {
 	if opt.K == 0 {
 		opt.K = 100
 	}
+	if opt.Thresholds == 0 {
+		opt.Thresholds = 6
+	}
+	mappings := sweepMappings
+	if opt.Temperatures != nil {
+		mappings = []ptm.Mapping{{Kind: ptm.Vote}}
+		for _, t := range opt.Temperatures {
+			mappings = append(mappings, ptm.Mapping{Kind: ptm.Softmax, Temperature: t * float64(opt.Params.T)})
+		}
+	}
 	d, err := pipeline.LoadData(opt.Data, "")
 	if err != nil {
 		return "", err
 	}
-	ne, ns, nm := len(opt.Encodings), opt.Splits, len(sweepMappings)
+	ne, ns, nm := len(opt.Encodings), opt.Splits, len(mappings)
 	// queries[e][m][s] and labels[s]
 	queries := make([][][][]metrics.QueryStats, ne)
 	for e := range queries {
@@ -73,7 +89,7 @@ func EncodingSweep(ctx context.Context, opt SweepOptions) (string, error) {
 	vals := make([][]int, ns)
 	fits := make([][]int, ns)
 	for s := range ns {
-		seed := splitSeed(s)
+		seed := splitSeed(opt.First + s)
 		train, _, err := d.Split(testFraction, seed)
 		if err != nil {
 			return "", err
@@ -96,8 +112,8 @@ func EncodingSweep(ctx context.Context, opt SweepOptions) (string, error) {
 		e, s := j/ns, j%ns
 		enc := opt.Encodings[e]
 		p := opt.Params
-		p.Seed = splitSeed(s)
-		f, err := pipeline.Train(d, pipeline.TrainConfig{Params: p, Thresholds: 6, SplitSeed: p.Seed, Rows: fits[s], Encoding: &enc})
+		p.Seed = splitSeed(opt.First + s)
+		f, err := pipeline.Train(d, pipeline.TrainConfig{Params: p, Thresholds: opt.Thresholds, SplitSeed: p.Seed, Rows: fits[s], Encoding: &enc})
 		if err != nil {
 			return err
 		}
@@ -107,7 +123,7 @@ func EncodingSweep(ctx context.Context, opt SweepOptions) (string, error) {
 			if err != nil {
 				return err
 			}
-			for m, mp := range sweepMappings {
+			for m, mp := range mappings {
 				queries[e][m][s] = append(queries[e][m][s], metrics.Query(f.Model.SumsToProbs(sums, opt.K, mp)))
 			}
 		}
@@ -120,12 +136,12 @@ func EncodingSweep(ctx context.Context, opt SweepOptions) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, validation rows (25%% of each split's training rows), %d splits, K = %d, %d clauses, T = %d, s = %g, %d epochs\n\n",
-		d.Name, ns, opt.K, opt.Params.Clauses, opt.Params.T, opt.Params.S, opt.Params.Epochs)
+	fmt.Fprintf(&b, "%s, validation rows (25%% of each split's training rows), %d splits from split %d, K = %d, %d clauses, T = %d, s = %g, %d epochs, %d thresholds per feature\n\n",
+		d.Name, ns, opt.First, opt.K, opt.Params.Clauses, opt.Params.T, opt.Params.S, opt.Params.Epochs, opt.Thresholds)
 	b.WriteString("| encoding | mapping | accuracy | AUROC(entropy) | AUROC(MI) | pooled ECE | per-split ECE | NLL | MI right / wrong | identical |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for e, enc := range opt.Encodings {
-		for m, mp := range sweepMappings {
+		for m, mp := range mappings {
 			var all []metrics.QueryStats
 			var allY []int
 			var ece, acc float64

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptmhw/ptm/experiments"
+	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
@@ -20,7 +21,7 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
@@ -35,11 +36,14 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	loadF := fs.String("load", "", "with --temperature or --ensemble: re-map the samples of these comma-separated --dump `files` (their splits within --first/--splits/--ood-splits) instead of training")
 	partial := fs.String("partial", "", "with --selection or --temperature: rewrite this `file` with the table after every finished split")
 	choices := fs.Bool("choices", false, "with --selection: the validation step only, each rule's choice per split (no test rows)")
-	first := fs.Int("first", 0, "with --selection --choices, --temperature or --ensemble: the first split")
-	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds (e.g. 60/20/2/50/6,100/25/2/50/10)")
+	first := fs.Int("first", 0, "with --sweep, --selection --choices, --temperature or --ensemble: the first split")
+	grid := fs.String("grid", "", "with --selection or --temperature (--ensemble, --sweep: one candidate): the PTM grid instead of the full run's, comma-separated clauses/T/s/epochs/thresholds[/bandwidth/sets[/cuts]] (e.g. 60/20/2/50/6,100/25/2/50/10,60/20/2/50/6/0.15/8/supervised)")
 	base := fs.Int("base", 0, "with --selection: also choose among the first N grid candidates only (a grid against a widened grid, same splits)")
 	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
+	cvOnly := fs.Bool("cv-only", false, "with --selection: choose by inner cross-validation only (implies --cv, skips the single carve); with --base also among the first N candidates alone and among the others alone")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
+	cutsList := fs.String("cuts", "", "with --sweep: compare these comma-separated threshold placements (quantile, supervised, mdl, each optionally -boot; docs/uncertainty.md section 13) in the default encoding (or --grid's)")
+	temps := fs.String("temperatures", "", "with --sweep: score the vote and the softmax at these comma-separated temperatures in units of T (default: vote, softmax 0.5, 1, 2)")
 	chooseOn := fs.String("choose-on", "", "the rows the PTM grid point is chosen on: carve (one 25% validation carve of the training rows) or cv (inner 4-fold cross-validation on the training rows; default: pipeline.DefaultCV)")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
@@ -50,7 +54,45 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --splits %d, want 1..1000", errUsage, *splits)
 		}
 		pr := newProgress(stderr, "sweep "+*sweep)
-		table, err := experiments.EncodingSweep(context.Background(), experiments.SweepOptions{Data: *sweep, Splits: *splits, Progress: pr.update})
+		if *first < 0 || *first > 1000 {
+			return fmt.Errorf("%w: --first %d, want 0..1000", errUsage, *first)
+		}
+		opt := experiments.SweepOptions{Data: *sweep, Splits: *splits, First: *first, Progress: pr.update}
+		g, err := parseGrid(*grid)
+		if err != nil {
+			return fmt.Errorf("%w: --grid: %v", errUsage, err)
+		}
+		if len(g) > 1 {
+			return fmt.Errorf("%w: --sweep --grid takes one candidate, not %d", errUsage, len(g))
+		}
+		if len(g) == 1 {
+			opt.Params, opt.Thresholds = g[0].Params, g[0].Thresholds
+		}
+		if *cutsList != "" {
+			base := pipeline.DefaultEncoding
+			if len(g) == 1 && g[0].Encoding != nil {
+				base = *g[0].Encoding
+			}
+			for _, name := range strings.Split(*cutsList, ",") {
+				c, err := booleanize.ParseCuts(strings.TrimSpace(name))
+				if err != nil {
+					return fmt.Errorf("%w: --cuts: %v", errUsage, err)
+				}
+				e := base
+				e.Cuts = c
+				opt.Encodings = append(opt.Encodings, e)
+			}
+		}
+		if *temps != "" {
+			for _, v := range strings.Split(*temps, ",") {
+				var t float64
+				if n, err := fmt.Sscanf(strings.TrimSpace(v), "%g", &t); err != nil || n != 1 || !(t > 0 && t <= 16) {
+					return fmt.Errorf("%w: --temperatures: %q, want numbers in 0..16 (units of T)", errUsage, v)
+				}
+				opt.Temperatures = append(opt.Temperatures, t)
+			}
+		}
+		table, err := experiments.EncodingSweep(context.Background(), opt)
 		if err != nil {
 			return err
 		}
@@ -135,7 +177,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		}
 		pr := newProgress(stderr, "selection "+*selection)
 		opt := experiments.SelectionOptions{Data: *selection, Splits: *splits, OODSplits: *oodSplits, Rules: rs, Progress: pr.update,
-			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv}
+			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv, CVOnly: *cvOnly}
 		if *partial != "" {
 			opt.Partial = func(table string) {
 				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
@@ -197,35 +239,50 @@ func stageProgress(w io.Writer, terminal bool, start time.Time) func(stage strin
 	}
 }
 
-// parseGrid reads a comma-separated list of clauses/T/s/epochs/thresholds
-// (N = 100 states, consistent feedback, the default encoding); "" = nil.
+// parseGrid reads a comma-separated list of
+// clauses/T/s/epochs/thresholds[/bandwidth/sets[/cuts]] (N = 100 states,
+// consistent feedback; without bandwidth/sets the default encoding, with
+// them pipeline.DefaultEncoding with that jitter, number of sets and
+// threshold placement (booleanize.Cuts; default quantile)); "" = nil.
 func parseGrid(s string) ([]pipeline.Candidate, error) {
 	if s == "" {
 		return nil, nil
 	}
+	const want = "want clauses/T/s/epochs/thresholds[/bandwidth/sets[/cuts]]"
 	var out []pipeline.Candidate
 	for _, item := range strings.Split(s, ",") {
 		var c, t, e, th, m int
 		var sp, h float64
 		item = strings.TrimSpace(item)
 		var enc *pipeline.Encoding
-		switch strings.Count(item, "/") {
-		case 4:
+		parts := strings.Split(item, "/")
+		switch len(parts) {
+		case 5:
 			if n, err := fmt.Sscanf(item, "%d/%d/%g/%d/%d", &c, &t, &sp, &e, &th); err != nil || n != 5 {
-				return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds[/bandwidth/sets]", item)
+				return nil, fmt.Errorf("%q: %s", item, want)
 			}
-		case 6:
-			if n, err := fmt.Sscanf(item, "%d/%d/%g/%d/%d/%g/%d", &c, &t, &sp, &e, &th, &h, &m); err != nil || n != 7 {
-				return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds[/bandwidth/sets]", item)
+		case 7, 8:
+			if n, err := fmt.Sscanf(strings.Join(parts[:7], "/"), "%d/%d/%g/%d/%d/%g/%d", &c, &t, &sp, &e, &th, &h, &m); err != nil || n != 7 {
+				return nil, fmt.Errorf("%q: %s", item, want)
 			}
 			if !(h > 0 && h <= 2) || m < 1 || m > 64 {
 				return nil, fmt.Errorf("%q: bandwidth %g or sets %d out of range (0..2, 1..64)", item, h, m)
 			}
 			en := pipeline.DefaultEncoding
 			en.Bandwidth, en.Sets = h, m
+			if len(parts) == 8 {
+				if parts[7] == "" {
+					return nil, fmt.Errorf("%q: empty threshold placement (%s)", item, want)
+				}
+				cuts, err := booleanize.ParseCuts(parts[7])
+				if err != nil {
+					return nil, fmt.Errorf("%q: %w", item, err)
+				}
+				en.Cuts = cuts
+			}
 			enc = &en
 		default:
-			return nil, fmt.Errorf("%q: want clauses/T/s/epochs/thresholds[/bandwidth/sets]", item)
+			return nil, fmt.Errorf("%q: %s", item, want)
 		}
 		if c < 1 || c > 10000 || t < 1 || sp <= 1 || e < 1 || e > 10000 || th < 1 || th > 64 {
 			return nil, fmt.Errorf("%q out of range", item)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 )
 
@@ -33,6 +35,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"eval", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"inspect"}, 2, "--model is required"},
 		{[]string{"train", "--help"}, 0, "Usage: ptm train"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--cuts", "trees"}, 2, `--cuts: booleanize: threshold placement "trees", want quantile, supervised or mdl`},
+		{[]string{"experiments", "--sweep", "iris", "--cuts", "supervised,x"}, 2, `--cuts: booleanize: threshold placement "x"`},
+		{[]string{"experiments", "--sweep", "iris", "--temperatures", "0.1,-1"}, 2, `--temperatures: "-1", want numbers in 0..16`},
+		{[]string{"experiments", "--sweep", "iris", "--grid", "20/10/2/10/6,40/10/2/10/6"}, 2, "--sweep --grid takes one candidate, not 2"},
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "256"}, 2, "--sets-max 256, want 1..255"},
 		{[]string{"board", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
@@ -83,6 +89,16 @@ func TestTrainEvalInspect(t *testing.T) {
 	}
 	if acc := got["accuracy"].(float64); acc < 0.7 || acc > 1 {
 		t.Errorf("accuracy %v", acc)
+	}
+	// --cuts supervised trains on class-boundary thresholds and says so;
+	// the model file records the placement.
+	sup := filepath.Join(dir, "iris-sup.ptm")
+	code, out, errs = runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "2", "--clauses", "10", "--cuts", "supervised", "-o", sup)
+	if code != 0 || !strings.Contains(out, "whole row, supervised thresholds") {
+		t.Fatalf("train --cuts supervised: exit %d: %s%s", code, out, errs)
+	}
+	if f, _, err := modelfile.Read(sup); err != nil || f.Booleanizer.Cuts != booleanize.Supervised || f.Encoding.Cuts != booleanize.Supervised {
+		t.Errorf("model file placement: %v", err)
 	}
 	code, out, _ = runCLI("inspect", "--model", model, "--tm", "2", "--clause", "0", "--all")
 	if code != 0 || !strings.Contains(out, "TM 2 (virginica)") || !strings.Contains(out, "NOT petal_width>=") {
@@ -206,10 +222,17 @@ func TestParseGrid(t *testing.T) {
 		g[0].Encoding.Margin != pipeline.DefaultEncoding.Margin || g[0].Encoding.WholeRow != pipeline.DefaultEncoding.WholeRow {
 		t.Fatalf("encoding: got %+v, %v", g, err)
 	}
+	g, err = parseGrid("60/20/2/50/6/0.15/8/supervised-boot,60/20/2/50/6/0.15/8/quantile")
+	if err != nil || len(g) != 2 || g[0].Encoding.Cuts != booleanize.Cuts("supervised-boot") || g[1].Encoding.Cuts != booleanize.Quantile || g[0].Encoding.Sets != 8 {
+		t.Fatalf("cuts: got %+v, %v", g, err)
+	}
+	if _, err := parseGrid("60/20/2/50/6/0.15/8/trees"); err == nil || !strings.Contains(err.Error(), `"trees"`) {
+		t.Errorf("bad cuts: %v", err)
+	}
 	if g, err := parseGrid("60/20/2/50/6"); err != nil || g[0].Encoding != nil {
 		t.Errorf("no encoding fields: got %+v, %v", g, err)
 	}
-	for _, bad := range []string{"60/20/2/50", "60/20/1/50/6", "0/20/2/50/6", "a/b/c/d/e", "60/20/2/50/6/0.1", "60/20/2/50/6/0/8", "60/20/2/50/6/0.1/0", "60/20/2/50/6/0.1/8/1"} {
+	for _, bad := range []string{"60/20/2/50", "60/20/1/50/6", "0/20/2/50/6", "a/b/c/d/e", "60/20/2/50/6/0.1", "60/20/2/50/6/0/8", "60/20/2/50/6/0.1/0", "60/20/2/50/6/0.1/8/1", "60/20/2/50/6/0.1/8/supervised/x", "60/20/2/50/6/0.1/8/"} {
 		if _, err := parseGrid(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/fixedtrain"
 	"github.com/ptmhw/ptm/golden/modelfile"
@@ -77,6 +78,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	bandwidth := fs.Float64("bandwidth", de.Bandwidth, "input encoding: threshold jitter between sets, in feature standard deviations")
 	margin := fs.Float64("margin", de.Margin, "input encoding: out-of-range reversion beyond margin..3*margin feature standard deviations outside the training range (0 = off)")
 	wholeRow := fs.Bool("whole-row", de.WholeRow, "input encoding: revert the whole row, not only the out-of-range feature")
+	cuts := fs.String("cuts", cutsName(de.Cuts), "input encoding: where the thresholds go: quantile (training-data quantiles), supervised (information-gain class boundaries) or mdl (Fayyad-Irani class boundaries, the rest spread), each optionally -boot (sets 1..M-1 refitted on bootstrap resamples); docs/uncertainty.md section 13")
 	fixedTrain := fs.Bool("fixed", false, "train with the bit-exact fixed-point trainer (golden/fixedtrain, docs/fixed-point-training.md): integer SPVs of --bits bits (default 15), the same model on every run and every GOMAXPROCS")
 	hostShuffle := fs.Bool("host-shuffle", false, "with --fixed: shuffle every epoch with the host's shuffle lane, as a training board is fed (docs/fixed-point-training.md 5.1); the model --board trains")
 	boardLink := fs.String("board", "", "train on a training board at this `link` (uart:/dev/pts/N, a path; `ptm board --trainer` runs the Verilated one): the fixed-point trainer with --host-shuffle, rows streamed over the link, SPVs read back; the model file equals `ptm train --fixed --host-shuffle`'s")
@@ -98,9 +100,16 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	enc := pipeline.Encoding{Sets: *sets, Bandwidth: *bandwidth, Margin: *margin, WholeRow: *wholeRow}
+	cutsV, err := booleanize.ParseCuts(*cuts)
+	if err != nil {
+		return fmt.Errorf("%w: --cuts: %v", errUsage, err)
+	}
+	enc := pipeline.Encoding{Sets: *sets, Bandwidth: *bandwidth, Margin: *margin, WholeRow: *wholeRow, Cuts: cutsV}
 	if *plain {
 		enc = pipeline.Plain
+		if isSet(fs, "cuts") {
+			enc.Cuts = cutsV
+		}
 	}
 	if err := enc.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -198,9 +207,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 				rev += ", whole row"
 			}
 		}
-		fmt.Fprintf(stdout, "input encoding: %d threshold sets, jitter %g sd, reversion %s\n", e.M(), e.Bandwidth, rev)
+		fmt.Fprintf(stdout, "input encoding: %d threshold sets, jitter %g sd, reversion %s, %s thresholds\n", e.M(), e.Bandwidth, rev, cutsName(e.Cuts))
 	} else {
-		fmt.Fprintf(stdout, "input encoding: plain thermometer (one set)\n")
+		fmt.Fprintf(stdout, "input encoding: plain thermometer (one set), %s thresholds\n", cutsName(f.Booleanizer.Cuts))
 	}
 	if len(boardStats) > 0 {
 		in := boardStats[0]
@@ -240,4 +249,12 @@ func floorFlag(v float64) float64 {
 		return -1
 	}
 	return v
+}
+
+// cutsName names a threshold placement, "" as quantile.
+func cutsName(c booleanize.Cuts) string {
+	if c == "" {
+		return string(booleanize.Quantile)
+	}
+	return string(c)
 }

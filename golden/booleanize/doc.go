@@ -7,7 +7,10 @@
 //
 // A [Thermometer] holds the thresholds. [Fit] learns them from training
 // data only (quantiles snapped to midpoints between distinct training
-// values), the model file stores them as JSON, and [Thermometer.Validate]
+// values); [FitSupervised] places them where the training labels change
+// class (information-gain cut points, docs/uncertainty.md section 13) and
+// [FitCuts] chooses between the two by a [Cuts] name. The model file stores
+// them as JSON, and [Thermometer.Validate]
 // checks them when the file is loaded. Encoding runs on the host in float64
 // and is not part of the hardware.
 package booleanize

@@ -23,6 +23,25 @@ func ExampleFit() {
 	// {"thresholds":[[2.5,4.5],[0.5]]}
 }
 
+// The classes change at 3.5 and 6.5: supervised placement cuts there,
+// where the quantiles (Fit) would cut at 3.5 and 5.5.
+func ExampleFitSupervised() {
+	X := [][]float64{{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}}
+	y := []int{0, 0, 0, 1, 1, 1, 0, 0}
+	th, err := booleanize.FitSupervised(X, y, 2, 2, false)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	q, _ := booleanize.Fit(X, 2)
+	b, _ := json.Marshal(th)
+	fmt.Println(q.Thresholds, th.Thresholds)
+	fmt.Println(string(b))
+	// Output:
+	// [[3.5 5.5]] [[3.5 6.5]]
+	// {"thresholds":[[3.5,6.5]],"cuts":"supervised"}
+}
+
 func ExampleThermometer_Encode() {
 	th := &booleanize.Thermometer{Thresholds: [][]float64{{2.5, 4.5}, {0.5}}}
 	var buf []bool

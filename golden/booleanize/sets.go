@@ -36,8 +36,11 @@ type Sets struct {
 	Margin    float64 `json:"margin,omitempty"`
 	// WholeRow replaces the whole row by the set's replacement row when
 	// any feature is out of the set's range (instead of that feature only).
-	WholeRow bool  `json:"whole_row,omitempty"`
-	Set      []Set `json:"sets"`
+	WholeRow bool `json:"whole_row,omitempty"`
+	// Cuts records the threshold placement the sets were fitted with
+	// (SetsConfig.Cuts; "" for quantiles), for provenance only.
+	Cuts Cuts  `json:"cuts,omitempty"`
+	Set  []Set `json:"sets"`
 }
 
 // Set is one encoder of a [Sets]: a thermometer, and when Lo/Hi are
@@ -57,6 +60,14 @@ type SetsConfig struct {
 	Margin     float64 // reversion margin in feature standard deviations (0 = none)
 	Seed       uint64  // chooses the replacement rows
 	WholeRow   bool    // see Sets.WholeRow
+	// Cuts places the base thresholds: "" or quantile ([Fit]), supervised
+	// or mdl ([FitSupervised]); with the -boot suffix, set 0 keeps the
+	// placement fitted on all rows and every other set m refits it on its
+	// own stratified bootstrap resample of the rows (a PCG seeded with Seed
+	// and "PTMboot!", resamples drawn in set order), feature by feature
+	// where the refit has as many thresholds as set 0 (set 0's otherwise).
+	// The jitter then shifts every set's thresholds as without it.
+	Cuts Cuts
 }
 
 // MaxSets bounds M.
@@ -78,7 +89,20 @@ func FitSets(X [][]float64, y []int, nc int, cfg SetsConfig) (*Sets, error) {
 	if len(y) != len(X) {
 		return nil, fmt.Errorf("booleanize: FitSets: %d rows, %d labels", len(X), len(y))
 	}
-	base, err := Fit(X, cfg.PerFeature)
+	if err := cfg.Cuts.Validate(); err != nil {
+		return nil, fmt.Errorf("booleanize: FitSets: %w", err)
+	}
+	if nc < 1 {
+		return nil, fmt.Errorf("booleanize: FitSets: %d classes", nc)
+	}
+	byClass := make([][]int, nc)
+	for i, c := range y {
+		if c < 0 || c >= nc {
+			return nil, fmt.Errorf("booleanize: FitSets: row %d label %d outside 0..%d", i, c, nc-1)
+		}
+		byClass[c] = append(byClass[c], i)
+	}
+	base, err := FitCuts(X, y, nc, cfg.PerFeature, cfg.Cuts)
 	if err != nil {
 		return nil, err
 	}
@@ -100,22 +124,43 @@ func FitSets(X [][]float64, y []int, nc int, cfg SetsConfig) (*Sets, error) {
 	}
 	// Replacement rows: set m takes a row of class m mod nc, drawn with a
 	// seeded PCG ("PTMsets!").
-	byClass := make([][]int, nc)
-	for i, c := range y {
-		if c < 0 || c >= nc {
-			return nil, fmt.Errorf("booleanize: FitSets: row %d label %d outside 0..%d", i, c, nc-1)
-		}
-		byClass[c] = append(byClass[c], i)
-	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5054_4d73_6574_7321))
 	s := &Sets{Bandwidth: cfg.Bandwidth, Margin: cfg.Margin, WholeRow: cfg.WholeRow && cfg.Margin > 0, Set: make([]Set, cfg.M)}
+	if cfg.Cuts != "" && cfg.Cuts != Quantile {
+		s.Cuts = cfg.Cuts
+	}
+	bases := make([]*Thermometer, cfg.M)
+	bases[0] = base
+	boot := rand.New(rand.NewPCG(cfg.Seed, 0x5054_4d62_6f6f_7421))
+	for m := 1; m < cfg.M; m++ {
+		bases[m] = base
+		if !cfg.Cuts.Boot() {
+			continue
+		}
+		rows := bootstrapRows(y, nc, boot)
+		Xb, yb := make([][]float64, len(rows)), make([]int, len(rows))
+		for i, r := range rows {
+			Xb[i], yb[i] = X[r], y[r]
+		}
+		tb, err := FitCuts(Xb, yb, nc, cfg.PerFeature, cfg.Cuts)
+		if err != nil {
+			// Every feature constant in the resample: keep set 0's.
+			continue
+		}
+		for f := range tb.Thresholds {
+			if len(tb.Thresholds[f]) != len(base.Thresholds[f]) {
+				tb.Thresholds[f] = base.Thresholds[f]
+			}
+		}
+		bases[m] = tb
+	}
 	for m := range cfg.M {
 		z := 0.0
 		if cfg.M > 1 {
 			z = NormalQuantile((float64(m) + 0.5) / float64(cfg.M))
 		}
 		th := make([][]float64, nf)
-		for f, base := range base.Thresholds {
+		for f, base := range bases[m].Thresholds {
 			th[f] = make([]float64, len(base))
 			for k, c := range base {
 				th[f][k] = c + z*cfg.Bandwidth*scale[f]
@@ -174,6 +219,9 @@ func (s *Sets) Validate() error {
 	}
 	if !(s.Bandwidth >= 0) || math.IsInf(s.Bandwidth, 0) || !(s.Margin >= 0) || math.IsInf(s.Margin, 0) {
 		return fmt.Errorf("booleanize: bandwidth %v and margin %v must be finite and >= 0", s.Bandwidth, s.Margin)
+	}
+	if err := s.Cuts.Validate(); err != nil {
+		return err
 	}
 	t0 := &s.Set[0].Thermometer
 	for m := range s.Set {

@@ -13,8 +13,14 @@ import (
 // have none (it then contributes no bits). The JSON form is
 // {"thresholds": [[...], ...]}; Go's JSON encoding of float64 round-trips
 // exactly, so a model file reproduces the encoder bit for bit.
+//
+// Cuts records, for provenance only, how the thresholds were placed
+// ("" for [Fit]'s quantiles, "supervised" or "mdl" for [FitSupervised]);
+// encoding never reads it, and [Thermometer.Validate] checks only that it
+// names a placement.
 type Thermometer struct {
 	Thresholds [][]float64 `json:"thresholds"`
+	Cuts       Cuts        `json:"cuts,omitempty"`
 }
 
 // Fit learns thresholds for every column of X, using at most perFeature
@@ -230,6 +236,9 @@ func (t *Thermometer) BitNames(features []string) []string {
 func (t *Thermometer) Validate() error {
 	if len(t.Thresholds) == 0 {
 		return errors.New("booleanize: thermometer has no features")
+	}
+	if err := t.Cuts.Validate(); err != nil {
+		return err
 	}
 	for f, th := range t.Thresholds {
 		for k, c := range th {

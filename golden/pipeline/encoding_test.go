@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
@@ -56,5 +60,51 @@ func TestSampledEncodingMakesSamplesDisagree(t *testing.T) {
 	}
 	if sampled.Accuracy < plain.Accuracy-0.03 {
 		t.Errorf("sampled encoding accuracy %.3f, plain %.3f", sampled.Accuracy, plain.Accuracy)
+	}
+}
+
+// TestTrainCuts checks that the threshold placement reaches the model:
+// the booleanizer and the sets are FitSupervised's on the training rows,
+// the placement is recorded in both and survives the model file, and a
+// bad placement is refused before training.
+func TestTrainCuts(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ptm.DefaultParams()
+	p.Epochs = 2
+	enc := DefaultEncoding
+	enc.Cuts = booleanize.Supervised
+	f, err := Train(d, TrainConfig{Params: p, SplitSeed: 1, Encoding: &enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := d.Subset(f.Split.Train)
+	want, err := booleanize.FitSupervised(tr.X, tr.Y, 3, 6, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Booleanizer.Cuts != booleanize.Supervised || f.Encoding.Cuts != booleanize.Supervised {
+		t.Errorf("recorded placement %q / %q, want supervised", f.Booleanizer.Cuts, f.Encoding.Cuts)
+	}
+	if !slices.EqualFunc(f.Booleanizer.Thresholds, want.Thresholds, slices.Equal) {
+		t.Errorf("booleanizer %v, want %v", f.Booleanizer.Thresholds, want.Thresholds)
+	}
+	data, err := modelfile.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := modelfile.Decode(data, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Booleanizer.Cuts != booleanize.Supervised || g.Encoding.Cuts != booleanize.Supervised {
+		t.Errorf("after the file: %q / %q", g.Booleanizer.Cuts, g.Encoding.Cuts)
+	}
+	bad := DefaultEncoding
+	bad.Cuts = "trees"
+	if _, err := Train(d, TrainConfig{Params: p, SplitSeed: 1, Encoding: &bad}); err == nil || !strings.Contains(err.Error(), `"trees"`) {
+		t.Errorf("bad placement: %v", err)
 	}
 }

@@ -162,6 +162,9 @@ type Encoding struct {
 	Bandwidth float64 `json:"bandwidth"`           // threshold jitter, in feature standard deviations
 	Margin    float64 `json:"margin,omitempty"`    // out-of-range reversion margin, in feature standard deviations (0 = off)
 	WholeRow  bool    `json:"whole_row,omitempty"` // revert the whole row, not only the out-of-range feature
+	// Cuts places the thresholds (booleanize.Cuts: quantile, supervised or
+	// mdl, optionally -boot; "" = quantile; docs/uncertainty.md section 13).
+	Cuts booleanize.Cuts `json:"cuts,omitempty"`
 }
 
 // Plain is the encoding of the paper's PTM: one thermometer, nothing
@@ -175,6 +178,9 @@ func (e Encoding) Validate() error {
 	}
 	if !(e.Bandwidth >= 0 && e.Bandwidth <= 10) || !(e.Margin >= 0 && e.Margin <= 100) {
 		return fmt.Errorf("pipeline: encoding bandwidth %v and margin %v, want 0..10 and 0..100", e.Bandwidth, e.Margin)
+	}
+	if err := e.Cuts.Validate(); err != nil {
+		return fmt.Errorf("pipeline: encoding: %w", err)
 	}
 	return nil
 }
@@ -244,15 +250,15 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		rows = cfg.Rows
 	}
 	tr := d.Subset(rows)
-	th, err := booleanize.Fit(tr.X, cfg.Thresholds)
+	enc := cfg.Encoding
+	th, err := booleanize.FitCuts(tr.X, tr.Y, len(d.Classes), cfg.Thresholds, enc.Cuts)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: booleanizer: %w", err)
 	}
-	enc := cfg.Encoding
 	var sets *booleanize.Sets
 	if enc.Sets > 1 || enc.Margin > 0 {
 		sets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), booleanize.SetsConfig{
-			PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow})
+			PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow, Cuts: enc.Cuts})
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: encoding: %w", err)
 		}
