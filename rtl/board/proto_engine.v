@@ -114,6 +114,11 @@
  *   ETH_COUNTERS                1: STATUS counters 6 and 7 (Ethernet FCS
  *                               errors, frames dropped) are kept; 0 (a
  *                               board without Ethernet): they read 0
+ *   STATUS_ALL                  1: the optional STATUS counters 0, 8, 9,
+ *                               10 (frames executed and sent, core runs,
+ *                               ERRORs) are kept; 0: they read 0 (the
+ *                               error counters 1-3 and the line counters
+ *                               11-12 are always kept)
  *
  * Ports:
  *   clk, rst                    clock; synchronous active-high reset of the
@@ -156,7 +161,8 @@ module proto_engine #(
     parameter RX_FRAMES_UART = 3,
     parameter RX_FRAMES_ETH  = 1,
     parameter LEN_W       = 11,
-    parameter ETH_COUNTERS = 1
+    parameter ETH_COUNTERS = 1,
+    parameter STATUS_ALL  = 1
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -327,7 +333,28 @@ localparam [1:0] R_INFO   = 2'd1;   // 20 words
 localparam [1:0] R_STATUS = 2'd2;   // 13 words from stat_counters
 
 localparam integer NCNT   = 13;                              // STATUS words
-localparam integer NSTORE = (ETH_COUNTERS != 0) ? 11 : 9;    // counters kept
+// STATUS word w is kept in stat_counters: 1, 2, 3, 11, 12 always; 6, 7
+// with ETH_COUNTERS; 0, 8, 9, 10 with STATUS_ALL (counters 4 and 5 never)
+function automatic cnt_kept(input integer w);
+    begin
+        case (w)
+            1, 2, 3, 11, 12: cnt_kept = 1'b1;
+            6, 7:            cnt_kept = (ETH_COUNTERS != 0);
+            0, 8, 9, 10:     cnt_kept = (STATUS_ALL != 0);
+            default:         cnt_kept = 1'b0;
+        endcase
+    end
+endfunction
+// the stored index of word w: the kept words below it
+function automatic integer cnt_store(input integer w);
+    integer i, n;
+    begin
+        n = 0;
+        for (i = 0; i < w; i = i + 1) n = n + (cnt_kept(i) ? 1 : 0);
+        cnt_store = n;
+    end
+endfunction
+localparam integer NSTORE = cnt_store(NCNT);                 // counters kept
 
 // ------------------------------------------------------------ frame state
 // the frame's descriptor is used as offered (it is taken only at the end)
@@ -525,27 +552,19 @@ wire        stat_req;
 wire        cnt_valid;
 wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
 
-// STATUS word ridx: stored counter index, or none (counters 4, 5 and,
-// without ETH_COUNTERS, 6, 7 read 0); a table over ridx[3:0] (no
-// subtractor)
-reg [3:0] cnt_idx;
+// STATUS word ridx: stored counter index, or none (a word whose counter
+// is not kept reads 0); a table over ridx[3:0] (no subtractor)
+localparam integer CI_W = $clog2(NSTORE);
+reg [CI_W-1:0] cnt_idx;
 reg       cnt_none;
 integer   ci;
 always @* begin
     cnt_none = 1'b0;
-    cnt_idx  = 4'd0;
+    cnt_idx  = {CI_W{1'b0}};
     for (ci = 0; ci < 16; ci = ci + 1) begin
         if (ridx[3:0] == 4'(ci)) begin
-            if (ci < 4) begin
-                cnt_idx = 4'(ci);
-            end else if (ci < 6) begin
-                cnt_none = 1'b1;
-            end else if (ci < 8) begin
-                cnt_idx  = 4'(ci - 2);
-                cnt_none = (ETH_COUNTERS == 0);
-            end else begin
-                cnt_idx = (ETH_COUNTERS != 0) ? 4'(ci - 2) : 4'(ci - 4);
-            end
+            cnt_none = (ci >= NCNT) || !cnt_kept(ci);
+            cnt_idx  = CI_W'(cnt_store(ci));
         end
     end
 end
@@ -679,16 +698,29 @@ wire [17:0] inc_uart = {
     1'b0, take_desc && !s_desc_busy              // 0  frames executed
 };
 // stored counters whose increment is 0 or 1 (bit 1 of their inc is 0):
-// frames executed, frames sent, core runs, ERRORs, bit times
-localparam [15:0] INC1 = (ETH_COUNTERS != 0) ? 16'h05F1 : 16'h0171;
+// frames executed, Ethernet counters, frames sent, core runs, ERRORs,
+// bit times
 wire cclear = (state == S_DECIDE) && (f_type == T_RESET);
+wire [25:0] inc_all = {inc_uart[17:8], 1'b0, ev_eth_drop, 1'b0, ev_fcs_error, 4'd0, inc_uart[7:0]};
 wire [2*NSTORE-1:0] inc_vec;
+function automatic [15:0] inc1_of(input integer words);
+    integer w;
+    begin
+        inc1_of = 16'd0;
+        for (w = 0; w < words; w = w + 1) begin
+            if (cnt_kept(w) && (w == 0 || (w >= 6 && w != 11))) inc1_of[cnt_store(w)] = 1'b1;
+        end
+    end
+endfunction
+localparam [15:0] INC1 = inc1_of(NCNT);
+genvar cw;
 generate
-    if (ETH_COUNTERS != 0) begin : g_cnt_eth
-        assign inc_vec = {inc_uart[17:8], 1'b0, ev_eth_drop, 1'b0, ev_fcs_error, inc_uart[7:0]};
-    end else begin : g_cnt_uart
-        assign inc_vec = inc_uart;
-        wire unused_eth_inc = &{1'b0, ev_eth_drop, ev_fcs_error};
+    for (cw = 0; cw < NCNT; cw = cw + 1) begin : g_inc
+        if (cnt_kept(cw)) begin : g_kept
+            assign inc_vec[2*cnt_store(cw) +: 2] = inc_all[2*cw +: 2];
+        end else begin : g_out
+            wire unused_inc = &{1'b0, inc_all[2*cw +: 2]};
+        end
     end
 endgenerate
 
