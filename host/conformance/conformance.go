@@ -173,16 +173,18 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	crc := frame.WordsCRC(words)
 	u32 := func(v ...uint32) []byte { return frame.AppendWords(nil, v) }
 
-	// Upload by hand, exercising the rules (protocol version 4: the
-	// board does not check W, answers a resend of written words with its
-	// next offset and refuses words past the bank).
+	// Upload by hand, exercising the rules (protocol version 5: the
+	// board does not check W, answers LOAD_BEGIN and LOAD_COMMIT with an
+	// empty payload and LOAD_DATA with its next offset, answers a resend
+	// of written words with ERROR 6 and its next offset and refuses words
+	// past the bank).
 	c.expectError("LOAD_BEGIN with a 3-byte payload", frame.TypeLoadBegin, []byte{1, 2, 3}, frame.CodeBadLength, 0, true)
-	c.expectOK("LOAD_BEGIN(W+1) is answered with L*D (the host checks W)", frame.TypeLoadBegin, u32(uint32(W+1)), u32(uint32(W)))
-	c.expectOK("LOAD_BEGIN(L*D)", frame.TypeLoadBegin, u32(uint32(W)), u32(uint32(W)))
+	c.expectOK("LOAD_BEGIN(W+1) is answered (the host checks W)", frame.TypeLoadBegin, u32(uint32(W+1)), []byte{})
+	c.expectOK("LOAD_BEGIN(L*D)", frame.TypeLoadBegin, u32(uint32(W)), []byte{})
 	c.expectError("INFER while a load is in progress", frame.TypeInfer, infer(frame.ModeStats, 1, 1), frame.CodeNoModel, 0, true)
 	step := max(1, min(W/4, frame.MaxLoadWords))
 	chunk := func(off, n int) []byte { return frame.AppendLoadData(nil, uint32(off), words[off:off+n]) }
-	ack := func(off, n int) []byte { return u32(uint32(off), uint32(n)) }
+	ack := func(off, n int) []byte { return u32(uint32(off + n)) } // the next offset
 	off := 0
 	n := min(step, W)
 	c.expectOK("LOAD_DATA at next", frame.TypeLoadData, chunk(0, n), ack(0, n))
@@ -208,9 +210,9 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	c.expectError("LOAD_DATA running past the bank refused", frame.TypeLoadData,
 		frame.AppendLoadData(nil, uint32(off), []uint16{words[off], 0}), frame.CodeBadLength, 0, true)
 	c.expectError("LOAD_DATA past the bank refused", frame.TypeLoadData, frame.AppendLoadData(nil, uint32(W), words[:1]), frame.CodeBadLength, 0, true)
-	c.expectError("LOAD_COMMIT with a wrong CRC", frame.TypeLoadCommit, u32(uint32(W), crc^1), frame.CodeCommitMismatch, int64(crc), true)
-	c.expectOK("LOAD_COMMIT", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
-	c.expectOK("repeated LOAD_COMMIT is acknowledged again", frame.TypeLoadCommit, u32(uint32(W), crc), u32(uint32(W), crc))
+	c.expectError("LOAD_COMMIT with a wrong CRC", frame.TypeLoadCommit, u32(uint32(W), crc^1), frame.CodeCommitMismatch, 0, true)
+	c.expectOK("LOAD_COMMIT", frame.TypeLoadCommit, u32(uint32(W), crc), []byte{})
+	c.expectOK("repeated LOAD_COMMIT is acknowledged again", frame.TypeLoadCommit, u32(uint32(W), crc), []byte{})
 	n = min(step, W)
 	c.expectError("LOAD_DATA resend after the commit: no load in progress", frame.TypeLoadData, chunk(0, n), frame.CodeNoLoad, int64(W), true)
 	c.expectError("LOAD_DATA with no load in progress", frame.TypeLoadData, frame.AppendLoadData(nil, uint32(W), words[:1]), frame.CodeNoLoad, int64(W), true)

@@ -1,7 +1,8 @@
 // Package conformance checks a board (any transport: the Verilated board's
 // pty or TAP device, real hardware, the software board) against
 // docs/protocol.md as host/softboard implements it: INFO sanity, the
-// upload rules of protocol version 4 (resends and gaps answered with next,
+// upload rules of protocol version 5 (LOAD_DATA acknowledged with next,
+// resends and gaps answered ERROR 6 with next,
 // words past the bank refused, commit mismatch, repeated commit), the
 // INFER refusals the board makes, bit-exact results in all modes
 // including multi-fragment responses, STATUS and RESET_STATUS, unknown

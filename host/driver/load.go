@@ -46,17 +46,13 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 		return fmt.Errorf("driver: load: no words")
 	}
 	begin := frame.LoadBegin{Words: uint32(w)}
-	c, err := d.exec(ctx, &call{typ: frame.TypeLoadBegin, payload: begin.AppendTo(nil), label: "LOAD_BEGIN", loadOffset: -1, respBytes: 15, index: -1})
+	c, err := d.exec(ctx, &call{typ: frame.TypeLoadBegin, payload: begin.AppendTo(nil), label: "LOAD_BEGIN", loadOffset: -1, respBytes: frame.Overhead, index: -1})
 	if err != nil {
 		return fmt.Errorf("driver: load: %w", err)
 	}
-	var ack frame.LoadBegin
-	if err := ack.DecodeFromBytes(c.resp); err != nil {
-		return fmt.Errorf("driver: load: LOAD_BEGIN(%d) acknowledged with % x: %w", w, c.resp, ErrProtocol)
-	}
-	if ack.Words != uint32(w) {
-		// A version-4 board does not check W; it answers with L*D.
-		return fmt.Errorf("driver: load: %d words, the board's bank holds %d (LOAD_BEGIN's answer): %w", w, ack.Words, ErrProtocol)
+	if len(c.resp) != 0 {
+		// Protocol version 5 answers LOAD_BEGIN with an empty payload.
+		return fmt.Errorf("driver: load: LOAD_BEGIN(%d) acknowledged with % x, want an empty payload: %w", w, c.resp, ErrProtocol)
 	}
 
 	u := &upload{d: d, words: words}
@@ -65,13 +61,13 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 	}
 
 	commit := frame.LoadCommit{Words: uint32(w), CRC: frame.WordsCRC(words)}
-	c, err = d.exec(ctx, &call{typ: frame.TypeLoadCommit, payload: commit.AppendTo(nil), label: "LOAD_COMMIT", loadOffset: -1, respBytes: 19, index: -1})
+	c, err = d.exec(ctx, &call{typ: frame.TypeLoadCommit, payload: commit.AppendTo(nil), label: "LOAD_COMMIT", loadOffset: -1, respBytes: frame.Overhead, index: -1})
 	if err != nil {
 		return fmt.Errorf("driver: load: commit of %d words with CRC 0x%08x: %w", w, commit.CRC, err)
 	}
-	var cack frame.LoadCommit
-	if err := cack.DecodeFromBytes(c.resp); err != nil || cack != commit {
-		return fmt.Errorf("driver: load: LOAD_COMMIT(%d, 0x%08x) acknowledged with % x: %w", w, commit.CRC, c.resp, ErrProtocol)
+	if len(c.resp) != 0 {
+		// Protocol version 5 answers a matching commit with an empty payload.
+		return fmt.Errorf("driver: load: LOAD_COMMIT(%d, 0x%08x) acknowledged with % x, want an empty payload: %w", w, commit.CRC, c.resp, ErrProtocol)
 	}
 	return nil
 }
@@ -80,7 +76,7 @@ func (d *Driver) Load(ctx context.Context, words []uint16) error {
 // frame overhead and offset, and the whole acknowledgement frame.
 const (
 	loadCmdOverhead = frame.Overhead + 4
-	loadAckBytes    = frame.Overhead + 8
+	loadAckBytes    = frame.Overhead + 4
 )
 
 // errCancelled cancels chunks that Load no longer needs.
@@ -269,8 +265,8 @@ func (u *upload) answer(c *call) error {
 	switch {
 	case c.err == nil:
 		var a frame.LoadDataAck
-		if err := a.DecodeFromBytes(c.resp); err != nil || int(a.Offset) != off || int(a.N) != n {
-			return fmt.Errorf("%s (seq %d) acknowledged as offset %d, %d words (% x): %w", c.label, c.seq, a.Offset, a.N, c.resp, ErrProtocol)
+		if err := a.DecodeFromBytes(c.resp); err != nil || int64(a.Next) != int64(off+n) {
+			return fmt.Errorf("%s (seq %d, offset %d, %d words) acknowledged with next offset %d (% x), want %d: %w", c.label, c.seq, off, n, a.Next, c.resp, off+n, ErrProtocol)
 		}
 		u.est.add(bytes, false)
 		u.advance(off + n)
@@ -339,7 +335,7 @@ func (u *upload) late(la lateAck) bool {
 			return false
 		}
 		end = int(la.next)
-	} else if !ok || int(la.ack.Offset) != r.off || int(la.ack.N) != r.n {
+	} else if !ok || int64(la.ack.Next) != int64(end) {
 		return false
 	}
 	delete(u.lost, la.seq)

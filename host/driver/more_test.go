@@ -3,7 +3,6 @@ package driver_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -180,11 +179,13 @@ func BenchmarkStreamPipe(b *testing.B) {
 	}
 }
 
-// A protocol version 4 board checks neither W nor INFER lengths, so the
-// driver does: without the board's INFO it refuses INFER with a clear
-// error and sends nothing; a Load of the wrong size before INFO is
-// refused by the board's LOAD_BEGIN answer (L*D) and reported so; with
-// INFO, wrong sizes are refused before anything is sent.
+// A protocol version 4 or 5 board checks neither W nor INFER lengths, so
+// the driver does: without the board's INFO it refuses INFER with a clear
+// error and sends nothing; a Load of too many words before INFO is
+// refused by the board when the words run past its bank (ERROR 3 to
+// LOAD_DATA; version 5's LOAD_BEGIN answer no longer carries L*D) and
+// reported so; with INFO, wrong sizes are refused before anything is
+// sent.
 func TestHostChecksVersion4(t *testing.T) {
 	r := newRig(t, testmodel.Binary, softboard.Config{}, driver.Opts{}, nil)
 	ctx := ctxT(t, 10*time.Second)
@@ -199,9 +200,9 @@ func TestHostChecksVersion4(t *testing.T) {
 		t.Fatalf("%d frames sent for a refused request", n)
 	}
 	W := len(softboard.BankWords(r.bank, testmodel.HW))
-	if err := r.d.Load(ctx, make([]uint16, W+1)); err == nil || !errors.Is(err, driver.ErrProtocol) ||
-		!strings.Contains(err.Error(), fmt.Sprintf("the board's bank holds %d", W)) {
-		t.Fatalf("Load of W+1 words without INFO: %v", err)
+	var be *frame.BoardError
+	if err := r.d.Load(ctx, make([]uint16, W+1)); !errors.As(err, &be) || be.Cmd != frame.TypeLoadData || be.Code != frame.CodeBadLength {
+		t.Fatalf("Load of W+1 words without INFO: %v, want the board's ERROR 3 to LOAD_DATA", err)
 	}
 	loaded(t, r, ctx)
 	sent := r.d.Stats().Link.FramesSent

@@ -178,7 +178,7 @@ func FuzzPayloads(f *testing.F) {
 				_ = v.Check()
 				out = v.AppendTo(nil)
 			}
-		case TypeLoadBegin, TypeLoadBegin.Response():
+		case TypeLoadBegin:
 			var v LoadBegin
 			if err = v.DecodeFromBytes(p); err == nil {
 				out = v.AppendTo(nil)
@@ -193,7 +193,7 @@ func FuzzPayloads(f *testing.F) {
 			if err = v.DecodeFromBytes(p); err == nil {
 				out = v.AppendTo(nil)
 			}
-		case TypeLoadCommit, TypeLoadCommit.Response():
+		case TypeLoadCommit:
 			var v LoadCommit
 			if err = v.DecodeFromBytes(p); err == nil {
 				out = v.AppendTo(nil)

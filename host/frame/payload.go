@@ -22,7 +22,7 @@ func payloadLen(what string, p []byte, want int) error {
 // Protocol constants of the INFO words.
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
-	ProtocolVersion uint32 = 4          // INFO word 1
+	ProtocolVersion uint32 = 5          // INFO word 1
 	InfoWords              = 20         // words in an INFO response
 )
 
@@ -165,8 +165,8 @@ func (i *Info) String() string {
 		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate, i.RxBuffer, i.MMax)
 }
 
-// LoadBegin is the LOAD_BEGIN command payload and its response's: the
-// total number of words W.
+// LoadBegin is the LOAD_BEGIN command payload: the total number of words
+// W (protocol version 5 answers it with an empty payload).
 type LoadBegin struct {
 	Words uint32
 }
@@ -228,28 +228,29 @@ func AppendLoadData(dst []byte, offset uint32, words []uint16) []byte {
 	return dst
 }
 
-// LoadDataAck is the LOAD_DATA response payload: the chunk's offset and
-// word count.
+// LoadDataAck is the LOAD_DATA response payload (protocol version 5): the
+// board's next offset after writing the chunk, offset + n (the host knows
+// the chunk and checks it; version 4 echoed the offset and n).
 type LoadDataAck struct {
-	Offset, N uint32
+	Next uint32
 }
 
-// DecodeFromBytes decodes the 8-byte payload.
+// DecodeFromBytes decodes the 4-byte payload.
 func (a *LoadDataAck) DecodeFromBytes(p []byte) error {
-	if err := payloadLen("LOAD_DATA response", p, 8); err != nil {
+	if err := payloadLen("LOAD_DATA response", p, 4); err != nil {
 		return err
 	}
-	a.Offset, a.N = binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[4:])
+	a.Next = binary.LittleEndian.Uint32(p)
 	return nil
 }
 
 // AppendTo appends the payload.
 func (a *LoadDataAck) AppendTo(dst []byte) []byte {
-	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(dst, a.Offset), a.N)
+	return binary.LittleEndian.AppendUint32(dst, a.Next)
 }
 
-// LoadCommit is the LOAD_COMMIT command payload and its response's: W and
-// the CRC-32 of the words.
+// LoadCommit is the LOAD_COMMIT command payload: W and the CRC-32 of the
+// words (protocol version 5 answers it with an empty payload).
 type LoadCommit struct {
 	Words, CRC uint32
 }
@@ -534,7 +535,7 @@ const (
 	CodeNoModel        ErrorCode = 4  // detail 0
 	CodeBadK           ErrorCode = 5  // detail 0 (KMAX is INFO word 13)
 	CodeLoadGap        ErrorCode = 6  // detail: next expected offset
-	CodeCommitMismatch ErrorCode = 7  // detail: the board's CRC
+	CodeCommitMismatch ErrorCode = 7  // detail: 0 (protocol version 5; version 4 gave the board's CRC)
 	CodeBusy           ErrorCode = 8  // detail 0
 	CodeNoLoad         ErrorCode = 9  // LOAD_DATA with no load in progress; detail: next
 	CodeNotInit        ErrorCode = 10 // TRAIN_ROWS before TRAIN_INIT; detail 0
@@ -600,11 +601,11 @@ func (e *BoardError) AppendTo(dst []byte) []byte {
 
 // Error describes the refusal, e.g. "board refused LOAD_DATA: load gap or
 // overlap (next offset 510)"; a detail of 0 where it carries no
-// information (the version-4 inference board's codes 1, 3, 4, 5, 8) is
+// information (the version-5 inference board's codes 1, 3, 4, 5, 7, 8) is
 // left out: "board refused INFER: K out of range".
 func (e *BoardError) Error() string {
 	d := "detail"
-	if e.Detail == 0 && (e.Code == CodeUnknownCommand || e.Code == CodeBadLength || e.Code == CodeNoModel || e.Code == CodeBadK || e.Code == CodeBusy) {
+	if e.Detail == 0 && (e.Code == CodeUnknownCommand || e.Code == CodeBadLength || e.Code == CodeNoModel || e.Code == CodeBadK || e.Code == CodeCommitMismatch || e.Code == CodeBusy) {
 		return fmt.Sprintf("board refused %v: %v", e.Cmd, e.Code)
 	}
 	switch e.Code {

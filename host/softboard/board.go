@@ -222,7 +222,7 @@ func (b *Board) Words() []uint16 {
 	return append([]uint16(nil), b.words...)
 }
 
-// count increments a counter (modulo 2^32, protocol version 4). Counters
+// count increments a counter (modulo 2^32, protocol version 4 and 5). Counters
 // 4 and 5 (unknown commands, bad lengths) are not kept by a version-4
 // board and stay 0.
 func (b *Board) count(k int, n uint32) {
@@ -255,7 +255,9 @@ func (b *Board) appendError(dst []byte, seq uint16, cmd frame.Type, code frame.E
 func (b *Board) appendResp(dst []byte, f frame.Frame, payload func([]byte) []byte) []byte {
 	start := len(dst)
 	dst = frame.Begin(dst, f.Type.Response(), 0, f.Seq)
-	dst = payload(dst)
+	if payload != nil {
+		dst = payload(dst)
+	}
 	dst, _ = frame.Finish(dst, start)
 	b.count(frame.CounterSent, 1)
 	return dst
@@ -292,8 +294,7 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		}
 		b.loading, b.loaded, b.core = true, false, nil
 		b.next, b.running, b.modelCRC = 0, 0, 0
-		lb := frame.LoadBegin{Words: uint32(len(b.words))}
-		return b.appendResp(dst, f, lb.AppendTo)
+		return b.appendResp(dst, f, nil) // version 5: an empty answer
 
 	case frame.TypeLoadData:
 		// Version 4: an odd last byte is ignored; a retransmission is
@@ -319,7 +320,7 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		if fit < n {
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
-		ack := frame.LoadDataAck{Offset: off, N: uint32(n)}
+		ack := frame.LoadDataAck{Next: b.next} // version 5: offset + n
 		return b.appendResp(dst, f, ack.AppendTo)
 
 	case frame.TypeLoadCommit:
@@ -329,20 +330,20 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
 		w := uint32(len(b.words))
-		lc := frame.LoadCommit{Words: w, CRC: binary.LittleEndian.Uint32(p[4:])}
+		lc := frame.LoadCommit{CRC: binary.LittleEndian.Uint32(p[4:])}
 		switch {
 		case b.next != w:
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeLoadGap, b.next)
 		case lc.CRC != b.running:
-			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, 0) // version 5: detail 0
 		case !b.loaded:
 			if err := b.commit(); err != nil {
-				return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, b.running)
+				return b.appendError(dst, f.Seq, f.Type, frame.CodeCommitMismatch, 0) // version 5: detail 0
 			}
 			b.modelCRC = b.running
 		}
 		b.loading = false
-		return b.appendResp(dst, f, lc.AppendTo)
+		return b.appendResp(dst, f, nil) // version 5: an empty answer
 
 	case frame.TypeInfer:
 		return b.infer(dst, f)

@@ -61,6 +61,11 @@ var benches = []bench{
 		params: []param{{"FEATURES", "3"}, {"BITS", "8"}, {"LANES", "2"}, {"DEPTH", "5"}, {"LANE_W", "1"},
 			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "1"}, {"NC", "2"}, {"KMAX", "255"}, {"UART_BAUD", "115200"},
 			{"INIT_LOADED", "1"}, {"INIT_CRC", "305419896"}, {"CLIP_T", "127"}, {"SETS_MAX", "1"}}},
+	// the UP5K image's engine: no Ethernet counters, the optional ones left out
+	{name: "proto_engine_lean", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",
+		params: []param{{"FEATURES", "12"}, {"BITS", "8"}, {"LANES", "3"}, {"DEPTH", "5"}, {"LANE_W", "2"},
+			{"ADDR_W", "3"}, {"K_W", "8"}, {"NT", "1"}, {"NC", "2"}, {"KMAX", "255"}, {"UART_BAUD", "3000000"},
+			{"CLIP_T", "15"}, {"SETS_MAX", "1"}, {"ETH_COUNTERS", "0"}, {"STATUS_ALL", "0"}}},
 	// NC = 8: U = 840, so mode 2 sends u16 votes up to K = 78 and u32 above;
 	// T = 200: mode 3 sends i16 items
 	{name: "proto_engine_nc8", top: "proto_engine", srcs: engineSrcs, tb: "tb/proto_engine_tb.cpp",

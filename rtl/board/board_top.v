@@ -41,6 +41,11 @@
  *                     the core's shape and port widths (docs/core-interface.md)
  *   CLIP_T            the model's threshold T (INFER mode 3 clips to [-T, T])
  *   SETS_MAX          MMAX, the most sets an INFER query may carry (8)
+ *   STATUS_ALL        1: every STATUS counter is kept; 0: the optional
+ *                     counters 0, 8, 9, 10 (frames executed and sent, core
+ *                     runs, ERRORs) read 0 (docs/protocol.md section 5).
+ *                     Default: ETH_ENABLE (the UART-only board, the UP5K
+ *                     image, keeps the error and line counters alone)
  *   GEN_VERSION       generator version (major<<16 | minor<<8 | patch)
  *   INIT_LOADED       1 when the core was generated with its banks
  *                     initialised (hw.Config.InitBanks): INFER works at once
@@ -107,7 +112,8 @@ module board_top #(
     parameter INIT_LOADED      = 0,
     parameter INIT_CRC         = 32'h00000000,
     parameter ETH_ENABLE       = 1,
-    parameter CORE_CLK         = 0
+    parameter CORE_CLK         = 0,
+    parameter STATUS_ALL       = ETH_ENABLE
 ) (
     input  wire       clk,
     input  wire       rst,
@@ -322,7 +328,7 @@ proto_engine #(
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
     .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX), .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
     .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W),
-    .ETH_COUNTERS(ETH_ENABLE), .RX_FRAMES_UART(UART_FRAMES - 1)
+    .ETH_COUNTERS(ETH_ENABLE), .STATUS_ALL(STATUS_ALL), .RX_FRAMES_UART(UART_FRAMES - 1)
 ) u_engine (
     .clk(clk), .rst(rst),
     .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),

@@ -23,8 +23,9 @@
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
 //	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM,
 //	                 swept a byte per clock, read out a byte at a time
-//	proto_engine.v   command executor of protocol version 4 (the board
-//	                 checks only what protects it; the host the rest):
+//	proto_engine.v   command executor of protocol version 5 (the board
+//	                 checks only what protects it and echoes nothing the
+//	                 host knows; the host checks the rest):
 //	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
 //	                 RESET_STATUS, ERROR responses; a bit-serial unit for
 //	                 the upload CRC and the query seed
@@ -36,17 +37,27 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
-// 2026-11-26): SETS_MAX 1, the UP5K image, 1,311 (proto_engine 586,
-// proto_rx 289, proto_tx 164, stat_counters 123, board_top 48, uart_rx
-// 40, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,508 (engine 778);
-// 1,628 and 1,774 before. What paid, in that order: comparisons with
+// 2026-11-26): SETS_MAX 1, the UP5K image, 1,219 (proto_engine 525,
+// proto_rx 289, proto_tx 165, stat_counters 85, board_top 48, uart_rx
+// 46, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,426 (engine 737);
+// 1,299 / 1,508 with protocol version 4 and every STATUS counter, 1,628
+// and 1,774 before. What paid, in that order: comparisons with
 // constants written as AND/OR chains (yosys maps a < or > to a carry
 // chain, one SB_CARRY a bit, and ABC cannot fold it: engine 748 -> 616,
 // proto_rx -46), stat_counters with PEND_W 3 instead of 5 (-42), the
 // response length kept as its last word index (-23), wcnt dropped (LOAD_DATA
 // words counted from rem, -21), the LFSR idle timer (-19), the counters
 // read out through a shift register (-18), the response byte as a one-hot
-// AND-OR (-10), proto_rx's bit-serial CRC (-11). Issue 12 asks for 1,000.
+// AND-OR (-10), proto_rx's bit-serial CRC (-11), then (branch shell6)
+// STATUS_ALL = 0 on the UART-only board, the optional counters 0 and
+// 8-10 left out (stat_counters 120 -> 85, engine -4), and protocol
+// version 5's empty LOAD_BEGIN / LOAD_COMMIT answers, LOAD_DATA answered
+// with next alone and ERROR 7 without the board's CRC (engine 571 ->
+// 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
+// demo`: 60 lanes, core 54 / shell 27 MHz, nextpnr seed 1) places in 4,301
+// of 5,280 cells with core / shell Fmax 55.56 / 31.77 MHz, timing met; the
+// HX8K full board (64 lanes, 96 / 48 MHz) in 5,990 of 7,680, 116.95 /
+// 53.23 MHz, timing met (docs/synthesis.md, "Against the targets").
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the

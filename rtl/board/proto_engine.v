@@ -1,6 +1,6 @@
 `default_nettype none
 /*
- * proto_engine - command executor of the board protocol (version 4, lean)
+ * proto_engine - command executor of the board protocol (version 5, lean)
  *
  * Executes the frames of docs/protocol.md (section 2) one at a time, in
  * arrival order, for both links (link_arb merges them), drives the
@@ -8,12 +8,14 @@
  * proto_tx as a byte stream (every protocol word least significant byte
  * first) with the link, source MAC and seq of the request.
  *
- * Protocol version 4 keeps in hardware only what protects the board (the
+ * Protocol version 5 keeps in hardware only what protects the board (the
  * bank bounds, the K range, the CRC of an upload, the stream of payload
  * bytes) and leaves every other check to the host, which validates each
  * request before sending it (host/frame, host/driver; docs/protocol.md
- * section 2 lists both sides). Response bytes are produced byte by byte,
- * never as 32-bit words:
+ * section 2 lists both sides); it echoes nothing the host already knows
+ * (LOAD_BEGIN and LOAD_COMMIT answers are empty, LOAD_DATA's is the next
+ * offset alone). Response bytes are produced byte by byte, never as
+ * 32-bit words:
  *
  *   INFO          20 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
@@ -22,20 +24,20 @@
  *                 (SETS_MAX).
  *   LOAD_BEGIN    (W not checked: the host checks W = L*D from INFO)
  *                 invalidates the model, next = 0, a load is in progress;
- *                 answered with LANES*DEPTH.
+ *                 an empty answer.
  *   LOAD_DATA     no load in progress: ERROR 9 (detail next); offset !=
  *                 next: ERROR 6 (detail next; a retransmission of words
  *                 already written is answered so too, with next past its
  *                 end); offset == next: the n words are written through
  *                 the core's bank write port, word w = addr*LANES + lane in
- *                 offset order, and a running CRC-32 is updated over their
- *                 bytes. Words that would land past W are neither written
+ *                 offset order, a running CRC-32 is updated over their
+ *                 bytes, and the answer is the new next (offset + n). Words that would land past W are neither written
  *                 nor counted in the CRC and the chunk is answered ERROR 3
  *                 (the words before W are written).
  *   LOAD_COMMIT   next == LANES*DEPTH (else ERROR 6, detail next) and crc
- *                 == the running CRC (else ERROR 7, detail the board's
- *                 CRC): the model becomes valid, the load is over (W not
- *                 checked). A repeated commit of the valid model is
+ *                 == the running CRC (else ERROR 7, detail 0): the model
+ *                 becomes valid, the load is over (W not checked), an
+ *                 empty answer. A repeated commit of the valid model is
  *                 acknowledged again (next and the CRC are unchanged).
  *   INFER         mode > 3 or sets > SETS_MAX: ERROR 3; K = 0 or K > KMAX:
  *                 ERROR 5; no valid model: ERROR 4; fewer than M*FB
@@ -56,15 +58,16 @@
  *                 every word clipped to [-T, T] as an i8 when T <= 127,
  *                 else as an i16.
  *   STATUS        13 words; counters 4 and 5 (unknown commands, bad
- *                 lengths) are not kept in version 4 and read 0.
+ *                 lengths) are not kept since version 4 and read 0, nor
+ *                 are 6, 7 without ETH_COUNTERS and 0, 8, 9, 10 without
+ *                 STATUS_ALL.
  *   RESET_STATUS  clears the counters; empty response.
  *   other types   ERROR 1. Fixed-length commands with another payload
  *                 length (INFO, STATUS, RESET_STATUS: 0; LOAD_BEGIN 4;
  *                 LOAD_COMMIT 8; LOAD_DATA < 6; INFER < 10): ERROR 3. A
  *                 busy descriptor (frame that did not fit in its link
  *                 buffer): ERROR 8, in arrival order.
- * ERROR details: next (codes 6, 9), the board's running CRC (code 7), 0
- * otherwise. Payload bytes a command does not use are read and
+ * ERROR details: next (codes 6, 9), 0 otherwise. Payload bytes a command does not use are read and
  * discarded, so the frame is always consumed whole. The descriptor is
  * taken when the last byte of its response has been handed to proto_tx,
  * so its fields are used as offered, and stay stable for proto_tx, which
@@ -75,7 +78,8 @@
  * CRC and the seed are shift registers stepped one bit per clock. A
  * LOAD_DATA byte takes 8 clocks (the CRC of its bits), a LOAD_COMMIT CRC
  * byte is compared with lcrc[7:0] and lcrc then rotated by 8 (four such
- * rotations restore it), a response byte of the CRC likewise; INFER's seed
+ * rotations restore it), a response byte of the CRC (INFO word 16)
+ * likewise; INFER's seed
  * is shifted in over 32 clocks, and after each set the core has taken, the
  * seed steps to the next set's or query's by a 32-clock serial addition
  * (the next request waits for it; a query at K = 100 takes thousands of
@@ -83,10 +87,10 @@
  *
  * Counters (u32, wrapping, docs/protocol.md section 5), kept in
  * stat_counters: 0 executed frames (descriptors started, busy ones
- * excepted), 1 ev_crc_error, 2 ev_framing_error, 3 ev_overrun, 6
- * ev_fcs_error and 7 ev_eth_drop (ETH_COUNTERS only), 8 ev_frame_sent, 9
- * core runs (requests accepted by the core), 10 ERROR responses, 11
- * ev_uart_byte, 12 ev_bit_tick. A STATUS word is the counter's value at
+ * excepted; STATUS_ALL only), 1 ev_crc_error, 2 ev_framing_error, 3
+ * ev_overrun, 6 ev_fcs_error and 7 ev_eth_drop (ETH_COUNTERS only), 8
+ * ev_frame_sent, 9 core runs (requests accepted by the core), 10 ERROR
+ * responses (8-10: STATUS_ALL only), 11 ev_uart_byte, 12 ev_bit_tick. A STATUS word is the counter's value at
  * the moment it is read (every event before it counted).
  *
  * The model state (loaded flag, load in progress, next offset, running CRC,
@@ -114,6 +118,11 @@
  *   ETH_COUNTERS                1: STATUS counters 6 and 7 (Ethernet FCS
  *                               errors, frames dropped) are kept; 0 (a
  *                               board without Ethernet): they read 0
+ *   STATUS_ALL                  1: the optional STATUS counters 0, 8, 9,
+ *                               10 (frames executed and sent, core runs,
+ *                               ERRORs) are kept; 0: they read 0 (the
+ *                               error counters 1-3 and the line counters
+ *                               11-12 are always kept)
  *
  * Ports:
  *   clk, rst                    clock; synchronous active-high reset of the
@@ -143,7 +152,7 @@ module proto_engine #(
     parameter ADDR_W      = 7,
     parameter K_W         = 8,
     /* verilator lint_off UNUSEDPARAM */
-    parameter NT          = 3,            // not used by version 4 (the host checks result sizes)
+    parameter NT          = 3,            // not used by version 5 (the host checks result sizes)
     /* verilator lint_on UNUSEDPARAM */
     parameter NC          = 3,
     parameter KMAX        = 255,
@@ -156,7 +165,8 @@ module proto_engine #(
     parameter RX_FRAMES_UART = 3,
     parameter RX_FRAMES_ETH  = 1,
     parameter LEN_W       = 11,
-    parameter ETH_COUNTERS = 1
+    parameter ETH_COUNTERS = 1,
+    parameter STATUS_ALL  = 1
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -222,11 +232,10 @@ localparam integer FB      = (FEATURES + 7) / 8;      // bytes per feature vecto
 localparam integer FBI_W   = (FB > 1) ? $clog2(FB) : 1;
 localparam integer TOTAL_I = LANES * DEPTH;            // bank words W
 localparam integer NEXT_W  = $clog2(TOTAL_I + 1);
-localparam [31:0]  TOTAL   = TOTAL_I;
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
-localparam [31:0]  PROTO_VER = 32'd4;
+localparam [31:0]  PROTO_VER = 32'd5;
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
 // x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
@@ -239,17 +248,6 @@ function automatic lt_c(input [31:0] x, input [31:0] c);
         r = 1'b0;
         for (i = 0; i < 32; i = i + 1) r = c[i] ? (!x[i] || r) : (!x[i] && r);
         lt_c = r;
-    end
-endfunction
-function automatic [30:0] dec1(input [31:0] x);   // x - 1 (x >= 1)
-    integer i;
-    reg b;
-    begin
-        b = 1'b1;
-        for (i = 0; i < 31; i = i + 1) begin
-            dec1[i] = x[i] ^ b;
-            b = b && !x[i];
-        end
     end
 endfunction
 function automatic gt_c(input [31:0] x, input [31:0] c);
@@ -327,7 +325,28 @@ localparam [1:0] R_INFO   = 2'd1;   // 20 words
 localparam [1:0] R_STATUS = 2'd2;   // 13 words from stat_counters
 
 localparam integer NCNT   = 13;                              // STATUS words
-localparam integer NSTORE = (ETH_COUNTERS != 0) ? 11 : 9;    // counters kept
+// STATUS word w is kept in stat_counters: 1, 2, 3, 11, 12 always; 6, 7
+// with ETH_COUNTERS; 0, 8, 9, 10 with STATUS_ALL (counters 4 and 5 never)
+function automatic cnt_kept(input integer w);
+    begin
+        case (w)
+            1, 2, 3, 11, 12: cnt_kept = 1'b1;
+            6, 7:            cnt_kept = (ETH_COUNTERS != 0);
+            0, 8, 9, 10:     cnt_kept = (STATUS_ALL != 0);
+            default:         cnt_kept = 1'b0;
+        endcase
+    end
+endfunction
+// the stored index of word w: the kept words below it
+function automatic integer cnt_store(input integer w);
+    integer i, n;
+    begin
+        n = 0;
+        for (i = 0; i < w; i = i + 1) n = n + (cnt_kept(i) ? 1 : 0);
+        cnt_store = n;
+    end
+endfunction
+localparam integer NSTORE = cnt_store(NCNT);                 // counters kept
 
 // ------------------------------------------------------------ frame state
 // the frame's descriptor is used as offered (it is taken only at the end)
@@ -525,27 +544,19 @@ wire        stat_req;
 wire        cnt_valid;
 wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
 
-// STATUS word ridx: stored counter index, or none (counters 4, 5 and,
-// without ETH_COUNTERS, 6, 7 read 0); a table over ridx[3:0] (no
-// subtractor)
-reg [3:0] cnt_idx;
+// STATUS word ridx: stored counter index, or none (a word whose counter
+// is not kept reads 0); a table over ridx[3:0] (no subtractor)
+localparam integer CI_W = $clog2(NSTORE);
+reg [CI_W-1:0] cnt_idx;
 reg       cnt_none;
 integer   ci;
 always @* begin
     cnt_none = 1'b0;
-    cnt_idx  = 4'd0;
+    cnt_idx  = {CI_W{1'b0}};
     for (ci = 0; ci < 16; ci = ci + 1) begin
         if (ridx[3:0] == 4'(ci)) begin
-            if (ci < 4) begin
-                cnt_idx = 4'(ci);
-            end else if (ci < 6) begin
-                cnt_none = 1'b1;
-            end else if (ci < 8) begin
-                cnt_idx  = 4'(ci - 2);
-                cnt_none = (ETH_COUNTERS == 0);
-            end else begin
-                cnt_idx = (ETH_COUNTERS != 0) ? 4'(ci - 2) : 4'(ci - 4);
-            end
+            cnt_none = (ci >= NCNT) || !cnt_kept(ci);
+            cnt_idx  = CI_W'(cnt_store(ci));
         end
     end
 end
@@ -565,14 +576,6 @@ always @* begin
 end
 wire [7:0] info_const_b = info_const[8*rb +: 8];
 wire [7:0] next_rb      = next32[8*rb +: 8];
-wire [31:0] off32       = 32'(p_off);
-wire [7:0] off_rb       = off32[8*rb +: 8];
-// LOAD_DATA's n = (len - 4) / 2 = len / 2 - 2 (len >= 6), from the
-// descriptor (stable for the whole frame), decremented bit by bit: no
-// carry chain
-wire [31:0] nw32        = {dec1(32'(s_desc_len[LEN_W-1:2])), s_desc_len[1]};
-wire [7:0] nw_rb        = nw32[8*rb +: 8];
-wire [7:0] total_rb     = TOTAL[8*rb +: 8];
 
 // the response byte (not INFER): an AND-OR of one-hot selected sources
 wire       k_info  = (r_kind == R_INFO);
@@ -582,14 +585,11 @@ wire       t_data  = (f_type == T_DATA);
 wire       o_idata = k_info && gt_c(32'(ridx), 32'd2) && lt_c(32'(ridx), 32'd15);
 wire       o_load  = k_info && (ridx == 5'd15) && (rb == 2'd0);
 wire       o_iconst = k_info && !o_idata && (ridx != 5'd15) && (ridx != 5'd16);
-wire       o_crc   = (k_info && (ridx == 5'd16) && m_loaded) ||
-                     (k_regs && !w0 && (r_err ? (r_code == E_COMMIT) : !t_data));
+wire       o_crc   = k_info && (ridx == 5'd16) && m_loaded;
 wire       o_cnt   = (r_kind == R_STATUS) && !cnt_none;
 wire       o_err0  = k_regs && r_err && w0;
-wire       o_next  = k_regs && r_err && !w0 && (r_code == E_GAP || r_code == E_NOLOAD);
-wire       o_off   = k_regs && !r_err && t_data && w0;
-wire       o_nw    = k_regs && !r_err && t_data && !w0;
-wire       o_total = k_regs && !r_err && !t_data && w0;
+// the next offset: ERROR 6 and 9's detail, LOAD_DATA's answer
+wire       o_next  = k_regs && (r_err ? (!w0 && (r_code == E_GAP || r_code == E_NOLOAD)) : t_data);
 wire [7:0] err0_b  = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
 wire [7:0] rbyte   = ({8{o_idata}} & info_data[8*rb +: 8]) |
                      {7'd0, o_load && m_loaded} |
@@ -597,10 +597,7 @@ wire [7:0] rbyte   = ({8{o_idata}} & info_data[8*rb +: 8]) |
                      ({8{o_crc}} & crc_lo) |
                      ({8{o_cnt}} & cnt_data) |
                      ({8{o_err0}} & err0_b) |
-                     ({8{o_next}} & next_rb) |
-                     ({8{o_off}} & off_rb) |
-                     ({8{o_nw}} & nw_rb) |
-                     ({8{o_total}} & total_rb);
+                     ({8{o_next}} & next_rb);
 // ridx - 2 as a table over ridx[3:0] (INFO words 3..14 are ROM words 1..12)
 reg [3:0] info_a;
 integer   ii;
@@ -617,8 +614,7 @@ wire word_last  = (ridx == rlast);
 wire resp_last  = resp_empty || (word_last && rb == 2'd3);
 wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
-wire crc_word   = (r_kind == R_INFO) ? (ridx == 5'd16) :
-                  (r_kind == R_REGS) && (ridx == 5'd1) && (r_err ? (r_code == E_COMMIT) : (f_type == T_COMMIT));
+wire crc_word   = (r_kind == R_INFO) && (ridx == 5'd16);
 wire resp_xfer  = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
 wire vskip      = vmode && !lt_c(32'(wi), 32'(NC6));
@@ -679,16 +675,29 @@ wire [17:0] inc_uart = {
     1'b0, take_desc && !s_desc_busy              // 0  frames executed
 };
 // stored counters whose increment is 0 or 1 (bit 1 of their inc is 0):
-// frames executed, frames sent, core runs, ERRORs, bit times
-localparam [15:0] INC1 = (ETH_COUNTERS != 0) ? 16'h05F1 : 16'h0171;
+// frames executed, Ethernet counters, frames sent, core runs, ERRORs,
+// bit times
 wire cclear = (state == S_DECIDE) && (f_type == T_RESET);
+wire [25:0] inc_all = {inc_uart[17:8], 1'b0, ev_eth_drop, 1'b0, ev_fcs_error, 4'd0, inc_uart[7:0]};
 wire [2*NSTORE-1:0] inc_vec;
+function automatic [15:0] inc1_of(input integer words);
+    integer w;
+    begin
+        inc1_of = 16'd0;
+        for (w = 0; w < words; w = w + 1) begin
+            if (cnt_kept(w) && (w == 0 || (w >= 6 && w != 11))) inc1_of[cnt_store(w)] = 1'b1;
+        end
+    end
+endfunction
+localparam [15:0] INC1 = inc1_of(NCNT);
+genvar cw;
 generate
-    if (ETH_COUNTERS != 0) begin : g_cnt_eth
-        assign inc_vec = {inc_uart[17:8], 1'b0, ev_eth_drop, 1'b0, ev_fcs_error, inc_uart[7:0]};
-    end else begin : g_cnt_uart
-        assign inc_vec = inc_uart;
-        wire unused_eth_inc = &{1'b0, ev_eth_drop, ev_fcs_error};
+    for (cw = 0; cw < NCNT; cw = cw + 1) begin : g_inc
+        if (cnt_kept(cw)) begin : g_kept
+            assign inc_vec[2*cnt_store(cw) +: 2] = inc_all[2*cw +: 2];
+        end else begin : g_out
+            wire unused_inc = &{1'b0, inc_all[2*cw +: 2]};
+        end
     end
 endgenerate
 
@@ -894,10 +903,10 @@ always @(posedge clk) begin
                     at_end      <= (TOTAL_I == 0);
                     wl          <= {LANE_W{1'b0}};
                     wa          <= {ADDR_W{1'b0}};
-                    set_count(5'd1);
+                    set_count(5'd0);
                 end
                 T_DATA: begin
-                    set_count(5'd2);
+                    set_count(5'd1);
                     if (!load_active) begin
                         set_error(E_NOLOAD);
                     end else if (!eq_off) begin
@@ -914,7 +923,7 @@ always @(posedge clk) begin
                     end else begin
                         m_loaded    <= 1'b1;
                         load_active <= 1'b0;
-                        set_count(5'd2);
+                        set_count(5'd0);
                     end
                 end
                 default: begin // T_INFER (no other type gets here)

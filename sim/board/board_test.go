@@ -110,7 +110,7 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 		t.Fatalf("INFO: type 0x%02x, %d words", r.typ, len(w))
 	}
 	rom := d.InfoWords()
-	want := []uint32{0x424D5450, 4, hw.GenVersion()}
+	want := []uint32{0x424D5450, 5, hw.GenVersion()} // protocol version 5
 	want = append(want, rom[1:13]...)
 	l := uint32(0)
 	if loaded {
@@ -139,7 +139,7 @@ func upload(t *testing.T, h *host, b *fixed.Bank, hwp fixed.HW, rng *rand.Rand) 
 		data = binary.LittleEndian.AppendUint16(data, w)
 	}
 	n := uint32(len(data) / 2)
-	if r, err := h.call(tBegin, u32s(n)); err != nil || r.typ != 0x82 {
+	if r, err := h.call(tBegin, u32s(n)); err != nil || r.typ != 0x82 || len(r.payload) != 0 { // version 5: empty
 		t.Fatalf("LOAD_BEGIN: %v, type 0x%02x %x", err, r.typ, r.payload)
 	}
 	for off := uint32(0); off < n; {
@@ -148,14 +148,14 @@ func upload(t *testing.T, h *host, b *fixed.Bank, hwp fixed.HW, rng *rand.Rand) 
 		for rep := 0; rep < 1+rng.IntN(2); rep++ { // sometimes a retransmission
 			r, err := h.call(tData, p)
 			if rep > 0 {
-				// protocol version 4: a resend of written words is
+				// protocol version 4 and 5: a resend of written words is
 				// answered ERROR 6 with the next offset, past its end
 				if err != nil || r.typ != 0xE0 || len(r.payload) != 8 || r.payload[0] != 6 || binary.LittleEndian.Uint32(r.payload[4:]) != off+c {
 					t.Fatalf("LOAD_DATA %d+%d resent: %v, type 0x%02x % x, want ERROR 6 with next %d", off, c, err, r.typ, r.payload, off+c)
 				}
 				continue
 			}
-			if err != nil || r.typ != 0x83 || fmt.Sprint(words(r.payload)) != fmt.Sprint([]uint32{off, c}) {
+			if err != nil || r.typ != 0x83 || fmt.Sprint(words(r.payload)) != fmt.Sprint([]uint32{off + c}) { // version 5: next
 				t.Fatalf("LOAD_DATA %d+%d: %v, type 0x%02x %v", off, c, err, r.typ, words(r.payload))
 			}
 		}
@@ -163,7 +163,7 @@ func upload(t *testing.T, h *host, b *fixed.Bank, hwp fixed.HW, rng *rand.Rand) 
 	}
 	crc := crc32.ChecksumIEEE(data)
 	r, err := h.call(tCommit, u32s(n, crc))
-	if err != nil || r.typ != 0x84 {
+	if err != nil || r.typ != 0x84 || len(r.payload) != 0 { // version 5: empty
 		t.Fatalf("LOAD_COMMIT: %v, type 0x%02x %v", err, r.typ, words(r.payload))
 	}
 	return crc
@@ -344,7 +344,7 @@ func TestUART(t *testing.T) {
 		detail  uint32
 	}{
 		{0x55, nil, 1, 0},
-		// protocol version 4: details 0 but for codes 6, 7 and 9
+		// protocol version 5: details 0 but for codes 6 and 9
 		{tInfer, request{k: 0, vectors: [][]bool{make([]bool, 16)}}.payload(), 5, 0},
 		{tInfer, request{k: 300, vectors: [][]bool{make([]bool, 16)}}.payload(), 5, 0},
 		{tInfer, []byte{0, 0, 1, 0}, 3, 0},
