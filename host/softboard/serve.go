@@ -150,7 +150,8 @@ func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *
 	p.NoRescan = opts.NoRescan
 	buf := make([]byte, 4096)
 	dl, _ := rw.(deadliner)
-	last := time.Now()
+	idle := transport.IdleClock{Timeout: opts.IdleTimeout, Deadlines: dl != nil}
+	idle.Start(time.Now())
 	var prev frame.ParserStats
 	var busy []byte
 	handle := func(f frame.Frame) {
@@ -170,22 +171,17 @@ func (b *Board) receive(ctx context.Context, rw io.Reader, opts StreamOpts, tx *
 	}
 	for {
 		if dl != nil && opts.IdleTimeout > 0 {
-			var t time.Time
-			if p.Buffered() > 0 {
-				t = last.Add(opts.IdleTimeout)
-			}
-			_ = dl.SetReadDeadline(t)
+			_ = dl.SetReadDeadline(idle.Deadline(p.Buffered() > 0))
 		}
 		n, err := rw.Read(buf)
 		now := time.Now()
 		if n > 0 {
-			last = now
 			if b.cfg.BitRate > 0 {
 				b.Count(frame.CounterUARTBytes, uint32(n)) // a UART: every byte received
 			}
 			p.Feed(buf[:n], handle)
 		}
-		if opts.IdleTimeout > 0 && p.Buffered() > 0 && now.Sub(last) >= opts.IdleTimeout {
+		if idle.Expired(n, now, p.Buffered() > 0) {
 			for p.Expire() > 0 {
 				for {
 					f, ok := p.Next()

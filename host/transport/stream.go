@@ -29,7 +29,10 @@ type StreamOpts struct {
 	// IdleTimeout drops a partially received frame when no byte arrives
 	// for this long (the bytes after its SOF are rescanned). 0 uses the
 	// default: 16 byte times at LineRate but at least 20 ms, or 20 ms when
-	// the line rate is unknown. Negative disables it.
+	// the line rate is unknown. Negative disables it. A reader that was
+	// itself kept from running past the idle time reads once more before
+	// dropping (IdleClock), so a busy host does not cut frames whose
+	// bytes are waiting.
 	IdleTimeout time.Duration
 	// EOFIsTimeout makes a (0, io.EOF) read mean "no data within the read
 	// timeout" instead of the end of the stream (tarm/serial on Linux).
@@ -238,7 +241,8 @@ func (s *Stream) readLoop() {
 	}
 	buf := make([]byte, 4096)
 	dl, _ := s.rw.(deadliner)
-	lastByte := time.Now()
+	idle := IdleClock{Timeout: s.opts.IdleTimeout, Deadlines: dl != nil}
+	idle.Start(time.Now())
 	instantEOFs := 0
 	var prev frame.ParserStats
 	// syncStats publishes the parser's drop counts; it runs before every
@@ -282,17 +286,12 @@ func (s *Stream) readLoop() {
 	}
 	for {
 		if dl != nil && s.opts.IdleTimeout > 0 {
-			var t time.Time
-			if p.Buffered() > 0 {
-				t = lastByte.Add(s.opts.IdleTimeout)
-			}
-			_ = dl.SetReadDeadline(t)
+			_ = dl.SetReadDeadline(idle.Deadline(p.Buffered() > 0))
 		}
 		t0 := time.Now()
 		n, err := s.rw.Read(buf)
 		now := time.Now()
 		if n > 0 {
-			lastByte = now
 			instantEOFs = 0
 			s.bytesRecv.Add(uint64(n))
 			rest := buf[:n]
@@ -305,7 +304,7 @@ func (s *Stream) readLoop() {
 				}
 			}
 		}
-		if s.opts.IdleTimeout > 0 && p.Buffered() > 0 && now.Sub(lastByte) >= s.opts.IdleTimeout {
+		if idle.Expired(n, now, p.Buffered() > 0) {
 			for p.Expire() > 0 {
 				if !drain() {
 					s.readErr = ErrClosed
