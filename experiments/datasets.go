@@ -162,6 +162,13 @@ func encodingName(e pipeline.Encoding) string {
 			s += " (whole row)"
 		}
 	}
+	if tb := e.TrainBandwidth; tb != nil {
+		if *tb == 0 {
+			s += ", trained on the plain thermometer"
+		} else {
+			s += fmt.Sprintf(", trained at bandwidth %g", *tb)
+		}
+	}
 	return s + cuts
 }
 

@@ -21,7 +21,7 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2 | --train-jitter J1,J2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
@@ -42,6 +42,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	cv := fs.Bool("cv", false, "with --selection: also choose by inner 4-fold cross-validation on the training rows (a row per rule, and a training-rows-only comparison of a one-fold carve with the pooled folds)")
 	cvOnly := fs.Bool("cv-only", false, "with --selection: choose by inner cross-validation only (implies --cv, skips the single carve); with --base also among the first N candidates alone and among the others alone")
 	rules := fs.String("rules", "", "with --selection: comma-separated rules (default all: accuracy,nll,nll-fit,auroc)")
+	trainJitter := fs.String("train-jitter", "", "with --sweep: compare these comma-separated training jitters (feature sd; 0 = train on the plain thermometer; docs/uncertainty.md section 14) in the default encoding (or --grid's), inference keeping its bandwidth")
 	cutsList := fs.String("cuts", "", "with --sweep: compare these comma-separated threshold placements (quantile, supervised, mdl, each optionally -boot; docs/uncertainty.md section 13) in the default encoding (or --grid's)")
 	temps := fs.String("temperatures", "", "with --sweep: score the vote and the softmax at these comma-separated temperatures in units of T (default: vote, softmax 0.5, 1, 2)")
 	chooseOn := fs.String("choose-on", "", "the rows the PTM grid point is chosen on: carve (one 25% validation carve of the training rows) or cv (inner 4-fold cross-validation on the training rows; default: pipeline.DefaultCV)")
@@ -80,6 +81,24 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 				}
 				e := base
 				e.Cuts = c
+				opt.Encodings = append(opt.Encodings, e)
+			}
+		}
+		if *trainJitter != "" {
+			if *cutsList != "" {
+				return fmt.Errorf("%w: --sweep takes --cuts or --train-jitter, not both", errUsage)
+			}
+			base := pipeline.DefaultEncoding
+			if len(g) == 1 && g[0].Encoding != nil {
+				base = *g[0].Encoding
+			}
+			for _, v := range strings.Split(*trainJitter, ",") {
+				var tb float64
+				if n, err := fmt.Sscanf(strings.TrimSpace(v), "%g", &tb); err != nil || n != 1 || !(tb >= 0 && tb <= 10) {
+					return fmt.Errorf("%w: --train-jitter: %q, want numbers in 0..10 (feature sd)", errUsage, v)
+				}
+				e := base
+				e.TrainBandwidth = &tb
 				opt.Encodings = append(opt.Encodings, e)
 			}
 		}

@@ -108,3 +108,60 @@ func TestTrainCuts(t *testing.T) {
 		t.Errorf("bad placement: %v", err)
 	}
 }
+
+// TestTrainBandwidth: the training jitter changes what the automata learn
+// from and nothing else. Set to the inference bandwidth it is the default
+// (the same file); set to 0 the automata learn the plain thermometer (the
+// same bank as the plain PTM's) while the file keeps the sampled encoding.
+func TestTrainBandwidth(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ptm.DefaultParams()
+	p.Epochs = 3
+	train := func(e Encoding) *modelfile.File {
+		t.Helper()
+		f, err := Train(d, TrainConfig{Params: p, SplitSeed: 1, Encoding: &e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	encode := func(f *modelfile.File) []byte {
+		t.Helper()
+		b, err := modelfile.Encode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	base := train(DefaultEncoding)
+	same := DefaultEncoding
+	bw := same.Bandwidth
+	same.TrainBandwidth = &bw
+	if !slices.Equal(encode(train(same)), encode(base)) {
+		t.Error("training jitter = the inference bandwidth gave another file than the default")
+	}
+	zero := DefaultEncoding
+	var z float64
+	zero.TrainBandwidth = &z
+	fz := train(zero)
+	plain := train(Plain)
+	if !slices.Equal(fz.Bank.SPV, plain.Bank.SPV) {
+		t.Error("training jitter 0: the bank differs from the plain PTM's")
+	}
+	if slices.Equal(fz.Bank.SPV, base.Bank.SPV) {
+		t.Error("training jitter 0: the same bank as the jittered training")
+	}
+	fz.Bank, fz.Model = base.Bank, base.Model
+	if !slices.Equal(encode(fz), encode(base)) {
+		t.Error("training jitter 0 changed the file beyond the trained automata")
+	}
+	bad := DefaultEncoding
+	neg := -0.5
+	bad.TrainBandwidth = &neg
+	if _, err := Train(d, TrainConfig{Params: p, SplitSeed: 1, Encoding: &bad}); err == nil || !strings.Contains(err.Error(), "training bandwidth") {
+		t.Errorf("negative training jitter: %v", err)
+	}
+}

@@ -165,6 +165,13 @@ type Encoding struct {
 	// Cuts places the thresholds (booleanize.Cuts: quantile, supervised or
 	// mdl, optionally -boot; "" = quantile; docs/uncertainty.md section 13).
 	Cuts booleanize.Cuts `json:"cuts,omitempty"`
+	// TrainBandwidth, if set, is the jitter of the sets that encode the
+	// training rows (per row and epoch), in feature standard deviations,
+	// instead of Bandwidth; 0 trains on the plain thermometer alone. The
+	// model's sets, and so inference, keep Bandwidth. A study knob
+	// (docs/uncertainty.md section 14); nil, the default, trains on the
+	// inference sets.
+	TrainBandwidth *float64 `json:"train_bandwidth,omitempty"`
 }
 
 // Plain is the encoding of the paper's PTM: one thermometer, nothing
@@ -178,6 +185,9 @@ func (e Encoding) Validate() error {
 	}
 	if !(e.Bandwidth >= 0 && e.Bandwidth <= 10) || !(e.Margin >= 0 && e.Margin <= 100) {
 		return fmt.Errorf("pipeline: encoding bandwidth %v and margin %v, want 0..10 and 0..100", e.Bandwidth, e.Margin)
+	}
+	if tb := e.TrainBandwidth; tb != nil && !(*tb >= 0 && *tb <= 10) {
+		return fmt.Errorf("pipeline: encoding training bandwidth %v, want 0..10", *tb)
 	}
 	if err := e.Cuts.Validate(); err != nil {
 		return fmt.Errorf("pipeline: encoding: %w", err)
@@ -267,7 +277,18 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	epochX, err := augmenter(sets, tr, X, cfg.Params.Seed)
+	trainSets := sets
+	if tb := enc.TrainBandwidth; tb != nil && sets != nil {
+		trainSets = nil
+		if *tb > 0 {
+			trainSets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), booleanize.SetsConfig{
+				PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: *tb, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow, Cuts: enc.Cuts})
+			if err != nil {
+				return nil, fmt.Errorf("pipeline: training encoding: %w", err)
+			}
+		}
+	}
+	epochX, err := augmenter(trainSets, tr, X, cfg.Params.Seed)
 	if err != nil {
 		return nil, err
 	}
