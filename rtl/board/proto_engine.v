@@ -368,6 +368,7 @@ reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 // response
 reg [7:0]        r_rtype;
 reg              r_err;
+reg [4:0]        rsel;              // the response program (starts at 8*rsel)
 reg [7:0]        pc;                // response program: the byte being offered
 reg [1:0]        rb;                // INFER: byte within the result item
 reg              gap;               // STATUS: one idle clock between counter reads
@@ -553,14 +554,15 @@ wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register 
 //             (ETH_COUNTERS only): INFO words 17-18, whose value on the
 //             Ethernet link is 0 and RX_FRAMES_ETH
 // Programs (every word starts at a multiple of 4, so pc[1:0] is the byte
-// within it): the LOAD_DATA answer (next) at P_ACK, the empty answer at
-// P_EMPTY, ERROR code c at 8*c (c = 1..9: code, type, 0, 0, then next
-// for codes 6 and 9, else 0), INFO (20 words) at P_INFO, STATUS (NCNT
-// words) at P_STATUS.
-localparam [7:0] P_ACK    = 8'd0;
-localparam [7:0] P_EMPTY  = 8'd4;
-localparam [7:0] P_INFO   = 8'd80;
-localparam [7:0] P_STATUS = 8'd160;
+// within it). A program starts at 8*rsel: the LOAD_DATA answer (next) at
+// P_ACK, the empty answer at P_EMPTY (code 2's place: no such ERROR),
+// ERROR code c at c (c = 1, 3..9: code, type, 0, 0, then next for codes
+// 6 and 9, else 0), INFO (20 words) at P_INFO, STATUS (NCNT words) at
+// P_STATUS.
+localparam [4:0] P_ACK    = 5'd0;
+localparam [4:0] P_EMPTY  = 5'd2;
+localparam [4:0] P_INFO   = 5'd10;
+localparam [4:0] P_STATUS = 5'd20;
 localparam integer B_INFO = 8, B_CNT = 9, B_CRC = 10, B_NEXT = 11, B_TYPE = 12,
                    B_LOADED = 13, B_LAST = 14, B_EMPTY = 15;
 
@@ -573,10 +575,10 @@ function automatic [15:0] rom_word(input integer a);
         if (a < 4) begin                                   // P_ACK
             rom_word[B_NEXT] = 1'b1;
             rom_word[B_LAST] = (b == 3);
-        end else if (a == 4) begin                         // P_EMPTY
+        end else if (a == 16) begin                        // P_EMPTY
             rom_word[B_LAST]  = 1'b1;
             rom_word[B_EMPTY] = 1'b1;
-        end else if (a >= 8 && a < 80) begin               // ERROR a/8
+        end else if (a >= 8 && a < 80 && a / 8 != 2) begin // ERROR a/8
             c = a / 8;
             case (a % 8)
                 0:       rom_word[7:0] = 8'(c);
@@ -629,12 +631,15 @@ initial begin
     for (ra = 0; ra < 256; ra = ra + 1) rom[ra] = rom_word(ra);
 end
 
+// pc follows 8*rsel until the response is sent, then steps through it
 wire [7:0]  pc_n    = pc + 1'b1;
 wire        resp_valid;
 wire        resp_xfer;
-reg  [15:0] rq;                  // the word of byte pc (once pc has been set a clock)
+wire [7:0]  pc_d    = (state != S_RESP) ? {rsel, 3'b000} : resp_xfer ? pc_n : pc;
+reg  [15:0] rq;                  // the word of byte pc
 always @(posedge clk) begin
-    rq <= rom[resp_xfer ? pc_n : pc];
+    pc <= pc_d;
+    rq <= rom[pc_d];
 end
 
 // STATUS counter index, info ROM address
@@ -681,7 +686,8 @@ assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
-assign r_axis_tdata  = (state != S_INFER) ? rbyte : smode ? clip_b : res_data[8*rb +: 8];
+// (in S_INFER rq is the empty program's word: rbyte is 0)
+assign r_axis_tdata  = rbyte | ({8{state == S_INFER}} & (smode ? clip_b : res_data[8*rb +: 8]));
 assign r_axis_tvalid = resp_valid || infer_send;
 assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
@@ -859,7 +865,7 @@ task automatic set_error(input [3:0] code);
     begin
         r_rtype <= T_ERROR;
         r_err   <= 1'b1;
-        pc      <= {1'b0, code, 3'b000};
+        rsel    <= {1'b0, code};
         state   <= S_DRAIN;
     end
 endtask
@@ -896,12 +902,12 @@ always @(posedge clk) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
-                    pc      <= {1'b0, d_code, 3'b000};
+                    rsel    <= {1'b0, d_code};
                     state   <= S_DRAIN;
                 end else begin
                     r_rtype <= s_desc_type | 8'h80;
                     r_err   <= 1'b0;
-                    pc      <= P_EMPTY;
+                    rsel    <= P_EMPTY;
                     state   <= S_PARAM;
                 end
             end
@@ -919,10 +925,10 @@ always @(posedge clk) begin
             state <= S_DRAIN;
             case (f_type)
                 T_INFO: begin
-                    pc <= P_INFO;
+                    rsel <= P_INFO;
                 end
                 T_STATUS: begin
-                    pc <= P_STATUS;
+                    rsel <= P_STATUS;
                 end
                 T_RESET: ;
                 T_BEGIN: begin
@@ -934,7 +940,7 @@ always @(posedge clk) begin
                     wa          <= {ADDR_W{1'b0}};
                 end
                 T_DATA: begin
-                    pc <= P_ACK;
+                    rsel <= P_ACK;
                     if (!load_active) begin
                         set_error(E_NOLOAD);
                     end else if (!eq_off) begin
@@ -1027,7 +1033,6 @@ always @(posedge clk) begin
         S_RESP: begin
             gap <= 1'b0;
             if (resp_xfer) begin
-                pc <= pc_n;
                 if (pc[1:0] == 2'd3) begin
                     gap <= 1'b1;                    // release the counter read
                 end
