@@ -282,7 +282,8 @@ localparam integer VOTE_U  = vote_unit(NC);
 localparam integer KV_I    = 65535 / VOTE_U;
 localparam         V_NARROW = (KMAX <= KV_I);                      // votes always u16
 localparam [K_W-1:0] KV_K  = (KV_I >= (1 << K_W)) ? {K_W{1'b1}} : K_W'(KV_I);
-localparam [5:0]   NC6     = 6'(NC);
+localparam integer WI_W    = $clog2(NC + 1);               // wi counts 0..NC
+localparam [WI_W-1:0] NC_WI = WI_W'(NC);
 localparam integer SETS_W  = $clog2(SETS_MAX + 1);            // M = 1..SETS_MAX
 localparam         SETS1   = (SETS_MAX == 1);                  // no set loop: M = 1, K_0 = K
 localparam [7:0]   SETS_MAX8 = 8'(SETS_MAX);
@@ -401,7 +402,7 @@ reg              last_q;            // the query is the payload's last
 reg [SETS_W-1:0] sm;                // set m of the query
 reg [K_W-1:0]    kq;                // K / M
 reg [SETS_W-1:0] kr;                // K mod M
-reg [5:0]        wi;                // result word of the query (mode 2)
+reg [WI_W-1:0]   wi;                // result word of the query (mode 2), held at NC
 reg              vwide;             // mode 2 votes as u32 (K > KV)
 
 reg              err_sent_reg = 1'b0;
@@ -668,14 +669,14 @@ assign resp_valid = (state == S_RESP) && !s_busy && (!rq[B_CNT] || (cnt_valid &&
 wire crc_word   = rq[B_CRC];
 assign resp_xfer = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
-wire vskip      = vmode && !lt_c(32'(wi), 32'(NC6));
+wire vskip      = vmode && (wi == NC_WI);
 wire infer_send = (state == S_INFER) && res_valid && !vskip;
 wire infer_xfer = infer_send && r_axis_tready;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
 wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || rb[0]) : (rb == 2'd3);
 wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
                   ((state == S_INFER) && res_valid && vskip);
-wire infer_tlast = last_q && item_end && (vmode ? (wi == NC6 - 6'd1) : res_last);
+wire infer_tlast = last_q && item_end && (vmode ? (wi == NC_WI - 1'b1) : res_last);
 
 // a counter read starts only while proto_tx takes bytes (not while it
 // sends the previous response), so it is held for the 4 bytes of its word
@@ -972,7 +973,7 @@ always @(posedge clk) begin
                     end else if (SETS1 || kstep == 5'd0) begin
                         fbi      <= {FBI_W{1'b0}};
                         sm       <= {SETS_W{1'b0}};
-                        wi       <= 6'd0;
+                        wi       <= {WI_W{1'b0}};
                         req_pend <= 1'b0;
                         feeding  <= 1'b1;
                         q_res    <= 1'b0;
@@ -1066,7 +1067,7 @@ always @(posedge clk) begin
                 rb <= item_end ? 2'd0 : rb + 1'b1;
             end
             if (word_done) begin
-                wi <= res_last ? 6'd0 : wi + 1'b1;
+                wi <= res_last ? {WI_W{1'b0}} : vskip ? wi : wi + 1'b1;
                 if (res_last) begin
                     q_res <= 1'b1;
                 end
