@@ -15,7 +15,15 @@
  * section 2 lists both sides); it echoes nothing the host already knows
  * (LOAD_BEGIN and LOAD_COMMIT answers are empty, LOAD_DATA's is the next
  * offset alone). Response bytes are produced byte by byte, never as
- * 32-bit words:
+ * 32-bit words, by response programs: a ROM in one block RAM
+ * (SB_RAM40_4K, 256 x 16) holds a word per response byte of every
+ * answer but INFER's (INFO, STATUS, the LOAD_DATA answer, the empty
+ * answer, each ERROR code), naming the byte's source (a constant, a byte
+ * of the core's info word, of the model CRC, of a STATUS counter, of
+ * next, the command type, the loaded flag) and marking the last byte; the
+ * engine picks a program (rsel) and steps through it (pc), so the INFO
+ * constants, the response lengths and the per-word source decode cost no
+ * logic:
  *
  *   INFO          20 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
