@@ -657,8 +657,10 @@ func TestSynth(t *testing.T) {
 		}
 		total := cells[""] // yosys's design hierarchy summary (instances counted)
 		t.Logf("%-24s %s", "board_top + core", cellString(total))
-		if total["SB_RAM40_4K"] != 14+c.design.Params.L {
-			t.Errorf("%d SB_RAM40_4K, want 14 + %d (board + one per lane)", total["SB_RAM40_4K"], c.design.Params.L)
+		// the board's 15: proto_rx 4, proto_rx_eth 2, eth_mac_rx 5, proto_tx 2,
+		// stat_counters 1, proto_engine's response programs 1
+		if total["SB_RAM40_4K"] != 15+c.design.Params.L {
+			t.Errorf("%d SB_RAM40_4K, want 15 + %d (board + one per lane)", total["SB_RAM40_4K"], c.design.Params.L)
 		}
 	})
 	if os.Getenv("PTM_BOARD_SYNTH_IRIS") == "" && !testenv.Long() {

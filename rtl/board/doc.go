@@ -28,7 +28,8 @@
 //	                 host knows; the host checks the rest):
 //	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
 //	                 RESET_STATUS, ERROR responses; a bit-serial unit for
-//	                 the upload CRC and the query seed
+//	                 the upload CRC and the query seed; the answers' bytes
+//	                 from response programs in a block RAM ROM
 //	board_top.v      uart_rx/uart_tx + eth_mac_rx/eth_mac_tx (rtl/uart,
 //	                 rtl/eth) + the blocks above + the core (`PTM_CORE`);
 //	                 ETH_ENABLE = 0 leaves Ethernet out
@@ -37,9 +38,11 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
-// 2026-11-26): SETS_MAX 1, the UP5K image, 1,219 (proto_engine 525,
-// proto_rx 289, proto_tx 165, stat_counters 85, board_top 48, uart_rx
-// 46, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,426 (engine 737);
+// 2026-11-26): SETS_MAX 1, the UP5K image, 1,161 (proto_engine 467 and
+// one block RAM, proto_rx 290, proto_tx 164, stat_counters 85, board_top
+// 48, uart_rx 46, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,371
+// (engine 679); 1,219 / 1,426 before the engine's response programs in
+// block RAM (branch eng7: engine 525 / 737);
 // 1,299 / 1,508 with protocol version 4 and every STATUS counter, 1,628
 // and 1,774 before. What paid, in that order: comparisons with
 // constants written as AND/OR chains (yosys maps a < or > to a carry

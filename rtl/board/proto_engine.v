@@ -15,7 +15,15 @@
  * section 2 lists both sides); it echoes nothing the host already knows
  * (LOAD_BEGIN and LOAD_COMMIT answers are empty, LOAD_DATA's is the next
  * offset alone). Response bytes are produced byte by byte, never as
- * 32-bit words:
+ * 32-bit words, by response programs: a ROM in one block RAM
+ * (SB_RAM40_4K, 256 x 16) holds a word per response byte of every
+ * answer but INFER's (INFO, STATUS, the LOAD_DATA answer, the empty
+ * answer, each ERROR code), naming the byte's source (a constant, a byte
+ * of the core's info word, of the model CRC, of a STATUS counter, of
+ * next, the command type, the loaded flag) and marking the last byte; the
+ * engine picks a program (rsel) and steps through it (pc), so the INFO
+ * constants, the response lengths and the per-word source decode cost no
+ * logic:
  *
  *   INFO          20 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
@@ -282,7 +290,8 @@ localparam integer VOTE_U  = vote_unit(NC);
 localparam integer KV_I    = 65535 / VOTE_U;
 localparam         V_NARROW = (KMAX <= KV_I);                      // votes always u16
 localparam [K_W-1:0] KV_K  = (KV_I >= (1 << K_W)) ? {K_W{1'b1}} : K_W'(KV_I);
-localparam [5:0]   NC6     = 6'(NC);
+localparam integer WI_W    = $clog2(NC + 1);               // wi counts 0..NC
+localparam [WI_W-1:0] NC_WI = WI_W'(NC);
 localparam integer SETS_W  = $clog2(SETS_MAX + 1);            // M = 1..SETS_MAX
 localparam         SETS1   = (SETS_MAX == 1);                  // no set loop: M = 1, K_0 = K
 localparam [7:0]   SETS_MAX8 = 8'(SETS_MAX);
@@ -320,9 +329,6 @@ localparam [2:0] S_RESP   = 3'd5;   // response bytes
 localparam [2:0] S_INFER  = 3'd6;
 localparam [2:0] S_FLUSH  = 3'd7;   // discard unread payload bytes, then take the descriptor
 
-localparam [1:0] R_REGS   = 2'd0;   // 0..2 words of registers
-localparam [1:0] R_INFO   = 2'd1;   // 20 words
-localparam [1:0] R_STATUS = 2'd2;   // 13 words from stat_counters
 
 localparam integer NCNT   = 13;                              // STATUS words
 // STATUS word w is kept in stat_counters: 1, 2, 3, 11, 12 always; 6, 7
@@ -369,15 +375,12 @@ reg              off_hi;            // LOAD_DATA offset has bits at NEXT_W or ab
 reg              eq_c;              // crc == the running CRC (LOAD_COMMIT)
 
 // response
-reg [1:0]        r_kind;
 reg [7:0]        r_rtype;
 reg              r_err;
-reg [3:0]        r_code;
-reg [4:0]        rlast;             // the response's last word (count - 1)
-reg              rempty;            // the response has no words
-reg [4:0]        ridx;              // word
-reg [1:0]        rb;                // byte within the word
-reg              gap;               // R_STATUS: one idle clock between reads
+reg [4:0]        rsel;              // the response program (starts at 8*rsel)
+reg [7:0]        pc;                // response program: the byte being offered
+reg [1:0]        rb;                // INFER: byte within the result item
+reg              gap;               // STATUS: one idle clock between counter reads
 
 // model upload state (not reset: it describes the bank, which survives rst)
 reg              m_loaded = (INIT_LOADED != 0);
@@ -407,7 +410,7 @@ reg              last_q;            // the query is the payload's last
 reg [SETS_W-1:0] sm;                // set m of the query
 reg [K_W-1:0]    kq;                // K / M
 reg [SETS_W-1:0] kr;                // K mod M
-reg [5:0]        wi;                // result word of the query (mode 2)
+reg [WI_W-1:0]   wi;                // result word of the query (mode 2), held at NC
 reg              vwide;             // mode 2 votes as u32 (K > KV)
 
 reg              err_sent_reg = 1'b0;
@@ -544,98 +547,156 @@ wire        stat_req;
 wire        cnt_valid;
 wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
 
-// STATUS word ridx: stored counter index, or none (a word whose counter
-// is not kept reads 0); a table over ridx[3:0] (no subtractor)
-localparam integer CI_W = $clog2(NSTORE);
-reg [CI_W-1:0] cnt_idx;
-reg       cnt_none;
-integer   ci;
-always @* begin
-    cnt_none = 1'b0;
-    cnt_idx  = {CI_W{1'b0}};
-    for (ci = 0; ci < 16; ci = ci + 1) begin
-        if (ridx[3:0] == 4'(ci)) begin
-            cnt_none = (ci >= NCNT) || !cnt_kept(ci);
-            cnt_idx  = CI_W'(cnt_store(ci));
+// The response programs: a ROM in block RAM, one 16-bit word per response
+// byte, read at pc (the ROM's output register holds the word of the byte
+// being offered). A word is either a constant byte (bits 7..0) or names
+// the byte's source; bits 7..0 then carry the source's index:
+//   B_INFO    byte pc[1:0] of the core's info word (info_addr = bits 3..0)
+//   B_CNT     byte of a STATUS counter (stat_counters index = low bits)
+//   B_CRC     the next byte of the model CRC (0 with no model; lcrc
+//             then rotates by 8)
+//   B_NEXT    byte pc[1:0] of next
+//   B_TYPE    the command type (ERROR byte 1)
+//   B_LOADED  the loaded flag (INFO word 15 byte 0)
+//   B_LAST    the response's last byte
+//   B_EMPTY   with B_LAST: an empty response (proto_tx's tuser); alone
+//             (ETH_COUNTERS only): INFO words 17-18, whose value on the
+//             Ethernet link is 0 and RX_FRAMES_ETH
+// Programs (every word starts at a multiple of 4, so pc[1:0] is the byte
+// within it). A program starts at 8*rsel: the LOAD_DATA answer (next) at
+// P_ACK, the empty answer at P_EMPTY (code 2's place: no such ERROR),
+// ERROR code c at c (c = 1, 3..9: code, type, 0, 0, then next for codes
+// 6 and 9, else 0), INFO (20 words) at P_INFO, STATUS (NCNT words) at
+// P_STATUS.
+localparam [4:0] P_ACK    = 5'd0;
+localparam [4:0] P_EMPTY  = 5'd2;
+localparam [4:0] P_INFO   = 5'd10;
+localparam [4:0] P_STATUS = 5'd20;
+localparam integer B_INFO = 8, B_CNT = 9, B_CRC = 10, B_NEXT = 11, B_TYPE = 12,
+                   B_LOADED = 13, B_LAST = 14, B_EMPTY = 15;
+
+function automatic [15:0] rom_word(input integer a);
+    integer w, b, c;
+    reg [31:0] v;
+    begin
+        rom_word = 16'd0;
+        b = a % 4;
+        if (a < 4) begin                                   // P_ACK
+            rom_word[B_NEXT] = 1'b1;
+            rom_word[B_LAST] = (b == 3);
+        end else if (a == 16) begin                        // P_EMPTY
+            rom_word[B_LAST]  = 1'b1;
+            rom_word[B_EMPTY] = 1'b1;
+        end else if (a >= 8 && a < 80 && a / 8 != 2) begin // ERROR a/8
+            c = a / 8;
+            case (a % 8)
+                0:       rom_word[7:0] = 8'(c);
+                1:       rom_word[B_TYPE] = 1'b1;
+                2, 3:    ;
+                default: rom_word[B_NEXT] = (c == 6 || c == 9);
+            endcase
+            rom_word[B_LAST] = (a % 8 == 7);
+        end else if (a >= 80 && a < 160) begin             // INFO
+            w = (a - 80) / 4;
+            v = 32'd0;
+            case (w)
+                0:  v = MAGIC;
+                1:  v = PROTO_VER;
+                2:  v = GEN_VERSION;
+                15: rom_word[B_LOADED] = (b == 0);
+                16: rom_word[B_CRC] = 1'b1;
+                17: begin
+                    v = UART_BAUD;
+                    rom_word[B_EMPTY] = (ETH_COUNTERS != 0);
+                end
+                18: begin
+                    v = RX_FRAMES_UART;
+                    rom_word[B_EMPTY] = (ETH_COUNTERS != 0);
+                end
+                19: v = SETS_MAX;
+                default: begin                            // 3..14: the core's info ROM
+                    rom_word[B_INFO] = 1'b1;
+                    v = 32'(w - 2);
+                    b = 0;
+                end
+            endcase
+            rom_word[7:0] = v[8*b +: 8];
+            rom_word[B_LAST] = (a == 159);
+        end else if (a >= 160 && a < 160 + 4 * NCNT) begin // STATUS
+            w = (a - 160) / 4;
+            if (cnt_kept(w)) begin
+                rom_word[B_CNT] = 1'b1;
+                rom_word[7:0]   = 8'(cnt_store(w));
+            end
+            rom_word[B_LAST] = (a == 160 + 4 * NCNT - 1);
         end
     end
+endfunction
+
+(* rom_style = "block" *)
+reg [15:0] rom [0:255];
+integer ra;
+initial begin
+    for (ra = 0; ra < 256; ra = ra + 1) rom[ra] = rom_word(ra);
 end
 
-// INFO words that are constants of the board (a function of the word,
-// the byte and the link)
-reg [31:0] info_const;
-always @* begin
-    case (ridx)
-        5'd0:    info_const = MAGIC;
-        5'd1:    info_const = PROTO_VER;
-        5'd2:    info_const = GEN_VERSION;
-        5'd17:   info_const = f_link ? 32'd0 : UART_BAUD;
-        5'd18:   info_const = f_link ? 32'(RX_FRAMES_ETH) : 32'(RX_FRAMES_UART);
-        default: info_const = 32'(SETS_MAX);
-    endcase
+// pc follows 8*rsel until the response is sent, then steps through it
+wire [7:0]  pc_n    = pc + 1'b1;
+wire        resp_valid;
+wire        resp_xfer;
+wire [7:0]  pc_d    = (state != S_RESP) ? {rsel, 3'b000} : resp_xfer ? pc_n : pc;
+reg  [15:0] rq;                  // the word of byte pc
+always @(posedge clk) begin
+    pc <= pc_d;
+    rq <= rom[pc_d];
 end
-wire [7:0] info_const_b = info_const[8*rb +: 8];
-wire [7:0] next_rb      = next32[8*rb +: 8];
 
-// the response byte (not INFER): an AND-OR of one-hot selected sources
-wire       k_info  = (r_kind == R_INFO);
-wire       k_regs  = (r_kind == R_REGS);
-wire       w0      = (ridx == 5'd0);
-wire       t_data  = (f_type == T_DATA);
-wire       o_idata = k_info && gt_c(32'(ridx), 32'd2) && lt_c(32'(ridx), 32'd15);
-wire       o_load  = k_info && (ridx == 5'd15) && (rb == 2'd0);
-wire       o_iconst = k_info && !o_idata && (ridx != 5'd15) && (ridx != 5'd16);
-wire       o_crc   = k_info && (ridx == 5'd16) && m_loaded;
-wire       o_cnt   = (r_kind == R_STATUS) && !cnt_none;
-wire       o_err0  = k_regs && r_err && w0;
-// the next offset: ERROR 6 and 9's detail, LOAD_DATA's answer
-wire       o_next  = k_regs && (r_err ? (!w0 && (r_code == E_GAP || r_code == E_NOLOAD)) : t_data);
-wire [7:0] err0_b  = (rb == 2'd0) ? {4'd0, r_code} : (rb == 2'd1) ? f_type : 8'd0;
-wire [7:0] rbyte   = ({8{o_idata}} & info_data[8*rb +: 8]) |
-                     {7'd0, o_load && m_loaded} |
-                     ({8{o_iconst}} & info_const_b) |
-                     ({8{o_crc}} & crc_lo) |
-                     ({8{o_cnt}} & cnt_data) |
-                     ({8{o_err0}} & err0_b) |
-                     ({8{o_next}} & next_rb);
-// ridx - 2 as a table over ridx[3:0] (INFO words 3..14 are ROM words 1..12)
-reg [3:0] info_a;
-integer   ii;
-always @* begin
-    info_a = 4'd0;
-    for (ii = 0; ii < 16; ii = ii + 1) begin
-        if (ridx[3:0] == 4'(ii)) info_a = 4'(ii - 2);
-    end
-end
-assign info_addr = info_a;
+// STATUS counter index, info ROM address
+localparam integer CI_W = $clog2(NSTORE);
+wire [CI_W-1:0] cnt_idx = rq[CI_W-1:0];
+assign info_addr = rq[3:0];
 
-wire resp_empty = rempty;
-wire word_last  = (ridx == rlast);
-wire resp_last  = resp_empty || (word_last && rb == 2'd3);
-wire resp_valid = (state == S_RESP) && !s_busy && (r_kind != R_STATUS || cnt_none || (cnt_valid && stat_req));
+wire [7:0] next_rb = next32[8*pc[1:0] +: 8];
+wire       k_src   = rq[B_INFO] || rq[B_CNT];            // bits 7..0 are an index
+wire       linkw   = (ETH_COUNTERS != 0) && rq[B_EMPTY] && !rq[B_LAST] && f_link;
+wire [7:0] eth_b   = pc[3] ? 8'(RX_FRAMES_ETH >> (8 * pc[1:0])) : 8'd0;   // INFO word 18 : 17
+// the response byte (not INFER): an AND-OR of the selected sources
+wire [7:0] rbyte   = ({8{!k_src && !linkw}} & rq[7:0]) |
+                     ({8{linkw}} & eth_b) |
+                     ({8{rq[B_INFO]}} & info_data[8*pc[1:0] +: 8]) |
+                     {7'd0, rq[B_LOADED] && m_loaded} |
+                     ({8{rq[B_CRC] && m_loaded}} & crc_lo) |
+                     ({8{rq[B_CNT]}} & cnt_data) |
+                     ({8{rq[B_TYPE]}} & f_type) |
+                     ({8{rq[B_NEXT]}} & next_rb);
+
+wire resp_empty = rq[B_EMPTY] && rq[B_LAST];
+wire resp_last  = rq[B_LAST];
+assign resp_valid = (state == S_RESP) && !s_busy && (!rq[B_CNT] || (cnt_valid && stat_req));
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
-wire crc_word   = (r_kind == R_INFO) && (ridx == 5'd16);
-wire resp_xfer  = resp_valid && r_axis_tready;
+wire crc_word   = rq[B_CRC];
+assign resp_xfer = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
-wire vskip      = vmode && !lt_c(32'(wi), 32'(NC6));
+wire vskip      = vmode && (wi == NC_WI);
 wire infer_send = (state == S_INFER) && res_valid && !vskip;
 wire infer_xfer = infer_send && r_axis_tready;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
 wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || rb[0]) : (rb == 2'd3);
 wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
                   ((state == S_INFER) && res_valid && vskip);
-wire infer_tlast = last_q && item_end && (vmode ? (wi == NC6 - 6'd1) : res_last);
+wire infer_tlast = last_q && item_end && (vmode ? (wi == NC_WI - 1'b1) : res_last);
 
 // a counter read starts only while proto_tx takes bytes (not while it
 // sends the previous response), so it is held for the 4 bytes of its word
 // only and the counters' pending counts cannot overflow meanwhile
-assign stat_req = (state == S_RESP) && (r_kind == R_STATUS) && !cnt_none && !gap && (r_axis_tready || cnt_valid);
+assign stat_req = (state == S_RESP) && rq[B_CNT] && !gap && (r_axis_tready || cnt_valid);
 
 assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
-assign r_axis_tdata  = (state != S_INFER) ? rbyte : smode ? clip_b : res_data[8*rb +: 8];
+// (in S_INFER rq is the empty program's word: rbyte is 0)
+assign r_axis_tdata  = rbyte | ({8{state == S_INFER}} & (smode ? clip_b : res_data[8*rb +: 8]));
 assign r_axis_tvalid = resp_valid || infer_send;
 assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
@@ -706,7 +767,7 @@ stat_counters #(.NCNT(NSTORE), .PEND_W(3), .INC1(INC1)) u_counters (
     .inc(inc_vec), .clear(cclear),
     .rd_req(stat_req), .rd_idx(cnt_idx),
     .rd_valid(cnt_valid), .rd_data(cnt_data),
-    .rd_next(resp_xfer && r_kind == R_STATUS && !cnt_none && rb != 2'd3)
+    .rd_next(resp_xfer && rq[B_CNT] && pc[1:0] != 2'd3)
 );
 
 // ------------------------------------------------------------ feature bytes
@@ -809,21 +870,11 @@ always @(posedge clk) begin
 end
 
 // ------------------------------------------------------------ main FSM
-// the response has n words (a constant at each call: no subtractor)
-task automatic set_count(input [4:0] n);
-    begin
-        rlast  <= n - 5'd1;
-        rempty <= (n == 5'd0);
-    end
-endtask
-
 task automatic set_error(input [3:0] code);
     begin
-        r_kind  <= R_REGS;
         r_rtype <= T_ERROR;
         r_err   <= 1'b1;
-        r_code  <= code;
-        set_count(5'd2);
+        rsel    <= {1'b0, code};
         state   <= S_DRAIN;
     end
 endtask
@@ -851,9 +902,6 @@ always @(posedge clk) begin
                 rem    <= s_desc_busy ? {LEN_W{1'b0}} : s_desc_len;
                 pidx   <= 4'd0;
                 pneed  <= d_need;
-                r_kind <= R_REGS;
-                r_code <= d_code;
-                ridx   <= 5'd0;
                 rb     <= 2'd0;
                 gap    <= 1'b0;
                 over   <= 1'b0;
@@ -863,12 +911,12 @@ always @(posedge clk) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
-                    set_count(5'd2);
+                    rsel    <= {1'b0, d_code};
                     state   <= S_DRAIN;
                 end else begin
                     r_rtype <= s_desc_type | 8'h80;
                     r_err   <= 1'b0;
-                    set_count(5'd0);
+                    rsel    <= P_EMPTY;
                     state   <= S_PARAM;
                 end
             end
@@ -886,16 +934,12 @@ always @(posedge clk) begin
             state <= S_DRAIN;
             case (f_type)
                 T_INFO: begin
-                    r_kind <= R_INFO;
-                    set_count(5'd20);
+                    rsel <= P_INFO;
                 end
                 T_STATUS: begin
-                    r_kind <= R_STATUS;
-                    set_count(5'(NCNT));
+                    rsel <= P_STATUS;
                 end
-                T_RESET: begin
-                    set_count(5'd0);
-                end
+                T_RESET: ;
                 T_BEGIN: begin
                     m_loaded    <= 1'b0;
                     load_active <= 1'b1;
@@ -903,10 +947,9 @@ always @(posedge clk) begin
                     at_end      <= (TOTAL_I == 0);
                     wl          <= {LANE_W{1'b0}};
                     wa          <= {ADDR_W{1'b0}};
-                    set_count(5'd0);
                 end
                 T_DATA: begin
-                    set_count(5'd1);
+                    rsel <= P_ACK;
                     if (!load_active) begin
                         set_error(E_NOLOAD);
                     end else if (!eq_off) begin
@@ -923,7 +966,6 @@ always @(posedge clk) begin
                     end else begin
                         m_loaded    <= 1'b1;
                         load_active <= 1'b0;
-                        set_count(5'd0);
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
@@ -939,7 +981,7 @@ always @(posedge clk) begin
                     end else if (SETS1 || kstep == 5'd0) begin
                         fbi      <= {FBI_W{1'b0}};
                         sm       <= {SETS_W{1'b0}};
-                        wi       <= 6'd0;
+                        wi       <= {WI_W{1'b0}};
                         req_pend <= 1'b0;
                         feeding  <= 1'b1;
                         q_res    <= 1'b0;
@@ -1000,10 +1042,8 @@ always @(posedge clk) begin
         S_RESP: begin
             gap <= 1'b0;
             if (resp_xfer) begin
-                rb <= rb + 1'b1;
-                if (rb == 2'd3) begin
-                    ridx <= ridx + 1'b1;
-                    gap  <= 1'b1;                   // release the counter read
+                if (pc[1:0] == 2'd3) begin
+                    gap <= 1'b1;                    // release the counter read
                 end
                 if (resp_last) begin
                     state        <= S_FLUSH;
@@ -1035,7 +1075,7 @@ always @(posedge clk) begin
                 rb <= item_end ? 2'd0 : rb + 1'b1;
             end
             if (word_done) begin
-                wi <= res_last ? 6'd0 : wi + 1'b1;
+                wi <= res_last ? {WI_W{1'b0}} : vskip ? wi : wi + 1'b1;
                 if (res_last) begin
                     q_res <= 1'b1;
                 end
