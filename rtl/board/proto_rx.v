@@ -230,12 +230,17 @@ wire        crc_good;              // the candidate's CRC state equals the resid
 wire        crc_busy;              // CRC_SERIAL = 1: steps over the last byte to do
 generate
     if (CRC_SERIAL != 0) begin : g_crc_serial
+        // over type .. payload; the 4 CRC bytes are not stepped in but
+        // compared a bit at a time with the complemented register, rotated
+        // past them (32 rotations: no 32-bit comparison with the residue)
         reg       stepping = 1'b0;
         reg [2:0] bc = 3'd0;       // bit of cb stepped in
         reg [7:0] cb;              // the byte being stepped in
+        reg       rot;             // cb is a CRC byte: compare and rotate
+        reg       bad;             // a CRC bit differed
         wire [31:0] cr;
         crc32_serial u_crc (
-            .clk(clk), .init(step && hunting), .step(stepping), .rot(1'b0),
+            .clk(clk), .init(step && hunting), .step(stepping), .rot(rot),
             .d(cb[bc]), .crc(cr)
         );
         always @(posedge clk) begin
@@ -244,20 +249,28 @@ generate
                 if (bc == 3'd7) begin
                     stepping <= 1'b0;
                 end
+                if (rot && (cb[bc] == cr[0])) begin
+                    bad <= 1'b1;   // the frame's CRC bit k is ~crc[k]
+                end
             end
-            if (step && !hunting) begin
-                stepping <= 1'b1;
-                bc       <= 3'd0;
-                cb       <= in_b;
+            if (step) begin
+                if (hunting) begin
+                    bad <= 1'b0;
+                end else begin
+                    stepping <= 1'b1;
+                    bc       <= 3'd0;
+                    cb       <= in_b;
+                    rot      <= (state == ST_CRC);
+                end
             end
             if (rst) begin
                 stepping <= 1'b0;
             end
         end
         assign crc_next = 32'd0;
-        assign crc_good = (cr == RESIDUE);
+        assign crc_good = !bad;
         assign crc_busy = stepping;
-        wire unused_crc = &{1'b0, crc, crc_ok};
+        wire unused_crc = &{1'b0, crc, crc_ok, cr[31:1]};
     end else begin : g_crc_byte
         crc32 crc_inst (
             .crc_in(crc),
@@ -290,14 +303,17 @@ wire at_end    = (state == ST_END) && !crc_busy;       // the candidate is compl
 wire commit    = at_end && crc_good && (held != HELD_MAX);
 wire rollback  = drop_len || timeout || (at_end && !commit);
 
-// read side: header fetch, then payload
+// read side: header fetch, then payload; a committed record is queued
+// (not yet taken) exactly when held is not 0 (the one being fetched or
+// offered counts until it is taken), so no pointer comparison rd != cm
+wire queued    = (held != {HC_W{1'b0}});
 wire desc_pop  = d_valid && m_desc_ready;
-wire fetch_h   = !d_valid && (hcnt != 3'd5) && (rd != cm);
+wire fetch_h   = !d_valid && (hcnt != 3'd5) && queued;
 wire fetch_p   = d_valid && (left != {LEN_W{1'b0}}) && (!out_valid || m_axis_tready);
 wire fetch     = fetch_h || fetch_p;
 
 assign s_axis_tready  = 1'b1;
-assign in_frame       = (state != ST_HUNT) || (rd != cm);
+assign in_frame       = (state != ST_HUNT) || queued;
 assign ev_good        = ev_good_reg;
 assign ev_crc_error   = ev_crc_reg;
 assign ev_frame_error = ev_frame_reg;
