@@ -123,7 +123,7 @@ module proto_rx #(
 localparam integer LEN_W   = $clog2(MAX_PAYLOAD + 1);
 localparam integer AW      = $clog2(FIFO_DEPTH);          // queue address
 localparam integer PW      = AW + 1;                      // pointer (with wrap bit)
-localparam integer HC_W    = $clog2(FRAMES + 1);
+localparam integer HL_W    = ($clog2(FRAMES + 2) < 2) ? 2 : $clog2(FRAMES + 2);   // frame LFSRs: period > FRAMES
 localparam integer IDLE_W  = (IDLE_CYCLES > 4) ? $clog2(IDLE_CYCLES + 1) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
 localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
@@ -132,6 +132,7 @@ localparam integer BLK_W   = PW - 5;                      // used, in 32-byte bl
 // period, 2^IDLE_W - 1, is longer)
 function automatic [23:0] lfsr_taps(input integer n);   // Xilinx XAPP052, bit k-1 for tap k
     case (n)
+         2: lfsr_taps = 24'h000003;
          3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;  5: lfsr_taps = 24'h000014;
          6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;  8: lfsr_taps = 24'h0000B8;
          9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240; 11: lfsr_taps = 24'h000500;
@@ -160,7 +161,23 @@ function automatic [IDLE_W-1:0] lfsr_after(input integer n);
 endfunction
 localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
-localparam [HC_W-1:0]   HELD_MAX  = HC_W'(FRAMES);
+// Frames held (committed, not yet taken) are counted by LFSRs of HL_W
+// bits, no up/down counter: one stepped on each commit, two on each
+// descriptor taken, the second FRAMES steps ahead of the first; held is
+// 0 when the commit LFSR equals the first, FRAMES when it equals the
+// second (held stays within 0..FRAMES, below the period 2^HL_W - 1).
+localparam [HL_W-1:0] HL_TAPS = HL_W'(lfsr_taps(HL_W));
+localparam [HL_W-1:0] HL_SEED = {{(HL_W-1){1'b0}}, 1'b1};
+function automatic [HL_W-1:0] hl_after(input integer n);
+    integer i;
+    reg [HL_W-1:0] x;
+    begin
+        x = HL_SEED;
+        for (i = 0; i < n; i = i + 1) x = {x[HL_W-2:0], ^(x & HL_TAPS)};
+        hl_after = x;
+    end
+endfunction
+localparam [HL_W-1:0] HL_FULL = hl_after(FRAMES);
 localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / 32 - 2);
 localparam [31:0] RESIDUE = 32'hDEBB20E3;
 localparam [7:0]  SOF     = 8'hA5;
@@ -191,13 +208,16 @@ reg [PW-1:0] wr = {PW{1'b0}};          // next write (uncommitted)
 reg [PW-1:0] cm = {PW{1'b0}};          // end of the committed records
 reg [PW-1:0] rd = {PW{1'b0}};          // next read
 reg [BLK_W-1:0] used_b = {BLK_W{1'b0}}; // bytes in use / 32, a clock old
-reg [HC_W-1:0] held = {HC_W{1'b0}};    // committed frames not yet taken
+reg [HL_W-1:0] n_cm = HL_SEED;         // LFSR: frames committed
+reg [HL_W-1:0] n_tk = HL_SEED;         // LFSR: descriptors taken
+reg [HL_W-1:0] n_tf = HL_FULL;         // LFSR: n_tk, FRAMES steps ahead
 
 // ------------------------------------------------------------ parser state
 reg [2:0]        state = ST_HUNT;
 reg [2:0]        cnt = 3'd0;           // header / CRC byte index
 reg [7:0]        len_lo;
-reg [LEN_W-1:0]  rem;                  // payload bytes still to come
+reg [LEN_W-9:0]  len_hi;               // len's high bits (len_lo the low byte)
+reg [LEN_W-1:0]  pos;                  // the arriving payload byte's number (1..len)
 reg [31:0]       crc;
 reg              crc_ok;
 reg              busy_f;               // this candidate's payload is not stored
@@ -213,7 +233,7 @@ reg [39:0]      hdr;                   // the offered record's header bytes
 reg [2:0]       hcnt = 3'd0;           // header bytes fetched
 reg             hcap = 1'b0;           // rdata holds a fetched header byte
 reg             d_valid = 1'b0;
-reg [LEN_W-1:0] left;                  // payload bytes not yet fetched
+reg [LEN_W-1:0] got;                   // payload bytes fetched
 reg             out_valid = 1'b0;
 
 // ------------------------------------------------------------ input byte
@@ -300,16 +320,18 @@ wire [7:0] wdata = hdr_end ? {!pay_ok, in_b[6:0]} : in_b;
 wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && (idle_cnt == IDLE_LAST);
 wire drop_len  = hdr_end && len_bad;
 wire at_end    = (state == ST_END) && !crc_busy;       // the candidate is complete
-wire commit    = at_end && crc_good && (held != HELD_MAX);
+wire commit    = at_end && crc_good && (n_cm != n_tf);   // held < FRAMES
 wire rollback  = drop_len || timeout || (at_end && !commit);
 
 // read side: header fetch, then payload; a committed record is queued
 // (not yet taken) exactly when held is not 0 (the one being fetched or
 // offered counts until it is taken), so no pointer comparison rd != cm
-wire queued    = (held != {HC_W{1'b0}});
+wire queued    = (n_cm != n_tk);
 wire desc_pop  = d_valid && m_desc_ready;
 wire fetch_h   = !d_valid && (hcnt != 3'd5) && queued;
-wire fetch_p   = d_valid && (left != {LEN_W{1'b0}}) && (!out_valid || m_axis_tready);
+// (counters that count up from a reset and compare with the length cost
+// fewer logic cells than loaded down-counters)
+wire fetch_p   = d_valid && !m_desc_busy && (got != m_desc_len) && (!out_valid || m_axis_tready);
 wire fetch     = fetch_h || fetch_p;
 
 assign s_axis_tready  = 1'b1;
@@ -348,11 +370,12 @@ always @(posedge clk) begin
             len_lo <= in_b;
         end
         if (hdr_end) begin
-            rem    <= hdr_len;
+            len_hi <= in_b[LEN_W-9:0];
+            pos    <= {{(LEN_W-1){1'b0}}, 1'b1};
             busy_f <= !pay_ok;
         end
         if (state == ST_PAY) begin
-            rem <= rem - 1'b1;
+            pos <= pos + 1'b1;
         end
         if (state == ST_CRC) begin
             crc_ok <= (crc_next == RESIDUE);
@@ -363,10 +386,10 @@ always @(posedge clk) begin
         hdr <= {rdata, hdr[39:8]};
     end
     if (hcap && hcnt == 3'd5) begin
-        left <= rdata[7] ? {LEN_W{1'b0}} : {rdata[LEN_W-9:0], hdr[39:32]};
+        got <= {LEN_W{1'b0}};
     end
     if (fetch_p) begin
-        left <= left - 1'b1;
+        got <= got + 1'b1;
     end
 end
 
@@ -397,7 +420,7 @@ always @(posedge clk) begin
             end
         end
         ST_PAY: begin
-            if (step && rem == {{(LEN_W-1){1'b0}}, 1'b1}) begin
+            if (step && pos == {len_hi, len_lo}) begin
                 state <= ST_CRC;
             end
         end
@@ -437,10 +460,12 @@ always @(posedge clk) begin
     end
 
     // frames held: committed, not yet taken
-    if (commit && !desc_pop) begin
-        held <= held + 1'b1;
-    end else if (!commit && desc_pop) begin
-        held <= held - 1'b1;
+    if (commit) begin
+        n_cm <= {n_cm[HL_W-2:0], ^(n_cm & HL_TAPS)};
+    end
+    if (desc_pop) begin
+        n_tk <= {n_tk[HL_W-2:0], ^(n_tk & HL_TAPS)};
+        n_tf <= {n_tf[HL_W-2:0], ^(n_tf & HL_TAPS)};
     end
 
     // read side
@@ -470,7 +495,9 @@ always @(posedge clk) begin
         wr           <= {PW{1'b0}};
         cm           <= {PW{1'b0}};
         rd           <= {PW{1'b0}};
-        held         <= {HC_W{1'b0}};
+        n_cm         <= HL_SEED;
+        n_tk         <= HL_SEED;
+        n_tf         <= HL_FULL;
         idle_cnt     <= IDLE_SEED;
         hcnt         <= 3'd0;
         hcap         <= 1'b0;
