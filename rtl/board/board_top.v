@@ -234,9 +234,10 @@ proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(UART_FRAMES),
     // UART only: the bit-serial CRC (a UART byte is 10 bit times, >= 80
     // clocks); with Ethernet the byte-wide one, as proto_rx_eth's
-    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)
+    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0),
+    .TICK_CLKS(CLKS_PER_BIT)           // the idle timer steps on bit times
 ) u_proto_rx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .idle_tick(bit_tick),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
     .m_desc_valid(u_dvalid), .m_desc_ready(u_dready), .m_desc_type(u_dtype),
     .m_desc_seq(u_dseq), .m_desc_len(u_dlen), .m_desc_busy(u_dbusy),
@@ -474,8 +475,9 @@ proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)) u_pro
 wire utx_ready, utx_busy, etx_ready, etx_busy, etx_underflow;
 assign t_ready = t_link ? etx_ready : utx_ready;
 
-uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
-    .clk(clk), .rst(rst),
+// bit times from bit_tick (no timer of its own)
+uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT), .EXT_TICK(1)) u_uart_tx (
+    .clk(clk), .rst(rst), .tick(bit_tick),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && !t_link), .s_axis_tready(utx_ready),
     .txd(uart_txd), .busy(utx_busy)
 );

@@ -40,7 +40,9 @@
  *     them is then lost like a corrupt frame (never executed, never
  *     answered) and the host resends it after its timeout.
  *   - Idle timeout (IDLE_CYCLES > 0): a candidate is dropped when the line
- *     has been idle (no byte arrived) for IDLE_CYCLES clocks inside it.
+ *     has been idle (no byte arrived) for IDLE_CYCLES clocks inside it
+ *     (with TICK_CLKS > 1: for IDLE_CYCLES / TICK_CLKS ticks of idle_tick,
+ *     IDLE_CYCLES - TICK_CLKS + 1 to IDLE_CYCLES clocks).
  *
  * Room: payloads are admitted only while the bytes in use stay below
  * FIFO_DEPTH - RESERVE; after that at most FRAMES records and one
@@ -61,6 +63,10 @@
  *   IDLE_CYCLES  idle timeout in clocks, 0 = off, at most 2^24 - 1 (UART:
  *                16 byte times = 160*CLKS_PER_BIT); counted by an LFSR
  *                (no carry chain: 19 logic cells less than a counter)
+ *   TICK_CLKS    1: the idle timer steps every clock (idle_tick ignored);
+ *                > 1: it steps on idle_tick, which comes every TICK_CLKS
+ *                clocks (board_top: the UART bit tick, so the LFSR has 8
+ *                bits instead of 12)
  *   CRC_SERIAL   0: byte-wide CRC (rtl/lib/crc32.v), a byte per clock;
  *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
  *                8 clocks after each byte, so input bytes must be at least
@@ -70,6 +76,7 @@
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
  *                                the control state (parser, queue)
+ *   idle_tick                    TICK_CLKS > 1: one clock in every TICK_CLKS
  *   s_axis_tdata/tvalid/tready   input bytes (tready is always high; one
  *                                per clock at most)
  *   m_desc_valid/ready           descriptor stream (FWFT)
@@ -93,10 +100,14 @@ module proto_rx #(
     parameter FIFO_DEPTH  = 2048,
     parameter FRAMES      = 32,
     parameter IDLE_CYCLES = 0,
+    parameter TICK_CLKS   = 1,
     parameter CRC_SERIAL  = 0
 ) (
     input  wire        clk,
     input  wire        rst,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire        idle_tick,      // unused when TICK_CLKS = 1
+    /* verilator lint_on UNUSEDSIGNAL */
 
     input  wire [7:0]  s_axis_tdata,
     input  wire        s_axis_tvalid,
@@ -124,12 +135,14 @@ localparam integer LEN_W   = $clog2(MAX_PAYLOAD + 1);
 localparam integer AW      = $clog2(FIFO_DEPTH);          // queue address
 localparam integer PW      = AW + 1;                      // pointer (with wrap bit)
 localparam integer HL_W    = ($clog2(FRAMES + 2) < 2) ? 2 : $clog2(FRAMES + 2);   // frame LFSRs: period > FRAMES
-localparam integer IDLE_W  = (IDLE_CYCLES > 4) ? $clog2(IDLE_CYCLES + 1) : 3;   // LFSR: 3..24 bits
+// the idle timer's steps to the timeout: clocks, or ticks of idle_tick
+localparam integer IDLE_N  = (TICK_CLKS > 1) ? IDLE_CYCLES / TICK_CLKS : IDLE_CYCLES - 1;
+localparam integer IDLE_W  = (IDLE_N > 3) ? $clog2(IDLE_N + 2) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
 localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
 // The idle timer is a maximal-length LFSR (no carry chain): it starts
-// from 1 and times out at its state after IDLE_CYCLES - 1 steps (its
-// period, 2^IDLE_W - 1, is longer)
+// from 1 and times out at its state after IDLE_N steps (its period,
+// 2^IDLE_W - 1, is longer)
 function automatic [23:0] lfsr_taps(input integer n);   // Xilinx XAPP052, bit k-1 for tap k
     case (n)
          2: lfsr_taps = 24'h000003;
@@ -159,7 +172,7 @@ function automatic [IDLE_W-1:0] lfsr_after(input integer n);
         lfsr_after = x;
     end
 endfunction
-localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
+localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_N > 0) ? IDLE_N : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
 // Frames held (committed, not yet taken) are counted by LFSRs of HL_W
 // bits, no up/down counter: one stepped on each commit, two on each
@@ -405,8 +418,10 @@ always @(posedge clk) begin
     end
     if (step && !hunting) begin
         idle_cnt <= IDLE_SEED;
-    end else if (IDLE_CYCLES > 1) begin
-        idle_cnt <= hunting ? IDLE_SEED : {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
+    end else if (hunting) begin
+        idle_cnt <= IDLE_SEED;
+    end else if (IDLE_CYCLES > 1 && (TICK_CLKS <= 1 || idle_tick)) begin
+        idle_cnt <= {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
     end
 
     case (state)

@@ -99,7 +99,7 @@ proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(4),
     .IDLE_CYCLES(IDLE_CYCLES)
 ) u_proto_rx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .idle_tick(1'b0),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
     .m_desc_valid(dvalid), .m_desc_ready(dready), .m_desc_type(dtype),
     .m_desc_seq(dseq), .m_desc_len(dlen), .m_desc_busy(dbusy),
@@ -170,7 +170,7 @@ proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
 );
 
 uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .tick(1'b0),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid), .s_axis_tready(t_ready),
     .txd(uart_txd), .busy(utx_busy)
 );

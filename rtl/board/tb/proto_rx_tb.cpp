@@ -41,6 +41,11 @@
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
+// TICK_CLKS > 1: the idle timer steps on idle_tick, driven every TICK_CLKS
+// clocks (it then times out a little early, never more than TICK_CLKS)
+#ifndef TICK_CLKS
+#define TICK_CLKS 1
+#endif
 // CRC_SERIAL = 1 (bit-serial CRC) needs its input bytes at least 9 clocks
 // apart (a UART byte is 80 or more): every gap is stretched to 8 idle
 // clocks or more
@@ -145,6 +150,8 @@ struct Bench {
                (uint64_t)m->m_desc_busy << 40;
     }
 
+    uint64_t ncyc = 0;   // clocks run
+
     void cycle(bool rst = false) {
         auto* m = tb.m.get();
         bool offer = false;
@@ -153,6 +160,7 @@ struct Bench {
             else offer = true;
         }
         m->rst = rst;
+        m->idle_tick = (ncyc % TICK_CLKS) == 0;
         m->s_axis_tvalid = offer;
         m->s_axis_tdata = offer ? src.front().b : (uint8_t)rnd(0, 255);
         bool need = m->m_desc_valid && !m->m_desc_busy && rd < m->m_desc_len;
@@ -224,6 +232,7 @@ struct Bench {
         prev_desc = desc_word();
         prev_data = m->m_axis_tdata;
         tb.tick();
+        ncyc++;
     }
 
     void feed(const std::vector<In>& in) {
