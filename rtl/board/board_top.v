@@ -64,7 +64,8 @@
  *
  * Ports:
  *   clk, rst          clock; synchronous active-high reset (control state
- *                     only; the bank and the model-valid state survive)
+ *                     only; the bank, the model-valid state and the LEDs'
+ *                     time base and hold times survive)
  *   clk_core          the core's clock when CORE_CLK = 1 (unused otherwise;
  *                     tie it low); rst reaches the core through core_xing
  *   uart_rxd, uart_txd                 8N1 UART pins (idle high)

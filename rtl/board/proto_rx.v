@@ -25,14 +25,17 @@
  *     32-byte blocks, fit beside RESERVE = 5 * (FRAMES + 1) bytes kept for
  *     headers; else the record is marked busy and its payload is not
  *     stored (the consumer answers it busy, ERROR 8).
- *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v, or crc32_serial.v with
- *     CRC_SERIAL) over type .. payload and the 4 CRC bytes; the frame is
- *     good when the state equals the residue 32'hDEBB20E3 (with
- *     CRC_SERIAL, checked when the last byte's 8 steps are done).
+ *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v) over type .. payload and
+ *     the 4 CRC bytes; the frame is good when the state equals the residue
+ *     32'hDEBB20E3. With CRC_SERIAL (rtl/lib/crc32_serial.v) the register
+ *     steps over type .. payload and is then rotated past the 4 CRC bytes,
+ *     each of their bits compared with the complemented register bit
+ *     (checked when the last byte's 8 steps are done; no 32-bit compare).
  *   - End: a good frame is committed (its record becomes readable) when
  *     fewer than FRAMES frames are held (committed and not yet taken by the
- *     consumer); otherwise it is discarded whole (ev_overflow). A bad one
- *     is rolled back: the write pointer returns to the commit pointer.
+ *     consumer; counted by LFSRs, see HL_W); otherwise it is discarded
+ *     whole (ev_overflow). A bad one is rolled back: the write pointer
+ *     returns to the commit pointer.
  *   - Drops (bad length, bad CRC, idle timeout): hunting restarts at the
  *     next byte; the bytes of the dropped candidate are not rescanned. A
  *     false SOF in garbage, or a frame that lost a byte, may therefore
@@ -71,7 +74,7 @@
  *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
  *                8 clocks after each byte, so input bytes must be at least
  *                9 clocks apart (a UART byte is 10 bit times: board_top
- *                uses 1; about 11 logic cells less, measured with yosys)
+ *                uses 1; about 20 logic cells less, measured with yosys)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
