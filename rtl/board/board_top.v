@@ -199,12 +199,13 @@ endfunction
 
 // ------------------------------------------------------------ UART link
 wire [7:0] urx_data;
-wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr;
+wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr, urx_bstep, urx_bd;
 
 uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
     .clk(clk), .rst(rst), .rxd(uart_rxd),
     .m_axis_tdata(urx_data), .m_axis_tvalid(urx_valid), .m_axis_tready(urx_ready),
-    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr)
+    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr),
+    .bit_step(urx_bstep), .bit_d(urx_bd)
 );
 
 // Receive-line accounting for STATUS counters 11 and 12: every byte the
@@ -233,12 +234,12 @@ wire             u_valid, u_ready, u_inframe, u_good, u_crc, u_ferr, u_ovf;
 
 proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(UART_FRAMES),
-    // UART only: the bit-serial CRC (a UART byte is 10 bit times, >= 80
-    // clocks); with Ethernet the byte-wide one, as proto_rx_eth's
-    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0),
+    // UART only: the bit-serial CRC stepped by uart_rx's data bits as they
+    // are sampled; with Ethernet the byte-wide one, as proto_rx_eth's
+    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 2 : 0),
     .TICK_CLKS(CLKS_PER_BIT)           // the idle timer steps on bit times
 ) u_proto_rx (
-    .clk(clk), .rst(rst), .idle_tick(bit_tick),
+    .clk(clk), .rst(rst), .idle_tick(bit_tick), .crc_step(urx_bstep), .crc_d(urx_bd),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
     .m_desc_valid(u_dvalid), .m_desc_ready(u_dready), .m_desc_type(u_dtype),
     .m_desc_seq(u_dseq), .m_desc_len(u_dlen), .m_desc_busy(u_dbusy),

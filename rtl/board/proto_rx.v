@@ -73,13 +73,20 @@
  *   CRC_SERIAL   0: byte-wide CRC (rtl/lib/crc32.v), a byte per clock;
  *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
  *                8 clocks after each byte, so input bytes must be at least
- *                9 clocks apart (a UART byte is 10 bit times: board_top
- *                uses 1; about 20 logic cells less, measured with yosys)
+ *                9 clocks apart (a UART byte is 10 bit times; about 20
+ *                logic cells less, measured with yosys);
+ *                2: bit-serial CRC stepped by the line's receiver: each
+ *                data bit of a byte on crc_d with a crc_step pulse as it
+ *                is sampled, all 8 before the byte arrives (uart_rx's
+ *                bit_step, bit_d; board_top without Ethernet). A byte the
+ *                receiver drops (bad stop bit) has been stepped in: its
+ *                frame, short of a byte, fails its CRC as before.
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
  *                                the control state (parser, queue)
  *   idle_tick                    TICK_CLKS > 1: one clock in every TICK_CLKS
+ *   crc_step, crc_d              CRC_SERIAL = 2: a received data bit
  *   s_axis_tdata/tvalid/tready   input bytes (tready is always high; one
  *                                per clock at most)
  *   m_desc_valid/ready           descriptor stream (FWFT)
@@ -108,6 +115,10 @@ module proto_rx #(
 ) (
     input  wire        clk,
     input  wire        rst,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire        crc_step,       // CRC_SERIAL = 2 only
+    input  wire        crc_d,
+    /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire        idle_tick,      // unused when TICK_CLKS = 1
     /* verilator lint_on UNUSEDSIGNAL */
@@ -265,7 +276,30 @@ wire [31:0] crc_next;              // CRC_SERIAL = 0: the state after in_b
 wire        crc_good;              // the candidate's CRC state equals the residue
 wire        crc_busy;              // CRC_SERIAL = 1: steps over the last byte to do
 generate
-    if (CRC_SERIAL != 0) begin : g_crc_serial
+    if (CRC_SERIAL >= 2) begin : g_crc_line
+        // stepped by the line's receiver, a data bit at a time as it is
+        // sampled (crc_step, crc_d), so every bit of a byte is in before
+        // the byte arrives: no stepping of its own, no byte register
+        reg bad;                   // a CRC bit differed
+        wire [31:0] cr;
+        wire rot = (state == ST_CRC);   // the arriving byte is a CRC byte
+        crc32_serial u_crc (
+            .clk(clk), .init(step && hunting), .step(crc_step), .rot(rot),
+            .d(crc_d), .crc(cr)
+        );
+        always @(posedge clk) begin
+            if (crc_step && rot && (crc_d == cr[0])) begin
+                bad <= 1'b1;       // the frame's CRC bit k is ~crc[k]
+            end
+            if (step && hunting) begin
+                bad <= 1'b0;
+            end
+        end
+        assign crc_next = 32'd0;
+        assign crc_good = !bad;
+        assign crc_busy = 1'b0;
+        wire unused_crc = &{1'b0, crc, crc_ok, cr[31:1]};
+    end else if (CRC_SERIAL != 0) begin : g_crc_serial
         // over type .. payload; the 4 CRC bytes are not stepped in but
         // compared a bit at a time with the complemented register, rotated
         // past them (32 rotations: no 32-bit comparison with the residue)

@@ -38,6 +38,10 @@
  *                   to return high after a framing error)
  *   frame_error     1-cycle pulse: stop bit was 0, byte dropped
  *   overrun         1-cycle pulse: byte dropped because the buffer was full
+ *   bit_step, bit_d 1-cycle pulse as each data bit is taken (its majority
+ *                   vote on bit_d): the 8 bits of a character, LSB first,
+ *                   before the byte is offered or dropped (a bit-serial CRC
+ *                   can follow the line: proto_rx CRC_SERIAL = 2)
  *
  * Latency: m_axis_tvalid rises MID+SPREAD+3 clocks after the start of the
  * stop bit on the pin (2 synchronizer flops + output register), i.e. about
@@ -57,7 +61,10 @@ module uart_rx #(
 
     output wire       busy,
     output wire       frame_error,
-    output wire       overrun
+    output wire       overrun,
+
+    output wire       bit_step,
+    output wire       bit_d
 );
 
 // Bit timer width and sample points, all as CNT_W-bit constants.
@@ -99,6 +106,9 @@ assign overrun       = overrun_reg;
 
 // majority of the two stored samples and the current one
 wire bit_val = (samp0 & samp1) | (samp0 & rxd_sync) | (samp1 & rxd_sync);
+
+assign bit_step = (state == ST_BITS) && (cnt == S2) && !start_ph && !shreg[0];
+assign bit_d    = bit_val;
 
 always @(posedge clk) begin
     rxd_meta <= rxd;
