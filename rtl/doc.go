@@ -10,11 +10,14 @@
 //
 //	uart/uart_rx.v      8N1 receiver: 2-flop synchronizer, 3-sample majority,
 //	                    start-bit validation, frame_error and overrun pulses,
-//	                    valid/ready byte output
-//	uart/uart_tx.v      8N1 transmitter, valid/ready byte input, busy
+//	                    valid/ready byte output, each data bit as sampled
+//	                    (bit_step, bit_d: proto_rx's CRC follows the line)
+//	uart/uart_tx.v      8N1 transmitter, valid/ready byte input, busy; one
+//	                    shift register on a free-running bit tick (its own
+//	                    or board_top's, EXT_TICK)
 //	lib/crc32.v         combinational CRC-32 (IEEE 802.3) byte update
 //	lib/crc32_serial.v  bit-serial CRC-32 register with rotation (UART-only
-//	                    boards: proto_tx and proto_rx CRC_SERIAL = 1)
+//	                    boards: proto_tx CRC_SERIAL = 1, proto_rx 2)
 //	lib/sync_fifo.v     first-word-fall-through FIFO on block RAM, count
 //	lib/skid_buffer.v   2-entry register slice (breaks the ready path)
 //	eth/eth_mac_rx.v    GMII-style byte receive MAC: preamble/SFD strip, FCS

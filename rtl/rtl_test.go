@@ -39,6 +39,7 @@ var benches = []bench{
 	{"uart_rx_16", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}}},
 	{"uart_tx_104", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "104"}}},
 	{"uart_tx_16", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}}},
+	{"uart_tx_9_ext", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "9"}, {"EXT_TICK", "1"}}},
 	{"sync_fifo", "sync_fifo", []string{"lib/sync_fifo.v"}, "lib/tb/sync_fifo_tb.cpp", []param{{"DATA_WIDTH", "12"}, {"DEPTH", "8"}}},
 	{"skid_buffer", "skid_buffer", []string{"lib/skid_buffer.v"}, "lib/tb/skid_buffer_tb.cpp", []param{{"DATA_WIDTH", "16"}}},
 }
@@ -61,7 +62,7 @@ var synthTops = []struct {
 // lintParams lists extra parameter sets to lint besides the defaults.
 var lintParams = map[string][][]param{
 	"uart_rx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "8"}}},
-	"uart_tx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "2"}}},
+	"uart_tx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "2"}}, {{"EXT_TICK", "1"}}},
 	"sync_fifo":   {{{"DEPTH", "2"}, {"DATA_WIDTH", "1"}}, {{"DEPTH", "2048"}, {"DATA_WIDTH", "9"}}},
 	"skid_buffer": {{{"DATA_WIDTH", "1"}}},
 	"eth_mac_rx":  {{{"MAX_FRAME", "1522"}, {"BUFFER_DEPTH", "4096"}}},

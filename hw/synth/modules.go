@@ -21,37 +21,8 @@ import (
 // many instances of each the design has (yosys's design hierarchy). The
 // core's modules are named <prefix>_...; everything else is the shell.
 func ModuleCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (map[string]CellStats, map[string]int, error) {
-	if err := CheckTools("yosys"); err != nil {
-		return nil, nil, err
-	}
-	if err := d.Write(dir); err != nil {
-		return nil, nil, err
-	}
-	srcs, err := rtl.Write(filepath.Join(dir, "rtl"), rtl.ShellSources())
+	logf, err := synthShell(ctx, dir, d, b, "synth_ice40 -noflatten -top board_top\nstat\n")
 	if err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
-	}
-	files := append(append([]string{}, d.VerilogFiles()...), srcs...)
-	qfiles, err := hw.ScriptPaths(files)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrOptions, err)
-	}
-	params, err := d.BoardParams(b)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrOptions, err)
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\nchparam", d.Top(), qfiles)
-	for _, p := range params {
-		fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
-	}
-	sb.WriteString(" board_top\nsynth_ice40 -noflatten -top board_top\nstat\n")
-	script := filepath.Join(dir, "modules.ys")
-	if err := os.WriteFile(script, []byte(sb.String()), 0o644); err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
-	}
-	logf := filepath.Join(dir, "modules.log")
-	if err := runTool(ctx, dir, filepath.Join(dir, "modules.out"), "yosys", "-q", "-l", logf, "-s", script); err != nil {
 		return nil, nil, err
 	}
 	log, err := os.ReadFile(logf)
@@ -63,6 +34,70 @@ func ModuleCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (map
 		return nil, nil, fmt.Errorf("%w: yosys printed no module statistics (log: %s)", ErrTool, logf)
 	}
 	return mods, inst, nil
+}
+
+// ShellFlatCells synthesizes the board shell board_top around design d on
+// board b as the image flow does, flattened (`yosys synth_ice40`, files
+// and log in dir), with the core (d.Top()) made a blackbox, and returns the
+// iCE40 cells of the shell alone: constants from board_top's parameters
+// and between its modules propagate, which the per-module measure
+// (ModuleCells, -noflatten) does not let them; the core's outputs stay
+// unknown, so nothing of the shell is optimized away on their account.
+func ShellFlatCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (CellStats, error) {
+	logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf("blackbox %s\nsynth_ice40 -top board_top\nstat\n", d.Top()))
+	if err != nil {
+		return CellStats{}, err
+	}
+	log, err := os.ReadFile(logf)
+	if err != nil {
+		return CellStats{}, fmt.Errorf("synth: %w", err)
+	}
+	st, ok := parseStat(string(log))
+	if !ok || st.Cells == 0 {
+		return CellStats{}, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, logf)
+	}
+	return st, nil
+}
+
+// synthShell writes design d and the shell sources into dir and runs
+// yosys on board_top with board b's parameters, then the commands cmds;
+// it returns the log's path.
+func synthShell(ctx context.Context, dir string, d *hw.Design, b hw.Board, cmds string) (string, error) {
+	if err := CheckTools("yosys"); err != nil {
+		return "", err
+	}
+	if err := d.Write(dir); err != nil {
+		return "", err
+	}
+	srcs, err := rtl.Write(filepath.Join(dir, "rtl"), rtl.ShellSources())
+	if err != nil {
+		return "", fmt.Errorf("synth: %w", err)
+	}
+	files := append(append([]string{}, d.VerilogFiles()...), srcs...)
+	qfiles, err := hw.ScriptPaths(files)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	params, err := d.BoardParams(b)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\nchparam", d.Top(), qfiles)
+	for _, p := range params {
+		fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
+	}
+	sb.WriteString(" board_top\n")
+	sb.WriteString(cmds)
+	script := filepath.Join(dir, "modules.ys")
+	if err := os.WriteFile(script, []byte(sb.String()), 0o644); err != nil {
+		return "", fmt.Errorf("synth: %w", err)
+	}
+	logf := filepath.Join(dir, "modules.log")
+	if err := runTool(ctx, dir, filepath.Join(dir, "modules.out"), "yosys", "-q", "-l", logf, "-s", script); err != nil {
+		return "", err
+	}
+	return logf, nil
 }
 
 var (

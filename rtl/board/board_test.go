@@ -77,9 +77,12 @@ var benches = []bench{
 	// the board's configuration: 32 frames held
 	{name: "proto_rx_32", top: "proto_rx", srcs: rxSrcs, tb: "tb/proto_rx_tb.cpp",
 		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}}},
-	// ... with the bit-serial CRC (board_top's UART link)
+	// ... with the bit-serial CRC
 	{name: "proto_rx_serial", top: "proto_rx", srcs: rxSerSrcs, tb: "tb/proto_rx_tb.cpp",
-		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}, {"CRC_SERIAL", "1"}}},
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}, {"CRC_SERIAL", "1"}, {"TICK_CLKS", "16"}}},
+	// ... stepped by the line's receiver (board_top's UART link)
+	{name: "proto_rx_line", top: "proto_rx", srcs: rxSerSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}, {"CRC_SERIAL", "2"}, {"TICK_CLKS", "16"}}},
 	{name: "proto_rx_eth", top: "proto_rx_eth", srcs: rxEthSrcs, tb: "tb/proto_rx_eth_tb.cpp",
 		params: []param{{"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
@@ -100,7 +103,8 @@ var lintParams = map[string][][]param{
 	"proto_rx": {
 		{{"IDLE_CYCLES", "1280"}, {"FRAMES", "1"}},
 		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
-		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "1"}},
+		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "1"}, {"TICK_CLKS", "16"}},
+		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "2"}, {"TICK_CLKS", "16"}},
 	},
 	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
 	"proto_tx":     {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}},

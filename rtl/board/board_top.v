@@ -64,7 +64,8 @@
  *
  * Ports:
  *   clk, rst          clock; synchronous active-high reset (control state
- *                     only; the bank and the model-valid state survive)
+ *                     only; the bank, the model-valid state and the LEDs'
+ *                     time base and hold times survive)
  *   clk_core          the core's clock when CORE_CLK = 1 (unused otherwise;
  *                     tie it low); rst reaches the core through core_xing
  *   uart_rxd, uart_txd                 8N1 UART pins (idle high)
@@ -148,27 +149,81 @@ localparam integer IDLE_CYCLES = 160 * CLKS_PER_BIT;   // 16 byte times
 // across the host's round trip (docs/synthesis.md, "The line at 3 Mbaud")
 localparam integer UART_FRAMES = 32;
 
+// feedback taps of a maximal-length Fibonacci LFSR of n bits (Xilinx
+// XAPP052's table; bit k-1 set for tap k), shifted towards the MSB
+function automatic [23:0] lfsr_taps(input integer n);
+    case (n)
+         2: lfsr_taps = 24'h000003; // 2, 1
+         3: lfsr_taps = 24'h000006; // 3, 2
+         4: lfsr_taps = 24'h00000C; // 4, 3
+         5: lfsr_taps = 24'h000014; // 5, 3
+         6: lfsr_taps = 24'h000030; // 6, 5
+         7: lfsr_taps = 24'h000060; // 7, 6
+         8: lfsr_taps = 24'h0000B8; // 8, 6, 5, 4
+         9: lfsr_taps = 24'h000110; // 9, 5
+        10: lfsr_taps = 24'h000240; // 10, 7
+        11: lfsr_taps = 24'h000500; // 11, 9
+        12: lfsr_taps = 24'h000829; // 12, 6, 4, 1
+        13: lfsr_taps = 24'h00100D; // 13, 4, 3, 1
+        14: lfsr_taps = 24'h002015; // 14, 5, 3, 1
+        15: lfsr_taps = 24'h006000; // 15, 14
+        16: lfsr_taps = 24'h00D008; // 16, 15, 13, 4
+        17: lfsr_taps = 24'h012000; // 17, 14
+        18: lfsr_taps = 24'h020400; // 18, 11
+        19: lfsr_taps = 24'h040023; // 19, 6, 2, 1
+        20: lfsr_taps = 24'h090000; // 20, 17
+        21: lfsr_taps = 24'h140000; // 21, 19
+        22: lfsr_taps = 24'h300000; // 22, 21
+        23: lfsr_taps = 24'h420000; // 23, 18
+        24: lfsr_taps = 24'hE10000; // 24, 23, 22, 17
+        default: lfsr_taps = 24'h000000;
+    endcase
+endfunction
+
+// The LFSRs below shift towards the MSB and shift in the XNOR of the
+// tapped bits, from the seed 0 (the flip-flops' power-up value, so they
+// need no reset; all ones is the state they never reach): the complement
+// of the XOR LFSR from all ones, with the same period 2^n - 1.
+// lfsr_after is an n-bit one's state k steps after the seed.
+function automatic [23:0] lfsr_after(input integer n, input integer k);
+    integer i;
+    reg [23:0] x;
+    reg [23:0] t;
+    begin
+        t = lfsr_taps(n);
+        x = 24'd0;
+        for (i = 0; i < k; i = i + 1) x = ((x << 1) | {23'd0, ~^(x & t)}) & ((24'd1 << n) - 24'd1);
+        lfsr_after = x;
+    end
+endfunction
+
 // ------------------------------------------------------------ UART link
 wire [7:0] urx_data;
-wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr;
+wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr, urx_bstep, urx_bd;
 
 uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
     .clk(clk), .rst(rst), .rxd(uart_rxd),
     .m_axis_tdata(urx_data), .m_axis_tvalid(urx_valid), .m_axis_tready(urx_ready),
-    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr)
+    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr),
+    .bit_step(urx_bstep), .bit_d(urx_bd)
 );
 
 // Receive-line accounting for STATUS counters 11 and 12: every byte the
 // receiver finishes (taken, dropped for a bad stop bit, or overrun) and
 // every UART bit time elapsed; 10 x bytes / bit times is the fraction of
 // time the receive line carried data.
-localparam integer BT_W = $clog2(CLKS_PER_BIT);
-localparam [BT_W-1:0] BT_LAST = BT_W'(CLKS_PER_BIT - 1);
-reg  [BT_W-1:0] bt_cnt = {BT_W{1'b0}};
+// The bit timer is an LFSR (no carry chain; see lfsr_after) of BT_W bits,
+// period 2^BT_W - 1 >= CLKS_PER_BIT, restarted from its seed at its state
+// CLKS_PER_BIT - 1 steps on.
+localparam integer BT_W = ($clog2(CLKS_PER_BIT + 1) < 2) ? 2 : $clog2(CLKS_PER_BIT + 1);
+localparam [BT_W-1:0] BT_TAPS = BT_W'(lfsr_taps(BT_W));
+localparam [BT_W-1:0] BT_SEED = {BT_W{1'b0}};
+localparam [BT_W-1:0] BT_LAST = BT_W'(lfsr_after(BT_W, CLKS_PER_BIT - 1));
+reg  [BT_W-1:0] bt_cnt = BT_SEED;
 wire            bit_tick = (bt_cnt == BT_LAST);
 wire [1:0]      urx_bytes = {1'b0, urx_valid && urx_ready} + {1'b0, urx_ferr} + {1'b0, urx_ovr};
 always @(posedge clk) begin
-    bt_cnt <= bit_tick ? {BT_W{1'b0}} : bt_cnt + 1'b1;
+    bt_cnt <= bit_tick ? BT_SEED : {bt_cnt[BT_W-2:0], ~^(bt_cnt & BT_TAPS)};
 end
 
 wire             u_dvalid, u_dready, u_dbusy;
@@ -179,11 +234,12 @@ wire             u_valid, u_ready, u_inframe, u_good, u_crc, u_ferr, u_ovf;
 
 proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(UART_FRAMES),
-    // UART only: the bit-serial CRC (a UART byte is 10 bit times, >= 80
-    // clocks); with Ethernet the byte-wide one, as proto_rx_eth's
-    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)
+    // UART only: the bit-serial CRC stepped by uart_rx's data bits as they
+    // are sampled; with Ethernet the byte-wide one, as proto_rx_eth's
+    .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 2 : 0),
+    .TICK_CLKS(CLKS_PER_BIT)           // the idle timer steps on bit times
 ) u_proto_rx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .idle_tick(bit_tick), .crc_step(urx_bstep), .crc_d(urx_bd),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
     .m_desc_valid(u_dvalid), .m_desc_ready(u_dready), .m_desc_type(u_dtype),
     .m_desc_seq(u_dseq), .m_desc_len(u_dlen), .m_desc_busy(u_dbusy),
@@ -421,8 +477,9 @@ proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)) u_pro
 wire utx_ready, utx_busy, etx_ready, etx_busy, etx_underflow;
 assign t_ready = t_link ? etx_ready : utx_ready;
 
-uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
-    .clk(clk), .rst(rst),
+// bit times from bit_tick (no timer of its own)
+uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT), .EXT_TICK(1)) u_uart_tx (
+    .clk(clk), .rst(rst), .tick(bit_tick),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && !t_link), .s_axis_tready(utx_ready),
     .txd(uart_txd), .busy(utx_busy)
 );
@@ -451,56 +508,35 @@ endgenerate
 
 // ------------------------------------------------------------ LEDs, idle
 // The LEDs' time base is two maximal-length LFSRs (shift registers with an
-// XOR feedback: no carry chain), the first stepped on bit_tick (a UART bit
-// time, already made for STATUS), the second on the first's ticks. A LED
-// tick is the first LFSR's return to its seed, every 2^TICK_W - 1 bit
-// times (TICK_W: the power of two at or above CLK_HZ/64 clocks, so about
-// 1/64 to 1/32 s); the heartbeat toggles when the second (5 bits) returns
-// to its seed, every 31 ticks.
+// XNOR feedback, see lfsr_after: no carry chain), the first stepped on
+// bit_tick (a UART bit time, already made for STATUS), the second on the
+// first's ticks. A LED tick is the first LFSR's return to its seed, every
+// 2^TICK_W - 1 bit times (TICK_W: the power of two at or above CLK_HZ/64
+// clocks, so about 1/64 to 1/32 s); the heartbeat toggles when the second
+// (5 bits) returns to its seed, every 31 ticks. The LED state has no
+// reset (rst leaves it running; the LFSRs start from their power-up 0).
 localparam integer TICK_BITS = CLK_HZ / 64 / CLKS_PER_BIT;
 localparam integer TICK_LOG  = (TICK_BITS > 4) ? $clog2(TICK_BITS) : 2;
 localparam integer TICK_W    = (TICK_LOG > 24) ? 24 : TICK_LOG;      // 2..24
 
-// feedback taps of a maximal-length Fibonacci LFSR of n bits (Xilinx
-// XAPP052's table; bit k-1 set for tap k), shifted towards the MSB
-function automatic [23:0] lfsr_taps(input integer n);
-    case (n)
-         2: lfsr_taps = 24'h000003; // 2, 1
-         3: lfsr_taps = 24'h000006; // 3, 2
-         4: lfsr_taps = 24'h00000C; // 4, 3
-         5: lfsr_taps = 24'h000014; // 5, 3
-         6: lfsr_taps = 24'h000030; // 6, 5
-         7: lfsr_taps = 24'h000060; // 7, 6
-         8: lfsr_taps = 24'h0000B8; // 8, 6, 5, 4
-         9: lfsr_taps = 24'h000110; // 9, 5
-        10: lfsr_taps = 24'h000240; // 10, 7
-        11: lfsr_taps = 24'h000500; // 11, 9
-        12: lfsr_taps = 24'h000829; // 12, 6, 4, 1
-        13: lfsr_taps = 24'h00100D; // 13, 4, 3, 1
-        14: lfsr_taps = 24'h002015; // 14, 5, 3, 1
-        15: lfsr_taps = 24'h006000; // 15, 14
-        16: lfsr_taps = 24'h00D008; // 16, 15, 13, 4
-        17: lfsr_taps = 24'h012000; // 17, 14
-        18: lfsr_taps = 24'h020400; // 18, 11
-        19: lfsr_taps = 24'h040023; // 19, 6, 2, 1
-        20: lfsr_taps = 24'h090000; // 20, 17
-        21: lfsr_taps = 24'h140000; // 21, 19
-        22: lfsr_taps = 24'h300000; // 22, 21
-        23: lfsr_taps = 24'h420000; // 23, 18
-        24: lfsr_taps = 24'hE10000; // 24, 23, 22, 17
-        default: lfsr_taps = 24'h000000;
-    endcase
-endfunction
-
 localparam [TICK_W-1:0] TICK_TAPS = TICK_W'(lfsr_taps(TICK_W));
-localparam [TICK_W-1:0] TICK_SEED = {{(TICK_W-1){1'b0}}, 1'b1};
+localparam [TICK_W-1:0] TICK_SEED = {TICK_W{1'b0}};
 localparam [4:0]        HB_TAPS   = 5'(lfsr_taps(5));
 
 reg [TICK_W-1:0] tick_lfsr = TICK_SEED;
-reg [4:0]        hb_lfsr = 5'd1;
+reg [4:0]        hb_lfsr = 5'd0;
 reg              hb = 1'b0;
-reg [1:0]        act_hold = 2'd0;
-reg [3:0]        err_hold = 4'd0;
+// activity and error hold times: LFSRs (3 and 4 bits) restarted from
+// their seed by the event and stepped on LED ticks up to a stop state, 3
+// and 9 steps on (the LED is lit until then)
+localparam [2:0] ACT_TAPS = 3'(lfsr_taps(3));
+localparam [2:0] ACT_STOP = 3'(lfsr_after(3, 3));
+localparam [3:0] ERR_TAPS = 4'(lfsr_taps(4));
+localparam [3:0] ERR_STOP = 4'(lfsr_after(4, 9));
+reg [2:0]        act_hold = ACT_STOP;
+reg [3:0]        err_hold = ERR_STOP;
+wire             act_on = (act_hold != ACT_STOP);
+wire             err_on = (err_hold != ERR_STOP);
 wire             tick = bit_tick && (tick_lfsr == TICK_SEED);
 
 wire activity = (urx_valid && urx_ready) || (e_valid && e_ready) || frame_sent;
@@ -509,29 +545,24 @@ wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_o
 
 always @(posedge clk) begin
     if (bit_tick) begin
-        tick_lfsr <= {tick_lfsr[TICK_W-2:0], ^(tick_lfsr & TICK_TAPS)};
+        tick_lfsr <= {tick_lfsr[TICK_W-2:0], ~^(tick_lfsr & TICK_TAPS)};
     end
     if (tick) begin
-        hb_lfsr <= {hb_lfsr[3:0], ^(hb_lfsr & HB_TAPS)};
-        if (hb_lfsr == 5'd1) hb <= !hb;
-        if (act_hold != 2'd0) act_hold <= act_hold - 1'b1;
-        if (err_hold != 4'd0) err_hold <= err_hold - 1'b1;
+        hb_lfsr <= {hb_lfsr[3:0], ~^(hb_lfsr & HB_TAPS)};
+        if (hb_lfsr == 5'd0) hb <= !hb;
+        if (act_on) act_hold <= {act_hold[1:0], ~^(act_hold & ACT_TAPS)};
+        if (err_on) err_hold <= {err_hold[2:0], ~^(err_hold & ERR_TAPS)};
     end
-    if (activity) act_hold <= 2'd3;
-    if (error_ev) err_hold <= 4'd9;
-    if (rst) begin
-        tick_lfsr <= TICK_SEED;
-        hb_lfsr   <= 5'd1;
-        hb        <= 1'b0;
-        act_hold  <= 2'd0;
-        err_hold  <= 4'd0;
-    end
+    if (activity) act_hold <= 3'd0;
+    if (error_ev) err_hold <= 4'd0;
+    // no reset: the LEDs' time base and hold times run on through rst
+    // (their power-up values are the initial ones above)
 end
 
 assign led_heartbeat = hb;
 assign led_loaded    = model_loaded;
-assign led_activity  = (act_hold != 2'd0);
-assign led_error     = (err_hold != 4'd0);
+assign led_activity  = act_on;
+assign led_error     = err_on;
 
 assign idle = !urx_busy && !urx_valid && !u_inframe && !u_dvalid &&
               !erx_active && !e_inframe && !e_dvalid &&

@@ -9,8 +9,9 @@
 //
 //	proto_rx.v       UART frame parser: the received frames are queued in
 //	                 block RAM as records (header, payload); SOF hunt,
-//	                 header, length check, CRC-32 check (bit-serial on the
-//	                 UART-only board, CRC_SERIAL), idle timeout (an LFSR);
+//	                 header, length check, CRC-32 check (on the UART-only
+//	                 board bit-serial, stepped by uart_rx's data bits:
+//	                 CRC_SERIAL = 2), idle timeout (an LFSR on bit times);
 //	                 after a dropped candidate hunting restarts at the next
 //	                 byte; busy descriptors for good frames that found no
 //	                 room for their payload
@@ -38,11 +39,30 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
+<<<<<<< HEAD
 // 2026-11-26): SETS_MAX 1, the UP5K image, 1,161 (proto_engine 467 and
 // one block RAM, proto_rx 290, proto_tx 164, stat_counters 85, board_top
 // 48, uart_rx 46, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,371
 // (engine 679); 1,219 / 1,426 before the engine's response programs in
 // block RAM (branch eng7: engine 525 / 737);
+=======
+// 2026-11-26 on branch rxtx7): SETS_MAX 1, the UP5K image, 1,140
+// (proto_engine 532, proto_rx 238, proto_tx 163, stat_counters 85,
+// board_top 34, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8
+// 1,351 (engine 740); flattened as the image is built (ShellFlatCells,
+// the core a blackbox) 1,118 and 1,303 (1,184 and 1,391 before). Branch rxtx7 took proto_rx,
+// proto_tx, the UARTs and board_top from 726 to 608: proto_rx's CRC
+// stepped by uart_rx's data bits and its FCS compared bit by bit while
+// the register rotates (no 32-bit residue compare, no stepping counter),
+// the frames held counted by LFSRs, the payload counted up and compared
+// with len, the idle timer on bit times (289 -> 238); uart_tx one shift
+// register on board_top's bit tick (31 -> 18); board_top's bit timer and
+// LED holds XNOR LFSRs from the power-up 0, the LED state without reset
+// (48 -> 34); uart_rx's data bits behind a marker (46 -> 40). Before it:
+// 1,219 / 1,426 (proto_engine 525, proto_rx 289, proto_tx 165,
+// stat_counters 85, board_top 48, uart_rx 46, uart_tx 31, crc32_serial
+// 2 x 15);
+>>>>>>> rxtx7
 // 1,299 / 1,508 with protocol version 4 and every STATUS counter, 1,628
 // and 1,774 before. What paid, in that order: comparisons with
 // constants written as AND/OR chains (yosys maps a < or > to a carry
@@ -56,7 +76,8 @@
 // 8-10 left out (stat_counters 120 -> 85, engine -4), and protocol
 // version 5's empty LOAD_BEGIN / LOAD_COMMIT answers, LOAD_DATA answered
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
-// 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
+// 525). Issue 12 asks for 1,000. The UP5K image with the shell before
+// branch rxtx7 (`make
 // demo`: 60 lanes, core 54 / shell 27 MHz, nextpnr seed 1) places in 4,301
 // of 5,280 cells with core / shell Fmax 55.56 / 31.77 MHz, timing met; the
 // HX8K full board (64 lanes, 96 / 48 MHz) in 5,990 of 7,680, 116.95 /

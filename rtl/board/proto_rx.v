@@ -25,14 +25,17 @@
  *     32-byte blocks, fit beside RESERVE = 5 * (FRAMES + 1) bytes kept for
  *     headers; else the record is marked busy and its payload is not
  *     stored (the consumer answers it busy, ERROR 8).
- *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v, or crc32_serial.v with
- *     CRC_SERIAL) over type .. payload and the 4 CRC bytes; the frame is
- *     good when the state equals the residue 32'hDEBB20E3 (with
- *     CRC_SERIAL, checked when the last byte's 8 steps are done).
+ *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v) over type .. payload and
+ *     the 4 CRC bytes; the frame is good when the state equals the residue
+ *     32'hDEBB20E3. With CRC_SERIAL (rtl/lib/crc32_serial.v) the register
+ *     steps over type .. payload and is then rotated past the 4 CRC bytes,
+ *     each of their bits compared with the complemented register bit
+ *     (checked when the last byte's 8 steps are done; no 32-bit compare).
  *   - End: a good frame is committed (its record becomes readable) when
  *     fewer than FRAMES frames are held (committed and not yet taken by the
- *     consumer); otherwise it is discarded whole (ev_overflow). A bad one
- *     is rolled back: the write pointer returns to the commit pointer.
+ *     consumer; counted by LFSRs, see HL_W); otherwise it is discarded
+ *     whole (ev_overflow). A bad one is rolled back: the write pointer
+ *     returns to the commit pointer.
  *   - Drops (bad length, bad CRC, idle timeout): hunting restarts at the
  *     next byte; the bytes of the dropped candidate are not rescanned. A
  *     false SOF in garbage, or a frame that lost a byte, may therefore
@@ -40,7 +43,9 @@
  *     them is then lost like a corrupt frame (never executed, never
  *     answered) and the host resends it after its timeout.
  *   - Idle timeout (IDLE_CYCLES > 0): a candidate is dropped when the line
- *     has been idle (no byte arrived) for IDLE_CYCLES clocks inside it.
+ *     has been idle (no byte arrived) for IDLE_CYCLES clocks inside it
+ *     (with TICK_CLKS > 1: for IDLE_CYCLES / TICK_CLKS ticks of idle_tick,
+ *     IDLE_CYCLES - TICK_CLKS + 1 to IDLE_CYCLES clocks).
  *
  * Room: payloads are admitted only while the bytes in use stay below
  * FIFO_DEPTH - RESERVE; after that at most FRAMES records and one
@@ -61,15 +66,27 @@
  *   IDLE_CYCLES  idle timeout in clocks, 0 = off, at most 2^24 - 1 (UART:
  *                16 byte times = 160*CLKS_PER_BIT); counted by an LFSR
  *                (no carry chain: 19 logic cells less than a counter)
+ *   TICK_CLKS    1: the idle timer steps every clock (idle_tick ignored);
+ *                > 1: it steps on idle_tick, which comes every TICK_CLKS
+ *                clocks (board_top: the UART bit tick, so the LFSR has 8
+ *                bits instead of 12)
  *   CRC_SERIAL   0: byte-wide CRC (rtl/lib/crc32.v), a byte per clock;
  *                1: bit-serial CRC (rtl/lib/crc32_serial.v), stepped over
  *                8 clocks after each byte, so input bytes must be at least
- *                9 clocks apart (a UART byte is 10 bit times: board_top
- *                uses 1; about 11 logic cells less, measured with yosys)
+ *                9 clocks apart (a UART byte is 10 bit times; about 20
+ *                logic cells less, measured with yosys);
+ *                2: bit-serial CRC stepped by the line's receiver: each
+ *                data bit of a byte on crc_d with a crc_step pulse as it
+ *                is sampled, all 8 before the byte arrives (uart_rx's
+ *                bit_step, bit_d; board_top without Ethernet). A byte the
+ *                receiver drops (bad stop bit) has been stepped in: its
+ *                frame, short of a byte, fails its CRC as before.
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
  *                                the control state (parser, queue)
+ *   idle_tick                    TICK_CLKS > 1: one clock in every TICK_CLKS
+ *   crc_step, crc_d              CRC_SERIAL = 2: a received data bit
  *   s_axis_tdata/tvalid/tready   input bytes (tready is always high; one
  *                                per clock at most)
  *   m_desc_valid/ready           descriptor stream (FWFT)
@@ -93,10 +110,18 @@ module proto_rx #(
     parameter FIFO_DEPTH  = 2048,
     parameter FRAMES      = 32,
     parameter IDLE_CYCLES = 0,
+    parameter TICK_CLKS   = 1,
     parameter CRC_SERIAL  = 0
 ) (
     input  wire        clk,
     input  wire        rst,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire        crc_step,       // CRC_SERIAL = 2 only
+    input  wire        crc_d,
+    /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire        idle_tick,      // unused when TICK_CLKS = 1
+    /* verilator lint_on UNUSEDSIGNAL */
 
     input  wire [7:0]  s_axis_tdata,
     input  wire        s_axis_tvalid,
@@ -123,15 +148,18 @@ module proto_rx #(
 localparam integer LEN_W   = $clog2(MAX_PAYLOAD + 1);
 localparam integer AW      = $clog2(FIFO_DEPTH);          // queue address
 localparam integer PW      = AW + 1;                      // pointer (with wrap bit)
-localparam integer HC_W    = $clog2(FRAMES + 1);
-localparam integer IDLE_W  = (IDLE_CYCLES > 4) ? $clog2(IDLE_CYCLES + 1) : 3;   // LFSR: 3..24 bits
+localparam integer HL_W    = ($clog2(FRAMES + 2) < 2) ? 2 : $clog2(FRAMES + 2);   // frame LFSRs: period > FRAMES
+// the idle timer's steps to the timeout: clocks, or ticks of idle_tick
+localparam integer IDLE_N  = (TICK_CLKS > 1) ? IDLE_CYCLES / TICK_CLKS : IDLE_CYCLES - 1;
+localparam integer IDLE_W  = (IDLE_N > 3) ? $clog2(IDLE_N + 2) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
 localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
 // The idle timer is a maximal-length LFSR (no carry chain): it starts
-// from 1 and times out at its state after IDLE_CYCLES - 1 steps (its
-// period, 2^IDLE_W - 1, is longer)
+// from 1 and times out at its state after IDLE_N steps (its period,
+// 2^IDLE_W - 1, is longer)
 function automatic [23:0] lfsr_taps(input integer n);   // Xilinx XAPP052, bit k-1 for tap k
     case (n)
+         2: lfsr_taps = 24'h000003;
          3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;  5: lfsr_taps = 24'h000014;
          6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;  8: lfsr_taps = 24'h0000B8;
          9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240; 11: lfsr_taps = 24'h000500;
@@ -158,9 +186,25 @@ function automatic [IDLE_W-1:0] lfsr_after(input integer n);
         lfsr_after = x;
     end
 endfunction
-localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_CYCLES > 1) ? IDLE_CYCLES - 1 : 0);
+localparam [IDLE_W-1:0] IDLE_LAST = lfsr_after((IDLE_N > 0) ? IDLE_N : 0);
 localparam [LEN_W-1:0]  LEN_MAX   = LEN_W'(MAX_PAYLOAD);
-localparam [HC_W-1:0]   HELD_MAX  = HC_W'(FRAMES);
+// Frames held (committed, not yet taken) are counted by LFSRs of HL_W
+// bits, no up/down counter: one stepped on each commit, two on each
+// descriptor taken, the second FRAMES steps ahead of the first; held is
+// 0 when the commit LFSR equals the first, FRAMES when it equals the
+// second (held stays within 0..FRAMES, below the period 2^HL_W - 1).
+localparam [HL_W-1:0] HL_TAPS = HL_W'(lfsr_taps(HL_W));
+localparam [HL_W-1:0] HL_SEED = {{(HL_W-1){1'b0}}, 1'b1};
+function automatic [HL_W-1:0] hl_after(input integer n);
+    integer i;
+    reg [HL_W-1:0] x;
+    begin
+        x = HL_SEED;
+        for (i = 0; i < n; i = i + 1) x = {x[HL_W-2:0], ^(x & HL_TAPS)};
+        hl_after = x;
+    end
+endfunction
+localparam [HL_W-1:0] HL_FULL = hl_after(FRAMES);
 localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / 32 - 2);
 localparam [31:0] RESIDUE = 32'hDEBB20E3;
 localparam [7:0]  SOF     = 8'hA5;
@@ -191,13 +235,16 @@ reg [PW-1:0] wr = {PW{1'b0}};          // next write (uncommitted)
 reg [PW-1:0] cm = {PW{1'b0}};          // end of the committed records
 reg [PW-1:0] rd = {PW{1'b0}};          // next read
 reg [BLK_W-1:0] used_b = {BLK_W{1'b0}}; // bytes in use / 32, a clock old
-reg [HC_W-1:0] held = {HC_W{1'b0}};    // committed frames not yet taken
+reg [HL_W-1:0] n_cm = HL_SEED;         // LFSR: frames committed
+reg [HL_W-1:0] n_tk = HL_SEED;         // LFSR: descriptors taken
+reg [HL_W-1:0] n_tf = HL_FULL;         // LFSR: n_tk, FRAMES steps ahead
 
 // ------------------------------------------------------------ parser state
 reg [2:0]        state = ST_HUNT;
 reg [2:0]        cnt = 3'd0;           // header / CRC byte index
 reg [7:0]        len_lo;
-reg [LEN_W-1:0]  rem;                  // payload bytes still to come
+reg [LEN_W-9:0]  len_hi;               // len's high bits (len_lo the low byte)
+reg [LEN_W-1:0]  pos;                  // the arriving payload byte's number (1..len)
 reg [31:0]       crc;
 reg              crc_ok;
 reg              busy_f;               // this candidate's payload is not stored
@@ -213,7 +260,7 @@ reg [39:0]      hdr;                   // the offered record's header bytes
 reg [2:0]       hcnt = 3'd0;           // header bytes fetched
 reg             hcap = 1'b0;           // rdata holds a fetched header byte
 reg             d_valid = 1'b0;
-reg [LEN_W-1:0] left;                  // payload bytes not yet fetched
+reg [LEN_W-1:0] got;                   // payload bytes fetched
 reg             out_valid = 1'b0;
 
 // ------------------------------------------------------------ input byte
@@ -229,13 +276,41 @@ wire [31:0] crc_next;              // CRC_SERIAL = 0: the state after in_b
 wire        crc_good;              // the candidate's CRC state equals the residue
 wire        crc_busy;              // CRC_SERIAL = 1: steps over the last byte to do
 generate
-    if (CRC_SERIAL != 0) begin : g_crc_serial
+    if (CRC_SERIAL >= 2) begin : g_crc_line
+        // stepped by the line's receiver, a data bit at a time as it is
+        // sampled (crc_step, crc_d), so every bit of a byte is in before
+        // the byte arrives: no stepping of its own, no byte register
+        reg bad;                   // a CRC bit differed
+        wire [31:0] cr;
+        wire rot = (state == ST_CRC);   // the arriving byte is a CRC byte
+        crc32_serial u_crc (
+            .clk(clk), .init(step && hunting), .step(crc_step), .rot(rot),
+            .d(crc_d), .crc(cr)
+        );
+        always @(posedge clk) begin
+            if (crc_step && rot && (crc_d == cr[0])) begin
+                bad <= 1'b1;       // the frame's CRC bit k is ~crc[k]
+            end
+            if (step && hunting) begin
+                bad <= 1'b0;
+            end
+        end
+        assign crc_next = 32'd0;
+        assign crc_good = !bad;
+        assign crc_busy = 1'b0;
+        wire unused_crc = &{1'b0, crc, crc_ok, cr[31:1]};
+    end else if (CRC_SERIAL != 0) begin : g_crc_serial
+        // over type .. payload; the 4 CRC bytes are not stepped in but
+        // compared a bit at a time with the complemented register, rotated
+        // past them (32 rotations: no 32-bit comparison with the residue)
         reg       stepping = 1'b0;
         reg [2:0] bc = 3'd0;       // bit of cb stepped in
         reg [7:0] cb;              // the byte being stepped in
+        reg       rot;             // cb is a CRC byte: compare and rotate
+        reg       bad;             // a CRC bit differed
         wire [31:0] cr;
         crc32_serial u_crc (
-            .clk(clk), .init(step && hunting), .step(stepping), .rot(1'b0),
+            .clk(clk), .init(step && hunting), .step(stepping), .rot(rot),
             .d(cb[bc]), .crc(cr)
         );
         always @(posedge clk) begin
@@ -244,20 +319,28 @@ generate
                 if (bc == 3'd7) begin
                     stepping <= 1'b0;
                 end
+                if (rot && (cb[bc] == cr[0])) begin
+                    bad <= 1'b1;   // the frame's CRC bit k is ~crc[k]
+                end
             end
-            if (step && !hunting) begin
-                stepping <= 1'b1;
-                bc       <= 3'd0;
-                cb       <= in_b;
+            if (step) begin
+                if (hunting) begin
+                    bad <= 1'b0;
+                end else begin
+                    stepping <= 1'b1;
+                    bc       <= 3'd0;
+                    cb       <= in_b;
+                    rot      <= (state == ST_CRC);
+                end
             end
             if (rst) begin
                 stepping <= 1'b0;
             end
         end
         assign crc_next = 32'd0;
-        assign crc_good = (cr == RESIDUE);
+        assign crc_good = !bad;
         assign crc_busy = stepping;
-        wire unused_crc = &{1'b0, crc, crc_ok};
+        wire unused_crc = &{1'b0, crc, crc_ok, cr[31:1]};
     end else begin : g_crc_byte
         crc32 crc_inst (
             .crc_in(crc),
@@ -287,17 +370,22 @@ wire [7:0] wdata = hdr_end ? {!pay_ok, in_b[6:0]} : in_b;
 wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && (idle_cnt == IDLE_LAST);
 wire drop_len  = hdr_end && len_bad;
 wire at_end    = (state == ST_END) && !crc_busy;       // the candidate is complete
-wire commit    = at_end && crc_good && (held != HELD_MAX);
+wire commit    = at_end && crc_good && (n_cm != n_tf);   // held < FRAMES
 wire rollback  = drop_len || timeout || (at_end && !commit);
 
-// read side: header fetch, then payload
+// read side: header fetch, then payload; a committed record is queued
+// (not yet taken) exactly when held is not 0 (the one being fetched or
+// offered counts until it is taken), so no pointer comparison rd != cm
+wire queued    = (n_cm != n_tk);
 wire desc_pop  = d_valid && m_desc_ready;
-wire fetch_h   = !d_valid && (hcnt != 3'd5) && (rd != cm);
-wire fetch_p   = d_valid && (left != {LEN_W{1'b0}}) && (!out_valid || m_axis_tready);
+wire fetch_h   = !d_valid && (hcnt != 3'd5) && queued;
+// (counters that count up from a reset and compare with the length cost
+// fewer logic cells than loaded down-counters)
+wire fetch_p   = d_valid && !m_desc_busy && (got != m_desc_len) && (!out_valid || m_axis_tready);
 wire fetch     = fetch_h || fetch_p;
 
 assign s_axis_tready  = 1'b1;
-assign in_frame       = (state != ST_HUNT) || (rd != cm);
+assign in_frame       = (state != ST_HUNT) || queued;
 assign ev_good        = ev_good_reg;
 assign ev_crc_error   = ev_crc_reg;
 assign ev_frame_error = ev_frame_reg;
@@ -332,11 +420,12 @@ always @(posedge clk) begin
             len_lo <= in_b;
         end
         if (hdr_end) begin
-            rem    <= hdr_len;
+            len_hi <= in_b[LEN_W-9:0];
+            pos    <= {{(LEN_W-1){1'b0}}, 1'b1};
             busy_f <= !pay_ok;
         end
         if (state == ST_PAY) begin
-            rem <= rem - 1'b1;
+            pos <= pos + 1'b1;
         end
         if (state == ST_CRC) begin
             crc_ok <= (crc_next == RESIDUE);
@@ -347,10 +436,10 @@ always @(posedge clk) begin
         hdr <= {rdata, hdr[39:8]};
     end
     if (hcap && hcnt == 3'd5) begin
-        left <= rdata[7] ? {LEN_W{1'b0}} : {rdata[LEN_W-9:0], hdr[39:32]};
+        got <= {LEN_W{1'b0}};
     end
     if (fetch_p) begin
-        left <= left - 1'b1;
+        got <= got + 1'b1;
     end
 end
 
@@ -366,8 +455,10 @@ always @(posedge clk) begin
     end
     if (step && !hunting) begin
         idle_cnt <= IDLE_SEED;
-    end else if (IDLE_CYCLES > 1) begin
-        idle_cnt <= hunting ? IDLE_SEED : {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
+    end else if (hunting) begin
+        idle_cnt <= IDLE_SEED;
+    end else if (IDLE_CYCLES > 1 && (TICK_CLKS <= 1 || idle_tick)) begin
+        idle_cnt <= {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
     end
 
     case (state)
@@ -381,7 +472,7 @@ always @(posedge clk) begin
             end
         end
         ST_PAY: begin
-            if (step && rem == {{(LEN_W-1){1'b0}}, 1'b1}) begin
+            if (step && pos == {len_hi, len_lo}) begin
                 state <= ST_CRC;
             end
         end
@@ -421,10 +512,12 @@ always @(posedge clk) begin
     end
 
     // frames held: committed, not yet taken
-    if (commit && !desc_pop) begin
-        held <= held + 1'b1;
-    end else if (!commit && desc_pop) begin
-        held <= held - 1'b1;
+    if (commit) begin
+        n_cm <= {n_cm[HL_W-2:0], ^(n_cm & HL_TAPS)};
+    end
+    if (desc_pop) begin
+        n_tk <= {n_tk[HL_W-2:0], ^(n_tk & HL_TAPS)};
+        n_tf <= {n_tf[HL_W-2:0], ^(n_tf & HL_TAPS)};
     end
 
     // read side
@@ -454,7 +547,9 @@ always @(posedge clk) begin
         wr           <= {PW{1'b0}};
         cm           <= {PW{1'b0}};
         rd           <= {PW{1'b0}};
-        held         <= {HC_W{1'b0}};
+        n_cm         <= HL_SEED;
+        n_tk         <= HL_SEED;
+        n_tf         <= HL_FULL;
         idle_cnt     <= IDLE_SEED;
         hcnt         <= 3'd0;
         hcap         <= 1'b0;

@@ -97,7 +97,6 @@ module proto_tx #(
 
 localparam integer AW = $clog2(FRAG_BYTES);
 localparam integer NW = AW + 1;                       // byte count width
-localparam [NW-1:0] FULL = NW'(FRAG_BYTES);
 
 // sequencer: the next frame byte to offer
 localparam [3:0] S_SOF  = 4'd0;    // 1..6: type, flags, seq[2], len[2]
@@ -114,6 +113,7 @@ reg [NW-1:0] l_len;                // payload length of the fragment being sent
 reg          empty;                // it has no payload
 reg [6:0]    frag = 7'd0;          // fragment index within the response
 reg          more;
+reg          filled = 1'b0;        // bytes of an open fragment are buffered
 
 // side band of the fragment being sent, latched when it closes
 reg [7:0]    l_type;
@@ -135,7 +135,9 @@ wire         crc_busy;             // CRC_SERIAL: steps over the byte offered st
 
 wire fill_xfer = !emit && s_axis_tvalid;              // s_axis_tready = !emit
 wire wr_byte   = fill_xfer && !s_axis_tuser;
-wire close     = fill_xfer && (s_axis_tlast || cnt == FULL - 1'b1);
+// the fragment's FRAG_BYTES-th byte: cnt's low AW bits all 1 (cnt stays
+// below FRAG_BYTES while filling)
+wire close     = fill_xfer && (s_axis_tlast || (&cnt[AW-1:0]));
 
 wire load     = emit && (seq != S_DONE) && !crc_busy && (!out_valid || m_axis_tready);
 wire last_out = out_valid && m_axis_tready && out_last;
@@ -163,7 +165,7 @@ assign m_axis_tvalid = out_valid;
 assign m_axis_tlast  = out_last;
 assign m_link        = l_link;
 assign m_mac         = l_mac;
-assign busy          = emit || (cnt != {NW{1'b0}});
+assign busy          = emit || filled;
 assign frame_sent    = sent_reg;
 
 // payload RAM: write while filling, a clock after the byte is taken (the
@@ -260,9 +262,12 @@ end
 always @(posedge clk) begin
     sent_reg <= 1'b0;
 
-    if (!emit) begin
+    if (emit) begin
+        filled <= 1'b0;                // emit covers the closed fragment
+    end else begin
         if (wr_byte) begin
-            cnt <= cnt + 1'b1;
+            cnt    <= cnt + 1'b1;
+            filled <= 1'b1;
         end
         if (close) begin
             emit <= 1'b1;
@@ -310,6 +315,7 @@ always @(posedge clk) begin
 
     if (rst) begin
         emit      <= 1'b0;
+        filled    <= 1'b0;
         seq       <= S_SOF;
         cnt       <= {NW{1'b0}};
         frag      <= 7'd0;

@@ -81,13 +81,15 @@ localparam integer IDLE_CYCLES = 160 * CLKS_PER_BIT;   // 16 byte times
 
 // ------------------------------------------------------------ UART in
 wire [7:0] urx_data;
-wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr;
+wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr, urx_bstep, urx_bd;
 
 uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
     .clk(clk), .rst(rst), .rxd(uart_rxd),
     .m_axis_tdata(urx_data), .m_axis_tvalid(urx_valid), .m_axis_tready(urx_ready),
-    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr)
+    .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr),
+    .bit_step(urx_bstep), .bit_d(urx_bd)
 );
+wire unused_bits = &{1'b0, urx_bstep, urx_bd};
 
 wire             dvalid, dready, dbusy;
 wire [7:0]       dtype, pdata;
@@ -99,7 +101,7 @@ proto_rx #(
     .MAX_PAYLOAD(MAX_PAYLOAD), .FIFO_DEPTH(UART_FIFO_DEPTH), .FRAMES(4),
     .IDLE_CYCLES(IDLE_CYCLES)
 ) u_proto_rx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .idle_tick(1'b0), .crc_step(1'b0), .crc_d(1'b0),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),
     .m_desc_valid(dvalid), .m_desc_ready(dready), .m_desc_type(dtype),
     .m_desc_seq(dseq), .m_desc_len(dlen), .m_desc_busy(dbusy),
@@ -170,7 +172,7 @@ proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
 );
 
 uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .tick(1'b0),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid), .s_axis_tready(t_ready),
     .txd(uart_txd), .busy(utx_busy)
 );

@@ -38,6 +38,10 @@
  *                   to return high after a framing error)
  *   frame_error     1-cycle pulse: stop bit was 0, byte dropped
  *   overrun         1-cycle pulse: byte dropped because the buffer was full
+ *   bit_step, bit_d 1-cycle pulse as each data bit is taken (its majority
+ *                   vote on bit_d): the 8 bits of a character, LSB first,
+ *                   before the byte is offered or dropped (a bit-serial CRC
+ *                   can follow the line: proto_rx CRC_SERIAL = 2)
  *
  * Latency: m_axis_tvalid rises MID+SPREAD+3 clocks after the start of the
  * stop bit on the pin (2 synchronizer flops + output register), i.e. about
@@ -57,7 +61,10 @@ module uart_rx #(
 
     output wire       busy,
     output wire       frame_error,
-    output wire       overrun
+    output wire       overrun,
+
+    output wire       bit_step,
+    output wire       bit_d
 );
 
 // Bit timer width and sample points, all as CNT_W-bit constants.
@@ -78,10 +85,13 @@ reg rxd_sync = 1'b1;
 
 reg [1:0]       state = ST_IDLE;
 reg [CNT_W-1:0] cnt = {CNT_W{1'b0}};
-reg [3:0]       bit_idx = 4'd0;     // 0 = start, 1..8 = data, 9 = stop
+reg             start_ph = 1'b1;   // the start bit is being received
 reg             samp0 = 1'b0;
 reg             samp1 = 1'b0;
-reg [7:0]       shreg;
+// data bits shifted in from the top behind a marker 1 (set at the start
+// edge): the marker in bit 0 means 8 data bits are in and the next bit is
+// the stop bit (no bit counter)
+reg [8:0]       shreg;
 
 reg [7:0]       m_data_reg;
 reg             m_valid_reg = 1'b0;
@@ -97,6 +107,9 @@ assign overrun       = overrun_reg;
 // majority of the two stored samples and the current one
 wire bit_val = (samp0 & samp1) | (samp0 & rxd_sync) | (samp1 & rxd_sync);
 
+assign bit_step = (state == ST_BITS) && (cnt == S2) && !start_ph && !shreg[0];
+assign bit_d    = bit_val;
+
 always @(posedge clk) begin
     rxd_meta <= rxd;
     rxd_sync <= rxd_meta;
@@ -109,7 +122,8 @@ always @(posedge clk) begin
 
     case (state)
         ST_IDLE: begin
-            bit_idx <= 4'd0;
+            start_ph <= 1'b1;
+            shreg    <= 9'h100;
             // the cycle that first sees the line low is count 0
             cnt <= {{(CNT_W-1){1'b0}}, 1'b1};
             if (!rxd_sync) begin
@@ -118,9 +132,6 @@ always @(posedge clk) begin
         end
         ST_BITS: begin
             cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
-            if (cnt == LAST) begin
-                bit_idx <= bit_idx + 1'b1;
-            end
             if (cnt == S0) begin
                 samp0 <= rxd_sync;
             end
@@ -128,17 +139,18 @@ always @(posedge clk) begin
                 samp1 <= rxd_sync;
             end
             if (cnt == S2) begin
-                if (bit_idx == 4'd0) begin
+                if (start_ph) begin
+                    start_ph <= 1'b0;
                     if (bit_val) begin
                         state <= ST_IDLE;          // glitch, not a start bit
                     end
-                end else if (bit_idx == 4'd9) begin
+                end else if (shreg[0]) begin
                     if (bit_val) begin
                         state <= ST_IDLE;
                         if (m_valid_reg && !m_axis_tready) begin
                             overrun_reg <= 1'b1;   // keep the held byte
                         end else begin
-                            m_data_reg  <= shreg;
+                            m_data_reg  <= shreg[8:1];
                             m_valid_reg <= 1'b1;
                         end
                     end else begin
@@ -146,7 +158,7 @@ always @(posedge clk) begin
                         frame_error_reg <= 1'b1;
                     end
                 end else begin
-                    shreg <= {bit_val, shreg[7:1]};
+                    shreg <= {bit_val, shreg[8:1]};
                 end
             end
         end
@@ -162,7 +174,7 @@ always @(posedge clk) begin
         rxd_sync        <= 1'b1;
         state           <= ST_IDLE;
         cnt             <= {CNT_W{1'b0}};
-        bit_idx         <= 4'd0;
+        start_ph        <= 1'b1;
         m_valid_reg     <= 1'b0;
         frame_error_reg <= 1'b0;
         overrun_reg     <= 1'b0;

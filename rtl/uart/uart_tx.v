@@ -2,21 +2,36 @@
 /*
  * uart_tx - 8N1 UART transmitter with a valid/ready (AXI-stream style) byte input
  *
- * A byte is accepted when s_axis_tvalid && s_axis_tready and sent as one start
- * bit (0), 8 data bits LSB first and one stop bit (1), each CLKS_PER_BIT clocks
- * long. The line idles high. s_axis_tready is high when the transmitter is idle
- * and also in the last clock of a stop bit, so a continuous input stream is
- * sent back to back at exactly 10*CLKS_PER_BIT clocks per byte.
+ * A byte is sent as one start bit (0), 8 data bits LSB first and one stop
+ * bit (1), each CLKS_PER_BIT clocks long. The line idles high. Bit times
+ * are the periods of a free-running bit tick: an input of the module
+ * (EXT_TICK = 1: board_top's bit timer, shared with the STATUS line
+ * counters) or its own timer (EXT_TICK = 0: an LFSR restarted by rst). A
+ * byte is accepted only in a clock with the tick, when the transmitter is
+ * idle or its stop bit ends there, so a continuous input stream is sent
+ * back to back at exactly 10*CLKS_PER_BIT clocks per byte; a byte offered
+ * to an idle transmitter waits up to one bit time for the tick.
+ *
+ * The character is one shift register of 11 bits, {marker 1, stop 1,
+ * data, start 0}, shifted right on each tick (0 shifted in): txd is its
+ * bit 0, the transmitter is busy while the marker is above bit 0, and the
+ * idle register is the marker alone (txd high). No bit counter, no
+ * per-character timer.
  *
  * Parameters:
- *   CLKS_PER_BIT  clock cycles per bit (the baud divisor), integer >= 2.
+ *   CLKS_PER_BIT  clock cycles per bit (the baud divisor), integer >= 2;
+ *                 with EXT_TICK = 1 the tick's period (not used here)
  *                 104 = 115200 Bd from 12 MHz, 16 = 3 Mbaud from 48 MHz.
+ *   EXT_TICK      1: bit times from the tick input; 0: from an own timer
  *
  * Ports:
  *   clk, rst        clock; synchronous active-high reset (control only)
+ *   tick            EXT_TICK = 1: one clock in every CLKS_PER_BIT, free
+ *                   running (ignored with EXT_TICK = 0)
  *   s_axis_tdata    byte to send
  *   s_axis_tvalid   byte available
- *   s_axis_tready   transmitter takes the byte when valid && ready
+ *   s_axis_tready   transmitter takes the byte when valid && ready (only
+ *                   in tick clocks)
  *   txd             serial output pin (registered, idle high)
  *   busy            a character is on the line (start bit to end of stop bit)
  *
@@ -24,10 +39,15 @@
  * transfer. Reset mid-character returns the line to idle (high) at once.
  */
 module uart_tx #(
-    parameter CLKS_PER_BIT = 104
+    parameter CLKS_PER_BIT = 104,
+    parameter EXT_TICK     = 0
 ) (
     input  wire       clk,
     input  wire       rst,
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire       tick,            // unused when EXT_TICK = 0
+    /* verilator lint_on UNUSEDSIGNAL */
 
     input  wire [7:0] s_axis_tdata,
     input  wire       s_axis_tvalid,
@@ -37,48 +57,74 @@ module uart_tx #(
     output wire       busy
 );
 
-localparam integer CNT_W = $clog2(CLKS_PER_BIT);
-localparam [CNT_W-1:0] LAST = CNT_W'(CLKS_PER_BIT - 1);
+localparam [10:0] IDLE = 11'd1;
 
-reg             txd_reg = 1'b1;
-reg             busy_reg = 1'b0;
-reg [CNT_W-1:0] cnt = {CNT_W{1'b0}};
-reg [3:0]       bits_left = 4'd0;  // bits still to send after the current one
-reg [8:0]       shreg;             // {stop, data[7:1..]} still to send
+// the own bit timer (EXT_TICK = 0): an LFSR of W bits (period 2^W - 1 >=
+// CLKS_PER_BIT, XNOR feedback from the seed 0), restarted at its state
+// CLKS_PER_BIT - 1 steps on
+localparam integer W = ($clog2(CLKS_PER_BIT + 1) < 2) ? 2 : $clog2(CLKS_PER_BIT + 1);
+// feedback taps of a maximal-length Fibonacci LFSR of n bits
+// (Xilinx XAPP052; bit k-1 set for tap k)
+function automatic [23:0] lfsr_taps(input integer n);
+    case (n)
+         2: lfsr_taps = 24'h000003;  3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;
+         5: lfsr_taps = 24'h000014;  6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;
+         8: lfsr_taps = 24'h0000B8;  9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240;
+        11: lfsr_taps = 24'h000500; 12: lfsr_taps = 24'h000829; 13: lfsr_taps = 24'h00100D;
+        14: lfsr_taps = 24'h002015; 15: lfsr_taps = 24'h006000; 16: lfsr_taps = 24'h00D008;
+        17: lfsr_taps = 24'h012000; 18: lfsr_taps = 24'h020400; 19: lfsr_taps = 24'h040023;
+        20: lfsr_taps = 24'h090000; 21: lfsr_taps = 24'h140000; 22: lfsr_taps = 24'h300000;
+        23: lfsr_taps = 24'h420000; 24: lfsr_taps = 24'hE10000;
+        default: lfsr_taps = 24'h000000;
+    endcase
+endfunction
+localparam [W-1:0] TAPS = W'(lfsr_taps(W));
+function automatic [W-1:0] after(input integer k);
+    integer i;
+    reg [W-1:0] x;
+    begin
+        x = {W{1'b0}};
+        for (i = 0; i < k; i = i + 1) x = {x[W-2:0], ~^(x & TAPS)};
+        after = x;
+    end
+endfunction
 
-wire last_clk = busy_reg && (cnt == LAST) && (bits_left == 4'd0);
+reg  [10:0] sh = IDLE;             // {marker, stop, data, start} still to send
+wire        bt;                    // bit tick
 
-assign s_axis_tready = !busy_reg || last_clk;
-assign txd  = txd_reg;
-assign busy = busy_reg;
-
-always @(posedge clk) begin
-    if (busy_reg) begin
-        cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
-        if (cnt == LAST) begin
-            if (bits_left == 4'd0) begin
-                busy_reg <= 1'b0;        // stop bit done; line stays high
-            end else begin
-                txd_reg   <= shreg[0];
-                shreg     <= {1'b1, shreg[8:1]};
-                bits_left <= bits_left - 1'b1;
+generate
+    if (EXT_TICK != 0) begin : g_ext_tick
+        assign bt = tick;
+    end else begin : g_own_tick
+        localparam [W-1:0] LAST = after(CLKS_PER_BIT - 1);
+        reg [W-1:0] t = {W{1'b0}};
+        assign bt = (t == LAST);
+        always @(posedge clk) begin
+            t <= bt ? {W{1'b0}} : {t[W-2:0], ~^(t & TAPS)};
+            if (rst) begin
+                t <= {W{1'b0}};
             end
         end
     end
+endgenerate
 
-    if (s_axis_tvalid && s_axis_tready) begin
-        txd_reg   <= 1'b0;                 // start bit
-        shreg     <= {1'b1, s_axis_tdata};
-        bits_left <= 4'd9;
-        cnt       <= {CNT_W{1'b0}};
-        busy_reg  <= 1'b1;
+wire sending = |sh[10:1];          // the marker has not reached bit 0
+wire ending  = (sh[10:2] == 9'd0); // idle, or the stop bit is on the line
+
+assign s_axis_tready = bt && ending;
+assign txd  = sh[0];
+assign busy = sending;
+
+always @(posedge clk) begin
+    if (bt) begin
+        if (s_axis_tvalid && ending) begin
+            sh <= {2'b11, s_axis_tdata, 1'b0};
+        end else if (sending) begin
+            sh <= {1'b0, sh[10:1]};
+        end
     end
-
     if (rst) begin
-        txd_reg   <= 1'b1;
-        busy_reg  <= 1'b0;
-        cnt       <= {CNT_W{1'b0}};
-        bits_left <= 4'd0;
+        sh <= IDLE;
     end
 end
 

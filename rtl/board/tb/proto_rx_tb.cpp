@@ -41,9 +41,22 @@
 #ifndef IDLE_CYCLES
 #define IDLE_CYCLES 400
 #endif
+// TICK_CLKS > 1: the idle timer steps on idle_tick, driven every TICK_CLKS
+// clocks (it then times out a little early, never more than TICK_CLKS)
+#ifndef TICK_CLKS
+#define TICK_CLKS 1
+#endif
 // CRC_SERIAL = 1 (bit-serial CRC) needs its input bytes at least 9 clocks
 // apart (a UART byte is 80 or more): every gap is stretched to 8 idle
 // clocks or more
+// CRC_SERIAL = 2 (stepped by the line's receiver): the bench steps each
+// byte's 8 data bits in (crc_step, crc_d, LSB first) in the 8 clocks
+// before it offers the byte, as uart_rx does while the character arrives
+#if defined(CRC_SERIAL) && CRC_SERIAL >= 2
+static const bool LINE_CRC = true;
+#else
+static const bool LINE_CRC = false;
+#endif
 #if defined(CRC_SERIAL) && CRC_SERIAL
 static const int MIN_GAP = 8;
 #else
@@ -145,14 +158,24 @@ struct Bench {
                (uint64_t)m->m_desc_busy << 40;
     }
 
+    uint64_t ncyc = 0;   // clocks run
+
     void cycle(bool rst = false) {
         auto* m = tb.m.get();
         bool offer = false;
+        bool cstep = false, cd = false;
         if (!src.empty()) {
+            if (LINE_CRC && wait >= 1 && wait <= 8) {
+                cstep = true;
+                cd = (src.front().b >> (8 - wait)) & 1;
+            }
             if (wait > 0) wait--;
             else offer = true;
         }
+        m->crc_step = cstep;
+        m->crc_d = cd;
         m->rst = rst;
+        m->idle_tick = (ncyc % TICK_CLKS) == 0;
         m->s_axis_tvalid = offer;
         m->s_axis_tdata = offer ? src.front().b : (uint8_t)rnd(0, 255);
         bool need = m->m_desc_valid && !m->m_desc_busy && rd < m->m_desc_len;
@@ -224,6 +247,7 @@ struct Bench {
         prev_desc = desc_word();
         prev_data = m->m_axis_tdata;
         tb.tick();
+        ncyc++;
     }
 
     void feed(const std::vector<In>& in) {

@@ -16,7 +16,10 @@
 //   - overrun: with ready low, the first byte is held (stable) and each later
 //     byte gives one overrun pulse;
 //   - random noise on the line, then idle, then valid bytes decode;
-//   - reset in the middle of a character and while a byte is held.
+//   - reset in the middle of a character and while a byte is held;
+//   - throughout: each character's 8 data bits come out on bit_d with a
+//     bit_step pulse each, LSB first, before its byte is offered (equal to
+//     it), dropped for a bad stop bit or counted as an overrun.
 #include <deque>
 #include <vector>
 
@@ -38,6 +41,8 @@ struct Bench {
     bool prev_stall = false;
     uint8_t prev_data = 0;
     bool force_ready = false;  // overrides ready_p for one cycle
+    unsigned bacc = 0;         // data bits stepped out (bit_step, bit_d) since the last character
+    int nbits = 0;
 
     Bench(const TbOpts& o) : tb("uart_rx", o), rng(o.seed) {}
 
@@ -60,6 +65,23 @@ struct Bench {
         if (prev_stall) {
             CHECK(m->m_axis_tvalid, "tvalid dropped without a transfer");
             CHECK_EQ(m->m_axis_tdata, prev_data, "tdata changed while stalled");
+        }
+        // the stepped bits: 8 per character, before its end
+        bool done = (m->m_axis_tvalid && !prev_stall) || m->frame_error || m->overrun;
+        if (done) {
+            CHECK_EQ(nbits, 8, "data bits stepped before the character ended");
+            if (m->m_axis_tvalid && !prev_stall) CHECK_EQ(bacc, (unsigned)m->m_axis_tdata, "stepped bits");
+            bacc = 0;
+            nbits = 0;
+        }
+        if (m->bit_step) {
+            CHECK(nbits < 8, "more than 8 data bits stepped");
+            bacc |= (unsigned)m->bit_d << nbits;
+            nbits++;
+        }
+        if (rst) {
+            bacc = 0;
+            nbits = 0;
         }
         if (m->m_axis_tvalid && m->m_axis_tready) {
             got++;
