@@ -39,30 +39,23 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
-<<<<<<< HEAD
-// 2026-11-26): SETS_MAX 1, the UP5K image, 1,161 (proto_engine 467 and
-// one block RAM, proto_rx 290, proto_tx 164, stat_counters 85, board_top
-// 48, uart_rx 46, uart_tx 31, crc32_serial 2 x 15), SETS_MAX 8 1,371
-// (engine 679); 1,219 / 1,426 before the engine's response programs in
-// block RAM (branch eng7: engine 525 / 737);
-=======
-// 2026-11-26 on branch rxtx7): SETS_MAX 1, the UP5K image, 1,140
-// (proto_engine 532, proto_rx 238, proto_tx 163, stat_counters 85,
-// board_top 34, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8
-// 1,351 (engine 740); flattened as the image is built (ShellFlatCells,
-// the core a blackbox) 1,118 and 1,303 (1,184 and 1,391 before). Branch rxtx7 took proto_rx,
-// proto_tx, the UARTs and board_top from 726 to 608: proto_rx's CRC
-// stepped by uart_rx's data bits and its FCS compared bit by bit while
-// the register rotates (no 32-bit residue compare, no stepping counter),
-// the frames held counted by LFSRs, the payload counted up and compared
-// with len, the idle timer on bit times (289 -> 238); uart_tx one shift
-// register on board_top's bit tick (31 -> 18); board_top's bit timer and
-// LED holds XNOR LFSRs from the power-up 0, the LED state without reset
-// (48 -> 34); uart_rx's data bits behind a marker (46 -> 40). Before it:
-// 1,219 / 1,426 (proto_engine 525, proto_rx 289, proto_tx 165,
-// stat_counters 85, board_top 48, uart_rx 46, uart_tx 31, crc32_serial
-// 2 x 15);
->>>>>>> rxtx7
+// 2026-11-26): SETS_MAX 1, the UP5K image, 1,071 (proto_engine 463 and
+// one block RAM, proto_rx 237, proto_tx 164, stat_counters 85, board_top
+// 34, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8 1,291
+// (engine 680); flattened as the image is built (ShellFlatCells, the core
+// a blackbox) 1,046 and 1,232. Two steps got there from 1,219 / 1,426:
+// the engine's non-INFER answers as programs in a block-RAM ROM (branch
+// eng7: engine 525 -> 467) and a leaner receiver, transmitter, UARTs and
+// board_top (branch rxtx7: 726 -> 608): proto_rx's CRC stepped by
+// uart_rx's data bits and its FCS compared bit by bit while the register
+// rotates (no 32-bit residue compare, no stepping counter), the frames
+// held counted by LFSRs, the payload counted up and compared with len,
+// the idle timer on bit times (289 -> 238); uart_tx one shift register on
+// board_top's bit tick (31 -> 18); board_top's bit timer and LED holds
+// XNOR LFSRs from the power-up 0, the LED state without reset (48 -> 34);
+// uart_rx's data bits behind a marker (46 -> 40). Before them: 1,219 /
+// 1,426 (proto_engine 525, proto_rx 289, proto_tx 165, stat_counters 85,
+// board_top 48, uart_rx 46, uart_tx 31, crc32_serial 2 x 15);
 // 1,299 / 1,508 with protocol version 4 and every STATUS counter, 1,628
 // and 1,774 before. What paid, in that order: comparisons with
 // constants written as AND/OR chains (yosys maps a < or > to a carry
