@@ -69,10 +69,10 @@
 // 8-10 left out (stat_counters 120 -> 85, engine -4), and protocol
 // version 5's empty LOAD_BEGIN / LOAD_COMMIT answers, LOAD_DATA answered
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
-// 525). Issue 12 asks for 1,000. The UP5K image with the shell before
-// branch rxtx7 (`make
-// demo`: 60 lanes, core 54 / shell 27 MHz, nextpnr seed 1) places in 4,301
-// of 5,280 cells with core / shell Fmax 55.56 / 31.77 MHz, timing met; the
+// 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
+// demo`: 60 lanes, core 54 / shell 27 MHz, nextpnr seed 1) places in 4,211
+// of 5,280 cells and 23 block RAMs with core / shell Fmax 55.48 / 32.26
+// MHz, timing met (4,301 with the shell before eng7 and rxtx7); the
 // HX8K full board (64 lanes, 96 / 48 MHz) in 5,990 of 7,680, 116.95 /
 // 53.23 MHz, timing met (docs/synthesis.md, "Against the targets").
 //
