@@ -73,8 +73,8 @@
 // demo`: 60 lanes, core 54 / shell 27 MHz, nextpnr seed 1) places in 4,211
 // of 5,280 cells and 23 block RAMs with core / shell Fmax 55.48 / 32.26
 // MHz, timing met (4,301 with the shell before eng7 and rxtx7); the
-// HX8K full board (64 lanes, 96 / 48 MHz) in 5,990 of 7,680, 116.95 /
-// 53.23 MHz, timing met (docs/synthesis.md, "Against the targets").
+// HX8K full board (64 lanes, 96 / 48 MHz) in 5,913 of 7,680 and 31 block
+// RAMs, 118.95 / 53.51 MHz, timing met (docs/synthesis.md, "Against the targets").
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the
