@@ -69,11 +69,12 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		if len(g) == 1 {
 			opt.Params, opt.Thresholds = g[0].Params, g[0].Thresholds
 		}
+		// --cuts and --train-jitter vary the default encoding, or --grid's.
+		base := pipeline.DefaultEncoding
+		if len(g) == 1 && g[0].Encoding != nil {
+			base = *g[0].Encoding
+		}
 		if *cutsList != "" {
-			base := pipeline.DefaultEncoding
-			if len(g) == 1 && g[0].Encoding != nil {
-				base = *g[0].Encoding
-			}
 			for _, name := range strings.Split(*cutsList, ",") {
 				c, err := booleanize.ParseCuts(strings.TrimSpace(name))
 				if err != nil {
@@ -87,10 +88,6 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		if *trainJitter != "" {
 			if *cutsList != "" {
 				return fmt.Errorf("%w: --sweep takes --cuts or --train-jitter, not both", errUsage)
-			}
-			base := pipeline.DefaultEncoding
-			if len(g) == 1 && g[0].Encoding != nil {
-				base = *g[0].Encoding
 			}
 			for _, v := range strings.Split(*trainJitter, ",") {
 				var tb float64

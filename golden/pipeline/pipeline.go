@@ -266,9 +266,10 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		return nil, fmt.Errorf("pipeline: booleanizer: %w", err)
 	}
 	var sets *booleanize.Sets
+	scfg := booleanize.SetsConfig{
+		PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow, Cuts: enc.Cuts}
 	if enc.Sets > 1 || enc.Margin > 0 {
-		sets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), booleanize.SetsConfig{
-			PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: enc.Bandwidth, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow, Cuts: enc.Cuts})
+		sets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), scfg)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: encoding: %w", err)
 		}
@@ -281,8 +282,9 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if tb := enc.TrainBandwidth; tb != nil && sets != nil {
 		trainSets = nil
 		if *tb > 0 {
-			trainSets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), booleanize.SetsConfig{
-				PerFeature: cfg.Thresholds, M: enc.Sets, Bandwidth: *tb, Margin: enc.Margin, Seed: cfg.Params.Seed, WholeRow: enc.WholeRow, Cuts: enc.Cuts})
+			tcfg := scfg
+			tcfg.Bandwidth = *tb
+			trainSets, err = booleanize.FitSets(tr.X, tr.Y, len(d.Classes), tcfg)
 			if err != nil {
 				return nil, fmt.Errorf("pipeline: training encoding: %w", err)
 			}
