@@ -21,15 +21,11 @@ import (
 // many instances of each the design has (yosys's design hierarchy). The
 // core's modules are named <prefix>_...; everything else is the shell.
 func ModuleCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (map[string]CellStats, map[string]int, error) {
-	logf, err := synthShell(ctx, dir, d, b, "synth_ice40 -noflatten -top board_top\nstat\n")
+	log, logf, err := synthShell(ctx, dir, d, b, "synth_ice40 -noflatten -top board_top\nstat\n")
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := os.ReadFile(logf)
-	if err != nil {
-		return nil, nil, fmt.Errorf("synth: %w", err)
-	}
-	mods, inst := parseModuleStats(string(log))
+	mods, inst := parseModuleStats(log)
 	if len(mods) == 0 || len(inst) == 0 {
 		return nil, nil, fmt.Errorf("%w: yosys printed no module statistics (log: %s)", ErrTool, logf)
 	}
@@ -44,15 +40,11 @@ func ModuleCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (map
 // (ModuleCells, -noflatten) does not let them; the core's outputs stay
 // unknown, so nothing of the shell is optimized away on their account.
 func ShellFlatCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (CellStats, error) {
-	logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf("blackbox %s\nsynth_ice40 -top board_top\nstat\n", d.Top()))
+	log, logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf("blackbox %s\nsynth_ice40 -top board_top\nstat\n", d.Top()))
 	if err != nil {
 		return CellStats{}, err
 	}
-	log, err := os.ReadFile(logf)
-	if err != nil {
-		return CellStats{}, fmt.Errorf("synth: %w", err)
-	}
-	st, ok := parseStat(string(log))
+	st, ok := parseStat(log)
 	if !ok || st.Cells == 0 {
 		return CellStats{}, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, logf)
 	}
@@ -61,26 +53,26 @@ func ShellFlatCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (
 
 // synthShell writes design d and the shell sources into dir and runs
 // yosys on board_top with board b's parameters, then the commands cmds;
-// it returns the log's path.
-func synthShell(ctx context.Context, dir string, d *hw.Design, b hw.Board, cmds string) (string, error) {
+// it returns the log and its path.
+func synthShell(ctx context.Context, dir string, d *hw.Design, b hw.Board, cmds string) (log, logf string, err error) {
 	if err := CheckTools("yosys"); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := d.Write(dir); err != nil {
-		return "", err
+		return "", "", err
 	}
 	srcs, err := rtl.Write(filepath.Join(dir, "rtl"), rtl.ShellSources())
 	if err != nil {
-		return "", fmt.Errorf("synth: %w", err)
+		return "", "", fmt.Errorf("synth: %w", err)
 	}
 	files := append(append([]string{}, d.VerilogFiles()...), srcs...)
 	qfiles, err := hw.ScriptPaths(files)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrOptions, err)
+		return "", "", fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	params, err := d.BoardParams(b)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrOptions, err)
+		return "", "", fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "read_verilog -sv -DPTM_CORE=%s %s\nchparam", d.Top(), qfiles)
@@ -91,13 +83,17 @@ func synthShell(ctx context.Context, dir string, d *hw.Design, b hw.Board, cmds 
 	sb.WriteString(cmds)
 	script := filepath.Join(dir, "modules.ys")
 	if err := os.WriteFile(script, []byte(sb.String()), 0o644); err != nil {
-		return "", fmt.Errorf("synth: %w", err)
+		return "", "", fmt.Errorf("synth: %w", err)
 	}
-	logf := filepath.Join(dir, "modules.log")
+	logf = filepath.Join(dir, "modules.log")
 	if err := runTool(ctx, dir, filepath.Join(dir, "modules.out"), "yosys", "-q", "-l", logf, "-s", script); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return logf, nil
+	text, err := os.ReadFile(logf)
+	if err != nil {
+		return "", "", fmt.Errorf("synth: %w", err)
+	}
+	return string(text), logf, nil
 }
 
 var (
