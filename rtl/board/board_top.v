@@ -462,10 +462,12 @@ wire [7:0]  t_data;
 wire        t_valid, t_ready, t_last, t_link;
 wire [47:0] t_mac;
 
-// UART only: the bit-serial CRC (up to 9 clocks a byte; a UART byte
-// takes 10 bit times); with Ethernet a byte per clock for the MAC
-proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)) u_proto_tx (
-    .clk(clk), .rst(rst),
+wire utx_bstep, utx_bd;
+
+// UART only: the bit-serial CRC stepped by uart_tx's data bits as they go
+// onto the line; with Ethernet a byte per clock for the MAC
+proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 2 : 0)) u_proto_tx (
+    .clk(clk), .rst(rst), .crc_step(utx_bstep), .crc_d(utx_bd),
     .s_type(r_type), .s_seq(r_seq), .s_link(r_link), .s_mac(r_mac),
     .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),
     .s_axis_tlast(r_last), .s_axis_tuser(r_user),
@@ -481,7 +483,7 @@ assign t_ready = t_link ? etx_ready : utx_ready;
 uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT), .EXT_TICK(1)) u_uart_tx (
     .clk(clk), .rst(rst), .tick(bit_tick),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && !t_link), .s_axis_tready(utx_ready),
-    .txd(uart_txd), .busy(utx_busy)
+    .txd(uart_txd), .busy(utx_busy), .bit_step(utx_bstep), .bit_d(utx_bd)
 );
 
 generate
