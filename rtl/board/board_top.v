@@ -221,7 +221,10 @@ localparam [BT_W-1:0] BT_SEED = {BT_W{1'b0}};
 localparam [BT_W-1:0] BT_LAST = BT_W'(lfsr_after(BT_W, CLKS_PER_BIT - 1));
 reg  [BT_W-1:0] bt_cnt = BT_SEED;
 wire            bit_tick = (bt_cnt == BT_LAST);
-wire [1:0]      urx_bytes = {1'b0, urx_valid && urx_ready} + {1'b0, urx_ferr} + {1'b0, urx_ovr};
+// (the three pulses never coincide: a character ends with one of them,
+// characters end at least 9 bit times apart, and proto_rx always takes
+// the byte, s_axis_tready = 1, so it is taken in the clock it is offered)
+wire [1:0]      urx_bytes = {1'b0, urx_valid || urx_ferr || urx_ovr};
 always @(posedge clk) begin
     bt_cnt <= bit_tick ? BT_SEED : {bt_cnt[BT_W-2:0], ~^(bt_cnt & BT_TAPS)};
 end
@@ -541,7 +544,7 @@ wire             act_on = (act_hold != ACT_STOP);
 wire             err_on = (err_hold != ERR_STOP);
 wire             tick = bit_tick && (tick_lfsr == TICK_SEED);
 
-wire activity = (urx_valid && urx_ready) || (e_valid && e_ready) || frame_sent;
+wire activity = urx_valid || (e_valid && e_ready) || frame_sent;   // urx_ready is 1
 wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_ovr ||
                 erx_crc || erx_drop || etx_underflow || error_sent;
 
