@@ -231,33 +231,6 @@ function automatic gt_c(input [31:0] x, input [31:0] c);
 endfunction
 
 
-// x + y + ci and x + 1 as gates (the carry rippled through AND/OR terms):
-// ABC packs them into about one LUT4 a bit where yosys would spend a LUT4
-// and an SB_CARRY a bit on a carry chain (the pointers, the payload
-// counters and the room check: 47 SB_CARRY less, measured with yosys)
-function automatic [31:0] add_g(input [31:0] x, input [31:0] y, input ci);
-    integer i;
-    reg c;
-    begin
-        c = ci;
-        for (i = 0; i < 32; i = i + 1) begin
-            add_g[i] = x[i] ^ y[i] ^ c;
-            c = (x[i] & y[i]) | (c & (x[i] ^ y[i]));
-        end
-    end
-endfunction
-function automatic [31:0] inc_g(input [31:0] x);
-    integer i;
-    reg c;
-    begin
-        c = 1'b1;
-        for (i = 0; i < 32; i = i + 1) begin
-            inc_g[i] = x[i] ^ c;
-            c = c & x[i];
-        end
-    end
-endfunction
-
 // ------------------------------------------------------------ queue
 (* no_rw_check *)                      // a slot is never read while written
 reg [7:0]    mem [0:FIFO_DEPTH-1];
@@ -299,7 +272,7 @@ wire       step    = s_axis_tvalid;
 wire [7:0] in_b    = s_axis_tdata;
 wire       hunting = (state == ST_HUNT) || (state == ST_END);
 // bytes in use in blocks, rounded up at most by one block (conservative)
-wire [BLK_W-1:0] used_blk = BLK_W'(add_g(32'(wr[PW-1:BLK_LOG]), ~(32'(rd[PW-1:BLK_LOG])), 1'b1));
+wire [BLK_W-1:0] used_blk = wr[PW-1:BLK_LOG] - rd[PW-1:BLK_LOG];
 
 // the CRC: a byte per clock (crc32), or bit-serial (crc32_serial, 8
 // clocks after each byte; the frame's end waits for them)
@@ -390,7 +363,7 @@ wire             len_bad    = len_hi_bad || gt_c(32'(hdr_len), 32'(LEN_MAX));
 // block, 2^BLK_LOG bytes): the
 // candidate's own header bytes are counted, the queue only frees bytes
 // meanwhile
-wire [BLK_W:0]   need_b     = (BLK_W+1)'(add_g(32'(used_b), 32'(hdr_len[LEN_W-1:BLK_LOG]), 1'b0));
+wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:BLK_LOG]);
 wire             pay_ok     = !gt_c(32'(need_b), 32'(BLK_MAX));
 wire             hdr_end    = step && (state == ST_HDR) && (cnt == 3'd5);
 
@@ -457,7 +430,7 @@ always @(posedge clk) begin
             busy_f <= !pay_ok;
         end
         if (state == ST_PAY) begin
-            pos <= LEN_W'(inc_g(32'(pos)));
+            pos <= pos + 1'b1;
         end
         if (state == ST_CRC) begin
             crc_ok <= (crc_next == RESIDUE);
@@ -471,7 +444,7 @@ always @(posedge clk) begin
         got <= {LEN_W{1'b0}};
     end
     if (fetch_p) begin
-        got <= LEN_W'(inc_g(32'(got)));
+        got <= got + 1'b1;
     end
 end
 
@@ -483,7 +456,7 @@ always @(posedge clk) begin
     ev_ovf_reg   <= 1'b0;
 
     if (store) begin
-        wr <= PW'(inc_g(32'(wr)));
+        wr <= wr + 1'b1;
     end
     if (step && !hunting) begin
         idle_cnt <= IDLE_SEED;
@@ -496,7 +469,7 @@ always @(posedge clk) begin
     case (state)
         ST_HDR: begin
             if (step) begin
-                cnt <= 3'(inc_g(32'(cnt)));
+                cnt <= cnt + 1'b1;
                 if (cnt == 3'd5) begin
                     cnt   <= 3'd0;
                     state <= (hdr_len == {LEN_W{1'b0}}) ? ST_CRC : ST_PAY;
@@ -510,7 +483,7 @@ always @(posedge clk) begin
         end
         ST_CRC: begin
             if (step) begin
-                cnt <= 3'(inc_g(32'(cnt)));
+                cnt <= cnt + 1'b1;
                 if (cnt == 3'd3) begin
                     cnt   <= 3'd0;
                     state <= ST_END;
@@ -554,11 +527,11 @@ always @(posedge clk) begin
 
     // read side
     if (fetch) begin
-        rd <= PW'(inc_g(32'(rd)));
+        rd <= rd + 1'b1;
     end
     hcap <= fetch_h;
     if (fetch_h) begin
-        hcnt <= 3'(inc_g(32'(hcnt)));
+        hcnt <= hcnt + 1'b1;
     end
     if (hcap && hcnt == 3'd5) begin
         d_valid <= 1'b1;

@@ -161,21 +161,6 @@ wire load     = emit && (seq != S_DONE) && !crc_busy && (!out_valid || m_axis_tr
 wire last_out = out_valid && m_axis_tready && out_last;
 wire [15:0] len16 = 16'(l_len);
 
-// x + 1 as gates (the carry rippled through an AND chain): ABC packs it
-// into about one LUT4 a bit where yosys would spend a LUT4 and an
-// SB_CARRY a bit on a carry chain
-function automatic [31:0] inc_g(input [31:0] x);
-    integer i;
-    reg c;
-    begin
-        c = 1'b1;
-        for (i = 0; i < 32; i = i + 1) begin
-            inc_g[i] = x[i] ^ c;
-            c = c & x[i];
-        end
-    end
-endfunction
-
 // the byte offered next
 reg [7:0] next_byte;
 always @* begin
@@ -320,7 +305,7 @@ always @(posedge clk) begin
         filled <= 1'b0;                // emit covers the closed fragment
     end else begin
         if (wr_byte) begin
-            cnt    <= NW'(inc_g(32'(cnt)));
+            cnt    <= cnt + 1'b1;
             filled <= 1'b1;
         end
         if (close) begin
@@ -330,13 +315,13 @@ always @(posedge clk) begin
 
     if (load) begin
         out_valid <= 1'b1;
-        seq       <= 4'(inc_g(32'(seq)));
+        seq       <= seq + 1'b1;
         case (seq)
             S_SOF: begin
                 cnt <= {NW{1'b0}};
             end
             4'd1: begin
-                cnt <= NW'(inc_g(32'(cnt)));     // byte 0 fetched
+                cnt <= cnt + 1'b1;     // byte 0 fetched
             end
             S_LENH: begin
                 if (empty) begin
@@ -344,7 +329,7 @@ always @(posedge clk) begin
                 end
             end
             S_PAY: begin
-                cnt <= NW'(inc_g(32'(cnt)));
+                cnt <= cnt + 1'b1;
                 if (cnt != l_len) begin
                     seq <= S_PAY;
                 end
@@ -362,7 +347,7 @@ always @(posedge clk) begin
         seq       <= S_SOF;
         cnt       <= {NW{1'b0}};
         sent_reg  <= 1'b1;
-        frag      <= more ? 7'(inc_g(32'(frag))) : 7'd0;
+        frag      <= more ? frag + 1'b1 : 7'd0;
     end else if (out_valid && m_axis_tready) begin
         out_valid <= 1'b0;             // taken; the next byte waits for its CRC steps
     end

@@ -103,36 +103,10 @@ wire [IW-1:0] jw = wa[AW-1:2];      // counter whose byte wa is written
 wire          a0 = (ra[1:0] == 2'd0);
 wire          w0 = (wa[1:0] == 2'd0);
 
-// x + y as gates (the carry rippled through AND/OR terms): ABC packs it
-// into fewer LUT4 than yosys's LUT4 and SB_CARRY a bit
-function automatic [8:0] add8_g(input [7:0] x, input [7:0] y);
-    integer n;
-    reg cy;
-    begin
-        cy = 1'b0;
-        for (n = 0; n < 8; n = n + 1) begin
-            add8_g[n] = x[n] ^ y[n] ^ cy;
-            cy        = (x[n] & y[n]) | ((x[n] ^ y[n]) & cy);
-        end
-        add8_g[8] = cy;
-    end
-endfunction
-function automatic [AW-1:0] inc_g(input [AW-1:0] x);
-    integer n;
-    reg cy;
-    begin
-        cy = 1'b1;
-        for (n = 0; n < AW; n = n + 1) begin
-            inc_g[n] = x[n] ^ cy;
-            cy       = cy & x[n];
-        end
-    end
-endfunction
-
 // the fold: byte 0 adds the pending count, bytes 1..3 the carry
 wire [PEND_W-1:0] snap   = pend[PEND_W*jw +: PEND_W];
 wire [7:0]        addend = w0 ? 8'(snap) : {7'd0, c};
-wire [8:0]        fold   = add8_g(zj ? 8'd0 : rdata, addend);
+wire [8:0]        fold   = {1'b0, zj ? 8'd0 : rdata} + {1'b0, addend};
 
 assign rd_valid = valid_reg;
 assign rd_data  = val[7:0];
@@ -178,7 +152,7 @@ generate
 endgenerate
 
 always @(posedge clk) begin
-    ra <= (ra == ALAST) ? {AW{1'b0}} : inc_g(ra);
+    ra <= (ra == ALAST) ? {AW{1'b0}} : ra + 1'b1;
     wa <= ra;
     c  <= fold[8];
     if (!rd_req) begin

@@ -104,20 +104,6 @@ assign busy          = (state != ST_IDLE);
 assign frame_error   = frame_error_reg;
 assign overrun       = overrun_reg;
 
-// x + 1 as gates (the carry rippled through an AND chain): ABC packs it
-// into fewer LUT4 than yosys's LUT4 and SB_CARRY a bit
-function automatic [CNT_W-1:0] inc_g(input [CNT_W-1:0] x);
-    integer n;
-    reg cy;
-    begin
-        cy = 1'b1;
-        for (n = 0; n < CNT_W; n = n + 1) begin
-            inc_g[n] = x[n] ^ cy;
-            cy       = cy & x[n];
-        end
-    end
-endfunction
-
 // majority of the two stored samples and the current one
 wire bit_val = (samp0 & samp1) | (samp0 & rxd_sync) | (samp1 & rxd_sync);
 
@@ -145,7 +131,7 @@ always @(posedge clk) begin
             end
         end
         ST_BITS: begin
-            cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : inc_g(cnt);
+            cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
             if (cnt == S0) begin
                 samp0 <= rxd_sync;
             end
