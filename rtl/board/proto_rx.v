@@ -22,8 +22,8 @@
  *   - Header: the 6 bytes after SOF; len > MAX_PAYLOAD drops the candidate.
  *     At the header's end the payload is given room or not: it is stored
  *     when the queue's bytes in use and len, each rounded up to whole
- *     64-byte blocks (so it may refuse up to 128 bytes early; 32-byte
- *     blocks cost 11 logic cells more), fit beside RESERVE = 5 * (FRAMES
+ *     128-byte blocks (so it may refuse up to 256 bytes early; 32-byte
+ *     blocks cost about 16 LUT4 + carry more), fit beside RESERVE = 5 * (FRAMES
  *     + 1) bytes kept for headers; else the record is marked busy and its
  *     payload is not stored (the consumer answers it busy, ERROR 8).
  *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v) over type .. payload and
@@ -60,7 +60,7 @@
  *
  * Parameters:
  *   MAX_PAYLOAD  largest accepted len (1024; 256..32767)
- *   FIFO_DEPTH   queue bytes, power of two, >= 5 * FRAMES + 133 + MAX_PAYLOAD
+ *   FIFO_DEPTH   queue bytes, power of two, >= 5 * FRAMES + 261 + MAX_PAYLOAD
  *                (a maximal payload then fits in an empty queue)
  *                (2048; iCE40: FIFO_DEPTH/512 SB_RAM40_4K)
  *   FRAMES       frames held at most, the one being executed included
@@ -155,7 +155,7 @@ localparam integer HL_W    = ($clog2(FRAMES + 2) < 2) ? 2 : $clog2(FRAMES + 2); 
 localparam integer IDLE_N  = (TICK_CLKS > 1) ? IDLE_CYCLES / TICK_CLKS : IDLE_CYCLES - 1;
 localparam integer IDLE_W  = (IDLE_N > 3) ? $clog2(IDLE_N + 2) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
-localparam integer BLK_LOG = 6;                           // room blocks of 2^BLK_LOG bytes
+localparam integer BLK_LOG = 7;                           // room blocks of 2^BLK_LOG bytes
 localparam integer BLK_W   = PW - BLK_LOG;                // used, in blocks
 // The idle timer is a maximal-length LFSR (no carry chain): it starts
 // from 1 and times out at its state after IDLE_N steps (its period,
