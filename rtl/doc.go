@@ -14,10 +14,11 @@
 //	                    (bit_step, bit_d: proto_rx's CRC follows the line)
 //	uart/uart_tx.v      8N1 transmitter, valid/ready byte input, busy; one
 //	                    shift register on a free-running bit tick (its own
-//	                    or board_top's, EXT_TICK)
+//	                    or board_top's, EXT_TICK); each data bit as it goes
+//	                    out (bit_step, bit_d: proto_tx's CRC follows the line)
 //	lib/crc32.v         combinational CRC-32 (IEEE 802.3) byte update
 //	lib/crc32_serial.v  bit-serial CRC-32 register with rotation (UART-only
-//	                    boards: proto_tx CRC_SERIAL = 1, proto_rx 2)
+//	                    boards: proto_tx and proto_rx CRC_SERIAL = 2)
 //	lib/sync_fifo.v     first-word-fall-through FIFO on block RAM, count
 //	lib/skid_buffer.v   2-entry register slice (breaks the ready path)
 //	eth/eth_mac_rx.v    GMII-style byte receive MAC: preamble/SFD strip, FCS

@@ -221,7 +221,10 @@ localparam [BT_W-1:0] BT_SEED = {BT_W{1'b0}};
 localparam [BT_W-1:0] BT_LAST = BT_W'(lfsr_after(BT_W, CLKS_PER_BIT - 1));
 reg  [BT_W-1:0] bt_cnt = BT_SEED;
 wire            bit_tick = (bt_cnt == BT_LAST);
-wire [1:0]      urx_bytes = {1'b0, urx_valid && urx_ready} + {1'b0, urx_ferr} + {1'b0, urx_ovr};
+// (the three pulses never coincide: a character ends with one of them,
+// characters end at least 9 bit times apart, and proto_rx always takes
+// the byte, s_axis_tready = 1, so it is taken in the clock it is offered)
+wire [1:0]      urx_bytes = {1'b0, urx_valid || urx_ferr || urx_ovr};
 always @(posedge clk) begin
     bt_cnt <= bit_tick ? BT_SEED : {bt_cnt[BT_W-2:0], ~^(bt_cnt & BT_TAPS)};
 end
@@ -462,10 +465,12 @@ wire [7:0]  t_data;
 wire        t_valid, t_ready, t_last, t_link;
 wire [47:0] t_mac;
 
-// UART only: the bit-serial CRC (up to 9 clocks a byte; a UART byte
-// takes 10 bit times); with Ethernet a byte per clock for the MAC
-proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 1 : 0)) u_proto_tx (
-    .clk(clk), .rst(rst),
+wire utx_bstep, utx_bd;
+
+// UART only: the bit-serial CRC stepped by uart_tx's data bits as they go
+// onto the line; with Ethernet a byte per clock for the MAC
+proto_tx #(.FRAG_BYTES(MAX_PAYLOAD), .CRC_SERIAL(ETH_ENABLE == 0 ? 2 : 0)) u_proto_tx (
+    .clk(clk), .rst(rst), .crc_step(utx_bstep), .crc_d(utx_bd),
     .s_type(r_type), .s_seq(r_seq), .s_link(r_link), .s_mac(r_mac),
     .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),
     .s_axis_tlast(r_last), .s_axis_tuser(r_user),
@@ -481,7 +486,7 @@ assign t_ready = t_link ? etx_ready : utx_ready;
 uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT), .EXT_TICK(1)) u_uart_tx (
     .clk(clk), .rst(rst), .tick(bit_tick),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid && !t_link), .s_axis_tready(utx_ready),
-    .txd(uart_txd), .busy(utx_busy)
+    .txd(uart_txd), .busy(utx_busy), .bit_step(utx_bstep), .bit_d(utx_bd)
 );
 
 generate
@@ -539,7 +544,7 @@ wire             act_on = (act_hold != ACT_STOP);
 wire             err_on = (err_hold != ERR_STOP);
 wire             tick = bit_tick && (tick_lfsr == TICK_SEED);
 
-wire activity = (urx_valid && urx_ready) || (e_valid && e_ready) || frame_sent;
+wire activity = urx_valid || (e_valid && e_ready) || frame_sent;   // urx_ready is 1
 wire error_ev = u_crc || u_ferr || u_ovf || e_crc || e_ferr || urx_ferr || urx_ovr ||
                 erx_crc || erx_drop || etx_underflow || error_sent;
 

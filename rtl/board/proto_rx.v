@@ -22,9 +22,10 @@
  *   - Header: the 6 bytes after SOF; len > MAX_PAYLOAD drops the candidate.
  *     At the header's end the payload is given room or not: it is stored
  *     when the queue's bytes in use and len, each rounded up to whole
- *     32-byte blocks, fit beside RESERVE = 5 * (FRAMES + 1) bytes kept for
- *     headers; else the record is marked busy and its payload is not
- *     stored (the consumer answers it busy, ERROR 8).
+ *     128-byte blocks (so it may refuse up to 256 bytes early; 32-byte
+ *     blocks cost about 16 LUT4 + carry more), fit beside RESERVE = 5 * (FRAMES
+ *     + 1) bytes kept for headers; else the record is marked busy and its
+ *     payload is not stored (the consumer answers it busy, ERROR 8).
  *   - Payload and CRC: CRC-32 (rtl/lib/crc32.v) over type .. payload and
  *     the 4 CRC bytes; the frame is good when the state equals the residue
  *     32'hDEBB20E3. With CRC_SERIAL (rtl/lib/crc32_serial.v) the register
@@ -59,7 +60,8 @@
  *
  * Parameters:
  *   MAX_PAYLOAD  largest accepted len (1024; 256..32767)
- *   FIFO_DEPTH   queue bytes, power of two, >= 5 * FRAMES + 80 + MAX_PAYLOAD
+ *   FIFO_DEPTH   queue bytes, power of two, >= 5 * FRAMES + 261 + MAX_PAYLOAD
+ *                (a maximal payload then fits in an empty queue)
  *                (2048; iCE40: FIFO_DEPTH/512 SB_RAM40_4K)
  *   FRAMES       frames held at most, the one being executed included
  *                (>= 1; INFO word 18 reports FRAMES - 1)
@@ -153,7 +155,8 @@ localparam integer HL_W    = ($clog2(FRAMES + 2) < 2) ? 2 : $clog2(FRAMES + 2); 
 localparam integer IDLE_N  = (TICK_CLKS > 1) ? IDLE_CYCLES / TICK_CLKS : IDLE_CYCLES - 1;
 localparam integer IDLE_W  = (IDLE_N > 3) ? $clog2(IDLE_N + 2) : 3;   // LFSR: 3..24 bits
 localparam integer RESERVE = 5 * (FRAMES + 1);
-localparam integer BLK_W   = PW - 5;                      // used, in 32-byte blocks
+localparam integer BLK_LOG = 7;                           // room blocks of 2^BLK_LOG bytes
+localparam integer BLK_W   = PW - BLK_LOG;                // used, in blocks
 // The idle timer is a maximal-length LFSR (no carry chain): it starts
 // from 1 and times out at its state after IDLE_N steps (its period,
 // 2^IDLE_W - 1, is longer)
@@ -205,7 +208,7 @@ function automatic [HL_W-1:0] hl_after(input integer n);
     end
 endfunction
 localparam [HL_W-1:0] HL_FULL = hl_after(FRAMES);
-localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / 32 - 2);
+localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / (1 << BLK_LOG) - 2);
 localparam [31:0] RESIDUE = 32'hDEBB20E3;
 localparam [7:0]  SOF     = 8'hA5;
 
@@ -227,6 +230,7 @@ function automatic gt_c(input [31:0] x, input [31:0] c);
     end
 endfunction
 
+
 // ------------------------------------------------------------ queue
 (* no_rw_check *)                      // a slot is never read while written
 reg [7:0]    mem [0:FIFO_DEPTH-1];
@@ -234,7 +238,7 @@ reg [7:0]    rdata;                    // RAM read register
 reg [PW-1:0] wr = {PW{1'b0}};          // next write (uncommitted)
 reg [PW-1:0] cm = {PW{1'b0}};          // end of the committed records
 reg [PW-1:0] rd = {PW{1'b0}};          // next read
-reg [BLK_W-1:0] used_b = {BLK_W{1'b0}}; // bytes in use / 32, a clock old
+reg [BLK_W-1:0] used_b = {BLK_W{1'b0}}; // bytes in use / 2^BLK_LOG, a clock old
 reg [HL_W-1:0] n_cm = HL_SEED;         // LFSR: frames committed
 reg [HL_W-1:0] n_tk = HL_SEED;         // LFSR: descriptors taken
 reg [HL_W-1:0] n_tf = HL_FULL;         // LFSR: n_tk, FRAMES steps ahead
@@ -267,8 +271,8 @@ reg             out_valid = 1'b0;
 wire       step    = s_axis_tvalid;
 wire [7:0] in_b    = s_axis_tdata;
 wire       hunting = (state == ST_HUNT) || (state == ST_END);
-// bytes in use / 32, rounded up at most by one block (conservative)
-wire [BLK_W-1:0] used_blk = wr[PW-1:5] - rd[PW-1:5];
+// bytes in use in blocks, rounded up at most by one block (conservative)
+wire [BLK_W-1:0] used_blk = wr[PW-1:BLK_LOG] - rd[PW-1:BLK_LOG];
 
 // the CRC: a byte per clock (crc32), or bit-serial (crc32_serial, 8
 // clocks after each byte; the frame's end waits for them)
@@ -355,10 +359,11 @@ endgenerate
 wire [LEN_W-1:0] hdr_len    = {in_b[LEN_W-9:0], len_lo};
 wire             len_hi_bad = (LEN_W < 16) ? (in_b[7:LEN_W-8] != {(16-LEN_W){1'b0}}) : 1'b0;
 wire             len_bad    = len_hi_bad || gt_c(32'(hdr_len), 32'(LEN_MAX));
-// (used_b + 1) * 32 + (len / 32 + 1) * 32 <= FIFO_DEPTH - RESERVE: the
+// (used_b + 1) * B + (len / B + 1) * B <= FIFO_DEPTH - RESERVE (B the
+// block, 2^BLK_LOG bytes): the
 // candidate's own header bytes are counted, the queue only frees bytes
 // meanwhile
-wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:5]);
+wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:BLK_LOG]);
 wire             pay_ok     = !gt_c(32'(need_b), 32'(BLK_MAX));
 wire             hdr_end    = step && (state == ST_HDR) && (cnt == 3'd5);
 

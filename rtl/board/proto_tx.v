@@ -34,6 +34,17 @@
  *     so m_axis_tvalid may drop between the bytes of a frame (at most 9
  *     clocks a byte: nothing lost on a UART, whose byte takes 10 bit
  *     times). About 60 logic cells less; for a board without Ethernet.
+ *   - CRC_SERIAL = 2: the rtl/lib/crc32_serial.v register is stepped by
+ *     the line's transmitter, one data bit at a time as it goes onto the
+ *     line (crc_step, crc_d: uart_tx's bit_step, bit_d; board_top without
+ *     Ethernet): no stepping of its own, so bytes are offered as with
+ *     CRC_SERIAL = 0. It is initialised when the type byte is taken and
+ *     rotated by the CRC bytes' bits; a CRC byte offered follows
+ *     ~crc[7:0] until it is taken (m_axis_tdata may change while it
+ *     waits), so the consumer must take each byte after the previous
+ *     byte's 8 steps and at least 2 clocks after the last of them (uart_tx
+ *     takes it as the previous stop bit ends, 2 bit times later). About 13
+ *     logic cells less than CRC_SERIAL = 1.
  *
  * Side band: s_type, s_seq, s_link, s_mac describe the response the bytes
  * belong to. They must stay stable from the first byte of a response to
@@ -47,12 +58,15 @@
  *   FRAG_BYTES  payload bytes per fragment, power of two, 4..32768 (1024 =
  *               the protocol's MAX_PAYLOAD)
  *   CRC_SERIAL  0: byte-wide CRC, a byte per clock (default); 1: bit-serial
- *               CRC, up to 9 clocks a byte (UART only)
+ *               CRC, up to 9 clocks a byte (UART only); 2: bit-serial CRC
+ *               stepped by the line's transmitter (uart_tx only)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
  *                                the control state (a frame being sent is
  *                                cut off, buffered bytes are forgotten)
+ *   crc_step, crc_d              CRC_SERIAL = 2: a data bit going onto the
+ *                                line (the 8 of each byte taken, LSB first)
  *   s_type, s_seq, s_link, s_mac response side band (type is the response
  *                                type, e.g. 0x81; link 0 UART, 1 Ethernet)
  *   s_axis_tdata/tvalid/tready/tlast/tuser   response bytes; tuser = empty
@@ -73,6 +87,10 @@ module proto_tx #(
 ) (
     input  wire        clk,
     input  wire        rst,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire        crc_step,       // CRC_SERIAL = 2 only
+    input  wire        crc_d,
+    /* verilator lint_on UNUSEDSIGNAL */
 
     input  wire [7:0]  s_type,
     input  wire [15:0] s_seq,
@@ -196,7 +214,26 @@ end
 wire crc_init = load && (seq == S_SOF);
 wire crc_rot  = (seq >= S_CRC0);      // the byte being loaded is a CRC byte
 generate
-    if (CRC_SERIAL != 0) begin : g_crc_serial
+    if (CRC_SERIAL >= 2) begin : g_crc_line
+        // stepped by the line's transmitter, a data bit at a time as it
+        // goes onto the line (crc_step, crc_d; uart_tx's bit_step, bit_d):
+        // initialised when the type byte is taken (the SOF's bits are all
+        // out, the type's to come), rotated by the CRC bytes' bits (taken
+        // at seq 9..11: seq 10..12 while their bits go out). A byte is
+        // taken only after the previous one's 8 bits (uart_tx takes it as
+        // the previous stop bit ends), so the register holds the CRC of
+        // type .. payload when the first CRC byte is taken, and its next
+        // byte in crc[7:0] when each further one is: m_axis_tdata shows
+        // ~crc[7:0] while a CRC byte is offered
+        wire [31:0] crc;
+        crc32_serial u_crc (
+            .clk(clk), .init(out_valid && m_axis_tready && (seq == 4'd2)), .step(crc_step),
+            .rot(seq > S_CRC0 + 4'd1), .d(crc_d), .crc(crc)
+        );
+        assign crc_lo   = crc[7:0];
+        assign crc_busy = 1'b0;
+        wire unused_crc = &{1'b0, crc[31:8], crc_rot};
+    end else if (CRC_SERIAL != 0) begin : g_crc_serial
         reg       stepping = 1'b0;
         reg [2:0] bc = 3'd0;           // bit of out_data stepped in
         reg       rot;                 // out_data is a CRC byte: rotate
@@ -250,7 +287,9 @@ always @(posedge clk) begin
         l_link <= s_link;
         l_mac  <= s_mac;
     end
-    if (load) begin
+    // CRC_SERIAL = 2: a CRC byte offered (loaded at seq 8..11) follows
+    // ~crc_lo until it is taken
+    if (load || (CRC_SERIAL >= 2 && seq > S_CRC0)) begin
         out_data <= next_byte;
     end
     if (crc_init) begin

@@ -159,10 +159,10 @@ train_proto #(
 wire [7:0]  t_data;
 wire        t_valid, t_ready, t_last, t_link;
 wire [47:0] t_mac;
-wire        utx_busy;
+wire        utx_busy, utx_bstep, utx_bd;
 
 proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
-    .clk(clk), .rst(rst),
+    .clk(clk), .rst(rst), .crc_step(1'b0), .crc_d(1'b0),
     .s_type(r_type), .s_seq(r_seq), .s_link(1'b0), .s_mac(48'd0),
     .s_axis_tdata(r_data), .s_axis_tvalid(r_valid), .s_axis_tready(r_ready),
     .s_axis_tlast(r_last), .s_axis_tuser(1'b0),
@@ -174,8 +174,9 @@ proto_tx #(.FRAG_BYTES(MAX_PAYLOAD)) u_proto_tx (
 uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_tx (
     .clk(clk), .rst(rst), .tick(1'b0),
     .s_axis_tdata(t_data), .s_axis_tvalid(t_valid), .s_axis_tready(t_ready),
-    .txd(uart_txd), .busy(utx_busy)
+    .txd(uart_txd), .busy(utx_busy), .bit_step(utx_bstep), .bit_d(utx_bd)
 );
+wire unused_tx_bits = &{1'b0, utx_bstep, utx_bd};
 
 assign gmii_txd   = 8'd0;
 assign gmii_tx_en = 1'b0;

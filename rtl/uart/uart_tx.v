@@ -34,6 +34,11 @@
  *                   in tick clocks)
  *   txd             serial output pin (registered, idle high)
  *   busy            a character is on the line (start bit to end of stop bit)
+ *   bit_step, bit_d 1-cycle pulse in the tick that puts a data bit on txd
+ *                   (the bit on bit_d): the 8 bits of a character, LSB
+ *                   first, all before the character's stop bit, so before
+ *                   the next byte is taken (a bit-serial CRC can follow
+ *                   the line: proto_tx CRC_SERIAL = 2)
  *
  * Latency: txd goes low (start bit) in the clock cycle right after the
  * transfer. Reset mid-character returns the line to idle (high) at once.
@@ -54,7 +59,10 @@ module uart_tx #(
     output wire       s_axis_tready,
 
     output wire       txd,
-    output wire       busy
+    output wire       busy,
+
+    output wire       bit_step,
+    output wire       bit_d
 );
 
 localparam [10:0] IDLE = 11'd1;
@@ -114,6 +122,10 @@ wire ending  = (sh[10:2] == 9'd0); // idle, or the stop bit is on the line
 assign s_axis_tready = bt && ending;
 assign txd  = sh[0];
 assign busy = sending;
+// a data bit goes onto the line at this tick: the marker is at bit 3 or
+// above, so sh[1] is a data bit (the start bit leaves first)
+assign bit_step = bt && (sh[10:3] != 8'd0);
+assign bit_d    = sh[1];
 
 always @(posedge clk) begin
     if (bt) begin

@@ -18,6 +18,13 @@
 // (not with CRC_SERIAL, whose bytes come at most 9 clocks apart).
 // Finally a reset in the middle of a frame.
 //
+// CRC_SERIAL = 2 (the CRC stepped by the line's transmitter): the bench
+// plays uart_tx's part, stepping the 8 data bits of every byte taken on
+// crc_step/crc_d, LSB first, at random clocks (UART-paced: one per bit
+// time) after the transfer, and takes the next byte 2 clocks or more
+// after the last step (uart_tx: 2 bit times); a byte offered may change
+// only in the second clock after a step (a CRC byte follows the register).
+//
 // Every clock the handshake timing is checked against a model of the
 // documented interface: s_axis_tready low from the clock after a fragment's
 // closing byte to its frame's last transfer and high the clock after; busy
@@ -49,6 +56,7 @@
 #ifndef CRC_SERIAL
 #define CRC_SERIAL 0
 #endif
+#define CRC_LINE (CRC_SERIAL >= 2)
 
 struct Resp {
     uint8_t type;
@@ -75,6 +83,8 @@ struct Bench {
     long phase = 0;
     int uart_cpb = 0;          // > 0: m_axis_tready paced like uart_tx
     long uleft = 0;            // uart_tx model: clocks of the byte being sent left
+    std::deque<int> bits;      // CRC_LINE: data bits of the bytes taken still to step
+    long since_step = 99;      // CRC_LINE: clocks since the last step
     // the interface timing model (see the header)
     bool e_emit = false, e_busy = false, e_sent = false;
     size_t fill_n = 0;         // bytes of the fragment being filled
@@ -113,6 +123,15 @@ struct Bench {
         m->s_axis_tlast = offer && (empty || wpos + 1 == r->bytes.size());
         m->s_axis_tuser = offer && empty;
         m->m_axis_tready = uart_cpb > 0 ? uleft <= 1 : coin(ready_p);
+#if CRC_LINE
+        // the line's transmitter: a data bit per step, the next byte taken
+        // 2 clocks or more after the last step (since_step counts from 0
+        // the clock after it)
+        bool step = !bits.empty() && !rst && (uart_cpb > 0 ? uleft % uart_cpb == 0 : coin(0.5));
+        m->crc_step = step;
+        m->crc_d = step ? bits.front() : (int)(rng() & 1);
+        if (!bits.empty() || since_step < 1) m->m_axis_tready = 0;
+#endif
         tb.settle();
 
         // the interface timing model
@@ -123,7 +142,7 @@ struct Bench {
             if (since_close >= 0 && !sof_seen) {
                 since_close++;
                 bool offered = m->m_axis_tvalid && m->m_axis_tdata == SOF;
-#if CRC_SERIAL
+#if CRC_SERIAL == 1
                 if (offered) {
                     CHECK(since_close >= 2 && since_close <= 10, "SOF %ld clocks after the closing byte, want 2..10", since_close);
                     sof_seen = true;
@@ -143,10 +162,10 @@ struct Bench {
 
         if (prev_stall) {
             CHECK(m->m_axis_tvalid, "m_axis_tvalid dropped without a transfer");
-            CHECK_EQ(m->m_axis_tdata, prev_data, "m_axis_tdata changed while stalled");
+            if (!CRC_LINE || since_step > 1) CHECK_EQ(m->m_axis_tdata, prev_data, "m_axis_tdata changed while stalled");
             CHECK_EQ(m->m_axis_tlast, prev_last, "m_axis_tlast changed while stalled");
         }
-#if CRC_SERIAL
+#if CRC_SERIAL == 1
         if (m->m_axis_tvalid || !in_frame || rst) gap = 0;
         else CHECK(++gap <= 8, "more than 8 clocks between the bytes of a frame");
 #else
@@ -189,6 +208,12 @@ struct Bench {
             e_emit = false;
             e_busy = false;
         }
+#if CRC_LINE
+        since_step = step ? 0 : since_step + 1;
+        if (step) bits.pop_front();
+        if (taken && !rst)
+            for (int i = 0; i < 8; i++) bits.push_back((m->m_axis_tdata >> i) & 1);
+#endif
         if (uart_cpb > 0) {
             if (taken) uleft = 10L * uart_cpb;
             else if (uleft > 0) uleft--;
@@ -199,6 +224,7 @@ struct Bench {
             since_close = -1;
             sof_seen = true;
             uleft = 0;
+            bits.clear();
         }
         if (accepted && !rst) {
             if (empty || ++wpos == r->bytes.size()) {

@@ -14,8 +14,9 @@
 // restarted by rst (the module's own timer; the bench drives the same tick
 // on the tick input, which EXT_TICK = 1 uses); tready must be high in a tick
 // clock when idle or in the last clock of a stop bit (back-to-back
-// characters), low otherwise. Covered: continuous stream, random gaps,
-// corner bytes, resets inside characters.
+// characters), low otherwise; bit_step must pulse (with the bit on bit_d)
+// exactly in the clock before each data bit starts on txd. Covered:
+// continuous stream, random gaps, corner bytes, resets inside characters.
 #include <deque>
 
 #include "Vuart_tx.h"
@@ -67,6 +68,11 @@ struct Bench {
         CHECK_EQ(m->busy, active, "busy");
         bool rdy = bt && (!active || k == 10 * CPB - 1);
         CHECK_EQ(m->s_axis_tready, rdy, "s_axis_tready");
+        // bit_step: the clock before data bit j (1..8) starts on txd
+        long j = (active && (k + 1) % CPB == 0) ? (k + 1) / CPB : 0;
+        bool step = j >= 1 && j <= 8;
+        CHECK_EQ(m->bit_step, step, "bit_step");
+        if (step) CHECK_EQ(m->bit_d, (cbyte >> (j - 1)) & 1, "bit_d");
 
         if (rst) {
             inflight = false;          // reset aborts the character
