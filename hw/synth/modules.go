@@ -51,6 +51,54 @@ func ShellFlatCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (
 	return st, nil
 }
 
+// ShellPackedCells is the shell's size in the unit the device counts:
+// logic cells (ICESTORM_LC) after nextpnr-ice40's packer. It takes
+// ShellFlatCells's netlist, turns the core's instance into ports (yosys
+// expose -evert: the core's inputs become outputs of the shell and its
+// outputs inputs, so nothing of the shell is optimized away), and packs
+// it for dev (--pack-only, no placement: the many ports need not fit the
+// package). An iCE40 logic cell holds one LUT4, one flip-flop and one
+// carry, but a flip-flop shares a cell only with the LUT4 feeding its D
+// input alone: flip-flops loaded from other flip-flops (shift
+// registers), from block RAM or from ports, or behind a LUT4 with other
+// loads, take a cell each. So this is the count the image pays, where
+// LUT4 + SB_CARRY (ModuleCells, ShellFlatCells) leaves flip-flops out and
+// counts a carry packed with its LUT4 twice. The result's LUT4, FFs,
+// Carry and BRAMs are yosys's; Cells is nextpnr's ICESTORM_LC.
+func ShellPackedCells(ctx context.Context, dir string, d *hw.Design, b hw.Board, dev Device) (CellStats, error) {
+	if err := CheckTools("yosys", "nextpnr-ice40"); err != nil {
+		return CellStats{}, err
+	}
+	log, logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf(
+		"blackbox %s\nsynth_ice40 -top board_top\nstat\nexpose -evert board_top/t:%s\nwrite_json shell.json\n", d.Top(), d.Top()))
+	if err != nil {
+		return CellStats{}, err
+	}
+	st, ok := parseStat(log)
+	if !ok || st.Cells == 0 {
+		return CellStats{}, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, logf)
+	}
+	plog := filepath.Join(dir, "pack.log")
+	if err := runTool(ctx, dir, plog, "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
+		"--json", "shell.json", "--pack-only"); err != nil {
+		return CellStats{}, err
+	}
+	text, err := os.ReadFile(plog)
+	if err != nil {
+		return CellStats{}, fmt.Errorf("synth: %w", err)
+	}
+	st.Cells = -1
+	for _, line := range strings.Split(string(text), "\n") {
+		if m := utilLine.FindStringSubmatch(strings.TrimRight(line, "\r")); m != nil && m[1] == "ICESTORM_LC" {
+			st.Cells, _ = strconv.Atoi(m[2])
+		}
+	}
+	if st.Cells < 0 {
+		return CellStats{}, fmt.Errorf("%w: nextpnr-ice40 --pack-only printed no ICESTORM_LC count (log: %s)", ErrTool, plog)
+	}
+	return st, nil
+}
+
 // synthShell writes design d and the shell sources into dir and runs
 // yosys on board_top with board b's parameters, then the commands cmds;
 // it returns the log and its path.
