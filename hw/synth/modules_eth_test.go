@@ -22,7 +22,7 @@ var ethShellBudget = map[string]int{
 	"eth_mac_tx":    196, // 181 + 9, 56 FF
 	"proto_rx_eth":  215, // 170 + 38, 123 FF (154 + 38, 185 FF before: the source MAC copy and the header shift register went)
 	"link_arb":      56,  // 54 + 0, 3 FF
-	"proto_engine":  765, // 657 + 86 with protocol version 5 (692 + 86 with version 4; 782-787 + 156 before the shell of branch shell5)
+	"proto_engine":  697, // 657-676 (582-601 + 75) with branch eng8's LFSR response pc, bank address from next and K checked byte by byte (ABC's mapping varies); 657 + 86 with protocol version 5 (692 + 86 with version 4; 782-787 + 156 before the shell of branch shell5)
 	"proto_rx":      251, // 190-193 + 49-51: room in 128-byte blocks (branch rxtx8; 197 + 53 before, 215 + 61 before branch rxtx7; 242 + 88 before)
 	"stat_counters": 141, // 125 + 12 (the Ethernet counters included; 181-188 + 12 before)
 	"proto_tx":      188, // 166 + 16 (byte-wide CRC with Ethernet)

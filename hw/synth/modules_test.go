@@ -35,8 +35,8 @@ var shellConfigs = []struct {
 	setsMax       int
 	engine, total int
 }{
-	{8, 700, 1330}, // measured: engine 679-680 (594-595 + 85), shell 1,291 with the engine's response programs in block RAM and rxtx7's receiver, transmitter, UARTs and board_top (1,371 with the programs alone; 737 and 1,426 before; 778 and 1,508-1,515 with version 4, 925 and 1,774 before the constant comparisons without carry chains, the one-hot response byte, the serial rx CRC)
-	{1, 481, 1103}, // measured: engine 463-467 (432-436 + 31), shell 1,071 with both branches (1,161 with the response programs alone, 1,140 with rxtx7's modules alone; 525 and 1,219 before; 570 and 1,299 with version 4, 787 and 1,628 before)
+	{8, 671, 1330}, // measured: engine 651 (576 + 75) with branch eng8's LFSR response pc, bank address from next (LANES a power of two) and K checked byte by byte (658 without the K change); 679-680 (594-595 + 85), shell 1,291 with the engine's response programs in block RAM and rxtx7's receiver, transmitter, UARTs and board_top (1,371 with the programs alone; 737 and 1,426 before; 778 and 1,508-1,515 with version 4, 925 and 1,774 before the constant comparisons without carry chains, the one-hot response byte, the serial rx CRC)
+	{1, 441, 1103}, // measured: engine 428 (407 + 21) with branch eng8's changes (435 without the K change); 463-467 (432-436 + 31), shell 1,071 with both branches (1,161 with the response programs alone, 1,140 with rxtx7's modules alone; 525 and 1,219 before; 570 and 1,299 with version 4, 787 and 1,628 before)
 }
 
 // shellFlatBudget is, by SETS_MAX, the most LUT4 + SB_CARRY of the

@@ -20,10 +20,12 @@
  * answer but INFER's (INFO, STATUS, the LOAD_DATA answer, the empty
  * answer, each ERROR code), naming the byte's source (a constant, a byte
  * of the core's info word, of the model CRC, of a STATUS counter, of
- * next, the command type, the loaded flag) and marking the last byte; the
- * engine picks a program (rsel) and steps through it (pc), so the INFO
- * constants, the response lengths and the per-word source decode cost no
- * logic:
+ * next, the command type, the loaded flag; for the info word, a counter
+ * and next also the byte within the word) and marking the last byte; the
+ * engine picks a program (rsel) and steps through it (pc, an 8-bit LFSR:
+ * a program's bytes lie at successive LFSR states, so pc needs no
+ * incrementer), so the INFO constants, the response lengths and the
+ * per-word source decode cost no logic:
  *
  *   INFO          20 words: magic, versions, the core's info ROM (shape,
  *                 parameters, hash), loaded flag, model CRC, UART_BAUD on
@@ -100,6 +102,10 @@
  * ev_frame_sent, 9 core runs (requests accepted by the core), 10 ERROR
  * responses (8-10: STATUS_ALL only), 11 ev_uart_byte, 12 ev_bit_tick. A STATUS word is the counter's value at
  * the moment it is read (every event before it counted).
+ *
+ * Bank writes: word next goes to lane next mod LANES, address next /
+ * LANES; with LANES a power of two these are next's own bits, else a lane
+ * and an address counter step beside next.
  *
  * The model state (loaded flag, load in progress, next offset, running CRC,
  * write counters) is not reset by rst, like the bank it describes: it
@@ -311,14 +317,15 @@ localparam [7:0] T_STATUS = 8'h20;
 localparam [7:0] T_RESET  = 8'h21;
 localparam [7:0] T_ERROR  = 8'hE0;
 
-localparam [3:0] E_UNKNOWN = 4'd1;
-localparam [3:0] E_LENGTH  = 4'd3;
-localparam [3:0] E_NOMODEL = 4'd4;
-localparam [3:0] E_K       = 4'd5;
-localparam [3:0] E_GAP     = 4'd6;
-localparam [3:0] E_COMMIT  = 4'd7;
-localparam [3:0] E_BUSY    = 4'd8;
-localparam [3:0] E_NOLOAD  = 4'd9;
+// the ERROR responses' programs (rsel; the code is in the program)
+localparam [4:0] E_UNKNOWN = 5'd2;    // code 1
+localparam [4:0] E_LENGTH  = 5'd5;    // code 3
+localparam [4:0] E_NOMODEL = 5'd9;    // code 4
+localparam [4:0] E_K       = 5'd11;   // code 5
+localparam [4:0] E_GAP     = 5'd13;   // code 6
+localparam [4:0] E_COMMIT  = 5'd15;   // code 7
+localparam [4:0] E_BUSY    = 5'd18;   // code 8
+localparam [4:0] E_NOLOAD  = 5'd26;   // code 9
 
 localparam [2:0] S_IDLE   = 3'd0;
 localparam [2:0] S_PARAM  = 3'd1;   // read the leading fields
@@ -368,7 +375,10 @@ reg [3:0]        pneed;
 reg [1:0]        p_mode;
 reg              mode_bad;          // INFER mode > 3 or sets > SETS_MAX
 reg [SETS_W-1:0] p_m;               // M = max(1, sets)
-reg [15:0]       p_k;
+reg [K_W-1:0]    p_k;
+reg              k_lo0;             // K's low byte is 0
+reg              k_logt;            // K's low byte > KMAX's
+reg              k_bad;             // K = 0 or K > KMAX (from both bytes)
 reg [31:0]       p_seed;
 reg [NEXT_W-1:0] p_off;             // LOAD_DATA offset (for the ack)
 reg              off_hi;            // LOAD_DATA offset has bits at NEXT_W or above
@@ -379,7 +389,8 @@ reg [7:0]        r_rtype;
 reg              r_err;
 reg [4:0]        rsel;              // the response program (starts at 8*rsel)
 reg [7:0]        pc;                // response program: the byte being offered
-reg [1:0]        rb;                // INFER: byte within the result item
+reg [1:0]        rb;                // INFER: byte within the result item; else byte within the response word
+reg              rw;                // Ethernet INFO words 17-18: the response word's parity
 reg              gap;               // STATUS: one idle clock between counter reads
 
 // model upload state (not reset: it describes the bank, which survives rst)
@@ -388,7 +399,7 @@ reg              load_active = 1'b0; // LOAD_BEGIN seen, no successful commit si
 reg [NEXT_W-1:0] next = (INIT_LOADED != 0) ? TOTAL_N : {NEXT_W{1'b0}};
 reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg              at_end = (INIT_LOADED != 0);   // next == W
-reg [LANE_W-1:0] wl = {LANE_W{1'b0}};
+reg [LANE_W-1:0] wl = {LANE_W{1'b0}};    // lane and address of word next (LANES not a power of 2)
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
@@ -475,6 +486,11 @@ wire [15:0]      clip      = clip_hi ? T16 : clip_lo ? -T16 : 16'($signed(c_low)
 wire [7:0]       clip_b    = T_NARROW ? clip[7:0] : clip[8*rb[0] +: 8];
 
 wire [31:0] next32   = 32'(next);
+// the bank address of word next: with LANES a power of two, next's bits
+// themselves (no lane and address counters); else wl and wa
+localparam         LANES_P2 = (LANES == (1 << LANE_W));
+wire [LANE_W-1:0] w_lane = LANES_P2 ? next[LANE_W-1:0] : wl;
+wire [ADDR_W-1:0] w_addr = LANES_P2 ? ADDR_W'(next >> LANE_W) : wa;
 // offset == next (LOAD_DATA), once the offset is in p_off and off_hi
 wire        eq_off   = !off_hi && (p_off == next);
 
@@ -512,10 +528,10 @@ wire param_in  = (state == S_PARAM) && byte_in;
 // ------------------------------------------------------------ frame decode
 // parameter bytes, length rule and immediate error of the offered frame
 reg [3:0] d_need;
-reg [3:0] d_code;           // 0: no error
+reg [4:0] d_code;           // the ERROR's program; 0: no error
 always @* begin
     d_need = 4'd0;
-    d_code = 4'd0;
+    d_code = 5'd0;
     case (s_desc_type)
         T_INFO, T_STATUS, T_RESET: begin
             if (s_desc_len != {LEN_W{1'b0}}) d_code = E_LENGTH;
@@ -551,97 +567,160 @@ wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register 
 // byte, read at pc (the ROM's output register holds the word of the byte
 // being offered). A word is either a constant byte (bits 7..0) or names
 // the byte's source; bits 7..0 then carry the source's index:
-//   B_INFO    byte pc[1:0] of the core's info word (info_addr = bits 3..0)
+//   B_INFO    byte rb of the core's info word (info_addr = bits 3..0)
 //   B_CNT     byte of a STATUS counter (stat_counters index = low bits)
 //   B_CRC     the next byte of the model CRC (0 with no model; lcrc
 //             then rotates by 8)
-//   B_NEXT    byte pc[1:0] of next
+//   B_NEXT    byte rb of next
 //   B_TYPE    the command type (ERROR byte 1)
 //   B_LOADED  the loaded flag (INFO word 15 byte 0)
 //   B_LAST    the response's last byte
 //   B_EMPTY   with B_LAST: an empty response (proto_tx's tuser); alone
 //             (ETH_COUNTERS only): INFO words 17-18, whose value on the
 //             Ethernet link is 0 and RX_FRAMES_ETH
-// Programs (every word starts at a multiple of 4, so pc[1:0] is the byte
-// within it). A program starts at 8*rsel: the LOAD_DATA answer (next) at
-// P_ACK, the empty answer at P_EMPTY (code 2's place: no such ERROR),
-// ERROR code c at c (c = 1, 3..9: code, type, 0, 0, then next for codes
-// 6 and 9, else 0), INFO (20 words) at P_INFO, STATUS (NCNT words) at
-// P_STATUS.
-localparam [4:0] P_ACK    = 5'd0;
-localparam [4:0] P_EMPTY  = 5'd2;
-localparam [4:0] P_INFO   = 5'd10;
-localparam [4:0] P_STATUS = 5'd20;
+// pc is an 8-bit LFSR (no incrementer): a program's bytes are at
+// successive LFSR states from its start, 8*rsel, and rb counts the bytes
+// of the response (rb is the byte within the word, every word being 4
+// bytes; rw, with Ethernet only, the word's parity). Programs: the
+// LOAD_DATA answer (next) at P_ACK, the empty answer at P_EMPTY, ERROR
+// code c (c = 1, 3..9: code, type, 0, 0, then next for codes 6 and 9,
+// else 0) at its E_* selector, INFO (20 words) at P_INFO, STATUS (NCNT
+// words) at P_STATUS; the starts were chosen so that no two programs
+// share an LFSR state (255 states, 201 bytes; rtl/board's
+// TestEngineProgramLayout checks it).
+localparam [4:0] P_ACK    = 5'd14;
+localparam [4:0] P_EMPTY  = 5'd17;
+localparam [4:0] P_INFO   = 5'd1;
+localparam [4:0] P_STATUS = 5'd3;
 localparam integer B_INFO = 8, B_CNT = 9, B_CRC = 10, B_NEXT = 11, B_TYPE = 12,
                    B_LOADED = 13, B_LAST = 14, B_EMPTY = 15;
 
-function automatic [15:0] rom_word(input integer a);
+// the LFSR's next state (x^8 + x^4 + x^3 + x^2 + 1, maximal: the 255
+// nonzero states in one cycle)
+function automatic [7:0] pc_step(input [7:0] x);
+    begin
+        pc_step = {x[6:0], x[7] ^ x[3] ^ x[2] ^ x[1]};
+    end
+endfunction
+
+// byte k of program p (0 INFO, 1 STATUS, 2 the LOAD_DATA answer, 3 the
+// empty answer, 4..11 ERROR codes 1, 3, 4, ..., 9)
+localparam integer NPROG = 12;
+function automatic integer prog_start(input integer p);
+    begin
+        case (p)
+            0:       prog_start = 8 * P_INFO;
+            1:       prog_start = 8 * P_STATUS;
+            2:       prog_start = 8 * P_ACK;
+            3:       prog_start = 8 * P_EMPTY;
+            4:       prog_start = 8 * E_UNKNOWN;
+            5:       prog_start = 8 * E_LENGTH;
+            6:       prog_start = 8 * E_NOMODEL;
+            7:       prog_start = 8 * E_K;
+            8:       prog_start = 8 * E_GAP;
+            9:       prog_start = 8 * E_COMMIT;
+            10:      prog_start = 8 * E_BUSY;
+            default: prog_start = 8 * E_NOLOAD;
+        endcase
+    end
+endfunction
+function automatic integer prog_len(input integer p);
+    begin
+        case (p)
+            0:       prog_len = 80;
+            1:       prog_len = 4 * NCNT;
+            2:       prog_len = 4;
+            3:       prog_len = 1;
+            default: prog_len = 8;
+        endcase
+    end
+endfunction
+function automatic [15:0] prog_word(input integer p, input integer k);
     integer w, b, c;
     reg [31:0] v;
     begin
-        rom_word = 16'd0;
-        b = a % 4;
-        if (a < 4) begin                                   // P_ACK
-            rom_word[B_NEXT] = 1'b1;
-            rom_word[B_LAST] = (b == 3);
-        end else if (a == 16) begin                        // P_EMPTY
-            rom_word[B_LAST]  = 1'b1;
-            rom_word[B_EMPTY] = 1'b1;
-        end else if (a >= 8 && a < 80 && a / 8 != 2) begin // ERROR a/8
-            c = a / 8;
-            case (a % 8)
-                0:       rom_word[7:0] = 8'(c);
-                1:       rom_word[B_TYPE] = 1'b1;
+        prog_word = 16'd0;
+        b = k % 4;
+        w = k / 4;
+        if (p == 2) begin                                  // the LOAD_DATA answer
+            prog_word = next_word(b);
+            prog_word[B_LAST] = (b == 3);
+        end else if (p == 3) begin                         // the empty answer
+            prog_word[B_LAST]  = 1'b1;
+            prog_word[B_EMPTY] = 1'b1;
+        end else if (p >= 4) begin                         // ERROR c
+            c = (p == 4) ? 1 : p - 2;
+            case (k)
+                0:       prog_word[7:0] = 8'(c);
+                1:       prog_word[B_TYPE] = 1'b1;
                 2, 3:    ;
-                default: rom_word[B_NEXT] = (c == 6 || c == 9);
+                default: if (c == 6 || c == 9) prog_word = next_word(b);
             endcase
-            rom_word[B_LAST] = (a % 8 == 7);
-        end else if (a >= 80 && a < 160) begin             // INFO
-            w = (a - 80) / 4;
+            prog_word[B_LAST] = (k == 7);
+        end else if (p == 0) begin                         // INFO
             v = 32'd0;
             case (w)
                 0:  v = MAGIC;
                 1:  v = PROTO_VER;
                 2:  v = GEN_VERSION;
-                15: rom_word[B_LOADED] = (b == 0);
-                16: rom_word[B_CRC] = 1'b1;
+                15: prog_word[B_LOADED] = (b == 0);
+                16: prog_word[B_CRC] = 1'b1;
                 17: begin
                     v = UART_BAUD;
-                    rom_word[B_EMPTY] = (ETH_COUNTERS != 0);
+                    prog_word[B_EMPTY] = (ETH_COUNTERS != 0);
                 end
                 18: begin
                     v = RX_FRAMES_UART;
-                    rom_word[B_EMPTY] = (ETH_COUNTERS != 0);
+                    prog_word[B_EMPTY] = (ETH_COUNTERS != 0);
                 end
                 19: v = SETS_MAX;
                 default: begin                            // 3..14: the core's info ROM
-                    rom_word[B_INFO] = 1'b1;
-                    v = 32'(w - 2);
-                    b = 0;
+                    prog_word[B_INFO] = 1'b1;
+                    v = 32'((w - 2) | (b << 4)) << (8 * b);
                 end
             endcase
-            rom_word[7:0] = v[8*b +: 8];
-            rom_word[B_LAST] = (a == 159);
-        end else if (a >= 160 && a < 160 + 4 * NCNT) begin // STATUS
-            w = (a - 160) / 4;
+            prog_word[7:0] = v[8*b +: 8];
+            prog_word[B_LAST] = (k == 79);
+        end else begin                                     // STATUS
             if (cnt_kept(w)) begin
-                rom_word[B_CNT] = 1'b1;
-                rom_word[7:0]   = 8'(cnt_store(w));
+                prog_word[B_CNT] = 1'b1;
+                prog_word[7:0]   = 8'(cnt_store(w)) | ((b == 3) ? 8'h80 : 8'h00);
             end
-            rom_word[B_LAST] = (a == 160 + 4 * NCNT - 1);
+            prog_word[B_LAST] = (k == 4 * NCNT - 1);
         end
     end
 endfunction
 
+// byte b of next: B_NEXT where next has bits (8*b < NEXT_W), with b in
+// bits 5..4 when next is wider than a byte; else a constant 0
+function automatic [15:0] next_word(input integer b);
+    begin
+        next_word = 16'd0;
+        if (8 * b < NEXT_W) begin
+            next_word[B_NEXT] = 1'b1;
+            if (NEXT_W > 8) next_word[5:4] = 2'(b);
+        end
+    end
+endfunction
+
+// the ROM: each program's bytes written at its successive LFSR states
 (* rom_style = "block" *)
 reg [15:0] rom [0:255];
-integer ra;
+integer ra, rk;
+reg [7:0] rx;
 initial begin
-    for (ra = 0; ra < 256; ra = ra + 1) rom[ra] = rom_word(ra);
+    for (ra = 0; ra < 256; ra = ra + 1) rom[ra] = 16'd0;
+    for (ra = 0; ra < NPROG; ra = ra + 1) begin
+        rx = 8'(prog_start(ra));
+        for (rk = 0; rk < prog_len(ra); rk = rk + 1) begin
+            rom[rx] = prog_word(ra, rk);
+            rx = pc_step(rx);
+        end
+    end
 end
 
 // pc follows 8*rsel until the response is sent, then steps through it
-wire [7:0]  pc_n    = pc + 1'b1;
+wire [7:0]  pc_n    = pc_step(pc);
 wire        resp_valid;
 wire        resp_xfer;
 wire [7:0]  pc_d    = (state != S_RESP) ? {rsel, 3'b000} : resp_xfer ? pc_n : pc;
@@ -656,14 +735,14 @@ localparam integer CI_W = $clog2(NSTORE);
 wire [CI_W-1:0] cnt_idx = rq[CI_W-1:0];
 assign info_addr = rq[3:0];
 
-wire [7:0] next_rb = next32[8*pc[1:0] +: 8];
-wire       k_src   = rq[B_INFO] || rq[B_CNT];            // bits 7..0 are an index
+wire [7:0] next_rb = (NEXT_W <= 8) ? next32[7:0] : next32[8*rq[5:4] +: 8];
+wire       k_src   = rq[B_INFO] || rq[B_CNT] || (NEXT_W > 8 && rq[B_NEXT]);   // bits 7..0 are an index
 wire       linkw   = (ETH_COUNTERS != 0) && rq[B_EMPTY] && !rq[B_LAST] && f_link;
-wire [7:0] eth_b   = pc[3] ? 8'(RX_FRAMES_ETH >> (8 * pc[1:0])) : 8'd0;   // INFO word 18 : 17
+wire [7:0] eth_b   = rw ? 8'd0 : 8'(RX_FRAMES_ETH >> (8 * rb));   // INFO word 17 (odd) : 18
 // the response byte (not INFER): an AND-OR of the selected sources
 wire [7:0] rbyte   = ({8{!k_src && !linkw}} & rq[7:0]) |
                      ({8{linkw}} & eth_b) |
-                     ({8{rq[B_INFO]}} & info_data[8*pc[1:0] +: 8]) |
+                     ({8{rq[B_INFO]}} & info_data[8*rq[5:4] +: 8]) |
                      {7'd0, rq[B_LOADED] && m_loaded} |
                      ({8{rq[B_CRC] && m_loaded}} & crc_lo) |
                      ({8{rq[B_CNT]}} & cnt_data) |
@@ -767,7 +846,7 @@ stat_counters #(.NCNT(NSTORE), .PEND_W(3), .INC1(INC1)) u_counters (
     .inc(inc_vec), .clear(cclear),
     .rd_req(stat_req), .rd_idx(cnt_idx),
     .rd_valid(cnt_valid), .rd_data(cnt_data),
-    .rd_next(resp_xfer && rq[B_CNT] && pc[1:0] != 2'd3)
+    .rd_next(resp_xfer && rq[B_CNT] && !rq[7])
 );
 
 // ------------------------------------------------------------ feature bytes
@@ -818,8 +897,18 @@ always @(posedge clk) begin
                         if (gt_c(32'(s_axis_tdata), 32'(SETS_MAX8))) mode_bad <= 1'b1;
                         p_m      <= (SETS1 || s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
                     end
-                    4'd2: p_k[7:0] <= s_axis_tdata;
-                    4'd3: p_k[15:8] <= s_axis_tdata;
+                    // K: stored (K_W bits) and checked byte by byte
+                    4'd2: begin
+                        p_k          <= K_W'(s_axis_tdata);
+                        k_lo0        <= (s_axis_tdata == 8'd0);
+                        k_logt       <= gt_c(32'(s_axis_tdata), 32'(KMAX16[7:0]));
+                    end
+                    4'd3: begin
+                        p_k   <= K_W'({s_axis_tdata, 8'(p_k)});   // K_W <= 8: unchanged
+                        k_bad <= (k_lo0 && s_axis_tdata == 8'd0) ||
+                                 gt_c(32'(s_axis_tdata), 32'(KMAX16[15:8])) ||
+                                 (s_axis_tdata == KMAX16[15:8] && k_logt);
+                    end
                     default: ;
                 endcase
             end
@@ -870,11 +959,11 @@ always @(posedge clk) begin
 end
 
 // ------------------------------------------------------------ main FSM
-task automatic set_error(input [3:0] code);
+task automatic set_error(input [4:0] prog);
     begin
         r_rtype <= T_ERROR;
         r_err   <= 1'b1;
-        rsel    <= {1'b0, code};
+        rsel    <= prog;
         state   <= S_DRAIN;
     end
 endtask
@@ -903,15 +992,16 @@ always @(posedge clk) begin
                 pidx   <= 4'd0;
                 pneed  <= d_need;
                 rb     <= 2'd0;
+                rw     <= 1'b0;
                 gap    <= 1'b0;
                 over   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
-                if (d_code != 4'd0) begin
+                if (d_code != 5'd0) begin
                     // busy, unknown or bad length: drain, then ERROR
                     r_rtype <= T_ERROR;
                     r_err   <= 1'b1;
-                    rsel    <= {1'b0, d_code};
+                    rsel    <= d_code;
                     state   <= S_DRAIN;
                 end else begin
                     r_rtype <= s_desc_type | 8'h80;
@@ -923,7 +1013,7 @@ always @(posedge clk) begin
         end
 
         S_PARAM: begin
-            kq <= p_k[K_W-1:0];
+            kq <= p_k;
             kr <= {SETS_W{1'b0}};
             if (pidx == pneed && !s_busy) begin
                 state <= S_DECIDE;
@@ -969,10 +1059,10 @@ always @(posedge clk) begin
                     end
                 end
                 default: begin // T_INFER (no other type gets here)
-                    vwide <= !V_NARROW && gt_c(32'(p_k[K_W-1:0]), 32'(KV_K));
+                    vwide <= !V_NARROW && gt_c(32'(p_k), 32'(KV_K));
                     if (mode_bad) begin
                         set_error(E_LENGTH);
-                    end else if (p_k == 16'd0 || gt_c(32'(p_k), 32'(KMAX16))) begin
+                    end else if (k_bad) begin
                         set_error(E_K);
                     end else if (!m_loaded) begin
                         set_error(E_NOMODEL);
@@ -1011,8 +1101,8 @@ always @(posedge clk) begin
                     // the second byte of a word
                     if (!at_end) begin
                         bw_en   <= 1'b1;
-                        bw_lane <= wl;
-                        bw_addr <= wa;
+                        bw_lane <= w_lane;
+                        bw_addr <= w_addr;
                         bw_data <= BITS'({s_axis_tdata, lo});
                         next    <= next + 1'b1;
                         at_end  <= (next == TOTAL_N - 1'b1);
@@ -1042,7 +1132,11 @@ always @(posedge clk) begin
         S_RESP: begin
             gap <= 1'b0;
             if (resp_xfer) begin
-                if (pc[1:0] == 2'd3) begin
+                if (ETH_COUNTERS != 0) begin
+                    rb <= rb + 1'b1;                // byte and word parity (INFO words 17-18)
+                    if (rb == 2'd3) rw <= !rw;
+                end
+                if (rq[7]) begin
                     gap <= 1'b1;                    // release the counter read
                 end
                 if (resp_last) begin
