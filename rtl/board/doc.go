@@ -39,11 +39,21 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
-// 2026-11-26): SETS_MAX 1, the UP5K image, 1,071 (proto_engine 463 and
-// one block RAM, proto_rx 237, proto_tx 164, stat_counters 85, board_top
-// 34, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8 1,291
-// (engine 680); flattened as the image is built (ShellFlatCells, the core
-// a blackbox) 1,046 and 1,232. Two steps got there from 1,219 / 1,426:
+// 2026-11-26): SETS_MAX 1, the UP5K image, 1,031 (proto_engine 428 and
+// one block RAM, proto_rx 228-234, proto_tx 151-156, stat_counters 85,
+// board_top 33, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8
+// 1,232 (engine 651); flattened as the image is built (ShellFlatCells,
+// the core a blackbox) 996 and 1,186; in the device's unit, logic cells
+// packed by nextpnr (ShellPackedCells, which also counts the flip-flops
+// that cannot share a cell with a LUT4), 1,327 and 1,496. The last step
+// (branches eng8 and rxtx8, from 1,071 / 1,291): the engine's response
+// program counter an 8-bit LFSR, the bank lane and address from next's
+// bits when LANES is a power of two, K's range checked byte by byte
+// (463 -> 428); proto_tx's CRC stepped by uart_tx's data bits as they go
+// out (164 -> 156). Before it, SETS_MAX 1 / 8: 1,071 / 1,291, flattened
+// 1,046 and 1,232, packed 1,376 and 1,537.
+//
+// Two earlier steps got there from 1,219 / 1,426:
 // the engine's non-INFER answers as programs in a block-RAM ROM (branch
 // eng7: engine 525 -> 467) and a leaner receiver, transmitter, UARTs and
 // board_top (branch rxtx7: 726 -> 608): proto_rx's CRC stepped by
