@@ -27,7 +27,7 @@ var shellBudget = map[string]int{
 }
 
 // shellConfigs are the UART-only shells TestShellBudget measures: the
-// default SETS_MAX = 8 and the UP5K image's SETS_MAX = 1 (no set loop),
+// default SETS_MAX = 8 (make demo's UP5K image) and SETS_MAX = 1 (no set loop, the lean option),
 // with proto_engine's budget and the whole shell's (LUT4 + SB_CARRY,
 // every instance counted) for each. Without Ethernet there is no link_arb
 // (board_top passes the UART's frames to the engine directly).

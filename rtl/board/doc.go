@@ -39,9 +39,9 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
-// 2026-11-26): SETS_MAX 1, the UP5K image, 1,031 (proto_engine 428 and
+// 2026-11-26): SETS_MAX 1 (no set loop, the lean option), 1,031 (proto_engine 428 and
 // one block RAM, proto_rx 228-234, proto_tx 151-156, stat_counters 85,
-// board_top 33, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8
+// board_top 33, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8 (the default, make demo's image)
 // 1,232 (engine 651); flattened as the image is built (ShellFlatCells,
 // the core a blackbox) 996 and 1,186; in the device's unit, logic cells
 // packed by nextpnr (ShellPackedCells, which also counts the flip-flops
@@ -80,9 +80,10 @@
 // version 5's empty LOAD_BEGIN / LOAD_COMMIT answers, LOAD_DATA answered
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
 // 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
-// demo`: 60 lanes, core 54 / shell 27 MHz, nextpnr seed 1) places in 4,211
-// of 5,280 cells and 23 block RAMs with core / shell Fmax 55.48 / 32.26
-// MHz, timing met (4,301 with the shell before eng7 and rxtx7); the
+// demo`: 60 lanes, SETS_MAX 8, core 54 / shell 27 MHz, nextpnr seed 1)
+// places in 4,161 of 5,280 cells and 23 block RAMs with core / shell Fmax
+// 57.09 / 32.32 MHz, timing met (4,211 with the shell before eng8 and
+// rxtx8, 4,301 before eng7 and rxtx7); the
 // HX8K full board (64 lanes, 96 / 48 MHz) in 5,913 of 7,680 and 31 block
 // RAMs, 118.95 / 53.51 MHz, timing met (docs/synthesis.md, "Against the targets").
 //
