@@ -84,8 +84,8 @@
 // places in 4,161 of 5,280 cells and 23 block RAMs with core / shell Fmax
 // 57.09 / 32.32 MHz, timing met (4,211 with the shell before eng8 and
 // rxtx8, 4,301 before eng7 and rxtx7); the
-// HX8K full board (64 lanes, 96 / 48 MHz) in 5,913 of 7,680 and 31 block
-// RAMs, 118.95 / 53.51 MHz, timing met (docs/synthesis.md, "Against the targets").
+// HX8K full board (64 lanes, 96 / 48 MHz) in 5,880 of 7,680 and 31 block
+// RAMs, 128.12 / 53.57 MHz, timing met (5,913 before eng8 and rxtx8) (docs/synthesis.md, "Against the targets").
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the
