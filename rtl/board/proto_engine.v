@@ -105,7 +105,15 @@
  *
  * Bank writes: word next goes to lane next mod LANES, address next /
  * LANES; with LANES a power of two these are next's own bits, else a lane
- * and an address counter step beside next.
+ * and an address counter step beside next. The write is made the clock
+ * after the word's second byte, from those registers themselves (next
+ * steps on after it) and the word's first byte's register (BITS <= 8; the
+ * register also holds INFER's K low byte, req_k, never needed at once).
+ *
+ * A STATUS counter word's four bytes come from one snapshot of the
+ * counter in stat_counters' block RAM, each offered in the clock the
+ * counters' sweep shows it (once every 4 * counters clocks: a STATUS
+ * response of 13 words takes a few hundred clocks to hand over).
  *
  * The model state (loaded flag, load in progress, next offset, running CRC,
  * write counters) is not reset by rst, like the bank it describes: it
@@ -375,7 +383,7 @@ reg [3:0]        pneed;
 reg [1:0]        p_mode;
 reg              mode_bad;          // INFER mode > 3 or sets > SETS_MAX
 reg [SETS_W-1:0] p_m;               // M = max(1, sets)
-reg [K_W-1:0]    p_k;
+wire [K_W-1:0]   p_k;               // K (K_W bits): its low byte in pb
 reg              k_lo0;             // K's low byte is 0
 reg              k_logt;            // K's low byte > KMAX's
 reg              k_bad;             // K = 0 or K > KMAX (from both bytes)
@@ -403,11 +411,9 @@ reg [LANE_W-1:0] wl = {LANE_W{1'b0}};    // lane and address of word next (LANES
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
 reg              over;              // a word of this LOAD_DATA fell past W
 reg              half;              // the next byte is a word's second
-reg [7:0]        lo;
-reg              bw_en = 1'b0;
-reg [LANE_W-1:0] bw_lane;
-reg [ADDR_W-1:0] bw_addr;
-reg [BITS-1:0]   bw_data;
+reg [7:0]        pb;                // a payload byte: a LOAD_DATA word's first byte, or INFER's K low byte (never needed together)
+reg              bw_en = 1'b0;      // word next is written (its lane and address are next's)
+reg [7:0]        bw_hi;             // the word's second byte (BITS > 8 only)
 
 // inference
 /* verilator lint_off UNUSEDSIGNAL */
@@ -561,14 +567,16 @@ end
 // ------------------------------------------------------------ response bytes
 wire        stat_req;
 wire        cnt_valid;
-wire [7:0]  cnt_data;           // the read counter's byte rb (a shift register in stat_counters)
+wire [7:0]  cnt_data;           // the counter byte named by rq (valid with cnt_valid only)
 
 // The response programs: a ROM in block RAM, one 16-bit word per response
 // byte, read at pc (the ROM's output register holds the word of the byte
 // being offered). A word is either a constant byte (bits 7..0) or names
 // the byte's source; bits 7..0 then carry the source's index:
 //   B_INFO    byte rb of the core's info word (info_addr = bits 3..0)
-//   B_CNT     byte of a STATUS counter (stat_counters index = low bits)
+//   B_CNT     byte of a STATUS counter (its stat_counters address,
+//             4 * counter + byte, in the low bits; bit 7: the word's last
+//             byte); offered while stat_counters shows it (cnt_valid)
 //   B_CRC     the next byte of the model CRC (0 with no model; lcrc
 //             then rotates by 8)
 //   B_NEXT    byte rb of next
@@ -684,7 +692,7 @@ function automatic [15:0] prog_word(input integer p, input integer k);
         end else begin                                     // STATUS
             if (cnt_kept(w)) begin
                 prog_word[B_CNT] = 1'b1;
-                prog_word[7:0]   = 8'(cnt_store(w)) | ((b == 3) ? 8'h80 : 8'h00);
+                prog_word[7:0]   = 8'(4 * cnt_store(w) + b) | ((b == 3) ? 8'h80 : 8'h00);
             end
             prog_word[B_LAST] = (k == 4 * NCNT - 1);
         end
@@ -731,8 +739,8 @@ always @(posedge clk) begin
 end
 
 // STATUS counter index, info ROM address
-localparam integer CI_W = $clog2(NSTORE);
-wire [CI_W-1:0] cnt_idx = rq[CI_W-1:0];
+localparam integer CA_W = $clog2(NSTORE) + 2;
+wire [CA_W-1:0] cnt_addr = rq[CA_W-1:0];
 assign info_addr = rq[3:0];
 
 wire [7:0] next_rb = (NEXT_W <= 8) ? next32[7:0] : next32[8*rq[5:4] +: 8];
@@ -751,7 +759,7 @@ wire [7:0] rbyte   = ({8{!k_src && !linkw}} & rq[7:0]) |
 
 wire resp_empty = rq[B_EMPTY] && rq[B_LAST];
 wire resp_last  = rq[B_LAST];
-assign resp_valid = (state == S_RESP) && !s_busy && (!rq[B_CNT] || (cnt_valid && stat_req));
+assign resp_valid = (state == S_RESP) && !s_busy && (!rq[B_CNT] || cnt_valid);
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
 wire crc_word   = rq[B_CRC];
 assign resp_xfer = resp_valid && r_axis_tready;
@@ -765,10 +773,10 @@ wire word_done  = (infer_xfer && item_end) ||             // core word sent (or 
                   ((state == S_INFER) && res_valid && vskip);
 wire infer_tlast = last_q && item_end && (vmode ? (wi == NC_WI - 1'b1) : res_last);
 
-// a counter read starts only while proto_tx takes bytes (not while it
-// sends the previous response), so it is held for the 4 bytes of its word
-// only and the counters' pending counts cannot overflow meanwhile
-assign stat_req = (state == S_RESP) && rq[B_CNT] && !gap && (r_axis_tready || cnt_valid);
+// a counter read is held for the 4 bytes of its word (one snapshot of the
+// counter), then dropped for a clock (gap); each byte is offered in the
+// clock stat_counters' sweep shows it (cnt_valid)
+assign stat_req = (state == S_RESP) && rq[B_CNT] && !gap;
 
 assign r_type        = r_rtype;
 assign r_seq         = s_desc_seq;
@@ -781,12 +789,19 @@ assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
 
 assign bank_wr_en   = bw_en;
-assign bank_wr_lane = bw_lane;
-assign bank_wr_addr = bw_addr;
-assign bank_wr_data = bw_data;
+assign bank_wr_lane = w_lane;
+assign bank_wr_addr = w_addr;
+generate
+    if (BITS > 8) begin : g_wd16
+        assign bank_wr_data = BITS'({bw_hi, pb});
+    end else begin : g_wd8
+        assign bank_wr_data = pb[BITS-1:0];
+        wire unused_hi = &{1'b0, bw_hi, pb};
+    end
+endgenerate
 assign req_valid    = req_pend;
 assign req_features = feat[FEATURES-1:0];
-assign req_k        = kq + {{(K_W-1){1'b0}}, sm_lo};
+assign req_k        = SETS1 ? p_k : kq + {{(K_W-1){1'b0}}, sm_lo};   // SETS_MAX 1: K itself (kq is not kept)
 assign req_seed     = p_seed;
 assign req_stats    = p_mode[0] ^ p_mode[1];                   // modes 1 and 2
 assign req_more     = more_runs;
@@ -841,12 +856,19 @@ generate
     end
 endgenerate
 
-stat_counters #(.NCNT(NSTORE), .PEND_W(3), .INC1(INC1)) u_counters (
+// A pending count is taken every 4*NSTORE clocks. The fastest counter,
+// UART bit times (one per CLKS_PER_BIT >= 8 clocks), counts at most 3 in
+// 24 clocks; every other event comes at most once per received UART byte
+// (80 clocks) or frame from each of its sources (at most 3 per counter),
+// or, core runs, a 32-clock seed step apart. So 2 bits hold a sweep's
+// events with 6 counters or fewer (5 on the UART-only board: 20 clocks),
+// 3 bits with more (9 or 11: 36 or 44 clocks, at most 6 bit times).
+localparam integer PEND_W = (4 * NSTORE <= 24) ? 2 : 3;
+stat_counters #(.NCNT(NSTORE), .PEND_W(PEND_W), .INC1(INC1)) u_counters (
     .clk(clk), .rst(rst),
     .inc(inc_vec), .clear(cclear),
-    .rd_req(stat_req), .rd_idx(cnt_idx),
-    .rd_valid(cnt_valid), .rd_data(cnt_data),
-    .rd_next(resp_xfer && rq[B_CNT] && !rq[7])
+    .rd_req(stat_req), .rd_addr(cnt_addr),
+    .rd_valid(cnt_valid), .rd_data(cnt_data)
 );
 
 // ------------------------------------------------------------ feature bytes
@@ -866,10 +888,27 @@ generate
     end
 endgenerate
 
+// K's bits above its low byte (K_W > 8), stored with K's second byte
+generate
+    if (K_W > 8) begin : g_khi
+        reg [K_W-9:0] k_hi;
+        always @(posedge clk) begin
+            if (param_in && f_type == T_INFER && pidx == 4'd3) k_hi <= s_axis_tdata[K_W-9:0];
+        end
+        assign p_k = {k_hi, pb};
+    end else begin : g_klo
+        assign p_k = pb[K_W-1:0];
+    end
+endgenerate
+
 // ------------------------------------------------------------ leading fields
 // checked and stored byte by byte as they arrive (pidx = byte index)
 integer bi;
 always @(posedge clk) begin
+    // pb: INFER's K low byte (field byte 2), or a LOAD_DATA word's first byte
+    if ((param_in && f_type == T_INFER && pidx == 4'd2) || ((state == S_WRITE) && byte_in && !half)) begin
+        pb <= s_axis_tdata;
+    end
     if (take_desc) begin
         off_hi <= 1'b0;
         eq_c   <= 1'b1;
@@ -899,12 +938,10 @@ always @(posedge clk) begin
                     end
                     // K: stored (K_W bits) and checked byte by byte
                     4'd2: begin
-                        p_k          <= K_W'(s_axis_tdata);
                         k_lo0        <= (s_axis_tdata == 8'd0);
                         k_logt       <= gt_c(32'(s_axis_tdata), 32'(KMAX16[7:0]));
                     end
                     4'd3: begin
-                        p_k   <= K_W'({s_axis_tdata, 8'(p_k)});   // K_W <= 8: unchanged
                         k_bad <= (k_lo0 && s_axis_tdata == 8'd0) ||
                                  gt_c(32'(s_axis_tdata), 32'(KMAX16[15:8])) ||
                                  (s_axis_tdata == KMAX16[15:8] && k_logt);
@@ -977,6 +1014,19 @@ wire             kge  = (ktry >= {1'b0, p_m});
 always @(posedge clk) begin
     bw_en        <= 1'b0;
     err_sent_reg <= 1'b0;
+
+    // the bank write of word next is this clock: next steps on (the
+    // write's lane and address are next's, read by the core this edge)
+    if (bw_en) begin
+        next   <= next + 1'b1;
+        at_end <= (next == TOTAL_N - 1'b1);
+        if (wl == LANE_LAST) begin
+            wl <= {LANE_W{1'b0}};
+            wa <= wa + 1'b1;
+        end else begin
+            wl <= wl + 1'b1;
+        end
+    end
 
     if (byte_in) begin
         rem <= rem - 1'b1;
@@ -1092,27 +1142,15 @@ always @(posedge clk) begin
             // rem counts the bytes left (a word's first byte read: half);
             // a word past W is not written
             if (byte_in) begin
-                lo <= s_axis_tdata;
                 if (at_end) begin
                     over <= 1'b1;           // not written, not in the CRC
                 end
                 half <= !half;
-                if (half) begin
-                    // the second byte of a word
-                    if (!at_end) begin
-                        bw_en   <= 1'b1;
-                        bw_lane <= w_lane;
-                        bw_addr <= w_addr;
-                        bw_data <= BITS'({s_axis_tdata, lo});
-                        next    <= next + 1'b1;
-                        at_end  <= (next == TOTAL_N - 1'b1);
-                        if (wl == LANE_LAST) begin
-                            wl <= {LANE_W{1'b0}};
-                            wa <= wa + 1'b1;
-                        end else begin
-                            wl <= wl + 1'b1;
-                        end
-                    end
+                if (half && !at_end) begin
+                    // the second byte of a word: written next clock at
+                    // word next's lane and address, then next steps on
+                    bw_en   <= 1'b1;
+                    bw_hi   <= s_axis_tdata;
                 end
             end
             if (!w_more && !s_busy) begin

@@ -309,6 +309,14 @@ struct Bench {
     // events driven into ev_*
     uint64_t ev[NCNT] = {};
     double ev_p = 0.0;
+    // line rate: the fastest events the board makes (stat_counters' pending
+    // counts are sized for them): a bit time every 8 clocks (CLKS_PER_BIT
+    // >= 8), a UART byte every 80 clocks with, in that clock, any of the
+    // line and frame errors (both sources of each), a frame sent and the
+    // Ethernet events
+    bool line = false;
+    uint64_t now = 100;
+    uint64_t last_ev[13] = {};
     uint64_t responses = 0, errors_seen = 0;
     uint64_t ev_at_status[NCNT] = {};
 
@@ -359,17 +367,30 @@ struct Bench {
         // sink
         m->r_axis_tready = emitting == 0 && coin(ready_p);
         // events
-        uint32_t e[8] = {};
-        for (auto& x : e) x = coin(ev_p);
+        // sources 0..6: ev_crc_error, ev_framing_error, ev_overrun bits; 7
+        // ev_fcs_error, 8 ev_eth_drop, 9 ev_frame_sent, 10, 11 ev_uart_byte
+        // (0..2 per clock), 12 ev_bit_tick. Each fires at random (ev_p)
+        // but never faster than the board's line makes it (the rates the
+        // engine's counters are sized for): a bit time every 8 clocks, the
+        // others once per UART byte, 80 clocks
+        uint32_t e[13] = {};
+        bool lbyte = line && now % 80 == 3;
+        for (int i = 0; i < 13; i++) {
+            uint64_t gap = i == 12 ? 8 : 80;
+            bool fire = line ? (i == 12 ? now % 8 == 5 : i == 10 ? lbyte : i != 11 && lbyte && coin(0.6)) : coin(ev_p);
+            e[i] = fire && now >= last_ev[i] + gap;
+            if (e[i]) last_ev[i] = now;
+        }
         m->ev_crc_error = e[0] | e[1] << 1;
         m->ev_framing_error = e[2] | e[3] << 1 | e[4] << 2;
         m->ev_overrun = e[5] | e[6] << 1;
         m->ev_fcs_error = e[7];
-        m->ev_eth_drop = coin(ev_p);
-        m->ev_frame_sent = coin(ev_p);
-        uint32_t ub = coin(ev_p) + coin(ev_p);
+        m->ev_eth_drop = e[8];
+        m->ev_frame_sent = e[9];
+        uint32_t ub = e[10] + e[11];
         m->ev_uart_byte = ub;
-        m->ev_bit_tick = coin(ev_p);
+        m->ev_bit_tick = e[12];
+        now++;
         tb.settle();
         m->info_data = 0xC0DE0000u | m->info_addr;
         tb.settle();
@@ -714,6 +735,22 @@ int main(int argc, char** argv) {
             b.run(b.cmd(0x20, {}));
         }
     }
+    // the counters at line rate: commands run while the events come as
+    // fast as the board makes them, then a STATUS with the events off must
+    // count every one (its bounds meet)
+    b.ev_p = 0.0;
+    b.line = true;
+    for (int i = 0; i < 6; i++) {
+        b.run(b.cmd(0x20, {}));
+        b.run(b.cmd(0x10, b.infer(i % 4, b.rnd(1, std::min(KMAX, 8)), (uint32_t)b.rng(), b.rnd(1, 4))));
+        b.run(b.cmd(0x01, {}));
+        for (int k = 0; k < 3000; k++) b.cycle();
+    }
+    b.line = false;
+    for (int k = 0; k < 10; k++) b.cycle();
+    b.run(b.cmd(0x20, {}));
+    for (int i = 0; i < NCNT; i++)
+        if (counter_kept(i) && i != 0 && i != 9 && i != 10) CHECK(b.ev[i] > 0, "line-rate counter %d saw no event", i);
     // a reset in the middle of an INFER, then normal operation
     b.cmds.push_back(b.cmd(0x10, b.infer(0, KMAX, 9, 20)));
     for (int i = 0; i < 500; i++) b.cycle();
