@@ -161,7 +161,8 @@
  *   error_sent                  1-cycle pulse: an ERROR response was queued
  *
  * Latency: a command's response starts a few clocks after its last payload
- * byte is read (INFER: with the core's first result word); LOAD_DATA reads
+ * byte is read (INFER: with the core's first result word), its bytes
+ * (INFER's result excepted) at most one per 2 clocks; LOAD_DATA reads
  * a payload byte per 9 clocks, LOAD_COMMIT's CRC bytes likewise, and the
  * CRC bytes of a response leave one per 9 clocks.
  */
@@ -570,8 +571,10 @@ wire        cnt_valid;
 wire [7:0]  cnt_data;           // the counter byte named by rq (valid with cnt_valid only)
 
 // The response programs: a ROM in block RAM, one 16-bit word per response
-// byte, read at pc (the ROM's output register holds the word of the byte
-// being offered). A word is either a constant byte (bits 7..0) or names
+// byte, read at the pc register (the ROM's output register holds the word
+// of the byte being offered a clock after pc last changed, rq_ok: a
+// response byte takes at least 2 clocks, and pc's flip-flops pack with the
+// logic of their next value). A word is either a constant byte (bits 7..0) or names
 // the byte's source; bits 7..0 then carry the source's index:
 //   B_INFO    byte rb of the core's info word (info_addr = bits 3..0)
 //   B_CNT     byte of a STATUS counter (its stat_counters address,
@@ -732,10 +735,12 @@ wire [7:0]  pc_n    = pc_step(pc);
 wire        resp_valid;
 wire        resp_xfer;
 wire [7:0]  pc_d    = (state != S_RESP) ? {rsel, 3'b000} : resp_xfer ? pc_n : pc;
-reg  [15:0] rq;                  // the word of byte pc
+reg  [15:0] rq;                  // the word of byte pc when rq_ok
+reg         rq_ok = 1'b0;        // pc did not change in the clock before
 always @(posedge clk) begin
     pc <= pc_d;
-    rq <= rom[pc_d];
+    rq <= rom[pc];               // addressed by the register (the block RAM's address is no second load of pc_d)
+    rq_ok <= (state == S_RESP) && !resp_xfer;
 end
 
 // STATUS counter index, info ROM address
@@ -759,7 +764,7 @@ wire [7:0] rbyte   = ({8{!k_src && !linkw}} & rq[7:0]) |
 
 wire resp_empty = rq[B_EMPTY] && rq[B_LAST];
 wire resp_last  = rq[B_LAST];
-assign resp_valid = (state == S_RESP) && !s_busy && (!rq[B_CNT] || cnt_valid);
+assign resp_valid = (state == S_RESP) && rq_ok && !s_busy && (!rq[B_CNT] || cnt_valid);
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
 wire crc_word   = rq[B_CRC];
 assign resp_xfer = resp_valid && r_axis_tready;
