@@ -201,7 +201,8 @@ endfunction
 wire [7:0] urx_data;
 wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr, urx_bstep, urx_bd;
 
-uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
+// no output buffer: proto_rx takes every byte in the clock it is offered
+uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT), .BUFFER(0)) u_uart_rx (
     .clk(clk), .rst(rst), .rxd(uart_rxd),
     .m_axis_tdata(urx_data), .m_axis_tvalid(urx_valid), .m_axis_tready(urx_ready),
     .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr),
