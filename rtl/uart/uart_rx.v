@@ -84,6 +84,7 @@ localparam [CNT_W-1:0] S0    = CNT_W'(CLKS_PER_BIT / 2 - SPREAD_I);
 localparam [CNT_W-1:0] S1    = CNT_W'(CLKS_PER_BIT / 2);
 localparam [CNT_W-1:0] S2    = CNT_W'(CLKS_PER_BIT / 2 + SPREAD_I);
 localparam [CNT_W-1:0] LAST  = CNT_W'(CLKS_PER_BIT - 1);
+localparam             POW2  = (CLKS_PER_BIT == (1 << CNT_W));
 
 localparam [1:0] ST_IDLE = 2'd0;   // waiting for a start edge
 localparam [1:0] ST_BITS = 2'd1;   // inside a character
@@ -159,7 +160,8 @@ always @(posedge clk) begin
             end
         end
         ST_BITS: begin
-            cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
+            // (CLKS_PER_BIT a power of two: the count wraps by itself)
+            cnt <= (!POW2 && cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
             if (cnt == S0) begin
                 samp0 <= rxd_sync;
             end
