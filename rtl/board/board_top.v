@@ -241,7 +241,8 @@ proto_rx #(
     // UART only: the bit-serial CRC stepped by uart_rx's data bits as they
     // are sampled; with Ethernet the byte-wide one, as proto_rx_eth's
     .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 2 : 0),
-    .TICK_CLKS(CLKS_PER_BIT)           // the idle timer steps on bit times
+    .TICK_CLKS(CLKS_PER_BIT),          // the idle timer steps on bit times
+    .PREFETCH(0)                       // proto_engine asks for payload bytes only while it needs them
 ) u_proto_rx (
     .clk(clk), .rst(rst), .idle_tick(bit_tick), .crc_step(urx_bstep), .crc_d(urx_bd),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),

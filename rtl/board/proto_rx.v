@@ -57,6 +57,10 @@
  * Consumer rules: read the m_desc_len payload bytes of the offered
  * descriptor (none when m_desc_busy) from m_axis_*, then take the
  * descriptor (the payload stream serves the offered descriptor only).
+ * With PREFETCH = 0 the consumer must also hold m_axis_tready low unless
+ * it still wants a byte of that payload (proto_engine does): a byte is
+ * fetched when m_axis_tready is high and none is offered, so the payload
+ * comes at most every second clock, with no byte count of its own.
  *
  * Parameters:
  *   MAX_PAYLOAD  largest accepted len (1024; 256..32767)
@@ -83,6 +87,10 @@
  *                bit_step, bit_d; board_top without Ethernet). A byte the
  *                receiver drops (bad stop bit) has been stepped in: its
  *                frame, short of a byte, fails its CRC as before.
+ *   PREFETCH     1: payload bytes are fetched ahead, one per clock, up to
+ *                m_desc_len (a byte counter); 0: fetched when the consumer
+ *                asks (m_axis_tready with no byte offered), at most every
+ *                second clock, no counter (board_top; consumer rules below)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
@@ -105,7 +113,8 @@
  *
  * Latency: a good frame's descriptor is valid 7 clocks after its last CRC
  * byte when the queue was empty (its header is read back from the RAM into
- * the descriptor registers); payload bytes follow at up to one per clock.
+ * the descriptor registers); payload bytes follow at up to one per clock
+ * (PREFETCH = 0: one per two clocks).
  */
 module proto_rx #(
     parameter MAX_PAYLOAD = 1024,
@@ -113,7 +122,8 @@ module proto_rx #(
     parameter FRAMES      = 32,
     parameter IDLE_CYCLES = 0,
     parameter TICK_CLKS   = 1,
-    parameter CRC_SERIAL  = 0
+    parameter CRC_SERIAL  = 0,
+    parameter PREFETCH    = 1
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -268,7 +278,6 @@ reg [39:0]      hdr;                   // the offered record's header bytes
 reg [2:0]       hcnt = 3'd0;           // header bytes fetched
 reg             hcap = 1'b0;           // rdata holds a fetched header byte
 reg             d_valid = 1'b0;
-reg [LEN_W-1:0] got;                   // payload bytes fetched
 reg             out_valid = 1'b0;
 
 // ------------------------------------------------------------ input byte
@@ -389,9 +398,28 @@ wire rollback  = drop_len || timeout || (at_end && !commit);
 wire queued    = (n_cm != n_tk);
 wire desc_pop  = d_valid && m_desc_ready;
 wire fetch_h   = !d_valid && (hcnt != 3'd5) && queued;
-// (counters that count up from a reset and compare with the length cost
-// fewer logic cells than loaded down-counters)
-wire fetch_p   = d_valid && !m_desc_busy && (got != m_desc_len) && (!out_valid || m_axis_tready);
+wire fetch_p;                          // a payload byte is fetched
+generate
+    if (PREFETCH != 0) begin : g_prefetch
+        // the next byte is fetched while one is offered, up to the length
+        // (counters that count up from a reset and compare with the
+        // length cost fewer logic cells than loaded down-counters)
+        reg [LEN_W-1:0] got;           // payload bytes fetched
+        always @(posedge clk) begin
+            if (hcap && hcnt == 3'd5) begin
+                got <= {LEN_W{1'b0}};
+            end
+            if (fetch_p) begin
+                got <= got + 1'b1;
+            end
+        end
+        assign fetch_p = d_valid && !m_desc_busy && (got != m_desc_len) && (!out_valid || m_axis_tready);
+    end else begin : g_on_demand
+        // a byte is fetched when the consumer asks for one and none is
+        // offered: it asks only for the payload's bytes, so no count
+        assign fetch_p = d_valid && !m_desc_busy && !out_valid && m_axis_tready;
+    end
+endgenerate
 wire fetch     = fetch_h || fetch_p;
 
 assign s_axis_tready  = 1'b1;
@@ -444,12 +472,6 @@ always @(posedge clk) begin
     used_b <= used_blk;
     if (hcap) begin
         hdr <= {rdata, hdr[39:8]};
-    end
-    if (hcap && hcnt == 3'd5) begin
-        got <= {LEN_W{1'b0}};
-    end
-    if (fetch_p) begin
-        got <= got + 1'b1;
     end
 end
 
