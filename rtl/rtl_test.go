@@ -37,6 +37,8 @@ var benches = []bench{
 	{"eth_mac_tx", "eth_mac_tx", []string{"eth/eth_mac_tx.v", "lib/crc32.v"}, "eth/tb/eth_mac_tx_tb.cpp", nil},
 	{"uart_rx_104", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "104"}}},
 	{"uart_rx_16", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}}},
+	// board_top's: no output buffer (proto_rx is always ready)
+	{"uart_rx_16_nobuf", "uart_rx", []string{"uart/uart_rx.v"}, "uart/tb/uart_rx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}, {"BUFFER", "0"}}},
 	{"uart_tx_104", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "104"}}},
 	{"uart_tx_16", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "16"}}},
 	{"uart_tx_9_ext", "uart_tx", []string{"uart/uart_tx.v"}, "uart/tb/uart_tx_tb.cpp", []param{{"CLKS_PER_BIT", "9"}, {"EXT_TICK", "1"}}},
@@ -61,7 +63,7 @@ var synthTops = []struct {
 
 // lintParams lists extra parameter sets to lint besides the defaults.
 var lintParams = map[string][][]param{
-	"uart_rx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "8"}}},
+	"uart_rx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "8"}}, {{"BUFFER", "0"}}},
 	"uart_tx":     {{{"CLKS_PER_BIT", "16"}}, {{"CLKS_PER_BIT", "2"}}, {{"EXT_TICK", "1"}}},
 	"sync_fifo":   {{{"DEPTH", "2"}, {"DATA_WIDTH", "1"}}, {{"DEPTH", "2048"}, {"DATA_WIDTH", "9"}}},
 	"skid_buffer": {{{"DATA_WIDTH", "1"}}},

@@ -40,7 +40,14 @@ func ModuleCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (map
 // (ModuleCells, -noflatten) does not let them; the core's outputs stay
 // unknown, so nothing of the shell is optimized away on their account.
 func ShellFlatCells(ctx context.Context, dir string, d *hw.Design, b hw.Board) (CellStats, error) {
-	log, logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf("blackbox %s\nsynth_ice40 -top board_top\nstat\n", d.Top()))
+	return flatShellStat(ctx, dir, d, b, "")
+}
+
+// flatShellStat synthesizes the shell flattened with the core a blackbox
+// (ShellFlatCells), runs the yosys commands extra after its statistics,
+// and returns those statistics.
+func flatShellStat(ctx context.Context, dir string, d *hw.Design, b hw.Board, extra string) (CellStats, error) {
+	log, logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf("blackbox %s\nsynth_ice40 -top board_top\nstat\n%s", d.Top(), extra))
 	if err != nil {
 		return CellStats{}, err
 	}
@@ -69,14 +76,9 @@ func ShellPackedCells(ctx context.Context, dir string, d *hw.Design, b hw.Board,
 	if err := CheckTools("yosys", "nextpnr-ice40"); err != nil {
 		return CellStats{}, err
 	}
-	log, logf, err := synthShell(ctx, dir, d, b, fmt.Sprintf(
-		"blackbox %s\nsynth_ice40 -top board_top\nstat\nexpose -evert board_top/t:%s\nwrite_json shell.json\n", d.Top(), d.Top()))
+	st, err := flatShellStat(ctx, dir, d, b, fmt.Sprintf("expose -evert board_top/t:%s\nwrite_json shell.json\n", d.Top()))
 	if err != nil {
 		return CellStats{}, err
-	}
-	st, ok := parseStat(log)
-	if !ok || st.Cells == 0 {
-		return CellStats{}, fmt.Errorf("%w: yosys printed no statistics (log: %s)", ErrTool, logf)
 	}
 	plog := filepath.Join(dir, "pack.log")
 	if err := runTool(ctx, dir, plog, "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,

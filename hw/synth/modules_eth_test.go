@@ -23,12 +23,12 @@ var ethShellBudget = map[string]int{
 	"proto_rx_eth":  215, // 170 + 38, 123 FF (154 + 38, 185 FF before: the source MAC copy and the header shift register went)
 	"link_arb":      56,  // 54 + 0, 3 FF
 	"proto_engine":  697, // 657-676 (582-601 + 75) with branch eng8's LFSR response pc, bank address from next and K checked byte by byte (ABC's mapping varies); 657 + 86 with protocol version 5 (692 + 86 with version 4; 782-787 + 156 before the shell of branch shell5)
-	"proto_rx":      251, // 190-193 + 49-51: room in 128-byte blocks (branch rxtx8; 197 + 53 before, 215 + 61 before branch rxtx7; 242 + 88 before)
+	"proto_rx":      212, // 165 + 41: payload bytes fetched on demand, no byte counter (PREFETCH = 0), the parser one 4-bit sequencer (branch rxtx9); 190-193 + 49-51: room in 128-byte blocks (branch rxtx8; 197 + 53 before, 215 + 61 before branch rxtx7; 242 + 88 before)
 	"stat_counters": 141, // 125 + 12 (the Ethernet counters included; 181-188 + 12 before)
-	"proto_tx":      188, // 166 + 16 (byte-wide CRC with Ethernet)
+	"proto_tx":      181, // 152 + 24 (byte-wide CRC with Ethernet; no write-address or length copies, branch rxtx9; 166 + 16 before)
 	"board_top":     42,  // 38-40 + 0 (49 + 4 before branch rxtx7)
 	"crc32":         45,  // 43 + 0, per instance (5: proto_rx, proto_rx_eth, eth_mac_rx, eth_mac_tx, proto_tx)
-	"uart_rx":       42,  // 38 + 2 (37 + 4 before branch rxtx7)
+	"uart_rx":       34,  // 31 + 2: no output register (BUFFER = 0), the bit timer wrapping by itself (branch rxtx9; 38 + 2 before, 37 + 4 before branch rxtx7)
 	"uart_tx":       19,  // 18 + 0 (27 + 4 before branch rxtx7)
 }
 

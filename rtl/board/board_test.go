@@ -83,6 +83,9 @@ var benches = []bench{
 	// ... stepped by the line's receiver (board_top's UART link)
 	{name: "proto_rx_line", top: "proto_rx", srcs: rxSerSrcs, tb: "tb/proto_rx_tb.cpp",
 		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}, {"CRC_SERIAL", "2"}, {"TICK_CLKS", "16"}}},
+	// ... with payload bytes fetched on demand (board_top's: no byte counter)
+	{name: "proto_rx_line_ondemand", top: "proto_rx", srcs: rxSerSrcs, tb: "tb/proto_rx_tb.cpp",
+		params: []param{{"IDLE_CYCLES", "400"}, {"FIFO_DEPTH", "2048"}, {"FRAMES", "32"}, {"CRC_SERIAL", "2"}, {"TICK_CLKS", "16"}, {"PREFETCH", "0"}}},
 	{name: "proto_rx_eth", top: "proto_rx_eth", srcs: rxEthSrcs, tb: "tb/proto_rx_eth_tb.cpp",
 		params: []param{{"FIFO_DEPTH", "1024"}, {"DESC_DEPTH", "0"}}},
 	{name: "proto_tx", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32.v"}, tb: "tb/proto_tx_tb.cpp"},
@@ -113,6 +116,7 @@ var lintParams = map[string][][]param{
 		{{"IDLE_CYCLES", "80"}, {"FRAMES", "3"}, {"FIFO_DEPTH", "4096"}},
 		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "1"}, {"TICK_CLKS", "16"}},
 		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "2"}, {"TICK_CLKS", "16"}},
+		{{"IDLE_CYCLES", "2560"}, {"CRC_SERIAL", "2"}, {"TICK_CLKS", "16"}, {"PREFETCH", "0"}},
 	},
 	"proto_rx_eth": {{{"DESC_DEPTH", "2"}, {"FIFO_DEPTH", "2048"}}},
 	"proto_tx":     {{{"FRAG_BYTES", "4"}}, {{"CRC_SERIAL", "1"}}, {{"CRC_SERIAL", "2"}}},

@@ -201,7 +201,8 @@ endfunction
 wire [7:0] urx_data;
 wire       urx_valid, urx_ready, urx_busy, urx_ferr, urx_ovr, urx_bstep, urx_bd;
 
-uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_uart_rx (
+// no output buffer: proto_rx takes every byte in the clock it is offered
+uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT), .BUFFER(0)) u_uart_rx (
     .clk(clk), .rst(rst), .rxd(uart_rxd),
     .m_axis_tdata(urx_data), .m_axis_tvalid(urx_valid), .m_axis_tready(urx_ready),
     .busy(urx_busy), .frame_error(urx_ferr), .overrun(urx_ovr),
@@ -240,7 +241,8 @@ proto_rx #(
     // UART only: the bit-serial CRC stepped by uart_rx's data bits as they
     // are sampled; with Ethernet the byte-wide one, as proto_rx_eth's
     .IDLE_CYCLES(IDLE_CYCLES), .CRC_SERIAL(ETH_ENABLE == 0 ? 2 : 0),
-    .TICK_CLKS(CLKS_PER_BIT)           // the idle timer steps on bit times
+    .TICK_CLKS(CLKS_PER_BIT),          // the idle timer steps on bit times
+    .PREFETCH(0)                       // proto_engine asks for payload bytes only while it needs them
 ) u_proto_rx (
     .clk(clk), .rst(rst), .idle_tick(bit_tick), .crc_step(urx_bstep), .crc_d(urx_bd),
     .s_axis_tdata(urx_data), .s_axis_tvalid(urx_valid), .s_axis_tready(urx_ready),

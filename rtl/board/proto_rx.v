@@ -57,6 +57,10 @@
  * Consumer rules: read the m_desc_len payload bytes of the offered
  * descriptor (none when m_desc_busy) from m_axis_*, then take the
  * descriptor (the payload stream serves the offered descriptor only).
+ * With PREFETCH = 0 the consumer must also hold m_axis_tready low unless
+ * it still wants a byte of that payload (proto_engine does): a byte is
+ * fetched when m_axis_tready is high and none is offered, so the payload
+ * comes at most every second clock, with no byte count of its own.
  *
  * Parameters:
  *   MAX_PAYLOAD  largest accepted len (1024; 256..32767)
@@ -83,6 +87,10 @@
  *                bit_step, bit_d; board_top without Ethernet). A byte the
  *                receiver drops (bad stop bit) has been stepped in: its
  *                frame, short of a byte, fails its CRC as before.
+ *   PREFETCH     1: payload bytes are fetched ahead, one per clock, up to
+ *                m_desc_len (a byte counter); 0: fetched when the consumer
+ *                asks (m_axis_tready with no byte offered), at most every
+ *                second clock, no counter (board_top; consumer rules below)
  *
  * Ports:
  *   clk, rst                     clock; synchronous active-high reset of
@@ -105,7 +113,8 @@
  *
  * Latency: a good frame's descriptor is valid 7 clocks after its last CRC
  * byte when the queue was empty (its header is read back from the RAM into
- * the descriptor registers); payload bytes follow at up to one per clock.
+ * the descriptor registers); payload bytes follow at up to one per clock
+ * (PREFETCH = 0: one per two clocks).
  */
 module proto_rx #(
     parameter MAX_PAYLOAD = 1024,
@@ -113,7 +122,8 @@ module proto_rx #(
     parameter FRAMES      = 32,
     parameter IDLE_CYCLES = 0,
     parameter TICK_CLKS   = 1,
-    parameter CRC_SERIAL  = 0
+    parameter CRC_SERIAL  = 0,
+    parameter PREFETCH    = 1
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -212,11 +222,16 @@ localparam [BLK_W:0]    BLK_MAX   = (BLK_W+1)'((FIFO_DEPTH - RESERVE) / (1 << BL
 localparam [31:0] RESIDUE = 32'hDEBB20E3;
 localparam [7:0]  SOF     = 8'hA5;
 
-localparam [2:0] ST_HUNT = 3'd0;
-localparam [2:0] ST_HDR  = 3'd1;
-localparam [2:0] ST_PAY  = 3'd2;
-localparam [2:0] ST_CRC  = 3'd3;
-localparam [2:0] ST_END  = 3'd4;
+// the parser is one 4-bit sequencer over the frame: the next byte is
+localparam [3:0] P_HUNT = 4'd0;    // a SOF (hunted)
+localparam [3:0] P_TYPE = 4'd1;    // 1..6: type, flags, seq lo, seq hi, len lo, len hi
+localparam [3:0] P_FLAGS = 4'd2;
+localparam [3:0] P_LENL = 4'd5;
+localparam [3:0] P_LENH = 4'd6;
+localparam [3:0] P_PAY  = 4'd7;    // every payload byte
+localparam [3:0] P_CRC0 = 4'd8;    // 8..11: the CRC bytes
+localparam [3:0] P_CRC3 = 4'd11;
+localparam [3:0] P_END  = 4'd12;   // the candidate is complete (a byte here is hunted)
 
 // x > c for a constant c, as an AND/OR chain from bit 0 up: ABC packs it
 // into a few LUT4 where yosys would spend a carry chain on it
@@ -244,8 +259,7 @@ reg [HL_W-1:0] n_tk = HL_SEED;         // LFSR: descriptors taken
 reg [HL_W-1:0] n_tf = HL_FULL;         // LFSR: n_tk, FRAMES steps ahead
 
 // ------------------------------------------------------------ parser state
-reg [2:0]        state = ST_HUNT;
-reg [2:0]        cnt = 3'd0;           // header / CRC byte index
+reg [3:0]        ph = P_HUNT;          // the sequencer
 reg [7:0]        len_lo;
 reg [LEN_W-9:0]  len_hi;               // len's high bits (len_lo the low byte)
 reg [LEN_W-1:0]  pos;                  // the arriving payload byte's number (1..len)
@@ -264,13 +278,13 @@ reg [39:0]      hdr;                   // the offered record's header bytes
 reg [2:0]       hcnt = 3'd0;           // header bytes fetched
 reg             hcap = 1'b0;           // rdata holds a fetched header byte
 reg             d_valid = 1'b0;
-reg [LEN_W-1:0] got;                   // payload bytes fetched
 reg             out_valid = 1'b0;
 
 // ------------------------------------------------------------ input byte
 wire       step    = s_axis_tvalid;
 wire [7:0] in_b    = s_axis_tdata;
-wire       hunting = (state == ST_HUNT) || (state == ST_END);
+wire       hunting = (ph == P_HUNT) || (ph == P_END);
+wire       in_crc  = (ph >= P_CRC0) && (ph <= P_CRC3);   // the next byte is a CRC byte
 // bytes in use in blocks, rounded up at most by one block (conservative)
 wire [BLK_W-1:0] used_blk = wr[PW-1:BLK_LOG] - rd[PW-1:BLK_LOG];
 
@@ -286,7 +300,7 @@ generate
         // the byte arrives: no stepping of its own, no byte register
         reg bad;                   // a CRC bit differed
         wire [31:0] cr;
-        wire rot = (state == ST_CRC);   // the arriving byte is a CRC byte
+        wire rot = in_crc;         // the arriving byte is a CRC byte
         crc32_serial u_crc (
             .clk(clk), .init(step && hunting), .step(crc_step), .rot(rot),
             .d(crc_d), .crc(cr)
@@ -334,7 +348,7 @@ generate
                     stepping <= 1'b1;
                     bc       <= 3'd0;
                     cb       <= in_b;
-                    rot      <= (state == ST_CRC);
+                    rot      <= in_crc;
                 end
             end
             if (rst) begin
@@ -365,16 +379,16 @@ wire             len_bad    = len_hi_bad || gt_c(32'(hdr_len), 32'(LEN_MAX));
 // meanwhile
 wire [BLK_W:0]   need_b     = {1'b0, used_b} + (BLK_W+1)'(hdr_len[LEN_W-1:BLK_LOG]);
 wire             pay_ok     = !gt_c(32'(need_b), 32'(BLK_MAX));
-wire             hdr_end    = step && (state == ST_HDR) && (cnt == 3'd5);
+wire             hdr_end    = step && (ph == P_LENH);
 
 // header bytes stored: type (0), seq (2, 3), len lo (4), {busy, len hi} (5)
-wire hdr_byte  = (state == ST_HDR) && (cnt != 3'd1);
-wire store     = step && (hdr_byte || ((state == ST_PAY) && !busy_f));
+wire hdr_byte  = (ph >= P_TYPE) && (ph <= P_LENH) && (ph != P_FLAGS);
+wire store     = step && (hdr_byte || ((ph == P_PAY) && !busy_f));
 wire [7:0] wdata = hdr_end ? {!pay_ok, in_b[6:0]} : in_b;
 
 wire timeout   = (IDLE_CYCLES > 1) && !hunting && !step && (idle_cnt == IDLE_LAST);
 wire drop_len  = hdr_end && len_bad;
-wire at_end    = (state == ST_END) && !crc_busy;       // the candidate is complete
+wire at_end    = (ph == P_END) && !crc_busy;       // the candidate is complete
 wire commit    = at_end && crc_good && (n_cm != n_tf);   // held < FRAMES
 wire rollback  = drop_len || timeout || (at_end && !commit);
 
@@ -384,13 +398,32 @@ wire rollback  = drop_len || timeout || (at_end && !commit);
 wire queued    = (n_cm != n_tk);
 wire desc_pop  = d_valid && m_desc_ready;
 wire fetch_h   = !d_valid && (hcnt != 3'd5) && queued;
-// (counters that count up from a reset and compare with the length cost
-// fewer logic cells than loaded down-counters)
-wire fetch_p   = d_valid && !m_desc_busy && (got != m_desc_len) && (!out_valid || m_axis_tready);
+wire fetch_p;                          // a payload byte is fetched
+generate
+    if (PREFETCH != 0) begin : g_prefetch
+        // the next byte is fetched while one is offered, up to the length
+        // (counters that count up from a reset and compare with the
+        // length cost fewer logic cells than loaded down-counters)
+        reg [LEN_W-1:0] got;           // payload bytes fetched
+        always @(posedge clk) begin
+            if (hcap && hcnt == 3'd5) begin
+                got <= {LEN_W{1'b0}};
+            end
+            if (fetch_p) begin
+                got <= got + 1'b1;
+            end
+        end
+        assign fetch_p = d_valid && !m_desc_busy && (got != m_desc_len) && (!out_valid || m_axis_tready);
+    end else begin : g_on_demand
+        // a byte is fetched when the consumer asks for one and none is
+        // offered: it asks only for the payload's bytes, so no count
+        assign fetch_p = d_valid && !m_desc_busy && !out_valid && m_axis_tready;
+    end
+endgenerate
 wire fetch     = fetch_h || fetch_p;
 
 assign s_axis_tready  = 1'b1;
-assign in_frame       = (state != ST_HUNT) || queued;
+assign in_frame       = (ph != P_HUNT) || queued;
 assign ev_good        = ev_good_reg;
 assign ev_crc_error   = ev_crc_reg;
 assign ev_frame_error = ev_frame_reg;
@@ -421,7 +454,7 @@ always @(posedge clk) begin
         if (hunting) begin
             crc <= 32'hFFFFFFFF;
         end
-        if (state == ST_HDR && cnt == 3'd4) begin
+        if (ph == P_LENL) begin
             len_lo <= in_b;
         end
         if (hdr_end) begin
@@ -429,22 +462,16 @@ always @(posedge clk) begin
             pos    <= {{(LEN_W-1){1'b0}}, 1'b1};
             busy_f <= !pay_ok;
         end
-        if (state == ST_PAY) begin
+        if (ph == P_PAY) begin
             pos <= pos + 1'b1;
         end
-        if (state == ST_CRC) begin
+        if (in_crc) begin
             crc_ok <= (crc_next == RESIDUE);
         end
     end
     used_b <= used_blk;
     if (hcap) begin
         hdr <= {rdata, hdr[39:8]};
-    end
-    if (hcap && hcnt == 3'd5) begin
-        got <= {LEN_W{1'b0}};
-    end
-    if (fetch_p) begin
-        got <= got + 1'b1;
     end
 end
 
@@ -466,38 +493,20 @@ always @(posedge clk) begin
         idle_cnt <= {idle_cnt[IDLE_W-2:0], ^(idle_cnt & IDLE_TAPS)};
     end
 
-    case (state)
-        ST_HDR: begin
-            if (step) begin
-                cnt <= cnt + 1'b1;
-                if (cnt == 3'd5) begin
-                    cnt   <= 3'd0;
-                    state <= (hdr_len == {LEN_W{1'b0}}) ? ST_CRC : ST_PAY;
-                end
-            end
+    if (hunting) begin
+        if (!crc_busy) ph <= P_HUNT;
+        if (step && in_b == SOF) begin
+            ph <= P_TYPE;
         end
-        ST_PAY: begin
-            if (step && pos == {len_hi, len_lo}) begin
-                state <= ST_CRC;
-            end
+    end else if (step) begin
+        if (ph == P_LENH) begin
+            ph <= (hdr_len == {LEN_W{1'b0}}) ? P_CRC0 : P_PAY;
+        end else if (ph == P_PAY) begin
+            if (pos == {len_hi, len_lo}) ph <= P_CRC0;
+        end else begin
+            ph <= ph + 1'b1;           // header, CRC3 -> END
         end
-        ST_CRC: begin
-            if (step) begin
-                cnt <= cnt + 1'b1;
-                if (cnt == 3'd3) begin
-                    cnt   <= 3'd0;
-                    state <= ST_END;
-                end
-            end
-        end
-        default: begin // ST_HUNT, ST_END: a byte arriving here is hunted
-            if (!crc_busy) state <= ST_HUNT;
-            cnt   <= 3'd0;
-            if (step && in_b == SOF) begin
-                state <= ST_HDR;
-            end
-        end
-    endcase
+    end
 
     if (at_end) begin
         ev_crc_reg  <= !crc_good;
@@ -509,8 +518,7 @@ always @(posedge clk) begin
     end
     if (drop_len || timeout) begin
         ev_frame_reg <= 1'b1;
-        state        <= ST_HUNT;
-        cnt          <= 3'd0;
+        ph           <= P_HUNT;
     end
     if (rollback) begin
         wr <= cm;
@@ -547,8 +555,7 @@ always @(posedge clk) begin
     end
 
     if (rst) begin
-        state        <= ST_HUNT;
-        cnt          <= 3'd0;
+        ph           <= P_HUNT;
         wr           <= {PW{1'b0}};
         cm           <= {PW{1'b0}};
         rd           <= {PW{1'b0}};

@@ -126,12 +126,14 @@ localparam [3:0] S_DONE = 4'd12;   // the last CRC byte is offered
 
 reg          emit = 1'b0;          // 0: fill, 1: emit
 reg [3:0]    seq = S_SOF;
-reg [NW-1:0] cnt = {NW{1'b0}};     // fill: bytes written; emit (after the SOF): next payload byte to fetch
-reg [NW-1:0] l_len;                // payload length of the fragment being sent
+reg [NW-1:0] cnt = {NW{1'b0}};     // bytes written: while emitting, the fragment's length
+reg [AW-1:0] rc = {AW{1'b0}};      // emit: the next payload byte to fetch
 reg          empty;                // it has no payload
 reg [6:0]    frag = 7'd0;          // fragment index within the response
 reg          more;
 reg          filled = 1'b0;        // bytes of an open fragment are buffered
+reg          w_en = 1'b0;          // a taken byte is written to the RAM (a clock later)
+reg [7:0]    w_data;
 
 // side band of the fragment being sent, latched when it closes
 reg [7:0]    l_type;
@@ -153,13 +155,15 @@ wire         crc_busy;             // CRC_SERIAL: steps over the byte offered st
 
 wire fill_xfer = !emit && s_axis_tvalid;              // s_axis_tready = !emit
 wire wr_byte   = fill_xfer && !s_axis_tuser;
-// the fragment's FRAG_BYTES-th byte: cnt's low AW bits all 1 (cnt stays
+// the fragment's FRAG_BYTES-th byte: its number is cnt + w_en (cnt counts
+// the bytes written, a clock after they are taken), so cnt's low AW bits
+// are all 1 with no write pending or all 1 but bit 0 with one (cnt stays
 // below FRAG_BYTES while filling)
-wire close     = fill_xfer && (s_axis_tlast || (&cnt[AW-1:0]));
+wire close     = fill_xfer && (s_axis_tlast || ((&cnt[AW-1:1]) && (cnt[0] != w_en)));
 
 wire load     = emit && (seq != S_DONE) && !crc_busy && (!out_valid || m_axis_tready);
 wire last_out = out_valid && m_axis_tready && out_last;
-wire [15:0] len16 = 16'(l_len);
+wire [15:0] len16 = 16'(cnt);
 
 // the byte offered next
 reg [7:0] next_byte;
@@ -188,23 +192,20 @@ assign frame_sent    = sent_reg;
 
 // payload RAM: write while filling, a clock after the byte is taken (the
 // producer's byte goes into a register first, so no combinational path
-// runs from it to the RAM); registered read while emitting, one byte
-// ahead (byte 0 when type is offered, after the fragment's last write;
-// byte i+1 when byte i is)
-reg           w_en = 1'b0;
-reg [AW-1:0]  w_addr;
-reg [7:0]     w_data;
+// runs from it to the RAM), at cnt, which counts the writes (no copy of
+// the address) and holds the length while the fragment is sent; registered
+// read at rc while emitting, one byte ahead (byte 0 when type is offered,
+// after the fragment's last write; byte i+1 when byte i is)
 wire          rd_en = load && (seq == 4'd1 || seq == S_PAY);
 
 always @(posedge clk) begin
     w_en   <= wr_byte && !rst;
-    w_addr <= cnt[AW-1:0];
     w_data <= s_axis_tdata;
     if (w_en) begin
-        mem[w_addr] <= w_data;
+        mem[cnt[AW-1:0]] <= w_data;
     end
     if (rd_en) begin
-        rdata <= mem[cnt[AW-1:0]];
+        rdata <= mem[rc];
     end
 end
 
@@ -232,7 +233,7 @@ generate
         );
         assign crc_lo   = crc[7:0];
         assign crc_busy = 1'b0;
-        wire unused_crc = &{1'b0, crc[31:8], crc_rot};
+        wire unused_crc = &{1'b0, crc[31:8], crc_rot, crc_init};
     end else if (CRC_SERIAL != 0) begin : g_crc_serial
         reg       stepping = 1'b0;
         reg [2:0] bc = 3'd0;           // bit of out_data stepped in
@@ -292,12 +293,26 @@ always @(posedge clk) begin
     if (load || (CRC_SERIAL >= 2 && seq > S_CRC0)) begin
         out_data <= next_byte;
     end
-    if (crc_init) begin
-        l_len <= cnt;
-    end
 end
 
 // ------------------------------------------------------------ control
+// the counters: an increment and a clear each (the last write may fall in
+// emit's first clock; the frame's end clears the count)
+always @(posedge clk) begin
+    if (w_en) begin
+        cnt <= cnt + 1'b1;
+    end
+    if (rst || last_out) begin
+        cnt <= {NW{1'b0}};
+    end
+    if (rd_en) begin
+        rc <= rc + 1'b1;
+    end
+    if (!emit) begin
+        rc <= {AW{1'b0}};
+    end
+end
+
 always @(posedge clk) begin
     sent_reg <= 1'b0;
 
@@ -305,7 +320,6 @@ always @(posedge clk) begin
         filled <= 1'b0;                // emit covers the closed fragment
     end else begin
         if (wr_byte) begin
-            cnt    <= cnt + 1'b1;
             filled <= 1'b1;
         end
         if (close) begin
@@ -317,20 +331,15 @@ always @(posedge clk) begin
         out_valid <= 1'b1;
         seq       <= seq + 1'b1;
         case (seq)
-            S_SOF: begin
-                cnt <= {NW{1'b0}};
-            end
-            4'd1: begin
-                cnt <= cnt + 1'b1;     // byte 0 fetched
-            end
             S_LENH: begin
                 if (empty) begin
                     seq <= S_CRC0;
                 end
             end
             S_PAY: begin
-                cnt <= cnt + 1'b1;
-                if (cnt != l_len) begin
+                // the last byte is offered when the fetch count reaches
+                // the length (AW bits: FRAG_BYTES bytes wrap rc to 0)
+                if (rc != cnt[AW-1:0]) begin
                     seq <= S_PAY;
                 end
             end
@@ -345,7 +354,6 @@ always @(posedge clk) begin
         out_last  <= 1'b0;
         emit      <= 1'b0;
         seq       <= S_SOF;
-        cnt       <= {NW{1'b0}};
         sent_reg  <= 1'b1;
         frag      <= more ? frag + 1'b1 : 7'd0;
     end else if (out_valid && m_axis_tready) begin
@@ -356,7 +364,6 @@ always @(posedge clk) begin
         emit      <= 1'b0;
         filled    <= 1'b0;
         seq       <= S_SOF;
-        cnt       <= {NW{1'b0}};
         frag      <= 7'd0;
         out_valid <= 1'b0;
         out_last  <= 1'b0;

@@ -18,22 +18,29 @@
  *   - The receiver returns to idle at the middle of the stop bit, so a
  *     transmitter up to about 4% fast, or one that sends back to back, is
  *     followed without losing bytes.
- *   - Output: a one-byte buffer. A byte that completes while the previous one
- *     is still held (m_axis_tvalid && !m_axis_tready in that cycle) is dropped
- *     and overrun pulses for one cycle; the held byte is kept unchanged, as the
- *     valid/ready rules require.
+ *   - Output (BUFFER = 1): a one-byte buffer. A byte that completes while the
+ *     previous one is still held (m_axis_tvalid && !m_axis_tready in that
+ *     cycle) is dropped and overrun pulses for one cycle; the held byte is
+ *     kept unchanged, as the valid/ready rules require.
+ *   - Output (BUFFER = 0): no buffer, for a consumer that is always ready
+ *     (proto_rx): m_axis_tvalid is high for one clock per byte and
+ *     m_axis_tdata is the receive shift register, valid in that clock only;
+ *     m_axis_tready is ignored and overrun never pulses (8 flip-flops less).
  *
  * Parameters:
  *   CLKS_PER_BIT  clock cycles per bit (the baud divisor), integer >= 8.
  *                 104 = 115200 Bd from 12 MHz (0.16% error),
  *                 16  = 3 Mbaud from 48 MHz (exact).
+ *   BUFFER        1: a one-byte output buffer (default); 0: none, the byte
+ *                 is offered for one clock (the consumer must take it)
  *
  * Ports:
  *   clk, rst        clock; synchronous active-high reset (control only)
  *   rxd             serial input pin (asynchronous, idle high)
  *   m_axis_tdata    received byte (stable while m_axis_tvalid is high)
- *   m_axis_tvalid   a byte is available
- *   m_axis_tready   consumer takes the byte when valid && ready
+ *   m_axis_tvalid   a byte is available (BUFFER = 0: for one clock)
+ *   m_axis_tready   consumer takes the byte when valid && ready (BUFFER = 0:
+ *                   ignored, the byte is taken)
  *   busy            receiver is inside a character (or waiting for the line
  *                   to return high after a framing error)
  *   frame_error     1-cycle pulse: stop bit was 0, byte dropped
@@ -48,7 +55,8 @@
  * 9.6 bit times after the falling edge of the start bit.
  */
 module uart_rx #(
-    parameter CLKS_PER_BIT = 104
+    parameter CLKS_PER_BIT = 104,
+    parameter BUFFER       = 1
 ) (
     input  wire       clk,
     input  wire       rst,
@@ -57,7 +65,9 @@ module uart_rx #(
 
     output wire [7:0] m_axis_tdata,
     output wire       m_axis_tvalid,
-    input  wire       m_axis_tready,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire       m_axis_tready,   // unused when BUFFER = 0
+    /* verilator lint_on UNUSEDSIGNAL */
 
     output wire       busy,
     output wire       frame_error,
@@ -74,6 +84,7 @@ localparam [CNT_W-1:0] S0    = CNT_W'(CLKS_PER_BIT / 2 - SPREAD_I);
 localparam [CNT_W-1:0] S1    = CNT_W'(CLKS_PER_BIT / 2);
 localparam [CNT_W-1:0] S2    = CNT_W'(CLKS_PER_BIT / 2 + SPREAD_I);
 localparam [CNT_W-1:0] LAST  = CNT_W'(CLKS_PER_BIT - 1);
+localparam             POW2  = (CLKS_PER_BIT == (1 << CNT_W));
 
 localparam [1:0] ST_IDLE = 2'd0;   // waiting for a start edge
 localparam [1:0] ST_BITS = 2'd1;   // inside a character
@@ -93,12 +104,12 @@ reg             samp1 = 1'b0;
 // the stop bit (no bit counter)
 reg [8:0]       shreg;
 
-reg [7:0]       m_data_reg;
 reg             m_valid_reg = 1'b0;
 reg             frame_error_reg = 1'b0;
 reg             overrun_reg = 1'b0;
+// the consumer takes the byte: BUFFER = 0 assumes it always does
+wire            ready = (BUFFER == 0) || m_axis_tready;
 
-assign m_axis_tdata  = m_data_reg;
 assign m_axis_tvalid = m_valid_reg;
 assign busy          = (state != ST_IDLE);
 assign frame_error   = frame_error_reg;
@@ -110,13 +121,31 @@ wire bit_val = (samp0 & samp1) | (samp0 & rxd_sync) | (samp1 & rxd_sync);
 assign bit_step = (state == ST_BITS) && (cnt == S2) && !start_ph && !shreg[0];
 assign bit_d    = bit_val;
 
+generate
+    if (BUFFER != 0) begin : g_buf
+        // a good stop bit's vote with room for the byte
+        wire take = (state == ST_BITS) && (cnt == S2) && !start_ph && shreg[0] && bit_val &&
+                    !(m_valid_reg && !m_axis_tready);
+        reg [7:0] m_data_reg;
+        always @(posedge clk) begin
+            if (take) begin
+                m_data_reg <= shreg[8:1];
+            end
+        end
+        assign m_axis_tdata = m_data_reg;
+    end else begin : g_no_buf
+        // the clock after the stop bit's vote: shreg is reloaded at its end
+        assign m_axis_tdata = shreg[8:1];
+    end
+endgenerate
+
 always @(posedge clk) begin
     rxd_meta <= rxd;
     rxd_sync <= rxd_meta;
 
     frame_error_reg <= 1'b0;
     overrun_reg     <= 1'b0;
-    if (m_axis_tready) begin
+    if (ready) begin
         m_valid_reg <= 1'b0;
     end
 
@@ -131,7 +160,8 @@ always @(posedge clk) begin
             end
         end
         ST_BITS: begin
-            cnt <= (cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
+            // (CLKS_PER_BIT a power of two: the count wraps by itself)
+            cnt <= (!POW2 && cnt == LAST) ? {CNT_W{1'b0}} : cnt + 1'b1;
             if (cnt == S0) begin
                 samp0 <= rxd_sync;
             end
@@ -147,11 +177,10 @@ always @(posedge clk) begin
                 end else if (shreg[0]) begin
                     if (bit_val) begin
                         state <= ST_IDLE;
-                        if (m_valid_reg && !m_axis_tready) begin
+                        if (m_valid_reg && !ready) begin
                             overrun_reg <= 1'b1;   // keep the held byte
                         end else begin
-                            m_data_reg  <= shreg[8:1];
-                            m_valid_reg <= 1'b1;
+                            m_valid_reg <= 1'b1;   // take (g_buf: m_data_reg <= shreg[8:1])
                         end
                     end else begin
                         state <= ST_WAIT;

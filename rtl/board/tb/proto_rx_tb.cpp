@@ -16,7 +16,8 @@
 // The DUT is fed the same bytes with random gaps (long gaps inside frames
 // for the idle timeout, 100 clocks past its edge) and its outputs are
 // consumed with random back-pressure: payload read while the descriptor is
-// offered, descriptor taken afterwards. Checked: every descriptor and payload byte in order
+// offered, descriptor taken afterwards (m_axis_tready only while a
+// payload byte is still wanted, as PREFETCH = 0 requires). Checked: every descriptor and payload byte in order
 // (a frame the DUT answers busy or discards for lack of room is skipped
 // and counted), valid/ready stability, pulse counts. Streams: good frames
 // (lengths 0..MAX_PAYLOAD), bad CRC, oversize lengths, garbage with false
