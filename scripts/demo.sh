@@ -25,10 +25,11 @@ DEVICE=${DEVICE:-up5k}
 # (RATIO=2: the core on the PLL's 54 MHz, the board shell on half of it,
 # the UART at 3 Mbaud from 27 MHz, 9 clocks per bit; docs/synthesis.md
 # "The dual-clock board"), 60 lanes (5 x 12, 48.87 clocks per sample)
-# place in the UP5K (4,161 cells with generator 0.2.2 and the protocol
-# version 5 shell after branches eng8 and rxtx8) and meet both clocks
-# with nextpnr seed 1 (core Fmax 57.09 MHz, shell 32.32; with the shell
-# before, 4,211 cells: 55.48 / 32.26, seed 2 54.74 / 34.44, met): 1.10 M samples/s at the clock, issue 12's target.
+# place in the UP5K (4,065 cells with generator 0.2.2 and the protocol
+# version 5 shell after branches eng9 and rxtx9) and meet both clocks
+# with nextpnr seed 1 (core Fmax 56.86 MHz, shell 31.91; 4,161 cells and
+# 57.09 / 32.32 with the shell after eng8 and rxtx8; 4,211 cells:
+# 55.48 / 32.26, seed 2 54.74 / 34.44, met): 1.10 M samples/s at the clock, issue 12's target.
 # With the shell before (4,301 cells) seed 2 reached 53.22 MHz (misses
 # 54), seed 3 54.53 (met); with
 # the version 4 shell (4,393 cells) seed 2 met it at 54.96 MHz and seed 3

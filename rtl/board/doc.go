@@ -39,13 +39,22 @@
 //
 // Shell size (hw/synth TestShellBudget: yosys synth_ice40 -noflatten of
 // the UART-only board, LUT4 + SB_CARRY, every instance counted; measured
-// 2026-11-26): SETS_MAX 1 (no set loop, the lean option), 1,031 (proto_engine 428 and
-// one block RAM, proto_rx 228-234, proto_tx 151-156, stat_counters 85,
-// board_top 33, uart_rx 40, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8 (the default, make demo's image)
-// 1,232 (engine 651); flattened as the image is built (ShellFlatCells,
-// the core a blackbox) 996 and 1,186; in the device's unit, logic cells
+// 2026-11-26): SETS_MAX 1 (no set loop, the lean option), 958 (proto_engine 429 and
+// one block RAM, proto_rx 198, proto_tx 147, stat_counters 74,
+// board_top 33, uart_rx 33, uart_tx 18, crc32_serial 2 x 15), SETS_MAX 8 (the default, make demo's image)
+// 1,177 (engine 640); flattened as the image is built (ShellFlatCells,
+// the core a blackbox) 947 and 1,137; in the device's unit, logic cells
 // packed by nextpnr (ShellPackedCells, which also counts the flip-flops
-// that cannot share a cell with a LUT4), 1,327 and 1,496. The last step
+// that cannot share a cell with a LUT4), 1,181 and 1,358. The last step
+// (branches eng9 and rxtx9, from 1,031 / 1,232 and 1,327 / 1,496 packed)
+// stored once what was held twice: STATUS bytes read from a snapshot in
+// stat_counters' block RAM (its 32-bit read register gone) with 2-bit
+// pending counts, the core's K and the bank word and address driven from
+// the engine's own registers, the response ROM addressed by the pc
+// register; proto_tx's RAM written at its fill count with the length kept
+// there (no write-address or length copies); proto_rx's payload fetched
+// on demand (PREFETCH = 0, no byte counter) and uart_rx without an output
+// register (BUFFER = 0). The step before
 // (branches eng8 and rxtx8, from 1,071 / 1,291): the engine's response
 // program counter an 8-bit LFSR, the bank lane and address from next's
 // bits when LANES is a power of two, K's range checked byte by byte
@@ -81,9 +90,9 @@
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
 // 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
 // demo`: 60 lanes, SETS_MAX 8, core 54 / shell 27 MHz, nextpnr seed 1)
-// places in 4,161 of 5,280 cells and 23 block RAMs with core / shell Fmax
-// 57.09 / 32.32 MHz, timing met (4,211 with the shell before eng8 and
-// rxtx8, 4,301 before eng7 and rxtx7); the
+// places in 4,065 of 5,280 cells and 23 block RAMs with core / shell Fmax
+// 56.86 / 31.91 MHz, timing met (4,161 with the shell before eng9 and
+// rxtx9, 4,211 before eng8 and rxtx8, 4,301 before eng7 and rxtx7); the
 // HX8K full board (64 lanes, 96 / 48 MHz) in 5,880 of 7,680 and 31 block
 // RAMs, 128.12 / 53.57 MHz, timing met (5,913 before eng8 and rxtx8) (docs/synthesis.md, "Against the targets").
 //
