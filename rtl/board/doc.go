@@ -93,8 +93,9 @@
 // places in 4,065 of 5,280 cells and 23 block RAMs with core / shell Fmax
 // 56.86 / 31.91 MHz, timing met (4,161 with the shell before eng9 and
 // rxtx9, 4,211 before eng8 and rxtx8, 4,301 before eng7 and rxtx7); the
-// HX8K full board (64 lanes, 96 / 48 MHz) in 5,880 of 7,680 and 31 block
-// RAMs, 128.12 / 53.57 MHz, timing met (5,913 before eng8 and rxtx8) (docs/synthesis.md, "Against the targets").
+// HX8K full board (64 lanes, 96 / 48 MHz) in 5,766 of 7,680 and 31 block
+// RAMs, 119.65 / 50.36 MHz, timing met (5,880 before eng9 and rxtx9, 5,913
+// before eng8 and rxtx8) (docs/synthesis.md, "Against the targets").
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the
