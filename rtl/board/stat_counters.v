@@ -115,8 +115,6 @@ wire [PEND_W-1:0] snap   = pend[PEND_W*jw +: PEND_W];
 wire [7:0]        addend = w0 ? 8'(snap) : {7'd0, c};
 wire [8:0]        fold   = {1'b0, zj ? 8'd0 : rdata[7:0]} + {1'b0, addend};
 
-// the visit starting now is the read counter's
-wire rd_vis = (ja == rd_addr[AW-1:2]);
 // the snapshot's byte passes by on the RAM's output once a sweep
 assign rd_valid = shot && rd_req && vis && (wa[1:0] == rd_addr[1:0]);
 assign rd_data  = rdata[15:8];
@@ -179,8 +177,8 @@ always @(posedge clk) begin
     if (a0) begin
         zj        <= zs[0];
         zs        <= {1'b0, zs[NCNT-1:1]};
-        vis       <= rd_vis;
-        hit       <= rd_req && !shot && rd_vis;
+        vis       <= (ja == rd_addr[AW-1:2]);
+        hit       <= rd_req && !shot && (ja == rd_addr[AW-1:2]);
     end
     if (clear || rst) begin
         zs <= {NCNT{1'b1}};

@@ -121,13 +121,11 @@ wire bit_val = (samp0 & samp1) | (samp0 & rxd_sync) | (samp1 & rxd_sync);
 assign bit_step = (state == ST_BITS) && (cnt == S2) && !start_ph && !shreg[0];
 assign bit_d    = bit_val;
 
-// a good stop bit's vote, and with room for the byte: the byte is taken
-// (otherwise it is dropped as an overrun)
-wire stop_ok = (state == ST_BITS) && (cnt == S2) && !start_ph && shreg[0] && bit_val;
-wire take    = stop_ok && !(m_valid_reg && !ready);
-
 generate
     if (BUFFER != 0) begin : g_buf
+        // a good stop bit's vote with room for the byte
+        wire take = (state == ST_BITS) && (cnt == S2) && !start_ph && shreg[0] && bit_val &&
+                    !(m_valid_reg && !m_axis_tready);
         reg [7:0] m_data_reg;
         always @(posedge clk) begin
             if (take) begin
@@ -177,12 +175,12 @@ always @(posedge clk) begin
                         state <= ST_IDLE;          // glitch, not a start bit
                     end
                 end else if (shreg[0]) begin
-                    if (bit_val) begin             // stop_ok
+                    if (bit_val) begin
                         state <= ST_IDLE;
-                        if (take) begin
-                            m_valid_reg <= 1'b1;   // (g_buf: m_data_reg <= shreg[8:1])
-                        end else begin
+                        if (m_valid_reg && !ready) begin
                             overrun_reg <= 1'b1;   // keep the held byte
+                        end else begin
+                            m_valid_reg <= 1'b1;   // take (g_buf: m_data_reg <= shreg[8:1])
                         end
                     end else begin
                         state <= ST_WAIT;
