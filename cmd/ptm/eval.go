@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 func init() {
@@ -72,7 +72,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *K < 1 {
 		return fmt.Errorf("%w: --samples %d, want >= 1", errUsage, *K)
 	}
-	if err := checkOutput(pathFlag{"--per-query", *perQuery}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
+	if err := checkFileOutput(pathFlag{"--per-query", *perQuery}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
 		return err
 	}
 	if *bins < 1 {
@@ -152,9 +152,9 @@ func fmtNum(v float64) string {
 }
 
 func writePerQuery(path string, f *modelfile.File, res *pipeline.EvalResult) error {
-	fh, err := os.Create(path)
+	fh, err := outfile.Create(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("--per-query: %w", err)
 	}
 	w := csv.NewWriter(fh)
 	head := []string{"row", "label", "pred", "conf", "entropy", "mutual_info", "std_mean"}
@@ -172,10 +172,13 @@ func writePerQuery(path string, f *modelfile.File, res *pipeline.EvalResult) err
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		fh.Abort()
+		return fmt.Errorf("--per-query %s: %w", path, err)
 	}
-	return fh.Close()
+	if err := fh.Commit(); err != nil {
+		return fmt.Errorf("--per-query: %w", err)
+	}
+	return nil
 }
 
 // checkTestData refuses --test-data together with --data or --split.

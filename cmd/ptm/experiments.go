@@ -14,6 +14,7 @@ import (
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 func init() {
@@ -157,7 +158,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 		opt := experiments.TemperatureOptions{Data: *temp, Splits: *splits, First: *first, OODSplits: *oodSplits, Progress: pr.update, Grid: g}
 		if *partial != "" {
 			opt.Partial = func(table string) {
-				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
+				if err := outfile.WriteFile(*partial, []byte(table)); err != nil {
 					fmt.Fprintln(stderr, "ptm experiments:", err)
 				}
 			}
@@ -196,7 +197,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 			ChoicesOnly: *choices, First: *first, Grid: g, Base: *base, CV: *cv, CVOnly: *cvOnly}
 		if *partial != "" {
 			opt.Partial = func(table string) {
-				if err := os.WriteFile(*partial, []byte(table), 0o644); err != nil {
+				if err := outfile.WriteFile(*partial, []byte(table)); err != nil {
 					fmt.Fprintln(stderr, "ptm experiments:", err)
 				}
 			}
@@ -316,7 +317,7 @@ func dumpTo(name string, stderr io.Writer) func([]byte) {
 		return nil
 	}
 	return func(b []byte) {
-		if err := os.WriteFile(name, b, 0o644); err != nil {
+		if err := outfile.WriteFile(name, b); err != nil {
 			fmt.Fprintln(stderr, "ptm experiments:", err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // isSet reports whether the flag name was given on the command line.
@@ -50,6 +51,20 @@ func checkOutput(out pathFlag, inputs ...pathFlag) error {
 		if sameFile(out.path, in.path) {
 			return fmt.Errorf("%w: %s %s is also the input %s: refusing to overwrite it", errUsage, out.flag, out.path, in.flag)
 		}
+	}
+	return nil
+}
+
+// checkFileOutput is checkOutput for an output file, which must also be
+// writable by internal/outfile (a regular file, a new name in an existing
+// directory, a character device or a FIFO): a directory, a block device
+// or a socket is refused before any work.
+func checkFileOutput(out pathFlag, inputs ...pathFlag) error {
+	if err := checkOutput(out, inputs...); err != nil || out.path == "" {
+		return err
+	}
+	if err := outfile.Check(out.path); err != nil {
+		return fmt.Errorf("%s: %w", out.flag, err)
 	}
 	return nil
 }

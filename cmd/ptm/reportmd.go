@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // streamRow is one row of `ptm stream --out` (the per-query results).
@@ -85,9 +86,17 @@ func readSteps(path string) ([]step, error) {
 	return out, sc.Err()
 }
 
-// writeReportMD writes the Markdown report of a demo run into dir
-// (report.md, reliability.png, entropy.png).
-func writeReportMD(dir string, ev, st, sy map[string]any, rows []streamRow, steps []step) error {
+// writeReportMD writes the Markdown report of a demo run to md, with
+// reliability.png and entropy.png beside it when md is a regular file
+// (internal/outfile writes all three; a report written to a device such
+// as /dev/null has no figures).
+func writeReportMD(md string, ev, st, sy map[string]any, rows []streamRow, steps []step) error {
+	out, err := outfile.Create(md)
+	if err != nil {
+		return fmt.Errorf("--md: %w", err)
+	}
+	defer out.Abort()
+	dir := filepath.Dir(md)
 	var b strings.Builder
 	b.WriteString("# PTM on the iCEBreaker image: demo report\n\n")
 	b.WriteString("Written by `make demo` (scripts/demo.sh, `ptm report --md`). Every figure below is this run's.\n\n")
@@ -139,7 +148,7 @@ func writeReportMD(dir string, ev, st, sy map[string]any, rows []streamRow, step
 			field(ev, "%.4f", "accuracy"), field(ev, "%.4f", "ece"), field(ev, "%.4f", "auroc_entropy"),
 			field(ev, "%.4f", "entropy_correct"), field(ev, "%.4f", "entropy_incorrect"))
 	}
-	if len(rows) > 0 {
+	if len(rows) > 0 && !out.InPlace() {
 		if err := reliabilityPNG(filepath.Join(dir, "reliability.png"), rows); err != nil {
 			return err
 		}
@@ -149,7 +158,30 @@ func writeReportMD(dir string, ev, st, sy map[string]any, rows []streamRow, step
 		b.WriteString("## Figures (the board's answers)\n\n")
 		b.WriteString("![reliability diagram](reliability.png)\n\n![entropy, right vs wrong](entropy.png)\n")
 	}
-	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(b.String()), 0o644)
+	if _, err := io.WriteString(out, b.String()); err != nil {
+		return fmt.Errorf("--md: %w", err)
+	}
+	if err := out.Commit(); err != nil {
+		return fmt.Errorf("--md: %w", err)
+	}
+	return nil
+}
+
+// savePlot writes p as a w x h PNG to path through internal/outfile.
+func savePlot(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, "png")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	out, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := wt.WriteTo(out); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Commit()
 }
 
 // queryStats turns stream rows into metrics.QueryStats and labels.
@@ -188,7 +220,7 @@ func reliabilityPNG(path string, rows []streamRow) error {
 	}
 	line.Color, points.Color = color.RGBA{B: 0xb8, G: 0x7f, R: 0x2c, A: 0xff}, color.RGBA{B: 0xb8, G: 0x7f, R: 0x2c, A: 0xff}
 	p.Add(diag, line, points)
-	return p.Save(4*vg.Inch, 4*vg.Inch, path)
+	return savePlot(p, 4*vg.Inch, 4*vg.Inch, path)
 }
 
 // entropyPNG draws the predictive entropy of right and wrong answers
@@ -229,7 +261,7 @@ func entropyPNG(path string, rows []streamRow) error {
 	p.NominalX("right", "wrong")
 	p.X.Min, p.X.Max = -0.5, 1.5
 	p.Y.Min = 0
-	return p.Save(4*vg.Inch, 4*vg.Inch, path)
+	return savePlot(p, 4*vg.Inch, 4*vg.Inch, path)
 }
 
 // reportMDFlags are the flags of `ptm report` that write the Markdown
@@ -253,14 +285,8 @@ func (f reportMDFlags) write(ev, st, sy map[string]any, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(*f.md)
-	if err := writeReportMD(dir, ev, st, sy, rows, steps); err != nil {
+	if err := writeReportMD(*f.md, ev, st, sy, rows, steps); err != nil {
 		return err
-	}
-	if base := filepath.Base(*f.md); base != "report.md" {
-		if err := os.Rename(filepath.Join(dir, "report.md"), *f.md); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", *f.md)
 	return nil

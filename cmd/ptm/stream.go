@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
 	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 func init() {
@@ -80,7 +80,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if err := checkTestData(fs, *data, *testData); err != nil {
 		return err
 	}
-	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
+	if err := checkFileOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
 		return err
 	}
 	if *K < 1 || *K > 65535 {
@@ -92,15 +92,16 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if *deadline <= 0 {
 		return fmt.Errorf("%w: --deadline %v, want a positive duration", errUsage, *deadline)
 	}
-	// --out is opened (not truncated) now: an unwritable path fails
+	// --out is prepared now (internal/outfile: a temporary file beside a
+	// regular target, a device opened and probed): an unusable path fails
 	// before anything is streamed.
-	var outFile *outJSON
+	var outFile *outfile.File
 	if *out != "" {
-		o, err := openOut(*out)
+		o, err := outfile.Create(*out)
 		if err != nil {
-			return err
+			return fmt.Errorf("--out: %w", err)
 		}
-		defer o.close()
+		defer o.Abort()
 		outFile = o
 	}
 	cfg := stream.Config{K: *K, Seed: uint32(*seed), ForceUpload: *force, Driver: driver.Opts{Deadline: *deadline}, Connect: *connect}
@@ -149,12 +150,16 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, "streaming")
 	cfg.Progress = bar.update
 	sum, err := stream.Run(ctx, t, f, hash, X, cfg)
+	// The --out file is written after the summary is printed: a write
+	// error there loses nothing the terminal shows.
+	var outErr error
 	if sum != nil && outFile != nil {
-		if werr := outFile.write(sum); werr != nil && err == nil {
-			err = werr
-		}
+		outErr = writeOut(outFile, sum)
 	}
 	if err != nil {
+		if outErr != nil {
+			fmt.Fprintln(stderr, "ptm stream:", outErr)
+		}
 		return noBoard(err, sum, spec)
 	}
 	j := streamJSON{
@@ -172,9 +177,9 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		printStream(stdout, j)
 	}
 	if sum.Lost > 0 || sum.Duplicated > 0 || sum.Mismatches > 0 {
-		return fmt.Errorf("%d lost, %d duplicated, %d results differ from the golden model", sum.Lost, sum.Duplicated, sum.Mismatches)
+		return errors.Join(fmt.Errorf("%d lost, %d duplicated, %d results differ from the golden model", sum.Lost, sum.Duplicated, sum.Mismatches), outErr)
 	}
-	return nil
+	return outErr
 }
 
 func printStream(w io.Writer, j streamJSON) {
@@ -191,38 +196,19 @@ func printStream(w io.Writer, j streamJSON) {
 	}
 }
 
-// outJSON is the --out file, opened before streaming.
-type outJSON struct {
-	path    string
-	f       *os.File
-	created bool // the file did not exist: removed again if nothing is written
-	written bool
-}
-
-// openOut opens path for writing without truncating it, creating it if
-// needed, so that an unwritable --out fails before the stream.
-func openOut(path string) (*outJSON, error) {
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	return &outJSON{path: path, f: f, created: errors.Is(statErr, fs.ErrNotExist)}, nil
-}
-
-// write replaces the file's contents with v as indented JSON.
-func (o *outJSON) write(v any) error {
+// writeOut writes v as indented JSON to the --out file and commits it.
+func writeOut(o *outfile.File, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("--out: encoding the result: %w", err)
 	}
-	if err := o.f.Truncate(0); err != nil {
-		return fmt.Errorf("writing %s: %w", o.path, err)
+	if _, err := o.Write(append(b, '\n')); err != nil {
+		o.Abort()
+		return fmt.Errorf("--out: %w", err)
 	}
-	if _, err := o.f.WriteAt(append(b, '\n'), 0); err != nil {
-		return fmt.Errorf("writing %s: %w", o.path, err)
+	if err := o.Commit(); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
-	o.written = true
 	return nil
 }
 
@@ -233,11 +219,4 @@ func noBoard(err error, sum *stream.Summary, spec string) error {
 		return fmt.Errorf("no answer on %s: no board seems to be running there (start one with `ptm board`, or check the port, the cable and the baud rate): %w", spec, err)
 	}
 	return err
-}
-
-func (o *outJSON) close() {
-	o.f.Close()
-	if o.created && !o.written {
-		os.Remove(o.path)
-	}
 }

@@ -141,7 +141,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
 		return err
 	}
-	if err := checkOutput(pathFlag{"-o", *out}, pathFlag{"--data", *data}); err != nil {
+	if err := checkFileOutput(pathFlag{"-o", *out}, pathFlag{"--data", *data}); err != nil {
 		return err
 	}
 	ss := *seed

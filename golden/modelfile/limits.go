@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // Limits of the model file format. Read and Decode check every header
@@ -255,46 +255,15 @@ func openModel(path string) (*os.File, error) {
 	return fh, nil
 }
 
-// writeFile writes data to path through a temporary file created
-// exclusively (O_EXCL, random name) in path's directory, synced, then
-// renamed over path. A symlink planted at any fixed name is never
-// followed, and a failure leaves no temporary file behind.
-func writeFile(path string, data []byte) (err error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("modelfile: %s is a directory: give a file name", path)
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+// writeFile writes data to path with internal/outfile, the one writer
+// of every output: a regular file (or a new name) through an exclusively
+// created temporary file renamed over it, a character device or FIFO in
+// place (never replaced by a regular file), anything else refused. A
+// symlink planted at the temporary name is never followed, and a failure
+// leaves no temporary file behind.
+func writeFile(path string, data []byte) error {
+	if err := outfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("modelfile: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("modelfile: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("modelfile: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("modelfile: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("modelfile: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("modelfile: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil { // make the rename durable
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

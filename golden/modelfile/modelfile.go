@@ -209,10 +209,12 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(data[len(data)-32:])
 }
 
-// Write encodes f to path and returns the model hash. It writes
-// atomically: an exclusively created temporary file with a random name in
-// path's directory, synced, then renamed over path (a symlink at path is
-// replaced, not followed). path must not be a directory.
+// Write encodes f to path and returns the model hash. A regular file is
+// written atomically: an exclusively created temporary file with a random
+// name in the target's directory, synced, then renamed over it (a symlink
+// at path keeps pointing at the new file). A character device or FIFO
+// (/dev/null) is written in place, never replaced; a directory, block
+// device or socket is refused (internal/outfile).
 func Write(path string, f *File) (string, error) {
 	data, err := Encode(f)
 	if err != nil {
