@@ -116,6 +116,23 @@ func (c Config) Check(sh fixed.Shape) error {
 	return nil
 }
 
+// PlanBytes estimates the memory Generate (and a board or co-simulation
+// build around it) needs for the shape on this configuration, before
+// anything of that size is allocated: per bank word (D of them) the
+// address decode and bank image text, per clause group (G) its class-sum
+// ROM row (two masks of Slots x LC bits, as text, several copies while the
+// template runs), per TA a threshold (a random or preloaded bank) and its
+// image entry. Measured peaks (Go heap, hw.Generate, 2026-11) stay below
+// half of it. Float64, so that absurd shapes do not overflow; cfg must be
+// resolved (lanes split).
+func (c Config) PlanBytes(sh fixed.Shape) float64 {
+	lay := c.HW().LayoutOf(sh)
+	lc := float64(max(c.ClauseLanes, 1))
+	slots := min(float64(sh.TMs), lc+1)
+	tas := float64(sh.TMs) * float64(sh.Clauses) * 2 * float64(sh.Features)
+	return 1<<20 + 192*float64(lay.Depth) + float64(lay.Groups)*(1024+8*slots*lc) + 16*tas + 64*float64(c.ClauseLanes)*float64(c.LiteralLanes)
+}
+
 // clog2 is the number of bits that index n items (at least 1).
 func clog2(n int) int {
 	if n <= 2 {

@@ -11,6 +11,7 @@ import (
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/hw"
 )
 
@@ -90,6 +91,15 @@ func (h *hwFlags) config(sh fixed.Shape) (hw.Config, error) {
 	}
 	if err := c.Check(sh); err != nil {
 		return c, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	limit, err := pipeline.MemoryLimit()
+	if err != nil {
+		return c, err
+	}
+	if need := c.PlanBytes(sh); need > float64(limit) {
+		lay := c.HW().LayoutOf(sh)
+		return c, fmt.Errorf("the design would need about %.3g GiB of memory to generate (bank depth D = %d, %d clause groups, %d TAs), over the %.3g GiB limit (PTM_MAX_MEMORY): use more lanes (--lanes) or a smaller shape",
+			need/(1<<30), lay.Depth, lay.Groups, sh.TAs(), float64(limit)/(1<<30))
 	}
 	return c, nil
 }
@@ -214,6 +224,19 @@ func parseShape(spec string) (fixed.Shape, error) {
 	}
 	if err := sh.Validate(); err != nil {
 		return sh, fmt.Errorf("%w: --random-shape: %v", errUsage, err)
+	}
+	// A random shape is bounded as a model file's shape is: clauses and
+	// Boolean features by the format's limits, TAs by its SPV values (at
+	// least two per TA). The memory of the design is planned later, with
+	// the lanes (hwFlags.config).
+	switch tas := float64(sh.TMs) * float64(sh.Clauses) * 2 * float64(sh.Features); {
+	case sh.Clauses > modelfile.MaxClauses:
+		return sh, fmt.Errorf("%w: --random-shape: clauses=%d, the limit is %d (a model file's)", errUsage, sh.Clauses, modelfile.MaxClauses)
+	case sh.Features > modelfile.MaxBoolFeatures:
+		return sh, fmt.Errorf("%w: --random-shape: features=%d, the limit is %d (a model file's Boolean features)", errUsage, sh.Features, modelfile.MaxBoolFeatures)
+	case 2*tas > modelfile.MaxSPVValues:
+		return sh, fmt.Errorf("%w: --random-shape: %d TMs x %d clauses x %d literals = %.4g TAs, the limit is %d (a model file's SPV values / 2): lower clauses or features",
+			errUsage, sh.TMs, sh.Clauses, 2*sh.Features, tas, modelfile.MaxSPVValues/2)
 	}
 	return sh, nil
 }

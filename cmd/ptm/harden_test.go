@@ -3,11 +3,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -92,5 +98,83 @@ func TestOutputToDevices(t *testing.T) {
 	isChar(null)
 	if ents, _ := os.ReadDir(dir); len(ents) != 4 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// TestRandomShapeBounded: every size of --random-shape is bounded before
+// anything is allocated (issue 31 item 2: clauses=99999999,
+// features=9999999 grew to 23.4 GB until the OOM killer), and the design's
+// planned memory with the lanes asked for is checked too.
+func TestRandomShapeBounded(t *testing.T) {
+	dir := t.TempDir()
+	huge := "classes=3,clauses=99999999,features=9999999,t=10"
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"gen", "--random-shape", huge, "--out", "g"}, 2, "clauses=99999999, the limit is 1048576"},
+		{[]string{"board", "--random-shape", huge, "--no-eth"}, 2, "clauses=99999999, the limit is 1048576"},
+		{[]string{"synth", "--random-shape", huge}, 2, "clauses=99999999, the limit is 1048576"},
+		{[]string{"cosim", "--random-shape", huge}, 2, "clauses=99999999, the limit is 1048576"},
+		{[]string{"gen", "--random-shape", "classes=3,clauses=1000,features=9999999,t=10", "--out", "g"}, 2, "features=9999999, the limit is 1048576"},
+		{[]string{"gen", "--random-shape", "classes=3,clauses=100000,features=1000,t=10", "--out", "g"}, 2, "TAs, the limit is 44739242"},
+		{[]string{"gen", "--random-shape", "classes=3,clauses=700000,features=10,t=10", "--lanes", "2", "--out", "g"}, 1, "GiB of memory to generate (bank depth D = 21000000"},
+	}
+	for _, c := range cases {
+		r := runProcess(t, dir, 10*time.Minute, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("ptm %v: exit %d %q; want exit %d with %q", c.args, r.code, r.stderr, c.code, c.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g")); err == nil {
+		t.Error("gen wrote its output folder for a refused shape")
+	}
+}
+
+// TestBoardStopsOnSIGTERM: `ptm board` stops when signalled while it
+// generates the core (issue 31 item 2: SIGTERM was caught but the
+// generation step never looked at it, and the Verilator build after it
+// neither). The shape takes tens of seconds to generate; the signal
+// comes as soon as the build starts, and the command must end with the
+// generation's cancellation.
+func TestBoardStopsOnSIGTERM(t *testing.T) {
+	if _, err := exec.LookPath("verilator"); err != nil {
+		t.Skip("no verilator")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a hang guard only
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "board", "--random-shape", "classes=3,clauses=300000,features=10,t=10", "--lanes", "20", "--no-eth")
+	cmd.Env = append(os.Environ(), asCLI+"=1", "PTM_BOARD_CACHE="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var log []string
+	for sc.Scan() {
+		log = append(log, sc.Text())
+		if strings.Contains(sc.Text(), "building the Verilated board") {
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	all := strings.Join(log, "\n")
+	if ctx.Err() != nil {
+		t.Fatalf("ptm board ran on after SIGTERM until the test's guard killed it:\n%s", all)
+	}
+	if err == nil || !strings.Contains(all, "generating the core: context canceled") {
+		t.Errorf("ptm board after SIGTERM: %v\n%s", err, all)
 	}
 }

@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -79,10 +80,12 @@ func BuildSim(opts Options) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(o, m)
+	return build(context.Background(), o, m)
 }
 
-func build(o Options, m model) (*Build, error) {
+// build generates the core and compiles (or reuses) its simulator; it
+// returns ctx's error as soon as ctx is done, in either step.
+func build(ctx context.Context, o Options, m model) (*Build, error) {
 	ver, err := VerilatorVersion()
 	if err != nil {
 		return nil, err
@@ -91,7 +94,9 @@ func build(o Options, m model) (*Build, error) {
 	if o.Preload {
 		init = m.bank
 	}
-	d, err := hw.Generate(o.Config, m.shape, init, m.hash)
+	d, err := whileAlive(ctx, "generating the core", func() (*hw.Design, error) {
+		return hw.Generate(o.Config, m.shape, init, m.hash)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
@@ -117,7 +122,7 @@ func build(o Options, m model) (*Build, error) {
 	if o.CoreClock {
 		srcs = append(srcs, rtl.DualClockSources()...)
 	}
-	dir, bin, cached, err := compileSim(o, ver, flags, srcs, d.Files, "board-")
+	dir, bin, cached, err := compileSim(ctx, o, ver, flags, srcs, d.Files, "board-")
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +132,7 @@ func build(o Options, m model) (*Build, error) {
 // compileSim builds (or reuses) the simulator of the embedded sources srcs,
 // the generated files and the C++ main with the verilator flags, in
 // o.CacheDir/<prefix><hash>.
-func compileSim(o Options, ver string, flags, srcs []string, files []hw.File, prefix string) (dir, bin string, cached bool, err error) {
+func compileSim(ctx context.Context, o Options, ver string, flags, srcs []string, files []hw.File, prefix string) (dir, bin string, cached bool, err error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%q\n", ver, flags)
 	for _, s := range srcs {
@@ -190,11 +195,18 @@ func compileSim(o Options, ver string, flags, srcs []string, files []hw.File, pr
 		}
 	}
 	args = append(args, "board_main.cpp")
-	cmd := exec.Command("verilator", args...)
+	if err := ctx.Err(); err != nil {
+		return "", "", false, fmt.Errorf("board: before the verilator build: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "verilator", args...)
+	killGroupOnCancel(cmd)
 	cmd.Dir = tmp
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", "", false, fmt.Errorf("board: verilator build stopped: %w", ctx.Err())
+		}
 		if o.Log != nil {
 			o.Log.Write(out.Bytes())
 		}
@@ -233,4 +245,29 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// whileAlive runs step (a long computation that does not take a context)
+// and returns its result, or ctx's error as soon as ctx is done: a signal
+// stops the command at once; the abandoned step ends with the process.
+func whileAlive[T any](ctx context.Context, what string, step func() (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("%s: %w", what, err)
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := step()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, fmt.Errorf("%s: %w", what, ctx.Err())
+	}
 }

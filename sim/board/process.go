@@ -54,7 +54,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := build(o, m)
+	b, err := build(ctx, o, m)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,7 @@ func startSim(ctx context.Context, o Options, b *Build) (*Process, error) {
 		name = "ip"
 	}
 	cmd := exec.Command(name, args...)
+	dieWithParent(cmd)
 	cmd.Dir = b.Dir // bank images are read from the working directory
 	if o.Log != nil {
 		cmd.Stderr = o.Log

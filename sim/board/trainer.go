@@ -82,6 +82,12 @@ func (o TrainerOptions) options() (Options, error) {
 // BuildTrainer generates the trainer for o and compiles the training
 // board simulator (reusing an identical earlier build).
 func BuildTrainer(o TrainerOptions) (*Build, error) {
+	return buildTrainer(context.Background(), o)
+}
+
+// buildTrainer is BuildTrainer returning ctx's error as soon as ctx is
+// done.
+func buildTrainer(ctx context.Context, o TrainerOptions) (*Build, error) {
 	bo, err := o.options()
 	if err != nil {
 		return nil, err
@@ -96,7 +102,9 @@ func BuildTrainer(o TrainerOptions) (*Build, error) {
 	}
 	tp := o.Train
 	tp.SPRAM = false
-	d, err := hw.GenerateTrainer(hw.Config{Bits: bits, LiteralLanes: o.LiteralLanes}, o.Shape, tp)
+	d, err := whileAlive(ctx, "generating the trainer", func() (*hw.TrainerDesign, error) {
+		return hw.GenerateTrainer(hw.Config{Bits: bits, LiteralLanes: o.LiteralLanes}, o.Shape, tp)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
@@ -108,7 +116,7 @@ func BuildTrainer(o TrainerOptions) (*Build, error) {
 	for _, k := range sortedKeys(ps) {
 		flags = append(flags, "-G"+k+"="+ps[k])
 	}
-	dir, bin, cached, err := compileSim(bo, ver, flags, rtl.TrainBoardSources(), d.Files, "trainboard-")
+	dir, bin, cached, err := compileSim(ctx, bo, ver, flags, rtl.TrainBoardSources(), d.Files, "trainboard-")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +130,7 @@ func StartTrainer(ctx context.Context, o TrainerOptions) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := BuildTrainer(o)
+	b, err := buildTrainer(ctx, o)
 	if err != nil {
 		return nil, err
 	}
