@@ -29,6 +29,7 @@ type streamJSON struct {
 	Queries         int             `json:"queries"`
 	Requested       int             `json:"requested"`
 	Verified        int             `json:"verified"`
+	VerifiedByCRC   int             `json:"verified_by_crc"`
 	Lost            int             `json:"lost"`
 	Duplicated      int             `json:"duplicated"`
 	Mismatches      int             `json:"mismatches_vs_golden"`
@@ -163,7 +164,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		return noBoard(err, sum, spec)
 	}
 	j := streamJSON{
-		Queries: sum.Queries, Requested: sum.Requested, Verified: sum.Verified, Lost: sum.Lost, Unanswered: sum.Unanswered, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
+		Queries: sum.Queries, Requested: sum.Requested, Verified: sum.Verified, VerifiedByCRC: sum.VerifiedByCRC, Lost: sum.Lost, Unanswered: sum.Unanswered, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
 		Retries: sum.Retries, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
 		LinkUtilSource: sum.LinkUtilSource, LinkUtilHost: sum.LinkUtilHost,
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
@@ -190,6 +191,9 @@ func printStream(w io.Writer, j streamJSON) {
 	fmt.Fprintf(w, "streamed %d of %d rows x K=%d (%s mode) over %s in %.2fs: %.0f answered queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
 		j.Queries, j.Requested, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
 	fmt.Fprintf(w, "  verified %d, lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Verified, j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
+	if j.VerifiedByCRC > 0 {
+		fmt.Fprintf(w, "  %d of the verified rows arrived garbled with their CRC intact, equal to the golden answer's CRC\n", j.VerifiedByCRC)
+	}
 	if m := j.Metrics; m != nil {
 		fmt.Fprintf(w, "  over the %d verified rows: accuracy %.4f  ECE %.4f  NLL %.4f  entropy right/wrong %s/%s bits\n",
 			m.N, float64(m.Accuracy), float64(m.ECE), float64(m.NLL), fmtNum(float64(m.EntropyCorrect)), fmtNum(float64(m.EntropyIncorrect)))

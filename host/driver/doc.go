@@ -82,6 +82,20 @@
 // (a retry returns the same words), so a long response needs every
 // fragment to arrive once, not all in one attempt.
 //
+// A long answer on a noisy line rarely arrives intact (a 300-byte answer
+// at 1% flipped and 1% dropped bytes: about one time in 500), and a
+// K-sample query cannot be split into smaller ones with the same result
+// (every request re-seeds every lane from its seed through a non-linear
+// mix, docs/fixed-point.md 3.3). A caller that knows the correct answer
+// (host/stream: the golden fixed-point model) passes it as
+// Request.Expect: a garbled answer fragment whose header and CRC arrived
+// intact is then taken when its CRC is the CRC of the expected fragment
+// (frame.CRCMatches: the board sent exactly that), so only its 11
+// framing bytes have to get through. A board that answers anything else
+// is seen as before: its CRC does not match, and only an intact answer
+// completes the request (then compared by the caller). Result.CRCMatched
+// and Stats.CRCMatched count the fragments so verified.
+//
 // Resends are bounded by time, not by a count: a request without a
 // complete response Opts.Deadline after its first transmission fails with
 // a *DeadlineError (wrapping ErrTimeout) naming it, its sequence number,

@@ -126,6 +126,7 @@ type counters struct {
 	srtt, rto                                              atomic.Int64 // nanoseconds
 	backoff, maxBackoff                                    atomic.Int64
 	spurious                                               atomic.Uint64
+	crcMatched                                             atomic.Uint64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 	window                                                 atomic.Int64 // the window cap in effect
 }
@@ -147,6 +148,10 @@ type Stats struct {
 	LoadGoBacks     uint64 `json:"load_go_backs"`    // LOAD_DATA restarts from the board's next offset after a lost chunk
 	LateLoadAcks    uint64 `json:"late_load_acks"`   // LOAD_DATA answers that came after their chunk was given up, counted as written
 	Expired         uint64 `json:"expired"`          // requests that failed because Opts.Deadline passed
+	// CRCMatched counts response fragments that arrived garbled but
+	// whose intact CRC equals the CRC of the expected payload
+	// (Request.Expect, frame.CRCMatches): taken as received.
+	CRCMatched uint64 `json:"crc_matched"`
 	// SRTT is the smoothed round trip time (0 before the first sample),
 	// RTO the retransmission timeout a new request would get now, and
 	// Backoff the number of doublings in effect (RFC 6298).
@@ -200,7 +205,7 @@ func New(t transport.Transport, opts Opts) *Driver {
 	}
 	e := &engine{
 		t: t, opts: opts, st: &counters{},
-		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64), late: make(chan lateAck, 64),
+		submit: make(chan *call), cancel: make(chan cancelReq), frames: make(chan []byte, 256), hints: make(chan uint16, 64), garbled: make(chan garbled, 64), late: make(chan lateAck, 64),
 		window: make(chan int), maxWin: opts.Window,
 		readErr: make(chan error, 1), quit: make(chan struct{}), dead: make(chan struct{}),
 		pending: map[uint16]*call{}, nextSeq: seq, cwnd: float64(opts.Window), lineRate: rate, sinceLoss: lossMemory,
@@ -208,9 +213,21 @@ func New(t transport.Transport, opts Opts) *Driver {
 	e.st.window.Store(int64(opts.Window))
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Driver{t: t, opts: opts, e: e, cancel: cancel, rdone: make(chan struct{})}
-	if dn, ok := t.(transport.DropNotifier); ok && !opts.NoFastRetransmit {
+	if dn, ok := t.(transport.DropNotifier); ok {
 		dn.SetDropHook(func(dr frame.Drop) {
-			if dr.Have >= 5 { // the seq bytes arrived
+			if dr.Have < 5 { // the seq bytes did not arrive
+				return
+			}
+			if dr.Type == frame.TypeInfer.Response() && len(dr.Bytes) >= frame.Overhead {
+				// A garbled INFER answer: its CRC may still verify it
+				// against the expected payload (onGarbled).
+				select {
+				case e.garbled <- garbled{seq: dr.Seq, b: append([]byte(nil), dr.Bytes...)}:
+					return
+				default:
+				}
+			}
+			if !opts.NoFastRetransmit {
 				select {
 				case e.hints <- dr.Seq:
 				default:
@@ -251,7 +268,7 @@ func (d *Driver) Stats() Stats {
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
 		Backoff: int(s.backoff.Load()), MaxBackoff: int(s.maxBackoff.Load()),
-		SpuriousTimeouts: s.spurious.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
+		SpuriousTimeouts: s.spurious.Load(), CRCMatched: s.crcMatched.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

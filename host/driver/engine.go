@@ -73,6 +73,11 @@ type call struct {
 	timeouts int       // silent timeouts (for the exponential back-off)
 	resent   bool      // resent (or handed back) after a timeout: a late answer then shows the timeout early
 
+	// expect is the expected response payload (Request.Expect encoded),
+	// or nil; crcMatched counts the fragments taken by their CRC.
+	expect     []byte
+	crcMatched int
+
 	// results
 	respType frame.Type
 	err      error
@@ -98,6 +103,7 @@ type engine struct {
 	cancel  chan cancelReq
 	frames  chan []byte
 	hints   chan uint16  // claimed seqs of frames the transport dropped
+	garbled chan garbled // dropped INFER answers, to check against the expected payload
 	late    chan lateAck // LOAD_DATA answers that came after their chunk was handed back
 	window  chan int     // a new window limit (from INFO's receive buffer depth)
 	readErr chan error
@@ -402,6 +408,8 @@ func (e *engine) run() {
 			e.onFrame(b)
 		case seq := <-e.hints:
 			e.onDropHint(seq)
+		case g := <-e.garbled:
+			e.onGarbled(g)
 		case w := <-e.window:
 			e.maxWin = max(1, min(e.opts.Window, w))
 			e.cwnd = min(e.cwnd, float64(e.maxWin))
@@ -977,6 +985,48 @@ func (e *engine) onDropHint(seq uint16) {
 	e.st.hints.Add(1)
 	e.sinceLoss = 0
 	e.transmit(c, true)
+}
+
+// garbled is an INFER answer the transport dropped: its claimed seq and
+// its bytes from the SOF as received.
+type garbled struct {
+	seq uint16
+	b   []byte
+}
+
+// onGarbled handles a dropped INFER answer. If it claims a request in
+// flight that expects a known payload, and its intact header and CRC
+// match that payload's fragment (frame.CRCMatches), the board sent
+// exactly that fragment: it is taken as received. Otherwise the drop is
+// a hint that the request's answer was lost (onDropHint).
+func (e *engine) onGarbled(g garbled) {
+	c := e.pending[g.seq]
+	if c != nil && c.state == stInflight && c.expect != nil && len(g.b) >= frame.HeaderLen {
+		fl := frame.Flags(g.b[2])
+		lo := fl.Index() * frame.MaxPayload
+		if lo < len(c.expect) || lo == 0 {
+			hi := min(len(c.expect), lo+frame.MaxPayload)
+			frag := c.expect[lo:hi]
+			if fl.More() == (hi < len(c.expect)) && frame.CRCMatches(g.b, frag) {
+				// Answers queued before this one are taken first, so
+				// that they are not mistaken for lost ones (evidence).
+				e.drainFrames()
+				if c.state != stInflight {
+					return
+				}
+				b, err := frame.Append(nil, frame.TypeInfer.Response(), fl, g.seq, frag)
+				if err == nil {
+					e.st.crcMatched.Add(1)
+					c.crcMatched++
+					e.onFrame(b)
+					return
+				}
+			}
+		}
+	}
+	if !e.opts.NoFastRetransmit {
+		e.onDropHint(g.seq)
+	}
 }
 
 // errors of the driver.

@@ -20,6 +20,17 @@ type Request struct {
 	K        int
 	Seed     uint32
 	Mode     frame.Mode
+	// Expect, if set, is the answer the request must get (the golden
+	// model's result words, docs/fixed-point.md). It changes nothing
+	// about what is accepted as an answer but this: a response fragment
+	// that arrives garbled, with its header and CRC intact, is taken as
+	// the expected fragment when its CRC is the CRC of the expected
+	// payload (frame.CRCMatches): the board sent exactly that. On a
+	// noisy line a long answer then needs its 11 framing bytes to arrive
+	// intact, not all of its bytes. A board that answers anything else is
+	// still seen as it is: its CRC does not match, and only an intact
+	// response completes the request. Result.CRCMatched says it was used.
+	Expect []uint32
 }
 
 // Result is the answer to a Request: the result words (docs/protocol.md
@@ -29,7 +40,10 @@ type Result struct {
 	Seq     uint16   // the sequence number the request used
 	Words   []uint32 // K*NT class sums (samples; clipped in sums mode), NC+2NT statistics (stats) or NC votes (votes)
 	Retries int      // resends the request needed
-	Err     error
+	// CRCMatched counts the fragments of the answer that arrived
+	// garbled and were verified by their CRC against Request.Expect.
+	CRCMatched int
+	Err        error
 }
 
 // check validates a request against the board's INFO. A protocol
@@ -88,12 +102,15 @@ func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
 		c.itemBytes = in.ItemBytes(r.Mode, r.K)
 		n := c.itemBytes * c.expectWords
 		c.respBytes = n + frame.Overhead*(1+n/frame.MaxPayload)
+		if r.Expect != nil && len(r.Expect) == c.expectWords {
+			c.expect = frame.AppendItems(make([]byte, 0, n), r.Expect, c.itemBytes)
+		}
 	}
 	return c, nil
 }
 
 func result(c *call) Result {
-	r := Result{Index: c.index, Seq: c.seq, Retries: c.retries(), Err: c.err}
+	r := Result{Index: c.index, Seq: c.seq, Retries: c.retries(), CRCMatched: c.crcMatched, Err: c.err}
 	if c.err == nil {
 		r.Words, r.Err = frame.Items(make([]uint32, 0, len(c.resp)/c.itemBytes), c.resp, c.mode, c.itemBytes)
 	}

@@ -43,6 +43,10 @@ type Drop struct {
 	Seq    uint16 // claimed seq (only if at least 5 bytes had arrived)
 	Len    int    // claimed payload length (only if the header was complete)
 	Have   int    // bytes of the frame that had arrived
+	// Bytes are the candidate's bytes from its SOF as received (Have of
+	// them, at most the claimed frame length). They alias the receiver's
+	// buffer: valid only during the OnDrop call, copy to keep them.
+	Bytes []byte
 }
 
 // String describes the drop, naming the stream offset.
@@ -205,6 +209,7 @@ func (p *Parser) drop(r Reason, b []byte, seen int) {
 		if len(b) >= HeaderLen {
 			d.Len = int(binary.LittleEndian.Uint16(b[5:]))
 		}
+		d.Bytes = b[:min(len(b), seen)]
 		p.OnDrop(d)
 	}
 	if p.NoRescan {
@@ -234,4 +239,38 @@ func (p *Parser) Expire() int {
 	}
 	p.drop(ReasonIdle, b, len(b))
 	return 1
+}
+
+// MaxCRCShift is the most payload bytes CRCMatches assumes lost on the
+// line: the CRC is looked for up to that many bytes before its place.
+const MaxCRCShift = 32
+
+// CRCMatches reports whether the dropped frame b (the bytes a receiver
+// saw from its SOF, Drop.Bytes) carries the CRC of a frame with b's
+// header and the payload p: then the sender sent exactly p, and only
+// payload bytes were garbled on the line (flipped, or up to MaxCRCShift
+// of them lost, which moves the CRC earlier). The header (type, flags,
+// seq, len) and the four CRC bytes must have arrived intact; the claimed
+// len must be len(p). A sender that sent another payload matches only by
+// a CRC-32 collision at one of the MaxCRCShift+1 places tried (about
+// 2^-27).
+//
+// This lets a host that knows what a correct answer is (the golden model
+// of docs/fixed-point.md) verify a long answer whose bytes a noisy line
+// garbled: only its 11 framing bytes have to arrive intact, not all of it.
+func CRCMatches(b, p []byte) bool {
+	if len(b) < Overhead || b[0] != SOF || int(binary.LittleEndian.Uint16(b[5:])) != len(p) {
+		return false
+	}
+	crc := crc32.Update(crc32.ChecksumIEEE(b[1:HeaderLen]), crc32.IEEETable, p)
+	for d := 0; d <= MaxCRCShift && d <= len(p); d++ {
+		at := HeaderLen + len(p) - d
+		if at+CRCLen > len(b) {
+			continue
+		}
+		if binary.LittleEndian.Uint32(b[at:]) == crc {
+			return true
+		}
+	}
+	return false
 }

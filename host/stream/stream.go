@@ -82,9 +82,12 @@ type Row struct {
 	Label   *int      `json:"label,omitempty"`
 	Entropy Num       `json:"entropy"`
 	// MutualInfo is null in stats mode.
-	MutualInfo Num    `json:"mutual_info"`
-	Retries    int    `json:"retries"`
-	Mismatch   bool   `json:"mismatch_vs_golden,omitempty"`
+	MutualInfo Num  `json:"mutual_info"`
+	Retries    int  `json:"retries"`
+	Mismatch   bool `json:"mismatch_vs_golden,omitempty"`
+	// CRCMatched: part of the answer arrived garbled and was verified by
+	// its CRC against the golden answer (driver.Request.Expect).
+	CRCMatched bool   `json:"verified_by_crc,omitempty"`
 	Error      string `json:"error,omitempty"`
 }
 
@@ -135,6 +138,12 @@ type Summary struct {
 
 	Requested int `json:"requested"` // rows requested
 	Verified  int `json:"verified"`  // answered rows equal to the golden model (status "ok")
+	// VerifiedByCRC counts the verified rows of which a response fragment
+	// arrived garbled but with its header and CRC intact, the CRC equal to
+	// the golden answer's (frame.CRCMatches): the board sent exactly the
+	// golden answer. CRCMatched counts such fragments.
+	VerifiedByCRC int    `json:"verified_by_crc"`
+	CRCMatched    uint64 `json:"crc_matched"`
 
 	FirstMismatch  string       `json:"first_mismatch,omitempty"` // the first mismatch, described
 	LinkUtilSource string       `json:"link_utilization_source"`  // "board" (STATUS counters 11-12), "host" (wall-clock estimate) or "" (unknown)
@@ -200,7 +209,90 @@ func CheckFit(in *frame.Info, bank *fixed.Bank, k int, mode frame.Mode) error {
 // the board behind t with the model of f. hash is the model file's hash
 // (modelfile.Read's second result) or "". It returns the summary; on an
 // error after streaming began the partial summary is returned too.
+//
+// Its steps: check the configuration and encode the rows (checkConfig,
+// encodeRows), connect (connect), fit the model to the board (boardBank,
+// CheckFit), plan the requests (subRequests), upload the bank if needed
+// (upload), describe the board (describeBoard), compute the golden
+// answers (goldenAnswers), stream (streamAll), take the link's and the
+// board's figures (linkFigures, boardCounters), and check every row
+// against the golden answers (checkRows).
 func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash string, rows [][]float64, cfg Config) (*Summary, error) {
+	cfg, err := checkConfig(f, rows, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Booleanize first: a bad row is an error before the board is touched.
+	enc, err := encodeRows(f, rows, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := driver.New(t, cfg.Driver)
+	defer d.Close()
+	s := &Summary{Requested: len(rows), Mode: cfg.Mode.String(), K: cfg.K, Seed: cfg.Seed}
+	s.Board.Link = t.Name()
+	s.Board.ModelHash = hash
+
+	in, err := connect(ctx, d, t, cfg)
+	if err != nil {
+		return nil, err
+	}
+	bank, err := boardBank(f, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckFit(in, bank, cfg.K, cfg.Mode); err != nil {
+		return nil, err
+	}
+	// A model with a sampled input encoding of M sets sends each row as
+	// one query of M sets (docs/protocol.md section 4); a board whose
+	// MMAX is below M gets one request per set instead, with the set's
+	// share of the K samples and its seed (docs/fixed-point.md section
+	// 8), and the answers are combined per row.
+	M := f.Sets().M()
+	subs := subRequests(enc, M, int(in.MMax), cfg)
+	if M > 1 && int(in.MMax) < M {
+		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("the board runs at most %d sets per query (INFO MMAX), the model has %d: one request per set", in.MMax, M))
+	}
+	if in, err = upload(ctx, d, s, in, bank, cfg); err != nil {
+		return nil, err
+	}
+	describeBoard(s, t, in, hash)
+	core, err := fixed.NewCore(bank, in.HW())
+	if err != nil {
+		return nil, fmt.Errorf("stream: golden core: %w", err)
+	}
+	want, err := goldenAnswers(core, subs, cfg, bank.T)
+	if err != nil {
+		return nil, err
+	}
+	status0, err := d.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+
+	link0, drv0 := t.Stats(), d.Stats()
+	start := time.Now()
+	results, streamErr := streamAll(ctx, d, subs, want, cfg)
+	wall := time.Since(start)
+	linkFigures(s, t.Stats().Sub(link0), d.Stats(), drv0, wall)
+	boardCounters(ctx, s, d, in, status0)
+
+	mapping := rowMapping(s, f, cfg)
+	if err := checkRows(s, f, bank, cfg, mapping, rows, subs, results, want, streamErr); err != nil {
+		return s, err
+	}
+	if wall > 0 {
+		s.QueriesPerS = float64(s.Queries) / wall.Seconds()
+	}
+	if streamErr != nil {
+		return s, fmt.Errorf("stream: %w", streamErr)
+	}
+	return s, nil
+}
+
+// checkConfig fills in cfg's defaults and checks it against f and rows.
+func checkConfig(f *modelfile.File, rows [][]float64, cfg Config) (Config, error) {
 	if cfg.K == 0 {
 		cfg.K = 100
 	}
@@ -208,35 +300,29 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		cfg.Bins = metrics.DefaultBins
 	}
 	if cfg.Labels != nil && len(cfg.Labels) != len(rows) {
-		return nil, fmt.Errorf("stream: %d labels for %d rows", len(cfg.Labels), len(rows))
+		return cfg, fmt.Errorf("stream: %d labels for %d rows", len(cfg.Labels), len(rows))
 	}
 	if cfg.RowIDs != nil && len(cfg.RowIDs) != len(rows) {
-		return nil, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), len(rows))
+		return cfg, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), len(rows))
 	}
 	if cfg.Mode > frame.ModeSums {
-		return nil, fmt.Errorf("stream: unknown mode %d", cfg.Mode)
+		return cfg, fmt.Errorf("stream: unknown mode %d", cfg.Mode)
 	}
 	if f == nil || f.Bank == nil || f.Booleanizer == nil || f.Model == nil {
-		return nil, fmt.Errorf("stream: the model file has no model, bank or booleanizer")
+		return cfg, fmt.Errorf("stream: the model file has no model, bank or booleanizer")
 	}
-	bank := f.Bank
 	for i, y := range cfg.Labels {
-		if y < 0 || y >= bank.Classes {
-			return nil, fmt.Errorf("stream: row %d has label %d, the model has %d classes", i, y, bank.Classes)
+		if y < 0 || y >= f.Bank.Classes {
+			return cfg, fmt.Errorf("stream: row %d has label %d, the model has %d classes", i, y, f.Bank.Classes)
 		}
 	}
-	// Booleanize first: a bad row is an error before the board is touched.
-	enc, err := encodeRows(f, rows, cfg)
-	if err != nil {
-		return nil, err
-	}
+	return cfg, nil
+}
 
-	d := driver.New(t, cfg.Driver)
-	defer d.Close()
-	s := &Summary{Requested: len(rows), Mode: cfg.Mode.String(), K: cfg.K, Seed: cfg.Seed}
-	s.Board.Link = t.Name()
-	s.Board.ModelHash = hash
-
+// connect reads the board's INFO, giving up after cfg.Connect when not a
+// byte arrived (no board there); a port that answers, only garbled so
+// far, is waited for up to the driver's deadline.
+func connect(ctx context.Context, d *driver.Driver, t transport.Transport, cfg Config) (*frame.Info, error) {
 	connect := cfg.Connect
 	if connect <= 0 {
 		connect = DefaultConnect
@@ -256,9 +342,15 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
-	// A board built for another probability width gets the model's float
-	// SPVs quantized to its width (the model file keeps one quantization;
-	// any other is derived exactly as fixed.Quantize specifies).
+	return in, nil
+}
+
+// boardBank returns the bank the board runs: the model file's, or, for a
+// board built for another probability width, the model's float SPVs
+// quantized to its width (the model file keeps one quantization; any
+// other is derived exactly as fixed.Quantize specifies).
+func boardBank(f *modelfile.File, in *frame.Info) (*fixed.Bank, error) {
+	bank := f.Bank
 	if b := int(in.B); b != bank.Bits && fixed.CheckBits(b) == nil {
 		q, err := fixed.Quantize(f.Model, b)
 		if err != nil {
@@ -266,35 +358,35 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		}
 		bank = q
 	}
-	if err := CheckFit(in, bank, cfg.K, cfg.Mode); err != nil {
-		return nil, err
-	}
-	// A model with a sampled input encoding of M sets sends each row as
-	// one query of M sets (docs/protocol.md section 4); a board whose
-	// MMAX is below M gets one request per set instead, with the set's
-	// share of the K samples and its seed (docs/fixed-point.md section
-	// 8), and the answers are combined per row.
-	M := f.Sets().M()
-	subs := subRequests(enc, M, int(in.MMax), cfg)
-	if M > 1 && int(in.MMax) < M {
-		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("the board runs at most %d sets per query (INFO MMAX), the model has %d: one request per set", in.MMax, M))
-	}
-	hw := in.HW()
-	words := frame.BankWords(bank, hw)
+	return bank, nil
+}
+
+// upload loads bank onto the board unless it already holds it (INFO's
+// CRC) or cfg.ForceUpload, and returns the INFO read after the upload.
+func upload(ctx context.Context, d *driver.Driver, s *Summary, in *frame.Info, bank *fixed.Bank, cfg Config) (*frame.Info, error) {
+	words := frame.BankWords(bank, in.HW())
 	crc := frame.WordsCRC(words)
-	if cfg.ForceUpload || in.Loaded != 1 || in.ModelCRC != crc {
-		start := time.Now()
-		if err := d.Load(ctx, words); err != nil {
-			return nil, fmt.Errorf("stream: uploading %d words: %w", len(words), err)
-		}
-		s.Board.Uploaded, s.Board.UploadS = true, time.Since(start).Seconds()
-		if in, err = d.Info(ctx); err != nil {
-			return nil, fmt.Errorf("stream: %w", err)
-		}
-		if in.Loaded != 1 || in.ModelCRC != crc {
-			return nil, fmt.Errorf("stream: after the upload the board reports loaded = %d, CRC 0x%08x; want 1, 0x%08x", in.Loaded, in.ModelCRC, crc)
-		}
+	if !cfg.ForceUpload && in.Loaded == 1 && in.ModelCRC == crc {
+		return in, nil
 	}
+	start := time.Now()
+	if err := d.Load(ctx, words); err != nil {
+		return nil, fmt.Errorf("stream: uploading %d words: %w", len(words), err)
+	}
+	s.Board.Uploaded, s.Board.UploadS = true, time.Since(start).Seconds()
+	in, err := d.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	if in.Loaded != 1 || in.ModelCRC != crc {
+		return nil, fmt.Errorf("stream: after the upload the board reports loaded = %d, CRC 0x%08x; want 1, 0x%08x", in.Loaded, in.ModelCRC, crc)
+	}
+	return in, nil
+}
+
+// describeBoard records the board's INFO, generator version, hash check
+// and line rate in s.
+func describeBoard(s *Summary, t transport.Transport, in *frame.Info, hash string) {
 	s.Board.Info = *in
 	s.Board.Generator = fmt.Sprintf("%d.%d.%d", in.Generator>>16, in.Generator>>8&0xff, in.Generator&0xff)
 	if len(hash) >= 8 {
@@ -310,16 +402,32 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if s.Board.BitRate == 0 {
 		s.Board.BitRate = int(in.BitRate)
 	}
-	core, err := fixed.NewCore(bank, hw)
-	if err != nil {
-		return nil, fmt.Errorf("stream: golden core: %w", err)
-	}
-	status0, err := d.Status(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
-	}
+}
 
-	// Stream.
+// goldenAnswers runs the golden fixed-point core for every request: the
+// result words the board must send (fixed.Core.RunSets, docs/fixed-point.md).
+// They are computed before streaming: the driver uses them to verify a
+// garbled answer by its CRC (driver.Request.Expect), and checkRows
+// compares every answer with them.
+func goldenAnswers(core *fixed.Core, subs []subRequest, cfg Config, T int) ([][]uint32, error) {
+	want := make([][]uint32, len(subs))
+	var sums []int32
+	for j, sb := range subs {
+		var st fixed.Stats
+		var err error
+		sums, st, err = core.RunSets(sb.xs, sb.k, sb.seed, sums)
+		if err != nil {
+			return nil, fmt.Errorf("stream: golden run of row %d set %d: %w", rowID(cfg, sb.row), sb.set, err)
+		}
+		want[j] = frame.ResultWords(cfg.Mode, T, sums, st)
+	}
+	return want, nil
+}
+
+// streamAll sends every request through the driver's pipelined stream and
+// returns the results per request (index j of subs; more than one is a
+// duplicate) and the stream's error.
+func streamAll(ctx context.Context, d *driver.Driver, subs []subRequest, want [][]uint32, cfg Config) ([][]driver.Result, error) {
 	results := make([][]driver.Result, len(subs))
 	reqs := make(chan driver.Request)
 	res := make(chan driver.Result, 64)
@@ -327,14 +435,12 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 		defer close(reqs)
 		for j, sb := range subs {
 			select {
-			case reqs <- driver.Request{Index: j, Features: sb.feats, Sets: len(sb.xs), K: sb.k, Seed: sb.seed, Mode: cfg.Mode}:
+			case reqs <- driver.Request{Index: j, Features: sb.feats, Sets: len(sb.xs), K: sb.k, Seed: sb.seed, Mode: cfg.Mode, Expect: want[j]}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	link0, drv0 := t.Stats(), d.Stats()
-	start := time.Now()
 	errc := make(chan error, 1)
 	go func() { errc <- d.Stream(ctx, reqs, res) }()
 	n := 0
@@ -347,11 +453,13 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			cfg.Progress(n, len(subs))
 		}
 	}
-	streamErr := <-errc
-	wall := time.Since(start)
-	link := t.Stats().Sub(link0)
+	return results, <-errc
+}
+
+// linkFigures records the stream's wall time, the host's line
+// utilization estimates and the driver's and link's counters in s.
+func linkFigures(s *Summary, link transport.Stats, drv, drv0 driver.Stats, wall time.Duration) {
 	link.LineRate = s.Board.BitRate
-	drv := d.Stats()
 	s.WallS = wall.Seconds()
 	s.LinkUtilHost, s.LinkUtilRx = link.TxUtilization(wall), link.RxUtilization(wall)
 	s.LinkUtilization = s.LinkUtilHost
@@ -362,49 +470,56 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	s.Timeouts = drv.Timeouts - drv0.Timeouts
 	s.Busy = drv.Busy - drv0.Busy
 	s.LateDuplicates = drv.Stray - drv0.Stray
+	s.CRCMatched = drv.CRCMatched - drv0.CRCMatched
 	s.CRCErrors, s.FramingErrors = link.CRCErrors, link.FramingErrors
 	s.BytesSent, s.BytesReceived = link.BytesSent, link.BytesRecv
 	s.Driver = drv
-	if st, err := d.Status(ctx); err == nil {
-		s.Board.Counters = map[string]uint32{}
-		for k, v := range st.Counters {
-			s.Board.Counters[frame.CounterName(k)] = v - status0.Counters[k]
-		}
-		// The board's own measure of its receive line (docs/protocol.md
-		// section 5), from the STATUS read before the stream to this one.
-		bytes := st.Counters[frame.CounterUARTBytes] - status0.Counters[frame.CounterUARTBytes]
-		ticks := st.Counters[frame.CounterUARTBitTimes] - status0.Counters[frame.CounterUARTBitTimes]
-		if in.BitRate != 0 && ticks > 0 && st.Counters[frame.CounterUARTBitTimes] != math.MaxUint32 {
-			s.LinkUtilization, s.LinkUtilSource = 10*float64(bytes)/float64(ticks), "board"
-		}
-	}
+}
 
-	// Check against the golden model and compute the metrics.
-	var sums []int32
-	var qs []metrics.QueryStats
-	// Probabilities follow the model file's mapping. Stats and votes modes
-	// carry vote counts only, so a softmax model is reported with its
-	// plain vote there (and a warning); samples and sums modes carry every
-	// sample's class sums (clipped in sums mode, as the mappings use them).
+// boardCounters reads STATUS after the stream and records the board's
+// counters over the stream (against status0, read before it) and, on a
+// UART, the board's own measure of its receive line (docs/protocol.md
+// section 5).
+func boardCounters(ctx context.Context, s *Summary, d *driver.Driver, in *frame.Info, status0 frame.Status) {
+	st, err := d.Status(ctx)
+	if err != nil {
+		return
+	}
+	s.Board.Counters = map[string]uint32{}
+	for k, v := range st.Counters {
+		s.Board.Counters[frame.CounterName(k)] = v - status0.Counters[k]
+	}
+	bytes := st.Counters[frame.CounterUARTBytes] - status0.Counters[frame.CounterUARTBytes]
+	ticks := st.Counters[frame.CounterUARTBitTimes] - status0.Counters[frame.CounterUARTBitTimes]
+	if in.BitRate != 0 && ticks > 0 && st.Counters[frame.CounterUARTBitTimes] != math.MaxUint32 {
+		s.LinkUtilization, s.LinkUtilSource = 10*float64(bytes)/float64(ticks), "board"
+	}
+}
+
+// rowMapping is the probability mapping of the rows: the model file's.
+// Stats and votes modes carry vote counts only, so a softmax model is
+// reported with its plain vote there (and a warning); samples and sums
+// modes carry every sample's class sums (clipped in sums mode, as the
+// mappings use them).
+func rowMapping(s *Summary, f *modelfile.File, cfg Config) ptm.Mapping {
 	mapping := f.Mapping
 	if err := mapping.Validate(); err != nil {
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
-	perSample := cfg.Mode == frame.ModeSamples || cfg.Mode == frame.ModeSums
-	if !perSample && mapping.Kind != ptm.Vote {
+	if !perSample(cfg.Mode) && mapping.Kind != ptm.Vote {
 		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("%v mode carries vote counts only: the model's %s mapping is replaced by the plain vote", cfg.Mode, mapping.Kind))
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
-	var labels []int
-	isums := make([]int, 0)
-	rowSubs := make([]int, len(rows)+1) // subs of row i: rowSubs[i]..rowSubs[i+1]-1
-	for _, sb := range subs {
-		rowSubs[sb.row+1]++
-	}
-	for i := range rows {
-		rowSubs[i+1] += rowSubs[i]
-	}
-	U := float64(fixed.VoteUnit(bank.Classes))
+	return mapping
+}
+
+// perSample reports whether mode carries every sample's class sums.
+func perSample(m frame.Mode) bool { return m == frame.ModeSamples || m == frame.ModeSums }
+
+// checkRows checks every row's answers against the golden answers, fills
+// s.Rows and the counts, and computes the metrics over the verified rows.
+func checkRows(s *Summary, f *modelfile.File, bank *fixed.Bank, cfg Config, mapping ptm.Mapping, rows [][]float64, subs []subRequest,
+	results [][]driver.Result, want [][]uint32, streamErr error) error {
 	var de *driver.DeadlineError
 	if errors.As(streamErr, &de) {
 		s.Unanswered = de.Unanswered
@@ -414,113 +529,23 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			}
 		}
 	}
+	rowSubs := make([]int, len(rows)+1) // subs of row i: rowSubs[i]..rowSubs[i+1]-1
+	for _, sb := range subs {
+		rowSubs[sb.row+1]++
+	}
+	for i := range rows {
+		rowSubs[i+1] += rowSubs[i]
+	}
+	var qs []metrics.QueryStats
+	var labels []int
 	s.Rows = make([]Row, len(rows))
 	for i := range rows {
 		row := &s.Rows[i]
-		row.Row, row.Seed, row.Pred = rowID(cfg, i), seedOf(cfg, i), -1
-		if cfg.Labels != nil {
-			y := cfg.Labels[i]
-			row.Label = &y
-		}
-		// The row's answers (one, or one per set on a board with too
-		// small an MMAX), checked word for word against the golden core,
-		// then combined (samples concatenated in set order, vote counts
-		// added). A row with any request unanswered is lost.
-		isums = isums[:0]
-		votes := make([]float64, bank.Classes)
-		lost, malformed := "", ""
-		for j := rowSubs[i]; j < rowSubs[i+1]; j++ {
-			sb, rs := subs[j], results[j]
-			if len(rs) > 1 {
-				s.Duplicated++
-			}
-			if len(rs) == 0 || rs[0].Err != nil {
-				if lost == "" {
-					switch {
-					case len(rs) > 0:
-						lost = rs[0].Err.Error()
-					case streamErr != nil:
-						lost = fmt.Sprintf("not run: the stream stopped: %v", streamErr)
-					default:
-						lost = "no result"
-					}
-					if len(sb.xs) < M {
-						lost = fmt.Sprintf("set %d: %s", sb.set, lost)
-					}
-				}
-				continue
-			}
-			r := rs[0]
-			row.Retries += r.Retries
-			var st fixed.Stats
-			sums, st, err = core.RunSets(sb.xs, sb.k, sb.seed, sums)
-			if err != nil {
-				return s, fmt.Errorf("stream: golden run of row %d set %d: %w", row.Row, sb.set, err)
-			}
-			want := frame.ResultWords(cfg.Mode, bank.T, sums, st)
-			if k := firstDiff(r.Words, want); k >= 0 {
-				row.Mismatch = true
-				if s.FirstMismatch == "" {
-					s.FirstMismatch = describeMismatch(row.Row, sb.seed, r, want, k, bank, cfg.Mode)
-				}
-				if len(r.Words) != len(want) { // no probabilities from a malformed answer
-					malformed = fmt.Sprintf("%d result words, want %d", len(r.Words), len(want))
-					continue
-				}
-			}
-			if perSample {
-				for _, w := range r.Words {
-					isums = append(isums, int(int32(w)))
-				}
-			} else {
-				for c := range votes {
-					votes[c] += float64(r.Words[c])
-				}
-			}
-		}
-		if lost != "" {
-			s.Lost++
-			row.Status, row.Error, row.Mismatch = StatusLost, lost, false
-			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
-			continue
-		}
-		s.Queries++
-		row.Status = StatusOK
-		if row.Mismatch {
-			s.Mismatches++
-			row.Status = StatusMismatch
-		}
-		if malformed != "" {
-			row.Error = malformed
-			row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
-			continue
-		}
-		var q metrics.QueryStats
-		if perSample {
-			q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, mapping))
-		} else {
-			// The vote mapping's predictive mean, exactly, from the vote
-			// counts: (1-e) * votes/(K*U) + e/NC.
-			mean := make([]float64, bank.Classes)
-			e := mapping.Smoothing
-			for c := range mean {
-				mean[c] = (1-e)*votes[c]/(float64(cfg.K)*U) + e/float64(bank.Classes)
-			}
-			q = statsQuery(mean)
-		}
-		row.Probs, row.Pred = q.Mean, q.Pred
-		row.Entropy, row.MutualInfo = Num(q.Entropy), Num(q.MutualInfo)
-		if row.Status != StatusOK {
-			continue // a wrong answer says nothing about the model
-		}
-		s.Verified++
-		if cfg.Labels != nil {
+		q, ok := checkRow(s, row, f, bank, cfg, mapping, i, subs[rowSubs[i]:rowSubs[i+1]], results[rowSubs[i]:rowSubs[i+1]], want[rowSubs[i]:rowSubs[i+1]], streamErr)
+		if ok && cfg.Labels != nil {
 			qs = append(qs, q)
 			labels = append(labels, cfg.Labels[i])
 		}
-	}
-	if wall > 0 {
-		s.QueriesPerS = float64(s.Queries) / wall.Seconds()
 	}
 	if cfg.Labels != nil {
 		rep := metrics.Evaluate(qs, labels, cfg.Bins)
@@ -528,10 +553,112 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 			AUROCEntropy: Num(rep.AUROCEntropy), AUROCMI: Num(rep.AUROCMI), EntropyCorrect: Num(rep.EntropyCorrect), EntropyIncorrect: Num(rep.EntropyIncorrect),
 			MICorrect: Num(rep.MICorrect), MIIncorrect: Num(rep.MIIncorrect)}
 	}
-	if streamErr != nil {
-		return s, fmt.Errorf("stream: %w", streamErr)
+	return nil
+}
+
+// checkRow checks row i's answers (one, or one per set on a board with
+// too small an MMAX) word for word against the golden answers, then
+// combines them (samples concatenated in set order, vote counts added).
+// A row with any request unanswered is lost. It reports the row's query
+// statistics and whether the row is verified (status "ok").
+func checkRow(s *Summary, row *Row, f *modelfile.File, bank *fixed.Bank, cfg Config, mapping ptm.Mapping, i int,
+	subs []subRequest, results [][]driver.Result, want [][]uint32, streamErr error) (metrics.QueryStats, bool) {
+	row.Row, row.Seed, row.Pred = rowID(cfg, i), seedOf(cfg, i), -1
+	if cfg.Labels != nil {
+		y := cfg.Labels[i]
+		row.Label = &y
 	}
-	return s, nil
+	M := f.Sets().M()
+	var isums []int
+	votes := make([]float64, bank.Classes)
+	lost, malformed := "", ""
+	for j, sb := range subs {
+		rs := results[j]
+		if len(rs) > 1 {
+			s.Duplicated++
+		}
+		if len(rs) == 0 || rs[0].Err != nil {
+			if lost == "" {
+				switch {
+				case len(rs) > 0:
+					lost = rs[0].Err.Error()
+				case streamErr != nil:
+					lost = fmt.Sprintf("not run: the stream stopped: %v", streamErr)
+				default:
+					lost = "no result"
+				}
+				if len(sb.xs) < M {
+					lost = fmt.Sprintf("set %d: %s", sb.set, lost)
+				}
+			}
+			continue
+		}
+		r := rs[0]
+		row.Retries += r.Retries
+		if r.CRCMatched > 0 {
+			row.CRCMatched = true
+		}
+		if k := firstDiff(r.Words, want[j]); k >= 0 {
+			row.Mismatch = true
+			if s.FirstMismatch == "" {
+				s.FirstMismatch = describeMismatch(row.Row, sb.seed, r, want[j], k, bank, cfg.Mode)
+			}
+			if len(r.Words) != len(want[j]) { // no probabilities from a malformed answer
+				malformed = fmt.Sprintf("%d result words, want %d", len(r.Words), len(want[j]))
+				continue
+			}
+		}
+		if perSample(cfg.Mode) {
+			for _, w := range r.Words {
+				isums = append(isums, int(int32(w)))
+			}
+		} else {
+			for c := range votes {
+				votes[c] += float64(r.Words[c])
+			}
+		}
+	}
+	if lost != "" {
+		s.Lost++
+		row.Status, row.Error, row.Mismatch, row.CRCMatched = StatusLost, lost, false, false
+		row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+		return metrics.QueryStats{}, false
+	}
+	s.Queries++
+	row.Status = StatusOK
+	if row.Mismatch {
+		s.Mismatches++
+		row.Status = StatusMismatch
+	}
+	if malformed != "" {
+		row.Error = malformed
+		row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+		return metrics.QueryStats{}, false
+	}
+	var q metrics.QueryStats
+	if perSample(cfg.Mode) {
+		q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, mapping))
+	} else {
+		// The vote mapping's predictive mean, exactly, from the vote
+		// counts: (1-e) * votes/(K*U) + e/NC.
+		U := float64(fixed.VoteUnit(bank.Classes))
+		mean := make([]float64, bank.Classes)
+		e := mapping.Smoothing
+		for c := range mean {
+			mean[c] = (1-e)*votes[c]/(float64(cfg.K)*U) + e/float64(bank.Classes)
+		}
+		q = statsQuery(mean)
+	}
+	row.Probs, row.Pred = q.Mean, q.Pred
+	row.Entropy, row.MutualInfo = Num(q.Entropy), Num(q.MutualInfo)
+	if row.Status != StatusOK {
+		return q, false // a wrong answer says nothing about the model
+	}
+	s.Verified++
+	if row.CRCMatched {
+		s.VerifiedByCRC++
+	}
+	return q, true
 }
 
 // subRequest is one INFER request of a row: a query of its sets set ..

@@ -213,7 +213,7 @@ func (e *Ethernet) readLoop() {
 			continue
 		}
 		if err := f.DecodeFromBytes(eth.Payload); err != nil {
-			d := frame.Drop{Reason: frame.ReasonTooLong, Have: len(eth.Payload)}
+			d := frame.Drop{Reason: frame.ReasonTooLong, Have: len(eth.Payload), Bytes: eth.Payload}
 			if errors.Is(err, frame.ErrCRC) {
 				e.crcErrs.Add(1)
 				d.Reason = frame.ReasonCRC
