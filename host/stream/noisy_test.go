@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,5 +41,55 @@ func TestLongAnswersNoisyLine(t *testing.T) {
 				t.Fatalf("lost %d, mismatches %d, verified %d of %d, duplicated %d", s.Lost, s.Mismatches, s.Verified, len(X), s.Duplicated)
 			}
 		})
+	}
+}
+
+// TestCountersResetMidStream: a RESET_STATUS that reaches the board during
+// the stream (a second host, or a board reset) clears its counters; the
+// report must not subtract counters that went backwards (issue 31 item 6:
+// receive-line utilization 10.00 and framing_errors 4294967224). The
+// counters since the reset are reported, flagged, and the utilization is
+// the host's estimate.
+func TestCountersResetMidStream(t *testing.T) {
+	f, X, labels, ids := testRows(t)
+	b := boardFor(t, f, softboard.Config{BitRate: 115200})
+	tr := pipeTo(t, b, nil)
+	var rows [][]float64
+	var lab, id []int
+	for i := range 4 {
+		rows = append(rows, X...)
+		lab = append(lab, labels...)
+		for _, r := range ids {
+			id = append(id, r+1000*i)
+		}
+	}
+	reset := false
+	cfg := stream.Config{K: 10, Mode: frame.ModeStats, Labels: lab, RowIDs: id, Progress: func(done, total int) {
+		if !reset && done >= total/2 {
+			reset = true
+			b.Execute(nil, frame.Frame{Type: frame.TypeResetStatus, Seq: 0xbeef})
+		}
+	}}
+	s, err := stream.Run(context.Background(), tr, f, "", rows, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reset {
+		t.Fatal("the reset was not injected")
+	}
+	t.Logf("after a mid-stream reset: utilization %.3f (%s), counters %v, warnings %q", s.LinkUtilization, s.LinkUtilSource, s.Board.Counters, s.Board.Warnings)
+	if !s.Board.CountersReset || s.LinkUtilSource == "board" || s.LinkUtilization != s.LinkUtilHost {
+		t.Errorf("counters reset %v, utilization %.3f measured by %q", s.Board.CountersReset, s.LinkUtilization, s.LinkUtilSource)
+	}
+	for name, v := range s.Board.Counters {
+		if v > 1<<31 {
+			t.Errorf("counter %s = %d: a difference across the reset", name, v)
+		}
+	}
+	if len(s.Board.Warnings) == 0 || !strings.Contains(s.Board.Warnings[len(s.Board.Warnings)-1], "cleared during the stream") {
+		t.Errorf("no warning: %q", s.Board.Warnings)
+	}
+	if s.Lost != 0 || s.Mismatches != 0 {
+		t.Errorf("lost %d mismatches %d", s.Lost, s.Mismatches)
 	}
 }

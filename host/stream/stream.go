@@ -120,6 +120,9 @@ type Board struct {
 	BitRate   int               `json:"line_rate"`  // bits/s used for link_utilization, 0 if unknown
 	ModelHash string            `json:"model_hash"` // the model file's hash, when given
 	Warnings  []string          `json:"warnings,omitempty"`
+	// CountersReset: the board's counters were cleared during the stream;
+	// Counters then hold their values since the reset.
+	CountersReset bool `json:"counters_reset,omitempty"`
 }
 
 // Summary is the outcome of Run. The first eight fields are the figures
@@ -479,21 +482,51 @@ func linkFigures(s *Summary, link transport.Stats, drv, drv0 driver.Stats, wall 
 // boardCounters reads STATUS after the stream and records the board's
 // counters over the stream (against status0, read before it) and, on a
 // UART, the board's own measure of its receive line (docs/protocol.md
-// section 5).
+// section 5). A counter below its value before the stream shows that the
+// counters were cleared meanwhile (a RESET_STATUS from another host, a
+// board reset): the counters then cover only the time since, are
+// reported as they are, with a warning, and the line utilization is the
+// host's estimate (a difference across a reset would be meaningless).
 func boardCounters(ctx context.Context, s *Summary, d *driver.Driver, in *frame.Info, status0 frame.Status) {
 	st, err := d.Status(ctx)
 	if err != nil {
 		return
 	}
+	reset := false
+	for k, v := range st.Counters {
+		if v < status0.Counters[k] && !(k == frame.CounterUARTBitTimes && wrapped(status0.Counters[k], s.WallS, s.Board.BitRate)) {
+			reset = true
+		}
+	}
 	s.Board.Counters = map[string]uint32{}
 	for k, v := range st.Counters {
-		s.Board.Counters[frame.CounterName(k)] = v - status0.Counters[k]
+		if !reset {
+			v -= status0.Counters[k]
+		}
+		s.Board.Counters[frame.CounterName(k)] = v
+	}
+	if reset {
+		s.Board.CountersReset = true
+		s.Board.Warnings = append(s.Board.Warnings, "the board's STATUS counters were cleared during the stream (a RESET_STATUS from another host, or a board reset): board.counters cover only the time since, and the line utilization is the host's estimate")
+		return
 	}
 	bytes := st.Counters[frame.CounterUARTBytes] - status0.Counters[frame.CounterUARTBytes]
 	ticks := st.Counters[frame.CounterUARTBitTimes] - status0.Counters[frame.CounterUARTBitTimes]
 	if in.BitRate != 0 && ticks > 0 && st.Counters[frame.CounterUARTBitTimes] != math.MaxUint32 {
 		s.LinkUtilization, s.LinkUtilSource = 10*float64(bytes)/float64(ticks), "board"
 	}
+}
+
+// wrapped reports whether the bit-time counter, found below its value
+// before the stream, may have wrapped modulo 2^32 rather than been
+// cleared: the bit times the stream's wall time allows at the line rate
+// (with a margin) reach past 2^32 from before. It wraps after about 10
+// hours at 115,200 baud, 24 minutes at 3 Mbaud.
+func wrapped(before uint32, wallS float64, bitRate int) bool {
+	if bitRate <= 0 {
+		return false
+	}
+	return float64(before)+wallS*float64(bitRate)*1.5 >= 1<<32
 }
 
 // rowMapping is the probability mapping of the rows: the model file's.
