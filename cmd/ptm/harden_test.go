@@ -10,11 +10,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/softboard"
 	"golang.org/x/sys/unix"
 )
 
@@ -176,5 +181,126 @@ func TestBoardStopsOnSIGTERM(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(all, "generating the core: context canceled") {
 		t.Errorf("ptm board after SIGTERM: %v\n%s", err, all)
+	}
+}
+
+// softboardPTY serves a software board for the model at path on a new
+// pseudo-terminal and returns the slave's path and the board.
+func softboardPTY(t *testing.T, path string) (string, *softboard.Board) {
+	t.Helper()
+	f, _, err := modelfile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw := fixed.HW{Bits: f.Bank.Bits, LFSRWidth: 32, ClauseLanes: 1, LiteralLanes: 2}
+	b, err := softboard.New(softboard.ConfigFor(f.Bank, hw, 255))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Skip(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Skip(err)
+	}
+	master := os.NewFile(uintptr(fd), "ptmx")
+	slave := "/dev/pts/" + strconv.Itoa(n)
+	// Raw mode on the slave side is set by the host's transport; keep a
+	// descriptor open so that the master sees no hang-up between runs.
+	hold, err := os.OpenFile(slave, os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tio, err := unix.IoctlGetTermios(int(hold.Fd()), unix.TCGETS); err == nil {
+		tio.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+		tio.Oflag &^= unix.OPOST
+		tio.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+		tio.Cflag &^= unix.CSIZE | unix.PARENB
+		tio.Cflag |= unix.CS8
+		_ = unix.IoctlSetTermios(int(hold.Fd()), unix.TCSETS, tio)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = b.Serve(ctx, master, softboard.StreamOpts{})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		master.Close()
+		hold.Close()
+		<-done
+	})
+	return slave, b
+}
+
+// TestStreamOutDevicesAndInterrupt: `stream --out` to /dev/null works and
+// to /dev/full fails before anything is streamed (issue 31 item 7: both
+// failed only after the whole stream, "truncate /dev/null: invalid
+// argument", losing the summary); an interrupted stream prints its
+// summary, counts the rows it did not run as not run (not lost) and
+// saves the partial result (item 9).
+func TestStreamOutDevicesAndInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	null, full := filepath.Join(dir, "null"), filepath.Join(dir, "full")
+	if err := unix.Mknod(null, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+		t.Skipf("mknod: %v (needs root)", err)
+	}
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	port, b := softboardPTY(t, model)
+	inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
+	code, _, errs := runCLI("stream", "--uart", port, "--model", model, "--data", "iris", "--samples", "5", "--out", full)
+	if code == 0 || !strings.Contains(errs, "no space left on device") || inferred() != 0 {
+		t.Errorf("--out full device: exit %d %q, %d queries run; want a failure before streaming", code, errs, inferred())
+	}
+	code, out, errs := runCLI("stream", "--uart", port, "--model", model, "--data", "iris", "--samples", "5", "--out", null)
+	if code != 0 || !strings.Contains(out, "verified") {
+		t.Errorf("--out null device: exit %d\n%s\n%s", code, out, errs)
+	}
+	if fi, err := os.Lstat(null); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Errorf("the null device was replaced: %v %v", fi.Mode(), err)
+	}
+
+	// SIGINT in the middle of a slowed-down stream of 150 rows.
+	b.SetExecTime(20 * time.Millisecond)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "res.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a hang guard only
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "stream", "--uart", port, "--model", model, "--data", "iris", "--split", "all", "--samples", "5", "--out", res)
+	cmd.Env = append(os.Environ(), asCLI+"=1")
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	before := inferred()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for inferred() < before+10 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if err == nil || !strings.Contains(so.String(), "not run (the stream was interrupted)") || !strings.Contains(se.String(), "interrupted") {
+		t.Errorf("interrupted stream: %v\nstdout:\n%s\nstderr:\n%s", err, so.String(), se.String())
+	}
+	data, rerr := os.ReadFile(res)
+	if rerr != nil || !strings.Contains(string(data), `"status": "not_run"`) || strings.Contains(string(data), `"status": "lost"`) {
+		t.Errorf("the partial result %s: %v\n%.400s", res, rerr, data)
 	}
 }

@@ -31,6 +31,7 @@ type streamJSON struct {
 	Verified        int             `json:"verified"`
 	VerifiedByCRC   int             `json:"verified_by_crc"`
 	Lost            int             `json:"lost"`
+	NotRun          int             `json:"not_run,omitempty"`
 	Duplicated      int             `json:"duplicated"`
 	Mismatches      int             `json:"mismatches_vs_golden"`
 	Retries         uint64          `json:"retries"`
@@ -157,7 +158,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if sum != nil && outFile != nil {
 		outErr = writeOut(outFile, sum)
 	}
-	if err != nil {
+	if err != nil && sum == nil {
 		if outErr != nil {
 			fmt.Fprintln(stderr, "ptm stream:", outErr)
 		}
@@ -168,7 +169,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		Retries: sum.Retries, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
 		LinkUtilSource: sum.LinkUtilSource, LinkUtilHost: sum.LinkUtilHost,
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
-		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics,
+		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics, NotRun: sum.NotRun,
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, j); err != nil {
@@ -176,6 +177,17 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		printStream(stdout, j)
+	}
+	// A stream that stopped early (interrupted, or the driver's deadline)
+	// still has its summary printed above; the error says why it stopped.
+	if err != nil {
+		if outErr != nil {
+			fmt.Fprintln(stderr, "ptm stream:", outErr)
+		}
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: %d rows not run (%d answered, %d lost): %w", sum.NotRun, sum.Queries, sum.Lost, err)
+		}
+		return err
 	}
 	if sum.Lost > 0 || sum.Duplicated > 0 || sum.Mismatches > 0 {
 		return errors.Join(fmt.Errorf("%d lost, %d duplicated, %d results differ from the golden model", sum.Lost, sum.Duplicated, sum.Mismatches), outErr)
@@ -191,6 +203,9 @@ func printStream(w io.Writer, j streamJSON) {
 	fmt.Fprintf(w, "streamed %d of %d rows x K=%d (%s mode) over %s in %.2fs: %.0f answered queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
 		j.Queries, j.Requested, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
 	fmt.Fprintf(w, "  verified %d, lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Verified, j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
+	if j.NotRun > 0 {
+		fmt.Fprintf(w, "  not run (the stream was interrupted): %d\n", j.NotRun)
+	}
 	if j.VerifiedByCRC > 0 {
 		fmt.Fprintf(w, "  %d of the verified rows arrived garbled with their CRC intact, equal to the golden answer's CRC\n", j.VerifiedByCRC)
 	}

@@ -64,14 +64,15 @@ func (n Num) MarshalJSON() ([]byte, error) {
 const (
 	StatusOK       = "ok"       // answered, equal to the golden model: counted in the metrics
 	StatusMismatch = "mismatch" // answered, but different from the golden model: not in the metrics
-	StatusLost     = "lost"     // no answer (the driver gave up, or the stream stopped first)
+	StatusLost     = "lost"     // no answer (the driver gave up, or the stream failed first)
+	StatusNotRun   = "not_run"  // no answer because the caller stopped the stream (its context was cancelled: ptm stream's SIGINT)
 )
 
 // Row is one row's result.
 type Row struct {
 	Row  int    `json:"row"`  // the row id
 	Seed uint32 `json:"seed"` // the seed it was run with
-	// Status is StatusOK, StatusMismatch or StatusLost.
+	// Status is StatusOK, StatusMismatch, StatusLost or StatusNotRun.
 	Status string `json:"status"`
 	// Probs and Pred are the board's predictive mean and its class
 	// (mismatched rows show the board's answer too); a lost row, or a
@@ -126,12 +127,13 @@ type Board struct {
 }
 
 // Summary is the outcome of Run. The first eight fields are the figures
-// `ptm stream` reports; their JSON names are fixed. Requested = Queries + Lost
+// `ptm stream` reports; their JSON names are fixed. Requested = Queries + Lost + NotRun
 // and Queries = Verified + Mismatches; the metrics cover the verified
 // rows only.
 type Summary struct {
 	Queries         int     `json:"queries"`              // rows the board answered (verified or mismatched)
-	Lost            int     `json:"lost"`                 // rows without an answer (failed, or not run because the stream stopped)
+	Lost            int     `json:"lost"`                 // rows without an answer (failed, or not run because the stream failed)
+	NotRun          int     `json:"not_run"`              // rows without an answer because the caller stopped the stream (context cancelled)
 	Duplicated      int     `json:"duplicated"`           // rows that got more than one result
 	Mismatches      int     `json:"mismatches_vs_golden"` // answered rows whose words differ from fixed.Core.Run
 	Retries         uint64  `json:"retries"`              // resends during the stream, all causes
@@ -650,6 +652,13 @@ func checkRow(s *Summary, row *Row, f *modelfile.File, bank *fixed.Bank, cfg Con
 				votes[c] += float64(r.Words[c])
 			}
 		}
+	}
+	if lost != "" && errors.Is(streamErr, context.Canceled) {
+		// Stopped by the caller (SIGINT), not lost by the link or board.
+		s.NotRun++
+		row.Status, row.Error, row.Mismatch, row.CRCMatched = StatusNotRun, lost, false, false
+		row.Entropy, row.MutualInfo = Num(math.NaN()), Num(math.NaN())
+		return metrics.QueryStats{}, false
 	}
 	if lost != "" {
 		s.Lost++
