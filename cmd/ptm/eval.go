@@ -75,8 +75,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err := checkFileOutput(pathFlag{"--per-query", *perQuery}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
 		return err
 	}
-	if *bins < 1 {
-		return fmt.Errorf("%w: --bins %d, want >= 1", errUsage, *bins)
+	if err := metrics.CheckBins(*bins); err != nil {
+		return fmt.Errorf("%w: --bins %d, want 1..%d", errUsage, *bins, metrics.MaxBins)
 	}
 	f, _, err := modelfile.Read(*model)
 	if err != nil {

@@ -304,3 +304,22 @@ func TestStreamOutDevicesAndInterrupt(t *testing.T) {
 		t.Errorf("the partial result %s: %v\n%.400s", res, rerr, data)
 	}
 }
+
+// TestEvalBinsBounded: --bins is bounded before anything is allocated
+// (issue 31 item 3: --bins 2000000000 crashed the Go runtime out of
+// memory, --bins 100000000 took 3.9 GB).
+func TestEvalBinsBounded(t *testing.T) {
+	dir := t.TempDir()
+	if r := runProcess(t, dir, 10*time.Minute, "train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", "m.ptm"); r.code != 0 {
+		t.Fatalf("train: %s", r.stderr)
+	}
+	for _, bins := range []string{"2000000000", "100000000", "0"} {
+		r := runProcess(t, dir, 10*time.Minute, "eval", "--model", "m.ptm", "--data", "iris", "--samples", "5", "--bins", bins)
+		if r.code != 2 || !strings.Contains(r.stderr, "--bins "+bins+", want 1..1048576") {
+			t.Errorf("--bins %s: exit %d %.300q", bins, r.code, r.stderr)
+		}
+	}
+	if r := runProcess(t, dir, 10*time.Minute, "eval", "--model", "m.ptm", "--data", "iris", "--samples", "5", "--bins", "1048576"); r.code != 0 {
+		t.Errorf("--bins 1048576: exit %d %.300q", r.code, r.stderr)
+	}
+}

@@ -10,6 +10,19 @@ import (
 // ReliabilityBins is given bins <= 0.
 const DefaultBins = 10
 
+// MaxBins bounds the ECE bins a caller may ask for (2^20: about 56 MiB of
+// bins); more than the queries is already meaningless. Commands check it
+// with CheckBins before anything is computed.
+const MaxBins = 1 << 20
+
+// CheckBins refuses a bin count outside 1..MaxBins.
+func CheckBins(bins int) error {
+	if bins < 1 || bins > MaxBins {
+		return fmt.Errorf("metrics: %d ECE bins, want 1..%d", bins, MaxBins)
+	}
+	return nil
+}
+
 // IdenticalTol is the per-class standard deviation below which a query's
 // samples count as identical in Report.Identical (it absorbs the rounding
 // of the mean of K equal values).

@@ -304,6 +304,9 @@ func checkConfig(f *modelfile.File, rows [][]float64, cfg Config) (Config, error
 	if cfg.Bins <= 0 {
 		cfg.Bins = metrics.DefaultBins
 	}
+	if err := metrics.CheckBins(cfg.Bins); err != nil {
+		return cfg, fmt.Errorf("stream: %w", err)
+	}
 	if cfg.Labels != nil && len(cfg.Labels) != len(rows) {
 		return cfg, fmt.Errorf("stream: %d labels for %d rows", len(cfg.Labels), len(rows))
 	}
