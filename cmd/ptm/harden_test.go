@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -321,5 +322,36 @@ func TestEvalBinsBounded(t *testing.T) {
 	}
 	if r := runProcess(t, dir, 10*time.Minute, "eval", "--model", "m.ptm", "--data", "iris", "--samples", "5", "--bins", "1048576"); r.code != 0 {
 		t.Errorf("--bins 1048576: exit %d %.300q", r.code, r.stderr)
+	}
+}
+
+// TestModelNamesControlCharacters: class and feature names with control
+// or bidirectional-control characters are refused when a model is read,
+// so they never reach the terminal (issue 31 item 8: inspect and eval's
+// errors printed ESC, CR, BEL and U+202E raw).
+func TestModelNamesControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	for i, name := range []string{"\x1b[31mred", "a\rb", "bell\a", "\u202eevil", "nel\u0085"} {
+		for _, field := range []string{"classes", "features"} {
+			p := filepath.Join(dir, fmt.Sprintf("%s-%d.ptm", field, i))
+			resealModel(t, model, p, func(h map[string]any) {
+				l := h[field].([]any)
+				l[1] = name
+				h[field] = l
+			})
+			for _, args := range [][]string{{"inspect", "--model", p}, {"eval", "--model", p, "--data", "iris", "--samples", "2"}} {
+				code, out, errs := runCLI(args...)
+				if code != 1 || !strings.Contains(errs, field+"[1]: name") {
+					t.Errorf("%v with %s[1] = %q: exit %d %q", args, field, name, code, errs)
+				}
+				if strings.ContainsAny(out+errs, "\x1b\r\a\u202e\u0085") {
+					t.Errorf("%v: raw control character printed: %q %q", args, out, errs)
+				}
+			}
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/internal/outfile"
@@ -60,6 +62,24 @@ func checkFingerprint(s string) error {
 	return nil
 }
 
+// checkNameRunes refuses a name that is not UTF-8 or holds a character
+// that would act on a terminal or reorder the text around it when the
+// name is printed (inspect, error messages): a control character (C0, DEL,
+// C1: ESC, CR, BEL, ...) or a bidirectional control (U+061C, U+200E,
+// U+200F, U+202A-U+202E, U+2066-U+2069). CSV loading refuses control
+// bytes the same way (golden/dataset).
+func checkNameRunes(n string) error {
+	if !utf8.ValidString(n) {
+		return errors.New("not valid UTF-8")
+	}
+	for i, r := range n {
+		if unicode.IsControl(r) || r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return fmt.Errorf("control character %U at byte %d", r, i)
+		}
+	}
+	return nil
+}
+
 // checkNames reports an empty or duplicated name; field names the list.
 func checkNames(field string, names []string, limit int) error {
 	if len(names) > limit {
@@ -69,6 +89,9 @@ func checkNames(field string, names []string, limit int) error {
 	for i, n := range names {
 		if strings.TrimSpace(n) == "" {
 			return fmt.Errorf("%s[%d]: empty name", field, i)
+		}
+		if err := checkNameRunes(n); err != nil {
+			return fmt.Errorf("%s[%d]: name %q: %w", field, i, n, err)
 		}
 		if j, dup := seen[n]; dup {
 			return fmt.Errorf("%s[%d]: duplicate name %q (also %s[%d])", field, i, n, field, j)
