@@ -126,7 +126,7 @@ type counters struct {
 	srtt, rto                                              atomic.Int64 // nanoseconds
 	backoff, maxBackoff                                    atomic.Int64
 	spurious                                               atomic.Uint64
-	crcMatched                                             atomic.Uint64
+	crcMatched, crcUnmatched                               atomic.Uint64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 	window                                                 atomic.Int64 // the window cap in effect
 }
@@ -152,6 +152,10 @@ type Stats struct {
 	// whose intact CRC equals the CRC of the expected payload
 	// (Request.Expect, frame.CRCMatches): taken as received.
 	CRCMatched uint64 `json:"crc_matched"`
+	// CRCUnmatched counts garbled fragments claiming a request in flight
+	// with an expected payload whose CRC did not match it (their CRC or
+	// header garbled too, or a board answering something else).
+	CRCUnmatched uint64 `json:"crc_unmatched"`
 	// SRTT is the smoothed round trip time (0 before the first sample),
 	// RTO the retransmission timeout a new request would get now, and
 	// Backoff the number of doublings in effect (RFC 6298).
@@ -268,7 +272,7 @@ func (d *Driver) Stats() Stats {
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
 		Backoff: int(s.backoff.Load()), MaxBackoff: int(s.maxBackoff.Load()),
-		SpuriousTimeouts: s.spurious.Load(), CRCMatched: s.crcMatched.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
+		SpuriousTimeouts: s.spurious.Load(), CRCMatched: s.crcMatched.Load(), CRCUnmatched: s.crcUnmatched.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

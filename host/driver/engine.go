@@ -1002,9 +1002,10 @@ type garbled struct {
 func (e *engine) onGarbled(g garbled) {
 	c := e.pending[g.seq]
 	if c != nil && c.state == stInflight && c.expect != nil && len(g.b) >= frame.HeaderLen {
+		e.st.crcUnmatched.Add(1) // until it matches
 		fl := frame.Flags(g.b[2])
 		lo := fl.Index() * frame.MaxPayload
-		if lo < len(c.expect) || lo == 0 {
+		if lo < len(c.expect) {
 			hi := min(len(c.expect), lo+frame.MaxPayload)
 			frag := c.expect[lo:hi]
 			if fl.More() == (hi < len(c.expect)) && frame.CRCMatches(g.b, frag) {
@@ -1016,6 +1017,7 @@ func (e *engine) onGarbled(g garbled) {
 				}
 				b, err := frame.Append(nil, frame.TypeInfer.Response(), fl, g.seq, frag)
 				if err == nil {
+					e.st.crcUnmatched.Add(^uint64(0))
 					e.st.crcMatched.Add(1)
 					c.crcMatched++
 					e.onFrame(b)
