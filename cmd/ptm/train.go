@@ -185,6 +185,15 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, "training")
 	bar.update(0, p.Epochs)
 	tcfg.Progress, tcfg.RowProgress = bar.update, bar.rows
+	if *calibrate {
+		var cal *progress
+		tcfg.CalibrationProgress = func(done, total int) {
+			if cal == nil {
+				cal = newProgress(stderr, "calibrating (4-fold cross-validation, --calibrate=false skips it)")
+			}
+			cal.update(done, total)
+		}
+	}
 	start := time.Now()
 	f, err := pipeline.TrainAndCalibrate(d, tcfg, *calibrate)
 	if err != nil {

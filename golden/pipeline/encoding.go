@@ -70,13 +70,19 @@ func SampleRow(f *modelfile.File, s *ptm.Sampler, x []float64, K int, dst []int)
 // TrainAndCalibrate is what `ptm train` does: Train, then, when calibrate
 // is set, Calibrate the mapping parameter of cfg's mapping kind by
 // cross-validation on the training rows and store it in the file.
+//
+// The memory of the calibration (CalibrationFolds more models trained
+// while this one is kept, and K = 100 samples of every training row) is
+// planned with the training's, before anything is trained (TrainBytes,
+// CalibrationBytes); cfg.CalibrationProgress reports its progress.
 func TrainAndCalibrate(d *Data, cfg TrainConfig, calibrate bool) (*modelfile.File, error) {
+	cfg.planCalibration = calibrate
 	f, err := Train(d, cfg)
 	if err != nil || !calibrate {
 		return f, err
 	}
 	cv := cfg
-	cv.Progress, cv.RowProgress = nil, nil
+	cv.Progress, cv.RowProgress, cv.planCalibration = nil, nil, false
 	if f.Mapping, err = Calibrate(d, f, cv); err != nil {
 		return nil, err
 	}

@@ -61,19 +61,34 @@ func bytesString(b float64) string {
 	return fmt.Sprintf("%.0f bytes", b)
 }
 
-// TrainBytes estimates the memory a model of this shape needs while it is
-// trained and written: per SPV value its float64, its quantized uint32 and
-// its 12 bytes in the encoded file, and per TA the include mass and the
-// support bounds. Float64, so that absurd shapes do not overflow.
+// TrainBytes estimates the peak memory of training a model of this shape
+// and writing it: per SPV value 72 bytes, per TA 20. Measured 2026-11:
+// Iris with 2000 clauses and 200 states (57.6 M SPV values) peaked at
+// 4.12 GB, 71.5 bytes per value (the float trainer's state, the quantized
+// bank, the encoded file and the garbage collector's headroom; the first
+// estimate, 24 bytes per value, let that run pass a 4 GiB limit). Float64,
+// so that absurd shapes do not overflow.
 func TrainBytes(tms, clauses, boolFeatures, states int) float64 {
 	tas := float64(tms) * float64(clauses) * 2 * float64(boolFeatures)
 	spv := tas * 2 * float64(states)
-	return spv*(8+4+12) + tas*(8+8+4)
+	return spv*72 + tas*20
+}
+
+// CalibrationBytes estimates the memory Calibrate adds to a training run
+// whose model (tms TMs, spv SPV values) it keeps while it trains
+// CalibrationFolds more, one at a time, on rows training rows, and keeps
+// K = 100 samples of every row: the fold models' peak beyond the kept one
+// (48 bytes per SPV value: the Iris run above peaked at 6.61 GB with
+// calibration, 115 bytes per value) and per row K x NT class sums as ints
+// with the slices' growth and the collector's headroom (2.5 x).
+func CalibrationBytes(tms int, spv float64, rows int) float64 {
+	return spv*48 + float64(rows)*(float64(calibrationK*tms)*8+64)*2.5
 }
 
 // checkTrainSize refuses a model too large for the memory limit or the
-// model file format, before anything of its size is allocated.
-func checkTrainSize(nc, boolFeatures int, p ptm.Params) error {
+// model file format, before anything of its size is allocated. calibRows
+// > 0: Calibrate follows on that many training rows, planned too.
+func checkTrainSize(nc, boolFeatures int, p ptm.Params, calibRows int) error {
 	tms := nc
 	if nc == 2 {
 		tms = 1
@@ -84,11 +99,19 @@ func checkTrainSize(nc, boolFeatures int, p ptm.Params) error {
 	}
 	shape := fmt.Sprintf("%d TMs x %d clauses (--clauses) x %d literals (2 x %d Boolean features, --thresholds) x %d states (2 x --states)",
 		tms, p.Clauses, 2*boolFeatures, boolFeatures, 2*p.N)
-	if need := TrainBytes(tms, p.Clauses, boolFeatures, p.N); need > float64(limit) {
+	need := TrainBytes(tms, p.Clauses, boolFeatures, p.N)
+	if need > float64(limit) {
 		return fmt.Errorf("pipeline: the model would need about %s of memory (%s), over the %s limit (PTM_MAX_MEMORY): lower --clauses, --states or --thresholds",
 			bytesString(need), shape, bytesString(float64(limit)))
 	}
-	if spv := float64(tms) * float64(p.Clauses) * 4 * float64(boolFeatures) * float64(p.N); spv > modelfile.MaxSPVValues || p.Clauses > modelfile.MaxClauses {
+	spv := float64(tms) * float64(p.Clauses) * 4 * float64(boolFeatures) * float64(p.N)
+	if calibRows > 0 {
+		if cal := CalibrationBytes(tms, spv, calibRows); need+cal > float64(limit) {
+			return fmt.Errorf("pipeline: training with calibration would need about %s of memory (the model %s, %s; the calibration %s: %d folds, %d samples of each of %d training rows), over the %s limit (PTM_MAX_MEMORY): use --calibrate=false, fewer rows, or lower --clauses, --states or --thresholds",
+				bytesString(need+cal), bytesString(need), shape, bytesString(cal), CalibrationFolds, calibrationK, calibRows, bytesString(float64(limit)))
+		}
+	}
+	if spv > modelfile.MaxSPVValues || p.Clauses > modelfile.MaxClauses {
 		return fmt.Errorf("pipeline: the model would have %.4g SPV values (%s), over the model file limit of %d: lower --clauses, --states or --thresholds",
 			spv, shape, modelfile.MaxSPVValues)
 	}

@@ -125,6 +125,13 @@ type TrainConfig struct {
 	// board (host/trainboard); nil means the golden fixed-point trainer.
 	// It is called once per model trained (Calibrate's folds included).
 	NewRowTrainer func(cfg fixedtrain.Config, classes, features int, binary bool) (RowTrainer, error)
+	// CalibrationProgress, if set, is called while TrainAndCalibrate
+	// calibrates: done of total steps, over every fold's training
+	// (epoch by epoch, row by row) and sampling.
+	CalibrationProgress func(done, total int)
+	// planCalibration: Calibrate follows this training (TrainAndCalibrate),
+	// so its memory is planned with it (checkTrainSize).
+	planCalibration bool
 	// TemperatureFloor bounds Calibrate's softmax temperature below, in
 	// units of the clip bound T (the unit of the class scores): the fit
 	// chooses among the grid's temperatures >= TemperatureFloor * T.
@@ -295,7 +302,11 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		return nil, err
 	}
 	nc := len(d.Classes)
-	if err := checkTrainSize(nc, th.NumBits(), cfg.Params); err != nil {
+	calibRows := 0
+	if cfg.planCalibration {
+		calibRows = len(rows)
+	}
+	if err := checkTrainSize(nc, th.NumBits(), cfg.Params, calibRows); err != nil {
 		return nil, err
 	}
 	m, bank, err := trainModel(cfg, nc, th.NumBits(), epochX, tr.Y)
@@ -576,6 +587,8 @@ type pooled struct {
 	sums   [][]int
 	labels []int
 	K      int
+	// progress, if set, is called every 1024 rows add samples.
+	progress func(rows int)
 }
 
 func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
@@ -585,6 +598,9 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 	}
 	s := ptm.NewSampler(f.Model, seed)
 	for i, r := range rows {
+		if p.progress != nil && i%1024 == 0 {
+			p.progress(i)
+		}
 		sums, err := SampleRow(f, s, d.X[r], K, nil)
 		if err != nil {
 			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
@@ -688,6 +704,16 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
 		}
 	}
 	s := &Samples{}
+	// Progress in thousandths: each fold is its epochs and its sampling
+	// (one more step), each step reported row by row.
+	cp := cfg.CalibrationProgress
+	cfg.CalibrationProgress, cfg.RowProgress, cfg.planCalibration = nil, nil, false
+	steps := CalibrationFolds * (cfg.Params.Epochs + 1)
+	report := func(step int, frac float64) {
+		if cp != nil {
+			cp(int(1000*(float64(step)+min(frac, 1))/float64(steps)), 1000)
+		}
+	}
 	for i, val := range folds {
 		var fit []int
 		for j, fold := range folds {
@@ -696,13 +722,22 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
 			}
 		}
 		cfg.Rows = fit
+		base := i * (cfg.Params.Epochs + 1)
+		if cp != nil {
+			epoch := 0
+			cfg.Progress = func(e, _ int) { epoch = e; report(base+e, 0) }
+			cfg.RowProgress = func(r, n int) { report(base+epoch, float64(r)/float64(max(n, 1))) }
+		}
 		g, err := Train(d, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
 		}
+		s.p.progress = func(r int) { report(base+cfg.Params.Epochs, float64(r)/float64(max(len(val), 1))) }
 		if err := s.p.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
 			return nil, err
 		}
+		s.p.progress = nil
+		report(base+cfg.Params.Epochs+1, 0)
 	}
 	return s, nil
 }

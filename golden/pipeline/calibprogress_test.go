@@ -1,0 +1,62 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// TestCalibrationProgress: TrainAndCalibrate reports its calibration's
+// progress through every fold's training and sampling (issue 31 item 4:
+// ptm train printed nothing while calibrating, 66 s on 200 k rows).
+func TestCalibrationProgress(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, last, total int
+	monotone := true
+	cfg := TrainConfig{Params: ptm.Params{Clauses: 4, T: 4, S: 3, N: 8, Epochs: 2, Seed: 1, Feedback: ptm.ConsistentFeedback}, SplitSeed: 1,
+		CalibrationProgress: func(done, tot int) {
+			calls++
+			if done < last {
+				monotone = false
+			}
+			last, total = done, tot
+		}}
+	if _, err := TrainAndCalibrate(d, cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	// Four folds of two epochs (epochs and rows within them) and a
+	// sampling step each.
+	if calls < 4*3 || !monotone || last != total || total != 1000 {
+		t.Errorf("%d progress calls, monotone %v, last %d of %d", calls, monotone, last, total)
+	}
+}
+
+// TestCalibrationMemoryPlanned: the calibration's memory is planned with
+// the training's, before anything is trained (issue 31 item 4: 4.6 GB for
+// a 1,000,000-row CSV, 6.36 GB for Iris with 2000 clauses, over the 4 GiB
+// limit, with no error).
+func TestCalibrationMemoryPlanned(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ptm.Params{Clauses: 2000, T: 10, S: 3, N: 100, Epochs: 1, Seed: 1, Feedback: ptm.ConsistentFeedback}
+	_, err = TrainAndCalibrate(d, TrainConfig{Params: p, SplitSeed: 1}, true)
+	if err == nil || !strings.Contains(err.Error(), "training with calibration would need about 6.44 GiB") || !strings.Contains(err.Error(), "--calibrate=false") {
+		t.Errorf("Iris, 2000 clauses, calibrated: %v", err)
+	}
+	// Without calibration the model alone is planned (3.87 GiB: it fits;
+	// not trained here).
+	if need := TrainBytes(3, 2000, 24, 100); need > DefaultMemoryLimit || need < 3.5*(1<<30) {
+		t.Errorf("TrainBytes %.4g", need)
+	}
+	// A million training rows of Iris's shape: the samples alone are
+	// beyond the limit.
+	if cal := CalibrationBytes(3, 0, 800_000); cal < DefaultMemoryLimit {
+		t.Errorf("CalibrationBytes for 800,000 rows: %.4g, want over the limit", cal)
+	}
+}
