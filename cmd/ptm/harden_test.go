@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -352,6 +354,43 @@ func TestModelNamesControlCharacters(t *testing.T) {
 					t.Errorf("%v: raw control character printed: %q %q", args, out, errs)
 				}
 			}
+		}
+	}
+}
+
+// TestModelHeaderTrailingData: bytes after the header's JSON value are
+// refused, naming the offset (issue 31 item 9: they were accepted).
+func TestModelHeaderTrailingData(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	data, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl := int(binary.LittleEndian.Uint32(data[12:]))
+	for name, extra := range map[string]string{"second-value": ` {"x":1}`, "garbage": "\x00junk", "white-space": " \n\t"} {
+		hj := append(append([]byte(nil), data[16:16+hl]...), extra...)
+		out := append([]byte(nil), data[:12]...)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(hj)))
+		out = append(out, hj...)
+		out = append(out, data[16+hl:len(data)-32]...)
+		sum := sha256.Sum256(out)
+		p := filepath.Join(dir, name+".ptm")
+		if err := os.WriteFile(p, append(out, sum[:]...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := runCLI("inspect", "--model", p)
+		if name == "white-space" {
+			if code != 0 {
+				t.Errorf("%s: exit %d %q", name, code, errs)
+			}
+			continue
+		}
+		if code != 1 || !strings.Contains(errs, "bytes after the header's JSON value") {
+			t.Errorf("%s: exit %d %q", name, code, errs)
 		}
 	}
 }

@@ -287,6 +287,12 @@ func Decode(data []byte, name string) (*File, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, &Error{File: name, Offset: 16, Field: "header", Msg: err.Error(), Err: ErrInvalid}
 	}
+	// The header is one JSON value: anything after it but white space
+	// (a second value, stray bytes) is refused.
+	if rest := bytes.TrimLeft(data[16+dec.InputOffset():16+hl], " \t\r\n"); len(rest) > 0 {
+		off := 16 + hl - int64(len(rest))
+		return nil, fail(off, "header", ErrInvalid, "%d bytes after the header's JSON value (%q...)", len(rest), rest[:min(len(rest), 16)])
+	}
 	if field, err := checkHeader(&h); err != nil {
 		return nil, &Error{File: name, Offset: 16, Field: field, Msg: err.Error(), Err: ErrInvalid}
 	}
