@@ -104,7 +104,7 @@ func (c Config) Check(sh fixed.Shape) error {
 	switch {
 	case k > max32:
 		return fmt.Errorf("%w: MaxK = %d does not fit 32 bits", ErrConfig, c.MaxK)
-	case t > 1<<16:
+	case t > MaxT:
 		return fmt.Errorf("%w: T = %d: T^2 does not fit a 32-bit sumsq word", ErrConfig, sh.T)
 	case k*u > max32:
 		return fmt.Errorf("%w: MaxK*lcm(1..%d) = %d*%d overflows a 32-bit votes word", ErrConfig, sh.Classes, c.MaxK, u)
@@ -115,6 +115,10 @@ func (c Config) Check(sh fixed.Shape) error {
 	}
 	return nil
 }
+
+// MaxT is the largest T a design takes: T^2 must fit the 32-bit
+// sum-of-squares word (with MaxK = 1; a larger MaxK lowers it further).
+const MaxT = 1 << 16
 
 // PlanBytes estimates the memory Generate (and a board or co-simulation
 // build around it) needs for the shape on this configuration, before

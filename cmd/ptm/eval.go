@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/ptmhw/ptm/golden/metrics"
@@ -199,6 +200,9 @@ func evalRows(f *modelfile.File, data, testData, label string, split *string, st
 	name := data
 	if testData != "" {
 		name, *split = testData, "all"
+	}
+	if label != "" && slices.Contains(pipeline.BuiltinNames, name) {
+		return nil, nil, fmt.Errorf("%w: --label names a column of a CSV file; %q is a built-in data set with its own labels", errUsage, name)
 	}
 	d, err := pipeline.LoadDataProgress(name, label, newProgress(stderr, "loading "+name).bytes)
 	if err != nil {

@@ -394,3 +394,32 @@ func TestModelHeaderTrailingData(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagsRefused: flags that were accepted silently (issue 31 item 9):
+// a T the hardware cannot take, --label with a built-in data set,
+// --workers without --fixed, a flag given twice.
+func TestFlagsRefused(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "9223372036854775807"}, "-T 9223372036854775807, want 1..65536"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "65537"}, "-T 65537, want 1..65536"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--label", "species"}, `--label names a column of a CSV file; "iris" is a built-in data set`},
+		{[]string{"eval", "--model", model, "--data", "iris", "--label", "y"}, `"iris" is a built-in data set`},
+		{[]string{"train", "--data", "iris", "-o", "x", "--workers", "2"}, "--workers applies to --fixed"},
+		{[]string{"train", "--data", "iris", "--data", "wine", "-o", "x"}, "--data given twice"},
+		{[]string{"train", "--data=iris", "-o", "x", "--fixed", "--fixed=false"}, "--fixed given twice"},
+		{[]string{"eval", "--model", "a", "--model", "b", "--data", "iris"}, "--model given twice"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(c.args...)
+		if code != 2 || !strings.Contains(errs, c.msg) {
+			t.Errorf("ptm %v: exit %d %q; want exit 2 with %q", c.args, code, errs, c.msg)
+		}
+	}
+}

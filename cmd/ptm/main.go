@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand.
@@ -104,5 +105,36 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if name := repeatedFlag(fs, args); name != "" {
+		return fmt.Errorf("%w: --%s given twice (each flag takes one value; the flag package would keep the last silently)", errUsage, name)
+	}
 	return nil
+}
+
+// repeatedFlag returns the name of a flag that args (already parsed by
+// fs without error) give more than once, or "". No flag of ptm takes
+// several values by repetition (lists are comma-separated).
+func repeatedFlag(fs *flag.FlagSet, args []string) string {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			return ""
+		}
+		name := strings.TrimLeft(a, "-")
+		name, _, hasValue := strings.Cut(name, "=")
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); (ok && b.IsBoolFlag()) || hasValue {
+			continue
+		}
+		i++ // the value
+	}
+	return ""
 }

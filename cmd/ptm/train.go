@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
@@ -14,6 +15,7 @@ import (
 	"github.com/ptmhw/ptm/host/driver"
 	"github.com/ptmhw/ptm/host/trainboard"
 	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/hw"
 )
 
 func init() {
@@ -125,6 +127,18 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *hostShuffle && !*fixedTrain {
 		return fmt.Errorf("%w: --host-shuffle needs --fixed", errUsage)
+	}
+	if isSet(fs, "workers") && !*fixedTrain {
+		return fmt.Errorf("%w: --workers applies to --fixed (the fixed-point trainer's goroutines)", errUsage)
+	}
+	if *label != "" && slices.Contains(pipeline.BuiltinNames, *data) {
+		return fmt.Errorf("%w: --label names a column of a CSV file; %q is a built-in data set with its own labels", errUsage, *data)
+	}
+	// The hardware keeps T^2 in a 32-bit sum-of-squares word (hw.Config.Check,
+	// docs/core-interface.md): a larger T gives a model that gen, eval
+	// --fixed and the boards refuse, so it is refused now.
+	if *T > hw.MaxT {
+		return fmt.Errorf("%w: -T %d, want 1..%d (the hardware's sum of squares holds T^2 in 32 bits)", errUsage, *T, hw.MaxT)
 	}
 	if *fixedTrain && !isSet(fs, "bits") {
 		*bits = fixedtrain.DefaultBits
