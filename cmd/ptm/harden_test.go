@@ -423,3 +423,17 @@ func TestFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVCROnlyLineEndings: a CSV file with CR-only line endings is named
+// as such (issue 31 item 9: "duplicate column name").
+func TestCSVCROnlyLineEndings(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cr.csv")
+	if err := os.WriteFile(p, []byte("a,b,y\r1,2,x\r3,4,z\r1,2,x\r3,4,z\r"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI("train", "--data", p, "-o", filepath.Join(dir, "m.ptm"))
+	if code != 1 || !strings.Contains(errs, "cr.csv:1: the header holds a carriage return") || !strings.Contains(errs, "CR-only line endings") {
+		t.Errorf("CR-only CSV: exit %d %q", code, errs)
+	}
+}

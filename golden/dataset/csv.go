@@ -156,6 +156,14 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A file with CR-only line endings (classic Mac) reads as one line:
+	// the header then holds CRs inside its fields. Say so, instead of
+	// the duplicate or missing names that follow from it.
+	for _, h := range header {
+		if strings.Contains(h, "\r") {
+			return nil, perr(headerLine, "", "the header holds a carriage return (CR) inside a field: the file has CR-only line endings (classic Mac)? Convert them to LF or CRLF")
+		}
+	}
 	if len(header) > MaxColumns {
 		return nil, perr(headerLine, "", "header has %d columns, the limit is %d", len(header), MaxColumns)
 	}
