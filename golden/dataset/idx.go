@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -79,8 +80,9 @@ type idxReader struct {
 	r    io.Reader
 	file string
 	gz   bool
-	off  int64 // bytes read so far
-	size int64 // uncompressed size when known (plain regular file, or bytes), else -1
+	off  int64  // bytes read so far
+	size int64  // uncompressed size when known (plain regular file, or bytes), else -1
+	src  []byte // the whole input, when it is in memory: data is sliced from it, not copied
 }
 
 func (x *idxReader) errf(off int64, err error, format string, args ...any) *IDXError {
@@ -152,6 +154,10 @@ func (x *idxReader) data(n int64, desc string) ([]byte, error) {
 		return nil, x.errf(start, nil, "the header declares %s = %d bytes of data after its %d bytes, but the file has %d bytes (%d of data): dimensions do not match the file size",
 			desc, n, start, x.size, x.size-start)
 	}
+	if x.src != nil {
+		x.off += n
+		return x.src[start : start+n : start+n], nil
+	}
 	c := n
 	if x.size < 0 {
 		c = min(n, 1<<20)
@@ -202,6 +208,17 @@ func readImages(r io.Reader, name string, size int64) (*Images, error) {
 	if err != nil {
 		return nil, err
 	}
+	return x.images()
+}
+
+// inMemory returns a reader of the uncompressed IDX content b (named name
+// in errors) whose arrays are slices of b.
+func inMemory(b []byte, name string) *idxReader {
+	return &idxReader{r: bytes.NewReader(b), file: name, size: int64(len(b)), src: b}
+}
+
+// images reads an images array (see ReadImages).
+func (x *idxReader) images() (*Images, error) {
 	dims, err := x.header(3, "images (count x rows x columns)")
 	if err != nil {
 		return nil, err
@@ -235,6 +252,11 @@ func readLabels(r io.Reader, name string, size int64, classes int) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
+	return x.labels(classes)
+}
+
+// labels reads a labels array (see ReadLabels).
+func (x *idxReader) labels(classes int) ([]byte, error) {
 	dims, err := x.header(1, "labels (count)")
 	if err != nil {
 		return nil, err

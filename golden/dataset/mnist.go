@@ -268,10 +268,11 @@ func loadBuiltinImages(b builtinImages, dir string, progress func(read, total in
 			return nil, err
 		}
 		part := imagePart{imgFile: paths[p], lblFile: paths[p+1]}
-		if part.images, err = readImages(bytes.NewReader(img), paths[p], int64(len(img))); err != nil {
+		// The content is known good: read in place, without a copy.
+		if part.images, err = inMemory(img, paths[p]).images(); err != nil {
 			return nil, err
 		}
-		if part.labels, err = readLabels(bytes.NewReader(lbl), paths[p+1], int64(len(lbl)), len(b.classes)); err != nil {
+		if part.labels, err = inMemory(lbl, paths[p+1]).labels(len(b.classes)); err != nil {
 			return nil, err
 		}
 		parts = append(parts, part)
