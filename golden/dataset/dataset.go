@@ -172,6 +172,28 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	return s
 }
 
+// View returns a data set of the samples idx[0], idx[1], ... of d, like
+// [Dataset.Subset], but sharing d's rows instead of copying them: it costs
+// one slice header per row, not a copy of the features (376 MB for MNIST's
+// 60,000 training images). Neither d's nor the view's rows may be changed
+// while both are in use. Name, Features, Classes and Image are shared too;
+// Predefined is dropped. View panics if an index is out of range.
+func (d *Dataset) View(idx []int) *Dataset {
+	s := &Dataset{
+		Name:     d.Name,
+		Features: d.Features,
+		Classes:  d.Classes,
+		X:        make([][]float64, len(idx)),
+		Y:        make([]int, len(idx)),
+		Image:    d.Image,
+	}
+	for k, i := range idx {
+		s.X[k] = d.X[i]
+		s.Y[k] = d.Y[i]
+	}
+	return s
+}
+
 // CheckFeatures verifies that d has exactly the features names, in the same
 // order, as a model trained on names expects. The returned error wraps
 // [ErrFeatureMismatch] and says what differs: the counts, or the first
