@@ -253,6 +253,11 @@ func TestLoadIDXDir(t *testing.T) {
 			t.Errorf("Clone/Subset: predefined %v image %v", c.Predefined, c.Image)
 		}
 	}
+	// "." is named after the folder it is.
+	t.Chdir(writeIDXDir(t, []byte{1}, nil, true))
+	if d, err := LoadIDXDir(".", IDXOptions{}); err != nil || d.Name != "digits" {
+		t.Errorf("LoadIDXDir(\".\"): %v", err)
+	}
 	// Without test files: no predefined split; with named classes.
 	dir := writeIDXDir(t, []byte{0, 1, 1}, nil, false)
 	d, err := LoadIDXDir(dir, IDXOptions{Classes: []string{"cat", "dog"}})

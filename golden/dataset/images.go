@@ -138,7 +138,11 @@ func LoadIDXDir(dir string, opt IDXOptions) (*Dataset, error) {
 		}
 		parts = append(parts, part)
 	}
-	return buildImageDataset(filepath.Base(filepath.Clean(dir)), opt.Classes, parts)
+	name := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		name = abs
+	}
+	return buildImageDataset(filepath.Base(name), opt.Classes, parts)
 }
 
 // imagePart is one part (training or test) of an image data set.
