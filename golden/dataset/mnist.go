@@ -121,7 +121,11 @@ func MNIST(progress func(read, total int64)) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadBuiltinImages(overridden(mnistInfo, EnvMNISTDir), dir, progress)
+	b := mnistInfo
+	mod := filepath.Dir(dir)
+	b.fix = "the module cache copy is damaged (go mod verify says so): remove it (chmod -R u+w '" + mod + "' && rm -rf '" + mod + "'" +
+		", or go clean -modcache for the whole cache), then run `go mod download` in the ptm source tree (make deps does)"
+	return loadBuiltinImages(overridden(b, EnvMNISTDir), dir, progress)
 }
 
 // FashionMNIST returns Zalando's Fashion-MNIST: 70,000 grey-scale images
