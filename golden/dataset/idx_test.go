@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -317,5 +319,31 @@ func TestLoadIDXDirErrors(t *testing.T) {
 	}
 	if _, err := LoadIDXDir(filepath.Join(dir, IDXFiles[0]), IDXOptions{}); err == nil || !strings.Contains(err.Error(), "is not a folder") {
 		t.Errorf("a file: %v", err)
+	}
+}
+
+// TestIDXAllocationBounded: a header that declares the most data the
+// limits allow (2^27 pixels) on a stream of 100 bytes, size unknown
+// (gzipped, or a plain reader), is refused after allocating about what
+// the stream holds (at most the 1 MiB first buffer), not 128 MiB.
+func TestIDXAllocationBounded(t *testing.T) {
+	n := uint32(MaxCells / 784)
+	in := idxBytes(IDXUint8, []uint32{n, 28, 28}, make([]byte, 100))
+	for _, z := range []bool{false, true} {
+		b := in
+		if z {
+			b = gz(t, in)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := ReadImages(struct{ io.Reader }{bytes.NewReader(b)}, "big")
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "truncated") {
+			t.Fatalf("gzip %v: %v", z, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+			t.Errorf("gzip %v: %d bytes allocated for a 100-byte body", z, got)
+		}
 	}
 }
