@@ -268,6 +268,17 @@ func TestMNISTDirLookup(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
+	// The go command's module cache (go env -w GOMODCACHE=...), last.
+	bin, goenv := t.TempDir(), t.TempDir()
+	script := "#!/bin/sh\n[ \"$1 $2\" = \"env GOMODCACHE\" ] && echo " + goenv + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	e := mk(goenv)
+	if d, err := MNISTDir(); d != e || err != nil {
+		t.Errorf("with go env GOMODCACHE: %q, %v", d, err)
+	}
 	// Each place in turn, the earlier ones winning.
 	h := mk(filepath.Join(home, "go", "pkg", "mod"))
 	if d, err := MNISTDir(); d != h || err != nil {
