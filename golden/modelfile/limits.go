@@ -18,8 +18,10 @@ import (
 // never a panic or an out-of-memory crash. Encode and Write refuse a File
 // beyond them.
 const (
-	// MaxFileSize bounds a model file (1 GiB). Decoding needs about three
-	// times the file size in memory.
+	// MaxFileSize bounds a model file (1 GiB). Decoding a format-2 file
+	// needs the file plus 12 bytes per SPV value (the float model and the
+	// bank) plus 16 per TA, at most about 1.1 GiB (MaxSPVValues) however
+	// small the file.
 	MaxFileSize = 1 << 30
 	// MaxClasses bounds the number of classes.
 	MaxClasses = 1 << 10
@@ -30,11 +32,16 @@ const (
 	MaxBoolFeatures = 1 << 20
 	// MaxClauses bounds the clauses per TM.
 	MaxClauses = 1 << 20
-	// MaxSPVValues bounds TAs x 2N, the number of SPV entries; with
-	// MaxFileSize it keeps a decoded model under a few GiB.
+	// MaxSPVValues bounds TAs x 2N, the number of SPV entries (the
+	// in-memory model has 12 bytes per entry: float64 SPV and uint32
+	// bank), whatever the file's size.
 	MaxSPVValues = MaxFileSize / 12
 	// MaxRows bounds the row count a split may record.
 	MaxRows = 1 << 30
+	// MaxSplitRows bounds the training and test row indices a format-2
+	// split lists together (it stores them as runs, so that the header's
+	// size no longer bounds them).
+	MaxSplitRows = 1 << 23
 )
 
 // ErrTooLarge is wrapped by the error Read returns for a file larger than
@@ -142,8 +149,8 @@ func checkMeta(classes, features []string, split *Split, fingerprint string) (fi
 
 // checkHeader validates every header field against the format's limits
 // and against each other, before anything is allocated from them.
-func checkHeader(h *header) (field string, err error) {
-	if field, err := checkMeta(h.Classes, h.Features, &h.Split, h.DataFingerprint); err != nil {
+func checkHeader(h *header, split *Split) (field string, err error) {
+	if field, err := checkMeta(h.Classes, h.Features, split, h.DataFingerprint); err != nil {
 		return field, err
 	}
 	p := h.Params
