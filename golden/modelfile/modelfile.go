@@ -64,6 +64,9 @@ type File struct {
 	// written; Canonicalize rounds it in memory, so that the File equals
 	// what Read gives back. Decode sets it from the file (0 for format 1).
 	SPVBits int
+	// Format is the format version Decode read (VersionV1 or Version); 0
+	// for a File made in memory. Encode always writes Version.
+	Format int
 }
 
 // header is the JSON part of the file, the same struct for both format

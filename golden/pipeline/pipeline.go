@@ -355,6 +355,12 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		Mapping: cfg.Mapping, Bank: bank, Encoding: sets,
 	}
 	f.DataFingerprint = d.Fingerprint()
+	// The model as a model file stores it (SPVs at 16 bits, or at the
+	// fixed-point trainer's width, which changes nothing), so that it
+	// evaluates the same before and after a write and read.
+	if _, err := f.Canonicalize(); err != nil {
+		return nil, err
+	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
