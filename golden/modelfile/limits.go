@@ -1,6 +1,7 @@
 package modelfile
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -216,8 +217,10 @@ func checkHeader(h *header, split *Split) (field string, err error) {
 // readModel reads an encoded model from r, checking the magic, version
 // and header length in the first 16 bytes before reading on, and refusing
 // more than MaxFileSize bytes. A bad fixed header is returned as read, so
-// that Decode reports it.
-func readModel(r io.Reader, name string) ([]byte, error) {
+// that Decode reports it. size is the file's size when known (a regular
+// file), else -1: with it the data is read into one buffer of that size,
+// without the growing copies of io.ReadAll.
+func readModel(r io.Reader, name string, size int64) ([]byte, error) {
 	head := make([]byte, 16)
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -227,15 +230,40 @@ func readModel(r io.Reader, name string) ([]byte, error) {
 	if n < 16 || string(head[:8]) != Magic {
 		return head, nil
 	}
-	rest, err := io.ReadAll(io.LimitReader(r, MaxFileSize-16+1))
+	tooLarge := &Error{File: name, Offset: MaxFileSize, Field: "size", Err: ErrTooLarge,
+		Msg: fmt.Sprintf("the file is larger than the %d-byte limit of a model file", MaxFileSize)}
+	if size > 16 && size <= MaxFileSize {
+		data := make([]byte, size)
+		copy(data, head)
+		n, err := io.ReadFull(r, data[16:])
+		switch {
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			return data[:16+n], nil // shorter than when it was opened
+		case err != nil:
+			return nil, fmt.Errorf("modelfile: %s: %w", name, err)
+		}
+		var probe [1]byte
+		if _, err := io.ReadFull(r, probe[:]); err == io.EOF {
+			return data, nil
+		}
+		// The file grew since it was opened: read on (the slow path).
+		rest, err := io.ReadAll(io.LimitReader(r, MaxFileSize-size))
+		if err != nil {
+			return nil, fmt.Errorf("modelfile: %s: %w", name, err)
+		}
+		if size+1+int64(len(rest)) > MaxFileSize {
+			return nil, tooLarge
+		}
+		return append(append(data, probe[0]), rest...), nil
+	}
+	data, err := io.ReadAll(io.MultiReader(bytes.NewReader(head), io.LimitReader(r, MaxFileSize-16+1)))
 	if err != nil {
 		return nil, fmt.Errorf("modelfile: %s: %w", name, err)
 	}
-	if 16+len(rest) > MaxFileSize {
-		return nil, &Error{File: name, Offset: MaxFileSize, Field: "size", Err: ErrTooLarge,
-			Msg: fmt.Sprintf("the file is larger than the %d-byte limit of a model file", MaxFileSize)}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge
 	}
-	return append(head, rest...), nil
+	return data, nil
 }
 
 // openModel opens path for reading, refusing a directory and a regular

@@ -233,7 +233,11 @@ func Read(path string) (*File, string, error) {
 		return nil, "", err
 	}
 	defer fh.Close()
-	data, err := readModel(fh, path)
+	size := int64(-1)
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	data, err := readModel(fh, path, size)
 	if err != nil {
 		return nil, "", err
 	}
@@ -247,7 +251,7 @@ func Read(path string) (*File, string, error) {
 // ReadFrom reads a whole model from r (at most MaxFileSize bytes, the
 // magic checked first, as Read does).
 func ReadFrom(r io.Reader, name string) (*File, string, error) {
-	data, err := readModel(r, name)
+	data, err := readModel(r, name, -1)
 	if err != nil {
 		return nil, "", err
 	}
