@@ -287,3 +287,21 @@ func TestHostilePayload(t *testing.T) {
 		}
 	}
 }
+
+// TestReadModelSizes: a file that grew or shrank between its Stat and its
+// read is read as it is now (Decode then judges it).
+func TestReadModelSizes(t *testing.T) {
+	data, err := Encode(sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{-1, int64(len(data)), int64(len(data)) - 10, 17, int64(len(data)) + 10} {
+		got, err := readModel(bytes.NewReader(data), "m.ptm", size)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("size hint %d: %d bytes read, %v", size, len(got), err)
+		}
+	}
+	if _, err := Decode(data[:len(data)-5], "m.ptm"); !errors.Is(err, ErrTruncated) {
+		t.Errorf("a shrunk file: %v", err)
+	}
+}
