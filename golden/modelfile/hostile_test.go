@@ -2,6 +2,7 @@ package modelfile
 
 import (
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -66,7 +67,8 @@ func TestHostileHeaders(t *testing.T) {
 		{"spv-bits", func(h map[string]any) { h["spv_bits"] = 17 }, "spv_bits: 17-bit stored SPVs, want 4..16"},
 		{"spv-bits-missing", func(h map[string]any) { delete(h, "spv_bits") }, "spv_bits"},
 		{"payload-bytes-huge", func(h map[string]any) { h["payload_bytes"] = 1e9 }, "payload_bytes: 1000000000 bytes for 96 TAs of 16 states"},
-		{"payload-bytes-small", func(h map[string]any) { h["payload_bytes"] = 3 }, "payload_bytes: 3 bytes"},
+		{"payload-bytes-zero", func(h map[string]any) { h["payload_bytes"] = 0 }, "payload_bytes: 0 bytes"},
+		{"payload-bytes-negative", func(h map[string]any) { h["payload_bytes"] = -5 }, "payload_bytes: -5 bytes"},
 		{"unknown-field", func(h map[string]any) { h["tuning"] = 1 }, `unknown field "tuning"`},
 		{"split-rows-huge", func(h map[string]any) { split(h)["rows"] = 1e15 }, "split.rows"},
 		{"bool-features-1e12", func(h map[string]any) { h["bool_features"] = 1e12 }, "bool_features: 1000000000000 Boolean features, want 1.."},
@@ -213,9 +215,20 @@ func TestReadTooLarge(t *testing.T) {
 	}
 }
 
-// withPayload returns the encoded model data with its SPV payload replaced
-// by payload (payload_bytes edited to match) and a valid checksum.
-func withPayload(t testing.TB, data, payload []byte) []byte {
+// withPayload returns the encoded model data with its SPV records replaced
+// by records (deflated; payload_bytes edited to match) and a valid
+// checksum.
+func withPayload(t testing.TB, data, records []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, _ := flate.NewWriter(&b, flate.BestCompression)
+	zw.Write(records)
+	zw.Close()
+	return withRawPayload(t, data, b.Bytes())
+}
+
+// withRawPayload is withPayload with the payload's bytes as given.
+func withRawPayload(t testing.TB, data, payload []byte) []byte {
 	t.Helper()
 	d := reseal(t, data, func(h map[string]any) { h["payload_bytes"] = len(payload) })
 	hl := int(binary.LittleEndian.Uint32(d[12:]))
@@ -258,19 +271,19 @@ func TestHostilePayload(t *testing.T) {
 		first []byte // the first TA's record
 		tail  []byte // the other TAs' records
 		msg   string
-		off   int // byte offset within the payload
 	}{
-		{"zero-first", []byte{0, 1, 0}, rest, "TA 0 (TM 0, clause 0, literal 0): state 0: the support starts with zero mass", 2},
-		{"lo-beyond", []byte{16, 0}, rest, "support 16..16+0 outside the 16 states", 0},
-		{"hi-beyond", []byte{5, 11}, rest, "support 5..5+11 outside the 16 states", 0},
-		{"overlong", []byte{0x80, 0, 0}, rest, "support start: varint not minimally encoded", 0},
-		{"long", []byte{0x80, 0x80, 0x80, 1, 0}, rest, "support start: varint of more than 3 bytes", 0},
-		{"mass-full", append([]byte{0, 1}, zigzag(65536)...), rest, "state 0: mass 65536 outside 0..65535", 2},
-		{"mass-negative", append(append([]byte{0, 2}, zigzag(100)...), zigzag(-300)...), rest, "state 1: mass -100 outside", 4},
-		{"mass-sum", append(append([]byte{0, 2}, zigzag(40000)...), zigzag(-40000)...), rest, "state 1: masses reach 80000 before the support's last state 2", 5},
-		{"d2-range", append([]byte{0, 1}, zigzag(1<<17)...), rest, "second difference 131072 outside", 2},
-		{"trailing", []byte{0, 0}, append(append([]byte(nil), rest...), 0), "payload: 1 bytes after the last TA's record", 2 * tas},
-		{"truncated", []byte{0, 1, 2}, append(append([]byte(nil), rest[:len(rest)-2]...), 0), "TA 95 (TM 2, clause 3, literal 7): support width: the payload ends inside a varint", 2 * tas},
+		{"zero-first", []byte{0, 1, 0}, rest, "TA 0 (TM 0, clause 0, literal 0): record at byte 0 of the inflated records: state 0: the support starts with zero mass"},
+		{"lo-beyond", []byte{16, 0}, rest, "support 16..16+0 outside the 16 states"},
+		{"hi-beyond", []byte{5, 11}, rest, "support 5..5+11 outside the 16 states"},
+		{"overlong", []byte{0x80, 0, 0}, rest, "support start: varint not minimally encoded"},
+		{"long", []byte{0x80, 0x80, 0x80, 1, 0}, rest, "support start: varint of more than 3 bytes"},
+		{"mass-full", append([]byte{0, 1}, zigzag(65536)...), rest, "state 0: mass 65536 outside 0..65535"},
+		{"mass-negative", append(append([]byte{0, 2}, zigzag(100)...), zigzag(-300)...), rest, "state 1: mass -100 outside"},
+		{"mass-sum", append(append([]byte{0, 2}, zigzag(40000)...), zigzag(-40000)...), rest, "state 1: masses reach 80000 before the support's last state 2"},
+		{"d2-range", append([]byte{0, 1}, zigzag(1<<17)...), rest, "second difference 131072 outside"},
+		{"second-record", []byte{0, 0, 3, 0x80, 0}, rest[2:], "TA 1 (TM 0, clause 0, literal 1): record at byte 2 of the inflated records: support width: varint not minimally"},
+		{"trailing", []byte{0, 0}, append(append([]byte(nil), rest...), 0), "payload: after the last TA's record (byte 192 of the inflated records): data"},
+		{"truncated", []byte{0, 1, 2}, append(append([]byte(nil), rest[:len(rest)-2]...), 0), "TA 95 (TM 2, clause 3, literal 7): record at byte 191 of the inflated records: support width: the records end inside a varint"},
 	}
 	for _, c := range cases {
 		payload := append(append([]byte(nil), c.first...), c.tail...)
@@ -281,9 +294,31 @@ func TestHostilePayload(t *testing.T) {
 		}
 		d := withPayload(t, data, payload)
 		hl = int(binary.LittleEndian.Uint32(d[12:]))
-		at := fmt.Sprintf("m.ptm: byte %d: ", 16+hl+c.off)
+		at := fmt.Sprintf("m.ptm: byte %d: ", 16+hl)
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), at) {
 			t.Errorf("%s: error %q, want ErrInvalid %q naming %q", c.name, err, at, c.msg)
+		}
+	}
+	// The DEFLATE stream itself: garbage, cut short, or followed by bytes.
+	var z bytes.Buffer
+	zw, _ := flate.NewWriter(&z, flate.BestCompression)
+	zw.Write(bytes.Repeat([]byte{0, 0}, tas))
+	zw.Close()
+	good := z.Bytes()
+	if _, err := Decode(withRawPayload(t, data, good), "m.ptm"); err != nil {
+		t.Fatalf("valid stream refused: %v", err)
+	}
+	for _, c := range []struct {
+		name, msg string
+		payload   []byte
+	}{
+		{"garbage", "TA 0 (TM 0, clause 0, literal 0): record at byte 0 of the inflated records: support start: DEFLATE stream: flate: corrupt input", bytes.Repeat([]byte{0xff}, 40)},
+		{"cut", "unexpected EOF", good[:len(good)-1]},
+		{"after", "payload: 2 bytes after the end of the DEFLATE stream", append(append([]byte(nil), good...), 1, 2)},
+	} {
+		_, err := Decode(withRawPayload(t, data, c.payload), "m.ptm")
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want ErrInvalid naming %q", c.name, err, c.msg)
 		}
 	}
 }

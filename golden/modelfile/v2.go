@@ -1,11 +1,14 @@
 package modelfile
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -133,11 +136,17 @@ func (f *File) Canonicalize() (Rounding, error) {
 
 // encodePayload codes every SPV of m at w bits (doc.go): per TA in flat
 // order its support lo..hi and the second differences of its masses over
-// lo..hi-1, zigzag varints; the mass of hi is 2^w minus the others.
+// lo..hi-1, zigzag varints; the mass of hi is 2^w minus the others. The
+// records are compressed with DEFLATE (compress/flate, BestCompression).
 func encodePayload(m *ptm.Model, w int) ([]byte, error) {
 	n2 := 2 * m.N
 	q := make([]uint32, n2)
-	out := make([]byte, 0, 4*m.NumTAs())
+	var out bytes.Buffer
+	zw, err := flate.NewWriter(&out, flate.BestCompression)
+	if err != nil {
+		return nil, fmt.Errorf("modelfile: %w", err)
+	}
+	rec := make([]byte, 0, 6+3*n2)
 	for ta := 0; ta < m.NumTAs(); ta++ {
 		if err := fixed.QuantizeSPV(m.SPV[ta*n2:(ta+1)*n2], w, q); err != nil {
 			return nil, fmt.Errorf("%w: TA %d: %w", ErrInvalid, ta, err)
@@ -149,35 +158,57 @@ func encodePayload(m *ptm.Model, w int) ([]byte, error) {
 		for q[hi] == 0 {
 			hi--
 		}
-		out = binary.AppendUvarint(out, uint64(lo))
-		out = binary.AppendUvarint(out, uint64(hi-lo))
+		rec = binary.AppendUvarint(rec[:0], uint64(lo))
+		rec = binary.AppendUvarint(rec, uint64(hi-lo))
 		var prev, pd int64
 		for _, v := range q[lo:hi] {
 			d := int64(v) - prev
-			out = binary.AppendVarint(out, d-pd)
+			rec = binary.AppendVarint(rec, d-pd)
 			prev, pd = int64(v), d
 		}
+		if _, err := zw.Write(rec); err != nil {
+			return nil, fmt.Errorf("modelfile: %w", err)
+		}
 	}
-	return out, nil
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("modelfile: %w", err)
+	}
+	return out.Bytes(), nil
 }
 
-// maxPayload bounds the payload of tas TAs with values SPV values in all:
-// two varints of at most 3 bytes per TA, one of at most 3 per other value.
-func maxPayload(tas, values int64) int64 { return 6*tas + 3*(values-tas) }
+// maxRecords bounds the inflated records of tas TAs with values SPV
+// values in all: two varints of at most 3 bytes per TA, one of at most 3
+// per other value.
+func maxRecords(tas, values int64) int64 { return 6*tas + 3*(values-tas) }
 
-// uvarint reads a minimal unsigned varint at data[off:]; it returns the
-// value and its length, or an error.
-func uvarint(data []byte, off int64) (uint64, int64, error) {
-	v, n := binary.Uvarint(data[off:])
-	switch {
-	case n == 0:
-		return 0, 0, errors.New("the payload ends inside a varint")
-	case n < 0 || n > 3:
-		return 0, 0, errors.New("varint of more than 3 bytes")
-	case n > 1 && data[off+int64(n)-1] == 0:
-		return 0, 0, errors.New("varint not minimally encoded")
+// records reads the inflated TA records, counting the bytes read.
+type records struct {
+	r io.ByteReader
+	n int64 // bytes read
+}
+
+// uvarint reads a minimal unsigned varint of at most 3 bytes.
+func (rr *records) uvarint() (uint64, error) {
+	var v uint64
+	for i := 0; ; i++ {
+		b, err := rr.r.ReadByte()
+		if err == io.EOF {
+			return 0, errors.New("the records end inside a varint")
+		}
+		if err != nil {
+			return 0, fmt.Errorf("DEFLATE stream: %w", err)
+		}
+		rr.n++
+		v |= uint64(b&0x7f) << (7 * i)
+		switch {
+		case b < 0x80 && i > 0 && b == 0:
+			return 0, errors.New("varint not minimally encoded")
+		case b < 0x80:
+			return v, nil
+		case i == 2:
+			return 0, errors.New("varint of more than 3 bytes")
+		}
 	}
-	return v, int64(n), nil
 }
 
 // decodeV2 decodes the payload of a format-2 file. h has passed
@@ -190,8 +221,10 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 		return nil, fail(16, "spv_bits", "%v", err)
 	}
 	tas, values := int64(h.TAs), int64(h.SPVValues)
-	if p := h.PayloadBytes; p < 2*tas || p > maxPayload(tas, values) {
-		return nil, fail(16, "payload_bytes", "%d bytes for %d TAs of %d states, want %d..%d", p, tas, values/tas, 2*tas, maxPayload(tas, values))
+	// DEFLATE expands at most about 1032 times; the records are at least
+	// 2 bytes per TA and at most maxRecords.
+	if p := h.PayloadBytes; p < 1 || p > maxRecords(tas, values)+1024 || p*1032 < 2*tas {
+		return nil, fail(16, "payload_bytes", "%d bytes for %d TAs of %d states, want %d..%d", p, tas, values/tas, (2*tas+1031)/1032, maxRecords(tas, values)+1024)
 	}
 	if want := 16 + hl + h.PayloadBytes + 32; int64(len(data)) != want {
 		return nil, fail(int64(len(data)), "payload", "file is %d bytes, its header describes %d", len(data), want)
@@ -211,55 +244,53 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 	q := make([]uint32, n2)
 	lits := m.NumLiterals()
 	off := 16 + hl
-	end := off + h.PayloadBytes
-	payload := data[:end] // varints never read past the payload
+	payload := bytes.NewReader(data[off : off+h.PayloadBytes])
+	zr := flate.NewReader(payload)
+	defer zr.Close()
+	rr := &records{r: bufio.NewReaderSize(zr, 1<<16)}
 	for ta := 0; ta < h.TAs; ta++ {
-		field := func() string {
-			return fmt.Sprintf("payload: TA %d (TM %d, clause %d, literal %d)", ta, ta/lits/m.Clauses, ta/lits%m.Clauses, ta%lits)
+		at := rr.n
+		fail := func(format string, a ...any) error {
+			return errorf(name, off, fmt.Sprintf("payload: TA %d (TM %d, clause %d, literal %d)", ta, ta/lits/m.Clauses, ta/lits%m.Clauses, ta%lits),
+				ErrInvalid, "record at byte %d of the inflated records: %s", at, fmt.Sprintf(format, a...))
 		}
-		at := off
-		lo, n, err := uvarint(payload, off)
+		lo, err := rr.uvarint()
 		if err != nil {
-			return nil, fail(at, field(), "support start: %v", err)
+			return nil, fail("support start: %v", err)
 		}
-		off += n
-		at2 := off
-		width, n, err := uvarint(payload, off)
+		width, err := rr.uvarint()
 		if err != nil {
-			return nil, fail(at2, field(), "support width: %v", err)
+			return nil, fail("support width: %v", err)
 		}
-		off += n
 		if lo >= uint64(n2) || width >= uint64(n2)-lo {
-			return nil, fail(at, field(), "support %d..%d+%d outside the %d states", lo, lo, width, n2)
+			return nil, fail("support %d..%d+%d outside the %d states", lo, lo, width, n2)
 		}
 		hi := int(lo + width)
 		clear(q)
 		var prev, pd, sum int64
 		for k := int(lo); k < hi; k++ {
-			at := off
-			u, n, err := uvarint(payload, off)
+			u, err := rr.uvarint()
 			if err != nil {
-				return nil, fail(at, field(), "state %d: %v", k, err)
+				return nil, fail("state %d: %v", k, err)
 			}
-			off += n
 			d2 := int64(u >> 1)
 			if u&1 != 0 {
 				d2 = ^d2
 			}
 			if d2 <= -maxD2 || d2 >= maxD2 {
-				return nil, fail(at, field(), "state %d: second difference %d outside +-%d", k, d2, maxD2)
+				return nil, fail("state %d: second difference %d outside +-%d", k, d2, maxD2)
 			}
 			d := pd + d2
 			v := prev + d
 			switch {
 			case v < 0 || v >= full:
-				return nil, fail(at, field(), "state %d: mass %d outside 0..%d", k, v, full-1)
+				return nil, fail("state %d: mass %d outside 0..%d", k, v, full-1)
 			case k == int(lo) && v == 0:
-				return nil, fail(at, field(), "state %d: the support starts with zero mass", k)
+				return nil, fail("state %d: the support starts with zero mass", k)
 			}
 			sum += v
 			if sum >= full {
-				return nil, fail(at, field(), "state %d: masses reach %d before the support's last state %d, the whole SPV holds %d", k, sum, hi, full)
+				return nil, fail("state %d: masses reach %d before the support's last state %d, the whole SPV holds %d", k, sum, hi, full)
 			}
 			q[k] = uint32(v)
 			prev, pd = v, d
@@ -273,12 +304,18 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 		if h.Bits == w {
 			copy(bq, q)
 		} else if err := fixed.QuantizeSPV(p, h.Bits, bq); err != nil {
-			return nil, fail(at, field(), "%v", err)
+			return nil, fail("%v", err)
 		}
 		bank.Thresh[ta] = fixed.ThresholdOf(bq, h.Bits)
 	}
-	if off != end {
-		return nil, fail(off, "payload", "%d bytes after the last TA's record", end-off)
+	if _, err := rr.r.ReadByte(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data")
+		}
+		return nil, fail(off, "payload", "after the last TA's record (byte %d of the inflated records): %v", rr.n, err)
+	}
+	if payload.Len() != 0 {
+		return nil, fail(off+h.PayloadBytes-int64(payload.Len()), "payload", "%d bytes after the end of the DEFLATE stream", payload.Len())
 	}
 	m.RefreshInclude()
 	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: split, Mapping: h.Mapping, Bank: bank,
