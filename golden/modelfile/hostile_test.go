@@ -308,6 +308,13 @@ func TestHostilePayload(t *testing.T) {
 	if _, err := Decode(withRawPayload(t, data, good), "m.ptm"); err != nil {
 		t.Fatalf("valid stream refused: %v", err)
 	}
+	var stored bytes.Buffer // any valid DEFLATE stream: stored blocks too
+	zs, _ := flate.NewWriter(&stored, flate.NoCompression)
+	zs.Write(bytes.Repeat([]byte{0, 0}, tas))
+	zs.Close()
+	if _, err := Decode(withRawPayload(t, data, stored.Bytes()), "m.ptm"); err != nil {
+		t.Fatalf("stored stream refused: %v", err)
+	}
 	for _, c := range []struct {
 		name, msg string
 		payload   []byte

@@ -221,10 +221,12 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 		return nil, fail(16, "spv_bits", "%v", err)
 	}
 	tas, values := int64(h.TAs), int64(h.SPVValues)
-	// DEFLATE expands at most about 1032 times; the records are at least
-	// 2 bytes per TA and at most maxRecords.
-	if p := h.PayloadBytes; p < 1 || p > maxRecords(tas, values)+1024 || p*1032 < 2*tas {
-		return nil, fail(16, "payload_bytes", "%d bytes for %d TAs of %d states, want %d..%d", p, tas, values/tas, (2*tas+1031)/1032, maxRecords(tas, values)+1024)
+	// The records are at least 2 bytes per TA and at most maxRecords;
+	// DEFLATE inflates at most 1032 times and stores incompressible data
+	// with 5 bytes per block of up to 65,535.
+	maxP := maxRecords(tas, values) + maxRecords(tas, values)/1024 + 1024
+	if p := h.PayloadBytes; p < 1 || p > maxP || p*1032 < 2*tas {
+		return nil, fail(16, "payload_bytes", "%d bytes for %d TAs of %d states, want %d..%d", p, tas, values/tas, (2*tas+1031)/1032, maxP)
 	}
 	if want := 16 + hl + h.PayloadBytes + 32; int64(len(data)) != want {
 		return nil, fail(int64(len(data)), "payload", "file is %d bytes, its header describes %d", len(data), want)
