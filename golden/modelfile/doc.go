@@ -49,9 +49,11 @@
 // Encode rounds a model whose SPVs are not exact at W (largest remainder,
 // fixed.QuantizeSPV); File.Canonicalize does the same in memory, and
 // pipeline.Train returns canonical models, so a model evaluates the same
-// before and after a write and read. A float-trained model's P(include)
-// moves by less than N * 2^-16 (at most 7.2e-5 on Iris; accuracy, ECE and
-// AUROC of Iris unchanged, see the package's commit history).
+// before and after a write and read. Rounding moves a float-trained
+// model's state probabilities by less than 2^-16 and a P(include) by less
+// than N * 2^-16: on Iris with the defaults, seeds 1-8, by at most 8.0e-5,
+// and `ptm eval` gave the same accuracy, AUROC of entropy and of MI and
+// calibrated temperature before and after, ECE and NLL within 7e-5.
 //
 // # Format 1 (read, no longer written)
 //
