@@ -389,7 +389,7 @@ func TestModelHeaderTrailingData(t *testing.T) {
 			}
 			continue
 		}
-		if code != 1 || !strings.Contains(errs, "bytes after the header's JSON value") {
+		if code != 1 || !strings.Contains(errs, "after the header's JSON") {
 			t.Errorf("%s: exit %d %q", name, code, errs)
 		}
 	}

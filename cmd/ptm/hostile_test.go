@@ -187,7 +187,7 @@ func TestHostileInputs(t *testing.T) {
 
 	// Model files with a valid checksum and edited fields.
 	edits := map[string]func(h map[string]any){
-		"split-range.ptm": func(h map[string]any) { h["split"].(map[string]any)["test"] = []int{3, 4000} },
+		"split-range.ptm": func(h map[string]any) { h["split"].(map[string]any)["test"] = [][2]int{{3, 3}, {4000, 4000}} },
 		"bool-1e12.ptm":   func(h map[string]any) { h["bool_features"] = 1e12 },
 		"clauses-1e9.ptm": func(h map[string]any) { h["params"].(map[string]any)["clauses"] = 1e9 },
 		"dup-class.ptm":   func(h map[string]any) { h["classes"] = []string{"setosa", "setosa", "virginica"} },
@@ -241,7 +241,7 @@ func TestHostileInputs(t *testing.T) {
 		bad("synth-out-newline", 2, []string{"build folder (--out)", `'\n'`}, "synth", "--model", "model.ptm", "--out", "x\n!touch pwned"),
 		bad("synth-out-quote", 2, []string{"build folder (--out)", `'"'`}, "synth", "--model", "model.ptm", "--out", `x"y`),
 		// Inputs: edited model files.
-		bad("model-split-range", 1, []string{"split-range.ptm: byte 16: split", "split.test[1]: row 4000 is outside the 150 rows"}, "eval", "--model", "split-range.ptm", "--data", "iris"),
+		bad("model-split-range", 1, []string{"split-range.ptm: byte 16: split", "split.test[1]: run 4000..4000 is not within the 150 rows"}, "eval", "--model", "split-range.ptm", "--data", "iris"),
 		bad("model-split-range-stream", 1, []string{"split-range.ptm: byte 16: split"}, "stream", "--uart", pty, "--model", "split-range.ptm", "--data", "iris"),
 		bad("model-bool-features", 1, []string{"bool-1e12.ptm: byte 16: bool_features: 1000000000000 Boolean features"}, "eval", "--model", "bool-1e12.ptm", "--data", "iris"),
 		bad("model-clauses", 1, []string{"clauses-1e9.ptm: byte 16: params.clauses: 1000000000 clauses, limit"}, "inspect", "--model", "clauses-1e9.ptm"),

@@ -117,6 +117,9 @@ func QuantizeSPV(p []float64, bits int, dst []uint32) error {
 	if left < 0 || left > int64(len(rems)) {
 		return fmt.Errorf("fixed: cannot distribute %d units of mass over %d states", left, len(rems))
 	}
+	if left == 0 { // exact already (a model read from a model file): no sort
+		return nil
+	}
 	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
 	for i := int64(0); i < left; i++ {
 		dst[rems[i].n]++

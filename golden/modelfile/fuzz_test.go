@@ -3,13 +3,16 @@ package modelfile
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
 	"testing"
 )
 
 // FuzzDecode feeds arbitrary bytes to the model-file decoder: it must
 // never panic or allocate beyond the limits, and whatever it accepts must
-// validate and re-encode to the same bytes. The seeds (a valid file,
-// truncations, bit flips and header edits re-sealed with a valid checksum)
+// validate and re-encode to a file that decodes to the same model (a
+// format-2 payload to the same bytes). The seeds (valid files of both
+// formats, truncations, bit flips, payload edits and header edits
+// re-sealed with a valid checksum)
 // run in plain `go test`; fuzz longer by hand or with PTM_LONG_TESTS=1
 // scripts/fuzz.sh:
 //
@@ -25,6 +28,18 @@ func FuzzDecode(f *testing.F) {
 	flip := bytes.Clone(good)
 	flip[20] ^= 4
 	f.Add(flip)
+	if old, err := os.ReadFile(v1Fixture); err == nil { // format 1
+		f.Add(old)
+		f.Add(old[:len(old)/2])
+	}
+	// Format-2 payloads: the file's own with a byte changed, one TA
+	// widened, and every SPV wholly in state 0.
+	hl := int(binary.LittleEndian.Uint32(good[12:]))
+	pl := bytes.Clone(good[16+hl : len(good)-32])
+	pl[len(pl)/2] ^= 0x21
+	f.Add(withRawPayload(f, good, pl))
+	f.Add(withPayload(f, good, append([]byte{0, 2, 4, 0x80, 1}, bytes.Repeat([]byte{0, 0}, 95)...)))
+	f.Add(withPayload(f, good, bytes.Repeat([]byte{0, 0}, 96)))
 	for _, edit := range []func(h map[string]any){
 		func(h map[string]any) { h["bool_features"] = 1e12 },
 		func(h map[string]any) { h["params"].(map[string]any)["clauses"] = 1e9 },
@@ -48,8 +63,21 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				t.Fatalf("decoded file does not encode: %v", err)
 			}
-			if g2, err := Decode(b, "re.ptm"); err != nil || len(g2.Model.SPV) != len(g.Model.SPV) {
+			g2, err := Decode(b, "re.ptm")
+			if err != nil || len(g2.Model.SPV) != len(g.Model.SPV) {
 				t.Fatalf("re-encoded file: %v", err)
+			}
+			// A format-2 file is canonical: it reads back as it was, and
+			// encoding is then a fixed point.
+			if binary.LittleEndian.Uint32(d[8:]) == Version {
+				for i, v := range g2.Model.SPV {
+					if v != g.Model.SPV[i] {
+						t.Fatalf("SPV value %d: %v, re-encoded %v", i, g.Model.SPV[i], v)
+					}
+				}
+				if b2, err := Encode(g2); err != nil || !bytes.Equal(b, b2) {
+					t.Fatalf("encoding the re-read file gave other bytes: %v", err)
+				}
 			}
 		}
 	})
@@ -63,7 +91,9 @@ func sealed(data []byte) []byte {
 	}
 	d := bytes.Clone(data)
 	copy(d, Magic)
-	binary.LittleEndian.PutUint32(d[8:], Version)
+	if binary.LittleEndian.Uint32(d[8:]) != VersionV1 {
+		binary.LittleEndian.PutUint32(d[8:], Version)
+	}
 	if hl := binary.LittleEndian.Uint32(d[12:]); int64(hl) > int64(len(d)-48) {
 		binary.LittleEndian.PutUint32(d[12:], uint32(len(d)-48))
 	}

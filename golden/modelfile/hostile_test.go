@@ -2,10 +2,12 @@ package modelfile
 
 import (
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,10 +55,21 @@ func TestHostileHeaders(t *testing.T) {
 		edit  func(h map[string]any)
 		field string
 	}{
-		{"split-test-out-of-range", func(h map[string]any) { split(h)["test"] = []int{4000} }, "split.test[0]: row 4000 is outside the 3 rows"},
-		{"split-train-negative", func(h map[string]any) { split(h)["train"] = []int{-1, 0} }, "split.train[0]: row -1"},
-		{"split-duplicate", func(h map[string]any) { split(h)["train"] = []int{0, 0} }, "strictly ascending"},
-		{"split-overlap", func(h map[string]any) { split(h)["test"] = []int{1} }, "also a training row"},
+		{"split-test-out-of-range", func(h map[string]any) { split(h)["test"] = [][2]int{{4000, 4000}} }, "split.test[0]: run 4000..4000 is not within the 3 rows"},
+		{"split-train-negative", func(h map[string]any) { split(h)["train"] = [][2]int{{-1, 0}} }, "split.train[0]: run -1..0"},
+		{"split-reversed", func(h map[string]any) { split(h)["train"] = [][2]int{{1, 0}} }, "split.train[0]: run 1..0"},
+		{"split-duplicate", func(h map[string]any) { split(h)["train"] = [][2]int{{0, 0}, {0, 1}} }, "runs must be ascending, apart and maximal"},
+		{"split-not-maximal", func(h map[string]any) { split(h)["train"] = [][2]int{{0, 0}, {1, 1}} }, "split.train[1]: run 1..1 after run 0..0"},
+		{"split-overlap", func(h map[string]any) { split(h)["test"] = [][2]int{{1, 1}} }, "also a training row"},
+		{"split-list", func(h map[string]any) { split(h)["test"] = []int{2} }, "split: json: cannot unmarshal"},
+		{"split-huge", func(h map[string]any) { split(h)["rows"] = MaxRows; split(h)["test"] = [][2]int{{2, MaxRows - 1}} }, "more than 8388608 row indices"},
+		{"split-unknown-field", func(h map[string]any) { split(h)["folds"] = 3 }, `unknown field "folds"`},
+		{"spv-bits", func(h map[string]any) { h["spv_bits"] = 17 }, "spv_bits: 17-bit stored SPVs, want 4..16"},
+		{"spv-bits-missing", func(h map[string]any) { delete(h, "spv_bits") }, "spv_bits"},
+		{"payload-bytes-huge", func(h map[string]any) { h["payload_bytes"] = 1e9 }, "payload_bytes: 1000000000 bytes for 96 TAs of 16 states"},
+		{"payload-bytes-zero", func(h map[string]any) { h["payload_bytes"] = 0 }, "payload_bytes: 0 bytes"},
+		{"payload-bytes-negative", func(h map[string]any) { h["payload_bytes"] = -5 }, "payload_bytes: -5 bytes"},
+		{"unknown-field", func(h map[string]any) { h["tuning"] = 1 }, `unknown field "tuning"`},
 		{"split-rows-huge", func(h map[string]any) { split(h)["rows"] = 1e15 }, "split.rows"},
 		{"bool-features-1e12", func(h map[string]any) { h["bool_features"] = 1e12 }, "bool_features: 1000000000000 Boolean features, want 1.."},
 		{"clauses-1e9", func(h map[string]any) { params(h)["clauses"] = 1e9 }, "params.clauses: 1000000000 clauses, limit"},
@@ -199,5 +212,138 @@ func TestReadTooLarge(t *testing.T) {
 	_, _, err = Read(path)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.ptm") {
 		t.Errorf("oversized file: %v", err)
+	}
+}
+
+// withPayload returns the encoded model data with its SPV records replaced
+// by records (deflated; payload_bytes edited to match) and a valid
+// checksum.
+func withPayload(t testing.TB, data, records []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, _ := flate.NewWriter(&b, flate.BestCompression)
+	zw.Write(records)
+	zw.Close()
+	return withRawPayload(t, data, b.Bytes())
+}
+
+// withRawPayload is withPayload with the payload's bytes as given.
+func withRawPayload(t testing.TB, data, payload []byte) []byte {
+	t.Helper()
+	d := reseal(t, data, func(h map[string]any) { h["payload_bytes"] = len(payload) })
+	hl := int(binary.LittleEndian.Uint32(d[12:]))
+	out := append(append([]byte(nil), d[:16+hl]...), payload...)
+	sum := sha256.Sum256(out)
+	return append(out, sum[:]...)
+}
+
+// zigzag is the signed varint coding of the payload's second differences.
+func zigzag(v int64) []byte { return binary.AppendVarint(nil, v) }
+
+func TestHostilePayload(t *testing.T) {
+	f := sample(t)
+	data, err := Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tas := f.Model.NumTAs() // 96 TAs of 16 states
+	// A valid payload: every SPV wholly in state 0 (lo 0, width 0).
+	rest := bytes.Repeat([]byte{0, 0}, tas-1)
+	g, err := Decode(withPayload(t, data, append([]byte{0, 0}, rest...)), "m.ptm")
+	if err != nil {
+		t.Fatalf("all-excluded payload refused: %v", err)
+	}
+	for ta := 0; ta < tas; ta++ {
+		if g.Bank.Thresh[ta] != 0 || g.Model.SPV[ta*16] != 1 || g.Model.IncludeAll()[ta] != 0 {
+			t.Fatalf("TA %d: threshold %d, p(state 0) %v", ta, g.Bank.Thresh[ta], g.Model.SPV[ta*16])
+		}
+	}
+	// A valid two-state support: 40000 in state 3, the rest (25536) in 4.
+	two := append([]byte{3, 1}, zigzag(40000)...)
+	if g, err := Decode(withPayload(t, data, append(two, rest...)), "m.ptm"); err != nil {
+		t.Fatalf("two-state support refused: %v", err)
+	} else if sp := g.Model.SPV[:16]; sp[3] != 40000.0/65536 || sp[4] != 25536.0/65536 || sp[5] != 0 {
+		t.Fatalf("two-state support decoded as %v", sp)
+	}
+	hl := int(binary.LittleEndian.Uint32(data[12:]))
+	cases := []struct {
+		name  string
+		first []byte // the first TA's record
+		tail  []byte // the other TAs' records
+		msg   string
+	}{
+		{"zero-first", []byte{0, 1, 0}, rest, "TA 0 (TM 0, clause 0, literal 0): record at byte 0 of the inflated records: state 0: the support starts with zero mass"},
+		{"lo-beyond", []byte{16, 0}, rest, "support 16..16+0 outside the 16 states"},
+		{"hi-beyond", []byte{5, 11}, rest, "support 5..5+11 outside the 16 states"},
+		{"overlong", []byte{0x80, 0, 0}, rest, "support start: varint not minimally encoded"},
+		{"long", []byte{0x80, 0x80, 0x80, 1, 0}, rest, "support start: varint of more than 3 bytes"},
+		{"mass-full", append([]byte{0, 1}, zigzag(65536)...), rest, "state 0: mass 65536 outside 0..65535"},
+		{"mass-negative", append(append([]byte{0, 2}, zigzag(100)...), zigzag(-300)...), rest, "state 1: mass -100 outside"},
+		{"mass-sum", append(append([]byte{0, 2}, zigzag(40000)...), zigzag(-40000)...), rest, "state 1: masses reach 80000 before the support's last state 2"},
+		{"d2-range", append([]byte{0, 1}, zigzag(1<<17)...), rest, "second difference 131072 outside"},
+		{"second-record", []byte{0, 0, 3, 0x80, 0}, rest[2:], "TA 1 (TM 0, clause 0, literal 1): record at byte 2 of the inflated records: support width: varint not minimally"},
+		{"trailing", []byte{0, 0}, append(append([]byte(nil), rest...), 0), "payload: after the last TA's record (byte 192 of the inflated records): data"},
+		{"truncated", []byte{0, 1, 2}, append(append([]byte(nil), rest[:len(rest)-2]...), 0), "TA 95 (TM 2, clause 3, literal 7): record at byte 191 of the inflated records: support width: the records end inside a varint"},
+	}
+	for _, c := range cases {
+		payload := append(append([]byte(nil), c.first...), c.tail...)
+		_, err := Decode(withPayload(t, data, payload), "m.ptm")
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		d := withPayload(t, data, payload)
+		hl = int(binary.LittleEndian.Uint32(d[12:]))
+		at := fmt.Sprintf("m.ptm: byte %d: ", 16+hl)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), at) {
+			t.Errorf("%s: error %q, want ErrInvalid %q naming %q", c.name, err, at, c.msg)
+		}
+	}
+	// The DEFLATE stream itself: garbage, cut short, or followed by bytes.
+	var z bytes.Buffer
+	zw, _ := flate.NewWriter(&z, flate.BestCompression)
+	zw.Write(bytes.Repeat([]byte{0, 0}, tas))
+	zw.Close()
+	good := z.Bytes()
+	if _, err := Decode(withRawPayload(t, data, good), "m.ptm"); err != nil {
+		t.Fatalf("valid stream refused: %v", err)
+	}
+	var stored bytes.Buffer // any valid DEFLATE stream: stored blocks too
+	zs, _ := flate.NewWriter(&stored, flate.NoCompression)
+	zs.Write(bytes.Repeat([]byte{0, 0}, tas))
+	zs.Close()
+	if _, err := Decode(withRawPayload(t, data, stored.Bytes()), "m.ptm"); err != nil {
+		t.Fatalf("stored stream refused: %v", err)
+	}
+	for _, c := range []struct {
+		name, msg string
+		payload   []byte
+	}{
+		{"garbage", "TA 0 (TM 0, clause 0, literal 0): record at byte 0 of the inflated records: support start: DEFLATE stream: flate: corrupt input", bytes.Repeat([]byte{0xff}, 40)},
+		{"cut", "unexpected EOF", good[:len(good)-1]},
+		{"after", "payload: 2 bytes after the end of the DEFLATE stream", append(append([]byte(nil), good...), 1, 2)},
+	} {
+		_, err := Decode(withRawPayload(t, data, c.payload), "m.ptm")
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want ErrInvalid naming %q", c.name, err, c.msg)
+		}
+	}
+}
+
+// TestReadModelSizes: a file that grew or shrank between its Stat and its
+// read is read as it is now (Decode then judges it).
+func TestReadModelSizes(t *testing.T) {
+	data, err := Encode(sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{-1, int64(len(data)), int64(len(data)) - 10, 17, int64(len(data)) + 10} {
+		got, err := readModel(bytes.NewReader(data), "m.ptm", size)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("size hint %d: %d bytes read, %v", size, len(got), err)
+		}
+	}
+	if _, err := Decode(data[:len(data)-5], "m.ptm"); !errors.Is(err, ErrTruncated) {
+		t.Errorf("a shrunk file: %v", err)
 	}
 }

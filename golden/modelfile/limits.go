@@ -1,6 +1,7 @@
 package modelfile
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -20,8 +21,10 @@ import (
 // never a panic or an out-of-memory crash. Encode and Write refuse a File
 // beyond them.
 const (
-	// MaxFileSize bounds a model file (1 GiB). Decoding needs about three
-	// times the file size in memory.
+	// MaxFileSize bounds a model file (1 GiB). Decoding a format-2 file
+	// needs the file plus 12 bytes per SPV value (the float model and the
+	// bank) plus 16 per TA, at most about 1.1 GiB (MaxSPVValues) however
+	// small the file.
 	MaxFileSize = 1 << 30
 	// MaxClasses bounds the number of classes.
 	MaxClasses = 1 << 10
@@ -32,11 +35,16 @@ const (
 	MaxBoolFeatures = 1 << 20
 	// MaxClauses bounds the clauses per TM.
 	MaxClauses = 1 << 20
-	// MaxSPVValues bounds TAs x 2N, the number of SPV entries; with
-	// MaxFileSize it keeps a decoded model under a few GiB.
+	// MaxSPVValues bounds TAs x 2N, the number of SPV entries (the
+	// in-memory model has 12 bytes per entry: float64 SPV and uint32
+	// bank), whatever the file's size.
 	MaxSPVValues = MaxFileSize / 12
 	// MaxRows bounds the row count a split may record.
 	MaxRows = 1 << 30
+	// MaxSplitRows bounds the training and test row indices a format-2
+	// split lists together (it stores them as runs, so that the header's
+	// size no longer bounds them).
+	MaxSplitRows = 1 << 23
 )
 
 // ErrTooLarge is wrapped by the error Read returns for a file larger than
@@ -165,8 +173,8 @@ func checkMeta(classes, features []string, split *Split, fingerprint string) (fi
 
 // checkHeader validates every header field against the format's limits
 // and against each other, before anything is allocated from them.
-func checkHeader(h *header) (field string, err error) {
-	if field, err := checkMeta(h.Classes, h.Features, &h.Split, h.DataFingerprint); err != nil {
+func checkHeader(h *header, split *Split) (field string, err error) {
+	if field, err := checkMeta(h.Classes, h.Features, split, h.DataFingerprint); err != nil {
 		return field, err
 	}
 	p := h.Params
@@ -232,8 +240,10 @@ func checkHeader(h *header) (field string, err error) {
 // readModel reads an encoded model from r, checking the magic, version
 // and header length in the first 16 bytes before reading on, and refusing
 // more than MaxFileSize bytes. A bad fixed header is returned as read, so
-// that Decode reports it.
-func readModel(r io.Reader, name string) ([]byte, error) {
+// that Decode reports it. size is the file's size when known (a regular
+// file), else -1: with it the data is read into one buffer of that size,
+// without the growing copies of io.ReadAll.
+func readModel(r io.Reader, name string, size int64) ([]byte, error) {
 	head := make([]byte, 16)
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -243,15 +253,40 @@ func readModel(r io.Reader, name string) ([]byte, error) {
 	if n < 16 || string(head[:8]) != Magic {
 		return head, nil
 	}
-	rest, err := io.ReadAll(io.LimitReader(r, MaxFileSize-16+1))
+	tooLarge := &Error{File: name, Offset: MaxFileSize, Field: "size", Err: ErrTooLarge,
+		Msg: fmt.Sprintf("the file is larger than the %d-byte limit of a model file", MaxFileSize)}
+	if size > 16 && size <= MaxFileSize {
+		data := make([]byte, size)
+		copy(data, head)
+		n, err := io.ReadFull(r, data[16:])
+		switch {
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			return data[:16+n], nil // shorter than when it was opened
+		case err != nil:
+			return nil, fmt.Errorf("modelfile: %s: %w", name, err)
+		}
+		var probe [1]byte
+		if _, err := io.ReadFull(r, probe[:]); err == io.EOF {
+			return data, nil
+		}
+		// The file grew since it was opened: read on (the slow path).
+		rest, err := io.ReadAll(io.LimitReader(r, MaxFileSize-size))
+		if err != nil {
+			return nil, fmt.Errorf("modelfile: %s: %w", name, err)
+		}
+		if size+1+int64(len(rest)) > MaxFileSize {
+			return nil, tooLarge
+		}
+		return append(append(data, probe[0]), rest...), nil
+	}
+	data, err := io.ReadAll(io.MultiReader(bytes.NewReader(head), io.LimitReader(r, MaxFileSize-16+1)))
 	if err != nil {
 		return nil, fmt.Errorf("modelfile: %s: %w", name, err)
 	}
-	if 16+len(rest) > MaxFileSize {
-		return nil, &Error{File: name, Offset: MaxFileSize, Field: "size", Err: ErrTooLarge,
-			Msg: fmt.Sprintf("the file is larger than the %d-byte limit of a model file", MaxFileSize)}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge
 	}
-	return append(head, rest...), nil
+	return data, nil
 }
 
 // openModel opens path for reading, refusing a directory and a regular

@@ -1,15 +1,11 @@
 package modelfile
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -19,8 +15,14 @@ import (
 // Magic opens every model file.
 const Magic = "PTMMODEL"
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version Encode and Write produce (doc.go).
+// Decode reads it and the legacy VersionV1.
+const Version = 2
+
+// VersionV1 is the first format: float64 SPVs over every state, quantized
+// SPVs and thresholds (doc.go). Decode still reads it; `ptm convert`
+// rewrites such a file in the current format.
+const VersionV1 = 1
 
 // MaxHeader bounds the JSON header length.
 const MaxHeader = 16 << 20
@@ -54,9 +56,22 @@ type File struct {
 	// evaluating "the test rows" of another data set is refused; empty in
 	// files written before it existed.
 	DataFingerprint string
+	// SPVBits is W, the width at which a format-2 file stores the SPVs:
+	// every SPV as integers summing to 2^W, the float SPV being q / 2^W
+	// (MinSPVBits..MaxSPVBits). 0 means the default: Bank.Bits when the
+	// model's SPVs are exact at that width (a fixed-point trained model),
+	// else MaxSPVBits. A model that is not exact at W is rounded when
+	// written; Canonicalize rounds it in memory, so that the File equals
+	// what Read gives back. Decode sets it from the file (0 for format 1).
+	SPVBits int
+	// Format is the format version Decode read (VersionV1 or Version); 0
+	// for a File made in memory. Encode always writes Version.
+	Format int
 }
 
-// header is the JSON part of the file.
+// header is the JSON part of the file, the same struct for both format
+// versions: a field added later is optional (omitempty) so that older
+// files still decode (unknown fields are refused).
 type header struct {
 	Params      ptm.Params              `json:"params"`
 	Binary      bool                    `json:"binary"`
@@ -64,14 +79,20 @@ type header struct {
 	Features    []string                `json:"features"`
 	BoolInputs  int                     `json:"bool_features"`
 	Booleanizer *booleanize.Thermometer `json:"booleanizer"`
-	Split       Split                   `json:"split"`
-	Mapping     ptm.Mapping             `json:"mapping"`
-	Encoding    *booleanize.Sets        `json:"encoding,omitempty"`
-	Bits        int                     `json:"quant_bits"`
-	TAs         int                     `json:"tas"`
-	SPVValues   int                     `json:"spv_values"`
+	// Split is a Split in format 1 and a splitRuns (row lists as runs)
+	// in format 2; parseSplit decodes it by version.
+	Split     json.RawMessage  `json:"split"`
+	Mapping   ptm.Mapping      `json:"mapping"`
+	Encoding  *booleanize.Sets `json:"encoding,omitempty"`
+	Bits      int              `json:"quant_bits"`
+	TAs       int              `json:"tas"`
+	SPVValues int              `json:"spv_values"`
 	// DataFingerprint is File.DataFingerprint.
 	DataFingerprint string `json:"data_fingerprint,omitempty"`
+	// SPVBits is W (File.SPVBits); format 2 only.
+	SPVBits int `json:"spv_bits,omitempty"`
+	// PayloadBytes is the length of the SPV payload; format 2 only.
+	PayloadBytes int64 `json:"payload_bytes,omitempty"`
 }
 
 // Error is a model-file error naming the file and what is wrong.
@@ -108,8 +129,14 @@ var (
 	ErrInvalid   = errors.New("model file inconsistent")
 )
 
-// Validate checks that the parts of f agree with each other.
-func (f *File) Validate() error {
+// Validate checks that the parts of f agree with each other: the model's
+// shape and SPVs, names, split, encoding and mapping, and the bank equal to
+// what quantizing the float SPVs gives.
+func (f *File) Validate() error { return f.validate(true) }
+
+// validate is Validate; checkBank false skips comparing the bank with a
+// fresh quantization (Decode derives the bank that way itself).
+func (f *File) validate(checkBank bool) error {
 	m := f.Model
 	if m == nil || f.Booleanizer == nil || f.Bank == nil {
 		return fmt.Errorf("%w: model, booleanizer and bank are required", ErrInvalid)
@@ -145,59 +172,32 @@ func (f *File) Validate() error {
 	if b.Shape != fixed.ShapeOf(m) || b.N != m.N {
 		return fmt.Errorf("%w: bank shape %+v does not match the model %+v", ErrInvalid, b.Shape, fixed.ShapeOf(m))
 	}
-	want, err := fixed.Quantize(m, b.Bits)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	for i := range want.SPV {
-		if want.SPV[i] != b.SPV[i] {
-			return fmt.Errorf("%w: quantized SPV value %d is %d, quantizing the float SPVs gives %d", ErrInvalid, i, b.SPV[i], want.SPV[i])
+	if f.SPVBits != 0 {
+		if err := checkSPVBits(f.SPVBits); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 	}
-	for i := range want.Thresh {
-		if want.Thresh[i] != b.Thresh[i] {
-			return fmt.Errorf("%w: threshold of TA %d is %d, quantizing the float SPVs gives %d", ErrInvalid, i, b.Thresh[i], want.Thresh[i])
+	if !checkBank {
+		return nil
+	}
+	// The bank must be what quantizing the float SPVs gives: checked TA by
+	// TA with one scratch SPV, so that validating allocates no second bank.
+	n2 := 2 * m.N
+	q := make([]uint32, n2)
+	for ta := 0; ta < m.NumTAs(); ta++ {
+		if err := fixed.QuantizeSPV(m.SPV[ta*n2:(ta+1)*n2], b.Bits, q); err != nil {
+			return fmt.Errorf("%w: TA %d: %w", ErrInvalid, ta, err)
+		}
+		for n, v := range q {
+			if i := ta*n2 + n; b.SPV[i] != v {
+				return fmt.Errorf("%w: quantized SPV value %d is %d, quantizing the float SPVs gives %d", ErrInvalid, i, b.SPV[i], v)
+			}
+		}
+		if want := fixed.ThresholdOf(q, b.Bits); b.Thresh[ta] != want {
+			return fmt.Errorf("%w: threshold of TA %d is %d, quantizing the float SPVs gives %d", ErrInvalid, ta, b.Thresh[ta], want)
 		}
 	}
 	return nil
-}
-
-// Encode serializes f (validating it first).
-func Encode(f *File) ([]byte, error) {
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	m := f.Model
-	h := header{
-		Params: m.Params, Binary: m.Binary, Classes: f.Classes, Features: f.Features,
-		BoolInputs: m.NumFeatures, Booleanizer: f.Booleanizer, Split: f.Split, Mapping: f.Mapping,
-		Bits: f.Bank.Bits, TAs: m.NumTAs(), SPVValues: len(m.SPV),
-		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding,
-	}
-	hj, err := json.MarshalIndent(h, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("modelfile: header: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.WriteString(Magic)
-	le := binary.LittleEndian
-	buf.Write(le.AppendUint32(nil, Version))
-	buf.Write(le.AppendUint32(nil, uint32(len(hj))))
-	buf.Write(hj)
-	b8 := make([]byte, 8)
-	for _, v := range m.SPV {
-		le.PutUint64(b8, math.Float64bits(v))
-		buf.Write(b8)
-	}
-	for _, v := range f.Bank.SPV {
-		buf.Write(le.AppendUint32(b8[:0], v))
-	}
-	for _, v := range f.Bank.Thresh {
-		buf.Write(le.AppendUint32(b8[:0], v))
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
-	return buf.Bytes(), nil
 }
 
 // Hash returns the hex SHA-256 stored at the end of an encoded file: the
@@ -209,12 +209,10 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(data[len(data)-32:])
 }
 
-// Write encodes f to path and returns the model hash. A regular file is
-// written atomically: an exclusively created temporary file with a random
-// name in the target's directory, synced, then renamed over it (a symlink
-// at path keeps pointing at the new file). A character device or FIFO
-// (/dev/null) is written in place, never replaced; a directory, block
-// device or socket is refused (internal/outfile).
+// Write encodes f to path and returns the model hash. It writes
+// atomically: an exclusively created temporary file with a random name in
+// path's directory, synced, then renamed over path (a symlink at path is
+// replaced, not followed). path must not be a directory.
 func Write(path string, f *File) (string, error) {
 	data, err := Encode(f)
 	if err != nil {
@@ -235,7 +233,11 @@ func Read(path string) (*File, string, error) {
 		return nil, "", err
 	}
 	defer fh.Close()
-	data, err := readModel(fh, path)
+	size := int64(-1)
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	data, err := readModel(fh, path, size)
 	if err != nil {
 		return nil, "", err
 	}
@@ -246,97 +248,10 @@ func Read(path string) (*File, string, error) {
 	return f, Hash(data), nil
 }
 
-// Decode parses and verifies an encoded model; name labels errors.
-func Decode(data []byte, name string) (*File, error) {
-	fail := func(off int64, field string, sentinel error, format string, a ...any) error {
-		return &Error{File: name, Offset: off, Field: field, Msg: fmt.Sprintf(format, a...), Err: sentinel}
-	}
-	if len(data) < 8 || string(data[:8]) != Magic {
-		return nil, fail(0, "magic", ErrNotModel, "not a PTM model file (missing %q magic)", Magic)
-	}
-	if len(data) < 16 {
-		return nil, fail(int64(len(data)), "header", ErrTruncated, "file ends after %d bytes, inside the fixed header", len(data))
-	}
-	le := binary.LittleEndian
-	if v := le.Uint32(data[8:]); v != Version {
-		return nil, fail(8, "version", ErrVersion, "format version %d, this program reads version %d", v, Version)
-	}
-	hl := int64(le.Uint32(data[12:]))
-	if hl > MaxHeader {
-		return nil, fail(12, "header length", ErrInvalid, "header length %d exceeds %d", hl, MaxHeader)
-	}
-	if int64(len(data)) < 16+hl+32 {
-		return nil, fail(int64(len(data)), "header", ErrTruncated, "file is %d bytes, the %d-byte header alone needs %d", len(data), hl, 16+hl+32)
-	}
-	body := data[:len(data)-32]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(data)-32:]) {
-		// Distinguish a short file from a corrupted one when the header says
-		// how long the payload is.
-		var h header
-		if json.Unmarshal(data[16:16+hl], &h) == nil && h.SPVValues > 0 {
-			want := 16 + hl + 12*int64(h.SPVValues) + 4*int64(h.TAs) + 32
-			if int64(len(data)) < want {
-				return nil, fail(int64(len(data)), "payload", ErrTruncated, "file is %d bytes, its header describes %d", len(data), want)
-			}
-		}
-		return nil, fail(int64(len(data))-32, "checksum", ErrChecksum, "SHA-256 does not match the content: the file is corrupted or was edited")
-	}
-	var h header
-	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+hl]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, &Error{File: name, Offset: 16, Field: "header", Msg: err.Error(), Err: ErrInvalid}
-	}
-	// The header is one JSON value: anything after it but white space
-	// (a second value, stray bytes) is refused.
-	if rest := bytes.TrimLeft(data[16+dec.InputOffset():16+hl], " \t\r\n"); len(rest) > 0 {
-		off := 16 + hl - int64(len(rest))
-		return nil, fail(off, "header", ErrInvalid, "%d bytes after the header's JSON value (%q...)", len(rest), rest[:min(len(rest), 16)])
-	}
-	if field, err := checkHeader(&h); err != nil {
-		return nil, &Error{File: name, Offset: 16, Field: field, Msg: err.Error(), Err: ErrInvalid}
-	}
-	if h.TAs < 1 || h.SPVValues < 1 || h.SPVValues%h.TAs != 0 {
-		return nil, fail(16, "tas/spv_values", ErrInvalid, "%d TAs with %d SPV values", h.TAs, h.SPVValues)
-	}
-	want := 16 + hl + 12*int64(h.SPVValues) + 4*int64(h.TAs) + 32
-	if int64(len(data)) != want {
-		return nil, fail(int64(len(data)), "payload", ErrInvalid, "file is %d bytes, its header describes %d", len(data), want)
-	}
-	m, err := ptm.New(h.Params, len(h.Classes), h.BoolInputs, h.Binary)
-	if err != nil {
-		return nil, &Error{File: name, Offset: 16, Field: "params", Msg: err.Error(), Err: ErrInvalid}
-	}
-	if m.NumTAs() != h.TAs || len(m.SPV) != h.SPVValues {
-		return nil, fail(16, "tas", ErrInvalid, "header shape gives %d TAs and %d SPV values, header says %d and %d", m.NumTAs(), len(m.SPV), h.TAs, h.SPVValues)
-	}
-	off := 16 + hl
-	for i := range m.SPV {
-		m.SPV[i] = math.Float64frombits(le.Uint64(data[off:]))
-		off += 8
-	}
-	m.RefreshInclude()
-	bank := &fixed.Bank{Shape: fixed.ShapeOf(m), Bits: h.Bits, N: m.N, SPV: make([]uint32, h.SPVValues), Thresh: make([]uint32, h.TAs)}
-	for i := range bank.SPV {
-		bank.SPV[i] = le.Uint32(data[off:])
-		off += 4
-	}
-	for i := range bank.Thresh {
-		bank.Thresh[i] = le.Uint32(data[off:])
-		off += 4
-	}
-	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: h.Split, Mapping: h.Mapping, Bank: bank,
-		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding}
-	if err := f.Validate(); err != nil {
-		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
-	}
-	return f, nil
-}
-
 // ReadFrom reads a whole model from r (at most MaxFileSize bytes, the
 // magic checked first, as Read does).
 func ReadFrom(r io.Reader, name string) (*File, string, error) {
-	data, err := readModel(r, name)
+	data, err := readModel(r, name, -1)
 	if err != nil {
 		return nil, "", err
 	}

@@ -13,7 +13,20 @@ import (
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
+// sample is a small trained float model, canonical (rounded to its stored
+// width, as pipeline.Train returns models).
 func sample(t testing.TB) *File {
+	t.Helper()
+	f := sampleRaw(t)
+	if _, err := f.Canonicalize(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// sampleRaw is sample before Canonicalize: float SPVs as the trainer left
+// them.
+func sampleRaw(t testing.TB) *File {
 	t.Helper()
 	p := ptm.Params{Clauses: 4, T: 3, S: 3.9, N: 8, Epochs: 5, Seed: 2, Feedback: ptm.ConsistentFeedback}
 	m, err := ptm.New(p, 3, 4, false)
@@ -56,12 +69,22 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("SPV[%d] %v != %v", i, f.Model.SPV[i], g.Model.SPV[i])
 		}
 	}
-	if g.Model.Params != f.Model.Params || g.Mapping != f.Mapping || g.Classes[2] != "z" || g.Split.Test[0] != 2 || g.Bank.Bits != 12 {
+	if g.Model.Params != f.Model.Params || g.Mapping != f.Mapping || g.Classes[2] != "z" || g.Split.Test[0] != 2 || g.Bank.Bits != 12 || g.SPVBits != 16 {
 		t.Fatalf("decoded %+v", g)
 	}
 	for i := range f.Model.IncludeAll() {
 		if f.Model.IncludeAll()[i] != g.Model.IncludeAll()[i] {
 			t.Fatalf("include %d differs", i)
+		}
+	}
+	for i := range f.Bank.SPV {
+		if f.Bank.SPV[i] != g.Bank.SPV[i] {
+			t.Fatalf("bank SPV %d: %d, read back %d", i, f.Bank.SPV[i], g.Bank.SPV[i])
+		}
+	}
+	for i := range f.Bank.Thresh {
+		if f.Bank.Thresh[i] != g.Bank.Thresh[i] {
+			t.Fatalf("threshold %d: %d, read back %d", i, f.Bank.Thresh[i], g.Bank.Thresh[i])
 		}
 	}
 	// Same content, same bytes.
@@ -99,15 +122,17 @@ func TestRejects(t *testing.T) {
 		{"truncated-payload", data[:len(data)-100], ErrTruncated, "header describes"},
 		{"version", func() []byte { d := append([]byte(nil), data...); d[8] = 9; return d }(), ErrVersion, "version 9"},
 		{"bitflip", func() []byte { d := append([]byte(nil), data...); d[16+hl+40] ^= 1; return d }(), ErrChecksum, "checksum"},
-		{"edited-threshold", func() []byte {
-			d := append([]byte(nil), data...)
-			d[len(d)-32-4] ^= 1 // last threshold, then re-sealed
-			return resum(d)
-		}(), ErrInvalid, "threshold"},
+		{"extra-payload-byte", func() []byte {
+			d := append([]byte(nil), data[:len(data)-32]...)
+			return resum(append(append(d, 0), make([]byte, 32)...)) // one byte more, re-sealed
+		}(), ErrInvalid, "payload: file is"},
 		{"edited-header", func() []byte {
 			d := append([]byte(nil), data...)
 			s := string(d)
-			s = strings.Replace(s, `"bool_features": 4`, `"bool_features": 5`, 1)
+			if !strings.Contains(s, `"bool_features":4`) {
+				t.Fatal("no bool_features in the header")
+			}
+			s = strings.Replace(s, `"bool_features":4`, `"bool_features":5`, 1)
 			return resum([]byte(s))
 		}(), ErrInvalid, ""},
 	}
