@@ -23,7 +23,7 @@ func TestLongAnswersNoisyLine(t *testing.T) {
 	f, X, labels, ids := testRows(t)
 	for _, mode := range []frame.Mode{frame.ModeSums, frame.ModeSamples} {
 		t.Run(mode.String(), func(t *testing.T) {
-			b := boardFor(t, f, softboard.Config{KMax: 255})
+			b := boardFor(t, f, softboard.Config{KMax: 255, Bank: f.Bank}) // preloaded: the upload at these rates is TestStreamUnderFaults' business
 			faults := &softboard.Faults{Seed: 31, FlipToBoard: 0.01, DropToBoard: 0.01, FlipToHost: 0.01, DropToHost: 0.01}
 			host, _, stop := b.Pipe(context.Background(), transport.StreamOpts{}, softboard.StreamOpts{NoRescan: true}, faults)
 			t.Cleanup(func() {
