@@ -28,7 +28,7 @@ DEVICE=${DEVICE:-up5k}
 # 5,280 logic cells) and meet both clocks with nextpnr seed 1 (core Fmax
 # 56.86 MHz, shell 31.91): 1.10 M samples/s at the 54 MHz clock.
 # RATIO=1 LANES=28 FREQ=27 SEED=1 builds a single-clock image. LANES=auto
-# runs `ptm synth`'s own search (docs/choosing-an-image.md).
+# runs `ptm synth`'s own search (docs/howto-build-image.md).
 RATIO=${RATIO:-2}
 LANES=${LANES:-60}
 FREQ=${FREQ:-54}
