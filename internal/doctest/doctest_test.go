@@ -406,9 +406,7 @@ func tail(s string, n int) string {
 // pendingDocs are documents other work adds that the index already links
 // (docs/README.md's how-to table). TestLinks accepts a link to one while
 // it is missing and fails once it exists, so the entry is removed then.
-var pendingDocs = map[string]bool{
-	"docs/howto-image-data.md": true, // the image data sets (MNIST, Fashion-MNIST)
-}
+var pendingDocs = map[string]bool{}
 
 // TestLinks: every relative link of README.md, CHANGELOG.md and docs/*.md
 // names a file or folder of the checkout (anchors are not checked).
