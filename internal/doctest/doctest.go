@@ -34,7 +34,18 @@ var shellInfo = map[string]bool{"sh": true, "bash": true, "shell": true, "consol
 // Fences of other languages (go, json, none) are skipped: they show
 // code or output, not commands.
 func Blocks(md string) []Block {
-	var out []Block
+	b, _ := blocks(md)
+	return b
+}
+
+// Unlabeled returns the 1-based lines of the fences without an info
+// string: their contents are not run, whatever they hold.
+func Unlabeled(md string) []int {
+	_, u := blocks(md)
+	return u
+}
+
+func blocks(md string) (out []Block, unlabeled []int) {
 	sc := bufio.NewScanner(strings.NewReader(md))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	n := 0
@@ -56,6 +67,9 @@ func Blocks(md string) []Block {
 				if run {
 					out = append(out, Block{Line: n})
 					cur = &out[len(out)-1]
+				}
+				if len(info) == 0 {
+					unlabeled = append(unlabeled, n)
 				}
 			}
 			continue
@@ -84,7 +98,7 @@ func Blocks(md string) []Block {
 		cur.Commands = append(cur.Commands, Command{Line: first, Text: strings.Join(lines, "\n")})
 		lines = nil
 	}
-	return out
+	return out, unlabeled
 }
 
 // open reports whether a command continues on the next line: it ends in

@@ -160,6 +160,13 @@ func TestBlocks(t *testing.T) {
 func TestQuickForms(t *testing.T) {
 	seen := map[string]bool{}
 	for _, doc := range documents(t) {
+		b, err := os.ReadFile(filepath.Join(root(t), filepath.FromSlash(doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range Unlabeled(string(b)) {
+			t.Logf("%s:%d: a fence without an info string is not run: label commands sh (with a quick form if long), output text", doc, n)
+		}
 		for _, b := range blocksOf(t, doc) {
 			for _, c := range b.Commands {
 				seen[Norm(c.Text)] = true
