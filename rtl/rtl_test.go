@@ -187,7 +187,7 @@ var runtimeObjs = []string{"verilated.o", "verilated_threads.o"}
 func benchArgs(t *testing.T, b bench, dir string) []string {
 	args := []string{"--cc", "--exe", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
-		"-CFLAGS", "-I" + rtltest.Abs(t, "lib/tb")}
+		"-CFLAGS", "-I" + rtltest.Abs(t, "lib/tb"), "-I" + rtltest.Abs(t, IncludeDir)}
 	for _, p := range b.params {
 		args = append(args, "-G"+p.name+"="+p.value, "-CFLAGS", "-D"+p.name+"="+p.value)
 	}
@@ -235,6 +235,9 @@ func buildBench(t *testing.T, b bench, dir string, seed func() string) string {
 func cachedBench(t *testing.T, b bench, build func(t *testing.T, dir string)) (string, bool) {
 	t.Helper()
 	inputs := []string{rtltest.Abs(t, "lib/tb"), rtltest.Abs(t, b.tb)}
+	for _, n := range Includes() {
+		inputs = append(inputs, rtltest.Abs(t, n))
+	}
 	for _, s := range b.srcs {
 		inputs = append(inputs, rtltest.Abs(t, s))
 	}

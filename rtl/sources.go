@@ -17,7 +17,7 @@ import (
 // The Verilated board (sim/board) and the synthesis flow (hw/synth) build
 // from this copy, so a binary needs no checkout beside it.
 //
-//go:embed train/*.v trainboard/*.v uart/*.v eth/*.v lib/*.v board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
+//go:embed train/*.v trainboard/*.v uart/*.v eth/*.v lib/*.v lib/*.vh board/*.v boards/common/*.v boards/icebreaker/*.v boards/icebreaker/*.pcf boards/hx8k/*.v boards/hx8k/*.pcf
 var FS embed.FS
 
 // ErrSource is wrapped by the errors of this file: an unknown board or a
@@ -126,23 +126,58 @@ func PCF(board string) ([]byte, error) {
 	return b, nil
 }
 
+// Includes are the files the sources `include (lib/*.vh, paths of FS):
+// one definition of what several modules need at elaboration, such as
+// lib/lfsr_taps.vh. A source names one by its path relative to itself
+// ("../lib/lfsr_taps.vh"), which yosys resolves; Verilator needs
+// IncludeDir's -I. Write copies them beside every set of sources, and a
+// build cache keyed by the sources must hash them too.
+func Includes() []string {
+	m, err := fs.Glob(FS, "lib/*.vh")
+	if err != nil {
+		panic(err) // the pattern is constant
+	}
+	sort.Strings(m)
+	return m
+}
+
+// IncludeDir is the folder (relative to a Write destination, or to rtl/
+// in a checkout) that Verilator's -I must name for the sources'
+// includes.
+const IncludeDir = "lib"
+
 // Write copies the named sources (paths of FS) into dir, keeping their
 // relative paths, and returns the written files' paths in the same order.
+// The Includes are written too (not returned: they are not sources to
+// compile).
 func Write(dir string, names []string) ([]string, error) {
+	for _, n := range Includes() {
+		if _, err := writeOne(dir, n); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]string, len(names))
 	for i, n := range names {
-		data, err := FS.ReadFile(n)
+		p, err := writeOne(dir, n)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrSource, err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, fmt.Errorf("rtl: %w", err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return nil, fmt.Errorf("rtl: %w", err)
+			return nil, err
 		}
 		out[i] = p
 	}
 	return out, nil
+}
+
+func writeOne(dir, n string) (string, error) {
+	data, err := FS.ReadFile(n)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrSource, err)
+	}
+	p := filepath.Join(dir, filepath.FromSlash(n))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("rtl: %w", err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return "", fmt.Errorf("rtl: %w", err)
+	}
+	return p, nil
 }

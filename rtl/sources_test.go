@@ -68,6 +68,17 @@ func TestSources(t *testing.T) {
 	if got, err := os.ReadFile(out[0]); err != nil || string(got) != string(want) {
 		t.Errorf("Write: %s differs from %s (%v)", out[0], ShellSources()[0], err)
 	}
+	// the includes ride along: every lib/*.vh of the checkout
+	vh, err := filepath.Glob(filepath.Join("lib", "*.vh"))
+	if err != nil || len(vh) == 0 || len(vh) != len(Includes()) {
+		t.Fatalf("includes: checkout %v, Includes %v (%v)", vh, Includes(), err)
+	}
+	for _, n := range Includes() {
+		want, _ := os.ReadFile(n)
+		if got, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(got) != string(want) {
+			t.Errorf("Write did not copy the include %s (%v)", n, err)
+		}
+	}
 	if _, err := Write(dir, []string{"nope.v"}); !errors.Is(err, ErrSource) {
 		t.Errorf("Write of a missing source: %v", err)
 	}

@@ -23,20 +23,12 @@ DEVICE=${DEVICE:-up5k}
 # thresholds (four lanes per block RAM) and 16-bit LFSRs, the defaults of
 # `ptm synth` (docs/fixed-point.md 2.3), and the dual-clock board
 # (RATIO=2: the core on the PLL's 54 MHz, the board shell on half of it,
-# the UART at 3 Mbaud from 27 MHz, 9 clocks per bit; docs/synthesis.md
-# "The dual-clock board"), 60 lanes (5 x 12, 48.87 clocks per sample)
-# place in the UP5K (4,065 cells with generator 0.2.2 and the protocol
-# version 5 shell after branches eng9 and rxtx9) and meet both clocks
-# with nextpnr seed 1 (core Fmax 56.86 MHz, shell 31.91; 4,161 cells and
-# 57.09 / 32.32 with the shell after eng8 and rxtx8; 4,211 cells:
-# 55.48 / 32.26, seed 2 54.74 / 34.44, met): 1.10 M samples/s at the clock, issue 12's target.
-# With the shell before (4,301 cells) seed 2 reached 53.22 MHz (misses
-# 54), seed 3 54.53 (met); with
-# the version 4 shell (4,393 cells) seed 2 met it at 54.96 MHz and seed 3
-# missed at 53.55. RATIO=2 LANES=36 FREQ=48 SEED=3 builds the
-# previous demo image; RATIO=1 LANES=28 FREQ=27 SEED=1 the single-clock
-# one. LANES=auto runs `ptm synth`'s own search (most of an hour on the
-# loaded 2-core machine).
+# the UART at 3 Mbaud from 27 MHz, 9 clocks per bit; docs/board-shell.md),
+# 60 lanes (5 x 12, 48.87 clocks per sample) place in the UP5K (4,063 of
+# 5,280 logic cells) and meet both clocks with nextpnr seed 1 (core Fmax
+# 54.80 MHz, shell 32.33): 1.10 M samples/s at the 54 MHz clock.
+# RATIO=1 LANES=28 FREQ=27 SEED=1 builds a single-clock image. LANES=auto
+# runs `ptm synth`'s own search (docs/howto-build-image.md).
 RATIO=${RATIO:-2}
 LANES=${LANES:-60}
 FREQ=${FREQ:-54}

@@ -101,11 +101,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			field(ev, "%.4f", "mi_correct"), field(ev, "%.4f", "mi_incorrect"))
 	}
 	if sy != nil {
-		fmt.Fprintf(w, "FPGA (%s): %s/%s LUTs, %s/%s BRAMs, Fmax %s MHz (target %s, met %s), %s cycles/sample -> %s samples/s\n",
+		fmt.Fprintf(w, "FPGA (%s): %s/%s logic cells, %s/%s block RAMs, clock %s MHz (Fmax %s MHz, timing met %s), %s cycles/sample -> %s samples/s at the clock (%s at Fmax)\n",
 			field(sy, "%s", "device"), field(sy, "%.0f", "luts"), field(sy, "%.0f", "luts_available"),
-			field(sy, "%.0f", "brams"), field(sy, "%.0f", "brams_available"), field(sy, "%.1f", "fmax_mhz"),
-			field(sy, "%.0f", "target_mhz"), field(sy, "%v", "timing_met"), field(sy, "%.1f", "cycles_per_sample"),
-			field(sy, "%.3g", "samples_per_s"))
+			field(sy, "%.0f", "brams"), field(sy, "%.0f", "brams_available"), field(sy, "%.2f", "clock_mhz"),
+			field(sy, "%.2f", "fmax_mhz"), field(sy, "%v", "timing_met"), field(sy, "%.2f", "cycles_per_sample"),
+			field(sy, "%.0f", "samples_per_s_at_clock"), field(sy, "%.0f", "samples_per_s"))
 	}
 	return md.write(ev, st, sy, stderr)
 }

@@ -123,7 +123,8 @@ func writeReportMD(md string, ev, st, sy map[string]any, rows []streamRow, steps
 				field(sy, "%.2f", "core_fmax_mhz"), field(sy, "%.2f", "shell_clock_mhz"), field(sy, "%.2f", "shell_fmax_mhz"))
 		}
 		fmt.Fprintf(&b, "| UART | %s baud (%s clocks per bit) |\n", field(sy, "%.0f", "uart_baud"), field(sy, "%.0f", "clks_per_bit"))
-		fmt.Fprintf(&b, "| core rate at the PLL clock | %s samples/s, %s queries/s at K = 100 |\n", field(sy, "%.0f", "samples_per_s_at_clock"), field(sy, "%.0f", "queries_per_s_k100_at_clock"))
+		fmt.Fprintf(&b, "| core rate at the PLL clock | %s samples/s, %s queries/s at K = 100 (at Fmax %s MHz: %s samples/s) |\n", field(sy, "%.0f", "samples_per_s_at_clock"),
+			field(sy, "%.0f", "queries_per_s_k100_at_clock"), field(sy, "%.2f", "fmax_mhz"), field(sy, "%.0f", "samples_per_s"))
 		fmt.Fprintf(&b, "| binding | %s |\n", field(sy, "%s", "binding"))
 		if s, ok := sy["search"].([]any); ok && len(s) > 0 {
 			fmt.Fprintf(&b, "| lane search | %d steps (docs/synthesis.md) |\n", len(s))

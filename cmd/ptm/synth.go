@@ -229,8 +229,8 @@ func printSynth(w io.Writer, r *synth.Result) {
 		fmt.Fprintf(w, "  dual clock: core clk_core %.3f MHz (Fmax %.2f), shell clk %.3f MHz (Fmax %.2f), UART %d clocks per bit\n",
 			r.ClockMHz, r.CoreFmaxMHz, r.ShellClockMHz, r.ShellFmaxMHz, r.ClksPerBit)
 	}
-	fmt.Fprintf(w, "  %.2f cycles/sample: %.0f samples/s, %.0f queries/s at K=%d (at the PLL clock: %.0f, %.0f)\n",
-		r.CyclesPerSample, r.SamplesPerS, r.QueriesPerSK100, synth.QueryK, r.SamplesPerSAtClock, r.QueriesPerSAtClock)
+	fmt.Fprintf(w, "  %.2f cycles/sample: %.0f samples/s, %.0f queries/s at K=%d at the %.3f MHz clock (at Fmax: %.0f, %.0f)\n",
+		r.CyclesPerSample, r.SamplesPerSAtClock, r.QueriesPerSAtClock, synth.QueryK, r.ClockMHz, r.SamplesPerS, r.QueriesPerSK100)
 	for _, l := range r.Links {
 		if r.CoreOnly {
 			fmt.Fprint(w, "  (on a board) ")

@@ -51,7 +51,7 @@ func cacheKey(o Options) (string, error) {
 
 // fsWalk calls f on every embedded RTL source, in a fixed order.
 func fsWalk(f func(name string, data []byte)) error {
-	names := append(rtl.ShellSources(), rtl.DualClockSources()...)
+	names := append(append(rtl.ShellSources(), rtl.DualClockSources()...), rtl.Includes()...)
 	for _, b := range rtl.Boards {
 		t, err := rtl.TopSources(b)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/rtl"
 )
 
 // vendorWaivers are the Verilator warnings the yosys iCE40 simulation
@@ -60,7 +61,8 @@ func lintTop(ctx context.Context, device string, coreOnly, noEth, dual bool, d *
 		return fmt.Errorf("synth: %w", err)
 	}
 	args := []string{"--lint-only", "-Wall", "--timescale", "1ns/1ps", "--top-module", topMod,
-		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers}
+		"-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-DPTM_CORE=" + d.Top(), waivers,
+		"-I" + filepath.Join(dir, "rtl", rtl.IncludeDir)}
 	pll, clk := PLL{DIVF: 63, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 48}, 48.0
 	if dual {
 		pll, clk = PLL{DIVF: 71, DIVQ: 4, FilterRange: 1, InMHz: 12, OutMHz: 54}, 27

@@ -16,6 +16,7 @@ import (
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/testenv"
+	"github.com/ptmhw/ptm/rtl"
 	"github.com/ptmhw/ptm/rtl/internal/rtltest"
 )
 
@@ -440,8 +441,11 @@ func benchArgs(t *testing.T, b bench, dir string) (args, inputs []string) {
 	args = []string{"--cc", "--exe", "--build", "-j", "2", "-Wall",
 		"--top-module", b.top, "--Mdir", dir, "-o", "bench",
 		"-CFLAGS", "-I" + rtltest.Abs(t, "../lib/tb") + " -I" + rtltest.Abs(t, "tb"),
-		"-MAKEFLAGS", "OPT_FAST=-O2 OPT_GLOBAL=-O1 OPT_SLOW=-O0"}
+		"-MAKEFLAGS", "OPT_FAST=-O2 OPT_GLOBAL=-O1 OPT_SLOW=-O0", "-I" + rtltest.Abs(t, "../lib")}
 	inputs = []string{rtltest.Abs(t, "../lib/tb"), rtltest.Abs(t, "tb")}
+	for _, n := range rtl.Includes() {
+		inputs = append(inputs, rtltest.Abs(t, filepath.Join("..", filepath.FromSlash(n))))
+	}
 	args = append(args, b.flags...)
 	params := b.params
 	var files []string

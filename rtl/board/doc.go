@@ -90,12 +90,10 @@
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
 // 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
 // demo`: 60 lanes, SETS_MAX 8, core 54 / shell 27 MHz, nextpnr seed 1)
-// places in 4,065 of 5,280 cells and 23 block RAMs with core / shell Fmax
-// 56.86 / 31.91 MHz, timing met (4,161 with the shell before eng9 and
-// rxtx9, 4,211 before eng8 and rxtx8, 4,301 before eng7 and rxtx7); the
-// HX8K full board (64 lanes, 96 / 48 MHz) in 5,766 of 7,680 and 31 block
-// RAMs, 119.65 / 50.36 MHz, timing met (5,880 before eng9 and rxtx9, 5,913
-// before eng8 and rxtx8) (docs/synthesis.md, "Against the targets").
+// places in 4,063 of 5,280 cells and 23 block RAMs with core / shell Fmax
+// 54.80 / 32.33 MHz, timing met; the HX8K full board (64 lanes, 96 / 48
+// MHz) in 5,767 of 7,680 and 31 block RAMs, 117.43 / 52.22 MHz, timing
+// met (docs/physical-limits.md; their history is in CHANGELOG.md).
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
 // ... `default_nettype wire around each file, a header comment naming the

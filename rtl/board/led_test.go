@@ -8,13 +8,14 @@ import (
 	"testing"
 )
 
-// TestLEDLFSRTaps: every feedback tap set in board_top.v's lfsr_taps
-// table (widths 2..24) gives a maximal-length LFSR as board_top steps it
+// TestLEDLFSRTaps: every feedback tap set in the lfsr_taps table
+// (rtl/lib/lfsr_taps.vh, included by board_top, proto_rx and uart_tx;
+// widths 2..24) gives a maximal-length LFSR as board_top steps it
 // (shift towards the MSB, the XOR of the tapped bits shifted in): from the
 // seed 1 it returns to 1 after exactly 2^n - 1 steps. The LED tick and the
 // heartbeat periods depend on it.
 func TestLEDLFSRTaps(t *testing.T) {
-	src, err := os.ReadFile("board_top.v")
+	src, err := os.ReadFile("../lib/lfsr_taps.vh")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -170,20 +170,7 @@ localparam integer BLK_W   = PW - BLK_LOG;                // used, in blocks
 // The idle timer is a maximal-length LFSR (no carry chain): it starts
 // from 1 and times out at its state after IDLE_N steps (its period,
 // 2^IDLE_W - 1, is longer)
-function automatic [23:0] lfsr_taps(input integer n);   // Xilinx XAPP052, bit k-1 for tap k
-    case (n)
-         2: lfsr_taps = 24'h000003;
-         3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;  5: lfsr_taps = 24'h000014;
-         6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;  8: lfsr_taps = 24'h0000B8;
-         9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240; 11: lfsr_taps = 24'h000500;
-        12: lfsr_taps = 24'h000829; 13: lfsr_taps = 24'h00100D; 14: lfsr_taps = 24'h002015;
-        15: lfsr_taps = 24'h006000; 16: lfsr_taps = 24'h00D008; 17: lfsr_taps = 24'h012000;
-        18: lfsr_taps = 24'h020400; 19: lfsr_taps = 24'h040023; 20: lfsr_taps = 24'h090000;
-        21: lfsr_taps = 24'h140000; 22: lfsr_taps = 24'h300000; 23: lfsr_taps = 24'h420000;
-        24: lfsr_taps = 24'hE10000;
-        default: lfsr_taps = 24'h000000;
-    endcase
-endfunction
+`include "../lib/lfsr_taps.vh"
 localparam [IDLE_W-1:0] IDLE_TAPS = IDLE_W'(lfsr_taps(IDLE_W));
 localparam [IDLE_W-1:0] IDLE_SEED = {{(IDLE_W-1){1'b0}}, 1'b1};
 // the state after n steps (loops of at most 1000 for the simulators'

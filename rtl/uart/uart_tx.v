@@ -71,21 +71,7 @@ localparam [10:0] IDLE = 11'd1;
 // CLKS_PER_BIT, XNOR feedback from the seed 0), restarted at its state
 // CLKS_PER_BIT - 1 steps on
 localparam integer W = ($clog2(CLKS_PER_BIT + 1) < 2) ? 2 : $clog2(CLKS_PER_BIT + 1);
-// feedback taps of a maximal-length Fibonacci LFSR of n bits
-// (Xilinx XAPP052; bit k-1 set for tap k)
-function automatic [23:0] lfsr_taps(input integer n);
-    case (n)
-         2: lfsr_taps = 24'h000003;  3: lfsr_taps = 24'h000006;  4: lfsr_taps = 24'h00000C;
-         5: lfsr_taps = 24'h000014;  6: lfsr_taps = 24'h000030;  7: lfsr_taps = 24'h000060;
-         8: lfsr_taps = 24'h0000B8;  9: lfsr_taps = 24'h000110; 10: lfsr_taps = 24'h000240;
-        11: lfsr_taps = 24'h000500; 12: lfsr_taps = 24'h000829; 13: lfsr_taps = 24'h00100D;
-        14: lfsr_taps = 24'h002015; 15: lfsr_taps = 24'h006000; 16: lfsr_taps = 24'h00D008;
-        17: lfsr_taps = 24'h012000; 18: lfsr_taps = 24'h020400; 19: lfsr_taps = 24'h040023;
-        20: lfsr_taps = 24'h090000; 21: lfsr_taps = 24'h140000; 22: lfsr_taps = 24'h300000;
-        23: lfsr_taps = 24'h420000; 24: lfsr_taps = 24'hE10000;
-        default: lfsr_taps = 24'h000000;
-    endcase
-endfunction
+`include "../lib/lfsr_taps.vh"
 localparam [W-1:0] TAPS = W'(lfsr_taps(W));
 function automatic [W-1:0] after(input integer k);
     integer i;

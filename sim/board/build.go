@@ -135,7 +135,7 @@ func build(ctx context.Context, o Options, m model) (*Build, error) {
 func compileSim(ctx context.Context, o Options, ver string, flags, srcs []string, files []hw.File, prefix string) (dir, bin string, cached bool, err error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%q\n", ver, flags)
-	for _, s := range srcs {
+	for _, s := range append(append([]string{}, srcs...), rtl.Includes()...) {
 		data, err := rtl.FS.ReadFile(s)
 		if err != nil {
 			return "", "", false, fmt.Errorf("board: %w", err)
@@ -185,7 +185,7 @@ func compileSim(ctx context.Context, o Options, ver string, flags, srcs []string
 	if _, err := rtl.Write(filepath.Join(tmp, "rtl"), srcs); err != nil {
 		return "", "", false, fmt.Errorf("board: %w", err)
 	}
-	args := append([]string{}, flags...)
+	args := append(append([]string{}, flags...), "-I"+filepath.Join("rtl", rtl.IncludeDir))
 	for _, s := range srcs {
 		args = append(args, filepath.Join("rtl", filepath.FromSlash(s)))
 	}

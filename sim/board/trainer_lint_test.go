@@ -40,7 +40,8 @@ func TestTrainBoardLint(t *testing.T) {
 		if _, err := rtl.Write(filepath.Join(dir, "rtl"), srcs); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"--lint-only", "-Wall", "--top-module", "train_board_top", "+define+PTM_TRAINER=" + d.Top()}
+		args := []string{"--lint-only", "-Wall", "--top-module", "train_board_top", "+define+PTM_TRAINER=" + d.Top(),
+			"-I" + filepath.Join("rtl", rtl.IncludeDir)}
 		for k, v := range TrainerBoardParams(d, 8, 115200) {
 			args = append(args, "-G"+k+"="+v)
 		}

@@ -135,44 +135,11 @@ generate
     end
 endgenerate
 
+// reset, MII, board_top, PHY reset: rtl/boards/common/brd_board.v
 wire rst;
+wire led_heartbeat, led_loaded, led_activity, led_error;
 
-brd_por #(.CYCLES(4096)) u_por (
-    .clk(clk), .hold(!pll_lock), .rst(rst)
-);
-
-// ------------------------------------------------------------ board
-wire       led_heartbeat, led_loaded, led_activity, led_error;
-wire       eth_clk_en;
-wire [7:0] gmii_rxd, gmii_txd;
-wire       gmii_rx_dv, gmii_rx_er, gmii_tx_en, gmii_tx_er;
-wire       board_idle;
-
-generate
-    if (ETH_ENABLE != 0) begin : g_mii
-        mii_adapter u_mii (
-            .clk(clk),
-            .mii_rx_clk(ETH_RX_CLK), .mii_rxd(ETH_RXD), .mii_rx_dv(ETH_RX_DV), .mii_rx_er(ETH_RX_ER),
-            .mii_tx_clk(ETH_TX_CLK), .mii_txd(ETH_TXD), .mii_tx_en(ETH_TX_EN), .mii_tx_er(ETH_TX_ER),
-            .eth_clk_en(eth_clk_en),
-            .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
-            .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er)
-        );
-    end else begin : g_no_mii
-        // UART only: the PHY pins stay idle.
-        assign ETH_TXD    = 4'd0;
-        assign ETH_TX_EN  = 1'b0;
-        assign ETH_TX_ER  = 1'b0;
-        assign eth_clk_en = 1'b0;
-        assign gmii_rxd   = 8'd0;
-        assign gmii_rx_dv = 1'b0;
-        assign gmii_rx_er = 1'b0;
-        wire unused_mii = &{1'b0, ETH_RX_CLK, ETH_RXD, ETH_RX_DV, ETH_RX_ER, ETH_TX_CLK,
-                            gmii_txd, gmii_tx_en, gmii_tx_er};
-    end
-endgenerate
-
-board_top #(
+brd_board #(
     .CLK_HZ(CLK_HZ), .CLKS_PER_BIT(CLKS_PER_BIT), .BOARD_MAC(BOARD_MAC),
     .UART_FIFO_DEPTH(UART_FIFO_DEPTH), .ETH_FIFO_DEPTH(ETH_FIFO_DEPTH),
     .ETH_BUFFER_DEPTH(ETH_BUFFER_DEPTH),
@@ -180,23 +147,17 @@ board_top #(
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX), .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX),
     .GEN_VERSION(GEN_VERSION), .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC),
     .ETH_ENABLE(ETH_ENABLE), .CORE_CLK(CORE_CLK)
-) u_board (
-    .clk(clk), .rst(rst), .clk_core(clk_core),
-    .uart_rxd(RX), .uart_txd(TX),
-    .eth_clk_en(eth_clk_en),
-    .gmii_rxd(gmii_rxd), .gmii_rx_dv(gmii_rx_dv), .gmii_rx_er(gmii_rx_er),
-    .gmii_txd(gmii_txd), .gmii_tx_en(gmii_tx_en), .gmii_tx_er(gmii_tx_er),
+) u_brd (
+    .clk(clk), .clk_core(clk_core), .hold(!pll_lock), .rst(rst),
+    .RX(RX), .TX(TX),
+    .ETH_RX_CLK(ETH_RX_CLK), .ETH_RXD(ETH_RXD), .ETH_RX_DV(ETH_RX_DV), .ETH_RX_ER(ETH_RX_ER),
+    .ETH_TX_CLK(ETH_TX_CLK), .ETH_TXD(ETH_TXD), .ETH_TX_EN(ETH_TX_EN), .ETH_TX_ER(ETH_TX_ER),
+    .ETH_RST_N(ETH_RST_N),
     .led_heartbeat(led_heartbeat), .led_loaded(led_loaded),
-    .led_activity(led_activity), .led_error(led_error),
-    .idle(board_idle)
+    .led_activity(led_activity), .led_error(led_error)
 );
 
-wire unused_ok = &{1'b0, board_idle, pll_core_unused, pll_sdo_unused};
-
-// The PHY is reset with the board (after configuration; it has its own
-// power-on reset too). Its straps select MII and
-// auto-negotiation: there is no MDIO management.
-assign ETH_RST_N = !rst;
+wire unused_ok = &{1'b0, pll_core_unused, pll_sdo_unused};
 
 assign LED = {2'b00, rst, pll_lock, led_error, led_activity, led_loaded, led_heartbeat};
 
