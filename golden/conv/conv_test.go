@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
@@ -411,5 +412,22 @@ func TestBadInput(t *testing.T) {
 	m.Include[5] = math.NaN()
 	if _, err := NewSampler(m, 1); err == nil {
 		t.Error("NaN include probability accepted")
+	}
+}
+
+func TestLaneMatchesLFSR(t *testing.T) {
+	for _, w := range lfsr.Widths() {
+		for _, b := range []int{1, 4, 8, lfsr.MaxLeap(w)} {
+			g, err := lfsr.New(w, b, lfsr.LaneSeed(123, 4, w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := newLane(w, b, lfsr.LaneSeed(123, 4, w))
+			for k := 0; k < 500; k++ {
+				if got, want := l.next(), uint32(g.Next()); got != want {
+					t.Fatalf("W %d B %d draw %d: %d, lfsr.LFSR %d", w, b, k, got, want)
+				}
+			}
+		}
 	}
 }

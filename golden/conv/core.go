@@ -97,7 +97,7 @@ type Core struct {
 	bank  *Bank
 	hw    HW
 	lay   Layout
-	lfsrs []*lfsr.LFSR
+	lanes []lane
 	max   uint32
 	inc   []uint64 // LC clauses' include words
 	any   []bool
@@ -122,14 +122,37 @@ func NewCore(b *Bank, h HW) (*Core, error) {
 	nw := b.Shape.Words()
 	c := &Core{bank: b, hw: h, lay: LayoutOf(&b.Head, h), max: uint32(1)<<uint(h.Bits) - 1,
 		inc: make([]uint64, h.ClauseLanes*nw), any: make([]bool, h.ClauseLanes), out: make([]bool, b.Clauses)}
-	for l := 0; l < h.Lanes(); l++ {
-		g, err := lfsr.New(h.LFSRWidth, h.Bits, 1)
-		if err != nil {
-			return nil, err
-		}
-		c.lfsrs = append(c.lfsrs, g)
-	}
+	c.lanes = make([]lane, h.Lanes())
 	return c, nil
+}
+
+// lane is a W-bit leap-forward LFSR making B-bit draws
+// (docs/fixed-point.md 3.2): lfsr.LFSR's Next, with the taps unrolled.
+// Unused tap slots shift by 64, which gives 0.
+type lane struct {
+	s          uint64
+	t          [4]uint
+	b, top     uint
+	mask, bmsk uint64
+}
+
+func newLane(w, b int, seed uint64) lane {
+	l := lane{s: seed, t: [4]uint{64, 64, 64, 64}, b: uint(b), top: uint(w - b),
+		mask: 1<<uint(w) - 1, bmsk: 1<<uint(b) - 1}
+	if w == 64 {
+		l.mask = ^uint64(0)
+	}
+	for k, e := range lfsr.Taps[w] {
+		l.t[k] = uint(e)
+	}
+	return l
+}
+
+func (l *lane) next() uint32 {
+	s := l.s
+	r := (s>>l.t[0] ^ s>>l.t[1] ^ s>>l.t[2] ^ s>>l.t[3]) & l.bmsk
+	l.s = (s>>l.b | r<<l.top) & l.mask
+	return uint32(r)
 }
 
 // Layout returns the core's schedule.
@@ -146,8 +169,8 @@ func (c *Core) Run(pt *Patches, K int, q uint32, sums []int32) ([]int32, fixed.S
 	if K < 1 {
 		return nil, fixed.Stats{}, fmt.Errorf("conv: K = %d, want >= 1", K)
 	}
-	for l, g := range c.lfsrs {
-		_ = g.Seed(lfsr.LaneSeed(q, l, c.hw.LFSRWidth))
+	for l := range c.lanes {
+		c.lanes[l] = newLane(c.hw.LFSRWidth, c.hw.Bits, lfsr.LaneSeed(q, l, c.hw.LFSRWidth))
 	}
 	nc := b.Classes
 	sums = grow(sums, K*nc)
@@ -160,8 +183,9 @@ func (c *Core) Run(pt *Patches, K int, q uint32, sums []int32) ([]int32, fixed.S
 			for bt := 0; bt < c.lay.Beats; bt++ {
 				for ci := 0; ci < LC; ci++ {
 					cl := g*LC + ci
-					for li := 0; li < LL; li++ {
-						r := uint32(c.lfsrs[ci*LL+li].Next())
+					lanes := c.lanes[ci*LL : (ci+1)*LL]
+					for li := range lanes {
+						r := lanes[li].next()
 						i := bt*LL + li
 						if i >= nl || cl >= b.Clauses {
 							continue
