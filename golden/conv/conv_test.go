@@ -59,7 +59,7 @@ func randomPlanes(s Shape, rng *rand.Rand) []bool {
 
 func TestFillMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, s := range []Shape{{H: 7, W: 9, Planes: 2, WY: 3, WX: 4}, {H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, {H: 5, W: 5, Planes: 3, WY: 5, WX: 5}, {H: 12, W: 4, Planes: 1, WY: 1, WX: 1}} {
+	for _, s := range []Shape{{H: 7, W: 9, Planes: 2, WY: 3, WX: 4}, {H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, {H: 5, W: 5, Planes: 3, WY: 5, WX: 5}, {H: 12, W: 4, Planes: 1, WY: 1, WX: 1}, {H: 4, W: 70, Planes: 2, WY: 2, WX: 5}, {H: 66, W: 3, Planes: 1, WY: 1, WX: 2}, {H: 30, W: 63, Planes: 1, WY: 1, WX: 63}} {
 		planes := randomPlanes(s, rng)
 		pt := NewPatches(s)
 		if err := pt.Fill(planes); err != nil {

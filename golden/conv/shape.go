@@ -75,6 +75,7 @@ func (s Shape) Pixels() int { return s.H * s.W }
 type Patches struct {
 	Shape Shape
 	Bits  []uint64
+	rows  []uint64 // scratch of Fill's word path: one word per plane row
 }
 
 // NewPatches returns an all-zero Patches of shape s.
@@ -112,6 +113,10 @@ func (pt *Patches) Fill(planes []bool) error {
 	}
 	if len(pt.Bits) != s.Patches()*s.Words() {
 		return fmt.Errorf("conv: patch buffer has %d words, shape needs %d", len(pt.Bits), s.Patches()*s.Words())
+	}
+	if s.W < 64 && s.H-s.WY < 64 {
+		pt.fillWords(planes)
+		return nil
 	}
 	f := s.Features()
 	nw := s.Words()
@@ -153,6 +158,65 @@ func (pt *Patches) Fill(planes []bool) error {
 		}
 	}
 	return nil
+}
+
+// fillWords is Fill for images narrower than 64 pixels: every plane row
+// becomes one word and each window row is shifted into place WX bits at a
+// time.
+func (pt *Patches) fillWords(planes []bool) {
+	s := pt.Shape
+	if len(pt.rows) != s.Planes*s.H {
+		pt.rows = make([]uint64, s.Planes*s.H)
+	}
+	for r := range pt.rows {
+		var v uint64
+		for x, b := range planes[r*s.W : (r+1)*s.W] {
+			if b {
+				v |= 1 << uint(x)
+			}
+		}
+		pt.rows[r] = v
+	}
+	f := s.Features()
+	nw := s.Words()
+	wb := s.WindowBits()
+	ty, tx := s.H-s.WY, s.W-s.WX
+	mx := uint64(1)<<uint(s.WX) - 1
+	for y := 0; y < s.PY(); y++ {
+		for x := 0; x < s.PX(); x++ {
+			w := pt.Bits[(y*s.PX()+x)*nw : (y*s.PX()+x+1)*nw]
+			clear(w)
+			off := 0
+			for p := 0; p < s.Planes; p++ {
+				for _, r := range pt.rows[p*s.H+y : p*s.H+y+s.WY] {
+					v := r >> uint(x) & mx
+					put(w, off, v, s.WX)
+					put(w, f+off, ^v&mx, s.WX)
+					off += s.WX
+				}
+			}
+			// Row thermometer: bits k < y set; column: bits k < x set.
+			if ty > 0 {
+				v := uint64(1)<<uint(y) - 1
+				put(w, wb, v, ty)
+				put(w, f+wb, ^v&(uint64(1)<<uint(ty)-1), ty)
+			}
+			if tx > 0 {
+				v := uint64(1)<<uint(x) - 1
+				put(w, wb+ty, v, tx)
+				put(w, f+wb+ty, ^v&(uint64(1)<<uint(tx)-1), tx)
+			}
+		}
+	}
+}
+
+// put ORs the n < 64 low bits of v into the bit string w at bit offset off.
+func put(w []uint64, off int, v uint64, n int) {
+	k, sh := off/64, uint(off%64)
+	w[k] |= v << sh
+	if int(sh)+n > 64 {
+		w[k+1] |= v >> (64 - sh)
+	}
 }
 
 // Fires reports whether the clause with include words inc (Words() words)
