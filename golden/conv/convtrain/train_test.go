@@ -302,3 +302,44 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("label -1 accepted")
 	}
 }
+
+// The float trainer learns the strokes like the fixed-point one, and
+// keeps every SPV a probability vector.
+func TestFloatLearnsStrokes(t *testing.T) {
+	n, epochs := 600, 8
+	if long() {
+		n, epochs = 3000, 20
+	}
+	sh := conv.Shape{H: 10, W: 10, Planes: 1, WY: 4, WX: 4}
+	enc := conv.Encoder{Thresholds: []int{127}}
+	X, y := strokes(n, 10, 2)
+	Xt, yt := strokes(400, 10, 3)
+	B, Bt := booleanize(t, sh, enc, X), booleanize(t, sh, enc, Xt)
+	f, err := NewFloat(Config{Shape: sh, Structure: conv.Coalesced, Classes: 3, Clauses: 24, T: 12, S: 4, N: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := 0; e < epochs; e++ {
+		if err := f.RunEpoch(B, y); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("epoch %d done", e+1)
+	}
+	r := evaluate(t, f.Model(), sh, Bt, yt, 20)
+	t.Logf("float coalesced: %d images x %d epochs: test accuracy %.4f, ECE %.4f, AUROC(H) %.4f", n, epochs, r.Accuracy, r.ECE, r.AUROCEntropy)
+	if r.Accuracy < 0.9 {
+		t.Errorf("test accuracy %.4f, want >= 0.9", r.Accuracy)
+	}
+	for ta := 0; ta < f.Model().TAs(); ta++ {
+		var s float64
+		for _, v := range f.SPV(ta) {
+			if v < 0 {
+				t.Fatalf("TA %d: negative state probability %v", ta, v)
+			}
+			s += v
+		}
+		if s < 1-1e-9 || s > 1+1e-9 {
+			t.Fatalf("TA %d: SPV mass %v, want 1", ta, s)
+		}
+	}
+}
