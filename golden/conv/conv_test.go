@@ -431,3 +431,32 @@ func TestLaneMatchesLFSR(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstFiringAndPatchEvals(t *testing.T) {
+	sh := Shape{H: 4, W: 4, Planes: 1, WY: 2, WX: 2}
+	h := Head{Shape: sh, Structure: Coalesced, Classes: 2, Clauses: 2, T: 1, Weights: []int32{-1, 0, 1, 0}}
+	b := &Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
+	b.Thresh[0] = 15 // clause 0: window pixel (0, 0) on; clause 1 includes nothing
+	core, err := NewCore(b, HW{Bits: 4, LFSRWidth: 32, ClauseLanes: 2, LiteralLanes: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := NewPatches(sh)
+	img := make([]uint8, 16)
+	img[1*4+2] = 200 // pixel (1, 2): patch (1, 2) = 5 is the first whose top-left is on
+	if _, err := (Encoder{Thresholds: []int{127}}).Encode(img, pt, nil); err != nil {
+		t.Fatal(err)
+	}
+	inc := make([]uint64, sh.Words())
+	inc[0] = 1
+	if f := pt.FirstFiring(inc); f != 5 {
+		t.Fatalf("first firing patch %d, want 5", f)
+	}
+	if _, _, err := core.Run(pt, 3, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	// 3 samples x 6 patches for clause 0; clause 1 is never scanned.
+	if core.PatchEvals() != 18 {
+		t.Fatalf("patch evaluations %d, want 18", core.PatchEvals())
+	}
+}

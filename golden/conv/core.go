@@ -100,6 +100,7 @@ type Core struct {
 	lanes []lane
 	max   uint32
 	inc   []uint64 // LC clauses' include words
+	evals uint64   // clause-patch evaluations of a sequential early-exit scan
 	any   []bool
 	out   []bool
 }
@@ -158,6 +159,12 @@ func (l *lane) next() uint32 {
 // Layout returns the core's schedule.
 func (c *Core) Layout() Layout { return c.lay }
 
+// PatchEvals returns the clause-patch evaluations made since the core was
+// built by a sequential scan that stops at a clause's first firing patch
+// and skips clauses with no included literal: a measure of the work of a
+// hardware that evaluates one clause on one patch at a time.
+func (c *Core) PatchEvals() uint64 { return c.evals }
+
 // Run executes one request: an image's patches, K samples, seed q. It
 // returns every sample's raw class sums (K*Classes, sample-major) in sums
 // (grown as needed) and the accumulated statistics.
@@ -203,7 +210,15 @@ func (c *Core) Run(pt *Patches, K int, q uint32, sums []int32) ([]int32, fixed.S
 				if cl >= b.Clauses {
 					continue
 				}
-				c.out[cl] = c.any[ci] && pt.FiresAnywhere(c.inc[ci*nw:(ci+1)*nw])
+				c.out[cl] = false
+				if c.any[ci] {
+					f := pt.FirstFiring(c.inc[ci*nw : (ci+1)*nw])
+					c.out[cl] = f >= 0
+					if f < 0 {
+						f = b.Shape.Patches() - 1
+					}
+					c.evals += uint64(f + 1)
+				}
 			}
 		}
 		b.classSums(c.out, sums[k*nc:(k+1)*nc])

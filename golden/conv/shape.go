@@ -255,6 +255,20 @@ func (pt *Patches) FiresAnywhere(inc []uint64) bool {
 	return false
 }
 
+// FirstFiring returns the first patch (in increasing order) on which the
+// clause with include words inc fires, or -1: the number of patches a
+// sequential scan with early exit evaluates is FirstFiring+1, or Patches()
+// when it returns -1.
+func (pt *Patches) FirstFiring(inc []uint64) int {
+	nw := len(inc)
+	for p, k := 0, 0; p+nw <= len(pt.Bits); p, k = p+nw, k+1 {
+		if Fires(inc, pt.Bits[p:p+nw]) {
+			return k
+		}
+	}
+	return -1
+}
+
 // Firing appends to dst the patches on which the clause with include
 // words inc fires, in increasing order, and returns it.
 func (pt *Patches) Firing(inc []uint64, dst []int32) []int32 {
