@@ -9,7 +9,8 @@
 //
 // Shape fixes the image, the bit-planes, the window and the literals of a
 // patch; Encoder booleanizes 8-bit pixels with one threshold per plane
-// (Sets draws one of M jittered threshold sets per inference sample, the
+// (Jitter makes M threshold sets that an inference query draws its samples
+// from in turn, RunSets; the
 // image counterpart of the tabular sampled input encoding). Patches holds
 // the literals of every patch of one image bit-packed in 64-bit words.
 //
