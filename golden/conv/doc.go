@@ -9,9 +9,9 @@
 //
 // Shape fixes the image, the bit-planes, the window and the literals of a
 // patch; Encoder booleanizes 8-bit pixels with one threshold per plane
-// (Jitter makes M threshold sets that an inference query draws its samples
-// from in turn, RunSets; the
-// image counterpart of the tabular sampled input encoding). Patches holds
+// (Jitter makes M threshold sets that an inference query draws its
+// samples from in turn, RunSets: the image counterpart of the tabular
+// sampled input encoding). Patches holds
 // the literals of every patch of one image bit-packed in 64-bit words.
 //
 // Model is the float model (an include probability per TA, the weights, T)
