@@ -1,0 +1,29 @@
+// Package convtrain is the fixed-point trainer of the convolutional PTM
+// (package conv), bit-exact for any number of workers.
+//
+// The automata are golden/fixedtrain's: integer SPVs of 2N states summing
+// to 2^B, the four TPMs as integer transfers with LFSR-drawn rounding, the
+// consistent feedback rule, one 64-bit LFSR lane per clause
+// (fixedtrain.Clauses). One training step on an image of label y:
+//
+//  1. Every clause draws the action of each of its TAs (one 16-bit draw
+//     per literal from its lane) and is evaluated over the patches, OR over
+//     patches of AND over the included literals (a clause with no included
+//     literal fires, as in training of the tabular TM), stopping at the
+//     first patch that fires.
+//  2. The control lane draws a negative class o != y. The class sums
+//     v_k = sum_c w[k][c] out_c of y and o are clipped to [-T, T].
+//  3. Each clause concerned (per-class: the clauses of y and of o;
+//     coalesced: every clause, for y then for o) is selected with one draw
+//     (d*2T < (T - v_y)*2^16 for y, (T + v_o)*2^16 for o). A selected clause
+//     chooses its patch once per step with one 32-bit draw: uniformly among
+//     the patches where it fires, or among all patches when it fires
+//     nowhere. Feedback uses that patch's literals: Type I when the
+//     clause's weight for the class has the class's sign (w >= 0 for y,
+//     w < 0 for o), Type II otherwise; a coalesced clause that fired moves
+//     its weight by +1 for y and -1 for o (saturating at conv.MaxWeight).
+//
+// Steps 1 and 3 run clause-parallel on a persistent worker pool: each
+// clause uses only its own lane, so the result does not depend on the
+// number of workers (TestWorkersBitExact).
+package convtrain

@@ -1,0 +1,245 @@
+package fixedtrain
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Clauses is a bank of clauses with their integer SPVs, include masses,
+// supports and one random lane per clause, with the trainer's sampling and
+// Type I / Type II feedback (consistent rule) exposed clause by clause and
+// the literal values passed in by the caller. It serves trainers whose
+// clauses see different literals from one clause to the next within one
+// example (golden/conv: each clause gets feedback on the literals of its
+// own chosen patch). Methods on different clauses touch disjoint memory,
+// so they may run on different goroutines at once; the words are then the
+// same whatever the schedule.
+//
+// The TPMs, rounding draws and lanes are those of Trainer exactly: clause
+// c's lane starts at ClauseSeed(seed, c), TypeI makes one 16-bit rounding
+// draw per literal in literal order, TypeII makes none.
+type Clauses struct {
+	bits, n, lits int
+	mv            Moves
+	spv           []uint16
+	inc           []uint16
+	lo, hi        []uint16
+	lanes         []lane
+	dith          []uint16
+	ct            *chunkTables
+}
+
+// NewClauses returns count untrained clauses of literals literals each
+// (every SPV holding 2^(B-1) in states N-1 and N), SPVs of 2N states at
+// B = bits (MinBits..MaxBits), specificity s, lanes seeded from seed.
+func NewClauses(count, literals, n, bits int, s float64, seed uint64) (*Clauses, error) {
+	switch {
+	case count < 1:
+		return nil, fmt.Errorf("fixedtrain: %d clauses, want >= 1", count)
+	case literals < 1:
+		return nil, fmt.Errorf("fixedtrain: %d literals per clause, want >= 1", literals)
+	case n < 1 || n > 1<<14:
+		return nil, fmt.Errorf("fixedtrain: N = %d, want 1..16384", n)
+	case bits < MinBits || bits > MaxBits:
+		return nil, fmt.Errorf("fixedtrain: %d-bit SPVs, want %d..%d", bits, MinBits, MaxBits)
+	case !(s >= 1) || s > 1e300:
+		return nil, fmt.Errorf("fixedtrain: s = %v, want a finite value >= 1", s)
+	}
+	tas := count * literals
+	if uint64(tas)*uint64(2*n) > 1<<34 {
+		return nil, fmt.Errorf("fixedtrain: %d TAs of %d states is too large", tas, 2*n)
+	}
+	cl := &Clauses{bits: bits, n: n, lits: literals, mv: MovesOf(s)}
+	n2 := 2 * n
+	cl.spv = make([]uint16, tas*n2)
+	cl.inc = make([]uint16, tas)
+	cl.lo = make([]uint16, tas)
+	cl.hi = make([]uint16, tas)
+	half := uint16(1) << uint(bits-1)
+	for ta := 0; ta < tas; ta++ {
+		cl.spv[ta*n2+n-1] = half
+		cl.spv[ta*n2+n] = half
+		cl.inc[ta] = half
+		cl.lo[ta], cl.hi[ta] = uint16(n-1), uint16(n)
+	}
+	cl.lanes = make([]lane, count)
+	for c := range cl.lanes {
+		cl.lanes[c].s = ClauseSeed(seed, c)
+	}
+	cl.dith = ditherTable(n2)
+	cl.ct = newChunkTables(n2, cl.mv)
+	return cl, nil
+}
+
+// Count returns the number of clauses.
+func (cl *Clauses) Count() int { return len(cl.lanes) }
+
+// Literals returns the literals per clause.
+func (cl *Clauses) Literals() int { return cl.lits }
+
+// Bits returns B.
+func (cl *Clauses) Bits() int { return cl.bits }
+
+// N returns the states per action.
+func (cl *Clauses) N() int { return cl.n }
+
+// IncludeMass returns the include mass of TA ta = c*literals + i.
+func (cl *Clauses) IncludeMass(ta int) int { return int(cl.inc[ta]) }
+
+// SPV returns the SPV of TA ta (2N words; the caller must not change it).
+func (cl *Clauses) SPV(ta int) []uint16 {
+	n2 := 2 * cl.n
+	return cl.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+}
+
+// Draw16 makes a 16-bit draw from clause c's lane.
+func (cl *Clauses) Draw16(c int) uint32 { return cl.lanes[c].draw16() }
+
+// Draw32 makes a 32-bit draw from clause c's lane.
+func (cl *Clauses) Draw32(c int) uint32 { return cl.lanes[c].draw32() }
+
+// Sample draws the action of every TA of clause c, in literal order, one
+// 16-bit draw each from the clause's lane: literal i is included when the
+// draw is below its include mass * 2^(16-B). The included literals are set
+// in dst (bit i%64 of word i/64; len(dst) >= ceil(literals/64)); other bits
+// of those words are cleared. It returns the number of included literals.
+func (cl *Clauses) Sample(c int, dst []uint64) int {
+	nl := cl.lits
+	words := (nl + 63) / 64
+	dst = dst[:words]
+	inc := cl.inc[c*nl : (c+1)*nl : (c+1)*nl]
+	shift := uint(16 - cl.bits)
+	s := cl.lanes[c].s
+	n := 0
+	for w := range dst {
+		var m uint64
+		end := min(nl, (w+1)*64)
+		for i := w * 64; i < end; i++ {
+			r := (s ^ s>>1 ^ s>>3 ^ s>>4) & 0xFFFF
+			s = s>>16 | r<<48
+			b := (r - uint64(inc[i])<<shift) >> 63 // 1 iff included
+			m |= b << uint(i-w*64)
+		}
+		dst[w] = m
+		n += bits.OnesCount64(m)
+	}
+	cl.lanes[c].s = s
+	return n
+}
+
+// TypeI gives clause c Type I feedback under the consistent rule
+// (docs/ptm-rule.md) with literal values lit (len literals): one rounding
+// draw per literal in order, then TPM1 for a literal of value 1 when the
+// clause fires, TPM3 otherwise.
+func (cl *Clauses) TypeI(c int, lit []bool, fires bool) {
+	nl, n2 := cl.lits, 2*cl.n
+	_ = lit[nl-1]
+	if cl.typeIFast(c, lit, fires) {
+		return
+	}
+	l := cl.lanes[c]
+	base := c * nl
+	top := uint16(n2 - 1)
+	for i := 0; i < nl; i++ {
+		r := l.draw16()
+		ta := base + i
+		k := TPM3
+		if fires && lit[i] {
+			k = TPM1
+		}
+		lo, hi := cl.lo[ta], cl.hi[ta]
+		if (k != TPM1 && hi == 0) || (k == TPM1 && lo == top) {
+			continue
+		}
+		cl.apply(k, ta, lo, hi, r)
+	}
+	cl.lanes[c] = l
+}
+
+// TypeII gives clause c Type II feedback under the consistent rule with
+// literal values lit and the clause's sampled includes (Sample's words):
+// TPM4 on every literal of value 0 when none of them was included, on the
+// single included one when exactly one was, nothing otherwise. No draws.
+func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
+	nl := cl.lits
+	_ = lit[nl-1]
+	z, who := 0, 0
+	for i := 0; i < nl; i++ {
+		if !lit[i] && included[i/64]>>uint(i%64)&1 == 1 {
+			z++
+			who = i
+			if z > 1 {
+				return
+			}
+		}
+	}
+	base := c * nl
+	if z == 1 {
+		cl.tpm4(base + who)
+		return
+	}
+	for i := 0; i < nl; i++ {
+		if !lit[i] {
+			cl.tpm4(base + i)
+		}
+	}
+}
+
+func (cl *Clauses) tpm4(ta int) {
+	lo, hi, n := int(cl.lo[ta]), int(cl.hi[ta]), cl.n
+	if lo >= n {
+		return
+	}
+	n2 := 2 * n
+	q := cl.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+	e := min(hi, n-1)
+	if e == n-1 {
+		cl.inc[ta] += q[n-1]
+		q[n] += q[n-1]
+	} else {
+		q[e+1] = q[e]
+	}
+	copy(q[lo+1:e+1], q[lo:e])
+	q[lo] = 0
+	cl.lo[ta], cl.hi[ta] = uint16(lo+1), uint16(max(hi, e+1))
+}
+
+func (cl *Clauses) apply(k TPM, ta int, lo, hi uint16, r uint32) {
+	n2 := 2 * cl.n
+	q := cl.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+	var d int32
+	var a, b int
+	if useChunked && k != TPM4 && cl.ct != nil {
+		d, a, b = applyChunked(k, q, int(lo), int(hi), cl.mv, r, cl.ct)
+	} else {
+		d, a, b = applyTPM(k, q, int(lo), int(hi), cl.mv, r, cl.dith)
+	}
+	cl.inc[ta] = uint16(int32(cl.inc[ta]) + d)
+	cl.lo[ta], cl.hi[ta] = uint16(a), uint16(b)
+}
+
+// Check verifies every SPV sums to 2^B, every include mass equals its
+// SPV's include states and every support holds its SPV's mass.
+func (cl *Clauses) Check() error {
+	n2 := 2 * cl.n
+	for ta := range cl.inc {
+		q := cl.spv[ta*n2 : (ta+1)*n2]
+		var s, inc uint32
+		for i, v := range q {
+			s += uint32(v)
+			if i >= cl.n {
+				inc += uint32(v)
+			}
+			if v != 0 && (i < int(cl.lo[ta]) || i > int(cl.hi[ta])) {
+				return fmt.Errorf("fixedtrain: TA %d state %d holds %d outside its support %d..%d", ta, i, v, cl.lo[ta], cl.hi[ta])
+			}
+		}
+		if s != 1<<uint(cl.bits) {
+			return fmt.Errorf("fixedtrain: TA %d SPV mass %d, want %d", ta, s, 1<<uint(cl.bits))
+		}
+		if inc != uint32(cl.inc[ta]) {
+			return fmt.Errorf("fixedtrain: TA %d include mass %d, its SPV holds %d", ta, cl.inc[ta], inc)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package fixedtrain
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// Clauses' feedback is the Trainer's: the same lanes, literals and
+// sampled includes give the same SPVs, include masses and lanes, through
+// whichever kernels this CPU runs, under random sequences of Sample, Type I
+// and Type II.
+func TestClausesEqualTrainer(t *testing.T) {
+	defer func(v bool) { useChunked = v }(useChunked)
+	for _, on := range []bool{false, chunkKernels} {
+		useChunked = on
+		t.Run(map[bool]string{false: "go", true: "chunked"}[on], testClausesEqualTrainer)
+	}
+}
+
+func testClausesEqualTrainer(t *testing.T) {
+	const features, m, n, bits = 9, 6, 40, 12
+	p := ptm.Params{Clauses: m, T: 5, S: 3.5, N: n, Epochs: 1, Seed: 99, Feedback: ptm.ConsistentFeedback}
+	tr, err := New(Config{Params: p, Bits: bits, Workers: 1}, 2, features, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := NewClauses(m, 2*features, n, bits, p.S, p.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	nl := 2 * features
+	lit := make([]bool, nl)
+	inc := make([]uint64, 1)
+	typeIs, typeIIs, included := 0, 0, 0
+	for step := 0; step < 3000; step++ {
+		for i := 0; i < features; i++ {
+			v := rng.IntN(2) == 0
+			lit[i], lit[features+i] = v, !v
+		}
+		c := rng.IntN(m)
+		// Sample: every literal drawn from the lane, in order.
+		ref := tr.clane[c]
+		var want uint64
+		for i := 0; i < nl; i++ {
+			if ref.draw16() < uint32(tr.inc[c*nl+i])<<(16-bits) {
+				want |= 1 << uint(i)
+			}
+		}
+		tr.clane[c] = ref
+		if k := cl.Sample(c, inc); inc[0] != want || k != popcount64(want) {
+			t.Fatalf("step %d clause %d: sampled %b (%d), want %b", step, c, inc[0], k, want)
+		}
+		included += popcount64(want)
+		// The trainer's view of the sample: included 0-literals.
+		z, who := 0, int32(0)
+		for i := 0; i < nl; i++ {
+			if want>>uint(i)&1 == 1 && !lit[i] {
+				z++
+				who = int32(i)
+			}
+		}
+		copy(tr.lit, lit)
+		tr.lit0 = tr.lit0[:0]
+		for i := 0; i < nl; i++ {
+			if !lit[i] {
+				tr.lit0 = append(tr.lit0, int32(i))
+			}
+		}
+		tr.zeros[c], tr.who[c] = uint8(min(z, 2)), who
+		if rng.IntN(2) == 0 {
+			tr.typeI(c)
+			cl.TypeI(c, lit, z == 0)
+			typeIs++
+		} else {
+			tr.typeII(c)
+			cl.TypeII(c, lit, inc)
+			typeIIs++
+		}
+		if tr.clane[c] != cl.lanes[c] {
+			t.Fatalf("step %d clause %d: lanes differ", step, c)
+		}
+	}
+	if !slices.Equal(tr.spv, cl.spv) || !slices.Equal(tr.inc, cl.inc) {
+		t.Fatal("SPVs or include masses differ")
+	}
+	if err := cl.Check(); err != nil {
+		t.Fatal(err)
+	}
+	// The sequence moved mass: not every TA still at the initial half.
+	moved := 0
+	for _, v := range cl.inc {
+		if v != 1<<(bits-1) {
+			moved++
+		}
+	}
+	if moved < len(cl.inc)/2 || included == 0 || typeIs == 0 || typeIIs == 0 {
+		t.Fatalf("only %d of %d include masses moved, %d includes sampled: the test does not discriminate", moved, len(cl.inc), included)
+	}
+}
+
+func popcount64(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+func TestNewClausesBadInput(t *testing.T) {
+	for _, a := range [][4]int{{0, 4, 10, 12}, {2, 0, 10, 12}, {2, 4, 0, 12}, {2, 4, 10, 7}, {2, 4, 10, 16}} {
+		if _, err := NewClauses(a[0], a[1], a[2], a[3], 3, 1); err == nil {
+			t.Errorf("NewClauses%v accepted", a)
+		}
+	}
+	if _, err := NewClauses(2, 4, 10, 12, 0.5, 1); err == nil {
+		t.Error("s = 0.5 accepted")
+	}
+}
