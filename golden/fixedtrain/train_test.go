@@ -31,9 +31,10 @@ func spvHash(tr *Trainer) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TestParallelEqualsSerial: spreading the clauses of a TM update over
-// goroutines gives the serial result bit for bit, for binary and
-// multiclass shapes, both rules and several worker counts.
+// TestParallelEqualsSerial: the parallel schedule (sched.go) gives the
+// serial result bit for bit, for binary and multiclass shapes, both rules
+// and several worker counts; the wide shapes cut Type I feedback into
+// literal ranges (jumped lanes) and Type II into ranges of 0-literals.
 func TestParallelEqualsSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, c := range []struct {
@@ -44,6 +45,9 @@ func TestParallelEqualsSerial(t *testing.T) {
 		{2, 6, 8, true, ptm.ConsistentFeedback},
 		{3, 5, 7, false, ptm.ConsistentFeedback},
 		{4, 9, 10, false, ptm.PaperFeedback},
+		{2, 300, 6, true, ptm.ConsistentFeedback},
+		{3, 290, 5, false, ptm.ConsistentFeedback},
+		{2, 270, 4, false, ptm.PaperFeedback},
 	} {
 		X, y := classicXOR(300, c.features, 0.2, rng)
 		for r := range y {
