@@ -2,19 +2,43 @@ package fixedtrain
 
 import (
 	"runtime"
-	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // pool is the trainer's persistent set of worker goroutines: started once
 // (the first parallel example), woken for each parallel phase of an
 // example, and stopped when the trainer becomes unreachable. No goroutine
-// is started per example or per phase. The workers never hold the trainer
-// between phases (the phase's trainer pointer is cleared when it ends), so
-// the trainer can be collected and its cleanup stops them.
+// is started per example or per phase.
+//
+// A phase is posted by bumping seq; a worker that finished its previous
+// phase spins on seq for a while (a phase of a large model lasts tens of
+// microseconds, less than waking a sleeping thread costs on a virtual
+// machine) and only then parks on its wake channel; the caller waits for
+// the workers the same way on left. Parking is announced before seq is
+// checked again (sequentially consistent atomics), so no wake-up is lost;
+// a stale wake token only makes a worker check seq once more.
+//
+// The workers never hold the trainer between phases (ph.tr is cleared
+// when a phase ends), so the trainer can be collected and its cleanup
+// stops them.
 type pool struct {
-	start []chan *phase // one per worker 1..n-1 (worker 0 is the caller)
-	wg    sync.WaitGroup
-	ph    phase
+	seq    atomic.Uint32 // phases posted
+	left   atomic.Int32  // workers still running the current phase
+	closed atomic.Bool
+	ph     phase
+	ws     []poolWorker // workers 1..n-1 (worker 0 is the caller)
+	spin   int          // polls before parking: spinLimit, 0 with more workers than Ps
+	// the caller parks here when the workers take long
+	callerParked atomic.Bool
+	callerWake   chan struct{}
+}
+
+// poolWorker is one worker's parking state, padded to its own cache line.
+type poolWorker struct {
+	parked atomic.Bool
+	wake   chan struct{}
+	_      [48]byte
 }
 
 // phase is one parallel step: worker k runs tr.work(kind, k).
@@ -23,39 +47,121 @@ type phase struct {
 	kind int
 }
 
+// spinLimit is how many times a waiting goroutine polls before it parks:
+// a few microseconds. With more workers than GOMAXPROCS nobody
+// spins (a spinning worker would hold the P another one needs).
+const spinLimit = 5000
+
 // newPool starts n-1 worker goroutines (worker 0 is the caller of run).
 func newPool(n int) *pool {
-	p := &pool{start: make([]chan *phase, n-1)}
-	for k := range p.start {
-		ch := make(chan *phase)
-		p.start[k] = ch
-		go func(k int) {
-			for ph := range ch {
-				ph.tr.work(ph.kind, k)
-				p.wg.Done()
-			}
-		}(k + 1)
+	p := &pool{ws: make([]poolWorker, n-1), callerWake: make(chan struct{}, 1), spin: spinLimit}
+	if n > runtime.GOMAXPROCS(0) {
+		p.spin = 0
+	}
+	for k := range p.ws {
+		p.ws[k].wake = make(chan struct{}, 1)
+		go p.loop(k, 0)
 	}
 	return p
+}
+
+// loop is worker k+1's goroutine; seen is the phases posted before it
+// started (0: it is started before the first).
+func (p *pool) loop(k int, seen uint32) {
+	w := &p.ws[k]
+	for {
+		for i := 0; p.seq.Load() == seen && !p.closed.Load(); i++ {
+			if i < p.spin {
+				continue
+			}
+			w.parked.Store(true)
+			if p.seq.Load() == seen && !p.closed.Load() {
+				<-w.wake
+			}
+			w.parked.Store(false)
+		}
+		if p.closed.Load() {
+			return
+		}
+		seen = p.seq.Load()
+		ph := p.ph
+		if pr := ph.tr.prof; pr != nil {
+			t0 := threadCPU()
+			ph.tr.work(ph.kind, k+1)
+			pr.busy[k+1] = threadCPU() - t0
+		} else {
+			ph.tr.work(ph.kind, k+1)
+		}
+		if p.left.Add(-1) == 0 && p.callerParked.Load() {
+			select {
+			case p.callerWake <- struct{}{}:
+			default:
+			}
+		}
+	}
 }
 
 // run executes phase kind on every worker (the caller is worker 0) and
 // returns when all are done.
 func (p *pool) run(tr *Trainer, kind int) {
 	p.ph = phase{tr: tr, kind: kind}
-	p.wg.Add(len(p.start))
-	for _, ch := range p.start {
-		ch <- &p.ph
+	p.left.Store(int32(len(p.ws)))
+	p.seq.Add(1)
+	for k := range p.ws {
+		p.signal(&p.ws[k])
+	}
+	pr := tr.prof
+	var t0 time.Duration
+	if pr != nil {
+		t0 = threadCPU()
+		if pr.started {
+			pr.serial += t0 - pr.lastEnd
+		}
 	}
 	tr.work(kind, 0)
-	p.wg.Wait()
+	if pr != nil {
+		pr.busy[0] = threadCPU() - t0
+	}
+	for i := 0; p.left.Load() != 0; i++ {
+		if i < p.spin {
+			continue
+		}
+		p.callerParked.Store(true)
+		if p.left.Load() != 0 {
+			<-p.callerWake
+		}
+		p.callerParked.Store(false)
+	}
 	p.ph.tr = nil
+	if pr != nil {
+		var m time.Duration
+		for _, b := range pr.busy {
+			m = max(m, b)
+			pr.total += b
+		}
+		pr.crit += m
+		pr.phases++
+		// the caller's wait above is in the critical path (the longest
+		// worker), not in the serial part
+		pr.lastEnd, pr.started = threadCPU(), true
+	}
+}
+
+// signal wakes worker w if it parked.
+func (p *pool) signal(w *poolWorker) {
+	if w.parked.Load() {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // stop ends the worker goroutines.
 func (p *pool) stop() {
-	for _, ch := range p.start {
-		close(ch)
+	p.closed.Store(true)
+	for k := range p.ws {
+		p.signal(&p.ws[k])
 	}
 }
 

@@ -74,6 +74,7 @@ type Trainer struct {
 	workers, parallelMin int
 	pool                 *pool     // the worker goroutines, started on first use
 	par                  *parState // the parallel schedule's scratch
+	prof                 *phaseProfile
 	// Epochs counts the epochs completed.
 	Epochs int
 	// Progress, if set, is called within RunEpoch every ptm.ProgressRows
@@ -224,19 +225,23 @@ func (tr *Trainer) Update(x []bool, y int) error {
 
 func (tr *Trainer) update(x []bool, y int) {
 	o := tr.features
-	tr.lit0 = tr.lit0[:0]
+	// The literals and the 0-literals in increasing order, without a
+	// branch on the (random) feature values: every index is written and
+	// the end advances only past the 0-literals.
+	lit, neg := tr.lit[:o:o], tr.lit[o:2*o:2*o]
+	z := tr.lit0[: 2*o : 2*o]
+	x = x[:o:o]
+	n := 0
 	for i, v := range x {
-		tr.lit[i] = v
-		tr.lit[o+i] = !v
-		if !v {
-			tr.lit0 = append(tr.lit0, int32(i))
-		}
+		lit[i], neg[i] = v, !v
+		z[n] = int32(i)
+		n += int(b2u(!v))
 	}
 	for i, v := range x {
-		if v {
-			tr.lit0 = append(tr.lit0, int32(o+i))
-		}
+		z[n] = int32(o + i)
+		n += int(b2u(v))
 	}
+	tr.lit0 = z[:n]
 	if tr.useParallel() {
 		tr.updateParallel(y)
 		return
@@ -251,6 +256,15 @@ func (tr *Trainer) update(x []bool, y int) {
 		other++
 	}
 	tr.updateTM(other, false)
+}
+
+// b2u is 1 for true and 0 for false (a flag move, not a branch).
+func b2u(b bool) uint8 {
+	var u uint8
+	if b {
+		u = 1
+	}
+	return u
 }
 
 // updateTM samples the clauses of TM t, then gives them feedback towards
