@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -193,5 +195,35 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := New(Config{Params: ptm.Params{Clauses: 4, T: 2, S: 3.9, N: 16, Feedback: ptm.ConsistentFeedback}}, 2, 2, true); errors.Is(err, ptm.ErrShape) {
 		t.Error("a good shape reported ErrShape")
+	}
+}
+
+// TestPoolStops: the worker goroutines of a trainer's pool end once the
+// trainer is unreachable (its cleanup stops them).
+func TestPoolStops(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		X, y := classicXOR(50, 40, 0.2, rand.New(rand.NewPCG(1, 2)))
+		tr, err := New(Config{Params: ptm.Params{Clauses: 4, T: 5, S: 3, N: 8, Epochs: 1, Seed: 1, Feedback: ptm.ConsistentFeedback}, Workers: 3}, 3, 40, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.parallelMin = 1
+		for r := range y {
+			y[r] = r % 3
+		}
+		if err := tr.RunEpoch(X, y); err != nil {
+			t.Fatal(err)
+		}
+		if tr.pool == nil || runtime.NumGoroutine() < before+2 {
+			t.Fatalf("no pool: %d goroutines, %d before", runtime.NumGoroutine(), before)
+		}
+	}()
+	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the trainer is gone, %d before", n, before)
 	}
 }
