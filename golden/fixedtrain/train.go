@@ -83,8 +83,13 @@ type Trainer struct {
 	Progress func(done, total int)
 }
 
-// parallelTAs is the fewest TAs per TM above which one TM update is spread
-// over several goroutines: below it the hand-off costs more than it saves.
+// parallelTAs is the fewest TAs per TM from which an example takes the
+// parallel schedule (sched.go) when there are several workers. Below it
+// an example lasts a few microseconds and two hand-offs per example cost
+// more than they save: the benchmark's fixed-forced rows run 12 features
+// x 100 clauses (2,400 TAs per TM) at twice the serial CPU time for no
+// wall-clock gain on the loaded 2-core machine, while 784 features x 10
+// clauses (15,680) gain (docs/fixed-point-training.md 10).
 const parallelTAs = 4096
 
 // New returns an untrained fixed-point PTM: every SPV holds 2^(B-1) in
