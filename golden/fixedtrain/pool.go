@@ -12,10 +12,9 @@ import (
 // is started per example or per phase.
 //
 // A phase is posted by bumping seq; a worker that finished its previous
-// phase spins on seq for a while (a phase of a large model lasts tens of
-// microseconds, less than waking a sleeping thread costs on a virtual
-// machine) and only then parks on its wake channel; the caller waits for
-// the workers the same way on left. Parking is announced before seq is
+// phase polls seq for up to the pool's adaptive budget (spinner) and only
+// then parks on its wake channel; the caller waits for the workers the
+// same way on left. Parking is announced before seq is
 // checked again (sequentially consistent atomics), so no wake-up is lost;
 // a stale wake token only makes a worker check seq once more.
 //
@@ -28,7 +27,8 @@ type pool struct {
 	closed atomic.Bool
 	ph     phase
 	ws     []poolWorker // workers 1..n-1 (worker 0 is the caller)
-	spin   int          // polls before parking: spinLimit, 0 with more workers than Ps
+	spin   int          // 1: waits poll before parking; 0: park at once (more workers than Ps)
+	budget atomic.Int64 // the polling budget in nanoseconds (spinMin..spinMax)
 	// the caller parks here when the workers take long
 	callerParked atomic.Bool
 	callerWake   chan struct{}
@@ -47,14 +47,65 @@ type phase struct {
 	kind int
 }
 
-// spinLimit is how many times a waiting goroutine polls before it parks:
-// a few microseconds. With more workers than GOMAXPROCS nobody
-// spins (a spinning worker would hold the P another one needs).
-const spinLimit = 5000
+// A waiting goroutine polls for up to the pool's spin budget before it
+// parks. The budget adapts: a wait that ends while polling doubles it (up
+// to spinMax), a wait that has to park halves it (down to spinMin). On
+// idle cores the waits are a phase's imbalance, a few microseconds, and
+// the budget stays high, so no phase pays a futex wake-up (tens of
+// microseconds on a virtual machine); on a loaded machine a wait often
+// outlasts any budget (the other thread is not running) and polling
+// would only burn the time slice, so the budget falls. With more workers
+// than GOMAXPROCS nobody polls (a polling worker would hold the P
+// another one needs).
+const (
+	spinMin = 10 * time.Microsecond
+	spinMax = 100 * time.Microsecond
+)
+
+// spinner bounds one wait's polling.
+type spinner struct {
+	p     *pool
+	n     int
+	until time.Time
+}
+
+// spinner starts a wait.
+func (p *pool) spinner() spinner { return spinner{p: p} }
+
+// more reports whether the wait should poll again rather than park (the
+// clock is read every 64 polls); when it says no, the budget halves.
+func (s *spinner) more() bool {
+	if s.p.spin == 0 {
+		return false
+	}
+	s.n++
+	if s.n&63 != 0 {
+		return true
+	}
+	now := time.Now()
+	if s.until.IsZero() {
+		s.until = now.Add(time.Duration(s.p.budget.Load()))
+	}
+	if now.Before(s.until) {
+		return true
+	}
+	s.p.budget.Store(int64(max(spinMin, time.Duration(s.p.budget.Load())/2)))
+	return false
+}
+
+// done records a wait that ended while polling: the budget doubles.
+func (s *spinner) done() {
+	if s.p.spin != 0 && s.n > 0 {
+		if b := time.Duration(s.p.budget.Load()); b < spinMax {
+			s.p.budget.Store(int64(min(spinMax, 2*b)))
+		}
+	}
+}
 
 // newPool starts n-1 worker goroutines (worker 0 is the caller of run).
 func newPool(n int) *pool {
-	p := &pool{ws: make([]poolWorker, n-1), callerWake: make(chan struct{}, 1), spin: spinLimit}
+	p := &pool{ws: make([]poolWorker, n-1), callerWake: make(chan struct{}, 1), spin: 1}
+	p.budget.Store(int64(spinMax))
 	if n > runtime.GOMAXPROCS(0) {
 		p.spin = 0
 	}
@@ -70,15 +121,21 @@ func newPool(n int) *pool {
 func (p *pool) loop(k int, seen uint32) {
 	w := &p.ws[k]
 	for {
-		for i := 0; p.seq.Load() == seen && !p.closed.Load(); i++ {
-			if i < p.spin {
+		sp := p.spinner()
+		parked := false
+		for p.seq.Load() == seen && !p.closed.Load() {
+			if !parked && sp.more() {
 				continue
 			}
+			parked = true
 			w.parked.Store(true)
 			if p.seq.Load() == seen && !p.closed.Load() {
 				<-w.wake
 			}
 			w.parked.Store(false)
+		}
+		if !parked {
+			sp.done()
 		}
 		if p.closed.Load() {
 			return
@@ -122,15 +179,21 @@ func (p *pool) run(tr *Trainer, kind int) {
 	if pr != nil {
 		pr.busy[0] = threadCPU() - t0
 	}
-	for i := 0; p.left.Load() != 0; i++ {
-		if i < p.spin {
+	sp := p.spinner()
+	parked := false
+	for p.left.Load() != 0 {
+		if !parked && sp.more() {
 			continue
 		}
+		parked = true
 		p.callerParked.Store(true)
 		if p.left.Load() != 0 {
 			<-p.callerWake
 		}
 		p.callerParked.Store(false)
+	}
+	if !parked {
+		sp.done()
 	}
 	p.ph.tr = nil
 	if pr != nil {
