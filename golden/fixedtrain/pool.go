@@ -143,9 +143,13 @@ func (p *pool) loop(k int, seen uint32) {
 		seen = p.seq.Load()
 		ph := p.ph
 		if pr := ph.tr.prof; pr != nil {
+			// the thread CPU clock is the goroutine's only while it stays
+			// on its thread
+			runtime.LockOSThread()
 			t0 := threadCPU()
 			ph.tr.work(ph.kind, k+1)
 			pr.busy[k+1] = threadCPU() - t0
+			runtime.UnlockOSThread()
 		} else {
 			ph.tr.work(ph.kind, k+1)
 		}
