@@ -3,6 +3,7 @@ package fixedtrain
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -43,20 +44,34 @@ func benchData(sh benchShape) ([][]bool, []int) {
 }
 
 // BenchmarkEpoch is one epoch of 5000 rows: the fixed trainer on one
-// goroutine and on GOMAXPROCS, and the float trainer of golden/ptm, for
-// each benchShape (docs/fixed-point-training.md 10 has the figures).
+// goroutine (fixed-serial), on GOMAXPROCS with the default threshold of
+// the parallel schedule (fixed-parallel), on GOMAXPROCS with the parallel
+// schedule whatever the size (fixed-forced: the measurement that sets
+// parallelTAs), and the float trainer of golden/ptm, for each benchShape
+// (docs/fixed-point-training.md 10 has the figures). fixed-critical is
+// fixed-forced measured in thread CPU time per phase: crit-ms/epoch is
+// the critical path (the longest worker of every phase plus the caller
+// between phases), work-ms/epoch the same work on one thread, and
+// bound-x their ratio, the speedup an idle machine would give before the
+// cost of waking the workers; a loaded machine inflates wall time, not
+// these.
 func BenchmarkEpoch(b *testing.B) {
 	for _, sh := range benchShapes {
 		X, y := benchData(sh)
-		for _, w := range []int{1, 0} {
-			name := "fixed-serial"
-			if w == 0 {
-				name = "fixed-parallel"
-			}
+		for _, w := range []int{1, 0, -1, -2} {
+			name := map[int]string{1: "fixed-serial", 0: "fixed-parallel", -1: "fixed-forced", -2: "fixed-critical"}[w]
 			b.Run(fmt.Sprintf("%s/%s", sh.name, name), func(b *testing.B) {
-				tr, err := New(Config{Params: benchParams(sh), Workers: w}, 2, sh.features, false)
+				tr, err := New(Config{Params: benchParams(sh), Workers: max(w, 0)}, 2, sh.features, false)
 				if err != nil {
 					b.Fatal(err)
+				}
+				if w < 0 {
+					tr.parallelMin = 0
+				}
+				if w == -2 && tr.useParallel() {
+					tr.prof = &phaseProfile{busy: make([]time.Duration, tr.workers)}
+					runtime.LockOSThread() // the caller's thread CPU clock stays its own
+					defer runtime.UnlockOSThread()
 				}
 				for e := 0; e < sh.warm; e++ {
 					_ = tr.RunEpoch(X, y)
@@ -67,6 +82,14 @@ func BenchmarkEpoch(b *testing.B) {
 					_ = tr.RunEpoch(X, y)
 				}
 				b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/epoch")
+				if pr := tr.prof; pr != nil && pr.phases > 0 {
+					// the warm-up epochs are profiled too: scale by all epochs
+					e := float64(sh.warm + b.N)
+					crit, work := pr.crit+pr.serial, pr.total+pr.serial
+					b.ReportMetric(float64(crit.Microseconds())/1e3/e, "crit-ms/epoch")
+					b.ReportMetric(float64(work.Microseconds())/1e3/e, "work-ms/epoch")
+					b.ReportMetric(float64(work)/float64(crit), "bound-x")
+				}
 			})
 		}
 		b.Run(fmt.Sprintf("%s/float", sh.name), func(b *testing.B) {

@@ -7,10 +7,16 @@
 // neighbouring states, each rounded with an offset drawn from a 64-bit
 // leap-forward LFSR, so mass is conserved exactly and every transfer equals
 // the float TPM's in expectation. Every global clause has its own lane,
-// which makes the clauses of one TM independent once the class sum is known:
-// the trainer updates them on several goroutines and the result is the same
-// bit for bit for any number of workers. There is no floating point in
-// training; s enters once, as the 16-bit move probabilities of MovesOf.
+// which makes the clauses of one TM independent once the class sum is known,
+// and the two TM updates of a multiclass example independent of each other.
+// On a large model (parallelTAs) the trainer runs an example on a
+// persistent pool of worker goroutines (pool.go, sched.go): phase A samples
+// the clauses of both TMs at once, phase B cuts each clause's Type I
+// feedback into one range of literals per worker, each starting from the
+// clause lane advanced by a precomputed jump matrix, so every TA receives
+// the draw it would receive serially and the result is the same bit for
+// bit for any number of workers. There is no floating point in training;
+// s enters once, as the 16-bit move probabilities of MovesOf.
 //
 // On amd64 with AVX-512 the hot paths run in assembly (kernel_amd64.s):
 // TPM1/TPM2/TPM3 on aligned chunks of 32 states with per-state probability

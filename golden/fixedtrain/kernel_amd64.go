@@ -110,16 +110,21 @@ func typeI32(a *typeIArgs)
 // (TestTrainChunkedEqualsApplyTPM).
 var useTypeI32 = true
 
-// typeIChunked is typeI (consistent rule) through typeI32.
-func (tr *Trainer) typeIChunked(c int, fires bool) {
-	nl, n2 := tr.lits, 2*tr.n
-	base := c * nl
+// typeIChunked is typeIRange (consistent rule) through typeI32: the
+// literals i0..i1-1 of clause c, lane state s before the first draw; it
+// returns the lane state after the last.
+func (tr *Trainer) typeIChunked(c, i0, i1 int, fires bool, s uint64) uint64 {
+	nl, n2 := i1-i0, 2*tr.n
+	if nl <= 0 {
+		return s
+	}
+	base := c*tr.lits + i0
 	ct := tr.ct
 	last := (n2 - 1) / chunk
 	a := typeIArgs{
 		q: &tr.spv[base*n2], lo: &tr.lo[base], hi: &tr.hi[base], inc: &tr.inc[base],
-		lit: &tr.lit[0], dith: &ct.dith[0], up: &ct.up[0], down: &ct.down[0],
-		lane: tr.clane[c].s, stride: 2 * n2, nl: nl, n: tr.n, last: last * chunk * 2, top: n2 - 1,
+		lit: &tr.lit[i0], dith: &ct.dith[0], up: &ct.up[0], down: &ct.down[0],
+		lane: s, stride: 2 * n2, nl: nl, n: tr.n, last: last * chunk * 2, top: n2 - 1,
 		topMask: uint32(1)<<uint(n2-last*chunk) - 1, upP: tr.mv.Up, downP: tr.mv.Down,
 	}
 	if n2-last*chunk == chunk {
@@ -131,9 +136,9 @@ func (tr *Trainer) typeIChunked(c int, fires bool) {
 	_ = tr.spv[(base+nl)*n2-1]
 	_, _ = tr.lo[base+nl-1], tr.hi[base+nl-1]
 	_ = tr.inc[base+nl-1]
-	_ = tr.lit[nl-1]
+	_ = tr.lit[i1-1]
 	typeI32(&a)
-	tr.clane[c].s = a.lane
+	return a.lane
 }
 
 // sample8 is phase A sampling of n <= 8 consecutive clauses at once

@@ -32,7 +32,9 @@ func down32(q, dith, prob *uint16, c0, c1 int, r uint16, topMask uint32) (carry 
 const useTypeI32 = false
 
 // typeIChunked is never called here (useTypeI32 is false).
-func (tr *Trainer) typeIChunked(c int, fires bool) { panic("fixedtrain: no typeI32") }
+func (tr *Trainer) typeIChunked(c, i0, i1 int, fires bool, s uint64) uint64 {
+	panic("fixedtrain: no typeI32")
+}
 
 // useSample8 is false: there is no sample8 here.
 const useSample8 = false

@@ -3,7 +3,6 @@ package fixedtrain
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/ptmhw/ptm/golden/ptm"
 )
@@ -73,6 +72,9 @@ type Trainer struct {
 	who                  []int32      // the last included 0-literal per global clause
 	order                []int
 	workers, parallelMin int
+	pool                 *pool     // the worker goroutines, started on first use
+	par                  *parState // the parallel schedule's scratch
+	prof                 *phaseProfile
 	// Epochs counts the epochs completed.
 	Epochs int
 	// Progress, if set, is called within RunEpoch every ptm.ProgressRows
@@ -81,8 +83,13 @@ type Trainer struct {
 	Progress func(done, total int)
 }
 
-// parallelTAs is the fewest TAs per TM above which one TM update is spread
-// over several goroutines: below it the hand-off costs more than it saves.
+// parallelTAs is the fewest TAs per TM from which an example takes the
+// parallel schedule (sched.go) when there are several workers. Below it
+// an example lasts a few microseconds and two hand-offs per example cost
+// more than they save: the benchmark's fixed-forced rows run 12 features
+// x 100 clauses (2,400 TAs per TM) at twice the serial CPU time for no
+// wall-clock gain on the loaded 2-core machine, while 784 features x 10
+// clauses (15,680) gain (docs/fixed-point-training.md 10).
 const parallelTAs = 4096
 
 // New returns an untrained fixed-point PTM: every SPV holds 2^(B-1) in
@@ -223,18 +230,26 @@ func (tr *Trainer) Update(x []bool, y int) error {
 
 func (tr *Trainer) update(x []bool, y int) {
 	o := tr.features
-	tr.lit0 = tr.lit0[:0]
+	// The literals and the 0-literals in increasing order, without a
+	// branch on the (random) feature values: every index is written and
+	// the end advances only past the 0-literals.
+	lit, neg := tr.lit[:o:o], tr.lit[o:2*o:2*o]
+	z := tr.lit0[: 2*o : 2*o]
+	x = x[:o:o]
+	n := 0
 	for i, v := range x {
-		tr.lit[i] = v
-		tr.lit[o+i] = !v
-		if !v {
-			tr.lit0 = append(tr.lit0, int32(i))
-		}
+		lit[i], neg[i] = v, !v
+		z[n] = int32(i)
+		n += int(b2u(!v))
 	}
 	for i, v := range x {
-		if v {
-			tr.lit0 = append(tr.lit0, int32(o+i))
-		}
+		z[n] = int32(o + i)
+		n += int(b2u(v))
+	}
+	tr.lit0 = z[:n]
+	if tr.useParallel() {
+		tr.updateParallel(y)
+		return
 	}
 	if tr.binary {
 		tr.updateTM(0, y == 1)
@@ -248,51 +263,29 @@ func (tr *Trainer) update(x []bool, y int) {
 	tr.updateTM(other, false)
 }
 
+// b2u is 1 for true and 0 for false (a flag move, not a branch).
+func b2u(b bool) uint8 {
+	var u uint8
+	if b {
+		u = 1
+	}
+	return u
+}
+
 // updateTM samples the clauses of TM t, then gives them feedback towards
-// target positive (y = 1) or negative.
+// target positive (y = 1) or negative, on the calling goroutine
+// (updateParallel is the schedule on several).
 func (tr *Trainer) updateTM(t int, positive bool) {
 	m := tr.clauses
 	c0 := t * m
-	w := tr.workers
-	if m*tr.lits < tr.parallelMin || w < 2 {
-		w = 1
-	}
-	w = min(w, m)
-	var v int
-	if w == 1 {
-		v = tr.sample(c0, c0+m)
-	} else {
-		part := make([]int, w)
-		tr.spread(c0, m, w, func(k, a, b int) { part[k] = tr.sample(a, b) })
-		for _, p := range part {
-			v += p
-		}
-	}
+	v := tr.sample(c0, c0+m)
 	T := tr.cfg.T
 	v = max(-T, min(T, v))
 	a := T - v
 	if !positive {
 		a = T + v
 	}
-	if w == 1 {
-		tr.feedback(c0, c0+m, positive, a)
-	} else {
-		tr.spread(c0, m, w, func(_, a0, b0 int) { tr.feedback(a0, b0, positive, a) })
-	}
-}
-
-// spread runs f on w contiguous ranges of the clauses c0..c0+m-1 at once.
-func (tr *Trainer) spread(c0, m, w int, f func(k, a, b int)) {
-	var wg sync.WaitGroup
-	for k := 1; k < w; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(k, c0+k*m/w, c0+(k+1)*m/w)
-		}()
-	}
-	f(0, c0, c0+m/w)
-	wg.Wait()
+	tr.feedback(c0, c0+m, positive, a)
 }
 
 // sample draws, for every global clause c in a..b-1, the actions of its
@@ -399,17 +392,22 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
 // gets one rounding draw, in literal order, and TPM1 (literal 1, clause
 // fires), TPM2 (literal 0, clause fires, paper rule only) or TPM3.
 func (tr *Trainer) typeI(c int) {
-	nl, n2 := tr.lits, 2*tr.n
-	fires := tr.zeros[c] == 0
+	tr.clane[c].s = tr.typeIRange(c, 0, tr.lits, tr.zeros[c] == 0, tr.clane[c].s)
+}
+
+// typeIRange is Type I feedback for the literals i0..i1-1 of global
+// clause c, whose lane holds s before the draw of literal i0; it returns
+// the lane after the draw of literal i1-1 (and leaves tr.clane alone).
+func (tr *Trainer) typeIRange(c, i0, i1 int, fires bool, s uint64) uint64 {
+	n2 := 2 * tr.n
 	paper := tr.cfg.Feedback == ptm.PaperFeedback
 	if useTypeI32 && useChunked && tr.ct != nil && !paper {
-		tr.typeIChunked(c, fires)
-		return
+		return tr.typeIChunked(c, i0, i1, fires, s)
 	}
-	l := tr.clane[c]
-	base := c * nl
+	l := lane{s: s}
+	base := c * tr.lits
 	top := uint16(n2 - 1)
-	for i := 0; i < nl; i++ {
+	for i := i0; i < i1; i++ {
 		r := l.draw16()
 		ta := base + i
 		k := TPM3
@@ -428,7 +426,7 @@ func (tr *Trainer) typeI(c int) {
 		}
 		tr.apply(k, ta, lo, hi, r)
 	}
-	tr.clane[c] = l
+	return l.s
 }
 
 // typeII is Type II feedback for global clause c (no draws): TPM4 on the

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -31,9 +33,10 @@ func spvHash(tr *Trainer) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TestParallelEqualsSerial: spreading the clauses of a TM update over
-// goroutines gives the serial result bit for bit, for binary and
-// multiclass shapes, both rules and several worker counts.
+// TestParallelEqualsSerial: the parallel schedule (sched.go) gives the
+// serial result bit for bit, for binary and multiclass shapes, both rules
+// and several worker counts; the wide shapes cut Type I feedback into
+// literal ranges (jumped lanes) and Type II into ranges of 0-literals.
 func TestParallelEqualsSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, c := range []struct {
@@ -44,6 +47,9 @@ func TestParallelEqualsSerial(t *testing.T) {
 		{2, 6, 8, true, ptm.ConsistentFeedback},
 		{3, 5, 7, false, ptm.ConsistentFeedback},
 		{4, 9, 10, false, ptm.PaperFeedback},
+		{2, 300, 6, true, ptm.ConsistentFeedback},
+		{3, 290, 5, false, ptm.ConsistentFeedback},
+		{2, 270, 4, false, ptm.PaperFeedback},
 	} {
 		X, y := classicXOR(300, c.features, 0.2, rng)
 		for r := range y {
@@ -189,5 +195,47 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := New(Config{Params: ptm.Params{Clauses: 4, T: 2, S: 3.9, N: 16, Feedback: ptm.ConsistentFeedback}}, 2, 2, true); errors.Is(err, ptm.ErrShape) {
 		t.Error("a good shape reported ErrShape")
+	}
+}
+
+// poolLoops counts the goroutines running a pool's loop.
+func poolLoops() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "fixedtrain.(*pool).loop(")
+}
+
+// TestPoolStops: the worker goroutines of a trainer's pool end once the
+// trainer is unreachable (its cleanup stops them).
+func TestPoolStops(t *testing.T) {
+	// let the pools of earlier tests' trainers go first
+	for i := 0; i < 100 && poolLoops() > 0; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := poolLoops()
+	func() {
+		X, y := classicXOR(50, 40, 0.2, rand.New(rand.NewPCG(1, 2)))
+		tr, err := New(Config{Params: ptm.Params{Clauses: 4, T: 5, S: 3, N: 8, Epochs: 1, Seed: 1, Feedback: ptm.ConsistentFeedback}, Workers: 3}, 3, 40, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.parallelMin = 1
+		for r := range y {
+			y[r] = r % 3
+		}
+		if err := tr.RunEpoch(X, y); err != nil {
+			t.Fatal(err)
+		}
+		if n := poolLoops(); tr.pool == nil || n < before+2 {
+			t.Fatalf("no pool: %d pool goroutines, %d before", n, before)
+		}
+	}()
+	for i := 0; i < 100 && poolLoops() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := poolLoops(); n > before {
+		t.Errorf("%d pool goroutines after the trainer is gone, %d before", n, before)
 	}
 }
