@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
@@ -83,6 +84,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	hostShuffle := fs.Bool("host-shuffle", false, "with --fixed: shuffle every epoch with the host's shuffle lane, as a training board is fed (docs/fixed-point-training.md 5.1); the model --board trains")
 	boardLink := fs.String("board", "", "train on a training board at this `link` (uart:/dev/pts/N, a path; `ptm board --trainer` runs the Verilated one): the fixed-point trainer with --host-shuffle, rows streamed over the link, SPVs read back; the model file equals `ptm train --fixed --host-shuffle`'s")
 	workers := fs.Int("workers", 0, "with --fixed: goroutines updating disjoint clauses (0: GOMAXPROCS); the model does not depend on it")
+	tune := fs.Duration("tune", pipeline.DefaultTuneBudget, "tuning budget: without hyper-parameter flags, clauses, T, s, epochs, --thresholds and --bandwidth are chosen by inner 4-fold cross-validation on the training rows (as ptm experiments does) among grid candidates admitted in order while their estimated work fits this `duration` at a fixed nominal rate, so the choice never depends on the machine's speed or load; flags given are kept fixed")
+	noTune := fs.Bool("no-tune", false, "do not tune: use the flags' defaults (20 clauses, T 10, s 2, 100 epochs, 6 thresholds, jitter 0.15)")
 	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
 	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature, pipeline.PlainMapping.Smoothing)
@@ -141,6 +144,14 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
 		return err
 	}
+	if *noTune && isSet(fs, "tune") {
+		return fmt.Errorf("%w: --tune and --no-tune: give one", errUsage)
+	}
+	if *tune <= 0 {
+		return fmt.Errorf("%w: --tune %v, want a positive duration such as 10m (--no-tune: no tuning)", errUsage, *tune)
+	}
+	fixedHP := pipeline.TuneFixed{Clauses: isSet(fs, "clauses"), T: isSet(fs, "T"), S: isSet(fs, "s"), Epochs: isSet(fs, "epochs"),
+		Thresholds: isSet(fs, "thresholds"), Bandwidth: isSet(fs, "bandwidth") || enc.Sets == 1}
 	if err := checkOutput(pathFlag{"-o", *out}, pathFlag{"--data", *data}); err != nil {
 		return err
 	}
@@ -182,11 +193,26 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}}
 		tcfg.NewRowTrainer = b.NewRowTrainer
 	}
+	var tuned *pipeline.TuneResult
+	if !*noTune && !fixedHP.All() {
+		if tuned, err = tuneTrain(d, tcfg, fixedHP, *tune, stdout, stderr); err != nil {
+			return err
+		}
+		p = tuned.Chosen.Params
+	}
 	bar := newProgress(stderr, "training")
 	bar.update(0, p.Epochs)
 	tcfg.Progress, tcfg.RowProgress = bar.update, bar.rows
 	start := time.Now()
-	f, err := pipeline.TrainAndCalibrate(d, tcfg, *calibrate)
+	var f *modelfile.File
+	if tuned != nil {
+		f, err = pipeline.TrainTuned(d, tuned, tcfg, *calibrate)
+		if err == nil {
+			f.Tuning = tuned.Record(*tune, fixedHP)
+		}
+	} else {
+		f, err = pipeline.TrainAndCalibrate(d, tcfg, *calibrate)
+	}
 	if err != nil {
 		return err
 	}
@@ -257,4 +283,47 @@ func cutsName(c booleanize.Cuts) string {
 		return string(booleanize.Quantile)
 	}
 	return string(c)
+}
+
+// tuneTrain runs pipeline.Tune for `ptm train`: progress on stderr (a
+// line per candidate scored and a bar at least every few seconds), the
+// choice and its validation score on stdout.
+func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneFixed, budget time.Duration, stdout, stderr io.Writer) (*pipeline.TuneResult, error) {
+	start := time.Now()
+	bar := newProgress(stderr, "tuning")
+	var label string
+	cfg := pipeline.TuneConfig{Base: base, Fixed: fixed, Budget: budget,
+		Progress: func(e pipeline.TuneEvent) {
+			if e.Score != nil {
+				fmt.Fprintf(stderr, "tuning: candidate %d/%d (%s): validation accuracy %.4f, NLL %.4f; %.0fs\n",
+					e.Candidate+1, e.Admitted, e.Label, e.Score.Report.Accuracy, e.Score.Report.NLL, time.Since(start).Seconds())
+				return
+			}
+			label = fmt.Sprintf("candidate %d/%d (%s), fold %d/%d", e.Candidate+1, e.Admitted, e.Label, e.Fold, pipeline.CalibrationFolds)
+			bar.show(fmt.Sprintf("%s; %.0f%% of the budget's work", label, 100*e.Work/e.BudgetWork), false)
+		},
+		RowProgress: func(row, rows int) {
+			if label != "" {
+				bar.show(fmt.Sprintf("%s, row %d/%d", label, row, rows), false)
+			}
+		},
+	}
+	if fixed.Names() != nil {
+		fmt.Fprintf(stderr, "tuning: kept as given: %s\n", strings.Join(fixed.Names(), ", "))
+	}
+	r, err := pipeline.Tune(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := r.Chosen
+	if r.Score == nil {
+		fmt.Fprintf(stdout, "tuning: the budget %v admits fewer than two of %d candidates: trained the first, unscored: %s (--tune DURATION for more)\n",
+			budget, len(r.Candidates), pipeline.TuneLabel(c))
+		return r, nil
+	}
+	fmt.Fprintf(stdout, "tuned in %.1fs: %d of %d candidates scored by %s (%.0f%% of the %v budget's nominal work)\n",
+		time.Since(start).Seconds(), r.Scored, len(r.Candidates), r.Rule, 100*r.Work/r.BudgetWork, budget)
+	fmt.Fprintf(stdout, "chosen: %s; validation accuracy %.4f, NLL %.4f over %d training rows (out of fold)\n",
+		pipeline.TuneLabel(c), r.Score.Report.Accuracy, r.Score.Report.NLL, r.ValRows)
+	return r, nil
 }

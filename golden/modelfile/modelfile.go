@@ -54,6 +54,9 @@ type File struct {
 	// evaluating "the test rows" of another data set is refused; empty in
 	// files written before it existed.
 	DataFingerprint string
+	// Tuning, if set, records how the hyper-parameters were chosen
+	// (`ptm train` without hyper-parameter flags); nil otherwise.
+	Tuning *Tuning
 }
 
 // header is the JSON part of the file.
@@ -72,6 +75,8 @@ type header struct {
 	SPVValues   int                     `json:"spv_values"`
 	// DataFingerprint is File.DataFingerprint.
 	DataFingerprint string `json:"data_fingerprint,omitempty"`
+	// Tuning is File.Tuning (optional).
+	Tuning *Tuning `json:"tuning,omitempty"`
 }
 
 // Error is a model-file error naming the file and what is wrong.
@@ -135,6 +140,13 @@ func (f *File) Validate() error {
 	if err := f.Mapping.Validate(); err != nil {
 		return fmt.Errorf("%w: mapping: %w", ErrInvalid, err)
 	}
+	sets := 1
+	if f.Encoding != nil {
+		sets = f.Encoding.M()
+	}
+	if err := checkTuning(f.Tuning, m.Params, sets); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	if _, err := checkMeta(f.Classes, f.Features, &f.Split, f.DataFingerprint); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -172,7 +184,7 @@ func Encode(f *File) ([]byte, error) {
 		Params: m.Params, Binary: m.Binary, Classes: f.Classes, Features: f.Features,
 		BoolInputs: m.NumFeatures, Booleanizer: f.Booleanizer, Split: f.Split, Mapping: f.Mapping,
 		Bits: f.Bank.Bits, TAs: m.NumTAs(), SPVValues: len(m.SPV),
-		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding,
+		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding, Tuning: f.Tuning,
 	}
 	hj, err := json.MarshalIndent(h, "", " ")
 	if err != nil {
@@ -318,7 +330,7 @@ func Decode(data []byte, name string) (*File, error) {
 		off += 4
 	}
 	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: h.Split, Mapping: h.Mapping, Bank: bank,
-		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding}
+		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding, Tuning: h.Tuning}
 	if err := f.Validate(); err != nil {
 		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
 	}

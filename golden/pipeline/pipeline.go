@@ -655,15 +655,15 @@ func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error)
 // turn and the held-out fold sampled (seed cfg.Params.Seed + fold). These
 // are the predictions Calibrate fits on; the test rows play no part.
 func OutOfFold(d *Data, f *modelfile.File, cfg TrainConfig) (*Samples, error) {
-	return outOfFold(d, f.Split.Train, cfg, calibrationK)
+	return outOfFold(d, f.Split.Train, cfg, calibrationK, nil)
 }
 
 // calibrationK is the number of samples per row of OutOfFold.
 const calibrationK = 100
 
 // outOfFold is OutOfFold on the training rows rows with K samples per
-// held-out row.
-func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
+// held-out row; onFold, if set, is called after every fold.
+func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold int)) (*Samples, error) {
 	cfg.defaults()
 	cfg.Progress = nil
 	folds := make([][]int, CalibrationFolds)
@@ -702,6 +702,9 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
 		}
 		if err := s.p.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
 			return nil, err
+		}
+		if onFold != nil {
+			onFold(i)
 		}
 	}
 	return s, nil
