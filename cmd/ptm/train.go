@@ -84,7 +84,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	hostShuffle := fs.Bool("host-shuffle", false, "with --fixed: shuffle every epoch with the host's shuffle lane, as a training board is fed (docs/fixed-point-training.md 5.1); the model --board trains")
 	boardLink := fs.String("board", "", "train on a training board at this `link` (uart:/dev/pts/N, a path; `ptm board --trainer` runs the Verilated one): the fixed-point trainer with --host-shuffle, rows streamed over the link, SPVs read back; the model file equals `ptm train --fixed --host-shuffle`'s")
 	workers := fs.Int("workers", 0, "with --fixed: goroutines updating disjoint clauses (0: GOMAXPROCS); the model does not depend on it")
-	tune := fs.Duration("tune", pipeline.DefaultTuneBudget, "tuning budget: without hyper-parameter flags, clauses, T, s, epochs, --thresholds and --bandwidth are chosen by inner 4-fold cross-validation on the training rows (as ptm experiments does) among grid candidates admitted in order while their estimated work fits this `duration` at a fixed nominal rate, so the choice never depends on the machine's speed or load; flags given are kept fixed")
+	tune := fs.Duration("tune", pipeline.DefaultTuneBudget, "tuning budget: without hyper-parameter flags, clauses, T, s, epochs, --thresholds and --bandwidth are chosen by inner 4-fold cross-validation on the training rows (as ptm experiments does) among grid candidates admitted in order while their estimated work fits this `duration` at a fixed nominal rate, so the choice never depends on the machine's speed or load; flags given are kept fixed; --board never tunes")
 	noTune := fs.Bool("no-tune", false, "do not tune: use the flags' defaults (20 clauses, T 10, s 2, 100 epochs, 6 thresholds, jitter 0.15)")
 	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
@@ -146,6 +146,14 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *noTune && isSet(fs, "tune") {
 		return fmt.Errorf("%w: --tune and --no-tune: give one", errUsage)
+	}
+	if *boardLink != "" {
+		// A training board is built for one shape, T and s: it trains the
+		// model the flags describe, untuned.
+		if isSet(fs, "tune") {
+			return fmt.Errorf("%w: --tune with --board: a training board trains the shape, T and s it was built for; tune with --fixed --host-shuffle (the same model) and pass the choice as flags", errUsage)
+		}
+		*noTune = true
 	}
 	if *tune <= 0 {
 		return fmt.Errorf("%w: --tune %v, want a positive duration such as 10m (--no-tune: no tuning)", errUsage, *tune)

@@ -330,6 +330,7 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 	}
 	res := &TuneResult{BudgetWork: budget.Seconds() * NominalRate, Rule: tuneRule(DefaultSelection), ValRows: len(trainRows)}
 	seen := map[string]bool{}
+	var memErr error // the first candidate refused for its size
 	// resolve applies cand to base (keeping the fixed fields) and returns
 	// the candidate, or ok false for a duplicate or one over the memory
 	// limit.
@@ -371,8 +372,17 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 		if nc == 2 {
 			tms = 1
 		}
+		// The model, and the out-of-fold samples of the best candidate
+		// and of the one being scored.
 		need := TrainBytes(tms, p.Clauses, F, p.N) + 2*float64(len(trainRows))*float64(calibrationK)*float64(tms)*8
-		if need > float64(limit) || checkTrainSize(nc, F, p) != nil {
+		err = checkTrainSize(nc, F, p)
+		if err == nil && need > float64(limit) {
+			err = fmt.Errorf("pipeline: %s would need about %s while tuning, over the %s limit (PTM_MAX_MEMORY)", label, bytesString(need), bytesString(float64(limit)))
+		}
+		if err != nil {
+			if memErr == nil {
+				memErr = err
+			}
 			return TuneCandidate{}, false, nil
 		}
 		return TuneCandidate{Config: tc, Label: label, Cost: TuneCost(len(trainRows), nc, F, p, calibrationK)}, true, nil
@@ -388,7 +398,7 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 		}
 	}
 	if len(stage) == 0 {
-		return nil, fmt.Errorf("pipeline: tuning: no grid candidate fits the %s memory limit (PTM_MAX_MEMORY): give --clauses, --thresholds or --states", bytesString(float64(limit)))
+		return nil, fmt.Errorf("pipeline: tuning: no grid candidate fits (give --clauses, --thresholds or --states); the first: %w", memErr)
 	}
 	// admit marks the candidates the remaining budget covers, in order.
 	admit := func(cs []TuneCandidate) []int {
