@@ -206,7 +206,9 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		if tuned, err = tuneTrain(d, tcfg, fixedHP, *tune, stdout, stderr); err != nil {
 			return err
 		}
-		p = tuned.Chosen.Params
+		if tuned != nil {
+			p = tuned.Chosen.Params
+		}
 	}
 	bar := newProgress(stderr, "training")
 	bar.update(0, p.Epochs)
@@ -295,7 +297,8 @@ func cutsName(c booleanize.Cuts) string {
 
 // tuneTrain runs pipeline.Tune for `ptm train`: progress on stderr (a
 // line per candidate scored and a bar at least every few seconds), the
-// choice and its validation score on stdout.
+// choice and its validation score on stdout. It returns nil when the
+// given flags leave a single candidate (nothing to tune).
 func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneFixed, budget time.Duration, stdout, stderr io.Writer) (*pipeline.TuneResult, error) {
 	start := time.Now()
 	bar := newProgress(stderr, "tuning")
@@ -324,6 +327,10 @@ func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneF
 		return nil, err
 	}
 	c := r.Chosen
+	if r.Score == nil && len(r.Candidates) == 1 {
+		fmt.Fprintf(stderr, "tuning: nothing left to tune once the given flags are applied\n")
+		return nil, nil
+	}
 	if r.Score == nil {
 		fmt.Fprintf(stdout, "tuning: the budget %v admits fewer than two of %d candidates: trained the first, unscored: %s (--tune DURATION for more)\n",
 			budget, len(r.Candidates), pipeline.TuneLabel(c))

@@ -400,6 +400,56 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 	if len(stage) == 0 {
 		return nil, fmt.Errorf("pipeline: tuning: no grid candidate fits (give --clauses, --thresholds or --states); the first: %w", memErr)
 	}
+	// variants are the second stage's candidates around w: its encoding
+	// with other thresholds and jitters.
+	variants := func(w TuneCandidate) ([]TuneCandidate, error) {
+		var second []TuneCandidate
+		if !cfg.Fixed.Thresholds {
+			t0, err := thermo(w.Config.Thresholds)
+			if err != nil {
+				return nil, err
+			}
+			for _, th := range refineThresholds {
+				t1, err := thermo(th)
+				if err != nil {
+					return nil, err
+				}
+				if th == w.Config.Thresholds || reflect.DeepEqual(t0.Thresholds, t1.Thresholds) {
+					continue // the same thermometer: the same model
+				}
+				cand := candidateOf(w.Config)
+				cand.Thresholds = th
+				if c, ok, err := resolve(cand); err != nil {
+					return nil, err
+				} else if ok {
+					second = append(second, c)
+				}
+			}
+		}
+		if !cfg.Fixed.Bandwidth && base.Encoding.Sets > 1 && !allBinary(tr.X) {
+			for _, bw := range refineBandwidths {
+				cand := candidateOf(w.Config)
+				e := *w.Config.Encoding
+				e.Bandwidth = bw
+				cand.Encoding = &e
+				if c, ok, err := resolve(cand); err != nil {
+					return nil, err
+				} else if ok {
+					second = append(second, c)
+				}
+			}
+		}
+		return second, nil
+	}
+	if len(stage) == 1 && refine {
+		// The given flags leave one first-stage candidate: its variants
+		// are the grid.
+		second, err := variants(stage[0])
+		if err != nil {
+			return nil, err
+		}
+		stage, refine = append(stage, second...), false
+	}
 	// admit marks the candidates the remaining budget covers, in order.
 	admit := func(cs []TuneCandidate) []int {
 		var idx []int
@@ -414,7 +464,9 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 	adm := admit(stage)
 	res.Candidates = stage
 	if len(adm) < 2 {
-		// Too little budget to compare: the first candidate, unscored.
+		// One candidate (nothing left to tune once the given flags are
+		// applied), or too little budget to compare: the first
+		// candidate, unscored.
 		res.Work = 0
 		res.Chosen = stage[0].Config
 		return res, nil
@@ -463,42 +515,9 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 		}
 	}
 	if refine {
-		w := res.Candidates[best]
-		var second []TuneCandidate
-		if !cfg.Fixed.Thresholds {
-			t0, err := thermo(w.Config.Thresholds)
-			if err != nil {
-				return nil, err
-			}
-			for _, th := range refineThresholds {
-				t1, err := thermo(th)
-				if err != nil {
-					return nil, err
-				}
-				if th == w.Config.Thresholds || reflect.DeepEqual(t0.Thresholds, t1.Thresholds) {
-					continue // the same thermometer: the same model
-				}
-				cand := candidateOf(w.Config)
-				cand.Thresholds = th
-				if c, ok, err := resolve(cand); err != nil {
-					return nil, err
-				} else if ok {
-					second = append(second, c)
-				}
-			}
-		}
-		if !cfg.Fixed.Bandwidth && base.Encoding.Sets > 1 && !allBinary(tr.X) {
-			for _, bw := range refineBandwidths {
-				cand := candidateOf(w.Config)
-				e := *w.Config.Encoding
-				e.Bandwidth = bw
-				cand.Encoding = &e
-				if c, ok, err := resolve(cand); err != nil {
-					return nil, err
-				} else if ok {
-					second = append(second, c)
-				}
-			}
+		second, err := variants(res.Candidates[best])
+		if err != nil {
+			return nil, err
 		}
 		n0 := len(res.Candidates)
 		res.Candidates = append(res.Candidates, second...)
