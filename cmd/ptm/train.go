@@ -310,7 +310,11 @@ func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneF
 					e.Candidate+1, e.Admitted, e.Label, e.Score.Report.Accuracy, e.Score.Report.NLL, time.Since(start).Seconds())
 				return
 			}
-			label = fmt.Sprintf("candidate %d/%d (%s), fold %d/%d", e.Candidate+1, e.Admitted, e.Label, e.Fold, pipeline.CalibrationFolds)
+			if e.Rows > 0 {
+				bar.show(fmt.Sprintf("candidate %d/%d (%s), fold %d/%d: sampling held-out row %d/%d", e.Candidate+1, e.Admitted, e.Label, e.Fold+1, pipeline.CalibrationFolds, e.Sampled, e.Rows), false)
+				return
+			}
+			label = fmt.Sprintf("candidate %d/%d (%s), fold %d/%d", e.Candidate+1, e.Admitted, e.Label, min(e.Fold+1, pipeline.CalibrationFolds), pipeline.CalibrationFolds)
 			bar.show(fmt.Sprintf("%s; %.0f%% of the budget's work", label, 100*e.Work/e.BudgetWork), false)
 		},
 		RowProgress: func(row, rows int) {

@@ -576,6 +576,9 @@ type pooled struct {
 	sums   [][]int
 	labels []int
 	K      int
+	// progress, if set, is called by add every 64 rows (rows sampled of
+	// rows to sample).
+	progress func(done, total int)
 }
 
 func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
@@ -585,6 +588,9 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 	}
 	s := ptm.NewSampler(f.Model, seed)
 	for i, r := range rows {
+		if p.progress != nil && i%64 == 0 {
+			p.progress(i, len(rows))
+		}
 		sums, err := SampleRow(f, s, d.X[r], K, nil)
 		if err != nil {
 			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
@@ -662,8 +668,10 @@ func OutOfFold(d *Data, f *modelfile.File, cfg TrainConfig) (*Samples, error) {
 const calibrationK = 100
 
 // outOfFold is OutOfFold on the training rows rows with K samples per
-// held-out row; onFold, if set, is called after every fold.
-func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold int)) (*Samples, error) {
+// held-out row; onFold, if set, is called while fold i's held-out rows
+// are sampled (done of total rows, every 64 rows) and once the fold is
+// done (done = total).
+func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold, done, total int)) (*Samples, error) {
 	cfg.defaults()
 	cfg.Progress = nil
 	folds := make([][]int, CalibrationFolds)
@@ -700,11 +708,15 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold int
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
 		}
+		if onFold != nil {
+			s.p.progress = func(done, total int) { onFold(i, done, total) }
+		}
 		if err := s.p.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
 			return nil, err
 		}
+		s.p.progress = nil
 		if onFold != nil {
-			onFold(i)
+			onFold(i, len(val), len(val))
 		}
 	}
 	return s, nil

@@ -195,8 +195,8 @@ func ScoreGridCV(d *Data, cfg ProtocolConfig, s int) ([]ValScore, []*Samples, er
 // all but one of the CalibrationFolds folds of its training rows in turn,
 // the held-out fold sampled (K samples per row), and the pooled
 // out-of-fold samples scored under mp (and under mp's kind fitted on the
-// same samples). onFold, if set, is called after every fold.
-func scoreCV(d *Data, tc TrainConfig, K int, mp ptm.Mapping, bins int, onFold func(fold int)) (ValScore, *Samples, error) {
+// same samples). onFold, if set, is called as outOfFold calls it.
+func scoreCV(d *Data, tc TrainConfig, K int, mp ptm.Mapping, bins int, onFold func(fold, done, total int)) (ValScore, *Samples, error) {
 	trainRows, _, err := tc.splitRows(d)
 	if err != nil {
 		return ValScore{}, nil, err

@@ -93,12 +93,14 @@ type TuneConfig struct {
 }
 
 // TuneEvent reports tuning progress: Candidate (0-based) of Admitted
-// candidates (so far: the second stage admits more), Fold done of
+// candidates (so far: the second stage admits more), Fold folds done of
 // CalibrationFolds (Fold = CalibrationFolds and Score set when the
-// candidate is scored), Work done and budgeted.
+// candidate is scored), while fold Fold+1's held-out rows are sampled
+// Sampled of Rows (Rows 0 otherwise), Work done and budgeted.
 type TuneEvent struct {
 	Candidate, Admitted int
 	Fold                int
+	Sampled, Rows       int
 	Label               string
 	Score               *ValScore
 	Work, BudgetWork    float64
@@ -480,10 +482,19 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 		c := &res.Candidates[i]
 		tc := c.Config
 		tc.RowProgress = cfg.RowProgress
-		onFold := func(fold int) {
+		onFold := func(fold, sampled, rows int) {
 			if cfg.Progress != nil {
-				cfg.Progress(TuneEvent{Candidate: done, Admitted: admitted, Fold: fold + 1, Label: c.Label, Work: work + c.Cost*float64(fold+1)/CalibrationFolds, BudgetWork: res.BudgetWork})
+				ev := TuneEvent{Candidate: done, Admitted: admitted, Fold: fold, Label: c.Label, Work: work + c.Cost*float64(fold)/CalibrationFolds, BudgetWork: res.BudgetWork}
+				if sampled == rows {
+					ev.Fold, ev.Work = fold+1, work+c.Cost*float64(fold+1)/CalibrationFolds
+				} else {
+					ev.Sampled, ev.Rows = sampled, rows
+				}
+				cfg.Progress(ev)
 			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(TuneEvent{Candidate: done, Admitted: admitted, Label: c.Label, Work: work, BudgetWork: res.BudgetWork})
 		}
 		v, oof, err := scoreCV(d, tc, calibrationK, base.Mapping, 10, onFold)
 		if err != nil {
