@@ -233,12 +233,16 @@ var (
 )
 
 // TuneGrid returns the grid Tune uses for d when cfg.Grid is nil:
-// KnownGrid(d.Name) for the data sets `ptm experiments` has a grid for,
-// else GeneralGrid with the second stage. rows and boolFeatures describe
-// the training rows (boolFeatures at 6 thresholds per feature).
+// KnownGrid(d.Name) for the data sets `ptm experiments` has a grid for
+// (the built-in data itself: a CSV file named iris.csv with other content
+// is a user's data), else GeneralGrid with the second stage. rows and
+// boolFeatures describe the training rows (boolFeatures at 6 thresholds
+// per feature).
 func TuneGrid(d *Data, rows, boolFeatures int) ([]Candidate, bool) {
 	if g := KnownGrid(d.Name); g != nil {
-		return g, false
+		if b, err := LoadData(d.Name, ""); err == nil && b.Fingerprint() == d.Fingerprint() {
+			return g, false
+		}
 	}
 	return GeneralGrid(rows, boolFeatures), true
 }

@@ -176,3 +176,21 @@ func TestGeneralGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneGridKnownOnlyForBuiltinData: the experiments' grid is used for
+// the built-in data (also read from an identical CSV file), the general
+// grid for a user's file of the same name with other content.
+func TestTuneGridKnownOnlyForBuiltinData(t *testing.T) {
+	d, err := LoadData(Wine, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, refine := TuneGrid(d, 142, 78); refine || !reflect.DeepEqual(g, KnownGrid(Wine)) {
+		t.Errorf("built-in wine: grid %+v, refine %v", g, refine)
+	}
+	d.X[0] = append([]float64(nil), d.X[0]...)
+	d.X[0][0]++ // a user's "wine" data: other values
+	if g, refine := TuneGrid(d, 142, 78); !refine || !reflect.DeepEqual(g, GeneralGrid(142, 78)) {
+		t.Errorf("a user's wine: grid %+v, refine %v", g, refine)
+	}
+}
