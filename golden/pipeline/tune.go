@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
@@ -90,6 +93,11 @@ type TuneConfig struct {
 	// candidate scored; RowProgress within every epoch of every fold.
 	Progress    func(TuneEvent)
 	RowProgress func(row, rows int)
+	// Parallel is the number of candidates scored at once (0: GOMAXPROCS,
+	// fewer when the memory limit asks for it); the candidates scored and
+	// the choice do not depend on it. Progress and RowProgress calls are
+	// serialized.
+	Parallel int
 }
 
 // TuneEvent reports tuning progress: Candidate (0-based) of Admitted
@@ -113,6 +121,7 @@ type TuneCandidate struct {
 	Label  string
 	Cost   float64
 	Score  *ValScore
+	mem    float64 // estimated bytes while it is scored
 }
 
 // TuneResult is the outcome of Tune.
@@ -391,7 +400,7 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 			}
 			return TuneCandidate{}, false, nil
 		}
-		return TuneCandidate{Config: tc, Label: label, Cost: TuneCost(len(trainRows), nc, F, p, calibrationK)}, true, nil
+		return TuneCandidate{Config: tc, Label: label, Cost: TuneCost(len(trainRows), nc, F, p, calibrationK), mem: need}, true, nil
 	}
 	var stage []TuneCandidate
 	for _, g := range grid {
@@ -480,32 +489,66 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 	var scores []ValScore
 	var scoredIdx []int
 	best := -1
-	done, work := 0, 0.0
-	admitted := len(adm)
-	score := func(i int) error {
-		c := &res.Candidates[i]
-		tc := c.Config
-		tc.RowProgress = cfg.RowProgress
-		onFold := func(fold, sampled, rows int) {
-			if cfg.Progress != nil {
-				ev := TuneEvent{Candidate: done, Admitted: admitted, Fold: fold, Label: c.Label, Work: work + c.Cost*float64(fold)/CalibrationFolds, BudgetWork: res.BudgetWork}
-				if sampled == rows {
-					ev.Fold, ev.Work = fold+1, work+c.Cost*float64(fold+1)/CalibrationFolds
-				} else {
-					ev.Sampled, ev.Rows = sampled, rows
-				}
-				cfg.Progress(ev)
-			}
-		}
+	work := 0.0
+	// par candidates are scored at once: cfg.Parallel (GOMAXPROCS), fewer
+	// if that many of the largest admitted candidate would not fit the
+	// memory limit. The choice does not depend on it.
+	par := cfg.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	for _, i := range adm {
+		par = min(par, max(int(float64(limit)/res.Candidates[i].mem), 1))
+	}
+	// Progress callbacks come from the goroutines scoring candidates:
+	// serialized by mu, which also guards work.
+	var mu sync.Mutex
+	progress := func(ev TuneEvent) {
 		if cfg.Progress != nil {
-			cfg.Progress(TuneEvent{Candidate: done, Admitted: admitted, Label: c.Label, Work: work, BudgetWork: res.BudgetWork})
+			mu.Lock()
+			ev.Work, ev.BudgetWork = work, res.BudgetWork
+			cfg.Progress(ev)
+			mu.Unlock()
 		}
+	}
+	var rowProgress func(row, rows int)
+	if cfg.RowProgress != nil {
+		rowProgress = func(row, rows int) {
+			mu.Lock()
+			cfg.RowProgress(row, rows)
+			mu.Unlock()
+		}
+	}
+	// run scores candidate i, the k-th admitted of admitted; safe to run
+	// concurrently (every candidate has its own seeds and models).
+	run := func(i, k, admitted int) (ValScore, *Samples, error) {
+		c := res.Candidates[i]
+		tc := c.Config
+		tc.RowProgress = rowProgress
+		onFold := func(fold, sampled, rows int) {
+			ev := TuneEvent{Candidate: k, Admitted: admitted, Fold: fold, Label: c.Label}
+			if sampled == rows {
+				ev.Fold = fold + 1
+			} else {
+				ev.Sampled, ev.Rows = sampled, rows
+			}
+			progress(ev)
+		}
+		progress(TuneEvent{Candidate: k, Admitted: admitted, Label: c.Label})
 		v, oof, err := scoreCV(d, tc, calibrationK, base.Mapping, 10, onFold)
 		if err != nil {
-			return fmt.Errorf("pipeline: tuning candidate %d (%s): %w", i+1, c.Label, err)
+			return ValScore{}, nil, fmt.Errorf("pipeline: tuning candidate %d (%s): %w", i+1, c.Label, err)
 		}
+		return v, oof, nil
+	}
+	// commit records candidate i's score, in admission order, keeping the
+	// out-of-fold samples of the best so far only.
+	commit := func(i, k, admitted int, v ValScore, oof *Samples) {
+		c := &res.Candidates[i]
 		c.Score = &v
+		mu.Lock()
 		work += c.Cost
+		mu.Unlock()
 		scores = append(scores, v)
 		scoredIdx = append(scoredIdx, i)
 		switch b := scoredIdx[DefaultSelection.Choose(scores)]; {
@@ -518,16 +561,52 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 			best, res.OOF = b, nil
 		}
 		res.Scored++
-		if cfg.Progress != nil {
-			cfg.Progress(TuneEvent{Candidate: done, Admitted: admitted, Fold: CalibrationFolds, Label: c.Label, Score: &v, Work: work, BudgetWork: res.BudgetWork})
-		}
-		done++
-		return nil
+		progress(TuneEvent{Candidate: k, Admitted: admitted, Fold: CalibrationFolds, Label: c.Label, Score: &v})
 	}
-	for _, i := range adm {
-		if err := score(i); err != nil {
-			return nil, err
+	// scoreAll scores the candidates idx (admitted ordinals from k0 on),
+	// par at a time, committing them in order; at most par candidates'
+	// results are held at once.
+	scoreAll := func(idx []int, k0, admitted int) error {
+		type result struct {
+			v   ValScore
+			oof *Samples
+			err error
 		}
+		outs := make([]chan result, len(idx))
+		for k := range outs {
+			outs[k] = make(chan result, 1)
+		}
+		slots := make(chan struct{}, max(min(par, len(idx)), 1))
+		var stop atomic.Bool
+		go func() {
+			for k, i := range idx {
+				slots <- struct{}{}
+				go func() {
+					if stop.Load() {
+						outs[k] <- result{}
+						return
+					}
+					v, oof, err := run(i, k0+k, admitted)
+					outs[k] <- result{v, oof, err}
+				}()
+			}
+		}()
+		var first error
+		for k, i := range idx {
+			r := <-outs[k]
+			if first == nil && r.err != nil {
+				first = r.err
+				stop.Store(true)
+			}
+			if first == nil {
+				commit(i, k0+k, admitted, r.v, r.oof)
+			}
+			<-slots
+		}
+		return first
+	}
+	if err := scoreAll(adm, 0, len(adm)); err != nil {
+		return nil, err
 	}
 	if refine {
 		second, err := variants(res.Candidates[best])
@@ -537,11 +616,11 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 		n0 := len(res.Candidates)
 		res.Candidates = append(res.Candidates, second...)
 		adm2 := admit(second)
-		admitted += len(adm2)
-		for _, i := range adm2 {
-			if err := score(n0 + i); err != nil {
-				return nil, err
-			}
+		for j := range adm2 {
+			adm2[j] += n0
+		}
+		if err := scoreAll(adm2, len(adm), len(adm)+len(adm2)); err != nil {
+			return nil, err
 		}
 	}
 	res.Work = work

@@ -24,7 +24,8 @@ func irisBase(seed uint64) TrainConfig {
 	return TrainConfig{Params: p, Thresholds: 6, TestFraction: 0.2, SplitSeed: seed, Bits: 16, Mapping: DefaultMapping, Encoding: &enc}
 }
 
-// TestTuneIsTheExperimentsCV: Tune scores every candidate exactly as
+// TestTuneIsTheExperimentsCV: Tune (scoring candidates concurrently)
+// scores every candidate exactly as
 // ScoreGridCV (the experiments' inner cross-validation) does on split
 // seed-1, chooses the candidate RepeatedSplits with CV chooses, and
 // TrainTuned, fitting the mapping on the tuning's out-of-fold samples,
@@ -36,7 +37,7 @@ func TestTuneIsTheExperimentsCV(t *testing.T) {
 	}
 	const seed = 3
 	grid := tinyGrid()
-	r, err := Tune(d, TuneConfig{Base: irisBase(seed), Grid: grid})
+	r, err := Tune(d, TuneConfig{Base: irisBase(seed), Grid: grid, Parallel: 3}) // three at once: the same scores as one at a time
 	if err != nil {
 		t.Fatal(err)
 	}
