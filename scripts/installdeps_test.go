@@ -83,6 +83,30 @@ func TestInstallDepsGivesUpOnAStuckLock(t *testing.T) {
 	}
 }
 
+// TestInstallDepsFashionMNIST: the data package is installed when its
+// files are missing, and not when they are there.
+func TestInstallDepsFashionMNIST(t *testing.T) {
+	path, calls := fakeApt(t, 0)
+	out, err := runInstall(t, path, "PTM_FASHION_MNIST_DIR="+filepath.Join(t.TempDir(), "none"))
+	if err != nil {
+		t.Fatalf("install-deps: %v\n%s", err, out)
+	}
+	if log, _ := os.ReadFile(calls); !strings.Contains(string(log), "dataset-fashion-mnist") {
+		t.Errorf("Fashion-MNIST missing, apt-get calls:\n%s", log)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "train-images-idx3-ubyte.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, calls = fakeApt(t, 0)
+	if out, err := runInstall(t, path, "PTM_FASHION_MNIST_DIR="+dir); err != nil {
+		t.Fatalf("install-deps: %v\n%s", err, out)
+	}
+	if log, _ := os.ReadFile(calls); strings.Contains(string(log), "dataset-fashion-mnist") || !strings.Contains(string(log), "verilator") {
+		t.Errorf("Fashion-MNIST present, apt-get calls:\n%s", log)
+	}
+}
+
 func itoa(n int) string {
 	s := ""
 	for ; n > 0; n /= 10 {

@@ -46,7 +46,7 @@ type evalJSON struct {
 func cmdEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("eval", "--model MODEL --data DATA [--split test] [--samples K] [--json]", stderr)
 	model := fs.String("model", "", "model `file`")
-	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, or a CSV file")
+	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to evaluate: test, train (as recorded in the model) or all")
 	K := fs.Int("samples", 100, "samples K drawn per query")

@@ -56,7 +56,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	uart := fs.String("uart", "", "serial port (or the Verilated board's pseudo-terminal), optionally @baud (default 115200)")
 	eth := fs.String("eth", "", "network interface for raw Ethernet, optionally /board-MAC")
 	model := fs.String("model", "", "model `file`")
-	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, or a CSV file")
+	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to stream: test, train (as recorded in the model) or all")
 	K := fs.Int("samples", 100, "samples K per query")

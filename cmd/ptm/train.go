@@ -56,9 +56,9 @@ func (m *mappingFlags) mapping() (ptm.Mapping, error) {
 }
 
 func cmdTrain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("train", "--data iris|wine|breast-cancer|xor|xor-noisy|xor-classic|FILE.csv -o MODEL [flags]", stderr)
+	fs := newFlags("train", "--data iris|wine|breast-cancer|xor|xor-noisy|xor-classic|mnist|fashion-mnist|FILE.csv|IDXDIR -o MODEL [flags]", stderr)
 	def := ptm.DefaultParams()
-	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, or a CSV file")
+	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	out := fs.String("o", "", "output model `file`")
 	seed := fs.Uint64("seed", def.Seed, "seed for training (and for the split unless --split-seed is given)")

@@ -17,6 +17,27 @@ type Dataset struct {
 	Classes  []string    // class names; Y values index this slice
 	X        [][]float64 // samples x features
 	Y        []int       // labels, 0 <= Y[i] < len(Classes)
+
+	// Image, when its sizes are not zero, says that the features are the
+	// pixels of Image.Rows x Image.Cols images in row-major order:
+	// feature r*Cols + c is the pixel at row r, column c.
+	Image ImageShape
+	// Predefined, if set, is the data set's own train/test split (MNIST's
+	// 60,000 training and 10,000 test images, say): rows are split as it
+	// says, never by StratifiedSplit. Subset drops it (its indices name
+	// rows of this Dataset); Clone keeps it.
+	Predefined *Split
+}
+
+// ImageShape is the size of the images of a data set whose features are
+// pixels. The zero value means the features are not an image.
+type ImageShape struct {
+	Rows, Cols int
+}
+
+// Split is a predefined train/test split: ascending row indices.
+type Split struct {
+	Train, Test []int
 }
 
 // ErrFeatureMismatch is wrapped by the error [Dataset.CheckFeatures]
@@ -54,6 +75,41 @@ func (d *Dataset) Validate() error {
 			return fmt.Errorf("dataset %q: row %d: label %d out of range [0,%d)", d.Name, i, y, len(d.Classes))
 		}
 	}
+	if im := d.Image; im != (ImageShape{}) && (im.Rows < 1 || im.Cols < 1 || im.Rows*im.Cols != len(d.Features)) {
+		return fmt.Errorf("dataset %q: image shape %d x %d does not match its %d features", d.Name, im.Rows, im.Cols, len(d.Features))
+	}
+	if p := d.Predefined; p != nil {
+		if err := p.check(d.Len()); err != nil {
+			return fmt.Errorf("dataset %q: predefined split: %w", d.Name, err)
+		}
+	}
+	return nil
+}
+
+// check verifies that s's lists are ascending row indices below rows,
+// that no row is in both, and that there is a training row.
+func (s *Split) check(rows int) error {
+	if len(s.Train) == 0 {
+		return errors.New("no training rows")
+	}
+	in := make([]bool, rows)
+	for _, l := range []struct {
+		name string
+		idx  []int
+	}{{"train", s.Train}, {"test", s.Test}} {
+		for i, r := range l.idx {
+			if r < 0 || r >= rows {
+				return fmt.Errorf("%s[%d] = %d is outside the %d rows", l.name, i, r, rows)
+			}
+			if i > 0 && r <= l.idx[i-1] {
+				return fmt.Errorf("%s[%d] = %d after %d: indices must be ascending", l.name, i, r, l.idx[i-1])
+			}
+			if in[r] {
+				return fmt.Errorf("row %d is both a training and a test row", r)
+			}
+			in[r] = true
+		}
+	}
 	return nil
 }
 
@@ -88,12 +144,17 @@ func (d *Dataset) Clone() *Dataset {
 	for i := range idx {
 		idx[i] = i
 	}
-	return d.Subset(idx)
+	c := d.Subset(idx)
+	if p := d.Predefined; p != nil {
+		c.Predefined = &Split{Train: slices.Clone(p.Train), Test: slices.Clone(p.Test)}
+	}
+	return c
 }
 
 // Subset returns a new dataset holding the samples idx[0], idx[1], ... of d,
 // in that order (indices may repeat). The result shares no memory with d.
-// Name, Features and Classes are copied unchanged. Subset panics if an index
+// Name, Features, Classes and Image are copied unchanged; Predefined is
+// not (its row indices do not apply to the subset). Subset panics if an index
 // is out of range, as slice indexing does.
 func (d *Dataset) Subset(idx []int) *Dataset {
 	s := &Dataset{
@@ -102,9 +163,32 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Classes:  slices.Clone(d.Classes),
 		X:        make([][]float64, len(idx)),
 		Y:        make([]int, len(idx)),
+		Image:    d.Image,
 	}
 	for k, i := range idx {
 		s.X[k] = slices.Clone(d.X[i])
+		s.Y[k] = d.Y[i]
+	}
+	return s
+}
+
+// View returns a data set of the samples idx[0], idx[1], ... of d, like
+// [Dataset.Subset], but sharing d's rows instead of copying them: it costs
+// one slice header per row, not a copy of the features (376 MB for MNIST's
+// 60,000 training images). Neither d's nor the view's rows may be changed
+// while both are in use. Name, Features, Classes and Image are shared too;
+// Predefined is dropped. View panics if an index is out of range.
+func (d *Dataset) View(idx []int) *Dataset {
+	s := &Dataset{
+		Name:     d.Name,
+		Features: d.Features,
+		Classes:  d.Classes,
+		X:        make([][]float64, len(idx)),
+		Y:        make([]int, len(idx)),
+		Image:    d.Image,
+	}
+	for k, i := range idx {
+		s.X[k] = d.X[i]
 		s.Y[k] = d.Y[i]
 	}
 	return s

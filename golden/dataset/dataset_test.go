@@ -84,6 +84,35 @@ func TestSubsetAndClone(t *testing.T) {
 	}
 }
 
+func TestView(t *testing.T) {
+	d := &Dataset{
+		Name: "d", Features: []string{"a", "b"}, Classes: []string{"n", "p"},
+		X: [][]float64{{0, 1}, {2, 3}, {4, 5}}, Y: []int{0, 1, 1},
+		Image: ImageShape{1, 2}, Predefined: &Split{Train: []int{0, 1}, Test: []int{2}},
+	}
+	v := d.View([]int{2, 0, 2})
+	want := &Dataset{
+		Name: "d", Features: []string{"a", "b"}, Classes: []string{"n", "p"},
+		X: [][]float64{{4, 5}, {0, 1}, {4, 5}}, Y: []int{1, 0, 1}, Image: ImageShape{1, 2},
+	}
+	if !reflect.DeepEqual(v, want) {
+		t.Fatalf("View = %+v, want %+v", v, want)
+	}
+	if err := v.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The rows are d's own.
+	d.X[2][1] = 7
+	if v.X[0][1] != 7 || v.X[2][1] != 7 {
+		t.Errorf("View copied the rows: %v", v.X)
+	}
+	// Labels are its own.
+	v.Y[1] = 1
+	if d.Y[0] != 0 {
+		t.Errorf("View shares labels")
+	}
+}
+
 func TestCheckFeatures(t *testing.T) {
 	d := Iris()
 	tests := []struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // BuiltinNames lists the built-in data sets LoadData knows, for messages.
-var BuiltinNames = []string{Iris, Wine, BreastCancer, XOR, XORNoisy, XORClassic}
+var BuiltinNames = []string{Iris, Wine, BreastCancer, XOR, XORNoisy, XORClassic, MNIST, FashionMNIST}
 
 // MaxThresholds bounds the thermometer thresholds per feature.
 const MaxThresholds = 1024
@@ -124,7 +124,7 @@ func CheckSamples(f *modelfile.File, K int) error {
 func loadCSV(name string, opt dataset.CSVOptions) (*Data, error) {
 	d, err := dataset.LoadCSV(name, opt)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("pipeline: unknown data set %q: no built-in data set (%s) and no such file", name, strings.Join(BuiltinNames, ", "))
+		return nil, fmt.Errorf("pipeline: unknown data set %q: no built-in data set (%s) and no such file or IDX folder", name, strings.Join(BuiltinNames, ", "))
 	}
 	if err != nil {
 		return nil, err
@@ -132,8 +132,9 @@ func loadCSV(name string, opt dataset.CSVOptions) (*Data, error) {
 	return &Data{Dataset: d}, nil
 }
 
-// LoadDataProgress is LoadData reporting progress while a CSV file loads
-// (see dataset.CSVOptions.Progress).
+// LoadDataProgress is LoadData reporting progress while a CSV file, an
+// IDX folder or a built-in image data set loads (bytes read and total, see
+// dataset.CSVOptions.Progress).
 func LoadDataProgress(name, label string, progress func(read, total int64)) (*Data, error) {
 	return loadData(name, dataset.CSVOptions{Label: label, Progress: progress})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
@@ -23,20 +25,34 @@ const (
 	XOR          = "xor"           // the paper's noise-free XOR: 2 features, 1000 rows
 	XORNoisy     = "xor-noisy"     // the paper's XOR with 30% label noise
 	XORClassic   = "xor-classic"   // 12 features (2 informative): 5000 training rows with 40% label noise, then 5000 clean test rows
+	MNIST        = "mnist"         // MNIST digits: 60,000 training then 10,000 test images of 28 x 28 pixels, 10 classes
+	FashionMNIST = "fashion-mnist" // Zalando's Fashion-MNIST, laid out as MNIST (Debian package dataset-fashion-mnist)
 )
 
 // Data is a loaded data set with its fixed split, if it has one.
 type Data struct {
 	*dataset.Dataset
 	// FixedTrain/FixedTest are set for data sets whose split is part of
-	// their definition (xor-classic); others are split by StratifiedSplit.
+	// their definition (xor-classic, and every data set with a
+	// dataset.Dataset.Predefined split: mnist, fashion-mnist, an IDX
+	// folder with test files); others are split by StratifiedSplit.
 	FixedTrain, FixedTest []int
 }
 
-// LoadData returns a built-in data set by name or reads a CSV file (label
-// column by name, or the last column when label is empty).
+// LoadData returns a built-in data set by name, reads an IDX data set
+// folder (dataset.LoadIDXDir: the training and test images and labels in
+// their standard file names) or reads a CSV file (label column by name,
+// or the last column when label is empty).
 func LoadData(name, label string) (*Data, error) {
 	return loadData(name, dataset.CSVOptions{Label: label})
+}
+
+// withSplit wraps d, taking its predefined split as the fixed one.
+func withSplit(d *dataset.Dataset) *Data {
+	if p := d.Predefined; p != nil {
+		return &Data{Dataset: d, FixedTrain: p.Train, FixedTest: p.Test}
+	}
+	return &Data{Dataset: d}
 }
 
 func loadData(name string, opt dataset.CSVOptions) (*Data, error) {
@@ -63,8 +79,36 @@ func loadData(name string, opt dataset.CSVOptions) (*Data, error) {
 			tr[i], te[i] = i, 5000+i
 		}
 		return &Data{Dataset: d, FixedTrain: tr, FixedTest: te}, nil
+	case MNIST, FashionMNIST:
+		load := dataset.MNIST
+		if name == FashionMNIST {
+			load = dataset.FashionMNIST
+		}
+		d, err := load(opt.Progress)
+		if err != nil {
+			return nil, err
+		}
+		return withSplit(d), nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		d, err := dataset.LoadIDXDir(name, dataset.IDXOptions{Progress: opt.Progress})
+		if err != nil {
+			return nil, err
+		}
+		return withSplit(d), nil
+	}
+	if isIDXFile(name) {
+		return nil, fmt.Errorf("pipeline: %s is an IDX file: it holds images or labels alone; give the folder that holds %s",
+			name, strings.Join(dataset.IDXFiles[:], ", "))
 	}
 	return loadCSV(name, opt)
+}
+
+// isIDXFile says whether name is named like an IDX file (MNIST's
+// train-images-idx3-ubyte, x.idx, their .gz forms).
+func isIDXFile(name string) bool {
+	base := strings.TrimSuffix(filepath.Base(name), ".gz")
+	return strings.HasSuffix(base, ".idx") || strings.Contains(base, "-idx1-ubyte") || strings.Contains(base, "-idx3-ubyte") || strings.HasSuffix(base, "ubyte")
 }
 
 // Split returns the training and test rows: the data set's own split when
@@ -259,7 +303,9 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if cfg.Rows != nil {
 		rows = cfg.Rows
 	}
-	tr := d.Subset(rows)
+	// A view: the training rows are read, never changed; a copy would
+	// cost 376 MB on MNIST.
+	tr := d.View(rows)
 	enc := cfg.Encoding
 	th, err := booleanize.FitCuts(tr.X, tr.Y, len(d.Classes), cfg.Thresholds, enc.Cuts)
 	if err != nil {
