@@ -316,7 +316,7 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := d.Subset(trainRows)
+	tr := d.View(trainRows) // read only: no copy of the rows
 	nc := len(d.Classes)
 	// thermo fits (and caches) the thermometer of a thresholds count.
 	thermos := map[int]*booleanize.Thermometer{}
