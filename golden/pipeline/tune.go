@@ -31,10 +31,11 @@ import (
 
 // NominalRate converts a duration budget into work: TA visits per second
 // (TuneCost's unit). It is a constant, measured once on the project's
-// 2-core machine with the float trainer (Iris, wine, breast cancer and
-// xor-classic candidates, docs in the tuning section of TuneConfig), not at
-// run time, so that the budget never makes a choice depend on the
-// machine's speed or load.
+// 2-core machine with the float trainer (the default grids of Iris, wine,
+// breast cancer and xor-classic: their estimated work over 60e6 is within
+// -35%..+30% of the CPU time of `ptm train`; docs/tuning.md), not at run
+// time, so that the budget never makes a choice depend on the machine's
+// speed or load.
 const NominalRate = 60e6
 
 // DefaultTuneBudget is `ptm train`'s tuning budget unless --tune says
