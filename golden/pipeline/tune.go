@@ -32,8 +32,9 @@ import (
 // NominalRate converts a duration budget into work: TA visits per second
 // (TuneCost's unit). It is a constant, measured once on the project's
 // 2-core machine with the float trainer (the default grids of Iris, wine,
-// breast cancer and xor-classic: their estimated work over 60e6 is within
-// -35%..+30% of the CPU time of `ptm train`; docs/tuning.md), not at run
+// breast cancer and xor-classic, and the general grid on wine: their
+// estimated work over 60e6 is within a factor of two of the CPU time of
+// `ptm train`, 0.6x to 1.9x; docs/tuning.md), not at run
 // time, so that the budget never makes a choice depend on the machine's
 // speed or load.
 const NominalRate = 60e6
