@@ -120,13 +120,11 @@ func newConfig(quick, wide bool) config {
 		synthSweep:      []ptm.Params{synthParams(10, 5, 3, 60), synthParams(20, 10, 3, 60), synthParams(40, 15, 3, 60), synthParams(20, 10, 3, 200)},
 		irisSplits:      20,
 		// The lead engineer's grid (10 splits, vote mapping): 60/30/2,
-		// 20/10/2, 150/30/3 and 60/10/5; N = 100, 6 thresholds, 100 epochs.
-		// With wide, the encoding's jitter is a grid dimension too
+		// 20/10/2, 150/30/3 and 60/10/5; N = 100, 6 thresholds, 100 epochs
+		// (pipeline.KnownGrid, which `ptm train` tunes over too). With
+		// wide, the encoding's jitter is a grid dimension too
 		// (wideCandidates, docs/uncertainty.md section 10).
-		irisGrid: []pipeline.Candidate{
-			irisCandidate(60, 30, 2, 100, 6), irisCandidate(20, 10, 2, 100, 6),
-			irisCandidate(150, 30, 3, 100, 6), irisCandidate(60, 10, 5, 100, 6),
-		},
+		irisGrid:    pipeline.KnownGrid(pipeline.Iris),
 		quantBits:   []int{8, 10, 12, 16},
 		clauseLanes: 4, literalLanes: 8, lfsrWidth: 32,
 	}
@@ -140,9 +138,11 @@ func newConfig(quick, wide bool) config {
 		c.irisGrid = []pipeline.Candidate{irisCandidate(20, 10, 2, 30, 6), irisCandidate(40, 10, 3, 30, 6)}
 	}
 	// Wine has 13 features and breast cancer 30: with 6 thresholds per
-	// feature the PTM sees 78 and 180 Boolean inputs.
-	wineGrid := []pipeline.Candidate{irisCandidate(20, 10, 2, 60, 6), irisCandidate(40, 15, 2, 60, 6), irisCandidate(60, 20, 2, 60, 6)}
-	bcGrid := []pipeline.Candidate{irisCandidate(20, 10, 2, 50, 6), irisCandidate(40, 15, 2, 50, 6), irisCandidate(60, 20, 2, 50, 6)}
+	// feature the PTM sees 78 and 180 Boolean inputs. Wine: 20/10/2,
+	// 40/15/2, 60/20/2 at 60 epochs; breast cancer the same at 50
+	// (pipeline.KnownGrid, which `ptm train` tunes over too).
+	wineGrid := pipeline.KnownGrid(pipeline.Wine)
+	bcGrid := pipeline.KnownGrid(pipeline.BreastCancer)
 	if wide && !quick {
 		c.irisGrid = append(c.irisGrid, wideCandidates("iris")...)
 		wineGrid = append(wineGrid, wideCandidates("wine")...)

@@ -21,8 +21,8 @@ mkdir -p "$OUT"
 
 IRIS=$OUT/iris.ptm
 XOR=$OUT/xor.ptm
-[ -f "$IRIS" ] || "$PTM" train --data iris --seed 1 -o "$IRIS" >/dev/null
-[ -f "$XOR" ] || "$PTM" train --data xor-classic --clauses 10 --T 15 --s 3.9 --epochs 40 --seed 3 -o "$XOR" >/dev/null
+[ -f "$IRIS" ] || "$PTM" train --data iris --seed 1 --no-tune -o "$IRIS" >/dev/null
+[ -f "$XOR" ] || "$PTM" train --data xor-classic --clauses 10 --T 15 --s 3.9 --epochs 40 --seed 3 --no-tune -o "$XOR" >/dev/null
 
 # model device top(core|board|uart) lanes bits lfsr-width clock-MHz
 CONFIGS="

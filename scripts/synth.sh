@@ -30,7 +30,7 @@ MODEL=${MODEL:-}
 if [ -z "$MODEL" ]; then
   MODEL=build/synth/iris.ptm
   mkdir -p build/synth
-  [ -f "$MODEL" ] || "$PTM" train --data iris --seed 1 -o "$MODEL" >/dev/null
+  [ -f "$MODEL" ] || "$PTM" train --data iris --seed 1 --no-tune -o "$MODEL" >/dev/null
 fi
 DEVICE=${DEVICE:-up5k}
 CORE_ONLY=${CORE_ONLY:-1}

@@ -18,7 +18,7 @@ func TestTrainFixed(t *testing.T) {
 	var files [][]byte
 	for _, w := range []string{"1", "3"} {
 		model := filepath.Join(dir, "iris"+w+".ptm")
-		code, _, errs := runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "10", "--clauses", "10", "--fixed", "--workers", w, "--calibrate=false", "-o", model)
+		code, _, errs := runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "10", "--clauses", "10", "--fixed", "--workers", w, "--no-tune", "--calibrate=false", "-o", model)
 		if code != 0 {
 			t.Fatalf("train --fixed --workers %s: exit %d: %s", w, code, errs)
 		}

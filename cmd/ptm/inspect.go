@@ -71,6 +71,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 		m.NumClasses, strings.Join(f.Classes, ", "), m.Binary, m.NumTMs(), m.Clauses, m.NumFeatures, strings.Join(f.Features, ", "))
 	fmt.Fprintf(stdout, "  T=%d s=%g N=%d epochs=%d seed=%d feedback=%s; trained on %s (%d train / %d test rows); quantized to %d bits\n",
 		m.T, m.S, m.N, m.Epochs, m.Seed, m.Feedback, f.Split.Dataset, len(f.Split.Train), len(f.Split.Test), f.Bank.Bits)
+	if tu := f.Tuning; tu != nil {
+		fmt.Fprintf(stdout, "  %s\n", describeTuning(tu))
+	}
 	for t := 0; t < m.NumTMs(); t++ {
 		if *tm >= 0 && t != *tm {
 			continue
@@ -118,4 +121,24 @@ func literalNames(f *modelfile.File) []string {
 		out = append(out, "NOT "+b)
 	}
 	return out
+}
+
+// describeTuning says how a model's hyper-parameters were chosen (the
+// model file's tuning record).
+func describeTuning(tu *modelfile.Tuning) string {
+	c := tu.Chosen
+	s := fmt.Sprintf("tuned: clauses %d, T %d, s %g, epochs %d, thresholds %d", c.Clauses, c.T, c.S, c.Epochs, c.Thresholds)
+	if c.Sets > 1 {
+		s += fmt.Sprintf(", jitter %g sd", c.Bandwidth)
+	}
+	if tu.Score == nil {
+		s += fmt.Sprintf(": the first of %d candidates, unscored (the budget %s admitted fewer than two)", tu.Candidates, tu.Budget)
+	} else {
+		s += fmt.Sprintf(", chosen among %d scored of %d candidates by %s; validation accuracy %.4f, NLL %.4f over %d rows; budget %s",
+			tu.Scored, tu.Candidates, tu.Rule, tu.Score.Accuracy, tu.Score.NLL, tu.Score.Rows, tu.Budget)
+	}
+	if len(tu.Fixed) > 0 {
+		s += "; kept as given: " + strings.Join(tu.Fixed, ", ")
+	}
+	return s
 }

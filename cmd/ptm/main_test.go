@@ -64,7 +64,7 @@ func TestUsageErrors(t *testing.T) {
 func TestTrainEvalInspect(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "iris.ptm")
-	code, out, errs := runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "20", "--clauses", "10", "-o", model)
+	code, out, errs := runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "20", "--clauses", "10", "--no-tune", "-o", model)
 	if code != 0 {
 		t.Fatalf("train: exit %d: %s", code, errs)
 	}
@@ -93,7 +93,7 @@ func TestTrainEvalInspect(t *testing.T) {
 	// --cuts supervised trains on class-boundary thresholds and says so;
 	// the model file records the placement.
 	sup := filepath.Join(dir, "iris-sup.ptm")
-	code, out, errs = runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "2", "--clauses", "10", "--cuts", "supervised", "-o", sup)
+	code, out, errs = runCLI("train", "--data", "iris", "--seed", "1", "--epochs", "2", "--clauses", "10", "--no-tune", "--cuts", "supervised", "-o", sup)
 	if code != 0 || !strings.Contains(out, "whole row, supervised thresholds") {
 		t.Fatalf("train --cuts supervised: exit %d: %s%s", code, out, errs)
 	}

@@ -23,7 +23,7 @@ func TestProgressWhileLoadingAndTraining(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs := runCLI("train", "--data", path, "--epochs", "1", "--clauses", "2", "--states", "4", "--calibrate=false", "-o", filepath.Join(t.TempDir(), "m.ptm"))
+	code, _, errs := runCLI("train", "--data", path, "--epochs", "1", "--clauses", "2", "--states", "4", "--no-tune", "--calibrate=false", "-o", filepath.Join(t.TempDir(), "m.ptm"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
@@ -65,19 +66,19 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", def.Seed, "seed for training (and for the split unless --split-seed is given)")
 	splitSeed := fs.Uint64("split-seed", 0, "seed of the stratified train/test split (default: --seed)")
 	testFrac := fs.Float64("test-fraction", 0.2, "fraction of rows held out for testing (0: train on every row; evaluate with eval --test-data)")
-	clauses := fs.Int("clauses", def.Clauses, "clauses per TM (m)")
-	T := fs.Int("T", def.T, "target T (class sums are clipped to [-T, T])")
-	s := fs.Float64("s", def.S, "specificity s >= 1")
+	clauses := fs.Int("clauses", def.Clauses, "clauses per TM (m); tuned unless given (the default is --no-tune's)")
+	T := fs.Int("T", def.T, "target T (class sums are clipped to [-T, T]); tuned unless given (the default is --no-tune's)")
+	s := fs.Float64("s", def.S, "specificity s >= 1; tuned unless given (the default is --no-tune's)")
 	states := fs.Int("states", def.N, "states per action N (an SPV has 2N states)")
-	epochs := fs.Int("epochs", def.Epochs, "training epochs")
+	epochs := fs.Int("epochs", def.Epochs, "training epochs; tuned unless given (the default is --no-tune's)")
 	feedback := fs.String("feedback", string(def.Feedback), "SPV update rule: consistent or paper (docs/ptm-rule.md)")
-	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature")
+	thresholds := fs.Int("thresholds", 6, "thermometer thresholds per feature; tuned unless given (the default is --no-tune's)")
 	bits := fs.Int("bits", 16, "quantization width stored in the model file (4..16)")
 	calibrate := fs.Bool("calibrate", pipeline.DefaultCalibrate, "fit the mapping parameter (vote smoothing or softmax temperature) by NLL with 4-fold cross-validation on the training rows (default on unless --temperature or --smoothing is given)")
 	tfloor := fs.Float64("temperature-floor", pipeline.DefaultTemperatureFloor, "with --calibrate and the softmax: the fitted temperature's lower bound, in units of T (0 = none, the grid's 1/16; docs/uncertainty.md section 9)")
 	de := pipeline.DefaultEncoding
 	sets := fs.Int("sets", de.Sets, "input encoding: threshold sets M sampled per inference sample (1 = the paper's plain thermometer; docs/uncertainty.md)")
-	bandwidth := fs.Float64("bandwidth", de.Bandwidth, "input encoding: threshold jitter between sets, in feature standard deviations")
+	bandwidth := fs.Float64("bandwidth", de.Bandwidth, "input encoding: threshold jitter between sets, in feature standard deviations; tuned unless given (the default is --no-tune's)")
 	margin := fs.Float64("margin", de.Margin, "input encoding: out-of-range reversion beyond margin..3*margin feature standard deviations outside the training range (0 = off)")
 	wholeRow := fs.Bool("whole-row", de.WholeRow, "input encoding: revert the whole row, not only the out-of-range feature")
 	cuts := fs.String("cuts", cutsName(de.Cuts), "input encoding: where the thresholds go: quantile (training-data quantiles), supervised (information-gain class boundaries) or mdl (Fayyad-Irani class boundaries, the rest spread), each optionally -boot (sets 1..M-1 refitted on bootstrap resamples); docs/uncertainty.md section 13")
@@ -85,6 +86,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	hostShuffle := fs.Bool("host-shuffle", false, "with --fixed: shuffle every epoch with the host's shuffle lane, as a training board is fed (docs/fixed-point-training.md 5.1); the model --board trains")
 	boardLink := fs.String("board", "", "train on a training board at this `link` (uart:/dev/pts/N, a path; `ptm board --trainer` runs the Verilated one): the fixed-point trainer with --host-shuffle, rows streamed over the link, SPVs read back; the model file equals `ptm train --fixed --host-shuffle`'s")
 	workers := fs.Int("workers", 0, "with --fixed: goroutines updating disjoint clauses (0: GOMAXPROCS); the model does not depend on it")
+	tune := fs.Duration("tune", pipeline.DefaultTuneBudget, "tuning budget: without hyper-parameter flags, clauses, T, s, epochs, --thresholds and --bandwidth are chosen by inner 4-fold cross-validation on the training rows (as ptm experiments does) among grid candidates admitted in order while their estimated work fits this `duration` at a fixed nominal rate, so the choice never depends on the machine's speed or load; flags given are kept fixed; --board never tunes")
+	noTune := fs.Bool("no-tune", false, "do not tune: use the flags' defaults (20 clauses, T 10, s 2, 100 epochs, 6 thresholds, jitter 0.15)")
 	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
 	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature, pipeline.PlainMapping.Smoothing)
@@ -155,6 +158,22 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainFlags(*bits, *thresholds, *testFrac); err != nil {
 		return err
 	}
+	if *noTune && isSet(fs, "tune") {
+		return fmt.Errorf("%w: --tune and --no-tune: give one", errUsage)
+	}
+	if *boardLink != "" {
+		// A training board is built for one shape, T and s: it trains the
+		// model the flags describe, untuned.
+		if isSet(fs, "tune") {
+			return fmt.Errorf("%w: --tune with --board: a training board trains the shape, T and s it was built for; tune with --fixed --host-shuffle (the same model) and pass the choice as flags", errUsage)
+		}
+		*noTune = true
+	}
+	if *tune <= 0 {
+		return fmt.Errorf("%w: --tune %v, want a positive duration such as 10m (--no-tune: no tuning)", errUsage, *tune)
+	}
+	fixedHP := pipeline.TuneFixed{Clauses: isSet(fs, "clauses"), T: isSet(fs, "T"), S: isSet(fs, "s"), Epochs: isSet(fs, "epochs"),
+		Thresholds: isSet(fs, "thresholds"), Bandwidth: isSet(fs, "bandwidth") || enc.Sets == 1}
 	if err := checkFileOutput(pathFlag{"-o", *out}, pathFlag{"--data", *data}); err != nil {
 		return err
 	}
@@ -196,6 +215,15 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}}
 		tcfg.NewRowTrainer = b.NewRowTrainer
 	}
+	var tuned *pipeline.TuneResult
+	if !*noTune && !fixedHP.All() {
+		if tuned, err = tuneTrain(d, tcfg, fixedHP, *tune, stdout, stderr); err != nil {
+			return err
+		}
+		if tuned != nil {
+			p = tuned.Chosen.Params
+		}
+	}
 	bar := newProgress(stderr, "training")
 	bar.update(0, p.Epochs)
 	tcfg.Progress, tcfg.RowProgress = bar.update, bar.rows
@@ -209,7 +237,15 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	start := time.Now()
-	f, err := pipeline.TrainAndCalibrate(d, tcfg, *calibrate)
+	var f *modelfile.File
+	if tuned != nil {
+		f, err = pipeline.TrainTuned(d, tuned, tcfg, *calibrate)
+		if err == nil {
+			f.Tuning = tuned.Record(*tune, fixedHP)
+		}
+	} else {
+		f, err = pipeline.TrainAndCalibrate(d, tcfg, *calibrate)
+	}
 	if err != nil {
 		return err
 	}
@@ -280,4 +316,56 @@ func cutsName(c booleanize.Cuts) string {
 		return string(booleanize.Quantile)
 	}
 	return string(c)
+}
+
+// tuneTrain runs pipeline.Tune for `ptm train`: progress on stderr (a
+// line per candidate scored and a bar at least every few seconds), the
+// choice and its validation score on stdout. It returns nil when the
+// given flags leave a single candidate (nothing to tune).
+func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneFixed, budget time.Duration, stdout, stderr io.Writer) (*pipeline.TuneResult, error) {
+	start := time.Now()
+	bar := newProgress(stderr, "tuning")
+	var label string
+	cfg := pipeline.TuneConfig{Base: base, Fixed: fixed, Budget: budget,
+		Progress: func(e pipeline.TuneEvent) {
+			if e.Score != nil {
+				fmt.Fprintf(stderr, "tuning: candidate %d/%d (%s): validation accuracy %.4f, NLL %.4f; %.0fs\n",
+					e.Candidate+1, e.Admitted, e.Label, e.Score.Report.Accuracy, e.Score.Report.NLL, time.Since(start).Seconds())
+				return
+			}
+			if e.Rows > 0 {
+				bar.show(fmt.Sprintf("candidate %d/%d (%s), fold %d/%d: sampling held-out row %d/%d", e.Candidate+1, e.Admitted, e.Label, e.Fold+1, pipeline.CalibrationFolds, e.Sampled, e.Rows), false)
+				return
+			}
+			label = fmt.Sprintf("candidate %d/%d (%s), fold %d/%d", e.Candidate+1, e.Admitted, e.Label, min(e.Fold+1, pipeline.CalibrationFolds), pipeline.CalibrationFolds)
+			bar.show(fmt.Sprintf("%s; %.0f%% of the budget's work", label, 100*e.Work/e.BudgetWork), false)
+		},
+		RowProgress: func(row, rows int) {
+			if label != "" {
+				bar.show(fmt.Sprintf("%s, row %d/%d", label, row, rows), false)
+			}
+		},
+	}
+	if fixed.Names() != nil {
+		fmt.Fprintf(stderr, "tuning: kept as given: %s\n", strings.Join(fixed.Names(), ", "))
+	}
+	r, err := pipeline.Tune(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := r.Chosen
+	if r.Score == nil && len(r.Candidates) == 1 {
+		fmt.Fprintf(stderr, "tuning: nothing left to tune once the given flags are applied\n")
+		return nil, nil
+	}
+	if r.Score == nil {
+		fmt.Fprintf(stdout, "tuning: the budget %v admits fewer than two of %d candidates: trained the first, unscored: %s (--tune DURATION for more)\n",
+			budget, len(r.Candidates), pipeline.TuneLabel(c))
+		return r, nil
+	}
+	fmt.Fprintf(stdout, "tuned in %.1fs: %d of %d candidates scored by %s (%.0f%% of the %v budget's nominal work)\n",
+		time.Since(start).Seconds(), r.Scored, len(r.Candidates), r.Rule, 100*r.Work/r.BudgetWork, budget)
+	fmt.Fprintf(stdout, "chosen: %s; validation accuracy %.4f, NLL %.4f over %d training rows (out of fold)\n",
+		pipeline.TuneLabel(c), r.Score.Report.Accuracy, r.Score.Report.NLL, r.ValRows)
+	return r, nil
 }

@@ -44,7 +44,7 @@ func TestTrainBoardCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Stop()
-	args := []string{"train", "--data", "iris", "--seed", "3", "--clauses", "6", "--states", "8", "--epochs", "2"}
+	args := []string{"train", "--data", "iris", "--seed", "3", "--clauses", "6", "--states", "8", "--epochs", "2", "--no-tune"}
 	code, out, errs := runCLI(append(args, "--board", p.UART, "-o", filepath.Join(dir, "board.ptm"))...)
 	if code != 0 || !strings.Contains(out, "trained on the board: 5 models") || !strings.Contains(errs, "board: model 1 trained: 240 examples") {
 		t.Fatalf("train --board: exit %d: %s%s", code, out, errs)

@@ -69,7 +69,7 @@ func TestHostileHeaders(t *testing.T) {
 		{"payload-bytes-huge", func(h map[string]any) { h["payload_bytes"] = 1e9 }, "payload_bytes: 1000000000 bytes for 96 TAs of 16 states"},
 		{"payload-bytes-zero", func(h map[string]any) { h["payload_bytes"] = 0 }, "payload_bytes: 0 bytes"},
 		{"payload-bytes-negative", func(h map[string]any) { h["payload_bytes"] = -5 }, "payload_bytes: -5 bytes"},
-		{"unknown-field", func(h map[string]any) { h["tuning"] = 1 }, `unknown field "tuning"`},
+		{"unknown-field", func(h map[string]any) { h["comment"] = 1 }, `unknown field "comment"`},
 		{"split-rows-huge", func(h map[string]any) { split(h)["rows"] = 1e15 }, "split.rows"},
 		{"bool-features-1e12", func(h map[string]any) { h["bool_features"] = 1e12 }, "bool_features: 1000000000000 Boolean features, want 1.."},
 		{"clauses-1e9", func(h map[string]any) { params(h)["clauses"] = 1e9 }, "params.clauses: 1000000000 clauses, limit"},

@@ -67,6 +67,9 @@ type File struct {
 	// Format is the format version Decode read (VersionV1 or Version); 0
 	// for a File made in memory. Encode always writes Version.
 	Format int
+	// Tuning, if set, records how the hyper-parameters were chosen
+	// (`ptm train` without hyper-parameter flags); nil otherwise.
+	Tuning *Tuning
 }
 
 // header is the JSON part of the file, the same struct for both format
@@ -93,6 +96,8 @@ type header struct {
 	SPVBits int `json:"spv_bits,omitempty"`
 	// PayloadBytes is the length of the SPV payload; format 2 only.
 	PayloadBytes int64 `json:"payload_bytes,omitempty"`
+	// Tuning is File.Tuning (optional).
+	Tuning *Tuning `json:"tuning,omitempty"`
 }
 
 // Error is a model-file error naming the file and what is wrong.
@@ -161,6 +166,13 @@ func (f *File) validate(checkBank bool) error {
 	}
 	if err := f.Mapping.Validate(); err != nil {
 		return fmt.Errorf("%w: mapping: %w", ErrInvalid, err)
+	}
+	sets := 1
+	if f.Encoding != nil {
+		sets = f.Encoding.M()
+	}
+	if err := checkTuning(f.Tuning, m.Params, sets); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if _, err := checkMeta(f.Classes, f.Features, &f.Split, f.DataFingerprint); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)

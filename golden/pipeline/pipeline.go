@@ -639,8 +639,9 @@ type pooled struct {
 	sums   [][]int
 	labels []int
 	K      int
-	// progress, if set, is called every 1024 rows add samples.
-	progress func(rows int)
+	// progress, if set, is called by add every 64 rows (rows sampled of
+	// rows to sample).
+	progress func(done, total int)
 }
 
 func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
@@ -650,8 +651,8 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 	}
 	s := ptm.NewSampler(f.Model, seed)
 	for i, r := range rows {
-		if p.progress != nil && i%1024 == 0 {
-			p.progress(i)
+		if p.progress != nil && i%64 == 0 {
+			p.progress(i, len(rows))
 		}
 		sums, err := SampleRow(f, s, d.X[r], K, nil)
 		if err != nil {
@@ -723,15 +724,17 @@ func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error)
 // turn and the held-out fold sampled (seed cfg.Params.Seed + fold). These
 // are the predictions Calibrate fits on; the test rows play no part.
 func OutOfFold(d *Data, f *modelfile.File, cfg TrainConfig) (*Samples, error) {
-	return outOfFold(d, f.Split.Train, cfg, calibrationK)
+	return outOfFold(d, f.Split.Train, cfg, calibrationK, nil)
 }
 
 // calibrationK is the number of samples per row of OutOfFold.
 const calibrationK = 100
 
 // outOfFold is OutOfFold on the training rows rows with K samples per
-// held-out row.
-func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
+// held-out row; onFold, if set, is called while fold i's held-out rows
+// are sampled (done of total rows, every 64 rows) and once the fold is
+// done (done = total).
+func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold, done, total int)) (*Samples, error) {
 	cfg.defaults()
 	cfg.Progress = nil
 	folds := make([][]int, CalibrationFolds)
@@ -784,12 +787,22 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int) (*Samples, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
 		}
-		s.p.progress = func(r int) { report(base+cfg.Params.Epochs, float64(r)/float64(max(len(val), 1))) }
+		if cp != nil || onFold != nil {
+			s.p.progress = func(done, total int) {
+				report(base+cfg.Params.Epochs, float64(done)/float64(max(total, 1)))
+				if onFold != nil {
+					onFold(i, done, total)
+				}
+			}
+		}
 		if err := s.p.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
 			return nil, err
 		}
 		s.p.progress = nil
 		report(base+cfg.Params.Epochs+1, 0)
+		if onFold != nil {
+			onFold(i, len(val), len(val))
+		}
 	}
 	return s, nil
 }

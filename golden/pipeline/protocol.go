@@ -182,19 +182,34 @@ func ScoreGridCV(d *Data, cfg ProtocolConfig, s int) ([]ValScore, []*Samples, er
 	val := make([]ValScore, len(cfg.Grid))
 	oof := make([]*Samples, len(cfg.Grid))
 	for c, cand := range cfg.Grid {
-		tc := cfg.trainConfig(s, cand)
-		trainRows, _, err := tc.splitRows(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		if oof[c], err = outOfFold(d, trainRows, tc, cfg.K); err != nil {
+		var err error
+		if val[c], oof[c], err = scoreCV(d, cfg.trainConfig(s, cand), cfg.K, cfg.Mapping, cfg.Bins, nil); err != nil {
 			return nil, nil, fmt.Errorf("pipeline: split %d, candidate %d: %w", s, c, err)
-		}
-		if val[c], err = scorePooled(&oof[c].p, cfg.Mapping, cfg.Bins); err != nil {
-			return nil, nil, err
 		}
 	}
 	return val, oof, nil
+}
+
+// scoreCV is the inner cross-validation of one candidate, the training
+// configuration tc (ScoreGridCV's step, shared with Tune): tc is trained on
+// all but one of the CalibrationFolds folds of its training rows in turn,
+// the held-out fold sampled (K samples per row), and the pooled
+// out-of-fold samples scored under mp (and under mp's kind fitted on the
+// same samples). onFold, if set, is called as outOfFold calls it.
+func scoreCV(d *Data, tc TrainConfig, K int, mp ptm.Mapping, bins int, onFold func(fold, done, total int)) (ValScore, *Samples, error) {
+	trainRows, _, err := tc.splitRows(d)
+	if err != nil {
+		return ValScore{}, nil, err
+	}
+	oof, err := outOfFold(d, trainRows, tc, K, onFold)
+	if err != nil {
+		return ValScore{}, nil, err
+	}
+	v, err := scorePooled(&oof.p, mp, bins)
+	if err != nil {
+		return ValScore{}, nil, err
+	}
+	return v, oof, nil
 }
 
 // trainConfig is the training configuration of candidate cand on split s
