@@ -57,7 +57,7 @@ func Hash(b *fixed.Bank) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Iris is the shipped Iris example: `ptm train --data iris --seed 1` with
+// Iris is the shipped Iris example: `ptm train --data iris --seed 1 --no-tune` with
 // the default hyper-parameters (3 classes x 20 clauses, T = 10, s = 2,
 // N = 100, 6 thermometer thresholds per feature -> 24 Boolean features,
 // the default sampled input encoding and the calibrated default mapping),

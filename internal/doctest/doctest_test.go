@@ -52,6 +52,9 @@ var quick = map[string]quickForm{
 	"make test-long":               {run: "make -n test-long"},
 	"PTM_LONG_TESTS=1 go test ./sim/cosim -run TestLong -v": {run: "go test ./sim/cosim -run TestLong -v"},
 
+	// docs/howto-image-data.md
+	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m": {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m"},
+
 	// docs/howto-own-data.md
 	"build/ptm train --data wine --seed 1 -o wine.ptm":                                                          {run: "build/ptm train --data wine --seed 1 --epochs 10 -o wine.ptm"},
 	"build/ptm train --data wine --seed 1 --clauses 40 --T 15 --s 3 --epochs 50 --thresholds 8 -o wine-big.ptm": {run: "build/ptm train --data wine --seed 1 --clauses 40 --T 15 --s 3 --epochs 3 --thresholds 8 -o wine-big.ptm"},
