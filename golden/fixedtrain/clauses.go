@@ -19,14 +19,9 @@ import (
 // c's lane starts at ClauseSeed(seed, c), TypeI makes one 16-bit rounding
 // draw per literal in literal order, TypeII makes none.
 type Clauses struct {
-	bits, n, lits int
-	mv            Moves
-	spv           []uint16
-	inc           []uint16
-	lo, hi        []uint16
-	lanes         []lane
-	dith          []uint16
-	ct            *chunkTables
+	spvs
+	bits, lits int
+	lanes      []lane
 }
 
 // NewClauses returns count untrained clauses of literals literals each
@@ -49,7 +44,7 @@ func NewClauses(count, literals, n, bits int, s float64, seed uint64) (*Clauses,
 	if uint64(tas)*uint64(2*n) > 1<<34 {
 		return nil, fmt.Errorf("fixedtrain: %d TAs of %d states is too large", tas, 2*n)
 	}
-	cl := &Clauses{bits: bits, n: n, lits: literals, mv: MovesOf(s)}
+	cl := &Clauses{spvs: spvs{n: n, mv: MovesOf(s)}, bits: bits, lits: literals}
 	n2 := 2 * n
 	cl.spv = make([]uint16, tas*n2)
 	cl.inc = make([]uint16, tas)
@@ -183,39 +178,6 @@ func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 			cl.tpm4(base + i)
 		}
 	}
-}
-
-func (cl *Clauses) tpm4(ta int) {
-	lo, hi, n := int(cl.lo[ta]), int(cl.hi[ta]), cl.n
-	if lo >= n {
-		return
-	}
-	n2 := 2 * n
-	q := cl.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	e := min(hi, n-1)
-	if e == n-1 {
-		cl.inc[ta] += q[n-1]
-		q[n] += q[n-1]
-	} else {
-		q[e+1] = q[e]
-	}
-	copy(q[lo+1:e+1], q[lo:e])
-	q[lo] = 0
-	cl.lo[ta], cl.hi[ta] = uint16(lo+1), uint16(max(hi, e+1))
-}
-
-func (cl *Clauses) apply(k TPM, ta int, lo, hi uint16, r uint32) {
-	n2 := 2 * cl.n
-	q := cl.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	var d int32
-	var a, b int
-	if useChunked && k != TPM4 && cl.ct != nil {
-		d, a, b = applyChunked(k, q, int(lo), int(hi), cl.mv, r, cl.ct)
-	} else {
-		d, a, b = applyTPM(k, q, int(lo), int(hi), cl.mv, r, cl.dith)
-	}
-	cl.inc[ta] = uint16(int32(cl.inc[ta]) + d)
-	cl.lo[ta], cl.hi[ta] = uint16(a), uint16(b)
 }
 
 // Check verifies every SPV sums to 2^B, every include mass equals its

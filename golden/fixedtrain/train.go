@@ -56,20 +56,14 @@ type Trainer struct {
 	binary               bool
 	classes, features    int
 	tms, clauses, lits   int
-	n                    int // N
-	mv                   Moves
-	spv                  []uint16     // 2N states per TA, TA (t, j, i) at ((t*m+j)*2o+i)*2N
-	inc                  []uint16     // include mass per TA, always sum(spv[N:2N]) of the TA
-	lo, hi               []uint16     // support per TA: states outside lo..hi hold 0
-	clane                []lane       // one lane per global clause
-	dith                 []uint16     // ditherTable(2N)
-	ct                   *chunkTables // the chunked TPMs' tables, nil if the moves need 17 bits
-	scratch              [][]uint16   // per worker: transfers of one TPM (2N+2 words)
-	ctl                  lane         // the control lane: shuffles and negative classes
-	lit                  []bool       // the literal values of the current example
-	lit0                 []int32      // its literals of value 0, in increasing order
-	zeros                []uint8      // included 0-literals sampled per global clause, capped at 2
-	who                  []int32      // the last included 0-literal per global clause
+	spvs                            // TA (t, j, i) at ((t*m+j)*2o+i)*2N
+	clane                []lane     // one lane per global clause
+	scratch              [][]uint16 // per worker: transfers of one TPM (2N+2 words)
+	ctl                  lane       // the control lane: shuffles and negative classes
+	lit                  []bool     // the literal values of the current example
+	lit0                 []int32    // its literals of value 0, in increasing order
+	zeros                []uint8    // included 0-literals sampled per global clause, capped at 2
+	who                  []int32    // the last included 0-literal per global clause
 	order                []int
 	workers, parallelMin int
 	pool                 *pool     // the worker goroutines, started on first use
@@ -111,7 +105,7 @@ func New(cfg Config, numClasses, numFeatures int, binary bool) (*Trainer, error)
 		return nil, fmt.Errorf("%w: %d features, want >= 1", ptm.ErrShape, numFeatures)
 	}
 	tr := &Trainer{cfg: cfg, bits: cfg.Bits, binary: binary, classes: numClasses, features: numFeatures,
-		tms: numClasses, clauses: cfg.Clauses, lits: 2 * numFeatures, n: cfg.N, mv: MovesOf(cfg.S)}
+		tms: numClasses, clauses: cfg.Clauses, lits: 2 * numFeatures, spvs: spvs{n: cfg.N, mv: MovesOf(cfg.S)}}
 	if binary {
 		tr.tms = 1
 	}
@@ -445,40 +439,4 @@ func (tr *Trainer) typeII(c int) {
 	for _, i := range tr.lit0 {
 		tr.tpm4(base + int(i))
 	}
-}
-
-// tpm4 applies TPM4 to TA ta: applyTPM's TPM4 without its trim loops
-// (the lowest state's mass moves up one state, so the support's bottom
-// does too; its top moves up one if it was an exclude state).
-func (tr *Trainer) tpm4(ta int) {
-	lo, hi, n := int(tr.lo[ta]), int(tr.hi[ta]), tr.n
-	if lo >= n { // all mass on the include side: unchanged
-		return
-	}
-	n2 := 2 * n
-	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	e := min(hi, n-1)
-	if e == n-1 {
-		tr.inc[ta] += q[n-1]
-		q[n] += q[n-1]
-	} else {
-		q[e+1] = q[e]
-	}
-	copy(q[lo+1:e+1], q[lo:e])
-	q[lo] = 0
-	tr.lo[ta], tr.hi[ta] = uint16(lo+1), uint16(max(hi, e+1))
-}
-
-func (tr *Trainer) apply(k TPM, ta int, lo, hi uint16, r uint32) {
-	n2 := 2 * tr.n
-	q := tr.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
-	var d int32
-	var a, b int
-	if useChunked && k != TPM4 && tr.ct != nil {
-		d, a, b = applyChunked(k, q, int(lo), int(hi), tr.mv, r, tr.ct)
-	} else {
-		d, a, b = applyTPM(k, q, int(lo), int(hi), tr.mv, r, tr.dith)
-	}
-	tr.inc[ta] = uint16(int32(tr.inc[ta]) + d)
-	tr.lo[ta], tr.hi[ta] = uint16(a), uint16(b)
 }
