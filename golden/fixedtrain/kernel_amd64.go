@@ -114,18 +114,24 @@ var useTypeI32 = true
 // literals i0..i1-1 of clause c, lane state s before the first draw; it
 // returns the lane state after the last.
 func (tr *Trainer) typeIChunked(c, i0, i1 int, fires bool, s uint64) uint64 {
-	nl, n2 := i1-i0, 2*tr.n
-	if nl <= 0 {
+	if i1 <= i0 {
 		return s
 	}
-	base := c*tr.lits + i0
-	ct := tr.ct
+	return tr.typeI32At(c*tr.lits+i0, tr.lit[i0:i1], fires, s)
+}
+
+// typeI32At runs typeI32 (the chunked kernels' tables must be set) on the
+// len(lit) TAs from base, whose literals are lit, lane state s before the
+// first draw; it returns the lane state after the last.
+func (sp *spvs) typeI32At(base int, lit []bool, fires bool, s uint64) uint64 {
+	nl, n2 := len(lit), 2*sp.n
+	ct := sp.ct
 	last := (n2 - 1) / chunk
 	a := typeIArgs{
-		q: &tr.spv[base*n2], lo: &tr.lo[base], hi: &tr.hi[base], inc: &tr.inc[base],
-		lit: &tr.lit[i0], dith: &ct.dith[0], up: &ct.up[0], down: &ct.down[0],
-		lane: s, stride: 2 * n2, nl: nl, n: tr.n, last: last * chunk * 2, top: n2 - 1,
-		topMask: uint32(1)<<uint(n2-last*chunk) - 1, upP: tr.mv.Up, downP: tr.mv.Down,
+		q: &sp.spv[base*n2], lo: &sp.lo[base], hi: &sp.hi[base], inc: &sp.inc[base],
+		lit: &lit[0], dith: &ct.dith[0], up: &ct.up[0], down: &ct.down[0],
+		lane: s, stride: 2 * n2, nl: nl, n: sp.n, last: last * chunk * 2, top: n2 - 1,
+		topMask: uint32(1)<<uint(n2-last*chunk) - 1, upP: sp.mv.Up, downP: sp.mv.Down,
 	}
 	if n2-last*chunk == chunk {
 		a.topMask = 0xFFFFFFFF
@@ -133,10 +139,9 @@ func (tr *Trainer) typeIChunked(c, i0, i1 int, fires bool, s uint64) uint64 {
 	if fires {
 		a.fires = 1
 	}
-	_ = tr.spv[(base+nl)*n2-1]
-	_, _ = tr.lo[base+nl-1], tr.hi[base+nl-1]
-	_ = tr.inc[base+nl-1]
-	_ = tr.lit[i1-1]
+	_ = sp.spv[(base+nl)*n2-1]
+	_, _ = sp.lo[base+nl-1], sp.hi[base+nl-1]
+	_ = sp.inc[base+nl-1]
 	typeI32(&a)
 	return a.lane
 }
