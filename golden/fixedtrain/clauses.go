@@ -182,26 +182,4 @@ func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 
 // Check verifies every SPV sums to 2^B, every include mass equals its
 // SPV's include states and every support holds its SPV's mass.
-func (cl *Clauses) Check() error {
-	n2 := 2 * cl.n
-	for ta := range cl.inc {
-		q := cl.spv[ta*n2 : (ta+1)*n2]
-		var s, inc uint32
-		for i, v := range q {
-			s += uint32(v)
-			if i >= cl.n {
-				inc += uint32(v)
-			}
-			if v != 0 && (i < int(cl.lo[ta]) || i > int(cl.hi[ta])) {
-				return fmt.Errorf("fixedtrain: TA %d state %d holds %d outside its support %d..%d", ta, i, v, cl.lo[ta], cl.hi[ta])
-			}
-		}
-		if s != 1<<uint(cl.bits) {
-			return fmt.Errorf("fixedtrain: TA %d SPV mass %d, want %d", ta, s, 1<<uint(cl.bits))
-		}
-		if inc != uint32(cl.inc[ta]) {
-			return fmt.Errorf("fixedtrain: TA %d include mass %d, its SPV holds %d", ta, cl.inc[ta], inc)
-		}
-	}
-	return nil
-}
+func (cl *Clauses) Check() error { return cl.check(cl.bits) }

@@ -49,26 +49,4 @@ func (tr *Trainer) Bank() (*fixed.Bank, error) {
 // every include mass equals the sum of its SPV's include states, and every
 // support holds all of its SPV's mass. It is a test aid and costs a pass
 // over all SPVs.
-func (tr *Trainer) Check() error {
-	n2 := 2 * tr.n
-	for ta := range tr.inc {
-		q := tr.spv[ta*n2 : (ta+1)*n2]
-		var s, inc uint32
-		for i, v := range q {
-			s += uint32(v)
-			if i >= tr.n {
-				inc += uint32(v)
-			}
-			if v != 0 && (i < int(tr.lo[ta]) || i > int(tr.hi[ta])) {
-				return fmt.Errorf("fixedtrain: TA %d state %d holds %d outside its support %d..%d", ta, i, v, tr.lo[ta], tr.hi[ta])
-			}
-		}
-		if s != 1<<uint(tr.bits) {
-			return fmt.Errorf("fixedtrain: TA %d SPV mass %d, want %d", ta, s, 1<<uint(tr.bits))
-		}
-		if inc != uint32(tr.inc[ta]) {
-			return fmt.Errorf("fixedtrain: TA %d include mass %d, its SPV holds %d", ta, tr.inc[ta], inc)
-		}
-	}
-	return nil
-}
+func (tr *Trainer) Check() error { return tr.check(tr.bits) }

@@ -1,5 +1,7 @@
 package fixedtrain
 
+import "fmt"
+
 // spvs are the integer SPVs of a set of TAs with what updating them needs;
 // Trainer and Clauses embed it, so both apply the TPMs the same way.
 type spvs struct {
@@ -49,4 +51,30 @@ func (s *spvs) apply(k TPM, ta int, lo, hi uint16, r uint32) {
 	}
 	s.inc[ta] = uint16(int32(s.inc[ta]) + d)
 	s.lo[ta], s.hi[ta] = uint16(a), uint16(b)
+}
+
+// check verifies every SPV sums to 2^bits, every include mass equals its
+// SPV's include states and every support holds its SPV's mass.
+func (s *spvs) check(bits int) error {
+	n2 := 2 * s.n
+	for ta := range s.inc {
+		q := s.spv[ta*n2 : (ta+1)*n2]
+		var sum, inc uint32
+		for i, v := range q {
+			sum += uint32(v)
+			if i >= s.n {
+				inc += uint32(v)
+			}
+			if v != 0 && (i < int(s.lo[ta]) || i > int(s.hi[ta])) {
+				return fmt.Errorf("fixedtrain: TA %d state %d holds %d outside its support %d..%d", ta, i, v, s.lo[ta], s.hi[ta])
+			}
+		}
+		if sum != 1<<uint(bits) {
+			return fmt.Errorf("fixedtrain: TA %d SPV mass %d, want %d", ta, sum, 1<<uint(bits))
+		}
+		if inc != uint32(s.inc[ta]) {
+			return fmt.Errorf("fixedtrain: TA %d include mass %d, its SPV holds %d", ta, s.inc[ta], inc)
+		}
+	}
+	return nil
 }
