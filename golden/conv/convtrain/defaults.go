@@ -1,0 +1,63 @@
+package convtrain
+
+import (
+	"fmt"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// ImageConfig is a complete recipe for a convolutional PTM on 8-bit
+// images: geometry, input encoding, trainer settings, epochs and the
+// per-sample probability mapping. `ptm train` on an image data set uses
+// ImageDefaults unless flags override a field.
+type ImageConfig struct {
+	// WY, WX is the window (stride 1).
+	WY, WX int
+	// Thresholds are the pixel thresholds, one bit-plane each (pixel > t).
+	Thresholds []int
+	// JitterSets and JitterSpread make the sampled input encoding
+	// (conv.Jitter); JitterSets 1 is a single threshold set.
+	JitterSets, JitterSpread int
+	Structure                conv.Structure
+	Clauses, T               int
+	S                        float64
+	N                        int
+	// BankBits is B of the quantized bank that fixed-point inference and
+	// the hardware run (the trainer's SPVs keep fixedtrain.DefaultBits).
+	BankBits int
+	Epochs                   int
+	// Mapping is the per-sample probability mapping's kind; its parameter
+	// (smoothing or temperature) is fitted on held-out training rows.
+	Mapping ptm.MappingKind
+	// K is the default number of samples per query at evaluation.
+	K int
+}
+
+// ImageDefaults returns the default recipe for an h x w image with the
+// given number of classes. The values were chosen on validation rows
+// carved from MNIST's training images (docs/fixed-point-conv.md).
+func ImageDefaults(h, w, classes int) (ImageConfig, error) {
+	if classes < 2 || classes > conv.MaxClasses {
+		return ImageConfig{}, fmt.Errorf("convtrain: %d classes, want 2..%d", classes, conv.MaxClasses)
+	}
+	c := ImageConfig{WY: 10, WX: 10, Thresholds: []int{75}, JitterSets: 1,
+		Structure: conv.Coalesced, Clauses: 256, T: 600, S: 3, N: 100, BankBits: 4,
+		Epochs: 2, Mapping: ptm.Vote, K: 16}
+	c.WY, c.WX = min(c.WY, h), min(c.WX, w)
+	if err := c.Shape(h, w).Validate(); err != nil {
+		return ImageConfig{}, fmt.Errorf("convtrain: default window on a %dx%d image: %w", h, w, err)
+	}
+	return c, nil
+}
+
+// Shape is the conv.Shape of the recipe on an h x w image.
+func (c ImageConfig) Shape(h, w int) conv.Shape {
+	return conv.Shape{H: h, W: w, Planes: len(c.Thresholds), WY: c.WY, WX: c.WX}
+}
+
+// Trainer returns the trainer configuration of the recipe.
+func (c ImageConfig) Trainer(h, w, classes int, seed uint64) Config {
+	return Config{Shape: c.Shape(h, w), Structure: c.Structure, Classes: classes,
+		Clauses: c.Clauses, T: c.T, S: c.S, N: c.N, Seed: seed}
+}
