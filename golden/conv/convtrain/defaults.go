@@ -26,7 +26,7 @@ type ImageConfig struct {
 	// BankBits is B of the quantized bank that fixed-point inference and
 	// the hardware run (the trainer's SPVs keep fixedtrain.DefaultBits).
 	BankBits int
-	Epochs                   int
+	Epochs   int
 	// Mapping is the per-sample probability mapping's kind; its parameter
 	// (smoothing or temperature) is fitted on held-out training rows.
 	Mapping ptm.MappingKind
