@@ -21,48 +21,59 @@ func init() {
 
 // evalJSON is the `ptm eval --json` object.
 type evalJSON struct {
-	Model            string `json:"model"`
-	Data             string `json:"data"`
-	Split            string `json:"split"`
-	Queries          int    `json:"queries"`
-	Samples          int    `json:"samples"`
-	Mapping          string `json:"mapping"`
-	Temperature      num    `json:"temperature,omitempty"`
-	Smoothing        num    `json:"smoothing,omitempty"`
-	Accuracy         num    `json:"accuracy"`
-	ECE              num    `json:"ece"`
-	Bins             int    `json:"ece_bins"`
-	NLL              num    `json:"nll"`
-	Brier            num    `json:"brier"`
-	AUROCEntropy     num    `json:"auroc_entropy"`
-	AUROCMI          num    `json:"auroc_mi"`
-	Identical        num    `json:"identical_samples_fraction"`
-	Sets             int    `json:"encoding_sets"`
-	EntropyCorrect   num    `json:"entropy_correct"`
-	EntropyIncorrect num    `json:"entropy_incorrect"`
-	MICorrect        num    `json:"mi_correct"`
-	MIIncorrect      num    `json:"mi_incorrect"`
+	Model            string   `json:"model"`
+	Kind             string   `json:"kind,omitempty"`
+	Data             string   `json:"data"`
+	Split            string   `json:"split"`
+	Queries          int      `json:"queries"`
+	Samples          int      `json:"samples"`
+	Mapping          string   `json:"mapping"`
+	Temperature      num      `json:"temperature,omitempty"`
+	Smoothing        num      `json:"smoothing,omitempty"`
+	Accuracy         num      `json:"accuracy"`
+	ECE              num      `json:"ece"`
+	Bins             int      `json:"ece_bins"`
+	NLL              num      `json:"nll"`
+	Brier            num      `json:"brier"`
+	AUROCEntropy     num      `json:"auroc_entropy"`
+	AUROCMI          num      `json:"auroc_mi"`
+	Identical        num      `json:"identical_samples_fraction"`
+	Sets             int      `json:"encoding_sets"`
+	EntropyCorrect   num      `json:"entropy_correct"`
+	EntropyIncorrect num      `json:"entropy_incorrect"`
+	MICorrect        num      `json:"mi_correct"`
+	MIIncorrect      num      `json:"mi_incorrect"`
+	OOD              *oodJSON `json:"ood,omitempty"`
 }
 
 func cmdEval(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("eval", "--model MODEL --data DATA [--split test] [--samples K] [--json]", stderr)
+	fs := newFlags("eval", "--model MODEL --data DATA [--split test] [--samples K] [--fixed] [--ood DATA] [--json]", stderr)
 	model := fs.String("model", "", "model `file`")
 	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to evaluate: test, train (as recorded in the model) or all")
-	K := fs.Int("samples", 100, "samples K drawn per query")
+	K := fs.Int("samples", 100, "samples K drawn per query (a convolutional model: default the K its file records)")
 	seed := fs.Uint64("seed", 1, "seed of the inference sampler")
 	bins := fs.Int("bins", metrics.DefaultBins, "equal-width ECE bins")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	perQuery := fs.String("per-query", "", "also write per-query results to this CSV `file`")
 	testData := fs.String("test-data", "", "evaluate every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
 	fixedModel := fs.Bool("fixed", false, "evaluate the fixed-point model a board runs (bit-exact with it) instead of the float model: row r is queried with seed --seed + r as `ptm stream` does; --bits and the lane flags must be the board's")
+	workers := fs.Int("workers", 0, "convolutional models: goroutines sampling the rows (0: GOMAXPROCS); the results do not depend on it")
+	ood := fs.String("ood", "", "also score the rows of this out-of-distribution data set (its labels ignored) against the evaluated rows: AUROC of entropy and of MI for telling them apart")
+	oodSplit := fs.String("ood-split", "test", "rows of --ood: test or train (its predefined split) or all")
 	var hf hwFlags
 	hf.addLanes(fs)
 	var mf mappingFlags
 	mf.add(fs, "", 2, 0)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *workers < 0 {
+		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, *workers)
+	}
+	if isSet(fs, "ood-split") && *ood == "" {
+		return fmt.Errorf("%w: --ood-split needs --ood", errUsage)
 	}
 	if *model == "" || (*data == "" && *testData == "") {
 		return fmt.Errorf("%w: --model and --data are required", errUsage)
@@ -79,9 +90,17 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err := metrics.CheckBins(*bins); err != nil {
 		return fmt.Errorf("%w: --bins %d, want 1..%d", errUsage, *bins, metrics.MaxBins)
 	}
-	f, _, err := modelfile.Read(*model)
+	f, cv, _, err := modelfile.ReadAny(*model)
 	if err != nil {
 		return err
+	}
+	if cv != nil {
+		o := evalOpts{model: *model, data: *data, testData: *testData, split: *split, K: *K, seed: *seed, bins: *bins, asJSON: *asJSON,
+			perQuery: *perQuery, fixed: *fixedModel, workers: *workers, ood: *ood, oodSplit: *oodSplit}
+		return evalConv(fs, o, cv, &hf, &mf, stdout, stderr)
+	}
+	if isSet(fs, "workers") {
+		return fmt.Errorf("%w: --workers applies to convolutional models (a tabular model is sampled on one goroutine)", errUsage)
 	}
 	mp, err := mf.resolve(fs, f.Mapping)
 	if err != nil {
@@ -117,11 +136,17 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --bits and the lane flags apply to --fixed only", errUsage)
 	}
 	if *perQuery != "" {
-		if err := writePerQuery(*perQuery, f, res); err != nil {
+		if err := writePerQuery(*perQuery, f.Classes, res); err != nil {
 			return err
 		}
 	}
 	r := res.Report
+	var oodRep *oodJSON
+	if *ood != "" {
+		if oodRep, err = oodTabular(f, res.Queries, *ood, *oodSplit, *K, *seed, mp, stderr); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return writeJSON(stdout, evalJSON{
 			Model: *model, Data: d.Name, Split: *split, Queries: r.N, Samples: *K,
@@ -129,19 +154,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: *bins, NLL: num(r.NLL), Brier: num(r.Brier),
 			AUROCEntropy: num(r.AUROCEntropy), AUROCMI: num(r.AUROCMI), Identical: num(r.Identical), Sets: f.Sets().M(),
 			EntropyCorrect: num(r.EntropyCorrect), EntropyIncorrect: num(r.EntropyIncorrect),
-			MICorrect: num(r.MICorrect), MIIncorrect: num(r.MIIncorrect),
+			MICorrect: num(r.MICorrect), MIIncorrect: num(r.MIIncorrect), OOD: oodRep,
 		})
 	}
 	fmt.Fprintf(stdout, "%s on %s (%s split): %d queries x %d samples, mapping %s\n", *model, d.Name, *split, r.N, *K, describeMapping(mp))
-	fmt.Fprintf(stdout, "  accuracy          %.4f\n", r.Accuracy)
-	fmt.Fprintf(stdout, "  ECE (%d bins)      %.4f\n", *bins, r.ECE)
-	fmt.Fprintf(stdout, "  NLL               %.4f nats\n", r.NLL)
-	fmt.Fprintf(stdout, "  Brier             %.4f\n", r.Brier)
-	fmt.Fprintf(stdout, "  AUROC(entropy)    %s\n", fmtNum(r.AUROCEntropy))
-	fmt.Fprintf(stdout, "  AUROC(MI)         %s\n", fmtNum(r.AUROCMI))
-	fmt.Fprintf(stdout, "  identical samples %.4f of queries (input encoding: %d sets)\n", r.Identical, f.Sets().M())
-	fmt.Fprintf(stdout, "  entropy  right %s  wrong %s bits\n", fmtNum(r.EntropyCorrect), fmtNum(r.EntropyIncorrect))
-	fmt.Fprintf(stdout, "  MI       right %s  wrong %s bits\n", fmtNum(r.MICorrect), fmtNum(r.MIIncorrect))
+	printReport(stdout, r, *bins, f.Sets().M())
+	if oodRep != nil {
+		printOOD(stdout, oodRep)
+	}
 	return nil
 }
 
@@ -152,20 +172,20 @@ func fmtNum(v float64) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-func writePerQuery(path string, f *modelfile.File, res *pipeline.EvalResult) error {
+func writePerQuery(path string, classes []string, res *pipeline.EvalResult) error {
 	fh, err := outfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("--per-query: %w", err)
 	}
 	w := csv.NewWriter(fh)
 	head := []string{"row", "label", "pred", "conf", "entropy", "mutual_info", "std_mean"}
-	for _, c := range f.Classes {
+	for _, c := range classes {
 		head = append(head, "p_"+c)
 	}
 	_ = w.Write(head)
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for i, q := range res.Queries {
-		rec := []string{strconv.Itoa(res.Rows[i] + 1), f.Classes[res.Labels[i]], f.Classes[q.Pred], ff(q.Conf), ff(q.Entropy), ff(q.MutualInfo), ff(q.StdMean)}
+		rec := []string{strconv.Itoa(res.Rows[i] + 1), classes[res.Labels[i]], classes[q.Pred], ff(q.Conf), ff(q.Entropy), ff(q.MutualInfo), ff(q.StdMean)}
 		for _, p := range q.Mean {
 			rec = append(rec, ff(p))
 		}

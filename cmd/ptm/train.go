@@ -91,11 +91,37 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	plain := fs.Bool("plain", false, "the paper's plain PTM: one thermometer, vote mapping smoothed by 0.05, no calibration (overrides --sets, --margin)")
 	var mf mappingFlags
 	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature, pipeline.PlainMapping.Smoothing)
+	var cf convFlags
+	cf.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *data == "" || *out == "" {
 		return fmt.Errorf("%w: --data and -o are required", errUsage)
+	}
+	kind, err := trainKind(fs, cf.kind, *data)
+	if err != nil {
+		return err
+	}
+	if kind == kindConv {
+		if *workers < 0 {
+			return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, *workers)
+		}
+		if !(*testFrac >= 0 && *testFrac < 1) {
+			return fmt.Errorf("%w: --test-fraction %v, want 0 <= f < 1", errUsage, *testFrac)
+		}
+		if err := checkFileOutput(pathFlag{"-o", *out}, pathFlag{"--data", *data}); err != nil {
+			return err
+		}
+		ss := *seed
+		if isSet(fs, "split-seed") {
+			ss = *splitSeed
+		}
+		d, err := pipeline.LoadDataProgress(*data, "", newProgress(stderr, "loading "+*data).bytes)
+		if err != nil {
+			return err
+		}
+		return trainConv(fs, &cf, d, *out, *seed, ss, *testFrac, *workers, stdout, stderr)
 	}
 	defMap := pipeline.DefaultMapping
 	if *plain {

@@ -140,6 +140,18 @@ func (f *File) Canonicalize() (Rounding, error) {
 // records are compressed with DEFLATE (compress/flate, BestCompression).
 func encodePayload(m *ptm.Model, w int) ([]byte, error) {
 	n2 := 2 * m.N
+	return encodeRecords(m.NumTAs(), n2, func(ta int, q []uint32) error {
+		if err := fixed.QuantizeSPV(m.SPV[ta*n2:(ta+1)*n2], w, q); err != nil {
+			return fmt.Errorf("%w: TA %d: %w", ErrInvalid, ta, err)
+		}
+		return nil
+	})
+}
+
+// encodeRecords codes tas SPVs of n2 states each, spv(ta, q) writing TA
+// ta's masses into q (len n2, at least one mass > 0), as the format-2
+// payload (doc.go): the records of encodePayload, DEFLATE-compressed.
+func encodeRecords(tas, n2 int, spv func(ta int, q []uint32) error) ([]byte, error) {
 	q := make([]uint32, n2)
 	var out bytes.Buffer
 	zw, err := flate.NewWriter(&out, flate.BestCompression)
@@ -147,13 +159,16 @@ func encodePayload(m *ptm.Model, w int) ([]byte, error) {
 		return nil, fmt.Errorf("modelfile: %w", err)
 	}
 	rec := make([]byte, 0, 6+3*n2)
-	for ta := 0; ta < m.NumTAs(); ta++ {
-		if err := fixed.QuantizeSPV(m.SPV[ta*n2:(ta+1)*n2], w, q); err != nil {
-			return nil, fmt.Errorf("%w: TA %d: %w", ErrInvalid, ta, err)
+	for ta := 0; ta < tas; ta++ {
+		if err := spv(ta, q); err != nil {
+			return nil, err
 		}
 		lo, hi := 0, n2-1
-		for q[lo] == 0 {
+		for lo < n2 && q[lo] == 0 {
 			lo++
+		}
+		if lo == n2 {
+			return nil, fmt.Errorf("%w: TA %d: an SPV with no mass", ErrInvalid, ta)
 		}
 		for q[hi] == 0 {
 			hi--
@@ -241,63 +256,12 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 	bank := &fixed.Bank{Shape: fixed.ShapeOf(m), Bits: h.Bits, N: m.N, SPV: make([]uint32, h.SPVValues), Thresh: make([]uint32, h.TAs)}
 	n2 := 2 * m.N
 	w := h.SPVBits
-	full := int64(1) << w
 	scale := math.Ldexp(1, -w)
-	q := make([]uint32, n2)
 	lits := m.NumLiterals()
-	off := 16 + hl
-	payload := bytes.NewReader(data[off : off+h.PayloadBytes])
-	zr := flate.NewReader(payload)
-	defer zr.Close()
-	rr := &records{r: bufio.NewReaderSize(zr, 1<<16)}
-	for ta := 0; ta < h.TAs; ta++ {
-		at := rr.n
-		fail := func(format string, a ...any) error {
-			return errorf(name, off, fmt.Sprintf("payload: TA %d (TM %d, clause %d, literal %d)", ta, ta/lits/m.Clauses, ta/lits%m.Clauses, ta%lits),
-				ErrInvalid, "record at byte %d of the inflated records: %s", at, fmt.Sprintf(format, a...))
-		}
-		lo, err := rr.uvarint()
-		if err != nil {
-			return nil, fail("support start: %v", err)
-		}
-		width, err := rr.uvarint()
-		if err != nil {
-			return nil, fail("support width: %v", err)
-		}
-		if lo >= uint64(n2) || width >= uint64(n2)-lo {
-			return nil, fail("support %d..%d+%d outside the %d states", lo, lo, width, n2)
-		}
-		hi := int(lo + width)
-		clear(q)
-		var prev, pd, sum int64
-		for k := int(lo); k < hi; k++ {
-			u, err := rr.uvarint()
-			if err != nil {
-				return nil, fail("state %d: %v", k, err)
-			}
-			d2 := int64(u >> 1)
-			if u&1 != 0 {
-				d2 = ^d2
-			}
-			if d2 <= -maxD2 || d2 >= maxD2 {
-				return nil, fail("state %d: second difference %d outside +-%d", k, d2, maxD2)
-			}
-			d := pd + d2
-			v := prev + d
-			switch {
-			case v < 0 || v >= full:
-				return nil, fail("state %d: mass %d outside 0..%d", k, v, full-1)
-			case k == int(lo) && v == 0:
-				return nil, fail("state %d: the support starts with zero mass", k)
-			}
-			sum += v
-			if sum >= full {
-				return nil, fail("state %d: masses reach %d before the support's last state %d, the whole SPV holds %d", k, sum, hi, full)
-			}
-			q[k] = uint32(v)
-			prev, pd = v, d
-		}
-		q[hi] = uint32(full - sum)
+	where := func(ta int) string {
+		return fmt.Sprintf("payload: TA %d (TM %d, clause %d, literal %d)", ta, ta/lits/m.Clauses, ta/lits%m.Clauses, ta%lits)
+	}
+	err = decodeRecords(data, name, 16+hl, h.PayloadBytes, h.TAs, n2, w, where, func(ta int, q []uint32) error {
 		p := m.SPV[ta*n2 : (ta+1)*n2]
 		for k, v := range q {
 			p[k] = float64(v) * scale
@@ -306,18 +270,13 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 		if h.Bits == w {
 			copy(bq, q)
 		} else if err := fixed.QuantizeSPV(p, h.Bits, bq); err != nil {
-			return nil, fail("%v", err)
+			return err
 		}
 		bank.Thresh[ta] = fixed.ThresholdOf(bq, h.Bits)
-	}
-	if _, err := rr.r.ReadByte(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data")
-		}
-		return nil, fail(off, "payload", "after the last TA's record (byte %d of the inflated records): %v", rr.n, err)
-	}
-	if payload.Len() != 0 {
-		return nil, fail(off+h.PayloadBytes-int64(payload.Len()), "payload", "%d bytes after the end of the DEFLATE stream", payload.Len())
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	m.RefreshInclude()
 	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: split, Mapping: h.Mapping, Bank: bank,
@@ -326,6 +285,79 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
 	}
 	return f, nil
+}
+
+// decodeRecords inflates and checks the format-2 records of tas SPVs of
+// n2 states at w bits, the payload being data[off:off+size], and hands
+// every TA's masses to put (q is reused). where names a TA in errors.
+func decodeRecords(data []byte, name string, off, size int64, tas, n2, w int, where func(ta int) string, put func(ta int, q []uint32) error) error {
+	full := int64(1) << w
+	q := make([]uint32, n2)
+	payload := bytes.NewReader(data[off : off+size])
+	zr := flate.NewReader(payload)
+	defer zr.Close()
+	rr := &records{r: bufio.NewReaderSize(zr, 1<<16)}
+	for ta := 0; ta < tas; ta++ {
+		at := rr.n
+		fail := func(format string, a ...any) error {
+			return errorf(name, off, where(ta), ErrInvalid, "record at byte %d of the inflated records: %s", at, fmt.Sprintf(format, a...))
+		}
+		lo, err := rr.uvarint()
+		if err != nil {
+			return fail("support start: %v", err)
+		}
+		width, err := rr.uvarint()
+		if err != nil {
+			return fail("support width: %v", err)
+		}
+		if lo >= uint64(n2) || width >= uint64(n2)-lo {
+			return fail("support %d..%d+%d outside the %d states", lo, lo, width, n2)
+		}
+		hi := int(lo + width)
+		clear(q)
+		var prev, pd, sum int64
+		for k := int(lo); k < hi; k++ {
+			u, err := rr.uvarint()
+			if err != nil {
+				return fail("state %d: %v", k, err)
+			}
+			d2 := int64(u >> 1)
+			if u&1 != 0 {
+				d2 = ^d2
+			}
+			if d2 <= -maxD2 || d2 >= maxD2 {
+				return fail("state %d: second difference %d outside +-%d", k, d2, maxD2)
+			}
+			d := pd + d2
+			v := prev + d
+			switch {
+			case v < 0 || v >= full:
+				return fail("state %d: mass %d outside 0..%d", k, v, full-1)
+			case k == int(lo) && v == 0:
+				return fail("state %d: the support starts with zero mass", k)
+			}
+			sum += v
+			if sum >= full {
+				return fail("state %d: masses reach %d before the support's last state %d, the whole SPV holds %d", k, sum, hi, full)
+			}
+			q[k] = uint32(v)
+			prev, pd = v, d
+		}
+		q[hi] = uint32(full - sum)
+		if err := put(ta, q); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if _, err := rr.r.ReadByte(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data")
+		}
+		return errorf(name, off, "payload", ErrInvalid, "after the last TA's record (byte %d of the inflated records): %v", rr.n, err)
+	}
+	if payload.Len() != 0 {
+		return errorf(name, off+size-int64(payload.Len()), "payload", ErrInvalid, "%d bytes after the end of the DEFLATE stream", payload.Len())
+	}
+	return nil
 }
 
 // splitRuns is a Split as format 2 stores it: the row index lists as

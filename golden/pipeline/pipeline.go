@@ -673,6 +673,24 @@ func (p *pooled) fit(kind ptm.MappingKind) (ptm.Mapping, error) {
 // fitAbove is fit with the softmax grid restricted to temperatures >= min
 // (when min exceeds the grid, its largest temperature).
 func (p *pooled) fitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, error) {
+	cands, err := mappingCandidates(kind, min)
+	if err != nil {
+		return ptm.Mapping{}, err
+	}
+	best, bestNLL := cands[0], math.Inf(1)
+	for _, mp := range cands {
+		if nll := p.nll(mp); nll < bestNLL {
+			best, bestNLL = mp, nll
+		}
+	}
+	return best, nil
+}
+
+// mappingCandidates is the grid a mapping parameter is fitted on: the
+// vote smoothing over [0, 0.3], or the softmax temperature from 1/16 to
+// 16 in steps of 2^(1/4), restricted to temperatures >= min (when min
+// exceeds the grid, its largest temperature).
+func mappingCandidates(kind ptm.MappingKind, min float64) ([]ptm.Mapping, error) {
 	var cands []ptm.Mapping
 	switch kind {
 	case ptm.Vote:
@@ -686,15 +704,9 @@ func (p *pooled) fitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, error
 			}
 		}
 	default:
-		return ptm.Mapping{}, fmt.Errorf("pipeline: cannot fit mapping kind %q", kind)
+		return nil, fmt.Errorf("pipeline: cannot fit mapping kind %q", kind)
 	}
-	best, bestNLL := cands[0], math.Inf(1)
-	for _, mp := range cands {
-		if nll := p.nll(mp); nll < bestNLL {
-			best, bestNLL = mp, nll
-		}
-	}
-	return best, nil
+	return cands, nil
 }
 
 // CalibrationFolds is the number of cross-validation folds Calibrate uses.

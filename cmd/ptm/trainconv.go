@@ -1,0 +1,259 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/conv/convtrain"
+	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// Model kinds of `ptm train --kind`.
+const (
+	kindAuto    = "auto"
+	kindTabular = "tabular"
+	kindConv    = "conv"
+)
+
+// convFlags are train's flags for convolutional models.
+type convFlags struct {
+	kind, window, pixels, structure string
+	jitterSets, jitterSpread        int
+	valRows                         int
+}
+
+func (c *convFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&c.kind, "kind", kindAuto, "model `kind`: conv (convolutional PTM), tabular, or auto (conv on image data: mnist, fashion-mnist, an IDX folder; tabular otherwise)")
+	fs.StringVar(&c.window, "window", "", "conv: the clause window `HxW` (or N for NxN), stride 1 (default: the recipe's, 10x10)")
+	fs.StringVar(&c.pixels, "pixel-thresholds", "", "conv: pixel thresholds, one bit-plane each (pixel > t), comma-separated (default: the recipe's, 75)")
+	fs.StringVar(&c.structure, "structure", "", "conv: how clauses vote: coalesced (every clause votes for every class with a learned signed weight) or per-class (default: the recipe's, coalesced)")
+	fs.IntVar(&c.jitterSets, "jitter-sets", 0, "conv: threshold sets of the sampled pixel encoding at inference (1 = one set; default: the recipe's)")
+	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
+	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
+}
+
+// tabularOnly lists train's flags that a convolutional model does not take.
+var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin", "whole-row", "cuts", "fixed", "host-shuffle",
+	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
+
+// convOnly lists train's flags that only a convolutional model takes.
+var convOnly = []string{"window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows"}
+
+// imageSource reports whether a --data value names image data: the
+// built-in image sets or a folder (of IDX files).
+func imageSource(name string) bool {
+	if name == pipeline.MNIST || name == pipeline.FashionMNIST {
+		return true
+	}
+	fi, err := os.Stat(name)
+	return err == nil && fi.IsDir()
+}
+
+// trainKind resolves --kind for a data source.
+func trainKind(fs *flag.FlagSet, kind, data string) (string, error) {
+	switch kind {
+	case kindAuto:
+		if imageSource(data) {
+			kind = kindConv
+		} else {
+			kind = kindTabular
+		}
+	case kindTabular, kindConv:
+	default:
+		return "", fmt.Errorf("%w: --kind %q, want auto, tabular or conv", errUsage, kind)
+	}
+	var bad []string
+	for _, n := range tabularOnly {
+		if kind == kindConv && isSet(fs, n) {
+			bad = append(bad, "--"+n)
+		}
+	}
+	if len(bad) > 0 {
+		return "", fmt.Errorf("%w: %s apply to tabular models; %s trains a convolutional model (--kind tabular for a tabular one)", errUsage, strings.Join(bad, ", "), data)
+	}
+	for _, n := range convOnly {
+		if kind == kindTabular && isSet(fs, n) {
+			bad = append(bad, "--"+n)
+		}
+	}
+	if len(bad) > 0 {
+		return "", fmt.Errorf("%w: %s apply to convolutional models (--kind conv on image data)", errUsage, strings.Join(bad, ", "))
+	}
+	return kind, nil
+}
+
+// flagValue returns the parsed value of flag name.
+func flagValue(fs *flag.FlagSet, name string) any {
+	return fs.Lookup(name).Value.(flag.Getter).Get()
+}
+
+// convRecipe applies the flags given to the default recipe of an h x w
+// image with nc classes and returns it with the overridden fields' names.
+func convRecipe(fs *flag.FlagSet, cf *convFlags, h, w, nc int) (convtrain.ImageConfig, []string, error) {
+	rc, err := convtrain.ImageDefaults(h, w, nc)
+	if err != nil {
+		return rc, nil, err
+	}
+	var over []string
+	set := func(name string) bool {
+		if isSet(fs, name) {
+			over = append(over, name)
+			return true
+		}
+		return false
+	}
+	if set("clauses") {
+		rc.Clauses = flagValue(fs, "clauses").(int)
+	}
+	if set("T") {
+		rc.T = flagValue(fs, "T").(int)
+	}
+	if set("s") {
+		rc.S = flagValue(fs, "s").(float64)
+	}
+	if set("states") {
+		rc.N = flagValue(fs, "states").(int)
+	}
+	if set("epochs") {
+		rc.Epochs = flagValue(fs, "epochs").(int)
+	}
+	if set("bits") {
+		rc.BankBits = flagValue(fs, "bits").(int)
+	}
+	if set("mapping") {
+		rc.Mapping = ptm.MappingKind(flagValue(fs, "mapping").(string))
+	}
+	if set("window") {
+		a, b, ok := strings.Cut(cf.window, "x")
+		if !ok {
+			b = a
+		}
+		wy, e1 := strconv.Atoi(a)
+		wx, e2 := strconv.Atoi(b)
+		if e1 != nil || e2 != nil || wy < 1 || wx < 1 || wy > h || wx > w {
+			return rc, nil, fmt.Errorf("%w: --window %q, want HxW (or N) within the %dx%d images", errUsage, cf.window, h, w)
+		}
+		rc.WY, rc.WX = wy, wx
+	}
+	if set("pixel-thresholds") {
+		rc.Thresholds = nil
+		for _, s := range strings.Split(cf.pixels, ",") {
+			t, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || t < 0 || t > 254 {
+				return rc, nil, fmt.Errorf("%w: --pixel-thresholds %q: %q, want integers 0..254", errUsage, cf.pixels, s)
+			}
+			rc.Thresholds = append(rc.Thresholds, t)
+		}
+		if len(rc.Thresholds) > conv.MaxPlanes {
+			return rc, nil, fmt.Errorf("%w: --pixel-thresholds: %d thresholds, at most %d", errUsage, len(rc.Thresholds), conv.MaxPlanes)
+		}
+	}
+	if set("structure") {
+		rc.Structure = conv.Structure(cf.structure)
+		if rc.Structure != conv.Coalesced && rc.Structure != conv.PerClass {
+			return rc, nil, fmt.Errorf("%w: --structure %q, want coalesced or per-class", errUsage, cf.structure)
+		}
+	}
+	if set("jitter-sets") {
+		rc.JitterSets = cf.jitterSets
+	}
+	if set("jitter-spread") {
+		rc.JitterSpread = cf.jitterSpread
+	}
+	switch {
+	case rc.Clauses < 1:
+		return rc, nil, fmt.Errorf("%w: --clauses %d, want >= 1", errUsage, rc.Clauses)
+	case rc.T < 1:
+		return rc, nil, fmt.Errorf("%w: -T %d, want >= 1", errUsage, rc.T)
+	case !(rc.S >= 1):
+		return rc, nil, fmt.Errorf("%w: -s %v, want >= 1", errUsage, rc.S)
+	case rc.N < 1 || rc.N > modelfile.MaxConvStates:
+		return rc, nil, fmt.Errorf("%w: --states %d, want 1..%d", errUsage, rc.N, modelfile.MaxConvStates)
+	case rc.Epochs < 1:
+		return rc, nil, fmt.Errorf("%w: --epochs %d, want >= 1", errUsage, rc.Epochs)
+	case rc.Structure == conv.PerClass && rc.Clauses%nc != 0:
+		return rc, nil, fmt.Errorf("%w: --structure per-class needs --clauses (%d) a multiple of the %d classes", errUsage, rc.Clauses, nc)
+	case rc.JitterSets < 1 || rc.JitterSets > modelfile.MaxJitterSets:
+		return rc, nil, fmt.Errorf("%w: --jitter-sets %d, want 1..%d", errUsage, rc.JitterSets, modelfile.MaxJitterSets)
+	case rc.JitterSpread < 0 || rc.JitterSpread > 255:
+		return rc, nil, fmt.Errorf("%w: --jitter-spread %d, want 0..255", errUsage, rc.JitterSpread)
+	case rc.Mapping != ptm.Vote && rc.Mapping != ptm.Softmax:
+		return rc, nil, fmt.Errorf("%w: --mapping %q, want vote or softmax", errUsage, rc.Mapping)
+	}
+	if err := fixed.CheckBits(rc.BankBits); err != nil {
+		return rc, nil, fmt.Errorf("%w: --bits %d: %v", errUsage, rc.BankBits, err)
+	}
+	return rc, over, nil
+}
+
+// peakRSS returns the process's peak resident set size in bytes (0 if
+// unknown).
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) * 1024 // Linux reports KiB
+}
+
+// trainConv is `ptm train` for a convolutional model.
+func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, seed, splitSeed uint64, testFrac float64, workers int, stdout, stderr io.Writer) error {
+	if !pipeline.IsImage(d) {
+		return fmt.Errorf("%w: --kind conv: %q has no image geometry (a convolutional model trains on mnist, fashion-mnist or an IDX folder)", errUsage, d.Name)
+	}
+	rc, over, err := convRecipe(fs, cf, d.Image.Rows, d.Image.Cols, len(d.Classes))
+	if err != nil {
+		return err
+	}
+	if cf.valRows < 1 {
+		return fmt.Errorf("%w: --val-rows %d, want >= 1", errUsage, cf.valRows)
+	}
+	start := time.Now()
+	bar := newProgress(stderr, "training")
+	bar.update(0, rc.Epochs)
+	var cal *progress
+	cfg := pipeline.ConvConfig{Recipe: rc, Overridden: over, Seed: seed, SplitSeed: splitSeed, TestFraction: testFrac,
+		Workers: workers, ValRows: cf.valRows, Progress: bar.update, RowProgress: bar.rows,
+		CalibrationProgress: func(done, total int) {
+			if cal == nil {
+				cal = newProgress(stderr, "calibrating (sampling the validation rows)")
+			}
+			cal.update(done, total)
+		}}
+	f, err := pipeline.TrainConv(d, cfg)
+	if err != nil {
+		return err
+	}
+	hash, err := modelfile.WriteConv(out, f)
+	if err != nil {
+		return err
+	}
+	size := int64(-1)
+	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	sh := f.Head.Shape
+	fmt.Fprintf(stdout, "trained %s: convolutional PTM, %d classes, %dx%d images, %dx%d window, %d pixel threshold(s) %v, %d %s clauses x %d literals = %d TAs, %d states each\n",
+		d.Name, f.Head.Classes, sh.H, sh.W, sh.WY, sh.WX, sh.Planes, f.Encoder.Thresholds, f.Head.Clauses, f.Head.Structure, sh.Literals(), f.TAs(), 2*f.Trainer.N)
+	fmt.Fprintf(stdout, "T %d, s %g, %d epochs on %d training rows (%d validation rows carved from the training rows, %d test rows held out); %.1fs, peak RSS %.0f MB\n",
+		f.Head.T, f.Trainer.S, f.Trainer.Epochs, len(f.Split.Train), f.Calibration.Rows, len(f.Split.Test), time.Since(start).Seconds(), float64(peakRSS())/1e6)
+	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f\n",
+		describeMapping(f.Mapping), f.Calibration.K, f.Calibration.NLL, f.Calibration.Accuracy)
+	if len(over) > 0 {
+		fmt.Fprintf(stdout, "recipe: %s with --%s given\n", pipeline.ConvRecipeSource, strings.Join(over, ", --"))
+	} else {
+		fmt.Fprintf(stdout, "recipe: %s\n", pipeline.ConvRecipeSource)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes, sha256 %s)\n", out, size, hash[:16])
+	return nil
+}
