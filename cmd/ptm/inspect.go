@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register("inspect", "print a model's clauses with every literal's P(include), or one TA's SPV", cmdInspect)
+	register("inspect", "print a model's clauses with every literal's P(include), or one TA's SPV (a convolutional model: shape, training record, weights and thresholds summaries)", cmdInspect)
 }
 
 func cmdInspect(args []string, stdout, stderr io.Writer) error {
@@ -26,9 +26,12 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
 	}
-	f, hash, err := modelfile.Read(*model)
+	f, cv, hash, err := modelfile.ReadAny(*model)
 	if err != nil {
 		return err
+	}
+	if cv != nil {
+		return inspectConv(fs, *model, hash, cv, *clause, *min, stdout)
 	}
 	m := f.Model
 	if *tm < -1 || *tm >= m.NumTMs() {

@@ -250,7 +250,7 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f\n",
 		describeMapping(f.Mapping), f.Calibration.K, f.Calibration.NLL, f.Calibration.Accuracy)
 	if len(over) > 0 {
-		fmt.Fprintf(stdout, "recipe: %s with --%s given\n", pipeline.ConvRecipeSource, strings.Join(over, ", --"))
+		fmt.Fprintf(stdout, "recipe: %s, overridden by flags: %s\n", pipeline.ConvRecipeSource, strings.Join(over, ", "))
 	} else {
 		fmt.Fprintf(stdout, "recipe: %s\n", pipeline.ConvRecipeSource)
 	}

@@ -55,6 +55,41 @@
 // and `ptm eval` gave the same accuracy, AUROC of entropy and of MI and
 // calibrated temperature before and after, ECE and NLL within 1e-4.
 //
+// # Convolutional models (format 2, kind "conv")
+//
+// A convolutional PTM (golden/conv) is stored in the same container: magic,
+// version 2, header length, JSON header, payload, SHA-256. Its header has
+// "kind": "conv" (a tabular header has no kind, so tabular files and their
+// hashes are unchanged) and holds the head (shape: image H x W, bit-planes,
+// window WY x WX; structure, class names, clauses, T, every class's signed
+// clause weights), the encoder (pixel_thresholds, jitter_sets,
+// jitter_spread: conv.Jitter's sets), the trainer's parameters (s, N,
+// spv_bits W, seed, epochs), bank_bits B, the default K, the mapping, the
+// split (as runs), the data fingerprint, the calibration record (the
+// validation rows carved from the training rows that fitted the mapping
+// parameter) and the recipe record (the recipe and the fields flags
+// overrode), then tas, spv_values and payload_bytes.
+//
+// The payload is the tabular one's: every TA's SPV, TA (c, i) = c*2F + i,
+// as integer masses summing to 2^W (the fixed-point trainer's words,
+// W <= 15, so a mass fits 16 bits), coded as support and second
+// differences and DEFLATE-compressed. Everything else is derived, so it
+// cannot disagree with the SPVs: the float model's P(include) is the
+// include states' mass / 2^W (convtrain.Trainer.Model exactly) and the
+// B-bit bank the hardware runs is fixed.QuantizeSPV and fixed.ThresholdOf
+// of every SPV (convtrain.Trainer.Bank exactly). With the weights, the
+// SPVs and the trainer's parameters the file holds what resumed training
+// needs but the lanes' states.
+//
+// Decode (and Read) refuse a convolutional file with an error wrapping
+// ErrConv, so that commands that read tabular models only (gen, cosim,
+// synth, stream, board, convert) name the problem; DecodeConv, ReadConv
+// and ReadAny read it. DecodeConv checks every header field (the shape
+// against conv's limits, weights against the clauses and classes, widths,
+// sets, split, fingerprint, tas and spv_values against the shape) before
+// allocating, and errors name the file, field and byte offset as for
+// tabular files; a payload record is named by TA, clause and literal.
+//
 // # Format 1 (read, no longer written)
 //
 //	offset  size        field

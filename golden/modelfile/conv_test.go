@@ -1,0 +1,241 @@
+package modelfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/conv/convtrain"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// convSample trains a small convolutional model (8x8 images of a bar,
+// vertical for class 0, horizontal for class 1, diagonal for class 2) and
+// returns its file and the trainer (closed).
+func convSample(t testing.TB) (*ConvFile, *convtrain.Trainer) {
+	t.Helper()
+	sh := conv.Shape{H: 8, W: 8, Planes: 1, WY: 3, WX: 3}
+	cfg := convtrain.Config{Shape: sh, Structure: conv.Coalesced, Classes: 3, Clauses: 12, T: 20, S: 3, N: 16, Seed: 5, Workers: 1}
+	tr, err := convtrain.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var X [][]bool
+	var y []int
+	enc := conv.Encoder{Thresholds: []int{100}}
+	for i := 0; i < 60; i++ {
+		img := make([]uint8, 64)
+		k, pos := i%3, (i/3)%8
+		for j := 0; j < 8; j++ {
+			switch k {
+			case 0:
+				img[j*8+pos] = 200
+			case 1:
+				img[pos*8+j] = 200
+			case 2:
+				img[j*8+j] = 200
+			}
+		}
+		b, err := enc.Booleanize(sh, img, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		X, y = append(X, b), append(y, k)
+	}
+	for e := 0; e < 3; e++ {
+		if err := tr.RunEpoch(X, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl := tr.Clauses()
+	f := &ConvFile{Head: *tr.Head(), Classes: []string{"vertical", "horizontal", "diagonal"}, Encoder: enc, JitterSets: 3, JitterSpread: 20,
+		Trainer:  ConvTrainer{S: 3, N: 16, SPVBits: cl.Bits(), Seed: 5, Epochs: tr.Epochs},
+		BankBits: 4, K: 16, Mapping: ptm.Mapping{Kind: ptm.Vote, Smoothing: 0.05},
+		Split:           Split{Dataset: "bars", Rows: 80, Seed: 5, Train: seq(0, 60), Test: seq(60, 80)},
+		DataFingerprint: FingerprintPrefix + strings.Repeat("ab", 32),
+		Calibration:     &ConvCalibration{Rows: 6, Seed: 5, K: 16, NLL: 0.4, Accuracy: 0.9},
+		Recipe:          &ConvRecipe{Source: "test", Overridden: []string{"clauses"}}}
+	f.Head.Weights = slices.Clone(f.Head.Weights)
+	n2 := 2 * cl.N()
+	f.SPV = make([]uint16, f.TAs()*n2)
+	for ta := 0; ta < f.TAs(); ta++ {
+		copy(f.SPV[ta*n2:], cl.SPV(ta))
+	}
+	return f, tr
+}
+
+func seq(a, b int) []int {
+	var s []int
+	for i := a; i < b; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// TestConvRoundTrip: a convolutional model written and read back has the
+// same head, SPVs and records; its float model and 4-bit bank equal the
+// trainer's bit for bit; a tabular reader refuses it with ErrConv, and the
+// conv reader refuses a tabular file.
+func TestConvRoundTrip(t *testing.T) {
+	f, tr := convSample(t)
+	path := filepath.Join(t.TempDir(), "c.ptm")
+	hash, err := WriteConv(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, g, hash2, err := ReadAny(path)
+	if err != nil || tab != nil || g == nil || hash2 != hash {
+		t.Fatalf("ReadAny: tabular %v, conv %v, hash %s vs %s, %v", tab != nil, g != nil, hash2, hash, err)
+	}
+	if !slices.Equal(g.SPV, f.SPV) || !slices.Equal(g.Head.Weights, f.Head.Weights) || g.Head.Shape != f.Head.Shape || g.Head.T != f.Head.T {
+		t.Fatal("SPVs, weights or head differ after a round trip")
+	}
+	if *g.Calibration != *f.Calibration || g.Recipe.Source != "test" || g.Mapping != f.Mapping || g.JitterSets != 3 || g.JitterSpread != 20 || g.Trainer != f.Trainer {
+		t.Fatalf("records differ: %+v %+v", g.Calibration, g.Trainer)
+	}
+	if !slices.Equal(g.Split.Train, f.Split.Train) || !slices.Equal(g.Split.Test, f.Split.Test) || g.DataFingerprint != f.DataFingerprint {
+		t.Fatal("split or fingerprint differ")
+	}
+	want := tr.Model()
+	if got := g.Model(); !slices.Equal(got.Include, want.Include) {
+		t.Fatal("float include probabilities differ from the trainer's")
+	}
+	wb, err := tr.Bank(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, err := g.Bank(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gb.Thresh, wb.Thresh) || gb.Bits != 4 {
+		t.Fatal("4-bit bank differs from the trainer's")
+	}
+	zero := 0
+	for _, q := range gb.Thresh {
+		if q == 0 {
+			zero++
+		}
+	}
+	if zero == 0 || zero == len(gb.Thresh) {
+		t.Fatalf("%d of %d thresholds at 0: the trained sample should exclude some literals and include others", zero, len(gb.Thresh))
+	}
+	data, err := EncodeConv(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Hash(data) != hash {
+		t.Fatal("re-encoding the read file gives other bytes")
+	}
+	if _, err := Decode(data, "c.ptm"); !errors.Is(err, ErrConv) || !strings.Contains(err.Error(), "convolutional") {
+		t.Fatalf("tabular Decode of a conv file: %v, want ErrConv", err)
+	}
+	tdata, err := Encode(sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if IsConv(tdata) {
+		t.Fatal("IsConv on a tabular file")
+	}
+	if _, err := DecodeConv(tdata, "t.ptm"); err == nil || !strings.Contains(err.Error(), "kind") {
+		t.Fatalf("DecodeConv of a tabular file: %v", err)
+	}
+}
+
+// TestConvCorrupt: damaged or inconsistent convolutional files are refused
+// with errors naming the file, the field and the byte offset.
+func TestConvCorrupt(t *testing.T) {
+	f, _ := convSample(t)
+	good, err := EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl := int(binary.LittleEndian.Uint32(good[12:]))
+	flip := bytes.Clone(good)
+	flip[16+hl+3] ^= 0x10
+	pl := bytes.Clone(good[16+hl : len(good)-32])
+	pl[len(pl)/2] ^= 0x21
+	cases := []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"truncated", good[:len(good)-100], []string{"c.ptm: byte", "payload", "header describes"}},
+		{"bit flip", flip, []string{"checksum", "corrupted"}},
+		{"payload edited and resealed", withRawPayload(t, good, pl), []string{"c.ptm: byte", "payload"}},
+		{"window too large", reseal(t, good, func(h map[string]any) { h["shape"].(map[string]any)["wy"] = 9 }), []string{"byte 16", "shape", "window"}},
+		{"weights short", reseal(t, good, func(h map[string]any) { h["weights"] = []int{1, 2} }), []string{"byte 16", "shape", "weights"}},
+		{"spv bits", reseal(t, good, func(h map[string]any) { h["trainer"].(map[string]any)["spv_bits"] = 16 }), []string{"byte 16", "trainer.spv_bits"}},
+		{"tas", reseal(t, good, func(h map[string]any) { h["tas"] = 7 }), []string{"byte 16", "tas"}},
+		{"class names", reseal(t, good, func(h map[string]any) { h["classes"] = []string{"a", "a", "b"} }), []string{"byte 16", "classes"}},
+		{"pixel threshold", reseal(t, good, func(h map[string]any) { h["pixel_thresholds"] = []int{300} }), []string{"byte 16", "pixel_thresholds"}},
+		{"unknown field", reseal(t, good, func(h map[string]any) { h["bogus"] = 1 }), []string{"byte 16", "header", "bogus"}},
+		{"payload bytes", reseal(t, good, func(h map[string]any) { h["payload_bytes"] = 3 }), []string{"c.ptm: byte", "payload", "header describes 870"}},
+		{"split", reseal(t, good, func(h map[string]any) { h["split"].(map[string]any)["test"] = [][]int{{90, 95}} }), []string{"byte 16", "split"}},
+	}
+	for _, c := range cases {
+		_, err := DecodeConv(c.data, "c.ptm")
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want %q in it", c.name, err, w)
+			}
+		}
+	}
+	// A TA whose SPV does not sum to 2^W cannot be encoded.
+	g := *f
+	g.SPV = slices.Clone(f.SPV)
+	g.SPV[5]++
+	if _, err := EncodeConv(&g); err == nil || !strings.Contains(err.Error(), "TA 0 (clause 0, literal 0)") {
+		t.Errorf("EncodeConv of an SPV off its mass: %v", err)
+	}
+}
+
+// FuzzDecodeConv feeds arbitrary bytes to the convolutional decoder: it
+// must never panic, and what it accepts must re-encode to the same bytes.
+//
+//	go test ./golden/modelfile -run '^$' -fuzz '^FuzzDecodeConv$' -fuzztime 10m
+func FuzzDecodeConv(f *testing.F) {
+	cf, _ := convSample(f)
+	good, err := EncodeConv(cf)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:40])
+	hl := int(binary.LittleEndian.Uint32(good[12:]))
+	pl := bytes.Clone(good[16+hl : len(good)-32])
+	pl[len(pl)/3] ^= 0x44
+	f.Add(withRawPayload(f, good, pl))
+	f.Add(withPayload(f, good, bytes.Repeat([]byte{0, 0}, cf.TAs())))
+	f.Add(reseal(f, good, func(h map[string]any) { h["clauses"] = 1e9 }))
+	f.Add(reseal(f, good, func(h map[string]any) { h["trainer"].(map[string]any)["N"] = 1 << 20 }))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range [][]byte{data, sealed(data)} {
+			g, err := DecodeConv(d, "fuzz.ptm")
+			if err != nil {
+				continue
+			}
+			b, err := EncodeConv(g)
+			if err != nil {
+				t.Fatalf("decoded file does not encode: %v", err)
+			}
+			g2, err := DecodeConv(b, "re.ptm")
+			if err != nil || !slices.Equal(g2.SPV, g.SPV) {
+				t.Fatalf("re-encoded file: %v", err)
+			}
+			if b2, err := EncodeConv(g2); err != nil || !bytes.Equal(b, b2) {
+				t.Fatalf("encoding the re-read file gave other bytes: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/conv/convtrain"
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/ptm"
+)
+
+// stripesRecipe is a recipe for the 4 x 4 stripes images.
+func stripesRecipe(t *testing.T) convtrain.ImageConfig {
+	t.Helper()
+	rc, err := convtrain.ImageDefaults(4, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.WY, rc.WX, rc.Clauses, rc.T, rc.N, rc.Epochs, rc.Thresholds = 2, 2, 8, 8, 16, 10, []int{100}
+	return rc
+}
+
+// TestTrainConv: TrainConv on an IDX folder of stripes keeps the
+// predefined split less the carved validation rows (stratified, disjoint,
+// recorded), fits the mapping on them, learns the task, and its samples do
+// not depend on the worker count.
+func TestTrainConv(t *testing.T) {
+	dir := stripes(t, 200, 40)
+	d, err := LoadData(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := TrainConv(d, ConvConfig{Recipe: stripesRecipe(t), Seed: 3, ValRows: 20, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Calibration
+	if c == nil || c.Rows != 20 || c.FinalOnCarve || len(f.Split.Train) != 180 || !slices.Equal(f.Split.Test, d.FixedTest) {
+		t.Fatalf("calibration %+v, %d training rows, test %v", c, len(f.Split.Train), f.Split.Test)
+	}
+	// The carved rows are training rows, 10 of each class.
+	var val []int
+	for _, r := range d.FixedTrain {
+		if !slices.Contains(f.Split.Train, r) {
+			val = append(val, r)
+		}
+	}
+	per := [2]int{}
+	for _, r := range val {
+		per[d.Y[r]]++
+	}
+	if len(val) != 20 || per != [2]int{10, 10} {
+		t.Fatalf("carved %d rows, per class %v", len(val), per)
+	}
+	if f.Mapping.Kind != ptm.Vote || f.Recipe == nil || f.Recipe.Source != ConvRecipeSource || f.DataFingerprint != d.Fingerprint() {
+		t.Fatalf("mapping %+v, recipe %+v", f.Mapping, f.Recipe)
+	}
+	rows, err := ConvRows(f, d, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := ConvLabels(f, d, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs [][][]int32
+	for _, w := range []int{1, 3} {
+		s, err := SampleConv(f, d, rows, ConvSampling{K: 8, Seed: 4, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, s)
+	}
+	for i := range outs[0] {
+		if !slices.Equal(outs[0][i], outs[1][i]) {
+			t.Fatalf("row %d: samples differ between 1 and 3 workers", i)
+		}
+	}
+	r := metrics.Evaluate(ConvQueries(&f.Head, outs[0], 8, f.Mapping), labels, 10)
+	// Vertical against horizontal bars: a 2 x 2 window sees which.
+	// Measured: accuracy 1.
+	if r.Accuracy < 0.9 {
+		t.Errorf("test accuracy %.3f on the stripes, want >= 0.9", r.Accuracy)
+	}
+	// The fixed-point core draws the same on any worker count too.
+	hw := conv.HW{Bits: 4, LFSRWidth: 32, ClauseLanes: 2, LiteralLanes: 4}
+	a, err := SampleConv(f, d, rows, ConvSampling{K: 8, Seed: 4, Workers: 1, Fixed: &hw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SampleConv(f, d, rows, ConvSampling{K: 8, Seed: 4, Workers: 2, Fixed: &hw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if !slices.Equal(a[i], b[i]) {
+			t.Fatalf("fixed row %d: samples differ between 1 and 2 workers", i)
+		}
+	}
+	// Another data set's rows are refused for --split test.
+	other := stripes(t, 200, 41)
+	d2, err := LoadData(other, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ConvRows(f, d2, "test"); err == nil || !strings.Contains(err.Error(), "rows") {
+		t.Errorf("ConvRows on other data: %v", err)
+	}
+	// Not images: refused.
+	if _, err := TrainConv(&Data{Dataset: dataset.Iris()}, ConvConfig{Recipe: stripesRecipe(t)}); err == nil || !strings.Contains(err.Error(), "not an image data set") {
+		t.Errorf("TrainConv on iris: %v", err)
+	}
+}
+
+// TestScoreOOD: queries with higher entropy and MI out of distribution
+// give AUROC 1; equal ones 0.5.
+func TestScoreOOD(t *testing.T) {
+	q := func(h, mi float64) metrics.QueryStats { return metrics.QueryStats{Entropy: h, MutualInfo: mi, Conf: 1 - h/4} }
+	in := []metrics.QueryStats{q(0.1, 0.01), q(0.2, 0.02), q(0.3, 0.0)}
+	ood := []metrics.QueryStats{q(1, 0.3), q(2, 0.4)}
+	r := ScoreOOD(in, ood)
+	if r.AUROCEntropy != 1 || r.AUROCMI != 1 || r.Rows != 2 || r.InRows != 3 || r.EntropyOOD != 1.5 {
+		t.Errorf("%+v", r)
+	}
+	if r := ScoreOOD(in, in); r.AUROCEntropy != 0.5 {
+		t.Errorf("same queries: AUROC %v, want 0.5", r.AUROCEntropy)
+	}
+}
