@@ -118,7 +118,9 @@ func TestTrainConv(t *testing.T) {
 // TestScoreOOD: queries with higher entropy and MI out of distribution
 // give AUROC 1; equal ones 0.5.
 func TestScoreOOD(t *testing.T) {
-	q := func(h, mi float64) metrics.QueryStats { return metrics.QueryStats{Entropy: h, MutualInfo: mi, Conf: 1 - h/4} }
+	q := func(h, mi float64) metrics.QueryStats {
+		return metrics.QueryStats{Entropy: h, MutualInfo: mi, Conf: 1 - h/4}
+	}
 	in := []metrics.QueryStats{q(0.1, 0.01), q(0.2, 0.02), q(0.3, 0.0)}
 	ood := []metrics.QueryStats{q(1, 0.3), q(2, 0.4)}
 	r := ScoreOOD(in, ood)
