@@ -29,7 +29,7 @@ const (
 type convFlags struct {
 	kind, window, pixels, structure string
 	jitterSets, jitterSpread        int
-	valRows                         int
+	valRows, spvBits                int
 }
 
 func (c *convFlags) add(fs *flag.FlagSet) {
@@ -39,6 +39,7 @@ func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&c.structure, "structure", "", "conv: how clauses vote: coalesced (every clause votes for every class with a learned signed weight) or per-class (default: the recipe's, coalesced)")
 	fs.IntVar(&c.jitterSets, "jitter-sets", 0, "conv: threshold sets of the sampled pixel encoding at inference (1 = one set; default: the recipe's)")
 	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
+	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at (default 12; 15, the trainer's, stores them exactly, about 2.4x larger); inference reads the exact include masses and bank either way")
 	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
 }
 
@@ -47,7 +48,7 @@ var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin",
 	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
 
 // convOnly lists train's flags that only a convolutional model takes.
-var convOnly = []string{"window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows"}
+var convOnly = []string{"window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits"}
 
 // imageSource reports whether a --data value names image data: the
 // built-in image sets or a folder (of IDX files).
@@ -215,6 +216,9 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	if err != nil {
 		return err
 	}
+	if isSet(fs, "spv-bits") && (cf.spvBits < modelfile.MinSPVBits || cf.spvBits > modelfile.MaxConvSPVBits) {
+		return fmt.Errorf("%w: --spv-bits %d, want %d..%d", errUsage, cf.spvBits, modelfile.MinSPVBits, modelfile.MaxConvSPVBits)
+	}
 	if cf.valRows < 1 {
 		return fmt.Errorf("%w: --val-rows %d, want >= 1", errUsage, cf.valRows)
 	}
@@ -223,7 +227,7 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	bar.update(0, rc.Epochs)
 	var cal *progress
 	cfg := pipeline.ConvConfig{Recipe: rc, Overridden: over, Seed: seed, SplitSeed: splitSeed, TestFraction: testFrac,
-		Workers: workers, ValRows: cf.valRows, Progress: bar.update, RowProgress: bar.rows,
+		Workers: workers, ValRows: cf.valRows, SPVBits: cf.spvBits, Progress: bar.update, RowProgress: bar.rows,
 		CalibrationProgress: func(done, total int) {
 			if cal == nil {
 				cal = newProgress(stderr, "calibrating (sampling the validation rows)")

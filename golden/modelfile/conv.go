@@ -41,11 +41,20 @@ const (
 type ConvTrainer struct {
 	S float64 `json:"s"`
 	N int     `json:"N"`
-	// SPVBits is W, the width of the stored SPVs (the trainer's B).
-	SPVBits int    `json:"spv_bits"`
-	Seed    uint64 `json:"seed"`
-	Epochs  int    `json:"epochs"`
+	// Bits is B of the trainer's SPVs (fixedtrain.DefaultBits).
+	Bits   int    `json:"bits"`
+	Seed   uint64 `json:"seed"`
+	Epochs int    `json:"epochs"`
 }
+
+// DefaultConvSPVBits is the width TrainConv stores a convolutional
+// model's SPVs at: the 15-bit trainer SPVs of a trained MNIST model are
+// wide, smooth distributions (supports of about 100 of the 200 states),
+// about 63 bytes per TA when stored exactly; at 12 bits about 26, with
+// every P(include) within 0.003 of the trainer's (measured on the default
+// MNIST model). Inference does not depend on it: the include masses and
+// the bank are stored exactly.
+const DefaultConvSPVBits = 12
 
 // ConvCalibration records how the mapping parameter was fitted: on Rows
 // validation rows carved (stratified, seeded) from the training rows,
@@ -80,6 +89,9 @@ type ConvFile struct {
 	Encoder                  conv.Encoder
 	JitterSets, JitterSpread int
 	Trainer                  ConvTrainer
+	// SPVBits is W, the width the SPVs are stored at (MinSPVBits ..
+	// Trainer.Bits; Trainer.Bits: exactly the trainer's).
+	SPVBits int
 	// BankBits is B of the quantized bank inference in fixed point runs.
 	BankBits int
 	// K is the default samples per query.
@@ -91,8 +103,16 @@ type ConvFile struct {
 	Calibration     *ConvCalibration
 	Recipe          *ConvRecipe
 	// SPV holds every TA's SPV, TA (c, i) = c*Literals + i, 2N states each
-	// (state n < N excludes), as integer masses summing to 2^SPVBits.
+	// (state n < N excludes), as integer masses summing to 2^SPVBits: the
+	// trainer's rounded by the largest remainder (fixed.QuantizeSPV) when
+	// SPVBits < Trainer.Bits.
 	SPV []uint16
+	// Include is every TA's include mass at Trainer.Bits, exactly the
+	// trainer's (the float model's P(include) is Include / 2^Trainer.Bits).
+	Include []uint16
+	// Thresh is the BankBits-bit bank's include threshold of every TA,
+	// exactly convtrain.Trainer.Bank(BankBits)'s.
+	Thresh []uint32
 }
 
 // convHeader is the JSON header of a convolutional file.
@@ -108,6 +128,7 @@ type convHeader struct {
 	JitterSets   int              `json:"jitter_sets"`
 	JitterSpread int              `json:"jitter_spread"`
 	Trainer      ConvTrainer      `json:"trainer"`
+	SPVBits      int              `json:"spv_bits"`
 	BankBits     int              `json:"bank_bits"`
 	K            int              `json:"K"`
 	Mapping      ptm.Mapping      `json:"mapping"`
@@ -133,16 +154,31 @@ func (f *ConvFile) Validate() error {
 	if _, err := f.check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	n2 := 2 * f.Trainer.N
-	full := uint32(1) << uint(f.Trainer.SPVBits)
+	n, n2 := f.Trainer.N, 2*f.Trainer.N
+	w, b := f.SPVBits, f.Trainer.Bits
+	full := uint32(1) << uint(w)
+	tmax := uint32(1)<<uint(f.BankBits) - 1
 	for ta := 0; ta < f.TAs(); ta++ {
-		var sum uint32
-		for _, v := range f.SPV[ta*n2 : (ta+1)*n2] {
+		var sum, inc uint32
+		for k, v := range f.SPV[ta*n2 : (ta+1)*n2] {
 			sum += uint32(v)
+			if k >= n {
+				inc += uint32(v)
+			}
 		}
-		if sum != full {
-			c, i := ta/f.Head.Shape.Literals(), ta%f.Head.Shape.Literals()
-			return fmt.Errorf("%w: SPV of TA %d (clause %d, literal %d) holds %d, want 2^%d", ErrInvalid, ta, c, i, sum, f.Trainer.SPVBits)
+		c, i := ta/f.Head.Shape.Literals(), ta%f.Head.Shape.Literals()
+		switch {
+		case sum != full:
+			return fmt.Errorf("%w: SPV of TA %d (clause %d, literal %d) holds %d, want 2^%d", ErrInvalid, ta, c, i, sum, w)
+		case uint32(f.Include[ta]) > 1<<uint(b):
+			return fmt.Errorf("%w: include mass of TA %d (clause %d, literal %d) is %d, over 2^%d", ErrInvalid, ta, c, i, f.Include[ta], b)
+		case w == b && uint32(f.Include[ta]) != inc:
+			return fmt.Errorf("%w: include mass of TA %d (clause %d, literal %d) is %d, its SPV's is %d", ErrInvalid, ta, c, i, f.Include[ta], inc)
+		case w < b && math.Abs(float64(f.Include[ta])/float64(uint32(1)<<uint(b))-float64(inc)/float64(full)) > float64(n)/float64(full):
+			// Rounding moves each state's mass by less than 2^-W.
+			return fmt.Errorf("%w: include mass of TA %d (clause %d, literal %d) is %d / 2^%d, its %d-bit SPV's %d / 2^%d: more than N / 2^W apart", ErrInvalid, ta, c, i, f.Include[ta], b, w, inc, w)
+		case f.Thresh[ta] > tmax:
+			return fmt.Errorf("%w: threshold of TA %d (clause %d, literal %d) is %d, over %d bits", ErrInvalid, ta, c, i, f.Thresh[ta], f.BankBits)
 		}
 	}
 	return nil
@@ -173,8 +209,10 @@ func (f *ConvFile) check() (string, error) {
 		return "trainer.s", fmt.Errorf("s = %v, want a finite value >= 1", t.S)
 	case t.N < 1 || t.N > MaxConvStates:
 		return "trainer.N", fmt.Errorf("N = %d, want 1..%d", t.N, MaxConvStates)
-	case t.SPVBits < MinSPVBits || t.SPVBits > MaxConvSPVBits:
-		return "trainer.spv_bits", fmt.Errorf("%d-bit SPVs, want %d..%d", t.SPVBits, MinSPVBits, MaxConvSPVBits)
+	case t.Bits < MinSPVBits || t.Bits > MaxConvSPVBits:
+		return "trainer.bits", fmt.Errorf("%d-bit trainer SPVs, want %d..%d", t.Bits, MinSPVBits, MaxConvSPVBits)
+	case f.SPVBits < MinSPVBits || f.SPVBits > t.Bits:
+		return "spv_bits", fmt.Errorf("SPVs stored at %d bits, want %d..%d (trainer.bits)", f.SPVBits, MinSPVBits, t.Bits)
 	case t.Epochs < 0 || t.Epochs > 1<<20:
 		return "trainer.epochs", fmt.Errorf("%d epochs, want 0..%d", t.Epochs, 1<<20)
 	}
@@ -212,33 +250,30 @@ func (f *ConvFile) check() (string, error) {
 	if tas > MaxSPVValues/2 || tas*2*int64(t.N) > MaxSPVValues {
 		return "clauses", fmt.Errorf("%d clauses x %d literals x %d states, limit %d SPV values", h.Clauses, h.Shape.Literals(), 2*t.N, MaxSPVValues)
 	}
-	if want := tas * 2 * int64(t.N); int64(len(f.SPV)) != want {
-		return "spv_values", fmt.Errorf("%d SPV values, the shape gives %d", len(f.SPV), want)
+	if want := tas * 2 * int64(t.N); int64(len(f.SPV)) != want || int64(len(f.Include)) != tas || int64(len(f.Thresh)) != tas {
+		return "spv_values", fmt.Errorf("%d SPV values, %d include masses, %d thresholds; the shape gives %d, %d, %d", len(f.SPV), len(f.Include), len(f.Thresh), want, tas, tas)
 	}
 	return "", nil
 }
 
-// Model returns the float model: P(include) of a TA is the mass of its
-// include states / 2^SPVBits (exact), as convtrain.Trainer.Model.
+// Model returns the float model: P(include) of a TA is its include mass /
+// 2^Trainer.Bits, convtrain.Trainer.Model exactly.
 func (f *ConvFile) Model() *conv.Model {
 	h := f.Head
 	h.Weights = append([]int32(nil), f.Head.Weights...)
 	m := &conv.Model{Head: h, Include: make([]float64, f.TAs())}
-	n, n2 := f.Trainer.N, 2*f.Trainer.N
-	scale := math.Ldexp(1, -f.Trainer.SPVBits)
-	for ta := range m.Include {
-		var inc int
-		for _, v := range f.SPV[ta*n2+n : (ta+1)*n2] {
-			inc += int(v)
-		}
-		m.Include[ta] = float64(inc) * scale
+	scale := math.Ldexp(1, -f.Trainer.Bits)
+	for ta, v := range f.Include {
+		m.Include[ta] = float64(v) * scale
 	}
 	return m
 }
 
-// Bank returns the model quantized to bits-bit include thresholds (every
-// SPV by fixed.QuantizeSPV, the threshold fixed.ThresholdOf), as
-// convtrain.Trainer.Bank: the same bank bit for bit.
+// Bank returns the model quantized to bits-bit include thresholds: at
+// BankBits the stored bank (convtrain.Trainer.Bank(BankBits) bit for bit),
+// at other widths every stored SPV quantized by fixed.QuantizeSPV, the
+// threshold fixed.ThresholdOf (Trainer.Bank's rule, on SPVs rounded to
+// SPVBits when those are narrower than the trainer's).
 func (f *ConvFile) Bank(bits int) (*conv.Bank, error) {
 	if err := fixed.CheckBits(bits); err != nil {
 		return nil, fmt.Errorf("modelfile: %w", err)
@@ -246,6 +281,10 @@ func (f *ConvFile) Bank(bits int) (*conv.Bank, error) {
 	h := f.Head
 	h.Weights = append([]int32(nil), f.Head.Weights...)
 	b := &conv.Bank{Head: h, Bits: bits, Thresh: make([]uint32, f.TAs())}
+	if bits == f.BankBits {
+		copy(b.Thresh, f.Thresh)
+		return b, b.Check()
+	}
 	n2 := 2 * f.Trainer.N
 	p := make([]float64, n2)
 	q := make([]uint32, n2)
@@ -268,7 +307,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 		return nil, err
 	}
 	n2 := 2 * f.Trainer.N
-	payload, err := encodeRecords(f.TAs(), n2, func(ta int, q []uint32) error {
+	payload, err := encodeRecords(f.TAs(), n2, f.extras(), func(ta int, q []uint32) error {
 		for i, v := range f.SPV[ta*n2 : (ta+1)*n2] {
 			q[i] = uint32(v)
 		}
@@ -284,7 +323,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 	hd := f.Head
 	h := convHeader{Kind: KindConv, Shape: hd.Shape, Structure: hd.Structure, Classes: f.Classes, Clauses: hd.Clauses, T: hd.T,
 		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
-		Trainer: f.Trainer, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
+		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
 		Calibration: f.Calibration, Recipe: f.Recipe, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
 	hj, err := json.Marshal(h)
 	if err != nil {
@@ -386,7 +425,7 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 	}
 	f := &ConvFile{Head: conv.Head{Shape: h.Shape, Structure: h.Structure, Classes: len(h.Classes), Clauses: h.Clauses, T: h.T, Weights: h.Weights},
 		Classes: h.Classes, Encoder: conv.Encoder{Thresholds: h.Thresholds}, JitterSets: h.JitterSets, JitterSpread: h.JitterSpread,
-		Trainer: h.Trainer, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, Split: split, DataFingerprint: h.Fingerprint,
+		Trainer: h.Trainer, SPVBits: h.SPVBits, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, Split: split, DataFingerprint: h.Fingerprint,
 		Calibration: h.Calibration, Recipe: h.Recipe}
 	// Check every field before allocating from them (the SPV count
 	// against tas and spv_values, the slice itself comes later).
@@ -397,7 +436,8 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 	if int64(h.TAs) != tas || int64(h.SPVValues) != tas*2*int64(h.Trainer.N) {
 		return nil, fail(16, "tas", ErrInvalid, "%d TAs and %d SPV values, the shape gives %d and %d", h.TAs, h.SPVValues, tas, tas*2*int64(h.Trainer.N))
 	}
-	maxP := maxRecords(tas, int64(h.SPVValues)) + maxRecords(tas, int64(h.SPVValues))/1024 + 1024
+	maxR := maxRecords(tas, int64(h.SPVValues)) + 6*tas
+	maxP := maxR + maxR/1024 + 1024
 	if p := h.PayloadBytes; p < 1 || p > maxP || p*1032 < 2*tas {
 		return nil, fail(16, "payload_bytes", ErrInvalid, "%d bytes for %d TAs, want %d..%d", p, tas, (2*tas+1031)/1032, maxP)
 	}
@@ -406,11 +446,18 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 	}
 	n2 := 2 * h.Trainer.N
 	f.SPV = make([]uint16, h.SPVValues)
+	f.Include = make([]uint16, tas)
+	f.Thresh = make([]uint32, tas)
 	lits := h.Shape.Literals()
 	where := func(ta int) string {
 		return fmt.Sprintf("payload: TA %d (clause %d, literal %d)", ta, ta/lits, ta%lits)
 	}
-	err = decodeRecords(data, name, 16+hl, h.PayloadBytes, int(tas), n2, h.Trainer.SPVBits, where, func(ta int, q []uint32) error {
+	rest := func(rr *records) error {
+		return f.readExtras(rr, func(ta int, what string, err error) error {
+			return errorf(name, 16+hl, where(ta), ErrInvalid, "%s after the SPV records (byte %d of the inflated records): %v", what, rr.n, err)
+		})
+	}
+	err = decodeRecords(data, name, 16+hl, h.PayloadBytes, int(tas), n2, h.SPVBits, where, rest, func(ta int, q []uint32) error {
 		dst := f.SPV[ta*n2 : (ta+1)*n2]
 		for i, v := range q {
 			dst[i] = uint16(v)
@@ -489,4 +536,116 @@ func ReadConv(path string) (*ConvFile, string, error) {
 		return nil, "", &Error{File: path, Offset: 16, Field: "kind", Msg: "a tabular model, not a convolutional one", Err: ErrInvalid}
 	}
 	return cv, hash, nil
+}
+
+// incOf is the include mass of a stored SPV.
+func (f *ConvFile) incOf(ta int) int64 {
+	n, n2 := f.Trainer.N, 2*f.Trainer.N
+	var inc int64
+	for _, v := range f.SPV[ta*n2+n : (ta+1)*n2] {
+		inc += int64(v)
+	}
+	return inc
+}
+
+// threshOf predicts a TA's bank threshold from its include mass: the
+// mass rounded to BankBits, saturated.
+func (f *ConvFile) threshOf(inc int64) int64 {
+	b, bb := f.Trainer.Bits, f.BankBits
+	var t int64
+	if bb >= b {
+		t = inc << uint(bb-b)
+	} else {
+		t = (inc + 1<<uint(b-bb-1)) >> uint(b-bb)
+	}
+	return min(t, 1<<uint(bb)-1)
+}
+
+// extras codes what follows the SPV records in a convolutional payload:
+// every TA's include mass less its stored SPV's (scaled to the trainer's
+// width), then every TA's bank threshold less threshOf its include mass,
+// zigzag varints (0 but for rounding: DEFLATE takes them to almost
+// nothing).
+func (f *ConvFile) extras() []byte {
+	sh := uint(f.Trainer.Bits - f.SPVBits)
+	out := make([]byte, 0, 2*f.TAs())
+	for ta, v := range f.Include {
+		out = binary.AppendUvarint(out, zig(int64(v)-f.incOf(ta)<<sh))
+	}
+	for ta, v := range f.Thresh {
+		out = binary.AppendUvarint(out, zig(int64(v)-f.threshOf(int64(f.Include[ta]))))
+	}
+	return out
+}
+
+// readExtras reads extras' values into f.Include and f.Thresh (f.SPV
+// read); fail names the TA and the part.
+func (f *ConvFile) readExtras(rr *records, fail func(ta int, what string, err error) error) error {
+	sh := uint(f.Trainer.Bits - f.SPVBits)
+	for ta := range f.Include {
+		u, err := rr.uvarint()
+		if err != nil {
+			return fail(ta, "include mass", err)
+		}
+		v := f.incOf(ta)<<sh + unzig(u)
+		if v < 0 || v > 1<<uint(f.Trainer.Bits) {
+			return fail(ta, "include mass", fmt.Errorf("%d outside 0..2^%d", v, f.Trainer.Bits))
+		}
+		f.Include[ta] = uint16(v)
+	}
+	for ta := range f.Thresh {
+		u, err := rr.uvarint()
+		if err != nil {
+			return fail(ta, "bank threshold", err)
+		}
+		v := f.threshOf(int64(f.Include[ta])) + unzig(u)
+		if v < 0 || v >= 1<<uint(f.BankBits) {
+			return fail(ta, "bank threshold", fmt.Errorf("%d outside 0..%d", v, 1<<uint(f.BankBits)-1))
+		}
+		f.Thresh[ta] = uint32(v)
+	}
+	return nil
+}
+
+func zig(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzig(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// SetSPVs fills f.SPV at f.SPVBits from the trainer's SPVs (spv(ta), masses
+// summing to 2^Trainer.Bits), rounding each by the largest remainder
+// (fixed.QuantizeSPV) when SPVBits is narrower, and f.Include with the
+// trainer's include masses.
+func (f *ConvFile) SetSPVs(spv func(ta int) []uint16) error {
+	n, n2 := f.Trainer.N, 2*f.Trainer.N
+	tas := f.TAs()
+	f.SPV = make([]uint16, tas*n2)
+	f.Include = make([]uint16, tas)
+	p := make([]float64, n2)
+	q := make([]uint32, n2)
+	for ta := 0; ta < tas; ta++ {
+		src := spv(ta)
+		if len(src) != n2 {
+			return fmt.Errorf("modelfile: TA %d has %d states, want %d", ta, len(src), n2)
+		}
+		var inc int
+		for _, v := range src[n:] {
+			inc += int(v)
+		}
+		f.Include[ta] = uint16(inc)
+		dst := f.SPV[ta*n2 : (ta+1)*n2]
+		if f.SPVBits == f.Trainer.Bits {
+			copy(dst, src)
+			continue
+		}
+		for i, v := range src {
+			p[i] = float64(v)
+		}
+		if err := fixed.QuantizeSPV(p, f.SPVBits, q); err != nil {
+			return fmt.Errorf("modelfile: TA %d: %w", ta, err)
+		}
+		for i, v := range q {
+			dst[i] = uint16(v)
+		}
+	}
+	return nil
 }

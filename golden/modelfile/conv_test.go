@@ -17,7 +17,10 @@ import (
 // convSample trains a small convolutional model (8x8 images of a bar,
 // vertical for class 0, horizontal for class 1, diagonal for class 2) and
 // returns its file and the trainer (closed).
-func convSample(t testing.TB) (*ConvFile, *convtrain.Trainer) {
+func convSample(t testing.TB) (*ConvFile, *convtrain.Trainer) { return convSampleAt(t, 10) }
+
+// convSampleAt is convSample with the SPVs stored at spvBits.
+func convSampleAt(t testing.TB, spvBits int) (*ConvFile, *convtrain.Trainer) {
 	t.Helper()
 	sh := conv.Shape{H: 8, W: 8, Planes: 1, WY: 3, WX: 3}
 	cfg := convtrain.Config{Shape: sh, Structure: conv.Coalesced, Classes: 3, Clauses: 12, T: 20, S: 3, N: 16, Seed: 5, Workers: 1}
@@ -55,18 +58,21 @@ func convSample(t testing.TB) (*ConvFile, *convtrain.Trainer) {
 	}
 	cl := tr.Clauses()
 	f := &ConvFile{Head: *tr.Head(), Classes: []string{"vertical", "horizontal", "diagonal"}, Encoder: enc, JitterSets: 3, JitterSpread: 20,
-		Trainer:  ConvTrainer{S: 3, N: 16, SPVBits: cl.Bits(), Seed: 5, Epochs: tr.Epochs},
+		Trainer:  ConvTrainer{S: 3, N: 16, Bits: cl.Bits(), Seed: 5, Epochs: tr.Epochs}, SPVBits: spvBits,
 		BankBits: 4, K: 16, Mapping: ptm.Mapping{Kind: ptm.Vote, Smoothing: 0.05},
 		Split:           Split{Dataset: "bars", Rows: 80, Seed: 5, Train: seq(0, 60), Test: seq(60, 80)},
 		DataFingerprint: FingerprintPrefix + strings.Repeat("ab", 32),
 		Calibration:     &ConvCalibration{Rows: 6, Seed: 5, K: 16, NLL: 0.4, Accuracy: 0.9},
 		Recipe:          &ConvRecipe{Source: "test", Overridden: []string{"clauses"}}}
 	f.Head.Weights = slices.Clone(f.Head.Weights)
-	n2 := 2 * cl.N()
-	f.SPV = make([]uint16, f.TAs()*n2)
-	for ta := 0; ta < f.TAs(); ta++ {
-		copy(f.SPV[ta*n2:], cl.SPV(ta))
+	if err := f.SetSPVs(cl.SPV); err != nil {
+		t.Fatal(err)
 	}
+	b, err := tr.Bank(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Thresh = b.Thresh
 	return f, tr
 }
 
@@ -83,7 +89,13 @@ func seq(a, b int) []int {
 // trainer's bit for bit; a tabular reader refuses it with ErrConv, and the
 // conv reader refuses a tabular file.
 func TestConvRoundTrip(t *testing.T) {
-	f, tr := convSample(t)
+	for _, w := range []int{10, 15} {
+		testConvRoundTrip(t, w)
+	}
+}
+
+func testConvRoundTrip(t *testing.T, spvBits int) {
+	f, tr := convSampleAt(t, spvBits)
 	path := filepath.Join(t.TempDir(), "c.ptm")
 	hash, err := WriteConv(path, f)
 	if err != nil {
@@ -93,7 +105,7 @@ func TestConvRoundTrip(t *testing.T) {
 	if err != nil || tab != nil || g == nil || hash2 != hash {
 		t.Fatalf("ReadAny: tabular %v, conv %v, hash %s vs %s, %v", tab != nil, g != nil, hash2, hash, err)
 	}
-	if !slices.Equal(g.SPV, f.SPV) || !slices.Equal(g.Head.Weights, f.Head.Weights) || g.Head.Shape != f.Head.Shape || g.Head.T != f.Head.T {
+	if !slices.Equal(g.SPV, f.SPV) || !slices.Equal(g.Include, f.Include) || !slices.Equal(g.Thresh, f.Thresh) || g.SPVBits != spvBits || !slices.Equal(g.Head.Weights, f.Head.Weights) || g.Head.Shape != f.Head.Shape || g.Head.T != f.Head.T {
 		t.Fatal("SPVs, weights or head differ after a round trip")
 	}
 	if *g.Calibration != *f.Calibration || g.Recipe.Source != "test" || g.Mapping != f.Mapping || g.JitterSets != 3 || g.JitterSpread != 20 || g.Trainer != f.Trainer {
@@ -116,6 +128,27 @@ func TestConvRoundTrip(t *testing.T) {
 	}
 	if !slices.Equal(gb.Thresh, wb.Thresh) || gb.Bits != 4 {
 		t.Fatal("4-bit bank differs from the trainer's")
+	}
+	// Another width is quantized from the stored SPVs: at 15 bits (the
+	// trainer's) the trainer's 6-bit bank exactly.
+	g6, err := g.Bank(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w6, _ := tr.Bank(6)
+	if spvBits == 15 && !slices.Equal(g6.Thresh, w6.Thresh) {
+		t.Fatal("6-bit bank of an exact file differs from the trainer's")
+	}
+	// Stored at W < 15 bits, every P(include) of the SPVs stays within
+	// N / 2^W of the trainer's.
+	for ta := 0; ta < g.TAs(); ta++ {
+		var inc float64
+		for _, v := range g.SPV[ta*32+16 : (ta+1)*32] {
+			inc += float64(v) / float64(uint(1)<<uint(spvBits))
+		}
+		if d := inc - want.Include[ta]; d > 16.0/float64(uint(1)<<uint(spvBits)) || d < -16.0/float64(uint(1)<<uint(spvBits)) {
+			t.Fatalf("TA %d: stored SPV's P(include) %v, trainer's %v", ta, inc, want.Include[ta])
+		}
 	}
 	zero := 0
 	for _, q := range gb.Thresh {
@@ -171,12 +204,13 @@ func TestConvCorrupt(t *testing.T) {
 		{"payload edited and resealed", withRawPayload(t, good, pl), []string{"c.ptm: byte", "payload"}},
 		{"window too large", reseal(t, good, func(h map[string]any) { h["shape"].(map[string]any)["wy"] = 9 }), []string{"byte 16", "shape", "window"}},
 		{"weights short", reseal(t, good, func(h map[string]any) { h["weights"] = []int{1, 2} }), []string{"byte 16", "shape", "weights"}},
-		{"spv bits", reseal(t, good, func(h map[string]any) { h["trainer"].(map[string]any)["spv_bits"] = 16 }), []string{"byte 16", "trainer.spv_bits"}},
+		{"spv bits", reseal(t, good, func(h map[string]any) { h["spv_bits"] = 16 }), []string{"byte 16", "spv_bits"}},
+		{"trainer bits", reseal(t, good, func(h map[string]any) { h["trainer"].(map[string]any)["bits"] = 16 }), []string{"byte 16", "trainer.bits"}},
 		{"tas", reseal(t, good, func(h map[string]any) { h["tas"] = 7 }), []string{"byte 16", "tas"}},
 		{"class names", reseal(t, good, func(h map[string]any) { h["classes"] = []string{"a", "a", "b"} }), []string{"byte 16", "classes"}},
 		{"pixel threshold", reseal(t, good, func(h map[string]any) { h["pixel_thresholds"] = []int{300} }), []string{"byte 16", "pixel_thresholds"}},
 		{"unknown field", reseal(t, good, func(h map[string]any) { h["bogus"] = 1 }), []string{"byte 16", "header", "bogus"}},
-		{"payload bytes", reseal(t, good, func(h map[string]any) { h["payload_bytes"] = 3 }), []string{"c.ptm: byte", "payload", "header describes 870"}},
+		{"payload bytes", reseal(t, good, func(h map[string]any) { h["payload_bytes"] = 3 }), []string{"c.ptm: byte", "payload", "header describes"}},
 		{"split", reseal(t, good, func(h map[string]any) { h["split"].(map[string]any)["test"] = [][]int{{90, 95}} }), []string{"byte 16", "split"}},
 	}
 	for _, c := range cases {

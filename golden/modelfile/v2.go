@@ -140,7 +140,7 @@ func (f *File) Canonicalize() (Rounding, error) {
 // records are compressed with DEFLATE (compress/flate, BestCompression).
 func encodePayload(m *ptm.Model, w int) ([]byte, error) {
 	n2 := 2 * m.N
-	return encodeRecords(m.NumTAs(), n2, func(ta int, q []uint32) error {
+	return encodeRecords(m.NumTAs(), n2, nil, func(ta int, q []uint32) error {
 		if err := fixed.QuantizeSPV(m.SPV[ta*n2:(ta+1)*n2], w, q); err != nil {
 			return fmt.Errorf("%w: TA %d: %w", ErrInvalid, ta, err)
 		}
@@ -150,8 +150,9 @@ func encodePayload(m *ptm.Model, w int) ([]byte, error) {
 
 // encodeRecords codes tas SPVs of n2 states each, spv(ta, q) writing TA
 // ta's masses into q (len n2, at least one mass > 0), as the format-2
-// payload (doc.go): the records of encodePayload, DEFLATE-compressed.
-func encodeRecords(tas, n2 int, spv func(ta int, q []uint32) error) ([]byte, error) {
+// payload (doc.go): the records of encodePayload, then extra (nil for a
+// tabular file), DEFLATE-compressed.
+func encodeRecords(tas, n2 int, extra []byte, spv func(ta int, q []uint32) error) ([]byte, error) {
 	q := make([]uint32, n2)
 	var out bytes.Buffer
 	zw, err := flate.NewWriter(&out, flate.BestCompression)
@@ -182,6 +183,11 @@ func encodeRecords(tas, n2 int, spv func(ta int, q []uint32) error) ([]byte, err
 			prev, pd = int64(v), d
 		}
 		if _, err := zw.Write(rec); err != nil {
+			return nil, fmt.Errorf("modelfile: %w", err)
+		}
+	}
+	if len(extra) > 0 {
+		if _, err := zw.Write(extra); err != nil {
 			return nil, fmt.Errorf("modelfile: %w", err)
 		}
 	}
@@ -261,7 +267,7 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 	where := func(ta int) string {
 		return fmt.Sprintf("payload: TA %d (TM %d, clause %d, literal %d)", ta, ta/lits/m.Clauses, ta/lits%m.Clauses, ta%lits)
 	}
-	err = decodeRecords(data, name, 16+hl, h.PayloadBytes, h.TAs, n2, w, where, func(ta int, q []uint32) error {
+	err = decodeRecords(data, name, 16+hl, h.PayloadBytes, h.TAs, n2, w, where, nil, func(ta int, q []uint32) error {
 		p := m.SPV[ta*n2 : (ta+1)*n2]
 		for k, v := range q {
 			p[k] = float64(v) * scale
@@ -289,8 +295,9 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 
 // decodeRecords inflates and checks the format-2 records of tas SPVs of
 // n2 states at w bits, the payload being data[off:off+size], and hands
-// every TA's masses to put (q is reused). where names a TA in errors.
-func decodeRecords(data []byte, name string, off, size int64, tas, n2, w int, where func(ta int) string, put func(ta int, q []uint32) error) error {
+// every TA's masses to put (q is reused), then lets rest read what
+// follows the records (nil: nothing may). where names a TA in errors.
+func decodeRecords(data []byte, name string, off, size int64, tas, n2, w int, where func(ta int) string, rest func(rr *records) error, put func(ta int, q []uint32) error) error {
 	full := int64(1) << w
 	q := make([]uint32, n2)
 	payload := bytes.NewReader(data[off : off+size])
@@ -346,6 +353,11 @@ func decodeRecords(data []byte, name string, off, size int64, tas, n2, w int, wh
 		q[hi] = uint32(full - sum)
 		if err := put(ta, q); err != nil {
 			return fail("%v", err)
+		}
+	}
+	if rest != nil {
+		if err := rest(rr); err != nil {
+			return err
 		}
 	}
 	if _, err := rr.r.ReadByte(); err != io.EOF {

@@ -42,6 +42,9 @@ type ConvConfig struct {
 	Workers int
 	// ValRows is the validation rows carved (0: DefaultConvValRows).
 	ValRows int
+	// SPVBits is the width the file stores the SPVs at (0:
+	// modelfile.DefaultConvSPVBits; the trainer's B stores them exactly).
+	SPVBits int
 	// Progress is called after each epoch, RowProgress within one (rows
 	// done of total), CalibrationProgress while the validation rows are
 	// sampled.
@@ -211,9 +214,16 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	X = nil
 	tc := tr.Config()
 	cl := tr.Clauses()
+	sw := cfg.SPVBits
+	if sw == 0 {
+		sw = min(modelfile.DefaultConvSPVBits, cl.Bits())
+	}
+	if sw < modelfile.MinSPVBits || sw > cl.Bits() {
+		return nil, fmt.Errorf("pipeline: --spv-bits %d, want %d..%d (the trainer's width)", sw, modelfile.MinSPVBits, cl.Bits())
+	}
 	f := &modelfile.ConvFile{Head: *tr.Head(), Classes: slices.Clone(d.Classes), Encoder: enc,
-		JitterSets: rc.JitterSets, JitterSpread: rc.JitterSpread,
-		Trainer:  modelfile.ConvTrainer{S: tc.S, N: tc.N, SPVBits: cl.Bits(), Seed: tc.Seed, Epochs: tr.Epochs},
+		JitterSets: rc.JitterSets, JitterSpread: rc.JitterSpread, SPVBits: sw,
+		Trainer:  modelfile.ConvTrainer{S: tc.S, N: tc.N, Bits: cl.Bits(), Seed: tc.Seed, Epochs: tr.Epochs},
 		BankBits: rc.BankBits, K: rc.K, Mapping: ptm.Mapping{Kind: rc.Mapping},
 		Split: modelfile.Split{Dataset: d.Name, Rows: d.Len(), Seed: cfg.SplitSeed, TestFraction: cfg.TestFraction,
 			Train: fit, Test: slices.Clone(test)},
@@ -224,11 +234,14 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 		f.Split.TestFraction = 0
 	}
 	f.Head.Weights = slices.Clone(f.Head.Weights)
-	n2 := 2 * tc.N
-	f.SPV = make([]uint16, f.TAs()*n2)
-	for ta := 0; ta < f.TAs(); ta++ {
-		copy(f.SPV[ta*n2:(ta+1)*n2], cl.SPV(ta))
+	if err := f.SetSPVs(cl.SPV); err != nil {
+		return nil, err
 	}
+	bank, err := tr.Bank(rc.BankBits)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	f.Thresh = bank.Thresh
 	tr.Close()
 	if f.Mapping, err = defaultMapping(rc.Mapping); err != nil {
 		return nil, err
