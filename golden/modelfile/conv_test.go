@@ -58,7 +58,7 @@ func convSampleAt(t testing.TB, spvBits int) (*ConvFile, *convtrain.Trainer) {
 	}
 	cl := tr.Clauses()
 	f := &ConvFile{Head: *tr.Head(), Classes: []string{"vertical", "horizontal", "diagonal"}, Encoder: enc, JitterSets: 3, JitterSpread: 20,
-		Trainer:  ConvTrainer{S: 3, N: 16, Bits: cl.Bits(), Seed: 5, Epochs: tr.Epochs}, SPVBits: spvBits,
+		Trainer: ConvTrainer{S: 3, N: 16, Bits: cl.Bits(), Seed: 5, Epochs: tr.Epochs}, SPVBits: spvBits,
 		BankBits: 4, K: 16, Mapping: ptm.Mapping{Kind: ptm.Vote, Smoothing: 0.05},
 		Split:           Split{Dataset: "bars", Rows: 80, Seed: 5, Train: seq(0, 60), Test: seq(60, 80)},
 		DataFingerprint: FingerprintPrefix + strings.Repeat("ab", 32),
