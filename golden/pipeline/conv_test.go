@@ -131,3 +131,19 @@ func TestScoreOOD(t *testing.T) {
 		t.Errorf("same queries: AUROC %v, want 0.5", r.AUROCEntropy)
 	}
 }
+
+// TestTrainConvMemoryLimit: a convolutional model over the planned-memory
+// limit is refused before training, naming the flags that size it.
+func TestTrainConvMemoryLimit(t *testing.T) {
+	d, err := LoadData(stripes(t, 40, 10), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := stripesRecipe(t)
+	rc.Clauses, rc.N = 4000, 1000
+	t.Setenv("PTM_MAX_MEMORY", "64M")
+	_, err = TrainConv(d, ConvConfig{Recipe: rc, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "PTM_MAX_MEMORY") || !strings.Contains(err.Error(), "--clauses") {
+		t.Errorf("TrainConv over the limit: %v", err)
+	}
+}
