@@ -157,6 +157,11 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 	}
 	queries := pipeline.ConvQueries(&f.Head, sums, K, mp)
 	r := metrics.Evaluate(queries, labels, o.bins)
+	// The evaluated data's pixels are not needed any more: let the
+	// collector have them before an OOD data set loads (MNIST and
+	// Fashion-MNIST together peaked at 1.95 GB resident, 1.1 GB apart).
+	dname := d.Name
+	d = nil
 	var ood *oodJSON
 	if o.ood != "" {
 		od, err := pipeline.LoadDataProgress(o.ood, "", newProgress(stderr, "loading "+o.ood).bytes)
@@ -189,7 +194,7 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 	}
 	if o.asJSON {
 		return writeJSON(stdout, evalJSON{
-			Model: o.model, Kind: "conv", Data: d.Name, Split: split, Queries: r.N, Samples: K,
+			Model: o.model, Kind: "conv", Data: dname, Split: split, Queries: r.N, Samples: K,
 			Mapping: string(mp.Kind), Temperature: num(mp.Temperature), Smoothing: num(mp.Smoothing),
 			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: o.bins, NLL: num(r.NLL), Brier: num(r.Brier),
 			AUROCEntropy: num(r.AUROCEntropy), AUROCMI: num(r.AUROCMI), Identical: num(r.Identical), Sets: f.JitterSets,
@@ -197,7 +202,7 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 			MICorrect: num(r.MICorrect), MIIncorrect: num(r.MIIncorrect), OOD: ood,
 		})
 	}
-	fmt.Fprintf(stdout, "%s (convolutional, %s) on %s (%s split): %d queries x %d samples, mapping %s\n", o.model, model, d.Name, split, r.N, K, describeMapping(mp))
+	fmt.Fprintf(stdout, "%s (convolutional, %s) on %s (%s split): %d queries x %d samples, mapping %s\n", o.model, model, dname, split, r.N, K, describeMapping(mp))
 	printReport(stdout, r, o.bins, f.JitterSets)
 	if ood != nil {
 		printOOD(stdout, ood)

@@ -53,7 +53,10 @@ var quick = map[string]quickForm{
 	"PTM_LONG_TESTS=1 go test ./sim/cosim -run TestLong -v": {run: "go test ./sim/cosim -run TestLong -v"},
 
 	// docs/howto-image-data.md
-	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m": {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m"},
+	"build/ptm train --data mnist -o mnist-conv.ptm":                                              {run: "build/ptm train --data mnist -o mnist-conv.ptm --clauses 16 --epochs 1 --val-rows 500"},
+	"build/ptm eval --model mnist-conv.ptm --data mnist --split test --json":                      {run: "build/ptm eval --model mnist-conv.ptm --data mnist --split test --json --samples 2"},
+	"build/ptm eval --model mnist-conv.ptm --data mnist --split test --fixed --ood fashion-mnist": {run: "build/ptm eval --model mnist-conv.ptm --data mnist --split test --fixed --ood fashion-mnist --samples 2"},
+	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m":             {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m"},
 
 	// docs/howto-own-data.md
 	"build/ptm train --data wine --seed 1 -o wine.ptm":                                                          {run: "build/ptm train --data wine --seed 1 --epochs 10 -o wine.ptm"},
