@@ -245,3 +245,21 @@ func TestConvUsage(t *testing.T) {
 		t.Errorf("train --kind conv on iris: exit %d: %s", code, stderr)
 	}
 }
+
+// TestEvalOODTabular: --ood works for a tabular model (the OOD data must
+// have its features; its labels are ignored).
+func TestEvalOODTabular(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "iris.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--no-tune", "--epochs", "5", "--calibrate=false", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	o, out := evalJSONOf(t, "--model", model, "--data", "iris", "--samples", "10", "--ood", "iris", "--ood-split", "all")
+	if o.OOD == nil || o.OOD.Rows != 150 || o.OOD.InRows != 30 || !(o.OOD.AUROCEntropy >= 0 && o.OOD.AUROCEntropy <= 1) {
+		t.Errorf("tabular --ood: %s", out)
+	}
+	code, _, errs := runCLI("eval", "--model", model, "--data", "iris", "--ood", "wine")
+	if code != 1 || !strings.Contains(errs, "--ood wine") || !strings.Contains(errs, "feature mismatch") {
+		t.Errorf("--ood wine on an iris model: exit %d: %s", code, errs)
+	}
+}
