@@ -50,7 +50,7 @@ type ConvTrainer struct {
 // DefaultConvSPVBits is the width TrainConv stores a convolutional
 // model's SPVs at: the 15-bit trainer SPVs of a trained MNIST model are
 // wide, smooth distributions (supports of about 100 of the 200 states),
-// about 63 bytes per TA when stored exactly; at 12 bits about 26, with
+// about 63 bytes per TA when stored exactly; at 12 bits about 28, with
 // every P(include) within 0.003 of the trainer's (measured on the default
 // MNIST model). Inference does not depend on it: the include masses and
 // the bank are stored exactly.
