@@ -24,6 +24,15 @@ dir=$(mkdir -p "$2" && cd "$2" && pwd)
 
 stop() {
   local f pid left
+  # Cancel this cluster's jobs first, so that slurmd ends their processes.
+  if [ -f "$dir/slurm.conf" ] && [ -f "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+    export SLURM_CONF=$dir/slurm.conf
+    PATH=$PATH:/usr/sbin:/sbin
+    if [ -n "$(squeue -h -o %i 2>/dev/null || true)" ]; then
+      scancel --full -u "$(id -un)" 2>/dev/null || true
+      for _ in $(seq 1 60); do [ -z "$(squeue -h -o %i 2>/dev/null || true)" ] && break; sleep 0.5; done
+    fi
+  fi
   for f in slurmd slurmctld munged; do
     [ -f "$dir/$f.pid" ] || continue
     pid=$(cat "$dir/$f.pid")

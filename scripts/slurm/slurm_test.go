@@ -95,14 +95,18 @@ func TestSlurmQuickSweep(t *testing.T) {
 	cluster := filepath.Join(tmp, "cluster")
 	env := append(os.Environ(), "PATH="+os.Getenv("PATH")+":/usr/sbin:/sbin",
 		fmt.Sprintf("LOCAL_CLUSTER_WAIT=%d", int(60*testenv.Slowness())), "SLURM_CONF="+filepath.Join(cluster, "slurm.conf"))
+	// run returns a command's stdout (its stderr is logged).
 	run := func(name string, args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, name, args...)
 		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+			t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out.String(), errOut.String())
+		}
+		if errOut.Len() > 0 {
+			t.Logf("%s: %s", name, strings.TrimSpace(errOut.String()))
 		}
 		return out.String()
 	}
@@ -123,10 +127,14 @@ func TestSlurmQuickSweep(t *testing.T) {
 		}
 	})
 	t.Logf("%s", strings.TrimSpace(run("bash", "local-cluster.sh", "start", cluster)))
+	t.Logf("%s", strings.TrimSpace(run("sinfo")))
 	t.Logf("cluster up after %s", time.Since(start).Round(time.Second))
 
 	out := filepath.Join(tmp, "sweep")
-	ids := strings.Fields(run("bash", "submit.sh", "-n", "4", "-c", "1", "-p", ptm, out, "--", "--quick"))
+	sub := run("bash", "submit.sh", "-n", "4", "-c", "1", "-p", ptm, out, "--", "--quick")
+	t.Logf("%s", strings.TrimSpace(sub))
+	first, _, _ := strings.Cut(sub, "\n")
+	ids := strings.Fields(first)
 	if len(ids) != 4 || ids[0] != "array" || ids[2] != "merge" {
 		t.Fatalf("submit.sh printed %q, want \"array ID merge ID\"", ids)
 	}
