@@ -75,9 +75,11 @@ var quick = map[string]quickForm{
 	"build/ptm board --model iris.ptm --bits 4 --lanes 12 --preload --no-eth":                           {noTools: true},
 	"build/ptm stream --uart /dev/pts/N --model iris.ptm --data iris --split test --samples 100 --json": {skip: "needs the pty a running `ptm board` prints (sim/board TestIrisStream streams the same way)"},
 	"iceprog build/demo/synth/top.bin": {skip: "needs an iCEBreaker on USB"},
-	"build/ptm stream --uart /dev/ttyUSB1@3000000 --model build/demo/iris.ptm --data iris --split test --samples 100": {skip: "needs an iCEBreaker on USB"},
-	"build/ptm stream --eth enp3s0 --model iris.ptm --data iris --split test --samples 100":                           {skip: "needs an HX8K board with an Ethernet PHY on a named interface"},
-	"build/ptm board --model iris.ptm --bits 4 --lanes 12 --preload --flip 0.001 --drop 0.001":                        {noTools: true},
+	"build/ptm stream --uart /dev/ttyUSB1@3000000 --model build/demo/iris.ptm --data iris --split test --samples 100":     {skip: "needs an iCEBreaker on USB"},
+	"build/ptm stream --eth enp3s0 --model iris.ptm --data iris --split test --samples 100":                               {skip: "needs an HX8K board with an Ethernet PHY on a named interface"},
+	"build/ptm board --model iris.ptm --bits 4 --lanes 12 --preload --flip 0.001 --drop 0.001":                            {noTools: true},
+	"build/ptm stream --uart /dev/pts/N --uart /dev/pts/M --model iris.ptm --data iris --split test --samples 100 --json": {skip: "needs the ptys of two running `ptm board` (sim/board TestTwoBoards streams the same way)"},
+	"PTM_LONG_TESTS=1 go test ./sim/board -run TestBoardsThroughput -v":                                                   {run: "go test ./sim/board -run TestBoardsThroughput -v"},
 
 	// docs/howto-slurm.md: two cheap shards of 40 (baselines) and a
 	// partial merge stand for the whole quick sweep, which
