@@ -285,12 +285,8 @@ func (r *runner) planSynth() ([]unit, error) {
 		return o, nil
 	}
 	size := float64(len(test) + len(st.gridPts) + len(held.X))
-	install := func() {
-		st.models[0].out, st.models[1].out = st.pair.Plain, st.pair.Range
-		st.models[2].out = st.primary.Out
-	}
 	us := []unit{
-		{name: "synthetic2d.ptm_plain_range", cost: 3 * size, out: &st.pair, apply: install, run: func() error {
+		{name: "synthetic2d.ptm_plain_range", cost: 3 * size, out: &st.pair, apply: func() { st.models[0].out, st.models[1].out = st.pair.Plain, st.pair.Range }, run: func() error {
 			plain, plainTh, ranged, rangeTh, err := synthPTMs(cfg.synthParams, cfg.synthThresholds, train)
 			if err != nil {
 				return err
@@ -301,7 +297,7 @@ func (r *runner) planSynth() ([]unit, error) {
 			st.pair.Range, err = eval(st.models[1].name, ptmPredictor(ranged, rangeTh, K, 12, mp))
 			return err
 		}},
-		{name: "synthetic2d.ptm", cost: 3 * size, out: &st.primary, apply: install, run: func() error {
+		{name: "synthetic2d.ptm", cost: 3 * size, out: &st.primary, apply: func() { st.models[2].out = st.primary.Out }, run: func() error {
 			f, m, err := synthPrimary(cfg.synthParams, cfg.synthThresholds, train)
 			if err != nil {
 				return err
