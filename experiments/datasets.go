@@ -5,9 +5,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync/atomic"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +18,6 @@ import (
 	"github.com/ptmhw/ptm/experiments/baseline/rf"
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/metrics"
-	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
@@ -189,25 +186,29 @@ type dsResult struct {
 	// reports and queries [model key][split]
 	reports map[string][]metrics.Report
 	queries map[string][][]metrics.QueryStats
-	// protocol[PTM key][split]: the chosen candidate, mapping and model
+	// protocol[PTM key][split]: the chosen candidate and mapping (the
+	// model itself stays in its unit); features[PTM key][split]: the
+	// chosen model's Boolean inputs
 	protocol map[string][]pipeline.SplitResult
-	ood      *oodResult
+	features map[string][]int
+	// iris[split]: the primary Iris PTM's other mappings and quantization
+	// (Iris only)
+	iris []*irisExtra
+	ood  *oodResult
 }
 
-// models returns the primary PTM of every split.
-func (res *dsResult) models() []*modelfile.File {
-	out := make([]*modelfile.File, len(res.protocol["ptm"]))
-	for i, sr := range res.protocol["ptm"] {
-		out[i] = sr.Model
-	}
-	return out
+// ptmSplit is what one PTM's protocol on one split leaves for the report.
+type ptmSplit struct {
+	SR       pipeline.SplitResult // with Model nil
+	Features int                  // the chosen model's Boolean inputs
+	Iris     *irisExtra           // the primary Iris PTM only
 }
 
-// job is one unit of work of the data-set comparison; cost orders the
-// jobs, most expensive first, so that the workers finish together.
-type job struct {
-	cost float64
-	run  func() error
+// baselineSplit is what the baselines leave for the report on one split,
+// in baselineModels order.
+type baselineSplit struct {
+	Reports []metrics.Report
+	Queries [][]metrics.QueryStats
 }
 
 // newDSResult loads a data set and fixes its test rows.
@@ -217,7 +218,8 @@ func newDSResult(spec dsSpec) (*dsResult, error) {
 		return nil, err
 	}
 	res := &dsResult{spec: spec, d: d, reports: map[string][]metrics.Report{},
-		queries: map[string][][]metrics.QueryStats{}, protocol: map[string][]pipeline.SplitResult{}}
+		queries: map[string][][]metrics.QueryStats{}, protocol: map[string][]pipeline.SplitResult{}, features: map[string][]int{},
+		iris: make([]*irisExtra, spec.splits)}
 	for s := 0; s < spec.splits; s++ {
 		_, test, err := d.Split(testFraction, splitSeed(s))
 		if err != nil {
@@ -235,16 +237,18 @@ func newDSResult(spec dsSpec) (*dsResult, error) {
 	}
 	for _, k := range ptmKinds() {
 		res.protocol[k.key] = make([]pipeline.SplitResult, spec.splits)
+		res.features[k.key] = make([]int, spec.splits)
 	}
 	return res, nil
 }
 
-// splitJobs returns the jobs of res's repeated splits: per split, each
-// PTM's protocol and the three baselines. done is called after each job.
-func (r *runner) splitJobs(res *dsResult, done func()) []job {
+// splitUnits returns the units of res's repeated splits: per split, each
+// PTM's protocol (for the primary Iris PTM also its other mappings and
+// quantization, which need the model) and the three baselines.
+func (r *runner) splitUnits(res *dsResult) []unit {
 	d := res.d
 	size := float64(d.Len() * len(d.Features))
-	var jobs []job
+	var us []unit
 	for s := 0; s < res.spec.splits; s++ {
 		for _, k := range ptmKinds() {
 			cost := size * float64(len(res.spec.grid)+1)
@@ -257,18 +261,35 @@ func (r *runner) splitJobs(res *dsResult, done func()) []job {
 			if k.enc.Sets > 1 {
 				cost *= 1.2
 			}
-			jobs = append(jobs, job{cost: cost, run: func() error {
+			extra := res.spec.key == "iris" && k.key == "ptm"
+			if extra {
+				cost += size * 4
+			}
+			o := &ptmSplit{}
+			us = append(us, unit{name: fmt.Sprintf("%s.s%02d.%s", res.spec.key, s, k.key), cost: cost, out: o, run: func() error {
 				sr, err := k.protocol(d, res.spec.grid, s, r.cfg)
 				if err != nil {
 					return err
 				}
-				res.protocol[k.key][s] = sr
-				res.reports[k.key][s], res.queries[k.key][s] = sr.Report, sr.Eval.Queries
-				done()
+				o.Features = sr.Model.Model.NumFeatures
+				if extra {
+					if o.Iris, err = r.irisExtraSplit(d, sr, res.testRows[s], s); err != nil {
+						return err
+					}
+				}
+				sr.Model = nil
+				o.SR = sr
 				return nil
+			}, apply: func() {
+				res.protocol[k.key][s], res.features[k.key][s] = o.SR, o.Features
+				res.reports[k.key][s], res.queries[k.key][s] = o.SR.Report, o.SR.Eval.Queries
+				if extra {
+					res.iris[s] = o.Iris
+				}
 			}})
 		}
-		jobs = append(jobs, job{cost: size * 0.5, run: func() error {
+		o := &baselineSplit{}
+		us = append(us, unit{name: fmt.Sprintf("%s.s%02d.baselines", res.spec.key, s), cost: size * 0.5, out: o, run: func() error {
 			if err := r.ctx.Err(); err != nil {
 				return err
 			}
@@ -287,13 +308,16 @@ func (r *runner) splitJobs(res *dsResult, done func()) []job {
 				if err != nil {
 					return fmt.Errorf("%s, split %d: %w", m.name, s, err)
 				}
-				res.reports[m.key][s], res.queries[m.key][s] = rep, qs
+				o.Reports, o.Queries = append(o.Reports, rep), append(o.Queries, qs)
 			}
-			done()
 			return nil
+		}, apply: func() {
+			for i, m := range baselineModels {
+				res.reports[m.key][s], res.queries[m.key][s] = o.Reports[i], o.Queries[i]
+			}
 		}})
 	}
-	return jobs
+	return us
 }
 
 func rowsOf(d *pipeline.Data, rows []int) ([][]float64, []int) {
@@ -304,36 +328,34 @@ func rowsOf(d *pipeline.Data, rows []int) ([][]float64, []int) {
 	return X, y
 }
 
-// datasets runs the comparison of the five models on every data set and
-// the out-of-distribution experiment, all jobs on one pool of workers. It
-// writes the summary keys; the report sections are written by iris,
-// uciReport and oodReport.
-func (r *runner) datasets() (string, error) {
-	var jobs []job
+// planDatasets declares the units of the five-model comparison on every
+// data set and of the out-of-distribution experiment.
+func (r *runner) planDatasets() ([]unit, error) {
+	var us []unit
 	r.ds = map[string]*dsResult{}
 	for _, spec := range r.cfg.datasets {
 		res, err := newDSResult(spec)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", spec.name, err)
+			return nil, fmt.Errorf("%s: %w", spec.name, err)
 		}
 		r.ds[spec.key] = res
-		total := 3 * spec.splits
-		var n atomic.Int32
-		stage := spec.key + " splits"
-		jobs = append(jobs, r.splitJobs(res, func() { r.progress(stage, int(n.Add(1)), total) })...)
+		us = append(us, r.splitUnits(res)...)
 		if spec.oodSplits > 0 {
-			ood, oj, err := r.oodJobs(res)
+			ood, ou, err := r.oodUnits(res)
 			if err != nil {
-				return "", fmt.Errorf("%s: %w", spec.name, err)
+				return nil, fmt.Errorf("%s: %w", spec.name, err)
 			}
 			res.ood = ood
-			jobs = append(jobs, oj...)
+			us = append(us, ou...)
 		}
 	}
-	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].cost > jobs[b].cost })
-	if err := parallel(r.ctx, len(jobs), func(i int) error { return jobs[i].run() }); err != nil {
-		return "", err
-	}
+	return us, nil
+}
+
+// datasets writes the summary keys of the comparison of the five models on
+// every data set and of the out-of-distribution experiment; the report
+// sections are written by iris, uciReport and oodReport.
+func (r *runner) datasets() (string, error) {
 	for _, spec := range r.cfg.datasets {
 		res := r.ds[spec.key]
 		r.dsSummary(res)
@@ -427,8 +449,8 @@ func (r *runner) dsSummary(res *dsResult) {
 	for _, k := range ptmKinds() {
 		srs := res.protocol[k.key]
 		var bits []float64
-		for _, sr := range srs {
-			bits = append(bits, float64(sr.Model.Model.NumFeatures))
+		for _, n := range res.features[k.key] {
+			bits = append(bits, float64(n))
 		}
 		_, keys := gridLabels(res.spec.grid)
 		for i, n := range chosenCounts(k, res.spec.grid, srs) {

@@ -76,6 +76,28 @@
 // (splits where the value is defined); accuracy, ECE and NLL also have
 // _sd, the same as _std.
 //
+// # Shards and merge
+//
+// The computation is a list of units, each one independent piece with its
+// own seeds (a data set x split x model, a held-out class's split and
+// model, one XOR data set, one model of the 2-D experiment, one point of
+// the 2-D sweep; ShardUnits lists them). Run executes every unit, then
+// writes the report from their results. With Options.Shard = I/N it
+// executes only the I-th of N disjoint parts of the units (a greedy
+// balance of their estimated costs, the same in every process for one
+// configuration) and writes each unit's results to Out/units/<unit>.gob,
+// with the settings that change the numbers (quick, wide grids, selection
+// rule, carve or cv). Merge reads the unit files of the shards'
+// directories, refuses missing units (unless MergeOptions.Partial: the
+// sections whose units are all there are written, and
+// "meta.missing_units" names the rest), units found twice and units of
+// other settings, and writes report.md, summary.json and the figures from
+// them: the same numbers as an unsharded run, figures byte for byte; only
+// "meta.seconds" and the run time in the report differ. A shard that
+// failed is re-run alone into its directory. A section declares its units
+// in its plan function (see sections in experiments.go); its report reads
+// only their results.
+//
 // # Quick mode
 //
 // Options.Quick shrinks every experiment (K = 20, 3 Iris splits with a

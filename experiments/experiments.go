@@ -40,6 +40,9 @@ type Options struct {
 	// work and done counts its finished steps out of total. Calls are
 	// serialized but may interleave stages that run concurrently.
 	Progress func(stage string, done, total int)
+	// Shard, if set, runs only that part of the sweep's units and writes
+	// their results to Out/units for Merge, not the report.
+	Shard Shard
 }
 
 // config holds every setting that differs between the full and the quick
@@ -162,23 +165,109 @@ func newConfig(quick, wide bool) config {
 	return c
 }
 
+// section is one part of the report: plan declares its units (nil when
+// it has none), needs names the sections whose results its report reads,
+// and report writes its summary keys, figures and report text from the
+// results of the units. A new section joins Run, the shards and Merge by
+// being listed in sections with its units.
+type section struct {
+	name   string
+	plan   func() ([]unit, error)
+	needs  []string
+	report func() (string, error)
+}
+
+// sections lists the report's sections in order.
+func (r *runner) sections() []section {
+	return []section{
+		{name: "noisy XOR", plan: r.planXOR, report: r.xor},
+		{name: "2D synthetic", plan: r.planSynth, report: r.synth},
+		{name: "data sets", plan: r.planDatasets, report: r.datasets},
+		{name: "Iris", needs: []string{"data sets"}, report: r.iris},
+		{name: "quantization", needs: []string{"Iris"}, report: r.quant},
+		{name: "wine and breast cancer", needs: []string{"data sets"}, report: r.uciReport},
+		{name: "out of distribution", needs: []string{"data sets"}, report: r.oodReport},
+	}
+}
+
 // Run runs every experiment, writes report.md, summary.json and the figures
-// to opt.Out and returns the summary. Cancellation is checked between steps;
-// a step already running (such as one call of pipeline.RepeatedSplits) is
-// abandoned, not interrupted, so its goroutine finishes in the background.
+// to opt.Out and returns the summary. With opt.Shard it runs only that
+// part of the sweep's units and writes their results to opt.Out/units
+// (for Merge) instead, and returns nil. Cancellation is checked between
+// units; a unit already running is abandoned, not interrupted, so its
+// goroutine finishes in the background.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Out == "" {
 		return nil, fmt.Errorf("experiments: no output directory")
 	}
+	if opt.Shard != (Shard{}) {
+		if _, err := ParseShard(opt.Shard.String()); err != nil {
+			return nil, fmt.Errorf("experiments: %w", err)
+		}
+	}
+	start := time.Now()
+	r, secs, err := newRunner(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
-	start := time.Now()
+	units, err := r.plan(secs)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Shard == (Shard{}) {
+		if err := r.execute(units, nil); err != nil {
+			return nil, fmt.Errorf("experiments: %w", err)
+		}
+		return r.finish(secs, nil, start)
+	}
+	var mine []unit
+	for i, s := range assign(units, opt.Shard.N) {
+		if s == opt.Shard.I-1 {
+			mine = append(mine, units[i])
+		}
+	}
+	st := r.settings()
+	if err := r.execute(mine, func(u unit, secs float64) error { return saveUnit(opt.Out, u, st, secs) }); err != nil {
+		return nil, fmt.Errorf("experiments: shard %s: %w", opt.Shard, err)
+	}
+	return nil, nil
+}
+
+// ShardUnits returns the names of the units of shard sh of the sweep opt
+// configures (all units for the zero Shard), in the sweep's order.
+func ShardUnits(opt Options, sh Shard) ([]string, error) {
+	r, secs, err := newRunner(context.Background(), opt)
+	if err != nil {
+		return nil, err
+	}
+	units, err := r.plan(secs)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	var as []int
+	if sh.N > 0 {
+		as = assign(units, sh.N)
+	}
+	for i, u := range units {
+		if sh.N == 0 || as[i] == sh.I-1 {
+			names = append(names, u.name)
+		}
+	}
+	return names, nil
+}
+
+// newRunner checks opt and returns a runner with its configuration and
+// the report's sections.
+func newRunner(ctx context.Context, opt Options) (*runner, []section, error) {
 	sel, err := pipeline.ParseSelection(string(opt.Select))
 	if err != nil {
-		return nil, fmt.Errorf("experiments: %w", err)
+		return nil, nil, fmt.Errorf("experiments: %w", err)
 	}
-	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick)}
+	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick), wide: opt.WideGrids}
 	r.cfg.sel = sel
 	switch opt.ChooseOn {
 	case "":
@@ -187,7 +276,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		r.cfg.cv = true
 	case "carve":
 	default:
-		return nil, fmt.Errorf("experiments: choose the grid point on %q: want carve or cv", opt.ChooseOn)
+		return nil, nil, fmt.Errorf("experiments: choose the grid point on %q: want carve or cv", opt.ChooseOn)
 	}
 	if opt.Progress != nil {
 		var mu sync.Mutex
@@ -200,25 +289,33 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		r.progress = func(string, int, int) {}
 	}
 	r.sum.setMeta(r.cfg)
+	return r, r.sections(), nil
+}
 
-	sections := []struct {
-		name string
-		run  func() (string, error)
-	}{
-		{"noisy XOR", r.xor},
-		{"2D synthetic", r.synth},
-		{"data sets", r.datasets},
-		{"Iris", r.iris},
-		{"quantization", r.quant},
-		{"wine and breast cancer", r.uciReport},
-		{"out of distribution", r.oodReport},
-	}
+// settings are the options of r's sweep that change its numbers.
+func (r *runner) settings() settings {
+	return settings{Quick: r.cfg.quick, WideGrids: r.wide, Select: string(r.cfg.sel), ChooseOn: map[bool]string{false: "carve", true: "cv"}[r.cfg.cv]}
+}
+
+// finish writes every section's report from its units' results (which
+// must all be there, run or loaded), skipping the sections in skip and
+// those that need them, then report.md and summary.json.
+func (r *runner) finish(secs []section, skip map[string]bool, start time.Time) (*Summary, error) {
 	var bodies []string
-	for _, s := range sections {
-		if err := ctx.Err(); err != nil {
+	for _, s := range secs {
+		if err := r.ctx.Err(); err != nil {
 			return nil, fmt.Errorf("experiments: %w", err)
 		}
-		body, err := s.run()
+		for _, n := range s.needs {
+			if skip[n] {
+				skip[s.name] = true
+			}
+		}
+		if skip[s.name] {
+			bodies = append(bodies, fmt.Sprintf("## %s: not in this partial merge (units missing: meta.missing_units)\n", s.name))
+			continue
+		}
+		body, err := s.report()
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", s.name, err)
 		}
@@ -227,10 +324,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	r.sum.Elapsed = time.Since(start)
 	r.sum.set("meta.seconds", r.sum.Elapsed.Seconds())
 	report := r.header() + r.findings() + strings.Join(bodies, "\n") + r.notes()
-	if err := os.WriteFile(filepath.Join(opt.Out, "report.md"), []byte(report), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.out, "report.md"), []byte(report), 0o644); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
-	if err := r.sum.WriteFile(filepath.Join(opt.Out, "summary.json")); err != nil {
+	if err := r.sum.WriteFile(filepath.Join(r.out, "summary.json")); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	return r.sum, nil
@@ -242,8 +339,12 @@ type runner struct {
 	cfg      config
 	out      string
 	sum      *Summary
+	wide     bool // Options.WideGrids
 	progress func(stage string, done, total int)
 
+	// results of the noisy XOR and 2-D sections' units
+	xorOut  []xorOut
+	synthSt *synthState
 	// Iris results shared with the quantization section.
 	irisRes *irisResult
 	// ds holds the five-model comparison of every data set, by key.

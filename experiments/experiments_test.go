@@ -134,18 +134,47 @@ func wantKeys() []string {
 	return append(keys, contractKeys()...)
 }
 
+// quick holds the one unsharded quick run the tests share.
+var quick struct {
+	once     sync.Once
+	dir      string
+	sum      *Summary
+	progress []string
+	err      error
+}
+
+// quickRun runs the quick configuration once per test binary, into a
+// directory removed by TestMain, logging progress to stderr.
+func quickRun() (string, *Summary, []string, error) {
+	quick.once.Do(func() {
+		quick.dir, quick.err = os.MkdirTemp("", "ptm-quick-")
+		if quick.err != nil {
+			return
+		}
+		var mu sync.Mutex
+		quick.sum, quick.err = Run(context.Background(), Options{Out: quick.dir, Quick: true, Progress: func(stage string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			quick.progress = append(quick.progress, fmt.Sprintf("%s %d/%d", stage, done, total))
+		}})
+	})
+	return quick.dir, quick.sum, quick.progress, quick.err
+}
+
+// TestMain removes the shared quick run's directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if quick.dir != "" {
+		os.RemoveAll(quick.dir)
+	}
+	os.Exit(code)
+}
+
 // TestQuickRun runs the whole quick configuration and checks its output:
 // every figure a valid non-empty PNG, summary.json parseable with the full
 // key set, and sane values.
 func TestQuickRun(t *testing.T) {
-	dir := t.TempDir()
-	var mu sync.Mutex
-	var progressLog []string
-	sum, err := Run(context.Background(), Options{Out: dir, Quick: true, Progress: func(stage string, done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		progressLog = append(progressLog, fmt.Sprintf("%s %d/%d", stage, done, total))
-	}})
+	dir, sum, progressLog, err := quickRun()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +322,7 @@ func TestQuickRun(t *testing.T) {
 		i := strings.LastIndex(l, " ")
 		last[l[:i]] = l[i+1:]
 	}
-	for _, st := range []string{"xor", "synthetic2d models", "iris splits", "wine splits", "breast_cancer splits", "iris OOD", "wine OOD", "iris PTM mappings", "quantization"} {
+	for _, st := range []string{"noisy XOR", "2D synthetic", "data sets"} {
 		v, ok := last[st]
 		if !ok {
 			t.Errorf("no progress for stage %q (log %v)", st, progressLog)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/ptmhw/ptm/golden/booleanize"
 	"github.com/ptmhw/ptm/golden/metrics"
-	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
@@ -67,10 +65,10 @@ type irisResult struct {
 	reports map[string][]metrics.Report
 	// queries[model key][split] for the primary PTM and the baselines
 	queries map[string][][]metrics.QueryStats
-	// the primary PTM of every split, retrained from its chosen candidate
-	models []*modelfile.File
 	// the primary PTM protocol's results
 	protocol []pipeline.SplitResult
+	// extra[split]: the primary PTM's other mappings and quantization
+	extra []*irisExtra
 	// mappings[variant key][split]: the mapping each PTM variant used
 	mappings map[string][]ptm.Mapping
 }
@@ -90,12 +88,21 @@ func (r *runner) iris() (string, error) {
 	}
 	res := &irisResult{d: ds.d, splits: ds.spec.splits, testRows: ds.testRows, labels: ds.labels,
 		reports: map[string][]metrics.Report{}, queries: map[string][][]metrics.QueryStats{}, mappings: map[string][]ptm.Mapping{},
-		protocol: ds.protocol["ptm"], models: ds.models()}
+		protocol: ds.protocol["ptm"], extra: ds.iris}
 	for _, m := range dsModels {
 		res.reports[m.key], res.queries[m.key] = ds.reports[m.key], ds.queries[m.key]
 	}
-	if err := r.irisVariants(res); err != nil {
-		return "", err
+	for _, v := range irisPTMVariants {
+		if v.key != "ptm" {
+			res.reports[v.key] = make([]metrics.Report, res.splits)
+		}
+		res.mappings[v.key] = make([]ptm.Mapping, res.splits)
+		for s, x := range res.extra {
+			res.mappings[v.key][s] = x.Mappings[v.key]
+			if v.key != "ptm" {
+				res.reports[v.key][s] = x.Reports[v.key]
+			}
+		}
 	}
 	r.irisRes = res
 	r.irisSummary(res)
@@ -111,50 +118,55 @@ func (r *runner) iris() (string, error) {
 	return r.irisReport(res), nil
 }
 
-// irisVariants evaluates the primary PTM of every split (the model
+// irisExtra is what the primary Iris PTM of one split leaves for the
+// report besides its protocol: its test reports under the other mappings
+// (irisPTMVariants), the mapping of every variant, its fraction of
+// undecided automata and its quantization (quantSplit).
+type irisExtra struct {
+	Reports   map[string]metrics.Report
+	Mappings  map[string]ptm.Mapping
+	Undecided float64
+	Quant     quantSplit
+}
+
+// irisExtraSplit evaluates the primary PTM of split s (the model
 // RepeatedSplits chose, retrained on all training rows) under the other
 // mappings: the raw vote, and the vote smoothing and softmax temperature
 // fitted by pipeline.Calibrate on the training rows only (as
-// RepeatedSplits with Calibrate does for the candidate it chooses).
-func (r *runner) irisVariants(res *irisResult) error {
-	d, prim := res.d, res.protocol
-	n := res.splits
-	for _, v := range irisPTMVariants {
-		if v.key != "ptm" {
-			res.reports[v.key] = make([]metrics.Report, n)
+// RepeatedSplits with Calibrate does for the candidate it chooses); and
+// on the bit-exact fixed-point path (quantSplit).
+func (r *runner) irisExtraSplit(d *pipeline.Data, sr pipeline.SplitResult, testRows []int, s int) (*irisExtra, error) {
+	seed := splitSeed(s)
+	f := sr.Model
+	p := sr.Chosen.Params
+	p.Seed = seed
+	tc := pipeline.TrainConfig{Params: p, Thresholds: sr.Chosen.Thresholds, TestFraction: irisTestFraction, SplitSeed: seed, Encoding: sr.Chosen.Encoding}
+	maps := map[string]ptm.Mapping{"ptm": sr.Mapping, "ptm_vote": {Kind: ptm.Vote}}
+	for key, kind := range map[string]ptm.Mapping{"ptm_vote_cal": {Kind: ptm.Vote}, "ptm_softmax_cal": {Kind: ptm.Softmax, Temperature: 1}} {
+		cfg := tc
+		cfg.Mapping = kind
+		var err error
+		if maps[key], err = pipeline.Calibrate(d, f, cfg); err != nil {
+			return nil, fmt.Errorf("calibrate split %d (%s): %w", s, key, err)
 		}
-		res.mappings[v.key] = make([]ptm.Mapping, n)
 	}
-	var done atomic.Int32
-	return parallel(r.ctx, n, func(s int) error {
-		sr, seed := prim[s], splitSeed(s)
-		f := sr.Model
-		p := sr.Chosen.Params
-		p.Seed = seed
-		tc := pipeline.TrainConfig{Params: p, Thresholds: sr.Chosen.Thresholds, TestFraction: irisTestFraction, SplitSeed: seed, Encoding: sr.Chosen.Encoding}
-		maps := map[string]ptm.Mapping{"ptm": sr.Mapping, "ptm_vote": {Kind: ptm.Vote}}
-		for key, kind := range map[string]ptm.Mapping{"ptm_vote_cal": {Kind: ptm.Vote}, "ptm_softmax_cal": {Kind: ptm.Softmax, Temperature: 1}} {
-			cfg := tc
-			cfg.Mapping = kind
-			var err error
-			if maps[key], err = pipeline.Calibrate(d, f, cfg); err != nil {
-				return fmt.Errorf("calibrate split %d (%s): %w", s, key, err)
-			}
+	x := &irisExtra{Reports: map[string]metrics.Report{}, Mappings: maps, Undecided: undecidedFraction(f.Model)}
+	for _, v := range irisPTMVariants {
+		if v.key == "ptm" {
+			continue
 		}
-		for _, v := range irisPTMVariants {
-			res.mappings[v.key][s] = maps[v.key]
-			if v.key == "ptm" {
-				continue
-			}
-			ev, err := pipeline.Evaluate(f, d, res.testRows[s], r.cfg.K, seed+2000, maps[v.key], r.cfg.bins)
-			if err != nil {
-				return fmt.Errorf("evaluate split %d (%s): %w", s, v.key, err)
-			}
-			res.reports[v.key][s] = ev.Report
+		ev, err := pipeline.Evaluate(f, d, testRows, r.cfg.K, seed+2000, maps[v.key], r.cfg.bins)
+		if err != nil {
+			return nil, fmt.Errorf("evaluate split %d (%s): %w", s, v.key, err)
 		}
-		r.progress("iris PTM mappings", int(done.Add(1)), n)
-		return nil
-	})
+		x.Reports[v.key] = ev.Report
+	}
+	q, err := r.quantSplit(f, d, testRows, seed, r.cfg.quantBits, hwMapping(pipeline.DefaultMapping))
+	if err != nil {
+		return nil, fmt.Errorf("quantization, split %d: %w", s, err)
+	}
+	x.Quant = q
+	return x, nil
 }
 
 // candName is a compact name of a grid candidate: clauses/T/s, and the
@@ -281,8 +293,8 @@ func (r *runner) irisSummary(res *irisResult) {
 	s.setStat("iris.splits20.ptm_softmax_cal.temperature", Describe(tau))
 	s.label("iris.ptm.grid", gridName(r.cfg.irisGrid))
 	und := make([]float64, res.splits)
-	for i, f := range res.models {
-		und[i] = undecidedFraction(f.Model)
+	for i, x := range res.extra {
+		und[i] = x.Undecided
 	}
 	s.setStat("iris.ptm.undecided_ta_fraction", Describe(und))
 	s.set("iris.ptm.unanimous_entropy", unanimousEntropy(pipeline.DefaultMapping, len(res.d.Classes)))

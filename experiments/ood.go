@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync/atomic"
 
 	"github.com/ptmhw/ptm/experiments/baseline"
 	"github.com/ptmhw/ptm/golden/dataset"
@@ -107,12 +106,17 @@ type oodResult struct {
 	labels  [][][]int // [class][split]
 }
 
-// oodJobs prepares the out-of-distribution experiment of res: every class
+// oodOut is what one model leaves for the report on one split without
+// one class: the queries of the in-distribution test rows and of the
+// held-out class's rows.
+type oodOut struct{ In, Out []metrics.QueryStats }
+
+// oodUnits prepares the out-of-distribution experiment of res: every class
 // held out in turn, oodSplits stratified splits of the remaining rows, each
 // model trained (and, for the PTMs, selected) on the training rows of the
 // remaining classes only and evaluated on their test rows and on every
 // row of the held-out class.
-func (r *runner) oodJobs(res *dsResult) (*oodResult, []job, error) {
+func (r *runner) oodUnits(res *dsResult) (*oodResult, []unit, error) {
 	d := res.d
 	nc, n := len(d.Classes), res.spec.oodSplits
 	o := &oodResult{classes: d.Classes, splits: n, in: map[string][][][]metrics.QueryStats{}, out: map[string][][][]metrics.QueryStats{}}
@@ -139,12 +143,8 @@ func (r *runner) oodJobs(res *dsResult) (*oodResult, []job, error) {
 			_, o.labels[c][s] = rowsOf(sd, test)
 		}
 	}
-	var done atomic.Int32
-	total := nc * n * 3
-	stage := res.spec.key + " OOD"
-	tick := func() { r.progress(stage, int(done.Add(1)), total) }
 	size := float64(d.Len()*len(d.Features)) * float64(nc-1) / float64(nc)
-	var jobs []job
+	var us []unit
 	for c := range nc {
 		sub, held := o.subs[c], o.held[c]
 		for s := range n {
@@ -154,7 +154,8 @@ func (r *runner) oodJobs(res *dsResult) (*oodResult, []job, error) {
 				if k.calibrate {
 					cost += size * 3
 				}
-				jobs = append(jobs, job{cost: cost, run: func() error {
+				q := &oodOut{}
+				us = append(us, unit{name: fmt.Sprintf("%s.ood.c%d.s%02d.%s", res.spec.key, c, s, k.key), cost: cost, out: q, run: func() error {
 					sr, err := k.protocol(sub, res.spec.grid, s, r.cfg)
 					if err != nil {
 						return fmt.Errorf("OOD without class %s: %w", d.Classes[c], err)
@@ -163,12 +164,12 @@ func (r *runner) oodJobs(res *dsResult) (*oodResult, []job, error) {
 					if err != nil {
 						return fmt.Errorf("OOD without class %s, %s, split %d: %w", d.Classes[c], k.key, s, err)
 					}
-					o.in[k.key][c][s], o.out[k.key][c][s] = sr.Eval.Queries, outQ
-					tick()
+					q.In, q.Out = sr.Eval.Queries, outQ
 					return nil
-				}})
+				}, apply: func() { o.in[k.key][c][s], o.out[k.key][c][s] = q.In, q.Out }})
 			}
-			jobs = append(jobs, job{cost: size * 0.5, run: func() error {
+			bq := &[]oodOut{}
+			us = append(us, unit{name: fmt.Sprintf("%s.ood.c%d.s%02d.baselines", res.spec.key, c, s), cost: size * 0.5, out: bq, run: func() error {
 				if err := r.ctx.Err(); err != nil {
 					return err
 				}
@@ -195,14 +196,17 @@ func (r *runner) oodJobs(res *dsResult) (*oodResult, []job, error) {
 							return err
 						}
 					}
-					o.in[m.key][c][s], o.out[m.key][c][s] = inQ, outQ
+					*bq = append(*bq, oodOut{In: inQ, Out: outQ})
 				}
-				tick()
 				return nil
+			}, apply: func() {
+				for i, m := range baselineModels {
+					o.in[m.key][c][s], o.out[m.key][c][s] = (*bq)[i].In, (*bq)[i].Out
+				}
 			}})
 		}
 	}
-	return o, jobs, nil
+	return o, us, nil
 }
 
 // oodSummary writes "<d>.ood.<model>.auroc_mi" and ".auroc_entropy" (the

@@ -5,7 +5,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -21,12 +20,12 @@ import (
 
 // quantSplit is what one Iris split measured on the fixed-point path.
 type quantSplit struct {
-	floatHW, floatReseed metrics.Report
-	reseedAgree          float64
-	fixed                []metrics.Report // per bit width
-	agree                []float64        // per bit width, with floatVote's predictions
-	includeErrMax        []float64        // per bit width: max |P(include) float - quantized|
-	includeErrMean       []float64
+	FloatHW, FloatReseed metrics.Report
+	ReseedAgree          float64
+	Fixed                []metrics.Report // per bit width
+	Agree                []float64        // per bit width, with floatVote's predictions
+	IncludeErrMax        []float64        // per bit width: max |P(include) float - quantized|
+	IncludeErrMean       []float64
 }
 
 // FixedQueries runs every input of xs (already booleanized) through the
@@ -112,18 +111,8 @@ func (r *runner) quant() (string, error) {
 	bits := cfg.quantBits
 	mp := hwMapping(pipeline.DefaultMapping)
 	out := make([]quantSplit, res.splits)
-	var done atomic.Int32
-	err := parallel(r.ctx, res.splits, func(s int) error {
-		q, err := r.quantSplit(res.models[s], res.d, res.testRows[s], splitSeed(s), bits, mp)
-		if err != nil {
-			return fmt.Errorf("split %d: %w", s, err)
-		}
-		out[s] = q
-		r.progress("quantization", int(done.Add(1)), res.splits)
-		return nil
-	})
-	if err != nil {
-		return "", err
+	for s := range out {
+		out[s] = res.extra[s].Quant
 	}
 	sum := r.sum
 	setReports := func(prefix string, reps []metrics.Report) {
@@ -139,7 +128,7 @@ func (r *runner) quant() (string, error) {
 	var fv, fr []metrics.Report
 	var ra []float64
 	for _, q := range out {
-		fv, fr, ra = append(fv, q.floatHW), append(fr, q.floatReseed), append(ra, q.reseedAgree)
+		fv, fr, ra = append(fv, q.FloatHW), append(fr, q.FloatReseed), append(ra, q.ReseedAgree)
 	}
 	setReports("quant.float_hw", fv)
 	setReports("quant.float_hw_reseed", fr)
@@ -149,8 +138,8 @@ func (r *runner) quant() (string, error) {
 		var reps []metrics.Report
 		var ag, em, ex []float64
 		for _, q := range out {
-			reps, ag = append(reps, q.fixed[bi]), append(ag, q.agree[bi])
-			em, ex = append(em, q.includeErrMean[bi]), append(ex, q.includeErrMax[bi])
+			reps, ag = append(reps, q.Fixed[bi]), append(ag, q.Agree[bi])
+			em, ex = append(em, q.IncludeErrMean[bi]), append(ex, q.IncludeErrMax[bi])
 		}
 		p := fmt.Sprintf("quant.b%d", b)
 		setReports(p, reps)
@@ -188,8 +177,8 @@ func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, see
 	if err != nil {
 		return q, err
 	}
-	q.floatHW, q.floatReseed = fv.Report, fr.Report
-	q.reseedAgree = agreement(fv.Queries, fr.Queries)
+	q.FloatHW, q.FloatReseed = fv.Report, fr.Report
+	q.ReseedAgree = agreement(fv.Queries, fr.Queries)
 	xs := make([][][]bool, len(rows))
 	for i, row := range rows {
 		if xs[i], err = f.EncodeSets(d.X[row]); err != nil {
@@ -210,15 +199,15 @@ func (r *runner) quantSplit(f *modelfile.File, d *pipeline.Data, rows []int, see
 		if err != nil {
 			return q, fmt.Errorf("%d bits: %w", b, err)
 		}
-		q.fixed = append(q.fixed, metrics.Evaluate(qs, fv.Labels, bins))
-		q.agree = append(q.agree, agreement(qs, fv.Queries))
+		q.Fixed = append(q.Fixed, metrics.Evaluate(qs, fv.Labels, bins))
+		q.Agree = append(q.Agree, agreement(qs, fv.Queries))
 		var emax, esum float64
 		for ta, p := range inc {
 			e := math.Abs(bank.Include(ta) - p)
 			emax, esum = max(emax, e), esum+e
 		}
-		q.includeErrMax = append(q.includeErrMax, emax)
-		q.includeErrMean = append(q.includeErrMean, esum/float64(len(inc)))
+		q.IncludeErrMax = append(q.IncludeErrMax, emax)
+		q.IncludeErrMean = append(q.IncludeErrMean, esum/float64(len(inc)))
 	}
 	return q, nil
 }

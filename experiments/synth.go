@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -92,9 +91,39 @@ func classifierPredictor(c baseline.Classifier, K int) predictor {
 type synthModel struct {
 	key, name string
 	fit       func() (predictor, error)
-	// results
-	test, grid []metrics.QueryStats
-	val        metrics.Report
+	out       synthOut
+}
+
+// synthOut is what one model of the 2-D experiment leaves for the report:
+// its queries on the test points and on the heat-map grid, and its report
+// on the held-out labelled points.
+type synthOut struct {
+	Test, Grid []metrics.QueryStats
+	Val        metrics.Report
+}
+
+// synthPair is the result of the unit that trains the plain PTM and the
+// one with range bits together.
+type synthPair struct{ Plain, Range synthOut }
+
+// synthPrimaryOut is the result of the primary PTM's unit: its queries and
+// the mapping it chose.
+type synthPrimaryOut struct {
+	Out     synthOut
+	Mapping ptm.Mapping
+}
+
+// synthState is what the 2-D experiment's plan fixes for its units and
+// its report.
+type synthState struct {
+	train, test, held *dataset.Dataset
+	testX, gridPts    [][]float64
+	gridXs            []float64
+	gpTrain           *dataset.Dataset
+	models            []*synthModel
+	pair              synthPair
+	primary           synthPrimaryOut
+	sweep             []synthSweepRow
 }
 
 // trainPTM2D trains a binary PTM on thermometer-encoded rows.
@@ -172,17 +201,21 @@ func filePredictor(f *modelfile.File, K int, seed uint64, mp ptm.Mapping) predic
 	}
 }
 
-// synth runs the 2-D synthetic experiment.
-func (r *runner) synth() (string, error) {
+// planSynth declares the units of the 2-D experiment: the plain PTM
+// with the range-bit PTM (trained together), the primary PTM, the GP, the
+// MLP, the RF, and each point of the full run's hyper-parameter sweep.
+func (r *runner) planSynth() ([]unit, error) {
 	cfg := r.cfg
+	st := &synthState{}
+	r.synthSt = st
 	train, test := dataset.Synthetic2D(1)
 	held, _ := dataset.Synthetic2D(2) // a labelled set from the same distribution
+	st.train, st.held, st.testX = train, held, test
 	K, mp := cfg.K, plainMapping
-	gridXs := linspace(-dataset.Synthetic2DTestRange, dataset.Synthetic2DTestRange, cfg.synthGrid)
-	gridPts := make([][]float64, 0, len(gridXs)*len(gridXs))
-	for _, y := range gridXs {
-		for _, x := range gridXs {
-			gridPts = append(gridPts, []float64{x, y})
+	st.gridXs = linspace(-dataset.Synthetic2DTestRange, dataset.Synthetic2DTestRange, cfg.synthGrid)
+	for _, y := range st.gridXs {
+		for _, x := range st.gridXs {
+			st.gridPts = append(st.gridPts, []float64{x, y})
 		}
 	}
 	gpTrain := train
@@ -193,27 +226,11 @@ func (r *runner) synth() (string, error) {
 		}
 		gpTrain = train.Subset(idx)
 	}
-	var plain, ranged *ptm.Model
-	var plainTh, rangeTh *booleanize.Thermometer
-	var primaryMapping ptm.Mapping
-	models := []*synthModel{
-		{key: "ptm_plain", name: "PTM, plain", fit: func() (predictor, error) {
-			var err error
-			plain, plainTh, ranged, rangeTh, err = synthPTMs(cfg.synthParams, cfg.synthThresholds, train)
-			if err != nil {
-				return nil, err
-			}
-			return ptmPredictor(plain, plainTh, K, 11, mp), nil
-		}},
+	st.gpTrain = gpTrain
+	st.models = []*synthModel{
+		{key: "ptm_plain", name: "PTM, plain"},
 		{key: "ptm_range", name: "PTM + range bits"}, // fitted with the plain PTM
-		{key: "ptm", name: "PTM", fit: func() (predictor, error) {
-			f, m, err := synthPrimary(cfg.synthParams, cfg.synthThresholds, train)
-			if err != nil {
-				return nil, err
-			}
-			primaryMapping = m
-			return filePredictor(f, K, 13, m), nil
-		}},
+		{key: "ptm", name: "PTM"},
 		{key: "gp", name: "GP", fit: func() (predictor, error) {
 			c := gp.New(gp.Opts{Seed: 1})
 			if err := c.Fit(gpTrain.X, gpTrain.Y, 2); err != nil {
@@ -236,12 +253,8 @@ func (r *runner) synth() (string, error) {
 			return classifierPredictor(c, K), nil
 		}},
 	}
-	models[1].fit = func() (predictor, error) { return ptmPredictor(ranged, rangeTh, K, 12, mp), nil }
-	eval := func(sm *synthModel) error {
-		pred, err := sm.fit()
-		if err != nil {
-			return err
-		}
+	eval := func(name string, pred predictor) (synthOut, error) {
+		var o synthOut
 		run := func(pts [][]float64) ([]metrics.QueryStats, error) {
 			out := make([]metrics.QueryStats, len(pts))
 			for i, x := range pts {
@@ -250,53 +263,80 @@ func (r *runner) synth() (string, error) {
 						return nil, err
 					}
 				}
+				var err error
 				if out[i], err = pred(x); err != nil {
-					return nil, fmt.Errorf("%s: %w", sm.name, err)
+					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 			}
 			return out, nil
 		}
-		if sm.test, err = run(test); err != nil {
-			return err
+		var err error
+		if o.Test, err = run(test); err != nil {
+			return o, err
 		}
-		if sm.grid, err = run(gridPts); err != nil {
-			return err
+		if o.Grid, err = run(st.gridPts); err != nil {
+			return o, err
 		}
 		vq, err := run(held.X)
 		if err != nil {
-			return err
+			return o, err
 		}
-		sm.val = metrics.Evaluate(vq, held.Y, cfg.bins)
-		return nil
+		o.Val = metrics.Evaluate(vq, held.Y, cfg.bins)
+		return o, nil
 	}
-	// The PTM pair first (the range model needs the plain one's training),
-	// then the baselines in parallel with the range PTM.
-	const stage = "synthetic2d models"
-	if err := eval(models[0]); err != nil {
-		return "", err
-	}
-	r.progress(stage, 1, len(models))
-	var done atomic.Int32
-	done.Store(1)
-	if err := parallel(r.ctx, len(models)-1, func(i int) error {
-		if err := eval(models[i+1]); err != nil {
+	size := float64(len(test) + len(st.gridPts) + len(held.X))
+	us := []unit{
+		{name: "synthetic2d.ptm_plain_range", cost: 3 * size, out: &st.pair, apply: func() { st.models[0].out, st.models[1].out = st.pair.Plain, st.pair.Range }, run: func() error {
+			plain, plainTh, ranged, rangeTh, err := synthPTMs(cfg.synthParams, cfg.synthThresholds, train)
+			if err != nil {
+				return err
+			}
+			if st.pair.Plain, err = eval(st.models[0].name, ptmPredictor(plain, plainTh, K, 11, mp)); err != nil {
+				return err
+			}
+			st.pair.Range, err = eval(st.models[1].name, ptmPredictor(ranged, rangeTh, K, 12, mp))
 			return err
-		}
-		r.progress(stage, int(done.Add(1)), len(models))
-		return nil
-	}); err != nil {
-		return "", err
+		}},
+		{name: "synthetic2d.ptm", cost: 3 * size, out: &st.primary, apply: func() { st.models[2].out = st.primary.Out }, run: func() error {
+			f, m, err := synthPrimary(cfg.synthParams, cfg.synthThresholds, train)
+			if err != nil {
+				return err
+			}
+			st.primary.Mapping = m
+			st.primary.Out, err = eval(st.models[2].name, filePredictor(f, K, 13, m))
+			return err
+		}},
 	}
+	for _, sm := range st.models[3:] {
+		us = append(us, unit{name: "synthetic2d." + sm.key, cost: 2 * size, out: &sm.out, run: func() error {
+			pred, err := sm.fit()
+			if err != nil {
+				return err
+			}
+			sm.out, err = eval(sm.name, pred)
+			return err
+		}})
+	}
+	return append(us, r.planSynthSweep(st)...), nil
+}
 
+// synth reports the 2-D synthetic experiment.
+func (r *runner) synth() (string, error) {
+	cfg := r.cfg
+	st := r.synthSt
+	train, test, held, gpTrain := st.train, st.testX, st.held, st.gpTrain
+	K, mp := cfg.K, plainMapping
+	primaryMapping := st.primary.Mapping
+	models := st.models
 	// Report order: the primary PTM first.
 	models = append([]*synthModel{models[2], models[0], models[1]}, models[3:]...)
 	for _, sm := range models {
 		pre := "synthetic2d." + sm.key
-		r.sum.set(pre+".accuracy", sm.val.Accuracy)
-		r.sum.set(pre+".ece", sm.val.ECE)
-		r.sum.set(pre+".nll", sm.val.NLL)
+		r.sum.set(pre+".accuracy", sm.out.Val.Accuracy)
+		r.sum.set(pre+".ece", sm.out.Val.ECE)
+		r.sum.set(pre+".nll", sm.out.Val.NLL)
 		ent, std, mi := make([]float64, len(test)), make([]float64, len(test)), make([]float64, len(test))
-		for i, q := range sm.test {
+		for i, q := range sm.out.Test {
 			ent[i], std[i], mi[i] = q.Entropy, q.Std[1], q.MutualInfo
 		}
 		for name, v := range map[string][]float64{"entropy": ent, "std": std, "mi": mi} {
@@ -324,13 +364,10 @@ func (r *runner) synth() (string, error) {
 	if err := plotSynthData(filepath.Join(r.out, "synthetic2d_data.png"), train); err != nil {
 		return "", err
 	}
-	if err := plotSynthHeat(filepath.Join(r.out, "synthetic2d_uncertainty.png"), models, gridXs, K); err != nil {
+	if err := plotSynthHeat(filepath.Join(r.out, "synthetic2d_uncertainty.png"), models, st.gridXs, K); err != nil {
 		return "", err
 	}
-	sweep, err := r.synthSweep(train, held, test)
-	if err != nil {
-		return "", err
-	}
+	sweep := r.synthSweep()
 	return r.synthReport(models, gpTrain.Len(), train.Len(), len(held.Y)) + sweep, nil
 }
 
@@ -404,48 +441,61 @@ func (r *runner) synthReport(models []*synthModel, gpRows, trainRows, heldRows i
 	return b.String()
 }
 
-// synthSweep trains the plain and range-bit PTMs for a few
-// hyper-parameter settings (full run only) and reports accuracy and the
-// inside / far-outside entropy of each.
-func (r *runner) synthSweep(train, held *dataset.Dataset, test [][]float64) (string, error) {
+// synthSweepRow is one point of the 2-D hyper-parameter sweep: accuracy
+// on the held-out points and mean entropy inside and far outside the
+// training region, plain PTM [0] and with range bits [1].
+type synthSweepRow struct{ Acc, In, Out [2]float64 }
+
+// planSynthSweep declares one unit per point of the full run's 2-D
+// hyper-parameter sweep: the plain and range-bit PTMs trained and scored.
+func (r *runner) planSynthSweep(st *synthState) []unit {
+	ps := r.cfg.synthSweep
+	st.sweep = make([]synthSweepRow, len(ps))
+	K, mp := r.cfg.K, plainMapping
+	train, held, test := st.train, st.held, st.testX
+	var us []unit
+	for i, p := range ps {
+		row := &st.sweep[i]
+		name := fmt.Sprintf("synthetic2d.sweep.c%d_T%d_s%g_e%d", p.Clauses, p.T, p.S, p.Epochs)
+		us = append(us, unit{name: name, cost: float64(p.Clauses*p.Epochs) * 10, out: row, run: func() error {
+			plain, plainTh, ranged, rangeTh, err := synthPTMs(p, r.cfg.synthThresholds, train)
+			if err != nil {
+				return err
+			}
+			for v, pr := range []predictor{ptmPredictor(plain, plainTh, K, 11, mp), ptmPredictor(ranged, rangeTh, K, 12, mp)} {
+				qs := make([]metrics.QueryStats, len(held.X))
+				for j, x := range held.X {
+					if qs[j], err = pr(x); err != nil {
+						return err
+					}
+				}
+				row.Acc[v] = metrics.Evaluate(qs, held.Y, r.cfg.bins).Accuracy
+				ent := make([]float64, len(test))
+				for j, x := range test {
+					q, err := pr(x)
+					if err != nil {
+						return err
+					}
+					ent[j] = q.Entropy
+				}
+				reg := Regions(test, ent, synthInner, synthOuter)
+				row.In[v], row.Out[v] = reg[Inside].Mean, reg[Far].Mean
+			}
+			return nil
+		}})
+	}
+	return us
+}
+
+// synthSweep reports the full run's 2-D hyper-parameter sweep: accuracy
+// and the inside / far-outside entropy of the plain and range-bit PTMs.
+func (r *runner) synthSweep() string {
 	ps := r.cfg.synthSweep
 	if len(ps) == 0 {
-		return "", nil
+		return ""
 	}
-	type row struct{ acc, in, out [2]float64 }
-	rows := make([]row, len(ps))
-	K, mp := r.cfg.K, plainMapping
-	var done atomic.Int32
-	err := parallel(r.ctx, len(ps), func(i int) error {
-		plain, plainTh, ranged, rangeTh, err := synthPTMs(ps[i], r.cfg.synthThresholds, train)
-		if err != nil {
-			return err
-		}
-		for v, pr := range []predictor{ptmPredictor(plain, plainTh, K, 11, mp), ptmPredictor(ranged, rangeTh, K, 12, mp)} {
-			qs := make([]metrics.QueryStats, len(held.X))
-			for j, x := range held.X {
-				if qs[j], err = pr(x); err != nil {
-					return err
-				}
-			}
-			rows[i].acc[v] = metrics.Evaluate(qs, held.Y, r.cfg.bins).Accuracy
-			ent := make([]float64, len(test))
-			for j, x := range test {
-				q, err := pr(x)
-				if err != nil {
-					return err
-				}
-				ent[j] = q.Entropy
-			}
-			reg := Regions(test, ent, synthInner, synthOuter)
-			rows[i].in[v], rows[i].out[v] = reg[Inside].Mean, reg[Far].Mean
-		}
-		r.progress("synthetic2d sweep", int(done.Add(1)), len(ps))
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
+	mp := plainMapping
+	rows := r.synthSt.sweep
 	var b strings.Builder
 	fmt.Fprintf(&b, "Sensitivity of the far-outside entropy to the PTM's hyper-parameters (%d thresholds per feature, N = 100, %s mapping; GP far outside: %.3f bits):\n\n",
 		r.cfg.synthThresholds, mappingName(mp), r.sum.get("synthetic2d.gp.entropy_outside"))
@@ -454,15 +504,15 @@ func (r *runner) synthSweep(train, held *dataset.Dataset, test [][]float64) (str
 	for i, p := range ps {
 		key := fmt.Sprintf("synthetic2d.sweep.c%d_T%d_s%g_e%d.", p.Clauses, p.T, p.S, p.Epochs)
 		for v, name := range []string{"plain", "range"} {
-			r.sum.set(key+name+".accuracy", rows[i].acc[v])
-			r.sum.set(key+name+".entropy_inside", rows[i].in[v])
-			r.sum.set(key+name+".entropy_outside", rows[i].out[v])
+			r.sum.set(key+name+".accuracy", rows[i].Acc[v])
+			r.sum.set(key+name+".entropy_inside", rows[i].In[v])
+			r.sum.set(key+name+".entropy_outside", rows[i].Out[v])
 		}
 		fmt.Fprintf(&b, "| %d | %d | %g | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", p.Clauses, p.T, p.S, p.Epochs,
-			rows[i].acc[0], rows[i].acc[1], rows[i].in[0], rows[i].in[1], rows[i].out[0], rows[i].out[1])
+			rows[i].Acc[0], rows[i].Acc[1], rows[i].In[0], rows[i].In[1], rows[i].Out[0], rows[i].Out[1])
 	}
 	b.WriteString("\n")
-	return b.String(), nil
+	return b.String()
 }
 
 // plotSynthData draws the training points by class with the region squares.
@@ -522,8 +572,8 @@ func plotSynthHeat(path string, models []*synthModel, xs []float64, K int) error
 	bars := make([][]*plot.Plot, len(specs))
 	for j, sp := range specs {
 		for i, m := range models {
-			z := make([]float64, len(m.grid))
-			for k, q := range m.grid {
+			z := make([]float64, len(m.out.Grid))
+			for k, q := range m.out.Grid {
 				z[k] = sp.value(q)
 			}
 			p := heatPlot(grid{xs: xs, ys: xs, z: z}, sp.cmap(), sp.lo, sp.hi, "")

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
@@ -33,49 +32,83 @@ func clauseName(j int) string {
 	return fmt.Sprintf("C-%d", j)
 }
 
-// xor trains the paper's 4-clause PTM on the noise-free and the 30%-noise
+// xorParams are the paper's XOR settings.
+func (r *runner) xorParams() ptm.Params {
+	return ptm.Params{Clauses: 4, T: 2, S: 3.9, N: 8, Epochs: r.cfg.xorEpochs, Seed: 1, Feedback: ptm.ConsistentFeedback}
+}
+
+// xorVariants are the two XOR data sets.
+var xorVariants = []struct{ key, data, title string }{
+	{"clean", pipeline.XOR, "without noise"},
+	{"noisy", pipeline.XORNoisy, "with 30% label noise"},
+}
+
+// xorOut is what one XOR model leaves for the report: its test accuracy,
+// its SPVs and include masses (Model's unexported state does not travel
+// through a shard's file, so Include keeps Model.IncludeAll).
+type xorOut struct {
+	Accuracy float64
+	Model    *ptm.Model
+	Include  []float64
+}
+
+// include is P(include) of TA (0, clause, literal).
+func (o *xorOut) include(clause, literal int) float64 {
+	return o.Include[o.Model.TAIndex(0, clause, literal)]
+}
+
+// planXOR declares one unit per XOR data set: the paper's 4-clause PTM
+// trained and evaluated on it.
+func (r *runner) planXOR() ([]unit, error) {
+	p := r.xorParams()
+	r.xorOut = make([]xorOut, len(xorVariants))
+	var us []unit
+	for i, v := range xorVariants {
+		o := &r.xorOut[i]
+		us = append(us, unit{name: "xor." + v.key, cost: 1000, out: o, run: func() error {
+			d, err := pipeline.LoadData(v.data, "")
+			if err != nil {
+				return err
+			}
+			f, err := pipeline.Train(d, pipeline.TrainConfig{Params: p, SplitSeed: 1})
+			if err != nil {
+				return fmt.Errorf("train %s: %w", v.data, err)
+			}
+			ev, err := pipeline.Evaluate(f, d, f.Split.Test, r.cfg.K, 1, pipeline.DefaultMapping, r.cfg.bins)
+			if err != nil {
+				return fmt.Errorf("evaluate %s: %w", v.data, err)
+			}
+			*o = xorOut{Accuracy: ev.Report.Accuracy, Model: f.Model, Include: append([]float64(nil), f.Model.IncludeAll()...)}
+			return nil
+		}})
+	}
+	return us, nil
+}
+
+// xor reports the paper's 4-clause PTM on the noise-free and the 30%-noise
 // XOR and plots every automaton's SPV.
 func (r *runner) xor() (string, error) {
 	var b strings.Builder
-	p := ptm.Params{Clauses: 4, T: 2, S: 3.9, N: 8, Epochs: r.cfg.xorEpochs, Seed: 1, Feedback: ptm.ConsistentFeedback}
+	p := r.xorParams()
 	fmt.Fprintf(&b, "## 1. Noisy XOR: learned state probabilities (paper Figs. 1-2)\n\n")
 	fmt.Fprintf(&b, "Settings of docs/noisy-xor.md: m = %d clauses, T = %d, s = %g, N = %d (2N = %d states), %d epochs, seed %d, %s feedback; "+
 		"data `pipeline.LoadData(\"xor\")` and `(\"xor-noisy\")` (1000 rows, 30%% of the labels flipped in the noisy one), "+
 		"80/20 split with seed 1, test accuracy with K = %d samples and the %s mapping.\n\n",
 		p.Clauses, p.T, p.S, p.N, 2*p.N, p.Epochs, p.Seed, p.Feedback, r.cfg.K, mappingName(pipeline.DefaultMapping))
-	variants := []struct{ key, data, title string }{
-		{"clean", pipeline.XOR, "without noise"},
-		{"noisy", pipeline.XORNoisy, "with 30% label noise"},
-	}
-	files := make([]*modelfile.File, len(variants))
+	variants := xorVariants
+	files := r.xorOut
 	for i, v := range variants {
-		if err := r.ctx.Err(); err != nil {
-			return "", err
-		}
-		d, err := pipeline.LoadData(v.data, "")
-		if err != nil {
-			return "", err
-		}
-		f, err := pipeline.Train(d, pipeline.TrainConfig{Params: p, SplitSeed: 1})
-		if err != nil {
-			return "", fmt.Errorf("train %s: %w", v.data, err)
-		}
-		ev, err := pipeline.Evaluate(f, d, f.Split.Test, r.cfg.K, 1, pipeline.DefaultMapping, r.cfg.bins)
-		if err != nil {
-			return "", fmt.Errorf("evaluate %s: %w", v.data, err)
-		}
-		files[i] = f
-		r.sum.set("xor."+v.key+".accuracy", ev.Report.Accuracy)
+		o := &files[i]
+		r.sum.set("xor."+v.key+".accuracy", o.Accuracy)
 		for j := 0; j < p.Clauses; j++ {
 			for _, l := range xorLiterals {
-				r.sum.set(fmt.Sprintf("xor.%s.include.c%d.%s", v.key, j, l.key), f.Model.Include(0, j, l.index))
+				r.sum.set(fmt.Sprintf("xor.%s.include.c%d.%s", v.key, j, l.key), o.include(j, l.index))
 			}
 		}
 		name := "xor_spv_" + v.key + ".png"
-		if err := plotSPVs(filepath.Join(r.out, name), f.Model, "State probabilities of every TA, XOR "+v.title); err != nil {
+		if err := plotSPVs(filepath.Join(r.out, name), o, "State probabilities of every TA, XOR "+v.title); err != nil {
 			return "", err
 		}
-		r.progress("xor", i+1, len(variants))
 	}
 	r.sum.set("xor.noisy.accuracy_ceiling", 0.7)
 
@@ -101,21 +134,21 @@ func (r *runner) xor() (string, error) {
 	fmt.Fprintf(&b, "Without noise every automaton should sit at P(include) 0 or 1 and the four clauses should be the four XOR patterns; "+
 		"with noise, as in the paper's Fig. 2, some clauses keep their probability mass spread over several states and literals. "+
 		"Here %d of 16 automata are undecided (0.05 < P(include) < 0.95) without noise and %d with noise.\n\n",
-		undecided(files[0].Model), undecided(files[1].Model))
+		undecided(&files[0]), undecided(&files[1]))
 	b.WriteString(r.figure("xor_spv_clean.png", "SPVs, XOR without noise"))
 	b.WriteString("\n")
 	b.WriteString(r.figure("xor_spv_noisy.png", "SPVs, XOR with 30% label noise"))
-	r.sum.set("xor.clean.undecided", float64(undecided(files[0].Model)))
-	r.sum.set("xor.noisy.undecided", float64(undecided(files[1].Model)))
+	r.sum.set("xor.clean.undecided", float64(undecided(&files[0])))
+	r.sum.set("xor.noisy.undecided", float64(undecided(&files[1])))
 	return b.String(), nil
 }
 
 // undecided counts the automata of TM 0 with 0.05 < P(include) < 0.95.
-func undecided(m *ptm.Model) int {
-	n := 0
+func undecided(o *xorOut) int {
+	n, m := 0, o.Model
 	for j := 0; j < m.Clauses; j++ {
 		for i := 0; i < m.NumLiterals(); i++ {
-			if v := m.Include(0, j, i); v > 0.05 && v < 0.95 {
+			if v := o.include(j, i); v > 0.05 && v < 0.95 {
 				n++
 			}
 		}
@@ -126,14 +159,15 @@ func undecided(m *ptm.Model) int {
 // plotSPVs draws one bar chart per (clause, literal) of TM 0: the
 // probability of each of the 2N states, exclude states grey, include states
 // blue, on a common [0, 1] scale.
-func plotSPVs(path string, m *ptm.Model, title string) error {
+func plotSPVs(path string, o *xorOut, title string) error {
+	m := o.Model
 	n := m.N
 	rows := make([][]*plot.Plot, m.Clauses)
 	for j := range rows {
 		for _, l := range xorLiterals {
 			spv := m.TASPV(0, j, l.index)
 			p := plot.New()
-			p.Title.Text = fmt.Sprintf("%s, %s: P(inc) = %.2f", clauseName(j), l.name, m.Include(0, j, l.index))
+			p.Title.Text = fmt.Sprintf("%s, %s: P(inc) = %.2f", clauseName(j), l.name, o.include(j, l.index))
 			p.Title.TextStyle.Font.Size = vg.Points(9)
 			exc, err := plotter.NewBarChart(plotter.Values(spv[:n]), vg.Points(6))
 			if err != nil {

@@ -13,6 +13,10 @@ command -v iverilog     >/dev/null 2>&1 || need+=(iverilog)
 command -v ip           >/dev/null 2>&1 || need+=(iproute2)
 command -v g++          >/dev/null 2>&1 || need+=(g++)
 command -v make         >/dev/null 2>&1 || need+=(make)
+# A single-node Slurm for the sharded-sweep test (scripts/slurm,
+# docs/howto-slurm.md): its daemons, client commands and munge.
+command -v slurmctld    >/dev/null 2>&1 || need+=(slurm-wlm)
+command -v munged       >/dev/null 2>&1 || need+=(munge)
 # Data sets: Debian packages of data files, looked for by a file they
 # install. Fashion-MNIST is read from $PTM_FASHION_MNIST_DIR when set (as
 # ptm does), else from where the package puts it. (MNIST comes with the Go

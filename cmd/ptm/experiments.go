@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +24,10 @@ func init() {
 }
 
 func cmdExperiments(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2 | --train-jitter J1,J2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
+	if len(args) > 0 && args[0] == "merge" {
+		return cmdExperimentsMerge(args[1:], stdout, stderr)
+	}
+	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] [--shard I/N] | merge --out DIR [--partial] SHARD_DIR... | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2 | --train-jitter J1,J2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
@@ -47,9 +52,20 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	cutsList := fs.String("cuts", "", "with --sweep: compare these comma-separated threshold placements (quantile, supervised, mdl, each optionally -boot; docs/uncertainty.md section 13) in the default encoding (or --grid's)")
 	temps := fs.String("temperatures", "", "with --sweep: score the vote and the softmax at these comma-separated temperatures in units of T (default: vote, softmax 0.5, 1, 2)")
 	chooseOn := fs.String("choose-on", "", "the rows the PTM grid point is chosen on: carve (one 25% validation carve of the training rows) or cv (inner 4-fold cross-validation on the training rows; default: pipeline.DefaultCV)")
+	shard := fs.String("shard", "", "run only part `I/N` of the sweep's units (I-th of N disjoint parts, 1-based) and write their results to --out/units for `ptm experiments merge`, not the report")
 	sel := fs.String("select", "", "the rule that picks the PTM grid point on validation rows: accuracy, nll, nll-fit or auroc (default: pipeline.DefaultSelection)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	var sh experiments.Shard
+	if *shard != "" {
+		if *sweep != "" || *ens != "" || *temp != "" || *selection != "" {
+			return fmt.Errorf("%w: --shard splits the main sweep only, not --sweep, --selection, --temperature or --ensemble", errUsage)
+		}
+		var err error
+		if sh, err = experiments.ParseShard(*shard); err != nil {
+			return fmt.Errorf("%w: --shard: %v", errUsage, err)
+		}
 	}
 	if *sweep != "" {
 		if *splits < 1 || *splits > 1000 {
@@ -223,11 +239,68 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	start := time.Now()
 	pr := newProgress(stderr, "")
-	sum, err := experiments.Run(ctx, experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, ChooseOn: *chooseOn, Progress: stageProgress(stderr, pr.on, start)})
+	opt := experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, ChooseOn: *chooseOn, Progress: stageProgress(stderr, pr.on, start), Shard: sh}
+	if sh.N > 0 {
+		names, err := experiments.ShardUnits(opt, sh)
+		if err != nil {
+			return err
+		}
+		if _, err := experiments.Run(ctx, opt); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "shard %s: wrote %d units to %s in %s\n", sh, len(names), filepath.Join(*out, "units"), time.Since(start).Round(time.Second))
+		return nil
+	}
+	sum, err := experiments.Run(ctx, opt)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %d figures in %s\n", filepath.Join(*out, "report.md"), filepath.Join(*out, "summary.json"),
+	printSummary(stdout, *out, sum)
+	return nil
+}
+
+// cmdExperimentsMerge is `ptm experiments merge`: the report of the
+// shards' unit results.
+func cmdExperimentsMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("experiments merge", "--out DIR [--partial] SHARD_DIR...", stderr)
+	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
+	partial := fs.Bool("partial", false, "write the report and summary of the complete sections when units are missing (summary key meta.missing_units) instead of failing")
+	var dirs []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: merge: --out is required", errUsage)
+	}
+	if len(dirs) == 0 {
+		return fmt.Errorf("%w: merge: name the shard directories (the --out of each `ptm experiments --shard I/N` run)", errUsage)
+	}
+	start := time.Now()
+	pr := newProgress(stderr, "")
+	sum, err := experiments.Merge(context.Background(), experiments.MergeOptions{Dirs: dirs, Out: *out, Partial: *partial, Progress: stageProgress(stderr, pr.on, start)})
+	if err != nil {
+		return err
+	}
+	if m := sum.Labels["meta.missing_units"]; m != "" {
+		fmt.Fprintf(stderr, "ptm experiments merge: partial: units missing: %s\n", m)
+	}
+	printSummary(stdout, *out, sum)
+	return nil
+}
+
+// printSummary prints where the report went and its key numbers.
+func printSummary(stdout io.Writer, out string, sum *experiments.Summary) {
+	fmt.Fprintf(stdout, "wrote %s, %s and %d figures in %s\n", filepath.Join(out, "report.md"), filepath.Join(out, "summary.json"),
 		len(sum.Figures), sum.Elapsed.Round(time.Second))
 	for _, k := range []string{"iris.splits20.ptm.accuracy_mean", "iris.splits20.ptm.ece_mean", "iris.splits20.gp.ece_mean",
 		"iris.splits20.mlp.ece_mean", "iris.splits20.rf.ece_mean", "synthetic2d.ptm.entropy_outside",
@@ -236,7 +309,6 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  %-40s %.4f\n", k, v)
 		}
 	}
-	return nil
 }
 
 // stageProgress reports experiment progress on w: on a terminal one line

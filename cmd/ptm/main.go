@@ -112,8 +112,9 @@ func parse(fs *flag.FlagSet, args []string) error {
 }
 
 // repeatedFlag returns the name of a flag that args (already parsed by
-// fs without error) give more than once, or "". No flag of ptm takes
-// several values by repetition (lists are comma-separated).
+// fs without error) give more than once, or "". Only the link flags of
+// ptm stream take several values by repetition (their Value has a
+// Repeatable method); lists are comma-separated.
 func repeatedFlag(fs *flag.FlagSet, args []string) string {
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -130,6 +131,9 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 		f := fs.Lookup(name)
 		if f == nil {
 			continue
+		}
+		if r, ok := f.Value.(interface{ Repeatable() bool }); ok && r.Repeatable() {
+			delete(seen, name) // one value per board (ptm stream --uart A --uart B)
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); (ok && b.IsBoolFlag()) || hasValue {
 			continue

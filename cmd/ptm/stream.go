@@ -54,9 +54,10 @@ type streamJSON struct {
 }
 
 func cmdStream(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("stream", "--uart PATH[@BAUD] | --eth IFACE[/BOARDMAC] --model MODEL --data DATA [--samples K] [--json]", stderr)
-	uart := fs.String("uart", "", "serial port (or the Verilated board's pseudo-terminal), optionally @baud (default 115200)")
-	eth := fs.String("eth", "", "network interface for raw Ethernet, optionally /board-MAC")
+	fs := newFlags("stream", "--uart PATH[@BAUD] | --eth IFACE[/BOARDMAC] [--uart ... --eth ...] --model MODEL --data DATA [--samples K] [--json]", stderr)
+	var uarts, eths linkFlag
+	fs.Var(&uarts, "uart", "serial port (or the Verilated board's pseudo-terminal), optionally @baud (default 115200); repeat --uart and --eth to spread the rows over several boards")
+	fs.Var(&eths, "eth", "network interface for raw Ethernet, optionally /board-MAC")
 	model := fs.String("model", "", "model `file`")
 	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
@@ -73,8 +74,12 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (*uart == "") == (*eth == "") {
-		return fmt.Errorf("%w: exactly one of --uart or --eth is required", errUsage)
+	if len(uarts)+len(eths) == 0 {
+		return fmt.Errorf("%w: --uart or --eth is required (one per board)", errUsage)
+	}
+	uart, eth := uarts.one(), eths.one()
+	if _, err := linkSpecs(uarts, eths); err != nil {
+		return err
 	}
 	if *model == "" || (*data == "" && *testData == "") {
 		return fmt.Errorf("%w: --model and --data are required", errUsage)
@@ -135,6 +140,9 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		X[i] = d.X[r]
 	}
 	cfg.RowIDs = rows
+	if len(uarts)+len(eths) > 1 {
+		return streamBoards(uarts, eths, f, hash, X, cfg, *asJSON, outFile, stdout, stderr)
+	}
 	spec := "uart:" + *uart
 	if strings.HasPrefix(*uart, "uart:") {
 		spec = *uart

@@ -78,9 +78,24 @@ var quick = map[string]quickForm{
 	"build/ptm board --model iris.ptm --bits 4 --lanes 12 --preload --no-eth":                           {noTools: true},
 	"build/ptm stream --uart /dev/pts/N --model iris.ptm --data iris --split test --samples 100 --json": {skip: "needs the pty a running `ptm board` prints (sim/board TestIrisStream streams the same way)"},
 	"iceprog build/demo/synth/top.bin": {skip: "needs an iCEBreaker on USB"},
-	"build/ptm stream --uart /dev/ttyUSB1@3000000 --model build/demo/iris.ptm --data iris --split test --samples 100": {skip: "needs an iCEBreaker on USB"},
-	"build/ptm stream --eth enp3s0 --model iris.ptm --data iris --split test --samples 100":                           {skip: "needs an HX8K board with an Ethernet PHY on a named interface"},
-	"build/ptm board --model iris.ptm --bits 4 --lanes 12 --preload --flip 0.001 --drop 0.001":                        {noTools: true},
+	"build/ptm stream --uart /dev/ttyUSB1@3000000 --model build/demo/iris.ptm --data iris --split test --samples 100":     {skip: "needs an iCEBreaker on USB"},
+	"build/ptm stream --eth enp3s0 --model iris.ptm --data iris --split test --samples 100":                               {skip: "needs an HX8K board with an Ethernet PHY on a named interface"},
+	"build/ptm board --model iris.ptm --bits 4 --lanes 12 --preload --flip 0.001 --drop 0.001":                            {noTools: true},
+	"build/ptm stream --uart /dev/pts/N --uart /dev/pts/M --model iris.ptm --data iris --split test --samples 100 --json": {skip: "needs the ptys of two running `ptm board` (sim/board TestTwoBoards streams the same way)"},
+	"PTM_LONG_TESTS=1 go test ./sim/board -run TestBoardsThroughput -v":                                                   {run: "go test ./sim/board -run TestBoardsThroughput -v"},
+
+	// docs/howto-slurm.md: two cheap shards of 40 (baselines) and a
+	// partial merge stand for the whole quick sweep, which
+	// experiments TestShardMergeQuick shards and merges in full.
+	"build/ptm experiments --quick --shard 1/2 --out shards/1":   {run: "build/ptm experiments --quick --shard 39/40 --out shards/1"},
+	"build/ptm experiments --quick --shard 2/2 --out shards/2":   {run: "build/ptm experiments --quick --shard 40/40 --out shards/2"},
+	"build/ptm experiments merge --out merged shards/1 shards/2": {run: "build/ptm experiments merge --partial --out merged shards/1 shards/2"},
+	// The Slurm commands are only parsed (bash -n) here: scripts/slurm
+	// TestSlurmQuickSweep (make test-long) runs them on a local cluster.
+	`bash scripts/slurm/submit.sh -n 20 -c 2 -p build/ptm -a "-t 4:00:00" /shared/ptm-sweep`: {run: `bash -n scripts/slurm/submit.sh -n 20 -c 2 -p build/ptm -a "-t 4:00:00" /shared/ptm-sweep`},
+	"bash scripts/slurm/local-cluster.sh start /tmp/ptm-slurm":                               {run: "bash -n scripts/slurm/local-cluster.sh start /tmp/ptm-slurm"},
+	"bash scripts/slurm/submit.sh -n 4 -c 1 -p build/ptm /tmp/ptm-sweep -- --quick":          {run: "bash -n scripts/slurm/submit.sh -n 4 -c 1 -p build/ptm /tmp/ptm-sweep -- --quick"},
+	"bash scripts/slurm/local-cluster.sh stop /tmp/ptm-slurm":                                {run: "bash -n scripts/slurm/local-cluster.sh stop /tmp/ptm-slurm"},
 
 	// docs/howto-train-on-board.md
 	"build/ptm board --trainer --random-shape classes=3,clauses=20,features=24,t=10":       {noTools: true},
