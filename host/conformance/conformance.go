@@ -394,11 +394,11 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 					want = append(want, frame.ResultWords(mode, bank.T, sums, st)...)
 				}
 				gold := frame.AppendItems(nil, want, ib)
-				n := uint32(len(want))
+				n := uint16(len(want))
 				var werr error
 				var windows []frame.Window
-				for _, fc := range [][2]uint32{{0, n}, {0, 1}, {1, 2}, {n / 2, n / 3}, {n - 1, 1}, {n - 2, 7}, {0, n + 100},
-					{n, 1}, {n + 5, 3}, {0, 0}, {3, 0}, {0xfffffff0, 0x20}, {rng.Uint32N(n), rng.Uint32N(n + 1)}} {
+				for _, fc := range [][2]uint16{{0, n}, {0, 1}, {1, 2}, {n / 2, n / 3}, {n - 1, 1}, {n - 2, 7}, {0, n + 100},
+					{n, 1}, {n + 5, 3}, {0, 0}, {3, 0}, {0xfff0, 0x20}, {0xffff, 0xffff}, {uint16(rng.UintN(uint(n))), uint16(rng.UintN(uint(n) + 1))}} {
 					windows = append(windows, frame.Window{First: fc[0], Count: fc[1]})
 				}
 				for _, w := range windows {
@@ -418,7 +418,7 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 				c.add(fmt.Sprintf("INFER_WINDOW in %s mode: every window is that slice of the golden answer (%d queries, %d items)", mode, count, n), werr)
 			}
 			win := func(p []byte) []byte { return frame.AppendInferWindow(nil, p, frame.Window{First: 1, Count: 2}) }
-			c.expectError("INFER_WINDOW shorter than its 18-byte header", frame.TypeInferWindow, win(infer(frame.ModeStats, 1, 1))[:17], frame.CodeBadLength, 0, true)
+			c.expectError("INFER_WINDOW shorter than its 14-byte header", frame.TypeInferWindow, win(infer(frame.ModeStats, 1, 1))[:13], frame.CodeBadLength, 0, true)
 			c.expectError("INFER_WINDOW K = 0", frame.TypeInferWindow, win(infer(frame.ModeStats, 0, 1)), frame.CodeBadK, 0, true)
 			c.expectError("INFER_WINDOW without a whole feature vector", frame.TypeInferWindow, win(infer(frame.ModeStats, 1, 0)), frame.CodeBadLength, 0, true)
 		} else {

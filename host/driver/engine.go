@@ -83,7 +83,7 @@ type call struct {
 	// resend that is not after a busy answer (true: end the call with
 	// errSplit instead).
 	job      *job
-	win      frame.Window
+	win      span
 	onResend func(*call) bool
 
 	// results

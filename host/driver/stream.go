@@ -30,6 +30,8 @@ type Request struct {
 	// intact, not all of its bytes. A board that answers anything else is
 	// still seen as it is: its CRC does not match, and only an intact
 	// response completes the request. Result.CRCMatched says it was used.
+	// It is a last resort for a version-5 board: a request answered in
+	// windows (protocol version 6) does not use it.
 	Expect []uint32
 }
 
@@ -129,7 +131,7 @@ func (d *Driver) newJob(r *Request) (*job, error) {
 		n: in.ResultWords(r.Mode, r.K), ib: in.ItemBytes(r.Mode, r.K)}
 	j.got = make([]byte, j.n*j.ib)
 	j.left = j.n
-	j.todo = []frame.Window{{First: 0, Count: uint32(j.n)}}
+	j.todo = []span{{0, j.n}}
 	return j, nil
 }
 
@@ -161,7 +163,14 @@ func result(c *call) Result {
 //
 // Each request is sent as an INFER with count 1 and a fresh sequence
 // number; retries reuse the sequence number and bytes. A late duplicate
-// response is ignored, never delivered twice.
+// response is ignored, never delivered twice. On a version-6 board
+// (unless Opts.NoWindows) a request's answer may come in windows
+// (INFER_WINDOW, each with its own sequence number and deadline, package
+// doc): the windows of the oldest request are sent first, a new request
+// is taken when every window of the earlier ones is in flight, and the
+// Result is the joined answer. The deadline then bounds each window: a
+// request fails when one of its windows gets no answer within
+// Opts.Deadline.
 func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<- Result) error {
 	defer close(results)
 	window := d.opts.Window

@@ -23,16 +23,19 @@ type job struct {
 	payload []byte // the INFER payload (INFER_WINDOW puts the window after its header)
 	n, ib   int    // result items and bytes per item
 	mode    frame.Mode
-	got     []byte         // the answer's bytes, n*ib, filled by windows
-	left    int            // items not received yet
-	todo    []frame.Window // item ranges not sent yet, by First
-	calls   int            // window calls submitted and not yet reported
-	retries int            // resends of its calls, and windows split (their items sent again)
-	windows int            // windows answered
-	splits  int            // windows split after a failed transmission
-	seq     uint16         // the last window's sequence number
+	got     []byte // the answer's bytes, n*ib, filled by windows
+	left    int    // items not received yet
+	todo    []span // item ranges not sent yet, by first
+	calls   int    // window calls submitted and not yet reported
+	retries int    // resends of its calls, and windows split (their items sent again)
+	windows int    // windows answered
+	splits  int    // windows split after a failed transmission
+	seq     uint16 // the last window's sequence number
 	err     error
 }
+
+// span is a range of result items: count items from first.
+type span struct{ first, count int }
 
 // answerEst sizes answer windows from the line's loss: an exchange of b
 // bytes (request and answer) gets through with probability
@@ -78,13 +81,16 @@ func (a *answerEst) items(max, ib, req int) int {
 func (d *Driver) windowCall(j *job, notify chan<- *call) *call {
 	w := j.todo[0]
 	req := frame.Overhead + frame.WindowHeaderLen + len(j.payload)
-	n := min(int(w.Count), d.aest.items(j.n, j.ib, req))
-	if n < int(w.Count) {
-		j.todo[0] = frame.Window{First: w.First + uint32(n), Count: w.Count - uint32(n)}
+	n := min(w.count, d.aest.items(j.n, j.ib, req))
+	if j.n > frame.MaxWindowItem {
+		n = w.count // u16 windows cannot name its items: whole
+	}
+	if n < w.count {
+		j.todo[0] = span{w.first + n, w.count - n}
 	} else {
 		j.todo = j.todo[1:]
 	}
-	win := frame.Window{First: w.First, Count: uint32(n)}
+	win := span{w.first, n}
 	nb := n * j.ib
 	c := &call{label: fmt.Sprintf("request %d", j.r.Index), loadOffset: -1, notify: notify, index: j.r.Index,
 		expectWords: n, itemBytes: j.ib, mode: j.mode, respBytes: nb + frame.Overhead*(1+nb/frame.MaxPayload),
@@ -93,8 +99,9 @@ func (d *Driver) windowCall(j *job, notify chan<- *call) *call {
 		c.typ, c.payload = frame.TypeInfer, j.payload
 	} else {
 		c.typ = frame.TypeInferWindow
-		c.payload = frame.AppendInferWindow(make([]byte, 0, frame.WindowHeaderLen+len(j.payload)), j.payload, win)
-		c.label = fmt.Sprintf("request %d items %d..%d of %d", j.r.Index, win.First, win.End()-1, j.n)
+		fw := frame.Window{First: uint16(win.first), Count: uint16(win.count)}
+		c.payload = frame.AppendInferWindow(make([]byte, 0, frame.WindowHeaderLen+len(j.payload)), j.payload, fw)
+		c.label = fmt.Sprintf("request %d items %d..%d of %d", j.r.Index, win.first, win.first+n-1, j.n)
 	}
 	j.calls++
 	return c
@@ -109,7 +116,7 @@ func (d *Driver) splitHook(c *call) bool {
 	d.aest.add(len(c.req)+c.respBytes, true)
 	j := c.job
 	req := frame.Overhead + frame.WindowHeaderLen + len(j.payload)
-	return c.win.Count > 1 && int(c.win.Count) >= 2*d.aest.items(j.n, j.ib, req)
+	return j.n <= frame.MaxWindowItem && c.win.count > 1 && c.win.count >= 2*d.aest.items(j.n, j.ib, req)
 }
 
 // windowDone takes the end of window call c of its job. It reports
@@ -122,8 +129,8 @@ func (d *Driver) windowDone(c *call) bool {
 	switch {
 	case c.err == nil:
 		d.aest.add(len(c.req)+c.respBytes, false)
-		copy(j.got[int(c.win.First)*j.ib:], c.resp)
-		j.left -= int(c.win.Count)
+		copy(j.got[c.win.first*j.ib:], c.resp)
+		j.left -= c.win.count
 		j.windows++
 		if c.typ == frame.TypeInferWindow {
 			d.e.st.windows.Add(1)
@@ -135,10 +142,10 @@ func (d *Driver) windowDone(c *call) bool {
 		if j.err == nil {
 			// Back among the ranges to send, in item order.
 			i := 0
-			for i < len(j.todo) && j.todo[i].First < c.win.First {
+			for i < len(j.todo) && j.todo[i].first < c.win.first {
 				i++
 			}
-			j.todo = append(j.todo[:i], append([]frame.Window{c.win}, j.todo[i:]...)...)
+			j.todo = append(j.todo[:i], append([]span{c.win}, j.todo[i:]...)...)
 		}
 	default:
 		if j.err == nil {

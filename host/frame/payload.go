@@ -380,24 +380,29 @@ func (r *InferRequest) AppendTo(dst []byte) []byte {
 }
 
 // WindowHeaderLen is the length of the window an INFER_WINDOW payload
-// carries between the INFER header and the features: u32 first item,
-// u32 item count.
-const WindowHeaderLen = 8
+// carries between the INFER header and the features: u16 first item,
+// u16 item count.
+const WindowHeaderLen = 4
+
+// MaxWindowItem is the largest first item and item count a window can
+// name (u16 fields): a host asks for windows only in answers of at most
+// this many items.
+const MaxWindowItem = 0xffff
 
 // Window selects the result items [First, First+Count) of an INFER answer
 // (docs/protocol.md section 4, "Windows"): the items of every query of
 // the request, in the order INFER sends them, counted from 0.
 type Window struct {
-	First, Count uint32
+	First, Count uint16
 }
 
-// End is First+Count (in 64 bits: it cannot wrap).
-func (w Window) End() uint64 { return uint64(w.First) + uint64(w.Count) }
+// End is First+Count (as an int: it does not wrap).
+func (w Window) End() int { return int(w.First) + int(w.Count) }
 
-// AppendTo appends the window's 8 bytes.
+// AppendTo appends the window's 4 bytes.
 func (w Window) AppendTo(dst []byte) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, w.First)
-	return binary.LittleEndian.AppendUint32(dst, w.Count)
+	dst = binary.LittleEndian.AppendUint16(dst, w.First)
+	return binary.LittleEndian.AppendUint16(dst, w.Count)
 }
 
 // AppendInferWindow appends the INFER_WINDOW payload of INFER payload
@@ -417,8 +422,8 @@ func (w *Window) DecodeFromBytes(p []byte) ([]byte, error) {
 	if len(p) < InferHeaderLen+WindowHeaderLen {
 		return nil, fmt.Errorf("%w: INFER_WINDOW payload is %d bytes, the INFER header and the window alone are %d", ErrPayload, len(p), InferHeaderLen+WindowHeaderLen)
 	}
-	w.First = binary.LittleEndian.Uint32(p[InferHeaderLen:])
-	w.Count = binary.LittleEndian.Uint32(p[InferHeaderLen+4:])
+	w.First = binary.LittleEndian.Uint16(p[InferHeaderLen:])
+	w.Count = binary.LittleEndian.Uint16(p[InferHeaderLen+2:])
 	return append(append(make([]byte, 0, len(p)-WindowHeaderLen), p[:InferHeaderLen]...), p[InferHeaderLen+WindowHeaderLen:]...), nil
 }
 
@@ -426,9 +431,9 @@ func (w *Window) DecodeFromBytes(p []byte) ([]byte, error) {
 // ib bytes each: items [First, min(First+Count, n)) of the n items in
 // answer, empty when First >= n (the answer an INFER_WINDOW gets).
 func (w Window) Select(answer []byte, ib int) []byte {
-	n := uint64(len(answer) / ib)
-	lo, hi := min(uint64(w.First), n), min(w.End(), n)
-	return answer[lo*uint64(ib) : hi*uint64(ib)]
+	n := len(answer) / ib
+	lo, hi := min(int(w.First), n), min(w.End(), n)
+	return answer[lo*ib : hi*ib]
 }
 
 // PackFeatures appends x packed as the protocol wants it (feature i in

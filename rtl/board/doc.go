@@ -24,10 +24,11 @@
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
 //	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM,
 //	                 swept a byte per clock, read out a byte at a time
-//	proto_engine.v   command executor of protocol version 5 (the board
+//	proto_engine.v   command executor of protocol version 6 (the board
 //	                 checks only what protects it and echoes nothing the
 //	                 host knows; the host checks the rest):
-//	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
+//	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, INFER_WINDOW
+//	                 (INFER's answer cut to a window of its items), STATUS,
 //	                 RESET_STATUS, ERROR responses; a bit-serial unit for
 //	                 the upload CRC and the query seed; the answers' bytes
 //	                 from response programs in a block RAM ROM

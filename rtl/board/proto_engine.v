@@ -67,9 +67,10 @@
  *                 (bytes 0..1) and as u32 otherwise; mode 3 (sums) sends
  *                 every word clipped to [-T, T] as an i8 when T <= 127,
  *                 else as an i16.
- *   INFER_WINDOW  (0x11, version 6) INFER's 10-byte header, u32 first,
- *                 u32 count, then INFER's feature vectors: shorter than 18
- *                 bytes: ERROR 3; else INFER's checks and run, but only
+ *   INFER_WINDOW  (0x11, version 6, WINDOWS = 1) INFER's 10-byte header,
+ *                 u16 first, u16 count, then INFER's feature vectors:
+ *                 shorter than 14 bytes: ERROR 3; else INFER's checks and
+ *                 run, but only
  *                 the result items first .. first+count-1 of the answer
  *                 (every query's items, counted from 0) are sent: the
  *                 others are taken from the core and dropped (wskip counts
@@ -149,6 +150,10 @@
  *   ETH_COUNTERS                1: STATUS counters 6 and 7 (Ethernet FCS
  *                               errors, frames dropped) are kept; 0 (a
  *                               board without Ethernet): they read 0
+ *   WINDOWS                     1: INFER_WINDOW (protocol version 6); 0:
+ *                               answered as an unknown command, INFO
+ *                               reports version 5 (board_top: with the set
+ *                               loop only, SETS_MAX > 1)
  *   STATUS_ALL                  1: the optional STATUS counters 0, 8, 9,
  *                               10 (frames executed and sent, core runs,
  *                               ERRORs) are kept; 0: they read 0 (the
@@ -198,7 +203,8 @@ module proto_engine #(
     parameter RX_FRAMES_ETH  = 1,
     parameter LEN_W       = 11,
     parameter ETH_COUNTERS = 1,
-    parameter STATUS_ALL  = 1
+    parameter STATUS_ALL  = 1,
+    parameter WINDOWS     = 1
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -267,7 +273,7 @@ localparam integer NEXT_W  = $clog2(TOTAL_I + 1);
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
-localparam [31:0]  PROTO_VER = 32'd6;
+localparam [31:0]  PROTO_VER = (WINDOWS != 0) ? 32'd6 : 32'd5;   // version 5: no INFER_WINDOW
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
 // x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
@@ -387,9 +393,9 @@ wire             f_link = (ETH_COUNTERS != 0) && s_desc_link;   // UART-only boa
 
 reg [2:0]        state = S_IDLE;
 reg [LEN_W-1:0]  rem;               // payload bytes not read yet
-reg [4:0]        pidx;              // leading field byte index
-reg [4:0]        pneed;
-wire             is_inf = (f_type[7:1] == 7'h08);   // INFER or INFER_WINDOW
+reg [3:0]        pidx;              // leading field byte index
+reg [3:0]        pneed;
+wire             is_inf = (WINDOWS != 0) ? (f_type[7:1] == 7'h08) : (f_type == T_INFER);   // INFER or INFER_WINDOW
 
 // leading fields (stored only where needed)
 reg [1:0]        p_mode;
@@ -442,8 +448,8 @@ reg [SETS_W-1:0] kr;                // K mod M
 reg [WI_W-1:0]   wi;                // result word of the query (mode 2), held at NC
 reg              vwide;             // mode 2 votes as u32 (K > KV)
 reg              win;               // INFER_WINDOW: only the window's items are sent
-reg [31:0]       wskip;             // INFER_WINDOW: items still to skip
-reg [31:0]       wtake;             // INFER_WINDOW: items still to send
+reg [15:0]       wskip;             // INFER_WINDOW: items still to skip
+reg [15:0]       wtake;             // INFER_WINDOW: items still to send
 reg              sent;              // INFER_WINDOW: the answer's last byte was sent
 
 reg              err_sent_reg = 1'b0;
@@ -549,10 +555,10 @@ wire param_in  = (state == S_PARAM) && byte_in;
 
 // ------------------------------------------------------------ frame decode
 // parameter bytes, length rule and immediate error of the offered frame
-reg [4:0] d_need;
+reg [3:0] d_need;
 reg [4:0] d_code;           // the ERROR's program; 0: no error
 always @* begin
-    d_need = 5'd0;
+    d_need = 4'd0;
     d_code = 5'd0;
     case (s_desc_type)
         T_INFO, T_STATUS, T_RESET: begin
@@ -562,20 +568,21 @@ always @* begin
             if (s_desc_len != LEN_W'(4)) d_code = E_LENGTH;
         end
         T_DATA: begin
-            d_need = 5'd4;
+            d_need = 4'd4;
             if (lt_c(32'(s_desc_len), 32'd6)) d_code = E_LENGTH;
         end
         T_COMMIT: begin
-            d_need = 5'd8;
+            d_need = 4'd8;
             if (s_desc_len != LEN_W'(8)) d_code = E_LENGTH;
         end
         T_INFER: begin
-            d_need = 5'd10;
+            d_need = 4'd10;
             if (lt_c(32'(s_desc_len), 32'd10)) d_code = E_LENGTH;
         end
         T_WIN: begin
-            d_need = 5'd18;
-            if (lt_c(32'(s_desc_len), 32'd18)) d_code = E_LENGTH;
+            d_need = 4'd14;
+            if (lt_c(32'(s_desc_len), 32'd14)) d_code = E_LENGTH;
+            if (WINDOWS == 0) d_code = E_UNKNOWN;
         end
         default: d_code = E_UNKNOWN;
     endcase
@@ -791,8 +798,8 @@ assign resp_xfer = resp_valid && r_axis_tready;
 wire vskip      = vmode && (wi == NC_WI);
 // INFER_WINDOW: an item is sent when none is left to skip and some are
 // left to send (INFER: every item)
-wire wskip0     = (wskip == 32'd0);
-wire in_win     = !win || (wskip0 && (wtake != 32'd0));
+wire wskip0     = (wskip == 16'd0);
+wire in_win     = !win || (wskip0 && (wtake != 16'd0));
 wire w_item     = (state == S_INFER) && res_valid && !vskip;   // a result item is offered
 wire w_drop     = w_item && !in_win;                            // ... outside the window: taken, not sent
 wire infer_send = w_item && in_win;
@@ -802,7 +809,7 @@ wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || 
 wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped or dropped)
                   ((state == S_INFER) && res_valid && (vskip || !in_win));
 wire infer_tlast = item_end && ((last_q && (vmode ? (wi == NC_WI - 1'b1) : res_last)) ||
-                                (win && (wtake == 32'd1)));
+                                (win && (wtake == 16'd1)));
 
 // a counter read is held for the 4 bytes of its word (one snapshot of the
 // counter), then dropped for a clock (gap); each byte is offered in the
@@ -924,7 +931,7 @@ generate
     if (K_W > 8) begin : g_khi
         reg [K_W-9:0] k_hi;
         always @(posedge clk) begin
-            if (param_in && is_inf && pidx == 5'd3) k_hi <= s_axis_tdata[K_W-9:0];
+            if (param_in && is_inf && pidx == 4'd3) k_hi <= s_axis_tdata[K_W-9:0];
         end
         assign p_k = {k_hi, pb};
     end else begin : g_klo
@@ -937,7 +944,7 @@ endgenerate
 integer bi;
 always @(posedge clk) begin
     // pb: INFER's K low byte (field byte 2), or a LOAD_DATA word's first byte
-    if ((param_in && is_inf && pidx == 5'd2) || ((state == S_WRITE) && byte_in && !half)) begin
+    if ((param_in && is_inf && pidx == 4'd2) || ((state == S_WRITE) && byte_in && !half)) begin
         pb <= s_axis_tdata;
     end
     if (take_desc) begin
@@ -948,7 +955,7 @@ always @(posedge clk) begin
         case (f_type)
             T_DATA: begin
                 for (bi = 0; bi < 32; bi = bi + 1) begin
-                    if (pidx == 5'(bi / 8)) begin
+                    if (pidx == 4'(bi / 8)) begin
                         if (bi < NEXT_W) p_off[bi % NEXT_W] <= s_axis_tdata[bi % 8];
                         else if (s_axis_tdata[bi % 8]) off_hi <= 1'b1;
                     end
@@ -959,31 +966,29 @@ always @(posedge clk) begin
             end
             default: begin // T_INFER, T_WIN
                 case (pidx)
-                    5'd0: begin
+                    4'd0: begin
                         p_mode   <= s_axis_tdata[1:0];
                         mode_bad <= (s_axis_tdata[7:2] != 6'd0);
                     end
-                    5'd1: begin
+                    4'd1: begin
                         if (gt_c(32'(s_axis_tdata), 32'(SETS_MAX8))) mode_bad <= 1'b1;
                         p_m      <= (SETS1 || s_axis_tdata == 8'd0) ? SETS_W'(1) : SETS_W'(s_axis_tdata);
                     end
                     // K: stored (K_W bits) and checked byte by byte
-                    5'd2: begin
+                    4'd2: begin
                         k_lo0        <= (s_axis_tdata == 8'd0);
                         k_logt       <= gt_c(32'(s_axis_tdata), 32'(KMAX16[7:0]));
                     end
-                    5'd3: begin
+                    4'd3: begin
                         k_bad <= (k_lo0 && s_axis_tdata == 8'd0) ||
                                  gt_c(32'(s_axis_tdata), 32'(KMAX16[15:8])) ||
                                  (s_axis_tdata == KMAX16[15:8] && k_logt);
                     end
                     default: ;
                 endcase
-                // INFER_WINDOW: bytes 10..13 first, 14..17 count
-                if (pidx[4] || pidx[3:1] == 3'd5 || pidx[3:2] == 2'd3) begin
-                    if (pidx[4] || (pidx[3:2] == 2'd3 && pidx[1])) wtake <= {s_axis_tdata, wtake[31:8]};
-                    else                                          wskip <= {s_axis_tdata, wskip[31:8]};
-                end
+                // INFER_WINDOW: bytes 10..11 first, 12..13 count
+                if (pidx[3:1] == 3'd5) wskip <= {s_axis_tdata, wskip[15:8]};
+                if (pidx[3:1] == 3'd6) wtake <= {s_axis_tdata, wtake[15:8]};
             end
         endcase
     end
@@ -1007,7 +1012,7 @@ end
 wire s_load_crc  = ((state == S_WRITE) && byte_in && !at_end) ||
                    (param_in && f_type == T_COMMIT && pidx[2]) ||
                    (resp_xfer && crc_word);
-wire s_load_seed = param_in && is_inf && pidx[4:2] == 3'd1;   // bytes 4..7
+wire s_load_seed = param_in && is_inf && pidx[3:2] == 2'd1;   // bytes 4..7
 always @(posedge clk) begin
     if (s_busy) begin
         sn <= sn - 1'b1;
@@ -1082,8 +1087,8 @@ always @(posedge clk) begin
         S_IDLE: begin
             if (take_desc) begin
                 rem    <= s_desc_busy ? {LEN_W{1'b0}} : s_desc_len;
-                pidx   <= 5'd0;
-                win    <= (s_desc_type == T_WIN);
+                pidx   <= 4'd0;
+                win    <= (WINDOWS != 0) && (s_desc_type == T_WIN);
                 sent   <= 1'b0;
                 pneed  <= d_need;
                 rb     <= 2'd0;

@@ -225,15 +225,15 @@ struct Model {
             return ok;  // version 5: an empty answer
         }
         case 0x11: {
-            // INFER_WINDOW: INFER's header, u32 first, u32 count, the
+            // INFER_WINDOW: INFER's header, u16 first, u16 count, the
             // vectors; INFER's answer cut to items [first, first+count)
-            if (len < 18) return error(c, 3, 0);
+            if (len < 14) return error(c, 3, 0);
             cnt[0]--;  // counted again by exec_infer
-            uint64_t first = get_u32(p, 10), count = get_u32(p, 14);
+            uint64_t first = p[10] | p[11] << 8, count = p[12] | p[13] << 8;
             Cmd ic = c;
             ic.f.type = 0x10;
             ic.f.payload.assign(p.begin(), p.begin() + 10);
-            ic.f.payload.insert(ic.f.payload.end(), p.begin() + 18, p.end());
+            ic.f.payload.insert(ic.f.payload.end(), p.begin() + 14, p.end());
             Resp r = exec_infer(ic);
             r.type = r.type == 0xE0 ? 0xE0 : 0x91;
             if (r.type == 0xE0) {
@@ -694,21 +694,21 @@ int main(int argc, char** argv) {
             int count = b.rnd(1, std::max(1, std::min(4, 1006 / (M * FB))));
             auto q = b.infer(mode, k, (uint32_t)b.rng(), count, 0, sets);
             uint32_t items = (uint32_t)count * (mode == 1 ? NC + 2 * NT : mode == 2 ? NC : (uint32_t)k * NT);
-            uint32_t first = i == 0 ? 0 : i == 1 ? items : i == 2 ? items - 1 : i == 3 ? 0xFFFFFFF0u : (uint32_t)b.rnd(0, (int)items + 2);
-            uint32_t n = i == 0 ? items : i == 1 ? 1 : i == 2 ? 5 : i == 3 ? 0x20 : i == 4 ? 0 : i == 5 ? 0xFFFFFFFFu : (uint32_t)b.rnd(0, (int)items + 2);
+            uint32_t first = i == 0 ? 0 : i == 1 ? items : i == 2 ? items - 1 : i == 3 ? 0xFFF0u : (uint32_t)b.rnd(0, (int)items + 2);
+            uint32_t n = i == 0 ? items : i == 1 ? 1 : i == 2 ? 5 : i == 3 ? 0x20 : i == 4 ? 0 : i == 5 ? 0xFFFFu : (uint32_t)b.rnd(0, (int)items + 2);
             std::vector<uint8_t> p(q.begin(), q.begin() + 10);
-            put_u32(p, first);
-            put_u32(p, n);
+            put_u16(p, (uint16_t)first);
+            put_u16(p, (uint16_t)n);
             p.insert(p.end(), q.begin() + 10, q.end());
             b.run(b.cmd(0x11, p));
         }
         {
             auto q = b.infer(1, 1, 1, 1);
             std::vector<uint8_t> p(q.begin(), q.begin() + 10);
-            put_u32(p, 1);
-            put_u32(p, 2);
-            auto p17 = std::vector<uint8_t>(p.begin(), p.begin() + 17);
-            b.run(b.cmd(0x11, p17));                     // shorter than 18: ERROR 3
+            put_u16(p, 1);
+            put_u16(p, 2);
+            auto p13 = std::vector<uint8_t>(p.begin(), p.begin() + 13);
+            b.run(b.cmd(0x11, p13));                     // shorter than 14: ERROR 3
             b.run(b.cmd(0x11, p));                       // no whole vector: ERROR 3
             p[2] = p[3] = 0;
             p.insert(p.end(), q.begin() + 10, q.end());
