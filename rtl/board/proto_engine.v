@@ -580,9 +580,12 @@ always @* begin
             if (lt_c(32'(s_desc_len), 32'd10)) d_code = E_LENGTH;
         end
         T_WIN: begin
-            d_need = 4'd14;
-            if (lt_c(32'(s_desc_len), 32'd14)) d_code = E_LENGTH;
-            if (WINDOWS == 0) d_code = E_UNKNOWN;
+            if (WINDOWS != 0) begin
+                d_need = 4'd14;
+                if (lt_c(32'(s_desc_len), 32'd14)) d_code = E_LENGTH;
+            end else begin
+                d_code = E_UNKNOWN;         // version 5: an unknown command
+            end
         end
         default: d_code = E_UNKNOWN;
     endcase
