@@ -91,8 +91,9 @@
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
 // 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
 // demo`: 60 lanes, SETS_MAX 8, core 54 / shell 27 MHz, nextpnr seed 1)
-// places in 4,063 of 5,280 cells and 23 block RAMs with core / shell Fmax
-// 54.80 / 32.33 MHz, timing met; the HX8K full board (64 lanes, 96 / 48
+// places in 4,161 of 5,280 cells and 23 block RAMs with core / shell Fmax
+// 54.41 / 33.86 MHz, timing met (with protocol version 6's INFER_WINDOW:
+// 4,056 cells, 58.18 / 31.13 MHz before it, measured 2026-11-28); the HX8K full board (64 lanes, 96 / 48
 // MHz) in 5,767 of 7,680 and 31 block RAMs, 117.43 / 52.22 MHz, timing
 // met (docs/physical-limits.md; their history is in CHANGELOG.md).
 //
