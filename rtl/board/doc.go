@@ -94,7 +94,7 @@
 // places in 4,161 of 5,280 cells and 23 block RAMs with core / shell Fmax
 // 54.41 / 33.86 MHz, timing met (with protocol version 6's INFER_WINDOW:
 // 4,056 cells, 58.18 / 31.13 MHz before it, measured 2026-11-28); the HX8K full board (64 lanes, 96 / 48
-// MHz) in 5,767 of 7,680 and 31 block RAMs, 117.43 / 52.22 MHz, timing
+// MHz) in 5,855 of 7,680 and 31 block RAMs, 124.22 / 53.86 MHz, timing
 // met (docs/physical-limits.md; their history is in CHANGELOG.md).
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none
