@@ -24,9 +24,9 @@ DEVICE=${DEVICE:-up5k}
 # `ptm synth` (docs/fixed-point.md 2.3), and the dual-clock board
 # (RATIO=2: the core on the PLL's 54 MHz, the board shell on half of it,
 # the UART at 3 Mbaud from 27 MHz, 9 clocks per bit; docs/board-shell.md),
-# 60 lanes (5 x 12, 48.87 clocks per sample) place in the UP5K (4,063 of
+# 60 lanes (5 x 12, 48.87 clocks per sample) place in the UP5K (4,161 of
 # 5,280 logic cells) and meet both clocks with nextpnr seed 1 (core Fmax
-# 54.80 MHz, shell 32.33): 1.10 M samples/s at the 54 MHz clock.
+# 54.41 MHz, shell 33.86): 1.10 M samples/s at the 54 MHz clock.
 # RATIO=1 LANES=28 FREQ=27 SEED=1 builds a single-clock image. LANES=auto
 # runs `ptm synth`'s own search (docs/howto-build-image.md).
 RATIO=${RATIO:-2}

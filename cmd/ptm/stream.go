@@ -35,6 +35,8 @@ type streamJSON struct {
 	Duplicated      int             `json:"duplicated"`
 	Mismatches      int             `json:"mismatches_vs_golden"`
 	Retries         uint64          `json:"retries"`
+	Windows         uint64          `json:"windows"`
+	WindowSplits    uint64          `json:"window_splits"`
 	CRCErrors       uint64          `json:"crc_errors"`
 	QueriesPerS     float64         `json:"queries_per_s"`
 	LinkUtilization float64         `json:"link_utilization"`
@@ -174,7 +176,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	}
 	j := streamJSON{
 		Queries: sum.Queries, Requested: sum.Requested, Verified: sum.Verified, VerifiedByCRC: sum.VerifiedByCRC, Lost: sum.Lost, Unanswered: sum.Unanswered, Duplicated: sum.Duplicated, Mismatches: sum.Mismatches,
-		Retries: sum.Retries, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
+		Retries: sum.Retries, Windows: sum.Windows, WindowSplits: sum.WindowSplits, CRCErrors: sum.CRCErrors, QueriesPerS: sum.QueriesPerS, LinkUtilization: sum.LinkUtilization,
 		LinkUtilSource: sum.LinkUtilSource, LinkUtilHost: sum.LinkUtilHost,
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
 		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics, NotRun: sum.NotRun,
@@ -213,6 +215,9 @@ func printStream(w io.Writer, j streamJSON) {
 	fmt.Fprintf(w, "  verified %d, lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Verified, j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
 	if j.NotRun > 0 {
 		fmt.Fprintf(w, "  not run (the stream was interrupted): %d\n", j.NotRun)
+	}
+	if j.Windows > 0 {
+		fmt.Fprintf(w, "  long answers in windows the line carries: %d windows received, %d split after a lost transmission\n", j.Windows, j.WindowSplits)
 	}
 	if j.VerifiedByCRC > 0 {
 		fmt.Fprintf(w, "  %d of the verified rows arrived garbled with their CRC intact, equal to the golden answer's CRC\n", j.VerifiedByCRC)

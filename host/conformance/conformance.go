@@ -379,6 +379,51 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 			}
 			c.add(name+": query i uses seed + i, set m seed + i + m*0x9E3779B9", gerr)
 		}
+
+		// INFER_WINDOW (protocol version 6): every window of an answer
+		// is that slice of the golden answer, in every mode; a window
+		// past the end is cut there, one selecting nothing is answered
+		// empty. A version-5 board does not know the command.
+		if in.Windows() {
+			for _, mode := range []frame.Mode{frame.ModeSamples, frame.ModeStats, frame.ModeVotes, frame.ModeSums} {
+				q := frame.InferRequest{Mode: mode, K: uint16(min(int(in.KMax), 5)), Seed: seed, Count: count, Features: feats}
+				ib := in.ItemBytes(mode, int(q.K))
+				var want []uint32
+				for i, x := range xs {
+					sums, st, _ := core.Run(x, int(q.K), seed+uint32(i), nil)
+					want = append(want, frame.ResultWords(mode, bank.T, sums, st)...)
+				}
+				gold := frame.AppendItems(nil, want, ib)
+				n := uint16(len(want))
+				var werr error
+				var windows []frame.Window
+				for _, fc := range [][2]uint16{{0, n}, {0, 1}, {1, 2}, {n / 2, n / 3}, {n - 1, 1}, {n - 2, 7}, {0, n + 100},
+					{n, 1}, {n + 5, 3}, {0, 0}, {3, 0}, {0xfff0, 0x20}, {0xffff, 0xffff}, {uint16(rng.UintN(uint(n))), uint16(rng.UintN(uint(n) + 1))}} {
+					windows = append(windows, frame.Window{First: fc[0], Count: fc[1]})
+				}
+				for _, w := range windows {
+					rt, p, err := c.d.Exec(ctx, frame.TypeInferWindow, frame.AppendInferWindow(nil, q.AppendTo(nil), w))
+					switch wantp := w.Select(gold, ib); {
+					case err != nil:
+						werr = fmt.Errorf("window [%d, +%d): %w", w.First, w.Count, err)
+					case rt != frame.TypeInferWindow.Response():
+						werr = fmt.Errorf("window [%d, +%d): response type %v", w.First, w.Count, rt)
+					case !bytes.Equal(p, wantp):
+						werr = fmt.Errorf("window [%d, +%d) of %d items: % x, golden % x", w.First, w.Count, n, p[:min(len(p), 16)], wantp[:min(len(wantp), 16)])
+					}
+					if werr != nil {
+						break
+					}
+				}
+				c.add(fmt.Sprintf("INFER_WINDOW in %s mode: every window is that slice of the golden answer (%d queries, %d items)", mode, count, n), werr)
+			}
+			win := func(p []byte) []byte { return frame.AppendInferWindow(nil, p, frame.Window{First: 1, Count: 2}) }
+			c.expectError("INFER_WINDOW shorter than its 14-byte header", frame.TypeInferWindow, win(infer(frame.ModeStats, 1, 1))[:13], frame.CodeBadLength, 0, true)
+			c.expectError("INFER_WINDOW K = 0", frame.TypeInferWindow, win(infer(frame.ModeStats, 0, 1)), frame.CodeBadK, 0, true)
+			c.expectError("INFER_WINDOW without a whole feature vector", frame.TypeInferWindow, win(infer(frame.ModeStats, 1, 0)), frame.CodeBadLength, 0, true)
+		} else {
+			c.expectError("INFER_WINDOW is unknown to a version-5 board", frame.TypeInferWindow, frame.AppendInferWindow(nil, infer(frame.ModeStats, 1, 1), frame.Window{Count: 1}), frame.CodeUnknownCommand, 0, true)
+		}
 	}
 
 	// STATUS and RESET_STATUS.

@@ -13,15 +13,16 @@ import (
 
 func TestSoftboardConforms(t *testing.T) {
 	for _, sh := range [...]struct {
-		name string
-		kmax int
-	}{{"multiclass", 200}, {"binary", 65535}} {
+		name    string
+		kmax    int
+		version uint32
+	}{{"multiclass", 200, 0}, {"binary", 65535, 0}, {"multiclass-v5", 200, 5}} {
 		t.Run(sh.name, func(t *testing.T) {
 			shape := testmodel.Multiclass
 			if sh.name == "binary" {
 				shape = testmodel.Binary
 			}
-			b, err := softboard.New(softboard.Config{Shape: shape, HW: testmodel.HW, KMax: sh.kmax})
+			b, err := softboard.New(softboard.Config{Shape: shape, HW: testmodel.HW, KMax: sh.kmax, Version: sh.version})
 			if err != nil {
 				t.Fatal(err)
 			}

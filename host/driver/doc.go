@@ -83,18 +83,34 @@
 // fragment to arrive once, not all in one attempt.
 //
 // A long answer on a noisy line rarely arrives intact (a 300-byte answer
-// at 1% flipped and 1% dropped bytes: about one time in 500), and a
-// K-sample query cannot be split into smaller ones with the same result
-// (every request re-seeds every lane from its seed through a non-linear
-// mix, docs/fixed-point.md 3.3). A caller that knows the correct answer
-// (host/stream: the golden fixed-point model) passes it as
-// Request.Expect: a garbled answer fragment whose header and CRC arrived
-// intact is then taken when its CRC is the CRC of the expected fragment
-// (frame.CRCMatches: the board sent exactly that), so only its 11
-// framing bytes have to get through. A board that answers anything else
-// is seen as before: its CRC does not match, and only an intact answer
-// completes the request (then compared by the caller). Result.CRCMatched
-// and Stats.CRCMatched count the fragments so verified.
+// at 1% flipped and 1% dropped bytes: about one time in 500). A K-sample
+// query cannot be split into smaller queries with the same samples (every
+// request re-seeds every lane from its seed, docs/fixed-point.md 3.3),
+// but the same request always gets the same answer, so a version-6 board
+// is asked for it in windows of its items (INFER_WINDOW, docs/protocol.md
+// section 4 "Windows"). Stream starts with the whole answer (a plain
+// INFER), estimates the line's loss per byte from every window's
+// transmissions (a resend is a loss, an answer a success) and cuts the
+// items still missing into windows of the length that carries the most
+// items per line byte at that rate; a window whose resend is due while
+// the line calls for windows half its length or shorter is given up
+// (errSplit) and its items asked for again in shorter windows, any other
+// is resent as it is. Windows grow back as the estimate forgets the
+// losses. The answer is joined from its windows in item order: the INFER
+// answer, bit for bit. Result.Windows and Result.Splits, Stats.Windows
+// and Stats.Splits count them; Opts.NoWindows sends every request whole.
+//
+// A version-5 board has no windows. There, as a last resort, a caller
+// that knows the correct answer (host/stream: the golden fixed-point
+// model) passes it as Request.Expect: a garbled answer fragment whose
+// header and CRC arrived intact is then taken when its CRC is the CRC of
+// the expected fragment (frame.CRCMatches: the board sent exactly that),
+// so only its 11 framing bytes have to get through. A board that answers
+// anything else is seen as before: its CRC does not match, and only an
+// intact answer completes the request (then compared by the caller).
+// Result.CRCMatched and Stats.CRCMatched count the fragments so verified.
+// Windowed requests do not use Expect (host/stream passes it only to a
+// version-5 board).
 //
 // Resends are bounded by time, not by a count: a request without a
 // complete response Opts.Deadline after its first transmission fails with

@@ -78,6 +78,13 @@ type Opts struct {
 	// to a later request shows that it was lost (the board answers in
 	// arrival order); only timeouts then trigger resends.
 	NoFastRetransmit bool
+	// NoWindows makes Stream send every request whole (INFER) even to a
+	// board that answers windows (protocol version 6). By default Stream
+	// asks such a board for each answer in windows of its result items
+	// sized from the loss the line shows (the whole answer on a clean
+	// line; docs/protocol.md section 4, "Windows"), so that a long
+	// answer gets through a noisy line.
+	NoWindows bool
 }
 
 func (o *Opts) defaults() {
@@ -127,6 +134,7 @@ type counters struct {
 	backoff, maxBackoff                                    atomic.Int64
 	spurious                                               atomic.Uint64
 	crcMatched, crcUnmatched                               atomic.Uint64
+	windows, splits                                        atomic.Uint64
 	minChunk                                               atomic.Int64 // smallest LOAD_DATA chunk used (words)
 	window                                                 atomic.Int64 // the window cap in effect
 }
@@ -156,6 +164,12 @@ type Stats struct {
 	// with an expected payload whose CRC did not match it (their CRC or
 	// header garbled too, or a board answering something else).
 	CRCUnmatched uint64 `json:"crc_unmatched"`
+	// Windows counts INFER_WINDOW answers received (parts of answers);
+	// Splits counts windows given up after a lost transmission because
+	// the line then called for windows half as long or less, their items
+	// asked for again in shorter windows.
+	Windows uint64 `json:"windows"`
+	Splits  uint64 `json:"window_splits"`
 	// SRTT is the smoothed round trip time (0 before the first sample),
 	// RTO the retransmission timeout a new request would get now, and
 	// Backoff the number of doublings in effect (RFC 6298).
@@ -193,6 +207,7 @@ type Driver struct {
 	rdone  chan struct{} // closed when the reader goroutine has returned
 	once   sync.Once
 	info   atomic.Pointer[frame.Info]
+	aest   answerEst // answer window sizes (Stream on a version-6 board)
 }
 
 // New starts a driver on t (which the caller still owns: close it after
@@ -272,7 +287,7 @@ func (d *Driver) Stats() Stats {
 		Stray: s.stray.Load(), FragmentGaps: s.fragGaps.Load(), FragmentResets: s.fragReset.Load(), Link: d.t.Stats(),
 		LoadGoBacks: s.goBacks.Load(), LateLoadAcks: s.lateAcks.Load(), Expired: s.expired.Load(), SRTT: time.Duration(s.srtt.Load()), RTO: time.Duration(s.rto.Load()),
 		Backoff: int(s.backoff.Load()), MaxBackoff: int(s.maxBackoff.Load()),
-		SpuriousTimeouts: s.spurious.Load(), CRCMatched: s.crcMatched.Load(), CRCUnmatched: s.crcUnmatched.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
+		SpuriousTimeouts: s.spurious.Load(), CRCMatched: s.crcMatched.Load(), Windows: s.windows.Load(), Splits: s.splits.Load(), CRCUnmatched: s.crcUnmatched.Load(), MinChunkWords: int(s.minChunk.Load()), Window: int(s.window.Load()),
 	}
 }
 

@@ -78,6 +78,14 @@ type call struct {
 	expect     []byte
 	crcMatched int
 
+	// Answer windows (Stream on a version-6 board): the request the call
+	// belongs to, the items it asks for, and the hook asked before every
+	// resend that is not after a busy answer (true: end the call with
+	// errSplit instead).
+	job      *job
+	win      span
+	onResend func(*call) bool
+
 	// results
 	respType frame.Type
 	err      error
@@ -528,6 +536,10 @@ func (e *engine) inflightBytes() int {
 // transmit sends (or resends) c. fresh says that no earlier transmission
 // of c can still be answered.
 func (e *engine) transmit(c *call, fresh bool) {
+	if c.attempts > 0 && c.state == stInflight && c.onResend != nil && c.onResend(c) {
+		e.finish(c, errSplit)
+		return
+	}
 	if e.opts.MaxRetries > 0 && c.attempts-c.busies > e.opts.MaxRetries {
 		e.finish(c, fmt.Errorf("driver: %s (seq %d): no complete response after %d attempts (last timeout %v): %w",
 			c.label, c.seq, c.attempts, c.lastRTO, ErrTimeout))
@@ -633,7 +645,7 @@ func (e *engine) finish(c *call, err error) {
 		e.cwnd = min(float64(e.maxWin), e.cwnd+inc)
 		e.st.completed.Add(1)
 		e.sinceLoss++
-	} else if !c.handBack { // a LOAD_DATA chunk's end is Load's business (resent in new chunks)
+	} else if !c.handBack && !errors.Is(err, errSplit) { // a LOAD_DATA chunk's or a split window's end is its owner's business (resent in new pieces)
 		e.st.failed.Add(1)
 	}
 	c.notify <- c

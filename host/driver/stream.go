@@ -30,6 +30,8 @@ type Request struct {
 	// intact, not all of its bytes. A board that answers anything else is
 	// still seen as it is: its CRC does not match, and only an intact
 	// response completes the request. Result.CRCMatched says it was used.
+	// It is a last resort for a version-5 board: a request answered in
+	// windows (protocol version 6) does not use it.
 	Expect []uint32
 }
 
@@ -43,7 +45,13 @@ type Result struct {
 	// CRCMatched counts the fragments of the answer that arrived
 	// garbled and were verified by their CRC against Request.Expect.
 	CRCMatched int
-	Err        error
+	// Windows is the number of windows (INFER_WINDOW answers, or one
+	// whole INFER answer) the answer was assembled from, 0 when the
+	// request was sent whole without windows (Opts.NoWindows or a
+	// version-5 board); Splits counts the windows given up after a lost
+	// transmission and sent again shorter.
+	Windows, Splits int
+	Err             error
 }
 
 // check validates a request against the board's INFO. A protocol
@@ -109,6 +117,30 @@ func (d *Driver) inferCall(r *Request, notify chan<- *call) (*call, error) {
 	return c, nil
 }
 
+// newJob checks r and prepares it to be answered in windows.
+func (d *Driver) newJob(r *Request) (*job, error) {
+	if err := d.check(r); err != nil {
+		return nil, fmt.Errorf("driver: request %d: %w", r.Index, err)
+	}
+	in := d.BoardInfo()
+	q := frame.InferRequest{Mode: r.Mode, Sets: uint8(max(1, r.Sets)), K: uint16(r.K), Seed: r.Seed, Count: 1, Features: r.Features}
+	if q.Sets == 1 {
+		q.Sets = 0
+	}
+	j := &job{r: *r, payload: q.AppendTo(make([]byte, 0, frame.InferHeaderLen+len(r.Features))), mode: r.Mode,
+		n: in.ResultWords(r.Mode, r.K), ib: in.ItemBytes(r.Mode, r.K)}
+	j.got = make([]byte, j.n*j.ib)
+	j.left = j.n
+	j.todo = []span{{0, j.n}}
+	return j, nil
+}
+
+// windows reports whether Stream answers requests in windows.
+func (d *Driver) windows() bool {
+	in := d.BoardInfo()
+	return !d.opts.NoWindows && in != nil && in.Windows()
+}
+
 func result(c *call) Result {
 	r := Result{Index: c.index, Seq: c.seq, Retries: c.retries(), CRCMatched: c.crcMatched, Err: c.err}
 	if c.err == nil {
@@ -131,15 +163,47 @@ func result(c *call) Result {
 //
 // Each request is sent as an INFER with count 1 and a fresh sequence
 // number; retries reuse the sequence number and bytes. A late duplicate
-// response is ignored, never delivered twice.
+// response is ignored, never delivered twice. On a version-6 board
+// (unless Opts.NoWindows) a request's answer may come in windows
+// (INFER_WINDOW, each with its own sequence number and deadline, package
+// doc): the windows of the oldest request are sent first, a new request
+// is taken when every window of the earlier ones is in flight, and the
+// Result is the joined answer. The deadline then bounds each window: a
+// request fails when one of its windows gets no answer within
+// Opts.Deadline.
 func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<- Result) error {
 	defer close(results)
 	window := d.opts.Window
+	// A job's calls are at most window at once, each reported once.
 	done := make(chan *call, window)
 	outstanding := map[*call]struct{}{}
+	var jobs []*job // requests answered in windows, in arrival order
 	in := reqs
 	var retErr error
 	var dl *DeadlineError // set when a request expired; lists the unanswered
+	// emit sends the result of job j (every call of it reported) and
+	// forgets it.
+	emit := func(j *job) {
+		if j.err == nil && j.left != 0 && retErr != nil {
+			j.err = fmt.Errorf("driver: request %d: %w", j.r.Index, retErr)
+		}
+		for i, x := range jobs {
+			if x == j {
+				jobs = append(jobs[:i], jobs[i+1:]...)
+				break
+			}
+		}
+		results <- jobResult(j)
+	}
+	// idleJobs emits the jobs left with no call in flight after the
+	// stream stopped.
+	idleJobs := func() {
+		for _, j := range append([]*job(nil), jobs...) {
+			if j.calls == 0 {
+				emit(j)
+			}
+		}
+	}
 	abort := func(err error) {
 		if retErr != nil {
 			return
@@ -151,10 +215,40 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 			calls = append(calls, c)
 		}
 		d.cancelCalls(calls, err)
+		idleJobs()
 	}
-	for in != nil || len(outstanding) > 0 {
+	submit := func(c *call, index int) bool {
+		if err := d.submitCall(ctx, c); err != nil {
+			if c.job != nil {
+				c.job.calls--
+				if c.job.err == nil {
+					c.job.err = fmt.Errorf("driver: request %d: %w", index, err)
+				}
+				c.job.todo = nil
+			} else {
+				results <- Result{Index: index, Err: fmt.Errorf("driver: request %d: %w", index, err)}
+			}
+			if ctx.Err() != nil {
+				abort(ctx.Err())
+			} else {
+				abort(err)
+			}
+			return false
+		}
+		outstanding[c] = struct{}{}
+		return true
+	}
+	for in != nil || len(outstanding) > 0 || (retErr == nil && len(jobs) > 0) {
+		// Windows still to send go first, the oldest request's first.
+		todo := false
+		for _, j := range jobs {
+			for retErr == nil && len(j.todo) > 0 && len(outstanding) < window {
+				submit(d.windowCall(j, done), j.r.Index)
+			}
+			todo = todo || len(j.todo) > 0
+		}
 		recv := in
-		if len(outstanding) >= window {
+		if len(outstanding) >= window || todo {
 			recv = nil
 		}
 		var ctxDone <-chan struct{}
@@ -167,21 +261,21 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 				in = nil
 				continue
 			}
+			if d.windows() {
+				j, err := d.newJob(&r)
+				if err != nil {
+					results <- Result{Index: r.Index, Err: err}
+					continue
+				}
+				jobs = append(jobs, j)
+				continue
+			}
 			c, err := d.inferCall(&r, done)
 			if err != nil {
 				results <- Result{Index: r.Index, Err: err}
 				continue
 			}
-			if err := d.submitCall(ctx, c); err != nil {
-				results <- Result{Index: r.Index, Err: fmt.Errorf("driver: request %d: %w", r.Index, err)}
-				if ctx.Err() != nil {
-					abort(ctx.Err())
-				} else {
-					abort(err)
-				}
-				continue
-			}
-			outstanding[c] = struct{}{}
+			submit(c, r.Index)
 		case c := <-done:
 			delete(outstanding, c)
 			var de *DeadlineError
@@ -190,12 +284,19 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 				if retErr == nil {
 					retErr, in = dl, nil
 					d.cancelAbandoned(outstanding, c)
+					idleJobs()
 				}
 			}
-			if dl != nil && c.err != nil {
+			if dl != nil && c.err != nil && !errors.Is(c.err, errSplit) {
 				dl.Unanswered = append(dl.Unanswered, c.unanswered(time.Now(), errors.As(c.err, &de)))
 			}
-			results <- result(c)
+			if c.job == nil {
+				results <- result(c)
+				continue
+			}
+			if d.windowDone(c) || (retErr != nil && c.job.calls == 0) {
+				emit(c.job)
+			}
 		case <-ctxDone:
 			abort(ctx.Err())
 		case <-d.e.dead:
@@ -207,10 +308,16 @@ func (d *Driver) Stream(ctx context.Context, reqs <-chan Request, results chan<-
 			for len(outstanding) > 0 {
 				c := <-done
 				delete(outstanding, c)
-				results <- result(c)
+				if c.job == nil {
+					results <- result(c)
+				} else if d.windowDone(c) || c.job.calls == 0 {
+					emit(c.job)
+				}
 			}
+			idleJobs()
 		}
 	}
+	idleJobs()
 	if dl != nil {
 		dl.sort()
 	}

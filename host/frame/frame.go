@@ -34,11 +34,15 @@ type Type uint8
 
 // Command and response types.
 const (
-	TypeInfo        Type = 0x01
-	TypeLoadBegin   Type = 0x02
-	TypeLoadData    Type = 0x03
-	TypeLoadCommit  Type = 0x04
-	TypeInfer       Type = 0x10
+	TypeInfo       Type = 0x01
+	TypeLoadBegin  Type = 0x02
+	TypeLoadData   Type = 0x03
+	TypeLoadCommit Type = 0x04
+	TypeInfer      Type = 0x10
+	// TypeInferWindow is INFER with a window of result items (protocol
+	// version 6, docs/protocol.md section 4): the answer carries only
+	// those items of the INFER answer.
+	TypeInferWindow Type = 0x11
 	TypeStatus      Type = 0x20
 	TypeResetStatus Type = 0x21
 	// The training board's commands (docs/protocol.md section 8).
@@ -66,7 +70,7 @@ func (t Type) Command() Type { return t &^ ResponseBit }
 // IsCommand reports whether t is one of the protocol's commands.
 func (t Type) IsCommand() bool {
 	switch t {
-	case TypeInfo, TypeLoadBegin, TypeLoadData, TypeLoadCommit, TypeInfer, TypeStatus, TypeResetStatus,
+	case TypeInfo, TypeLoadBegin, TypeLoadData, TypeLoadCommit, TypeInfer, TypeInferWindow, TypeStatus, TypeResetStatus,
 		TypeTrainInfo, TypeTrainInit, TypeTrainSeed, TypeTrainRows, TypeTrainRead:
 		return true
 	}
@@ -90,6 +94,8 @@ func (t Type) String() string {
 		name = "LOAD_COMMIT"
 	case TypeInfer:
 		name = "INFER"
+	case TypeInferWindow:
+		name = "INFER_WINDOW"
 	case TypeStatus:
 		name = "STATUS"
 	case TypeResetStatus:

@@ -22,8 +22,12 @@ func payloadLen(what string, p []byte, want int) error {
 // Protocol constants of the INFO words.
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
-	ProtocolVersion uint32 = 5          // INFO word 1
-	InfoWords              = 20         // words in an INFO response
+	ProtocolVersion uint32 = 6          // INFO word 1
+	// MinProtocolVersion is the oldest protocol version this host
+	// speaks: a version-5 board is version 6 without INFER_WINDOW
+	// (Info.Windows).
+	MinProtocolVersion uint32 = 5
+	InfoWords                 = 20 // words in an INFO response
 )
 
 // Info is the INFO response (docs/protocol.md section 3).
@@ -80,8 +84,8 @@ func (i *Info) Check() error {
 	if i.Magic != Magic {
 		return fmt.Errorf("frame: INFO magic 0x%08x, want 0x%08x (\"PTMB\"): not a PTM board", i.Magic, Magic)
 	}
-	if i.Version != ProtocolVersion {
-		return fmt.Errorf("frame: board speaks protocol version %d, this host speaks %d", i.Version, ProtocolVersion)
+	if i.Version < MinProtocolVersion || i.Version > ProtocolVersion {
+		return fmt.Errorf("frame: board speaks protocol version %d, this host speaks %d..%d", i.Version, MinProtocolVersion, ProtocolVersion)
 	}
 	for _, f := range []struct {
 		name string
@@ -109,6 +113,10 @@ func (i *Info) Shape() fixed.Shape {
 func (i *Info) HW() fixed.HW {
 	return fixed.HW{Bits: int(i.B), LFSRWidth: int(i.W), ClauseLanes: int(i.LC), LiteralLanes: int(i.LL)}
 }
+
+// Windows reports whether the board answers INFER_WINDOW (protocol
+// version 6 or later).
+func (i *Info) Windows() bool { return i.Version >= 6 }
 
 // Lanes is L = LC*LL.
 func (i *Info) Lanes() int { return int(i.LC) * int(i.LL) }
@@ -369,6 +377,63 @@ func (r *InferRequest) AppendTo(dst []byte) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, r.Seed)
 	dst = binary.LittleEndian.AppendUint16(dst, r.Count)
 	return append(dst, r.Features...)
+}
+
+// WindowHeaderLen is the length of the window an INFER_WINDOW payload
+// carries between the INFER header and the features: u16 first item,
+// u16 item count.
+const WindowHeaderLen = 4
+
+// MaxWindowItem is the largest first item and item count a window can
+// name (u16 fields): a host asks for windows only in answers of at most
+// this many items.
+const MaxWindowItem = 0xffff
+
+// Window selects the result items [First, First+Count) of an INFER answer
+// (docs/protocol.md section 4, "Windows"): the items of every query of
+// the request, in the order INFER sends them, counted from 0.
+type Window struct {
+	First, Count uint16
+}
+
+// End is First+Count (as an int: it does not wrap).
+func (w Window) End() int { return int(w.First) + int(w.Count) }
+
+// AppendTo appends the window's 4 bytes.
+func (w Window) AppendTo(dst []byte) []byte {
+	dst = binary.LittleEndian.AppendUint16(dst, w.First)
+	return binary.LittleEndian.AppendUint16(dst, w.Count)
+}
+
+// AppendInferWindow appends the INFER_WINDOW payload of INFER payload
+// infer (its 10-byte header and features) with window w: the header, the
+// window, the features.
+func AppendInferWindow(dst, infer []byte, w Window) []byte {
+	h := min(len(infer), InferHeaderLen)
+	dst = append(dst, infer[:h]...)
+	dst = w.AppendTo(dst)
+	return append(dst, infer[h:]...)
+}
+
+// DecodeFromBytes decodes the window of INFER_WINDOW payload p and
+// returns the INFER payload p carries (its header and features, a new
+// slice).
+func (w *Window) DecodeFromBytes(p []byte) ([]byte, error) {
+	if len(p) < InferHeaderLen+WindowHeaderLen {
+		return nil, fmt.Errorf("%w: INFER_WINDOW payload is %d bytes, the INFER header and the window alone are %d", ErrPayload, len(p), InferHeaderLen+WindowHeaderLen)
+	}
+	w.First = binary.LittleEndian.Uint16(p[InferHeaderLen:])
+	w.Count = binary.LittleEndian.Uint16(p[InferHeaderLen+2:])
+	return append(append(make([]byte, 0, len(p)-WindowHeaderLen), p[:InferHeaderLen]...), p[InferHeaderLen+WindowHeaderLen:]...), nil
+}
+
+// Select returns the bytes of the items of w in an answer of items of
+// ib bytes each: items [First, min(First+Count, n)) of the n items in
+// answer, empty when First >= n (the answer an INFER_WINDOW gets).
+func (w Window) Select(answer []byte, ib int) []byte {
+	n := len(answer) / ib
+	lo, hi := min(int(w.First), n), min(w.End(), n)
+	return answer[lo*ib : hi*ib]
 }
 
 // PackFeatures appends x packed as the protocol wants it (feature i in

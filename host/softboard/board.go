@@ -44,6 +44,11 @@ type Config struct {
 	// frame arriving when the buffer is full is answered with ERROR code 8
 	// (busy).
 	QueueFrames int
+	// Version is the protocol version the board speaks, INFO word 1:
+	// 0 for frame.ProtocolVersion (6), or 5 (a board without
+	// INFER_WINDOW, which it answers as an unknown command, like the
+	// RTL board today).
+	Version uint32
 }
 
 // Board is a software PTM board: the protocol engine of docs/protocol.md
@@ -95,6 +100,12 @@ func New(cfg Config) (*Board, error) {
 	if cfg.QueueFrames <= 0 {
 		cfg.QueueFrames = 1
 	}
+	if cfg.Version == 0 {
+		cfg.Version = frame.ProtocolVersion
+	}
+	if cfg.Version < frame.MinProtocolVersion || cfg.Version > frame.ProtocolVersion {
+		return nil, fmt.Errorf("softboard: protocol version %d, want %d..%d", cfg.Version, frame.MinProtocolVersion, frame.ProtocolVersion)
+	}
 	sh, h := cfg.Shape, cfg.HW
 	if err := sh.Validate(); err != nil {
 		return nil, fmt.Errorf("softboard: %w", err)
@@ -109,7 +120,7 @@ func New(cfg Config) (*Board, error) {
 	lay := h.LayoutOf(sh)
 	b := &Board{cfg: cfg, lay: lay, mask: uint16(1<<uint(h.Bits) - 1), words: make([]uint16, h.Lanes()*lay.Depth)}
 	b.info = frame.Info{
-		Magic: frame.Magic, Version: frame.ProtocolVersion, Generator: cfg.Generator,
+		Magic: frame.Magic, Version: cfg.Version, Generator: cfg.Generator,
 		NT: uint32(sh.TMs), NC: uint32(sh.Classes), M: uint32(sh.Clauses), O: uint32(sh.Features), T: uint32(sh.T),
 		B: uint32(h.Bits), W: uint32(h.LFSRWidth), LC: uint32(h.ClauseLanes), LL: uint32(h.LiteralLanes),
 		D: uint32(lay.Depth), KMax: uint32(cfg.KMax), Hash32: cfg.Hash32, BitRate: uint32(cfg.BitRate),
@@ -346,7 +357,18 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		return b.appendResp(dst, f, nil) // version 5: an empty answer
 
 	case frame.TypeInfer:
-		return b.infer(dst, f)
+		return b.infer(dst, f, f.Payload, nil)
+
+	case frame.TypeInferWindow:
+		if b.cfg.Version < 6 {
+			break // version 5: an unknown command
+		}
+		var w frame.Window
+		p, err := w.DecodeFromBytes(f.Payload)
+		if err != nil {
+			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
+		}
+		return b.infer(dst, f, p, &w)
 
 	case frame.TypeStatus:
 		if len(p) != 0 {
@@ -370,9 +392,11 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 // infer executes an INFER command with the checks of protocol version
 // 4: the count field is not read, the board runs one query per whole M*FB
 // payload bytes (ignoring the rest) and does not limit the result size
-// (fragment indices wrap after 127); the host checks the rest.
-func (b *Board) infer(dst []byte, f frame.Frame) []byte {
-	p := f.Payload
+// (fragment indices wrap after 127); the host checks the rest. p is the
+// INFER payload; w, if set, is the window of an INFER_WINDOW (f's
+// type): only the items it selects are sent, an empty answer when it
+// selects none (version 6).
+func (b *Board) infer(dst []byte, f frame.Frame, p []byte, w *frame.Window) []byte {
 	fb := b.info.FeatureBytes()
 	if len(p) < frame.InferHeaderLen {
 		return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
@@ -417,11 +441,14 @@ func (b *Board) infer(dst []byte, f frame.Frame) []byte {
 	b.out = out
 	b.pay = frame.AppendItems(b.pay[:0], out, ib)
 	pay := b.pay
+	if w != nil {
+		pay = w.Select(pay, ib)
+	}
 	for i := 0; ; i++ {
 		n := min(len(pay), frame.MaxPayload)
 		more := n < len(pay)
 		start := len(dst)
-		dst = frame.Begin(dst, frame.TypeInfer.Response(), frame.FragmentFlags(i, more), f.Seq)
+		dst = frame.Begin(dst, f.Type.Response(), frame.FragmentFlags(i, more), f.Seq)
 		dst = append(dst, pay[:n]...)
 		dst, _ = frame.Finish(dst, start)
 		b.count(frame.CounterSent, 1)

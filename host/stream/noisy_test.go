@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +18,19 @@ import (
 // long answers (K = 100 in sums mode: 300 bytes per Iris row; samples
 // mode: 1,200 bytes in two fragments) all arrive verified, with the
 // driver's default settings (issue 31 item 5: 2 of 30 rows verified, 28
-// lost, before a garbled answer could be verified by its CRC against the
-// golden answer). The board's receiver does not rescan, as the real one.
+// lost). A version-6 board answers them in windows sized for the line
+// (docs/protocol.md section 4, "Windows"): every answer reassembled from
+// windows, none verified by the golden answer's CRC. A version-5 board
+// (no windows, the RTL board today) still gets through by the CRC
+// fallback. The board's receiver does not rescan, as the real one.
 func TestLongAnswersNoisyLine(t *testing.T) {
 	f, X, labels, ids := testRows(t)
-	for _, mode := range []frame.Mode{frame.ModeSums, frame.ModeSamples} {
-		t.Run(mode.String(), func(t *testing.T) {
-			b := boardFor(t, f, softboard.Config{KMax: 255, Bank: f.Bank}) // preloaded: the upload at these rates is TestStreamUnderFaults' business
+	for _, c := range []struct {
+		mode    frame.Mode
+		version uint32
+	}{{frame.ModeSums, 6}, {frame.ModeSamples, 6}, {frame.ModeSums, 5}} {
+		t.Run(fmt.Sprintf("%s/v%d", c.mode, c.version), func(t *testing.T) {
+			b := boardFor(t, f, softboard.Config{KMax: 255, Bank: f.Bank, Version: c.version, QueueFrames: 31}) // preloaded: the upload at these rates is TestStreamUnderFaults' business
 			faults := &softboard.Faults{Seed: 31, FlipToBoard: 0.01, DropToBoard: 0.01, FlipToHost: 0.01, DropToHost: 0.01}
 			host, _, stop := b.Pipe(context.Background(), transport.StreamOpts{}, softboard.StreamOpts{NoRescan: true}, faults)
 			t.Cleanup(func() {
@@ -31,14 +38,20 @@ func TestLongAnswersNoisyLine(t *testing.T) {
 				host.Close()
 			})
 			start := time.Now()
-			s, err := stream.Run(context.Background(), host, f, "", X, stream.Config{K: 100, Mode: mode, Seed: 7, Labels: labels, RowIDs: ids})
+			s, err := stream.Run(context.Background(), host, f, "", X, stream.Config{K: 100, Mode: c.mode, Seed: 7, Labels: labels, RowIDs: ids})
 			if err != nil {
 				t.Fatalf("%v (summary %+v)", err, s)
 			}
-			t.Logf("%s mode, K = 100, 1%%/1%% faults: %d rows, %d lost, %d mismatches, %d verified (%d of them by CRC, %d fragments), %d retries, %.1fs (load %s)",
-				mode, s.Requested, s.Lost, s.Mismatches, s.Verified, s.VerifiedByCRC, s.CRCMatched, s.Retries, time.Since(start).Seconds(), testenv.LoadString())
+			t.Logf("%s mode, K = 100, 1%%/1%% faults, protocol %d: %d rows, %d lost, %d mismatches, %d verified (%d of them by CRC, %d fragments), %d windows, %d split, %d retries, %.1fs (load %s)",
+				c.mode, c.version, s.Requested, s.Lost, s.Mismatches, s.Verified, s.VerifiedByCRC, s.CRCMatched, s.Windows, s.WindowSplits, s.Retries, time.Since(start).Seconds(), testenv.LoadString())
 			if s.Lost != 0 || s.Mismatches != 0 || s.Verified != len(X) || s.Duplicated != 0 {
 				t.Fatalf("lost %d, mismatches %d, verified %d of %d, duplicated %d", s.Lost, s.Mismatches, s.Verified, len(X), s.Duplicated)
+			}
+			if c.version >= 6 && (s.VerifiedByCRC != 0 || s.CRCMatched != 0 || s.Windows < uint64(len(X))) {
+				t.Fatalf("protocol 6: %d rows verified by CRC (%d fragments), %d windows: want every answer from windows", s.VerifiedByCRC, s.CRCMatched, s.Windows)
+			}
+			if c.version == 5 && s.Windows != 0 {
+				t.Fatalf("protocol 5: %d windows", s.Windows)
 			}
 		})
 	}

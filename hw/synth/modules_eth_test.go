@@ -22,7 +22,7 @@ var ethShellBudget = map[string]int{
 	"eth_mac_tx":    196, // 181 + 9, 56 FF
 	"proto_rx_eth":  215, // 170 + 38, 123 FF (154 + 38, 185 FF before: the source MAC copy and the header shift register went)
 	"link_arb":      56,  // 54 + 0, 3 FF
-	"proto_engine":  697, // 657-676 (582-601 + 75) with branch eng8's LFSR response pc, bank address from next and K checked byte by byte (ABC's mapping varies); 657 + 86 with protocol version 5 (692 + 86 with version 4; 782-787 + 156 before the shell of branch shell5)
+	"proto_engine":  795, // 772 (669 + 103, 248 FF) with protocol version 6's INFER_WINDOW; 657-676 (582-601 + 75) with branch eng8's LFSR response pc, bank address from next and K checked byte by byte (ABC's mapping varies); 657 + 86 with protocol version 5 (692 + 86 with version 4; 782-787 + 156 before the shell of branch shell5)
 	"proto_rx":      212, // 165 + 41: payload bytes fetched on demand, no byte counter (PREFETCH = 0), the parser one 4-bit sequencer (branch rxtx9); 190-193 + 49-51: room in 128-byte blocks (branch rxtx8; 197 + 53 before, 215 + 61 before branch rxtx7; 242 + 88 before)
 	"stat_counters": 141, // 125 + 12 (the Ethernet counters included; 181-188 + 12 before)
 	"proto_tx":      181, // 152 + 24 (byte-wide CRC with Ethernet; no write-address or length copies, branch rxtx9; 166 + 16 before)
@@ -38,11 +38,12 @@ var ethShellBudget = map[string]int{
 // change, 2,747 after: ABC's noise is +-5 a module; 2,470 with branch
 // shell5's smaller engine, proto_rx and stat_counters, 2,427 with protocol
 // version 5's engine, 2,276 with branches eng8 and rxtx8, 2,228 with
-// eng9 and rxtx9) and flip-flops, which cost a logic cell each unless
-// packed with their LUT (1,325, 1,263, 1,217, 1,200, 1,113).
+// eng9 and rxtx9, 2,356 with version 6's INFER_WINDOW) and flip-flops,
+// which cost a logic cell each unless packed with their LUT (1,325,
+// 1,263, 1,217, 1,200, 1,113, 1,147).
 const (
-	ethShellTotal = 2295
-	ethShellFFs   = 1146
+	ethShellTotal = 2427
+	ethShellFFs   = 1181
 )
 
 // TestEthShellBudget synthesizes the full board shell (ETH_ENABLE = 1)

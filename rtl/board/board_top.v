@@ -40,7 +40,8 @@
  *   FEATURES, BITS, LANES, DEPTH, LANE_W, ADDR_W, K_W, NT, NC, KMAX
  *                     the core's shape and port widths (docs/core-interface.md)
  *   CLIP_T            the model's threshold T (INFER mode 3 clips to [-T, T])
- *   SETS_MAX          MMAX, the most sets an INFER query may carry (8)
+ *   SETS_MAX          MMAX, the most sets an INFER query may carry (8); 1
+ *                     also leaves INFER_WINDOW out (protocol version 5)
  *   STATUS_ALL        1: every STATUS counter is kept; 0: the optional
  *                     counters 0, 8, 9, 10 (frames executed and sent, core
  *                     runs, ERRORs) read 0 (docs/protocol.md section 5).
@@ -360,7 +361,10 @@ proto_engine #(
     .LANE_W(LANE_W), .ADDR_W(ADDR_W), .K_W(K_W), .NT(NT), .NC(NC), .KMAX(KMAX),
     .CLIP_T(CLIP_T), .SETS_MAX(SETS_MAX), .GEN_VERSION(GEN_VERSION), .UART_BAUD(UART_BAUD),
     .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W),
-    .ETH_COUNTERS(ETH_ENABLE), .STATUS_ALL(STATUS_ALL), .RX_FRAMES_UART(UART_FRAMES - 1)
+    .ETH_COUNTERS(ETH_ENABLE), .STATUS_ALL(STATUS_ALL), .RX_FRAMES_UART(UART_FRAMES - 1),
+    // INFER_WINDOW (protocol version 6) with the set loop; the lean engine
+    // (SETS_MAX 1, issue 12's 1,000-cell shell) stays at version 5
+    .WINDOWS((SETS_MAX > 1) ? 1 : 0)
 ) u_engine (
     .clk(clk), .rst(rst),
     .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),

@@ -24,10 +24,11 @@
 //	link_arb.v       frame-by-frame round-robin arbiter of the two links
 //	stat_counters.v  the STATUS counters (u32, wrapping) in one block RAM,
 //	                 swept a byte per clock, read out a byte at a time
-//	proto_engine.v   command executor of protocol version 5 (the board
+//	proto_engine.v   command executor of protocol version 6 (the board
 //	                 checks only what protects it and echoes nothing the
 //	                 host knows; the host checks the rest):
-//	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, STATUS,
+//	                 INFO, LOAD_BEGIN/DATA/COMMIT, INFER, INFER_WINDOW
+//	                 (INFER's answer cut to a window of its items), STATUS,
 //	                 RESET_STATUS, ERROR responses; a bit-serial unit for
 //	                 the upload CRC and the query seed; the answers' bytes
 //	                 from response programs in a block RAM ROM
@@ -90,9 +91,10 @@
 // with next alone and ERROR 7 without the board's CRC (engine 571 ->
 // 525). Issue 12 asks for 1,000. The UP5K image with this shell (`make
 // demo`: 60 lanes, SETS_MAX 8, core 54 / shell 27 MHz, nextpnr seed 1)
-// places in 4,063 of 5,280 cells and 23 block RAMs with core / shell Fmax
-// 54.80 / 32.33 MHz, timing met; the HX8K full board (64 lanes, 96 / 48
-// MHz) in 5,767 of 7,680 and 31 block RAMs, 117.43 / 52.22 MHz, timing
+// places in 4,161 of 5,280 cells and 23 block RAMs with core / shell Fmax
+// 54.41 / 33.86 MHz, timing met (with protocol version 6's INFER_WINDOW:
+// 4,056 cells, 58.18 / 31.13 MHz before it, measured 2026-11-28); the HX8K full board (64 lanes, 96 / 48
+// MHz) in 5,855 of 7,680 and 31 block RAMs, 124.22 / 53.86 MHz, timing
 // met (docs/physical-limits.md; their history is in CHANGELOG.md).
 //
 // Conventions are those of package rtl (rtl/doc.go): `default_nettype none

@@ -67,6 +67,16 @@
  *                 (bytes 0..1) and as u32 otherwise; mode 3 (sums) sends
  *                 every word clipped to [-T, T] as an i8 when T <= 127,
  *                 else as an i16.
+ *   INFER_WINDOW  (0x11, version 6, WINDOWS = 1) INFER's 10-byte header,
+ *                 u16 first, u16 count, then INFER's feature vectors:
+ *                 shorter than 14 bytes: ERROR 3; else INFER's checks and
+ *                 run, but only
+ *                 the result items first .. first+count-1 of the answer
+ *                 (every query's items, counted from 0) are sent: the
+ *                 others are taken from the core and dropped (wskip counts
+ *                 the items still to skip, wtake those still to send; the
+ *                 item that brings wtake to 0 carries tlast), and an
+ *                 answer that selects no item is the empty answer.
  *   STATUS        13 words; counters 4 and 5 (unknown commands, bad
  *                 lengths) are not kept since version 4 and read 0, nor
  *                 are 6, 7 without ETH_COUNTERS and 0, 8, 9, 10 without
@@ -140,6 +150,10 @@
  *   ETH_COUNTERS                1: STATUS counters 6 and 7 (Ethernet FCS
  *                               errors, frames dropped) are kept; 0 (a
  *                               board without Ethernet): they read 0
+ *   WINDOWS                     1: INFER_WINDOW (protocol version 6); 0:
+ *                               answered as an unknown command, INFO
+ *                               reports version 5 (board_top: with the set
+ *                               loop only, SETS_MAX > 1)
  *   STATUS_ALL                  1: the optional STATUS counters 0, 8, 9,
  *                               10 (frames executed and sent, core runs,
  *                               ERRORs) are kept; 0: they read 0 (the
@@ -189,7 +203,8 @@ module proto_engine #(
     parameter RX_FRAMES_ETH  = 1,
     parameter LEN_W       = 11,
     parameter ETH_COUNTERS = 1,
-    parameter STATUS_ALL  = 1
+    parameter STATUS_ALL  = 1,
+    parameter WINDOWS     = 1
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -258,7 +273,7 @@ localparam integer NEXT_W  = $clog2(TOTAL_I + 1);
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
-localparam [31:0]  PROTO_VER = 32'd5;
+localparam [31:0]  PROTO_VER = (WINDOWS != 0) ? 32'd6 : 32'd5;   // version 5: no INFER_WINDOW
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
 // x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
@@ -322,6 +337,7 @@ localparam [7:0] T_BEGIN  = 8'h02;
 localparam [7:0] T_DATA   = 8'h03;
 localparam [7:0] T_COMMIT = 8'h04;
 localparam [7:0] T_INFER  = 8'h10;
+localparam [7:0] T_WIN    = 8'h11;   // INFER_WINDOW
 localparam [7:0] T_STATUS = 8'h20;
 localparam [7:0] T_RESET  = 8'h21;
 localparam [7:0] T_ERROR  = 8'hE0;
@@ -379,6 +395,7 @@ reg [2:0]        state = S_IDLE;
 reg [LEN_W-1:0]  rem;               // payload bytes not read yet
 reg [3:0]        pidx;              // leading field byte index
 reg [3:0]        pneed;
+wire             is_inf = (WINDOWS != 0) ? (f_type[7:1] == 7'h08) : (f_type == T_INFER);   // INFER or INFER_WINDOW
 
 // leading fields (stored only where needed)
 reg [1:0]        p_mode;
@@ -430,6 +447,10 @@ reg [K_W-1:0]    kq;                // K / M
 reg [SETS_W-1:0] kr;                // K mod M
 reg [WI_W-1:0]   wi;                // result word of the query (mode 2), held at NC
 reg              vwide;             // mode 2 votes as u32 (K > KV)
+reg              win;               // INFER_WINDOW: only the window's items are sent
+reg [15:0]       wskip;             // INFER_WINDOW: items still to skip
+reg [15:0]       wtake;             // INFER_WINDOW: items still to send
+reg              sent;              // INFER_WINDOW: the answer's last byte was sent
 
 reg              err_sent_reg = 1'b0;
 
@@ -557,6 +578,14 @@ always @* begin
         T_INFER: begin
             d_need = 4'd10;
             if (lt_c(32'(s_desc_len), 32'd10)) d_code = E_LENGTH;
+        end
+        T_WIN: begin
+            if (WINDOWS != 0) begin
+                d_need = 4'd14;
+                if (lt_c(32'(s_desc_len), 32'd14)) d_code = E_LENGTH;
+            end else begin
+                d_code = E_UNKNOWN;         // version 5: an unknown command
+            end
         end
         default: d_code = E_UNKNOWN;
     endcase
@@ -770,13 +799,20 @@ wire crc_word   = rq[B_CRC];
 assign resp_xfer = resp_valid && r_axis_tready;
 // mode 2 sends bytes 0..1 of the NC vote words and skips the other words
 wire vskip      = vmode && (wi == NC_WI);
-wire infer_send = (state == S_INFER) && res_valid && !vskip;
+// INFER_WINDOW: an item is sent when none is left to skip and some are
+// left to send (INFER: every item)
+wire wskip0     = (wskip == 16'd0);
+wire in_win     = !win || (wskip0 && (wtake != 16'd0));
+wire w_item     = (state == S_INFER) && res_valid && !vskip;   // a result item is offered
+wire w_drop     = w_item && !in_win;                            // ... outside the window: taken, not sent
+wire infer_send = w_item && in_win;
 wire infer_xfer = infer_send && r_axis_tready;
 // last byte of a result item (u32, u16 votes, i8 or i16 sums)
 wire item_end   = vmode ? (vwide ? (rb == 2'd3) : rb[0]) : smode ? (T_NARROW || rb[0]) : (rb == 2'd3);
-wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped)
-                  ((state == S_INFER) && res_valid && vskip);
-wire infer_tlast = last_q && item_end && (vmode ? (wi == NC_WI - 1'b1) : res_last);
+wire word_done  = (infer_xfer && item_end) ||             // core word sent (or skipped or dropped)
+                  ((state == S_INFER) && res_valid && (vskip || !in_win));
+wire infer_tlast = item_end && ((last_q && (vmode ? (wi == NC_WI - 1'b1) : res_last)) ||
+                                (win && (wtake == 16'd1)));
 
 // a counter read is held for the 4 bytes of its word (one snapshot of the
 // counter), then dropped for a clock (gap); each byte is offered in the
@@ -898,7 +934,7 @@ generate
     if (K_W > 8) begin : g_khi
         reg [K_W-9:0] k_hi;
         always @(posedge clk) begin
-            if (param_in && f_type == T_INFER && pidx == 4'd3) k_hi <= s_axis_tdata[K_W-9:0];
+            if (param_in && is_inf && pidx == 4'd3) k_hi <= s_axis_tdata[K_W-9:0];
         end
         assign p_k = {k_hi, pb};
     end else begin : g_klo
@@ -911,7 +947,7 @@ endgenerate
 integer bi;
 always @(posedge clk) begin
     // pb: INFER's K low byte (field byte 2), or a LOAD_DATA word's first byte
-    if ((param_in && f_type == T_INFER && pidx == 4'd2) || ((state == S_WRITE) && byte_in && !half)) begin
+    if ((param_in && is_inf && pidx == 4'd2) || ((state == S_WRITE) && byte_in && !half)) begin
         pb <= s_axis_tdata;
     end
     if (take_desc) begin
@@ -931,7 +967,7 @@ always @(posedge clk) begin
             T_COMMIT: begin
                 if (pidx[2] && s_axis_tdata != crc_lo) eq_c <= 1'b0;   // bytes 4..7: the CRC
             end
-            default: begin // T_INFER
+            default: begin // T_INFER, T_WIN
                 case (pidx)
                     4'd0: begin
                         p_mode   <= s_axis_tdata[1:0];
@@ -953,8 +989,18 @@ always @(posedge clk) begin
                     end
                     default: ;
                 endcase
+                // INFER_WINDOW: bytes 10..11 first, 12..13 count
+                if (pidx[3:1] == 3'd5) wskip <= {s_axis_tdata, wskip[15:8]};
+                if (pidx[3:1] == 3'd6) wtake <= {s_axis_tdata, wtake[15:8]};
             end
         endcase
+    end
+    // INFER_WINDOW: items dropped before the window, items sent in it
+    if (w_drop && !wskip0) begin
+        wskip <= wskip - 1'b1;
+    end
+    if (win && infer_xfer && item_end) begin
+        wtake <= wtake - 1'b1;
     end
 end
 
@@ -969,7 +1015,7 @@ end
 wire s_load_crc  = ((state == S_WRITE) && byte_in && !at_end) ||
                    (param_in && f_type == T_COMMIT && pidx[2]) ||
                    (resp_xfer && crc_word);
-wire s_load_seed = param_in && f_type == T_INFER && pidx[3:2] == 2'd1;   // bytes 4..7
+wire s_load_seed = param_in && is_inf && pidx[3:2] == 2'd1;   // bytes 4..7
 always @(posedge clk) begin
     if (s_busy) begin
         sn <= sn - 1'b1;
@@ -1045,6 +1091,8 @@ always @(posedge clk) begin
             if (take_desc) begin
                 rem    <= s_desc_busy ? {LEN_W{1'b0}} : s_desc_len;
                 pidx   <= 4'd0;
+                win    <= (WINDOWS != 0) && (s_desc_type == T_WIN);
+                sent   <= 1'b0;
                 pneed  <= d_need;
                 rb     <= 2'd0;
                 rw     <= 1'b0;
@@ -1113,7 +1161,7 @@ always @(posedge clk) begin
                         load_active <= 1'b0;
                     end
                 end
-                default: begin // T_INFER (no other type gets here)
+                default: begin // T_INFER, T_WIN (no other type gets here)
                     vwide <= !V_NARROW && gt_c(32'(p_k), 32'(KV_K));
                     if (mode_bad) begin
                         set_error(E_LENGTH);
@@ -1210,6 +1258,9 @@ always @(posedge clk) begin
             end
             if (infer_xfer) begin
                 rb <= item_end ? 2'd0 : rb + 1'b1;
+                if (infer_tlast) begin
+                    sent <= 1'b1;
+                end
             end
             if (word_done) begin
                 wi <= res_last ? {WI_W{1'b0}} : vskip ? wi : wi + 1'b1;
@@ -1220,7 +1271,8 @@ always @(posedge clk) begin
             if (!feeding && q_res) begin
                 // the query is through: the next one, or the end
                 if (last_q) begin
-                    state <= S_FLUSH;
+                    // a window that selected no item: the empty answer
+                    state <= (win && !sent) ? S_RESP : S_FLUSH;
                 end else begin
                     feeding <= 1'b1;
                     q_res   <= 1'b0;

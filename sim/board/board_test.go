@@ -110,7 +110,7 @@ func infoCheck(t *testing.T, h *host, d *hw.Design, uart bool, loaded bool, crc 
 		t.Fatalf("INFO: type 0x%02x, %d words", r.typ, len(w))
 	}
 	rom := d.InfoWords()
-	want := []uint32{0x424D5450, 5, hw.GenVersion()} // protocol version 5
+	want := []uint32{0x424D5450, 6, hw.GenVersion()} // protocol version 6
 	want = append(want, rom[1:13]...)
 	l := uint32(0)
 	if loaded {

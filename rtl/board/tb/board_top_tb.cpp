@@ -335,7 +335,7 @@ int main(int argc, char** argv) {
         CHECK_EQ(w.size(), 20, "INFO words");
         if (w.size() != 20) return;
         CHECK_EQ(w[0], 0x424D5450u, "INFO magic");
-        CHECK_EQ(w[1], 5, "INFO protocol version");
+        CHECK_EQ(w[1], 6, "INFO protocol version");
         CHECK_EQ(w[19], SETS_MAX, "INFO MMAX");
         CHECK_EQ(w[2], GEN_VERSION, "INFO generator version");
         for (int i = 3; i < 15; i++) CHECK_EQ(w[i], d.info[i - 2], "INFO word from the info ROM");

@@ -23,12 +23,13 @@
 //     checks that the side band (type, seq, link, mac) is stable until the
 //     response is sent; the bytes are reassembled into words (least
 //     significant byte first).
-// A C++ reference of docs/protocol.md version 5 (the board's side of
+// A C++ reference of docs/protocol.md version 6 (the board's side of
 // section 2: LOAD rules with next offset, gap answers (retransmissions
 // included), words past the bank not written, running CRC, commit checks;
 // INFER checks in order, one query per whole M*FB payload bytes, no result
 // limit, the set loop of section 4 (K_m, Q_m, skipped sets) and the four
-// modes; INFO; STATUS; RESET_STATUS; unknown types; busy descriptors)
+// modes; INFER_WINDOW: the window's slice of INFER's items, empty when it
+// selects none; INFO; STATUS; RESET_STATUS; unknown types; busy descriptors)
 // predicts every response word. STATUS words are checked
 // against the bench's own event counts (exact for the engine's counters,
 // bounded for the ev_* inputs driven randomly). The bank contents are
@@ -223,7 +224,41 @@ struct Model {
             active = false;
             return ok;  // version 5: an empty answer
         }
-        case 0x10: {
+        case 0x11: {
+            // INFER_WINDOW: INFER's header, u16 first, u16 count, the
+            // vectors; INFER's answer cut to items [first, first+count)
+            if (len < 14) return error(c, 3, 0);
+            cnt[0]--;  // counted again by exec_infer
+            uint64_t first = p[10] | p[11] << 8, count = p[12] | p[13] << 8;
+            Cmd ic = c;
+            ic.f.type = 0x10;
+            ic.f.payload.assign(p.begin(), p.begin() + 10);
+            ic.f.payload.insert(ic.f.payload.end(), p.begin() + 14, p.end());
+            Resp r = exec_infer(ic);
+            r.type = r.type == 0xE0 ? 0xE0 : 0x91;
+            if (r.type == 0xE0) {
+                r.words[0] = (r.words[0] & 0xFF) | 0x11u << 8;  // the ERROR names INFER_WINDOW
+                return r;
+            }
+            uint64_t n = r.words.size();
+            uint64_t lo = std::min(first, n), hi = std::min(first + count, n);
+            r.words = std::vector<uint32_t>(r.words.begin() + lo, r.words.begin() + hi);
+            return r;
+        }
+        case 0x10:
+            cnt[0]--;  // counted again by exec_infer
+            return exec_infer(c);
+        default:
+            return error(c, 1, 0);
+        }
+    }
+    // INFER (cnt[0] counted here)
+    Resp exec_infer(const Cmd& c) {
+        const auto& p = c.f.payload;
+        size_t len = p.size();
+        Resp ok{(uint8_t)(c.f.type | 0x80), c.f.seq, c.link, c.mac, {}};
+        cnt[0]++;
+        {
             if (len < 10) return error(c, 3, 0);
             int mode = p[0], sets = p[1];
             int k = p[2] | p[3] << 8;
@@ -263,9 +298,6 @@ struct Model {
                     for (int i = 0; i < (mode == 2 ? NC : NC + 2 * NT); i++) ok.words.push_back(acc[i] & mask);
             }
             return ok;
-        }
-        default:
-            return error(c, 1, 0);
         }
     }
 };
@@ -538,7 +570,7 @@ struct Bench {
             for (int i = 0; i < NCNT; i++) ev_at_status[i] = ev[i];
         Resp r = ref.exec(c);
         if (r.type == 0x81 && !c.busy) {
-            uint32_t w[20] = {0x424D5450u, 5, GEN_VERSION};
+            uint32_t w[20] = {0x424D5450u, 6, GEN_VERSION};
             for (int i = 3; i < 15; i++) w[i] = 0xC0DE0000u | (i - 2);
             w[15] = ref.loaded;
             w[16] = ref.loaded ? ~ref.crc : 0;
@@ -651,6 +683,36 @@ int main(int argc, char** argv) {
             int k = b.coin(0.5) ? b.rnd(1, std::min(KMAX, M + 1)) : b.rnd(1, std::min(KMAX, 3 * M + 4));
             int cmax = std::max(1, std::min(5, 1014 / (M * FB)));
             b.run(b.cmd(0x10, b.infer(mode, k, (uint32_t)b.rng(), b.rnd(1, cmax), 0, sets)));
+        }
+        // INFER_WINDOW: windows inside, across and past the answer, empty
+        // ones, in every mode, with sets; then its errors
+        for (int i = 0; i < 40; i++) {
+            int sets = b.rnd(0, SETS_MAX);
+            int M = sets ? sets : 1;
+            int mode = i % 4;
+            int k = b.rnd(1, std::min(KMAX, 3 * M + 4));
+            int count = b.rnd(1, std::max(1, std::min(4, 1006 / (M * FB))));
+            auto q = b.infer(mode, k, (uint32_t)b.rng(), count, 0, sets);
+            uint32_t items = (uint32_t)count * (mode == 1 ? NC + 2 * NT : mode == 2 ? NC : (uint32_t)k * NT);
+            uint32_t first = i == 0 ? 0 : i == 1 ? items : i == 2 ? items - 1 : i == 3 ? 0xFFF0u : (uint32_t)b.rnd(0, (int)items + 2);
+            uint32_t n = i == 0 ? items : i == 1 ? 1 : i == 2 ? 5 : i == 3 ? 0x20 : i == 4 ? 0 : i == 5 ? 0xFFFFu : (uint32_t)b.rnd(0, (int)items + 2);
+            std::vector<uint8_t> p(q.begin(), q.begin() + 10);
+            put_u16(p, (uint16_t)first);
+            put_u16(p, (uint16_t)n);
+            p.insert(p.end(), q.begin() + 10, q.end());
+            b.run(b.cmd(0x11, p));
+        }
+        {
+            auto q = b.infer(1, 1, 1, 1);
+            std::vector<uint8_t> p(q.begin(), q.begin() + 10);
+            put_u16(p, 1);
+            put_u16(p, 2);
+            auto p13 = std::vector<uint8_t>(p.begin(), p.begin() + 13);
+            b.run(b.cmd(0x11, p13));                     // shorter than 14: ERROR 3
+            b.run(b.cmd(0x11, p));                       // no whole vector: ERROR 3
+            p[2] = p[3] = 0;
+            p.insert(p.end(), q.begin() + 10, q.end());
+            b.run(b.cmd(0x11, p));                       // K = 0: ERROR 5
         }
         // mode 3 at the corners of K
         b.run(b.cmd(0x10, b.infer(3, KMAX, (uint32_t)b.rng(), 2)));
