@@ -36,6 +36,10 @@ type Options struct {
 	// cross-validation on all training rows, pipeline.ScoreGridCV) or ""
 	// (pipeline.DefaultCV).
 	ChooseOn string
+	// Only, if set, runs a part of the experiments: OnlyImages (the
+	// images section alone, its report and summary keys) or OnlyTables
+	// (every section but the images).
+	Only string
 	// Progress, if set, is called as work proceeds: stage names a unit of
 	// work and done counts its finished steps out of total. Calls are
 	// serialized but may interleave stages that run concurrently.
@@ -173,12 +177,15 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
+	if err := checkOnly(opt.Only); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
 	start := time.Now()
 	sel, err := pipeline.ParseSelection(string(opt.Select))
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
-	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick)}
+	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick), only: opt.Only}
 	r.cfg.sel = sel
 	switch opt.ChooseOn {
 	case "":
@@ -212,9 +219,13 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		{"quantization", r.quant},
 		{"wine and breast cancer", r.uciReport},
 		{"out of distribution", r.oodReport},
+		{imagesSection, r.images},
 	}
 	var bodies []string
 	for _, s := range sections {
+		if !runsSection(opt.Only, s.name) {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("experiments: %w", err)
 		}
@@ -227,6 +238,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	r.sum.Elapsed = time.Since(start)
 	r.sum.set("meta.seconds", r.sum.Elapsed.Seconds())
 	report := r.header() + r.findings() + strings.Join(bodies, "\n") + r.notes()
+	if opt.Only == OnlyImages {
+		report = r.header() + strings.Join(bodies, "\n")
+	}
 	if err := os.WriteFile(filepath.Join(opt.Out, "report.md"), []byte(report), 0o644); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
@@ -243,6 +257,7 @@ type runner struct {
 	out      string
 	sum      *Summary
 	progress func(stage string, done, total int)
+	only     string // Options.Only
 
 	// Iris results shared with the quantization section.
 	irisRes *irisResult

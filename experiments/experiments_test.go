@@ -141,7 +141,7 @@ func TestQuickRun(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var progressLog []string
-	sum, err := Run(context.Background(), Options{Out: dir, Quick: true, Progress: func(stage string, done, total int) {
+	sum, err := Run(context.Background(), Options{Out: dir, Quick: true, Only: OnlyTables, Progress: func(stage string, done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
 		progressLog = append(progressLog, fmt.Sprintf("%s %d/%d", stage, done, total))
