@@ -48,6 +48,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"synth", "--random-shape", "classes=2,clauses=2,features=2,t=2", "--toolchain", "vivado"}, 2, `--toolchain: synth: bad options: toolchain "vivado": want debian or yowasp`},
 		{[]string{"experiments", "--ensemble", "iris", "--splits", "0"}, 2, "--splits 0, --first 0, want 1..1000"},
 		{[]string{"experiments", "--out", "x", "--choose-on", "test"}, 2, `--choose-on "test", want carve or cv`},
+		{[]string{"experiments", "--out", "x", "--only", "pictures"}, 2, `--only "pictures", want images or tables`},
 		{[]string{"experiments", "--ensemble", "nosuch"}, 1, `ensemble study: unknown data set "nosuch"`},
 		{[]string{"experiments", "--ensemble", "iris", "--variants", "bogus"}, 1, `unknown variant "bogus" (want shared, perset, perset-boot)`},
 		{[]string{"experiments", "--ensemble", "iris", "--grid", "20/10/2/10/6,40/10/2/10/6"}, 2, "--ensemble --grid takes one candidate, not 2"},
