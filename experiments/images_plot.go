@@ -19,6 +19,12 @@ import (
 	"github.com/ptmhw/ptm/golden/metrics"
 )
 
+// imgShort and imgShortModel are the short names of the figures' panels.
+var (
+	imgShort      = map[string]string{"mnist": "MNIST", "fashion_mnist": "Fashion"}
+	imgShortModel = map[string]string{"ptm": "PTM", "ptm_plain": "PTM plain", "mlp": "MLP-MCd", "mlp_ens": "MLP ens.", "rf": "RF"}
+)
+
 // imagesFigures draws the section's figures and returns their markdown.
 func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 	var b strings.Builder
@@ -27,7 +33,7 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 	for _, d := range res {
 		var row []*plot.Plot
 		for _, m := range imgModels {
-			p, err := reliabilityPanel(d.spec.name+", "+m.name, d.testQ[m.key], d.test.Y, r.cfg.bins)
+			p, err := reliabilityPanel(imgShort[d.spec.key]+", "+imgShortModel[m.key], d.testQ[m.key], d.test.Y, r.cfg.bins)
 			if err != nil {
 				return "", err
 			}
@@ -77,7 +83,7 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 	var oodRow []*plot.Plot
 	for _, m := range imgModels {
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s (AUROC %.3f)", m.name, r.sum.get("mnist.ood_fashion."+m.key+".auroc_entropy"))
+		p.Title.Text = fmt.Sprintf("%s (AUROC %.3f)", imgShortModel[m.key], r.sum.get("mnist.ood_fashion."+m.key+".auroc_entropy"))
 		p.X.Label.Text = "predictive entropy (bits)"
 		for j, qs := range [][]metrics.QueryStats{m0.testQ[m.key], m0.oodQ[m.key]} {
 			v := make(plotter.Values, len(qs))
@@ -94,7 +100,7 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 			if j == 1 {
 				c, name = colClass1, "Fashion test"
 			}
-			h.FillColor = color.RGBA{R: c.R, G: c.G, B: c.B, A: 0x70}
+			h.FillColor = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0x80}
 			h.LineStyle.Color = c
 			p.Add(h)
 			p.Legend.Add(name, h)
