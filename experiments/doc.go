@@ -48,7 +48,8 @@
 //     trained model through its base thresholds alone with the raw vote
 //     smoothed by 0.05 and nothing fitted; "mlp" (MC dropout), "mlp_ens"
 //     (5 MLPs without dropout, each its own seed; its samples are its
-//     members' predictions) and "rf" (100 trees on a stratified 20,000-
+//     members' predictions; every MLP 64-64, Adam step 0.001, weight
+//     decay 1e-4, 5 epochs) and "rf" (100 trees on a stratified 20,000-
 //     image subset of the training images), on the pixels scaled to
 //     0..1. The models trained on MNIST are also queried with
 //     Fashion-MNIST's test images (out of distribution: AUROC of entropy
