@@ -36,6 +36,10 @@ type Options struct {
 	// cross-validation on all training rows, pipeline.ScoreGridCV) or ""
 	// (pipeline.DefaultCV).
 	ChooseOn string
+	// Only, if set, runs a part of the experiments: OnlyImages (the
+	// images section alone, its report and summary keys) or OnlyTables
+	// (every section but the images).
+	Only string
 	// Progress, if set, is called as work proceeds: stage names a unit of
 	// work and done counts its finished steps out of total. Calls are
 	// serialized but may interleave stages that run concurrently.
@@ -179,7 +183,7 @@ type section struct {
 
 // sections lists the report's sections in order.
 func (r *runner) sections() []section {
-	return []section{
+	all := []section{
 		{name: "noisy XOR", plan: r.planXOR, report: r.xor},
 		{name: "2D synthetic", plan: r.planSynth, report: r.synth},
 		{name: "data sets", plan: r.planDatasets, report: r.datasets},
@@ -187,7 +191,15 @@ func (r *runner) sections() []section {
 		{name: "quantization", needs: []string{"Iris"}, report: r.quant},
 		{name: "wine and breast cancer", needs: []string{"data sets"}, report: r.uciReport},
 		{name: "out of distribution", needs: []string{"data sets"}, report: r.oodReport},
+		{name: imagesSection, report: r.images},
 	}
+	var secs []section
+	for _, s := range all {
+		if runsSection(r.only, s.name) {
+			secs = append(secs, s)
+		}
+	}
+	return secs
 }
 
 // Run runs every experiment, writes report.md, summary.json and the figures
@@ -263,11 +275,14 @@ func ShardUnits(opt Options, sh Shard) ([]string, error) {
 // newRunner checks opt and returns a runner with its configuration and
 // the report's sections.
 func newRunner(ctx context.Context, opt Options) (*runner, []section, error) {
+	if err := checkOnly(opt.Only); err != nil {
+		return nil, nil, fmt.Errorf("experiments: %w", err)
+	}
 	sel, err := pipeline.ParseSelection(string(opt.Select))
 	if err != nil {
 		return nil, nil, fmt.Errorf("experiments: %w", err)
 	}
-	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick), wide: opt.WideGrids}
+	r := &runner{ctx: ctx, cfg: newConfig(opt.Quick, opt.WideGrids), out: opt.Out, sum: newSummary(opt.Quick), wide: opt.WideGrids, only: opt.Only}
 	r.cfg.sel = sel
 	switch opt.ChooseOn {
 	case "":
@@ -294,7 +309,7 @@ func newRunner(ctx context.Context, opt Options) (*runner, []section, error) {
 
 // settings are the options of r's sweep that change its numbers.
 func (r *runner) settings() settings {
-	return settings{Quick: r.cfg.quick, WideGrids: r.wide, Select: string(r.cfg.sel), ChooseOn: map[bool]string{false: "carve", true: "cv"}[r.cfg.cv]}
+	return settings{Quick: r.cfg.quick, WideGrids: r.wide, Only: r.only, Select: string(r.cfg.sel), ChooseOn: map[bool]string{false: "carve", true: "cv"}[r.cfg.cv]}
 }
 
 // finish writes every section's report from its units' results (which
@@ -324,6 +339,9 @@ func (r *runner) finish(secs []section, skip map[string]bool, start time.Time) (
 	r.sum.Elapsed = time.Since(start)
 	r.sum.set("meta.seconds", r.sum.Elapsed.Seconds())
 	report := r.header() + r.findings() + strings.Join(bodies, "\n") + r.notes()
+	if r.only == OnlyImages {
+		report = r.header() + strings.Join(bodies, "\n")
+	}
 	if err := os.WriteFile(filepath.Join(r.out, "report.md"), []byte(report), 0o644); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
@@ -341,6 +359,7 @@ type runner struct {
 	sum      *Summary
 	wide     bool // Options.WideGrids
 	progress func(stage string, done, total int)
+	only     string // Options.Only
 
 	// results of the noisy XOR and 2-D sections' units
 	xorOut  []xorOut

@@ -152,7 +152,7 @@ func quickRun() (string, *Summary, []string, error) {
 			return
 		}
 		var mu sync.Mutex
-		quick.sum, quick.err = Run(context.Background(), Options{Out: quick.dir, Quick: true, Progress: func(stage string, done, total int) {
+		quick.sum, quick.err = Run(context.Background(), Options{Out: quick.dir, Quick: true, Only: OnlyTables, Progress: func(stage string, done, total int) {
 			mu.Lock()
 			defer mu.Unlock()
 			quick.progress = append(quick.progress, fmt.Sprintf("%s %d/%d", stage, done, total))

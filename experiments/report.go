@@ -19,6 +19,9 @@ func (r *runner) header() string {
 		out = "DIR"
 	}
 	cmd := "ptm experiments --out " + filepath.ToSlash(out)
+	if r.only != "" {
+		cmd += " --only " + r.only
+	}
 	if r.cfg.quick {
 		mode = "**quick run (CI smoke test: fewer splits, K = 20, fewer epochs, coarser grids; do not quote these numbers)**"
 		cmd += " --quick"
@@ -27,6 +30,10 @@ func (r *runner) header() string {
 		"Every number below is also in `summary.json` under the key named in the text or implied by the table "+
 		"(for example `iris.splits20.ptm.ece_mean`); figures are the PNG files beside this report.\n\n",
 		cmd, mode, r.sum.Elapsed.Round(time.Second), runtime.Version(), runtime.GOMAXPROCS(0))
+	if r.only == OnlyImages {
+		b.WriteString("The images section alone (section 7); its own settings are stated there.\n\n")
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Paper: Abeyrathna et al., \"The Probabilistic Tsetlin Machine\" (reference/probabilistic-tsetlin-machine.tex), "+
 		"section \"Experiments and Results\". K = %d samples per query for every model; ECE with %d equal-width bins.\n\n", r.cfg.K, r.cfg.bins)
 	return b.String()

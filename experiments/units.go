@@ -122,12 +122,13 @@ type unitHeader struct {
 // records them and Merge requires them equal.
 type settings struct {
 	Quick, WideGrids bool
+	Only             string // Options.Only
 	Select           string // resolved rule
 	ChooseOn         string // carve or cv
 }
 
 func (s settings) String() string {
-	return fmt.Sprintf("quick=%v wide-grids=%v select=%s choose-on=%s", s.Quick, s.WideGrids, s.Select, s.ChooseOn)
+	return fmt.Sprintf("quick=%v wide-grids=%v only=%q select=%s choose-on=%s", s.Quick, s.WideGrids, s.Only, s.Select, s.ChooseOn)
 }
 
 // saveUnit writes u's results to dir/units/<name>.gob (through a temporary
@@ -349,7 +350,7 @@ func Merge(ctx context.Context, opt MergeOptions) (*Summary, error) {
 			found[h.Unit] = append(found[h.Unit], unitFile{path: p, head: h})
 		}
 	}
-	r, secs, err := newRunner(ctx, Options{Out: opt.Out, Quick: st.Quick, WideGrids: st.WideGrids, Select: pipeline.Selection(st.Select), ChooseOn: st.ChooseOn, Progress: opt.Progress})
+	r, secs, err := newRunner(ctx, Options{Out: opt.Out, Quick: st.Quick, Only: st.Only, WideGrids: st.WideGrids, Select: pipeline.Selection(st.Select), ChooseOn: st.ChooseOn, Progress: opt.Progress})
 	if err != nil {
 		return nil, err
 	}

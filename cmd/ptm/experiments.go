@@ -27,8 +27,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return cmdExperimentsMerge(args[1:], stdout, stderr)
 	}
-	fs := newFlags("experiments", "--out DIR [--quick] [--select RULE] [--shard I/N] | merge --out DIR [--partial] SHARD_DIR... | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2 | --train-jitter J1,J2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
+	fs := newFlags("experiments", "--out DIR [--quick] [--only images|tables] [--select RULE] [--shard I/N] | merge --out DIR [--partial] SHARD_DIR... | --sweep DATA [--splits N] [--first N] [--grid G] [--cuts C1,C2 | --train-jitter J1,J2] [--temperatures T1,T2] | --selection DATA [--splits N] [--ood-splits N] [--rules R1,R2] [--cv | --cv-only] [--base N] | --temperature DATA [--splits N] [--first N] [--ood-splits N] | --ensemble DATA [--splits N] [--first N] [--variants V1,V2]", stderr)
 	out := fs.String("out", "", "output `directory` for report.md, summary.json and the PNG figures (created if missing)")
+	only := fs.String("only", "", "run a part: images (the MNIST and Fashion-MNIST section alone) or tables (every section but the images)")
 	quick := fs.Bool("quick", false, "small settings for CI: fewer splits, K = 20, fewer epochs, coarser grids (a smoke test)")
 	wide := fs.Bool("wide-grids", false, "full run: add the encoding and epoch candidates of docs/uncertainty.md section 10 to the Iris, wine and breast-cancer grids")
 	sweep := fs.String("sweep", "", "instead: the input-encoding design sweep on validation rows of this data set (docs/uncertainty.md), a markdown table on stdout")
@@ -232,6 +233,9 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	if *chooseOn != "" && *chooseOn != "carve" && *chooseOn != "cv" {
 		return fmt.Errorf("%w: --choose-on %q, want carve or cv", errUsage, *chooseOn)
 	}
+	if *only != "" && *only != experiments.OnlyImages && *only != experiments.OnlyTables {
+		return fmt.Errorf("%w: --only %q, want %s or %s", errUsage, *only, experiments.OnlyImages, experiments.OnlyTables)
+	}
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", errUsage)
 	}
@@ -239,7 +243,7 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	start := time.Now()
 	pr := newProgress(stderr, "")
-	opt := experiments.Options{Out: *out, Quick: *quick, WideGrids: *wide, Select: rule, ChooseOn: *chooseOn, Progress: stageProgress(stderr, pr.on, start), Shard: sh}
+	opt := experiments.Options{Out: *out, Quick: *quick, Only: *only, WideGrids: *wide, Select: rule, ChooseOn: *chooseOn, Progress: stageProgress(stderr, pr.on, start), Shard: sh}
 	if sh.N > 0 {
 		names, err := experiments.ShardUnits(opt, sh)
 		if err != nil {
@@ -304,7 +308,9 @@ func printSummary(stdout io.Writer, out string, sum *experiments.Summary) {
 		len(sum.Figures), sum.Elapsed.Round(time.Second))
 	for _, k := range []string{"iris.splits20.ptm.accuracy_mean", "iris.splits20.ptm.ece_mean", "iris.splits20.gp.ece_mean",
 		"iris.splits20.mlp.ece_mean", "iris.splits20.rf.ece_mean", "synthetic2d.ptm.entropy_outside",
-		"synthetic2d.ptm_range.entropy_outside", "synthetic2d.gp.entropy_outside", "quant.b8.ece_mean", "quant.b8.agreement_mean"} {
+		"synthetic2d.ptm_range.entropy_outside", "synthetic2d.gp.entropy_outside", "quant.b8.ece_mean", "quant.b8.agreement_mean",
+		"mnist.test.ptm.accuracy", "mnist.test.ptm.ece", "mnist.test.ptm.auroc_entropy", "fashion_mnist.test.ptm.accuracy",
+		"mnist.ood_fashion.ptm.auroc_entropy", "mnist.ood_fashion.ptm.auroc_mi"} {
 		if v, ok := sum.Value(k); ok {
 			fmt.Fprintf(stdout, "  %-40s %.4f\n", k, v)
 		}

@@ -60,6 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"experiments", "merge", "d1", "d2"}, 2, "merge: --out is required"},
 		{[]string{"experiments", "merge", "--out", "x", "/nonexistent-shard"}, 1, "merge: stat /nonexistent-shard: no such file"},
 		{[]string{"experiments", "merge", "--out", "x", "."}, 1, "holds no unit files (units/*.gob): not a shard's output directory"},
+		{[]string{"experiments", "--out", "x", "--only", "pictures"}, 2, `--only "pictures", want images or tables`},
 		{[]string{"experiments", "--ensemble", "nosuch"}, 1, `ensemble study: unknown data set "nosuch"`},
 		{[]string{"experiments", "--ensemble", "iris", "--variants", "bogus"}, 1, `unknown variant "bogus" (want shared, perset, perset-boot)`},
 		{[]string{"experiments", "--ensemble", "iris", "--grid", "20/10/2/10/6,40/10/2/10/6"}, 2, "--ensemble --grid takes one candidate, not 2"},

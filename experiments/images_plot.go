@@ -1,0 +1,189 @@
+package experiments
+
+import (
+	"bufio"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ptmhw/ptm/golden/metrics"
+)
+
+// imgShort and imgShortModel are the short names of the figures' panels.
+var (
+	imgShort      = map[string]string{"mnist": "MNIST", "fashion_mnist": "Fashion"}
+	imgShortModel = map[string]string{"ptm": "PTM", "ptm_plain": "PTM plain", "mlp": "MLP-MCd", "mlp_ens": "MLP ens.", "rf": "RF"}
+)
+
+// imagesFigures draws the section's figures and returns their markdown.
+func (r *runner) imagesFigures(res []*imgResult) (string, error) {
+	var b strings.Builder
+	// Reliability: one row per data set, one panel per model.
+	var rows [][]*plot.Plot
+	for _, d := range res {
+		var row []*plot.Plot
+		for _, m := range imgModels {
+			p, err := reliabilityPanel(imgShort[d.spec.key]+", "+imgShortModel[m.key], d.testQ[m.key], d.test.Y, r.cfg.bins)
+			if err != nil {
+				return "", err
+			}
+			row = append(row, p)
+		}
+		rows = append(rows, row)
+	}
+	if err := savePNG(filepath.Join(r.out, "images_reliability.png"), 16*vg.Inch, 6.5*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, rows, "Reliability on the test images (accuracy against confidence per bin)")
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	b.WriteString(r.figure("images_reliability.png", "Reliability diagrams of every model on MNIST and Fashion-MNIST test images"))
+	b.WriteString("\n")
+	// Entropy of right and wrong predictions, per data set.
+	var ent []*plot.Plot
+	for _, d := range res {
+		p := plot.New()
+		p.Title.Text = d.spec.name + ": predictive entropy (bits) of right and wrong test predictions"
+		var groups [][]float64
+		var names []string
+		var fills []color.Color
+		for _, m := range imgModels {
+			right, wrong := rightWrong(d.testQ[m.key], d.test.Y)
+			groups = append(groups, right.entropy, wrong.entropy)
+			names = append(names, fmt.Sprintf("%s right (%d)", m.name, len(right.entropy)), fmt.Sprintf("wrong (%d)", len(wrong.entropy)))
+			fills = append(fills, colRight, colWrong)
+		}
+		if err := boxes(p, groups, fills, names); err != nil {
+			return "", err
+		}
+		p.Y.Min = 0
+		ent = append(ent, p)
+	}
+	if err := savePNG(filepath.Join(r.out, "images_entropy.png"), 14*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, [][]*plot.Plot{ent}, "")
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	b.WriteString(r.figure("images_entropy.png", "Entropy of right and wrong test predictions per model"))
+	b.WriteString("\n")
+	// OOD: entropy histograms of MNIST test against Fashion test images,
+	// models trained on MNIST.
+	m0 := res[0]
+	var oodRow []*plot.Plot
+	for _, m := range imgModels {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s (AUROC %.3f)", imgShortModel[m.key], r.sum.get("mnist.ood_fashion."+m.key+".auroc_entropy"))
+		p.X.Label.Text = "predictive entropy (bits)"
+		for j, qs := range [][]metrics.QueryStats{m0.testQ[m.key], m0.oodQ[m.key]} {
+			v := make(plotter.Values, len(qs))
+			for i, q := range qs {
+				v[i] = q.Entropy
+			}
+			h, err := plotter.NewHist(v, 30)
+			if err != nil {
+				return "", err
+			}
+			h.Normalize(1)
+			c := colClass0
+			name := "MNIST test"
+			if j == 1 {
+				c, name = colClass1, "Fashion test"
+			}
+			h.FillColor = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0x80}
+			h.LineStyle.Color = c
+			p.Add(h)
+			p.Legend.Add(name, h)
+		}
+		p.Legend.Top = true
+		p.X.Min = 0
+		oodRow = append(oodRow, p)
+	}
+	if err := savePNG(filepath.Join(r.out, "images_ood.png"), 16*vg.Inch, 3.8*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, [][]*plot.Plot{oodRow}, "Models trained on MNIST: entropy on MNIST test images and on Fashion-MNIST test images (normalized histograms)")
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	b.WriteString(r.figure("images_ood.png", "Entropy histograms, MNIST test against Fashion-MNIST test images"))
+	b.WriteString("\n")
+	// The least and the most certain MNIST test digits under the PTM.
+	txt, err := r.imagesExtremes(m0)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(txt)
+	return b.String(), nil
+}
+
+// imgExtremes is how many images each row of the extremes figure shows.
+const imgExtremes = 16
+
+// imagesExtremes draws the imgExtremes test images of d with the highest
+// PTM entropy (top row) and the lowest (bottom row) as pictures, and lists
+// their labels and predictions.
+func (r *runner) imagesExtremes(d *imgResult) (string, error) {
+	qs := d.testQ["ptm"]
+	idx := make([]int, len(qs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return qs[idx[a]].Entropy > qs[idx[b]].Entropy })
+	n := min(imgExtremes, len(idx)/2)
+	top, bottom := idx[:n], idx[len(idx)-n:]
+	const scale, pad = 3, 4
+	H, W := d.test.H*scale, d.test.W*scale
+	img := image.NewGray(image.Rect(0, 0, n*(W+pad)+pad, 2*(H+pad)+pad))
+	for i := range img.Pix {
+		img.Pix[i] = 0x80
+	}
+	for row, set := range [][]int{top, bottom} {
+		for col, k := range set {
+			x0, y0 := pad+col*(W+pad), pad+row*(H+pad)
+			for y := 0; y < H; y++ {
+				for x := 0; x < W; x++ {
+					img.SetGray(x0+x, y0+y, color.Gray{Y: 255 - d.test.X[k][(y/scale)*d.test.W+x/scale]})
+				}
+			}
+		}
+	}
+	name := d.spec.key + "_extremes.png"
+	f, err := os.Create(filepath.Join(r.out, name))
+	if err != nil {
+		return "", fmt.Errorf("figure: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := png.Encode(bw, img); err != nil {
+		f.Close()
+		return "", fmt.Errorf("figure %s: %w", name, err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return "", fmt.Errorf("figure %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("figure %s: %w", name, err)
+	}
+	var b strings.Builder
+	b.WriteString(r.figure(name, d.spec.name+" test images: the least certain (top) and the most certain (bottom) under the PTM"))
+	list := func(set []int) string {
+		var parts []string
+		for _, k := range set {
+			parts = append(parts, fmt.Sprintf("%s→%s (%.2f)", d.classes[d.test.Y[k]], d.classes[qs[k].Pred], qs[k].Entropy))
+		}
+		return strings.Join(parts, ", ")
+	}
+	fmt.Fprintf(&b, "\n%s test images under the PTM, label→prediction (entropy in bits), left to right. Top row, the %d least certain: %s. Bottom row, the %d most certain: %s.\n\n",
+		d.spec.name, n, list(top), n, list(bottom))
+	return b.String(), nil
+}
