@@ -45,7 +45,10 @@ func TestMNIST(t *testing.T) {
 }
 
 // TestFashionMNIST is TestMNIST on Fashion-MNIST with the same defaults
-// (without the float-vs-float noise floor, to save a third pass):
+// (without the float-vs-float noise floor, to save a third pass). Its
+// floors are the accuracy target (0.85) and loose bounds on the
+// rest, not measured figures: it had not been run when the recipe was
+// chosen (docs/fixed-point-conv.md section 9).
 //
 //	PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run 'TestFashionMNIST$' -v -timeout 180m
 func TestFashionMNIST(t *testing.T) {
