@@ -53,7 +53,7 @@ var quick = map[string]quickForm{
 	"PTM_LONG_TESTS=1 go test ./sim/cosim -run TestLong -v": {run: "go test ./sim/cosim -run TestLong -v"},
 
 	// docs/howto-image-data.md
-	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m": {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m"},
+	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 180m": {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 180m"},
 
 	// docs/howto-own-data.md
 	"build/ptm train --data wine --seed 1 -o wine.ptm":                                                          {run: "build/ptm train --data wine --seed 1 --epochs 10 -o wine.ptm"},
