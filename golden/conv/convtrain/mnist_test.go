@@ -30,7 +30,8 @@ type imageFloors struct {
 // the last 5,000 (held out), and scores the 10,000 test images at the
 // recipe's K, float and fixed point at its bank bits: the figures of
 // docs/fixed-point-conv.md's MNIST section come from this test. It runs
-// with PTM_LONG_TESTS=1 (about 40 minutes on 2 idle cores):
+// with PTM_LONG_TESTS=1 (about 45 minutes on 2 busy cores: training 12,
+// then four 5,000- or 10,000-image passes of 6-14 each):
 //
 //	PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run 'TestMNIST$' -v -timeout 180m
 func TestMNIST(t *testing.T) {
@@ -41,7 +42,7 @@ func TestMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imageTest(t, d, true, imageFloors{acc: 0.965, accFixed: 0.96, ece: 0.01, auroc: 0.93, agree: 0.98})
+	imageTest(t, d, true, imageFloors{acc: 0.965, accFixed: 0.965, ece: 0.01, auroc: 0.93, agree: 0.99})
 }
 
 // TestFashionMNIST is TestMNIST on Fashion-MNIST with the same defaults
