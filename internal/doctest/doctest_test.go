@@ -56,7 +56,7 @@ var quick = map[string]quickForm{
 	"build/ptm train --data mnist -o mnist-conv.ptm":                                              {run: "build/ptm train --data mnist -o mnist-conv.ptm --clauses 16 --epochs 1 --val-rows 500"},
 	"build/ptm eval --model mnist-conv.ptm --data mnist --split test --json":                      {run: "build/ptm eval --model mnist-conv.ptm --data mnist --split test --json --samples 2"},
 	"build/ptm eval --model mnist-conv.ptm --data mnist --split test --fixed --ood fashion-mnist": {run: "build/ptm eval --model mnist-conv.ptm --data mnist --split test --fixed --ood fashion-mnist --samples 2"},
-	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m":             {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 60m"},
+	"PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run TestMNIST -v -timeout 180m":            {run: "go test ./golden/conv/convtrain -run TestMNIST -v -timeout 180m"},
 
 	// docs/howto-own-data.md
 	"build/ptm train --data wine --seed 1 -o wine.ptm":                                                          {run: "build/ptm train --data wine --seed 1 --epochs 10 -o wine.ptm"},
