@@ -255,16 +255,9 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands, err := mappingCandidates(rc.Mapping, 0)
+	best, bestNLL, bestAcc, err := fitConvMapping(&f.Head, sums, rc.K, labels, rc.Mapping)
 	if err != nil {
 		return nil, err
-	}
-	best, bestNLL, bestAcc := cands[0], math.Inf(1), 0.0
-	for _, mp := range cands {
-		r := metrics.Evaluate(ConvQueries(&f.Head, sums, rc.K, mp), labels, 0)
-		if r.NLL < bestNLL {
-			best, bestNLL, bestAcc = mp, r.NLL, r.Accuracy
-		}
 	}
 	f.Mapping = best
 	f.Calibration = &modelfile.ConvCalibration{Rows: len(val), Seed: cfg.Seed, K: rc.K, NLL: bestNLL, Accuracy: bestAcc}
@@ -272,6 +265,37 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// fitConvMapping fits the parameter of a mapping kind by NLL of the
+// K-sample predictions of held-out rows: a softmax temperature among
+// convtrain.SoftmaxGrid(h.T) (convtrain.FitSoftmax: the class sums of a
+// convolutional model scale with T), a vote smoothing among the grid of
+// the tabular pipeline (mappingCandidates). It returns the mapping with
+// the NLL and accuracy of the rows under it.
+func fitConvMapping(h *conv.Head, sums [][]int32, K int, labels []int, kind ptm.MappingKind) (ptm.Mapping, float64, float64, error) {
+	var cands []ptm.Mapping
+	switch kind {
+	case ptm.Softmax:
+		mp, err := convtrain.FitSoftmax(h, sums, K, labels)
+		if err != nil {
+			return ptm.Mapping{}, 0, 0, fmt.Errorf("pipeline: %w", err)
+		}
+		cands = []ptm.Mapping{mp}
+	default:
+		var err error
+		if cands, err = mappingCandidates(kind, 0); err != nil {
+			return ptm.Mapping{}, 0, 0, err
+		}
+	}
+	best, bestNLL, bestAcc := cands[0], math.Inf(1), 0.0
+	for _, mp := range cands {
+		r := metrics.Evaluate(ConvQueries(h, sums, K, mp), labels, 0)
+		if r.NLL < bestNLL {
+			best, bestNLL, bestAcc = mp, r.NLL, r.Accuracy
+		}
+	}
+	return best, bestNLL, bestAcc, nil
 }
 
 // defaultMapping is the mapping of a kind with the parameter TrainConv

@@ -55,7 +55,7 @@ func TestTrainConv(t *testing.T) {
 	if len(val) != 20 || per != [2]int{10, 10} {
 		t.Fatalf("carved %d rows, per class %v", len(val), per)
 	}
-	if f.Mapping.Kind != ptm.Vote || f.Recipe == nil || f.Recipe.Source != ConvRecipeSource || f.DataFingerprint != d.Fingerprint() {
+	if f.Mapping.Kind != ptm.Softmax || !slices.Contains(convtrain.SoftmaxGrid(f.Head.T), f.Mapping.Temperature) || f.Recipe == nil || f.Recipe.Source != ConvRecipeSource || f.DataFingerprint != d.Fingerprint() {
 		t.Fatalf("mapping %+v, recipe %+v", f.Mapping, f.Recipe)
 	}
 	rows, err := ConvRows(f, d, "test")
@@ -112,6 +112,49 @@ func TestTrainConv(t *testing.T) {
 	// Not images: refused.
 	if _, err := TrainConv(&Data{Dataset: dataset.Iris()}, ConvConfig{Recipe: stripesRecipe(t)}); err == nil || !strings.Contains(err.Error(), "not an image data set") {
 		t.Errorf("TrainConv on iris: %v", err)
+	}
+}
+
+// TestTrainConvLargeT: a model trained with a large T gets its softmax
+// temperature from the grid that scales with T (convtrain.SoftmaxGrid),
+// inside it rather than pinned at an end, and far above the tabular
+// pipeline's grid (which stops at 16); a vote mapping keeps the smoothing
+// grid. The stripes' labels are made noisy so that no model is certain.
+func TestTrainConvLargeT(t *testing.T) {
+	d, err := LoadData(stripes(t, 200, 40), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One label in five flipped: the task is no longer separable, so the
+	// best temperature is not the smallest.
+	for r := range d.Y {
+		if r%5 == 0 {
+			d.Y[r] = 1 - d.Y[r]
+		}
+	}
+	rc := stripesRecipe(t)
+	rc.Clauses, rc.T, rc.Epochs = 32, 2000, 4
+	f, err := TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 40, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := convtrain.SoftmaxGrid(rc.T)
+	tt := f.Mapping.Temperature
+	t.Logf("T %d: temperature %.4g (%.4g T), validation NLL %.4f, accuracy %.3f", rc.T, tt, tt/float64(rc.T), f.Calibration.NLL, f.Calibration.Accuracy)
+	if f.Mapping.Kind != ptm.Softmax || !slices.Contains(g, tt) || tt == g[0] || tt == g[len(g)-1] || tt <= 16 {
+		t.Errorf("mapping %+v, want a softmax temperature inside %.4g..%.4g and above 16", f.Mapping, g[0], g[len(g)-1])
+	}
+	rc.Mapping = ptm.Vote
+	f, err = TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 40, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, err := mappingCandidates(ptm.Vote, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Mapping.Kind != ptm.Vote || !slices.Contains(cands, f.Mapping) {
+		t.Errorf("vote mapping %+v, want one of the smoothing grid", f.Mapping)
 	}
 }
 
