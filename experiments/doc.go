@@ -40,11 +40,12 @@
 //     rows above the in-distribution test rows (OODAUROC).
 //  7. Images (issue 28): MNIST and Fashion-MNIST, standard splits
 //     (60,000 / 10,000). Five models: "ptm", the convolutional PTM of
-//     convtrain.ImageDefaults trained by the fixed-point trainer on
-//     11/12 of the training images with its mapping's parameter fitted
-//     by NLL on the other 1/12 (a stratified carve; trainImagePTM is the
-//     one train-and-fit step), sampled K = ImageDefaults.K times from the
-//     float model through every threshold set; "ptm_plain", the same
+//     convtrain.ImageDefaults trained by pipeline.TrainConv (the
+//     train-and-fit step of `ptm train`: the fixed-point trainer on the
+//     training images less 5,000 carved stratified, seeded, its mapping's
+//     parameter fitted by NLL on the carve), sampled K = ImageDefaults.K
+//     times from the float model through every threshold set
+//     (pipeline.SampleConv); "ptm_plain", the same
 //     trained model through its base thresholds alone with the raw vote
 //     smoothed by 0.05 and nothing fitted; "mlp" (MC dropout), "mlp_ens"
 //     (5 MLPs without dropout, each its own seed; its samples are its
@@ -90,8 +91,8 @@
 // "mnist.test.ptm.auroc_entropy" (one score over the standard test
 // images; "fashion_mnist.test.MODEL.{accuracy,ece,nll,auroc_entropy,
 // auroc_mi}" likewise), "mnist.ood_fashion.mlp_ens.auroc_mi" or
-// "mnist.ptm.model_bytes" (the quantized bank at its bits, packed, with
-// 16-bit clause weights; also "mnist.ptm.train_s" and
+// "mnist.ptm.model_bytes" (the size of the model file `ptm train` would
+// write, modelfile.EncodeConv; also "mnist.ptm.train_s" and
 // "mnist.ptm.peak_rss_mb", the process's peak RSS after training); textual
 // settings (mappings, chosen hyper-parameters, the run mode) under keys
 // such as "iris.splits20.ptm.mapping"; "figures" lists the PNG files.

@@ -12,10 +12,10 @@ import (
 	"github.com/ptmhw/ptm/experiments/baseline"
 	"github.com/ptmhw/ptm/experiments/baseline/mlp"
 	"github.com/ptmhw/ptm/experiments/baseline/rf"
-	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/conv/convtrain"
 	"github.com/ptmhw/ptm/golden/dataset"
 	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/pipeline"
 )
 
 // OnlyImages and OnlyTables are the values of Options.Only: the images
@@ -56,9 +56,10 @@ type imagesConfig struct {
 	// (0 = all): a stratified, seeded subset (dataset.StratifiedSplit,
 	// seed imgSeed).
 	trainRows, testRows int
-	// shrink divides the PTM's clauses and T (quick: a small model);
-	// epochs, if not 0, replaces its epochs.
-	shrink, epochs int
+	// clauses and T, if not 0, replace the PTM recipe's clauses and T
+	// (quick: a small model, not the 1024-clause default); epochs, if not
+	// 0, replaces its epochs.
+	clauses, T, epochs int
 	// mlpEpochs are the epochs of every MLP; mlpHidden their layers.
 	mlpEpochs int
 	mlpHidden []int
@@ -69,10 +70,6 @@ type imagesConfig struct {
 
 // imgSeed seeds every subset, carve, model and sampler of the section.
 const imgSeed = 1
-
-// imgValFraction is the share of the training images carved off as the
-// PTM's validation images (5,000 of 60,000).
-const imgValFraction = 1.0 / 12
 
 // imgMLPRate and imgMLPDecay are the images' MLP step size and weight
 // decay. The package defaults (0.01 and 1e-2, chosen on Iris) under-train
@@ -89,7 +86,7 @@ const imgEnsemble = 5
 
 func imagesSettings(quick bool) imagesConfig {
 	if quick {
-		return imagesConfig{trainRows: 3000, testRows: 1000, shrink: 4, epochs: 2,
+		return imagesConfig{trainRows: 3000, testRows: 1000, clauses: 64, T: 500, epochs: 2,
 			mlpEpochs: 4, mlpHidden: []int{64, 64}, rfTrees: 50}
 	}
 	return imagesConfig{mlpEpochs: 5, mlpHidden: []int{64, 64}, rfRows: 20000, rfTrees: 100}
@@ -127,6 +124,7 @@ func loadImages(spec imgSpec, n, m int) (train, test *imageSet, classes []string
 	if d.Predefined == nil || d.Image.Rows == 0 {
 		return nil, nil, nil, fmt.Errorf("%s: no predefined split or image shape", spec.key)
 	}
+	data := &pipeline.Data{Dataset: d}
 	set := func(rows []int, n int) *imageSet {
 		if n > 0 && n < len(rows) {
 			y := make([]int, len(rows))
@@ -141,7 +139,7 @@ func loadImages(spec imgSpec, n, m int) (train, test *imageSet, classes []string
 			slices.Sort(sub)
 			rows = sub
 		}
-		s := &imageSet{H: d.Image.Rows, W: d.Image.Cols}
+		s := &imageSet{H: d.Image.Rows, W: d.Image.Cols, Data: data, Rows: rows}
 		for _, r := range rows {
 			img := make([]uint8, len(d.X[r]))
 			for j, v := range d.X[r] {
@@ -177,15 +175,17 @@ func (s *imageSet) floats() [][]float64 {
 }
 
 // imagesPTMConfig is the PTM's recipe: convtrain.ImageDefaults, in the
-// quick run with clauses and T divided by shrink and its epochs.
+// quick run with its clauses, T and epochs.
 func imagesPTMConfig(ic imagesConfig, h, w, classes int) (convtrain.ImageConfig, error) {
 	cfg, err := convtrain.ImageDefaults(h, w, classes)
 	if err != nil {
 		return cfg, err
 	}
-	if ic.shrink > 1 {
-		cfg.Clauses = max(classes, cfg.Clauses/ic.shrink)
-		cfg.T = max(1, cfg.T/ic.shrink)
+	if ic.clauses > 0 {
+		cfg.Clauses = max(classes, ic.clauses)
+	}
+	if ic.T > 0 {
+		cfg.T = ic.T
 	}
 	if ic.epochs > 0 {
 		cfg.Epochs = ic.epochs
@@ -227,36 +227,42 @@ func (r *runner) images() (string, error) {
 	return r.imagesReport(ic, res)
 }
 
-// imagesPTM trains and scores the PTM and the plain PTM of one data set.
+// imagesPTM trains the PTM of one data set with pipeline.TrainConv and
+// scores it and the plain PTM (the same trained model through its base
+// thresholds alone, the raw vote smoothed by 0.05, nothing fitted) with
+// pipeline.SampleConv.
 func (r *runner) imagesPTM(ic imagesConfig, d *imgResult, ood *imageSet) error {
 	cfg, err := imagesPTMConfig(ic, d.train.H, d.train.W, len(d.classes))
 	if err != nil {
 		return err
 	}
-	fitIdx, valIdx := dataset.StratifiedSplit(d.train.Y, len(d.classes), imgValFraction, imgSeed+1000)
 	stage := "images: " + d.spec.key + " ptm training"
-	start := time.Now()
-	p, err := trainImagePTM(r.ctx, cfg, d.train.subset(fitIdx), d.train.subset(valIdx), len(d.classes), imgSeed,
+	p, err := trainImagePTM(r.ctx, cfg, d.train, d.test, imgSeed,
 		func(done, total int) { r.progress(stage, done, total) })
 	if err != nil {
 		return err
 	}
 	d.ptm = p
-	d.fit["ptm"] = time.Since(start)
+	d.fit["ptm"] = time.Duration(p.TrainS * float64(time.Second))
 	d.fit["ptm_plain"] = d.fit["ptm"]
-	base := []conv.Encoder{{Thresholds: cfg.Thresholds}}
+	f := p.File
+	plain := *f
+	plain.JitterSets, plain.JitterSpread = 1, 0
 	score := func(imgs *imageSet, seed uint64, dst map[string][]metrics.QueryStats) error {
-		sums, err := p.sample(r.ctx, imgs.X, cfg.K, p.Encoders, seed)
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		sums, err := pipeline.SampleConv(f, imgs.Data, imgs.Rows, pipeline.ConvSampling{K: cfg.K, Seed: seed})
 		if err != nil {
 			return err
 		}
-		dst["ptm"] = imageQueries(&p.Model.Head, sums, cfg.K, p.Mapping)
-		if len(p.Encoders) > 1 {
-			if sums, err = p.sample(r.ctx, imgs.X, cfg.K, base, seed); err != nil {
+		dst["ptm"] = pipeline.ConvQueries(&f.Head, sums, cfg.K, f.Mapping)
+		if f.JitterSets > 1 {
+			if sums, err = pipeline.SampleConv(&plain, imgs.Data, imgs.Rows, pipeline.ConvSampling{K: cfg.K, Seed: seed}); err != nil {
 				return err
 			}
 		}
-		dst["ptm_plain"] = imageQueries(&p.Model.Head, sums, cfg.K, plainMapping)
+		dst["ptm_plain"] = pipeline.ConvQueries(&f.Head, sums, cfg.K, plainMapping)
 		return nil
 	}
 	r.progress("images: "+d.spec.key+" ptm scoring", 0, 1)
@@ -417,11 +423,11 @@ func (r *runner) imagesSummary(res []*imgResult) {
 			}
 		}
 		c := d.ptm.Config
-		s.set(p+".ptm.model_bytes", float64(d.ptm.BankBytes))
-		s.label(p+".ptm.model_bytes_is", fmt.Sprintf("the quantized bank at %d bits per TA, packed, plus 16-bit clause weights", c.BankBits))
+		s.set(p+".ptm.model_bytes", float64(d.ptm.ModelBytes))
+		s.label(p+".ptm.model_bytes_is", fmt.Sprintf("the model file `ptm train` writes (modelfile.EncodeConv: SPVs at %d bits, the %d-bit bank, the split)", d.ptm.File.SPVBits, c.BankBits))
 		s.set(p+".ptm.train_s", d.ptm.TrainS)
 		s.set(p+".ptm.peak_rss_mb", d.ptm.PeakRSSMB)
-		s.label(p+".ptm.mapping", mappingName(d.ptm.Mapping))
+		s.label(p+".ptm.mapping", mappingName(d.ptm.File.Mapping))
 		s.label(p+".ptm.config", imgConfigName(c))
 		s.set(p+".ptm.k", float64(c.K))
 	}
@@ -439,21 +445,21 @@ func (r *runner) imagesReport(ic imagesConfig, res []*imgResult) (string, error)
 	var b strings.Builder
 	b.WriteString("## 7. Images: MNIST and Fashion-MNIST\n\n")
 	if r.cfg.quick {
-		fmt.Fprintf(&b, "**Quick run: %d training and %d test images per data set (stratified, seeded subsets), a PTM with a quarter of the default clauses and T; a smoke test.**\n\n",
-			ic.trainRows, ic.testRows)
+		fmt.Fprintf(&b, "**Quick run: %d training and %d test images per data set (stratified, seeded subsets), a PTM of %d clauses and T %d instead of the default's; a smoke test.**\n\n",
+			ic.trainRows, ic.testRows, ic.clauses, ic.T)
 	}
 	m0 := res[0]
 	fmt.Fprintf(&b, "Standard splits (%d training, %d test images per data set in this run). "+
 		"**PTM**: the convolutional PTM of `convtrain.ImageDefaults` (%s), trained by the fixed-point trainer (golden/conv/convtrain) "+
-		"on %d of the training images and its %s mapping's parameter fitted by NLL on the other %d (a stratified carve, seed %d); "+
+		"by pipeline.TrainConv (the train-and-fit step of `ptm train`) on %d of the training images and its %s mapping's parameter fitted by NLL on the other %d (a stratified carve, seed %d); "+
 		"queries draw K samples from the float model (golden/conv Sampler) through every threshold set. "+
 		"**PTM, plain**: the same trained model, one threshold set, the raw vote smoothed by 0.05 and nothing fitted (the tabular plain PTM's mapping). "+
 		"**MLP-MCd**: experiments/baseline/mlp, hidden layers %v, %d epochs, Adam step %g, weight decay %g, dropout 0.1 kept on at test time, K = %d masks. "+
 		"**MLP ensemble**: %d such MLPs without dropout, each its own seed; its samples are its members' predictions. "+
 		"**RF**: experiments/baseline/rf, %d trees%s. Baselines see the 784 pixels scaled to 0..1 (and standardize them as their package does). "+
 		"AUROC(entropy) and AUROC(MI) rank wrong predictions above right ones; ECE has %d equal-width bins.\n\n",
-		len(m0.train.X), len(m0.test.X), imgConfigName(m0.ptm.Config), len(m0.train.X)-int(math.Round(imgValFraction*float64(len(m0.train.X)))),
-		m0.ptm.Config.Mapping, int(math.Round(imgValFraction*float64(len(m0.train.X)))), imgSeed+1000,
+		len(m0.train.X), len(m0.test.X), imgConfigName(m0.ptm.Config), len(m0.ptm.File.Split.Train),
+		m0.ptm.Config.Mapping, m0.ptm.File.Calibration.Rows, imgSeed,
 		ic.mlpHidden, ic.mlpEpochs, imgMLPRate, imgMLPDecay, m0.ptm.Config.K, imgEnsemble, ic.rfTrees, rfRowsText(ic), r.cfg.bins)
 	for _, d := range res {
 		p := d.spec.key

@@ -274,6 +274,9 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 // the tabular pipeline (mappingCandidates). It returns the mapping with
 // the NLL and accuracy of the rows under it.
 func fitConvMapping(h *conv.Head, sums [][]int32, K int, labels []int, kind ptm.MappingKind) (ptm.Mapping, float64, float64, error) {
+	if len(sums) == 0 {
+		return ptm.Mapping{}, 0, 0, fmt.Errorf("pipeline: no validation rows to fit the %s mapping on", kind)
+	}
 	var cands []ptm.Mapping
 	switch kind {
 	case ptm.Softmax:

@@ -190,3 +190,38 @@ func TestTrainConvMemoryLimit(t *testing.T) {
 		t.Errorf("TrainConv over the limit: %v", err)
 	}
 }
+
+// TestFitConvMapping checks the mapping fit on hand-made samples: two classes,
+// K = 4; the vote is right on 3 of 4 samples for every image, so the
+// predictive mean of the true class is 0.75 (1-e) + e/2 and the NLL is
+// smallest at the grid's smallest smoothing; when the vote is wrong on
+// one image of four, the largest smoothing of the grid wins.
+func TestFitConvMapping(t *testing.T) {
+	h := &conv.Head{Classes: 2, T: 10}
+	right := []int32{5, -5, 5, -5, 5, -5, -5, 5} // sample-major: 3 of 4 samples vote class 0
+	sums := [][]int32{right, right, right, right}
+	y := []int{0, 0, 0, 0}
+	mp, _, _, err := fitConvMapping(h, sums, 4, y, ptm.Vote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mp.Kind != ptm.Vote || mp.Smoothing != 0 {
+		t.Errorf("all right: %+v, want vote smoothing 0", mp)
+	}
+	wrong := []int32{-5, 5, -5, 5, -5, 5, -5, 5} // every sample votes class 1
+	sums = [][]int32{right, wrong, right, right}
+	if mp, _, _, err = fitConvMapping(h, sums, 4, y, ptm.Vote); err != nil {
+		t.Fatal(err)
+	}
+	// NLL(e) = -3 ln(0.75 - 0.25 e) - ln(e/2) falls until e = 0.75, past
+	// the grid's largest smoothing, 0.3.
+	if mp.Smoothing != 0.3 {
+		t.Errorf("one image wrong: smoothing %v, want 0.3", mp.Smoothing)
+	}
+	if _, _, _, err := fitConvMapping(h, nil, 4, nil, ptm.Vote); err == nil {
+		t.Error("no validation images: no error")
+	}
+	if _, _, _, err := fitConvMapping(h, sums, 4, y, "bogus"); err == nil {
+		t.Error("bogus mapping kind: no error")
+	}
+}
