@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,8 +20,9 @@ import (
 // request it names is still queued on the board: the hint is wrong.
 type wrongHints struct {
 	transport.Transport
-	every, n, sent int
-	hook           func(frame.Drop)
+	every, n int
+	sent     atomic.Int64 // hints injected (read by the test while the reader may run)
+	hook     func(frame.Drop)
 }
 
 func (w *wrongHints) SetDropHook(fn func(frame.Drop)) {
@@ -33,7 +35,7 @@ func (w *wrongHints) Recv(ctx context.Context) ([]byte, error) {
 	var f frame.Frame
 	if err == nil && w.hook != nil && f.DecodeFromBytes(b) == nil && f.Type == frame.TypeInfer.Response() {
 		if w.n++; w.n%w.every == 0 {
-			w.sent++
+			w.sent.Add(1)
 			w.hook(frame.Drop{Reason: frame.ReasonCRC, Type: f.Type, Seq: f.Seq + 2, Have: 5})
 		}
 	}
@@ -65,19 +67,20 @@ func TestWrongDropHints(t *testing.T) {
 	const n = 400
 	r.streamAll(t, ctx, n, 3, func(int) frame.Mode { return frame.ModeSums })
 	st := r.d.Stats()
+	sent := int(w.sent.Load())
 	retries, fast, busy := st.Retries-before.Retries, st.FastRetransmits-before.FastRetransmits, st.Busy-before.Busy
 	t.Logf("%d requests, %d wrong drop hints: %d retries (%d drop hints, %d fast, %d timeouts), %d busy, %d late duplicates",
-		n, w.sent, retries, st.DropHints-before.DropHints, fast, st.Timeouts-before.Timeouts, busy, st.Stray-before.Stray)
-	if w.sent < n/20 {
-		t.Fatalf("%d wrong hints injected, want at least %d", w.sent, n/20)
+		n, sent, retries, st.DropHints-before.DropHints, fast, st.Timeouts-before.Timeouts, busy, st.Stray-before.Stray)
+	if sent < n/20 {
+		t.Fatalf("%d wrong hints injected, want at least %d", sent, n/20)
 	}
 	// Each wrong hint resends its request (and a copy refused busy by
 	// the full queue may be resent once more): at most a few per hint,
 	// not the window's worth.
-	if int(retries) > 3*w.sent {
-		t.Errorf("%d retries (%d fast retransmits, %d busy answers) for %d wrong drop hints: a resend storm", retries, fast, busy, w.sent)
+	if int(retries) > 3*sent {
+		t.Errorf("%d retries (%d fast retransmits, %d busy answers) for %d wrong drop hints: a resend storm", retries, fast, busy, sent)
 	}
-	if int(fast) > w.sent {
-		t.Errorf("%d fast retransmits for %d wrong drop hints on a lossless link", fast, w.sent)
+	if int(fast) > sent {
+		t.Errorf("%d fast retransmits for %d wrong drop hints on a lossless link", fast, sent)
 	}
 }
