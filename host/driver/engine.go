@@ -45,6 +45,15 @@ type call struct {
 	firstTx  uint64    // earliest transmission whose answer may still come
 	copies   int       // transmissions since firstTx (the board may hold all of them)
 	firstAt  time.Time // when firstTx was sent
+	// evTx is the transmission an answer to c is known to postdate, for
+	// loss evidence (evidence, expireGhosts): firstTx, except after a
+	// drop-hint resend, which keeps the earlier transmission's: the hint
+	// may be wrong (a garbled frame's seq field names another request),
+	// and the earlier transmission's answer may still come. Taking it for
+	// the resend's would resend every request sent in between while the
+	// board still holds them: they vanish in its full queue, and the
+	// answers to their originals start the same again (a resend storm).
+	evTx uint64
 	// held: every copy of the request resent on a timeout was refused
 	// busy, so the board held the transmission firstTx in its full queue
 	// (the timeout was spurious) and the answer is that transmission's.
@@ -557,6 +566,7 @@ func (e *engine) transmit(c *call, fresh bool) {
 	e.txCount++
 	if fresh {
 		c.firstTx = tx
+		c.evTx = tx
 		c.copies = 0
 		c.firstAt = now
 	}
@@ -828,7 +838,7 @@ func (e *engine) onFrame(b []byte) {
 		return
 	}
 	e.progress(c, time.Now())
-	e.expireGhosts(c.firstTx, 0, false)
+	e.expireGhosts(c.evTx, 0, false)
 	if f.Type == frame.TypeError {
 		var be frame.BoardError
 		if err := be.DecodeFromBytes(f.Payload); err != nil {
@@ -870,7 +880,7 @@ func (e *engine) onFrame(b []byte) {
 			}
 			return
 		}
-		e.evidence(c.firstTx, c)
+		e.evidence(c.evTx, c)
 		e.finish(c, fmt.Errorf("driver: %s (seq %d): %w", c.label, c.seq, &be))
 		return
 	}
@@ -894,7 +904,7 @@ func (e *engine) onFrame(b []byte) {
 			e.publish()
 		}
 	} else {
-		e.evidence(c.firstTx, c)
+		e.evidence(c.evTx, c)
 	}
 	e.fragment(c, f)
 }
@@ -936,7 +946,7 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 				e.sinceLoss = 0
 				e.transmit(c, true)
 			} else {
-				c.firstTx = c.lastTx
+				c.firstTx, c.evTx = c.lastTx, c.lastTx
 			}
 		} else {
 			e.arm(c, time.Now().Add(e.rto(c)))
@@ -996,7 +1006,9 @@ func (e *engine) onDropHint(seq uint16) {
 	}
 	e.st.hints.Add(1)
 	e.sinceLoss = 0
+	ev := c.evTx
 	e.transmit(c, true)
+	c.evTx = ev
 }
 
 // garbled is an INFER answer the transport dropped: its claimed seq and
