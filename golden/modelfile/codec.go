@@ -42,6 +42,13 @@ func Encode(f *File) ([]byte, error) {
 		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding, Tuning: f.Tuning,
 		SPVBits: w, PayloadBytes: int64(len(payload)),
 	}
+	return frame(h, payload)
+}
+
+// frame lays out a format-2 file of either kind: magic, version, the
+// header's JSON length and JSON, the payload and the SHA-256 of all
+// before it, within MaxHeader and MaxFileSize.
+func frame(h any, payload []byte) ([]byte, error) {
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("modelfile: header: %w", err)

@@ -325,26 +325,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
 		Calibration: f.Calibration, Recipe: f.Recipe, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
-	hj, err := json.Marshal(h)
-	if err != nil {
-		return nil, fmt.Errorf("modelfile: header: %w", err)
-	}
-	if len(hj) > MaxHeader {
-		return nil, fmt.Errorf("%w: header of %d bytes exceeds %d", ErrInvalid, len(hj), MaxHeader)
-	}
-	size := int64(16) + int64(len(hj)) + int64(len(payload)) + 32
-	if size > MaxFileSize {
-		return nil, fmt.Errorf("%w: the file would have %d bytes, the limit is %d", ErrInvalid, size, MaxFileSize)
-	}
-	le := binary.LittleEndian
-	out := make([]byte, 0, size)
-	out = append(out, Magic...)
-	out = le.AppendUint32(out, Version)
-	out = le.AppendUint32(out, uint32(len(hj)))
-	out = append(out, hj...)
-	out = append(out, payload...)
-	sum := sha256.Sum256(out)
-	return append(out, sum[:]...), nil
+	return frame(h, payload)
 }
 
 // kindOf returns the header's "kind" ("" for a tabular file or a header

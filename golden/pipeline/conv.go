@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -467,20 +466,7 @@ func ConvQueries(h *conv.Head, sums [][]int32, K int, mp ptm.Mapping) []metrics.
 
 // ConvLabels maps d's labels of rows onto the model's classes by name.
 func ConvLabels(f *modelfile.ConvFile, d *Data, rows []int) ([]int, error) {
-	idx := map[string]int{}
-	for i, c := range f.Classes {
-		idx[c] = i
-	}
-	out := make([]int, len(rows))
-	for i, r := range rows {
-		name := d.Classes[d.Y[r]]
-		c, ok := idx[name]
-		if !ok {
-			return nil, fmt.Errorf("pipeline: row %d has label %q, which the model does not know (classes: %s)", r+1, name, strings.Join(f.Classes, ", "))
-		}
-		out[i] = c
-	}
-	return out, nil
+	return labelsOf(f.Classes, d, rows)
 }
 
 // ConvRows returns the rows of d that split names ("train", "test" as

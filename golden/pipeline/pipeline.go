@@ -535,8 +535,14 @@ func Rows(f *modelfile.File, d *Data, split string) ([]int, error) {
 // Labels maps d's class names onto the model's classes; a label the model
 // does not know is an error naming the row.
 func Labels(f *modelfile.File, d *Data, rows []int) ([]int, error) {
+	return labelsOf(f.Classes, d, rows)
+}
+
+// labelsOf maps d's labels of rows onto classes by name, for models of
+// either kind.
+func labelsOf(classes []string, d *Data, rows []int) ([]int, error) {
 	idx := map[string]int{}
-	for i, c := range f.Classes {
+	for i, c := range classes {
 		idx[c] = i
 	}
 	out := make([]int, len(rows))
@@ -544,7 +550,7 @@ func Labels(f *modelfile.File, d *Data, rows []int) ([]int, error) {
 		name := d.Classes[d.Y[r]]
 		c, ok := idx[name]
 		if !ok {
-			return nil, fmt.Errorf("pipeline: row %d has label %q, which the model does not know (classes: %s)", r+1, name, strings.Join(f.Classes, ", "))
+			return nil, fmt.Errorf("pipeline: row %d has label %q, which the model does not know (classes: %s)", r+1, name, strings.Join(classes, ", "))
 		}
 		out[i] = c
 	}
