@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,16 +107,30 @@ func startSim(ctx context.Context, o Options, b *Build) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("board: starting %s: %w", b.Binary, err)
-	}
+	// The kernel's parent-death signal (dieWithParent) follows the OS
+	// thread that forked the simulator, not the process: were that thread
+	// to exit (a goroutine that locks its thread and ends, as entering a
+	// network namespace does, makes the runtime destroy it), the simulator
+	// would be killed mid-run. So the simulator is started and waited for
+	// from one goroutine locked to its thread for the simulator's life.
 	p := &Process{Build: b, Options: o, cmd: cmd, stdin: stdin, done: make(chan struct{})}
-	ready := make(chan error, 1)
-	go p.readStdout(stdout, ready)
+	startErr := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			startErr <- err
+			return
+		}
+		startErr <- nil
 		p.waitErr = cmd.Wait()
 		close(p.done)
 	}()
+	if err := <-startErr; err != nil {
+		return nil, fmt.Errorf("board: starting %s: %w", b.Binary, err)
+	}
+	ready := make(chan error, 1)
+	go p.readStdout(stdout, ready)
 	timer := time.NewTimer(o.StartTimeout)
 	defer timer.Stop()
 	select {
