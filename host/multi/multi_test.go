@@ -2,6 +2,8 @@ package multi_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -93,20 +95,45 @@ func config(y, ids []int) stream.Config {
 	return stream.Config{K: 20, Seed: 5, Mode: frame.ModeSums, Labels: y, RowIDs: ids, Driver: driver.Opts{Deadline: 30 * time.Second}}
 }
 
-// TestThreeBoardsOneKilled streams 600 rows over three software boards,
-// stops one of them after a third of the rows: every row is answered
-// once, equal to the golden model, and the rows and metrics equal one
-// board's stream of the same rows.
+// dyingLink is a link whose board dies after it has sent `after` INFER
+// answer frames: the frame that would be next is never delivered, the
+// board's end is stopped, and every later Recv fails. The death falls
+// inside a piece, so the piece's unanswered rows must be re-sent.
+type dyingLink struct {
+	transport.Transport
+	after  int
+	kill   func()
+	seen   int
+	killed atomic.Bool
+}
+
+func (l *dyingLink) Recv(ctx context.Context) ([]byte, error) {
+	if l.killed.Load() {
+		return nil, fmt.Errorf("%s: board died: %w", l.Name(), io.EOF)
+	}
+	b, err := l.Transport.Recv(ctx)
+	if err != nil || len(b) < 2 || frame.Type(b[1]) != frame.TypeInfer.Response() {
+		return b, err
+	}
+	if l.seen++; l.seen > l.after {
+		l.killed.Store(true)
+		l.kill()
+		return nil, fmt.Errorf("%s: board died: %w", l.Name(), io.EOF)
+	}
+	return b, nil
+}
+
+// TestThreeBoardsOneKilled streams 600 rows over three software boards;
+// the second dies after 25 answers, inside its first 40-row piece: every
+// row is answered once, equal to the golden model, and the rows and
+// metrics equal one board's stream of the same rows.
 func TestThreeBoardsOneKilled(t *testing.T) {
 	f, X, y, ids := rows(t, 600)
 	links, kill := boards(t, f, 3)
 	cfg := config(y, ids)
-	var killed atomic.Bool
-	cfg.Progress = func(done, total int) {
-		if done >= total/3 && !killed.Swap(true) {
-			go kill[1]()
-		}
-	}
+	dying := &dyingLink{Transport: links[1], after: 25, kill: kill[1]}
+	links[1] = dying
+	killed := &dying.killed
 	s, err := multi.Run(context.Background(), links, f, "", X, multi.Config{Stream: cfg, Piece: 40})
 	if err != nil {
 		t.Fatal(err)
