@@ -77,15 +77,15 @@ type Trainer struct {
 }
 
 type worker struct {
-	k     int // index in Trainer.workers
-	a, b  int // coalesced: the worker's clauses a..b-1
+	k    int // index in Trainer.workers
+	a, b int // coalesced: the worker's clauses a..b-1
 	// per-class: the worker's clauses of class k are k*m+ca..k*m+cb-1 (m
 	// clauses per class), so the two classes of a step split evenly
 	ca, cb int
-	lit   []bool
-	fire  []int32
-	start chan int
-	done  *sync.WaitGroup
+	lit    []bool
+	fire   []int32
+	start  chan int
+	done   *sync.WaitGroup
 }
 
 // New returns an untrained trainer. Call Close when done with it to stop
