@@ -80,7 +80,7 @@ func mnistBench(tb testing.TB) ([][]bool, []int) {
 }
 
 // TestWriteBenchImages writes BenchmarkConvEpoch's images for the
-// pyTsetlinMachine driver (docs/fixed-point-training.md section 12) to the
+// pyTsetlinMachine driver (docs/fixed-point-training.md section 10.3) to the
 // file named by $PTM_CONV_BENCH_IMAGES: benchImages x 784 bytes of 0 or 1
 // (row-major), then benchImages label bytes. Without the variable it
 // does nothing.
@@ -93,7 +93,11 @@ func TestWriteBenchImages(t *testing.T) {
 	buf := make([]byte, 0, len(X)*(28*28+1))
 	for _, x := range X {
 		for _, b := range x {
-			buf = append(buf, map[bool]byte{false: 0, true: 1}[b])
+			v := byte(0)
+			if b {
+				v = 1
+			}
+			buf = append(buf, v)
 		}
 	}
 	for _, v := range y {
@@ -132,7 +136,7 @@ var convBenches = []convBench{
 // the 2-core speedup an idle machine gives before the hand-offs).
 // cpu-ms/epoch is the process CPU time, wall-ms/epoch the wall time. The
 // pyTsetlinMachine side of the comparison is in
-// docs/fixed-point-training.md section 12.
+// docs/fixed-point-training.md section 10.3.
 func BenchmarkConvEpoch(b *testing.B) {
 	X, y := mnistBench(b)
 	sh := conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}
