@@ -282,8 +282,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	m := f.Model
 	fmt.Fprintf(stdout, "trained %s: %d classes, %d features -> %d Boolean, %d TMs x %d clauses x %d literals = %d TAs, %d states each\n",
 		d.Name, m.NumClasses, len(f.Features), m.NumFeatures, m.NumTMs(), m.Clauses, m.NumLiterals(), m.NumTAs(), 2*m.N)
-	fmt.Fprintf(stdout, "%d training rows, %d test rows held out, %d epochs in %.2fs; mapping %s\n",
-		len(f.Split.Train), len(f.Split.Test), p.Epochs, time.Since(start).Seconds(), describeMapping(f.Mapping))
+	fmt.Fprintf(stdout, "%d training rows, %d test rows held out, %d epochs in %.2fs, peak RSS %.0f MB; mapping %s\n",
+		len(f.Split.Train), len(f.Split.Test), p.Epochs, time.Since(start).Seconds(), float64(peakRSS())/1e6, describeMapping(f.Mapping))
 	if e := f.Encoding; e != nil {
 		rev := "off"
 		if e.Margin > 0 {

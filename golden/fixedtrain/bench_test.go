@@ -3,7 +3,10 @@ package fixedtrain
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -134,5 +137,36 @@ func BenchmarkApplyTPM(b *testing.B) {
 			k = TPM1
 		}
 		_, lo, hi = applyTPM(k, q, lo, hi, mv, uint32(i)*7919, dith)
+	}
+}
+
+// TestWriteBenchRows writes BenchmarkEpoch's rows for the pyTsetlinMachine
+// driver (scripts/pytmbench, docs/fixed-point-training.md section 10) into
+// the folder named by $PTM_BENCH_ROWS: xor-f12.txt and xor-f784.txt, each
+// a line "rows features" and then one line per row, its features (0 or 1)
+// and its label. Without the variable it does nothing.
+func TestWriteBenchRows(t *testing.T) {
+	dir := os.Getenv("PTM_BENCH_ROWS")
+	if dir == "" {
+		t.Skip("PTM_BENCH_ROWS names the folder to write")
+	}
+	for _, sh := range []benchShape{benchShapes[0], benchShapes[2]} {
+		X, y := benchData(sh)
+		var b strings.Builder
+		fmt.Fprintln(&b, len(X), sh.features)
+		for r, x := range X {
+			for _, v := range x {
+				if v {
+					b.WriteString("1 ")
+				} else {
+					b.WriteString("0 ")
+				}
+			}
+			fmt.Fprintln(&b, y[r])
+		}
+		path := filepath.Join(dir, fmt.Sprintf("xor-f%d.txt", sh.features))
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

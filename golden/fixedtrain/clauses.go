@@ -3,6 +3,7 @@ package fixedtrain
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 )
 
 // Clauses is a bank of clauses with their integer SPVs, include masses,
@@ -22,6 +23,8 @@ type Clauses struct {
 	spvs
 	bits, lits int
 	lanes      []lane
+	skipOnce   sync.Once
+	skip       *[8][256]uint64 // SkipSample's jump over lits draws, a byte of the state at a time
 }
 
 // NewClauses returns count untrained clauses of literals literals each
@@ -98,6 +101,9 @@ func (cl *Clauses) Draw32(c int) uint32 { return cl.lanes[c].draw32() }
 // draw is below its include mass * 2^(16-B). The included literals are set
 // in dst (bit i%64 of word i/64; len(dst) >= ceil(literals/64)); other bits
 // of those words are cleared. It returns the number of included literals.
+//
+// Four consecutive draws are made at once (leap4), the same numbers as
+// four draw16 calls.
 func (cl *Clauses) Sample(c int, dst []uint64) int {
 	nl := cl.lits
 	words := (nl + 63) / 64
@@ -108,18 +114,68 @@ func (cl *Clauses) Sample(c int, dst []uint64) int {
 	n := 0
 	for w := range dst {
 		var m uint64
-		end := min(nl, (w+1)*64)
-		for i := w * 64; i < end; i++ {
+		lo := w * 64
+		end := min(nl, lo+64)
+		i := lo
+		for ; i+4 <= end; i += 4 {
+			s = leap4(s)
+			q := inc[i : i+4 : i+4]
+			// bit 63 of draw - threshold is 1 iff the draw is below it
+			b := (s&0xFFFF-uint64(q[0])<<shift)>>63 |
+				(s>>16&0xFFFF-uint64(q[1])<<shift)>>63<<1 |
+				(s>>32&0xFFFF-uint64(q[2])<<shift)>>63<<2 |
+				(s>>48-uint64(q[3])<<shift)>>63<<3
+			m |= b << uint(i-lo)
+		}
+		for ; i < end; i++ {
 			r := (s ^ s>>1 ^ s>>3 ^ s>>4) & 0xFFFF
 			s = s>>16 | r<<48
-			b := (r - uint64(inc[i])<<shift) >> 63 // 1 iff included
-			m |= b << uint(i-w*64)
+			m |= (r - uint64(inc[i])<<shift) >> 63 << uint(i-lo)
 		}
 		dst[w] = m
 		n += bits.OnesCount64(m)
 	}
 	cl.lanes[c].s = s
 	return n
+}
+
+// leap4 is the lane state after four 16-bit draws from state s; the four
+// draws are its 16-bit words, lowest first. The 64 new bits follow
+// x[k+64] = x[k] ^ x[k+1] ^ x[k+3] ^ x[k+4] (lane); t holds that with the
+// new bits taken as 0, and new bits 60..63 also take new bits 0..3 (equal
+// to t's), which the shifts of t add.
+func leap4(s uint64) uint64 {
+	t := s ^ s>>1 ^ s>>3 ^ s>>4
+	return t ^ t<<60 ^ t<<61 ^ t<<63
+}
+
+// SkipSample advances clause c's lane exactly as Sample does (one 16-bit
+// draw per literal) without sampling: a trainer that will not use the
+// clause's actions in a step calls it to keep the lane where Sample would
+// leave it. It applies the lane's GF(2)-linear jump over Literals() draws,
+// a table built on first use.
+func (cl *Clauses) SkipSample(c int) {
+	cl.skipOnce.Do(func() {
+		j := jumpMatrix(cl.lits)
+		t := new([8][256]uint64)
+		for k := range t {
+			for v := 1; v < 256; v++ {
+				low := v & -v
+				b := 0
+				for low>>uint(b) != 1 {
+					b++
+				}
+				t[k][v] = t[k][v&^low] ^ j[8*k+b]
+			}
+		}
+		cl.skip = t
+	})
+	s := cl.lanes[c].s
+	var r uint64
+	for k := range cl.skip {
+		r ^= cl.skip[k][byte(s>>uint(8*k))]
+	}
+	cl.lanes[c].s = r
 }
 
 // TypeI gives clause c Type I feedback under the consistent rule

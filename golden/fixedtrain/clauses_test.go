@@ -120,3 +120,50 @@ func TestNewClausesBadInput(t *testing.T) {
 		t.Error("s = 0.5 accepted")
 	}
 }
+
+// TestSampleDraws: Sample makes one 16-bit draw per literal from the
+// clause's lane, in literal order (a draw-by-draw reference), includes a
+// literal when its draw is below include mass * 2^(16-B), and leaves the
+// lane where SkipSample leaves it, for literal counts that are and are
+// not multiples of 4 and 64 and include masses anywhere in 0..2^B.
+func TestSampleDraws(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	for _, nl := range []int{1, 3, 4, 7, 64, 66, 130, 272, 1568} {
+		for _, bits := range []int{8, 12, 15} {
+			cl, err := NewClauses(3, nl, 10, bits, 3, uint64(nl*31+bits))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range cl.inc {
+				cl.inc[i] = uint16(rng.IntN(1<<uint(bits) + 1))
+			}
+			skip, err := NewClauses(3, nl, 10, bits, 3, uint64(nl*31+bits))
+			if err != nil {
+				t.Fatal(err)
+			}
+			words := (nl + 63) / 64
+			for c := 0; c < cl.Count(); c++ {
+				ref := cl.lanes[c]
+				want := make([]uint64, words)
+				nwant := 0
+				for i := 0; i < nl; i++ {
+					if ref.draw16() < uint32(cl.inc[c*nl+i])<<uint(16-bits) {
+						want[i/64] |= 1 << uint(i%64)
+						nwant++
+					}
+				}
+				skip.SkipSample(c)
+				got := make([]uint64, words)
+				for i := range got {
+					got[i] = ^uint64(0)
+				}
+				if n := cl.Sample(c, got); n != nwant || !slices.Equal(got, want) {
+					t.Fatalf("%d literals, B = %d, clause %d: Sample gives %d included %x, the draws %d %x", nl, bits, c, n, got, nwant, want)
+				}
+				if cl.lanes[c] != ref || skip.lanes[c] != ref {
+					t.Fatalf("%d literals, B = %d, clause %d: lane after Sample %x, SkipSample %x, %d draws %x", nl, bits, c, cl.lanes[c].s, skip.lanes[c].s, nl, ref.s)
+				}
+			}
+		}
+	}
+}

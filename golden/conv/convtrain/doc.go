@@ -25,5 +25,11 @@
 //
 // Steps 1 and 3 run clause-parallel on a persistent worker pool: each
 // clause uses only its own lane, so the result does not depend on the
-// number of workers (TestWorkersBitExact).
+// number of workers (TestWorkersBitExact). The control lane is separate
+// from the clause lanes, so the trainer draws o before step 1; per-class,
+// only the clauses of y and o are then sampled and evaluated (no other
+// clause counts in v_y, v_o or gets feedback), and every other clause's
+// lane jumps past the draws step 1 would have made
+// (fixedtrain.Clauses.SkipSample): the words are those of sampling every
+// clause (TestGoldenHash).
 package convtrain

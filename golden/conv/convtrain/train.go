@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -67,6 +68,7 @@ type Trainer struct {
 	y, o    int
 	vy, vo  int
 	workers []*worker
+	prof    *phaseProfile // set only by the benchmarks
 	// Epochs counts the epochs completed.
 	Epochs int
 	// Progress, if set, is called within RunEpoch every 1,000 images and
@@ -75,11 +77,15 @@ type Trainer struct {
 }
 
 type worker struct {
-	a, b  int
-	lit   []bool
-	fire  []int32
-	start chan int
-	done  *sync.WaitGroup
+	k    int // index in Trainer.workers
+	a, b int // coalesced: the worker's clauses a..b-1
+	// per-class: the worker's clauses of class k are k*m+ca..k*m+cb-1 (m
+	// clauses per class), so the two classes of a step split evenly
+	ca, cb int
+	lit    []bool
+	fire   []int32
+	start  chan int
+	done   *sync.WaitGroup
 }
 
 // New returns an untrained trainer. Call Close when done with it to stop
@@ -119,7 +125,8 @@ func New(cfg Config) (*Trainer, error) {
 	nwk = max(1, min(nwk, cfg.Clauses))
 	var wg sync.WaitGroup
 	for k := 0; k < nwk; k++ {
-		w := &worker{a: k * cfg.Clauses / nwk, b: (k + 1) * cfg.Clauses / nwk, lit: make([]bool, tr.nl),
+		m := cfg.Clauses / cfg.Classes
+		w := &worker{k: k, a: k * cfg.Clauses / nwk, b: (k + 1) * cfg.Clauses / nwk, ca: k * m / nwk, cb: (k + 1) * m / nwk, lit: make([]bool, tr.nl),
 			fire: make([]int32, 0, sh.Patches()), done: &wg}
 		if k > 0 {
 			w.start = make(chan int)
@@ -142,7 +149,11 @@ func (tr *Trainer) Close() {
 
 func (tr *Trainer) serve(w *worker) {
 	for phase := range w.start {
-		tr.run(w, phase)
+		if tr.prof != nil {
+			tr.timed(w, w.k, phase)
+		} else {
+			tr.run(w, phase)
+		}
 		w.done.Done()
 	}
 }
@@ -155,8 +166,26 @@ func (tr *Trainer) parallel(phase int) {
 	for _, w := range tr.workers[1:] {
 		w.start <- phase
 	}
-	tr.run(w0, phase)
+	pr := tr.prof
+	if pr == nil {
+		tr.run(w0, phase)
+		w0.done.Wait()
+		return
+	}
+	t0 := threadCPU()
+	if pr.started {
+		pr.serial += t0 - pr.lastEnd
+	}
+	tr.timed(w0, 0, phase)
 	w0.done.Wait()
+	var m time.Duration
+	for _, b := range pr.busy {
+		m = max(m, b)
+		pr.total += b
+	}
+	pr.crit += m
+	pr.phases++
+	pr.lastEnd, pr.started = threadCPU(), true
 }
 
 const (
@@ -165,18 +194,54 @@ const (
 )
 
 func (tr *Trainer) run(w *worker, phase int) {
+	if tr.cfg.Structure == conv.PerClass {
+		tr.runPerClass(w, phase)
+		return
+	}
 	switch phase {
 	case phaseSample:
 		for c := w.a; c < w.b; c++ {
-			inc := tr.inc[c*tr.nw : (c+1)*tr.nw]
-			tr.cl.Sample(c, inc)
-			tr.out[c] = tr.patches.FiresAnywhere(inc)
+			tr.sample(c)
 		}
 	case phaseFeedback:
 		for c := w.a; c < w.b; c++ {
 			tr.feedback(w, c)
 		}
 	}
+}
+
+// runPerClass is run for the per-class structure: only the clauses of
+// classes y and o are sampled and evaluated (the class sums and the
+// feedback use no other), every other clause's lane is moved past its
+// sampling draws (SkipSample), so each lane makes the same draws as if
+// every clause were sampled.
+func (tr *Trainer) runPerClass(w *worker, phase int) {
+	m := tr.cfg.Clauses / tr.cfg.Classes
+	switch phase {
+	case phaseSample:
+		for k := 0; k < tr.cfg.Classes; k++ {
+			for c := k*m + w.ca; c < k*m+w.cb; c++ {
+				if k == tr.y || k == tr.o {
+					tr.sample(c)
+				} else {
+					tr.cl.SkipSample(c)
+				}
+			}
+		}
+	case phaseFeedback:
+		for _, k := range [2]int{tr.y, tr.o} {
+			for c := k*m + w.ca; c < k*m+w.cb; c++ {
+				tr.feedback(w, c)
+			}
+		}
+	}
+}
+
+// sample draws clause c's actions and evaluates it on the image's patches.
+func (tr *Trainer) sample(c int) {
+	inc := tr.inc[c*tr.nw : (c+1)*tr.nw]
+	tr.cl.Sample(c, inc)
+	tr.out[c] = tr.patches.FiresAnywhere(inc)
 }
 
 // Config returns the configuration (Bits resolved).
@@ -240,24 +305,35 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 }
 
 func (tr *Trainer) step(y int) {
-	tr.parallel(phaseSample)
+	// The negative class comes from the control lane, which sampling does
+	// not touch: drawing it first lets the per-class structure sample only
+	// the clauses of y and o.
 	nc := tr.cfg.Classes
 	o := int(tr.ctl.Next() * uint64(nc-1) >> 32)
 	if o >= y {
 		o++
 	}
 	tr.y, tr.o = y, o
+	tr.parallel(phaseSample)
 	T := tr.cfg.T
 	tr.vy = max(-T, min(T, tr.sum(y)))
 	tr.vo = max(-T, min(T, tr.sum(o)))
 	tr.parallel(phaseFeedback)
 }
 
+// sum is class k's sum over the clause outputs of the step; per-class,
+// only class k's clauses (the others have weight 0 for it and were not
+// evaluated).
 func (tr *Trainer) sum(k int) int {
 	C := tr.cfg.Clauses
 	w := tr.head.Weights[k*C : (k+1)*C]
+	out := tr.out
+	if tr.cfg.Structure == conv.PerClass {
+		m := C / tr.cfg.Classes
+		w, out = w[k*m:(k+1)*m], out[k*m:(k+1)*m]
+	}
 	s := 0
-	for c, f := range tr.out {
+	for c, f := range out {
 		if f {
 			s += int(w[c])
 		}
