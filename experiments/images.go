@@ -197,15 +197,15 @@ var imgGroups = []imgGroup{
 // about 2 CPU-hours).
 const imgCostPerSecond = 2000
 
-// imgUnitSeconds estimates the CPU-seconds of an images unit on 2026's
-// 2-core machine from its configuration: the PTM's training (rows x
-// clauses x epochs) and sampling (test and out-of-distribution images x K
-// x clauses), an MLP's epochs over the rows (five for the ensemble), the
-// forest's trees over its rows (n log n). The constants fit the full run
-// of the 256-clause recipe (PTM 161 s of training, MLP 85 s, ensemble
-// 441 s, forest 139 s on two cores, MNIST); the quick units take less
-// than they say (fixed costs dominate), which only shifts the order of
-// the quick sweep's units.
+// imgUnitSeconds estimates the CPU-seconds of an images unit on this
+// project's 2-core machine from its configuration: the PTM's training
+// (rows x clauses x epochs) and sampling (test and out-of-distribution
+// images x K x clauses), an MLP's epochs over the rows (five for the
+// ensemble), the forest's trees over its rows (n log n). The constants
+// fit the full run of the 256-clause recipe (PTM 161 s of training, MLP
+// 85 s, ensemble 441 s, forest 139 s on two cores, MNIST); the quick units
+// take less than they say (fixed costs dominate), which only shifts the
+// order of the quick sweep's units.
 func imgUnitSeconds(ic imagesConfig, cfg convtrain.ImageConfig, group string, rows, queries float64) float64 {
 	switch group {
 	case "ptm":
@@ -277,7 +277,7 @@ type imgState struct {
 	outs [][]*imgUnitOut
 }
 
-// imgData is one data set of imgSpecs, loaded by imgState.load.
+// imgData is one data set of imgSpecs, loaded by runner.imgLoad.
 type imgData struct {
 	once        sync.Once
 	err         error
@@ -288,7 +288,7 @@ type imgData struct {
 	trainF, testF       [][]float64
 }
 
-// load returns data set i of imgSpecs, loading it on first use.
+// imgLoad returns data set i of imgSpecs, loading it on first use.
 func (r *runner) imgLoad(i int) (*imgData, error) {
 	st := r.img
 	g := st.data[i]
@@ -605,7 +605,7 @@ func (r *runner) imgResults() ([]*imgResult, error) {
 					return nil, fmt.Errorf("unit %s: %d queries of model %s for %d test images", name, len(o.Test[m]), m, len(d.testY))
 				}
 				d.testQ[m], d.fitS[m] = o.Test[m], o.FitS[m]
-				if q, ok := o.OOD[m]; ok {
+				if q, ok := o.OOD[m]; ok || d.oodImages > 0 {
 					if len(q) != d.oodImages {
 						return nil, fmt.Errorf("unit %s: %d out-of-distribution queries of model %s for %d images", name, len(q), m, d.oodImages)
 					}
