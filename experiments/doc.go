@@ -110,7 +110,10 @@
 // The computation is a list of units, each one independent piece with its
 // own seeds (a data set x split x model, a held-out class's split and
 // model, one XOR data set, one model of the 2-D experiment, one point of
-// the 2-D sweep; ShardUnits lists them). Run executes every unit, then
+// the 2-D sweep, an image data set x model: "images.mnist.ptm" trains the
+// PTM and scores it and the plain PTM, on MNIST's test images and on
+// Fashion-MNIST's; 54 units in the quick sweep, 289 in the full one;
+// ShardUnits lists them). Run executes every unit, then
 // writes the report from their results. With Options.Shard = I/N it
 // executes only the I-th of N disjoint parts of the units (a greedy
 // balance of their estimated costs, the same in every process for one
@@ -122,7 +125,8 @@
 // "meta.missing_units" names the rest), units found twice and units of
 // other settings, and writes report.md, summary.json and the figures from
 // them: the same numbers as an unsharded run, figures byte for byte; only
-// "meta.seconds" and the run time in the report differ. A shard that
+// "meta.seconds", the images section's training times and peak RSS
+// ("*.train_s", "*.peak_rss_mb") and the run time in the report differ. A shard that
 // failed is re-run alone into its directory. A section declares its units
 // in its plan function (see sections in experiments.go); its report reads
 // only their results.
@@ -133,8 +137,8 @@
 // 2-point grid of 30-epoch PTMs, 2 wine and breast-cancer splits with one
 // small grid point, one split per held-out class, 20 epochs and a 31 x 31
 // grid on the 2-D data, a 200-row GP training subset; for the images
-// 3,000 training and 1,000 test images per data set, a PTM with a quarter
-// of the default clauses and T, 4-epoch MLPs, a 50-tree forest) so that
-// the tables take one to two minutes on two cores and the images about
-// half a minute of CPU; its numbers check the machinery, not the science.
+// 1,000 training and 500 test images per data set, a PTM of 64 clauses,
+// T 500 and 4 epochs, 4-epoch MLPs, a 50-tree forest) so that the tables
+// take one to two minutes on two cores and the images under 20 s of CPU;
+// its numbers check the machinery, not the science.
 package experiments

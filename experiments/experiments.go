@@ -191,7 +191,7 @@ func (r *runner) sections() []section {
 		{name: "quantization", needs: []string{"Iris"}, report: r.quant},
 		{name: "wine and breast cancer", needs: []string{"data sets"}, report: r.uciReport},
 		{name: "out of distribution", needs: []string{"data sets"}, report: r.oodReport},
-		{name: imagesSection, report: r.images},
+		{name: imagesSection, plan: r.planImages, report: r.images},
 	}
 	var secs []section
 	for _, s := range all {
@@ -368,6 +368,8 @@ type runner struct {
 	irisRes *irisResult
 	// ds holds the five-model comparison of every data set, by key.
 	ds map[string]*dsResult
+	// img is the images section's state.
+	img *imgState
 }
 
 // figure records a written figure and returns its markdown image link.

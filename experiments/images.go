@@ -5,7 +5,9 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,7 +88,7 @@ const imgEnsemble = 5
 
 func imagesSettings(quick bool) imagesConfig {
 	if quick {
-		return imagesConfig{trainRows: 3000, testRows: 1000, clauses: 64, T: 500, epochs: 2,
+		return imagesConfig{trainRows: 1000, testRows: 500, clauses: 64, T: 500, epochs: 4,
 			mlpEpochs: 4, mlpHidden: []int{64, 64}, rfTrees: 50}
 	}
 	return imagesConfig{mlpEpochs: 5, mlpHidden: []int{64, 64}, rfRows: 20000, rfTrees: 100}
@@ -102,17 +104,6 @@ type imgSpec struct {
 }
 
 var imgSpecs = []imgSpec{{"mnist", "MNIST", dataset.MNIST}, {"fashion_mnist", "Fashion-MNIST", dataset.FashionMNIST}}
-
-// imgResult is one data set's comparison.
-type imgResult struct {
-	spec        imgSpec
-	classes     []string
-	train, test *imageSet
-	ptm         *imagePTM
-	testQ       map[string][]metrics.QueryStats // per model, the test images
-	oodQ        map[string][]metrics.QueryStats // per model, the other data set's test images (MNIST only)
-	fit         map[string]time.Duration        // per model, training wall time
-}
 
 // loadImages loads a built-in image data set and returns its standard
 // training and test images, subset to n and m rows when not 0.
@@ -153,15 +144,6 @@ func loadImages(spec imgSpec, n, m int) (train, test *imageSet, classes []string
 	return set(d.Predefined.Train, n), set(d.Predefined.Test, m), d.Classes, nil
 }
 
-// subset returns the images of s at idx.
-func (s *imageSet) subset(idx []int) *imageSet {
-	out := &imageSet{H: s.H, W: s.W, X: make([][]uint8, len(idx)), Y: make([]int, len(idx))}
-	for i, j := range idx {
-		out.X[i], out.Y[i] = s.X[j], s.Y[j]
-	}
-	return out
-}
-
 // floats returns the pixels scaled to 0..1, the baselines' features.
 func (s *imageSet) floats() [][]float64 {
 	out := make([][]float64, len(s.X))
@@ -193,58 +175,233 @@ func imagesPTMConfig(ic imagesConfig, h, w, classes int) (convtrain.ImageConfig,
 	return cfg, nil
 }
 
-// images runs the images section: on MNIST and Fashion-MNIST, the
-// convolutional PTM and the baselines trained on the standard training
-// images and scored on the standard test images; the models trained on
-// MNIST are also scored on Fashion-MNIST's test images (out of
-// distribution).
-func (r *runner) images() (string, error) {
+// imgGroup is one unit of the images section per data set: a model
+// trained on its training images, and the models it scores (the PTM unit
+// scores the PTM and the plain PTM, one trained model).
+type imgGroup struct {
+	key    string
+	models []string
+}
+
+// imgGroups are the units of each data set, in the report's model order.
+var imgGroups = []imgGroup{
+	{"ptm", []string{"ptm", "ptm_plain"}},
+	{"mlp", []string{"mlp"}},
+	{"mlp_ens", []string{"mlp_ens"}},
+	{"rf", []string{"rf"}},
+}
+
+// imgCostPerSecond converts imgUnitSeconds to unit costs: the tables'
+// units cost about 1,500-2,500 per CPU-second (the quick tables' costs
+// sum to 4.9e5 for about 3 CPU-minutes, the full ones' to 9.7e6 for
+// about 2 CPU-hours).
+const imgCostPerSecond = 2000
+
+// imgUnitSeconds estimates the CPU-seconds of an images unit on this
+// project's 2-core machine from its configuration: the PTM's training
+// (rows x clauses x epochs) and sampling (test and out-of-distribution
+// images x K x clauses), an MLP's epochs over the rows (five for the
+// ensemble), the forest's trees over its rows (n log n). The constants
+// fit the full run of the 256-clause recipe (PTM 161 s of training, MLP
+// 85 s, ensemble 441 s, forest 139 s on two cores, MNIST); the quick units
+// take less than they say (fixed costs dominate), which only shifts the
+// order of the quick sweep's units.
+func imgUnitSeconds(ic imagesConfig, cfg convtrain.ImageConfig, group string, rows, queries float64) float64 {
+	switch group {
+	case "ptm":
+		return 5e-6*rows*float64(cfg.Clauses*cfg.Epochs) + 2e-6*queries*float64(cfg.K*cfg.Clauses)
+	case "mlp":
+		return 3e-4 * rows * float64(ic.mlpEpochs)
+	case "mlp_ens":
+		return 3e-4 * rows * float64(ic.mlpEpochs*imgEnsemble)
+	}
+	if ic.rfRows > 0 {
+		rows = min(rows, float64(ic.rfRows))
+	}
+	return 1e-5 * rows * math.Log2(rows) * float64(ic.rfTrees)
+}
+
+// imgUnitOut is the results of one unit of the images section: one model
+// (for "ptm" the PTM and the plain PTM, one trained model) trained on one
+// data set's training images and queried on its test images and, for
+// MNIST, on Fashion-MNIST's test images. It holds what the report reads,
+// not the trained model; shards gob-encode it.
+type imgUnitOut struct {
+	// Dataset is the data set's key, Classes its class names.
+	Dataset string
+	Classes []string
+	// TrainImages counts the training images. TestRows are the data set's
+	// rows of the test images and TestY their labels; OODImages counts the
+	// out-of-distribution images queried (0: none).
+	TrainImages int
+	TestRows    []int
+	TestY       []int
+	OODImages   int
+	// Test and OOD hold, per model key, the query statistics of every test
+	// image and every out-of-distribution image, in order.
+	Test, OOD map[string][]metrics.QueryStats
+	// FitS is, per model key, the training wall time (seconds).
+	FitS map[string]float64
+	// PTM is set by the PTM unit.
+	PTM *imgPTMOut
+}
+
+// imgPTMOut is what the report reads of a trained convolutional PTM.
+type imgPTMOut struct {
+	// Config is the recipe (imgConfigName), MappingKind its mapping's
+	// kind, K its samples per query, BankBits its bank's width.
+	Config, MappingKind string
+	K, BankBits         int
+	// Mapping is the mapping fitted on the carve (mappingName), SPVBits
+	// the width the model file stores the SPVs at.
+	Mapping string
+	SPVBits int
+	// TrainRows and CalibrationRows count the images the trainer and the
+	// mapping's fit used.
+	TrainRows, CalibrationRows int
+	// ModelBytes, TrainS and PeakRSSMB are imagePTM's.
+	ModelBytes        int
+	TrainS, PeakRSSMB float64
+	// Least and Most are the positions among the test images of the
+	// imgExtremes images of the highest and of the lowest PTM entropy
+	// (highest first, lowest last).
+	Least, Most []int
+}
+
+// imgState is the images section's state in one run or merge: the data
+// sets its units read (each loaded once, on first use, and shared read-only)
+// and the units' results, per data set and imgGroups entry.
+type imgState struct {
+	ic   imagesConfig
+	data []*imgData
+	outs [][]*imgUnitOut
+}
+
+// imgData is one data set of imgSpecs, loaded by runner.imgLoad.
+type imgData struct {
+	once        sync.Once
+	err         error
+	train, test *imageSet
+	classes     []string
+
+	trainOnce, testOnce sync.Once
+	trainF, testF       [][]float64
+}
+
+// imgLoad returns data set i of imgSpecs, loading it on first use.
+func (r *runner) imgLoad(i int) (*imgData, error) {
+	st := r.img
+	g := st.data[i]
+	g.once.Do(func() {
+		key := imgSpecs[i].key
+		r.progress("images: load "+key, 0, 1)
+		g.train, g.test, g.classes, g.err = loadImages(imgSpecs[i], st.ic.trainRows, st.ic.testRows)
+		if g.err != nil {
+			g.err = fmt.Errorf("load %s: %w", key, g.err)
+			return
+		}
+		r.progress("images: load "+key, 1, 1)
+	})
+	return g, g.err
+}
+
+// trainFloats and testFloats are the pixels of the training and the test
+// images scaled to 0..1 (imageSet.floats), computed once.
+func (g *imgData) trainFloats() [][]float64 {
+	g.trainOnce.Do(func() { g.trainF = g.train.floats() })
+	return g.trainF
+}
+
+func (g *imgData) testFloats() [][]float64 {
+	g.testOnce.Do(func() { g.testF = g.test.floats() })
+	return g.testF
+}
+
+// planImages declares the images section's units: per data set, one per
+// imgGroups entry ("images.mnist.ptm", "images.fashion_mnist.rf", ...).
+// The MNIST units also query their models with Fashion-MNIST's test
+// images. Each unit loads the data it needs (once per process) and seeds
+// its models from imgSeed alone, so it computes the same in any process
+// and any order. The cost is imgUnitSeconds in the tables' units.
+func (r *runner) planImages() ([]unit, error) {
 	ic := imagesSettings(r.cfg.quick)
-	res := make([]*imgResult, len(imgSpecs))
+	st := &imgState{ic: ic, outs: make([][]*imgUnitOut, len(imgSpecs))}
+	for range imgSpecs {
+		st.data = append(st.data, &imgData{})
+	}
+	r.img = st
+	// The costs take MNIST's sizes for both data sets (28 x 28 images, 10
+	// classes, 60,000 training and 10,000 test images), so planning loads
+	// nothing.
+	cfg, err := imagesPTMConfig(ic, 28, 28, 10)
+	if err != nil {
+		return nil, err
+	}
+	rows, test := float64(ic.trainRows), float64(ic.testRows)
+	if rows == 0 {
+		rows = 60000
+	}
+	if test == 0 {
+		test = 10000
+	}
+	var us []unit
 	for i, spec := range imgSpecs {
-		r.progress("images: load "+spec.key, 0, 1)
-		tr, te, cls, err := loadImages(spec, ic.trainRows, ic.testRows)
-		if err != nil {
-			return "", err
-		}
-		res[i] = &imgResult{spec: spec, classes: cls, train: tr, test: te,
-			testQ: map[string][]metrics.QueryStats{}, oodQ: map[string][]metrics.QueryStats{}, fit: map[string]time.Duration{}}
-		r.progress("images: load "+spec.key, 1, 1)
-	}
-	for i, d := range res {
-		var ood *imageSet
+		queries := test
 		if i == 0 {
-			ood = res[1].test
+			queries *= 2 // and Fashion-MNIST's test images
 		}
-		if err := r.imagesPTM(ic, d, ood); err != nil {
-			return "", fmt.Errorf("%s, ptm: %w", d.spec.key, err)
-		}
-		if err := r.imagesBaselines(ic, d, ood); err != nil {
-			return "", fmt.Errorf("%s: %w", d.spec.key, err)
+		for _, g := range imgGroups {
+			o := &imgUnitOut{}
+			st.outs[i] = append(st.outs[i], o)
+			cost := imgCostPerSecond * imgUnitSeconds(ic, cfg, g.key, rows, queries)
+			us = append(us, unit{name: "images." + spec.key + "." + g.key, cost: cost, out: o, run: func() error {
+				return r.imagesUnit(i, g.key, o)
+			}})
 		}
 	}
-	r.imagesSummary(res)
-	return r.imagesReport(ic, res)
+	return us, nil
+}
+
+// imagesUnit runs the unit of model group on data set i into o.
+func (r *runner) imagesUnit(i int, group string, o *imgUnitOut) error {
+	spec := imgSpecs[i]
+	d, err := r.imgLoad(i)
+	if err != nil {
+		return err
+	}
+	var ood *imgData
+	if i == 0 {
+		if ood, err = r.imgLoad(1); err != nil {
+			return err
+		}
+	}
+	cfg, err := imagesPTMConfig(r.img.ic, d.train.H, d.train.W, len(d.classes))
+	if err != nil {
+		return err
+	}
+	*o = imgUnitOut{Dataset: spec.key, Classes: d.classes, TrainImages: len(d.train.X), TestRows: d.test.Rows, TestY: d.test.Y,
+		Test: map[string][]metrics.QueryStats{}, FitS: map[string]float64{}}
+	if ood != nil {
+		o.OOD, o.OODImages = map[string][]metrics.QueryStats{}, len(ood.test.X)
+	}
+	if group == "ptm" {
+		return r.imagesPTM(cfg, spec, d, ood, o)
+	}
+	return r.imagesBaseline(cfg.K, group, spec, d, ood, o)
 }
 
 // imagesPTM trains the PTM of one data set with pipeline.TrainConv and
 // scores it and the plain PTM (the same trained model through its base
 // thresholds alone, the raw vote smoothed by 0.05, nothing fitted) with
 // pipeline.SampleConv.
-func (r *runner) imagesPTM(ic imagesConfig, d *imgResult, ood *imageSet) error {
-	cfg, err := imagesPTMConfig(ic, d.train.H, d.train.W, len(d.classes))
-	if err != nil {
-		return err
-	}
-	stage := "images: " + d.spec.key + " ptm training"
+func (r *runner) imagesPTM(cfg convtrain.ImageConfig, spec imgSpec, d, ood *imgData, o *imgUnitOut) error {
+	stage := "images: " + spec.key + " ptm training"
 	p, err := trainImagePTM(r.ctx, cfg, d.train, d.test, imgSeed,
 		func(done, total int) { r.progress(stage, done, total) })
 	if err != nil {
 		return err
 	}
-	d.ptm = p
-	d.fit["ptm"] = time.Duration(p.TrainS * float64(time.Second))
-	d.fit["ptm_plain"] = d.fit["ptm"]
+	o.FitS["ptm"], o.FitS["ptm_plain"] = p.TrainS, p.TrainS
 	f := p.File
 	plain := *f
 	plain.JitterSets, plain.JitterSpread = 1, 0
@@ -265,17 +422,34 @@ func (r *runner) imagesPTM(ic imagesConfig, d *imgResult, ood *imageSet) error {
 		dst["ptm_plain"] = pipeline.ConvQueries(&f.Head, sums, cfg.K, plainMapping)
 		return nil
 	}
-	r.progress("images: "+d.spec.key+" ptm scoring", 0, 1)
-	if err := score(d.test, imgSeed+2000, d.testQ); err != nil {
+	r.progress("images: "+spec.key+" ptm scoring", 0, 1)
+	if err := score(d.test, imgSeed+2000, o.Test); err != nil {
 		return err
 	}
 	if ood != nil {
-		if err := score(ood, imgSeed+3000, d.oodQ); err != nil {
+		if err := score(ood.test, imgSeed+3000, o.OOD); err != nil {
 			return err
 		}
 	}
-	r.progress("images: "+d.spec.key+" ptm scoring", 1, 1)
+	r.progress("images: "+spec.key+" ptm scoring", 1, 1)
+	o.PTM = &imgPTMOut{Config: imgConfigName(cfg), MappingKind: fmt.Sprint(cfg.Mapping), K: cfg.K, BankBits: cfg.BankBits,
+		Mapping: mappingName(f.Mapping), SPVBits: f.SPVBits, TrainRows: len(f.Split.Train), CalibrationRows: f.Calibration.Rows,
+		ModelBytes: p.ModelBytes, TrainS: p.TrainS, PeakRSSMB: p.PeakRSSMB}
+	o.PTM.Least, o.PTM.Most = extremesOf(o.Test["ptm"])
 	return nil
+}
+
+// extremesOf returns the positions of the imgExtremes queries of the
+// highest entropy (highest first) and of the lowest (lowest last), at most
+// half of qs each; ties keep the queries' order.
+func extremesOf(qs []metrics.QueryStats) (least, most []int) {
+	idx := make([]int, len(qs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return qs[idx[a]].Entropy > qs[idx[b]].Entropy })
+	n := min(imgExtremes, len(idx)/2)
+	return slices.Clone(idx[:n]), slices.Clone(idx[len(idx)-n:])
 }
 
 // mlpEnsemble is the ensemble baseline: imgEnsemble MLPs without dropout,
@@ -291,96 +465,180 @@ func (e mlpEnsemble) query(x []float64) metrics.QueryStats {
 	return metrics.Query(s)
 }
 
-// imagesBaselines trains and scores the MLP with MC dropout, the MLP
-// ensemble and the random forest of one data set.
-func (r *runner) imagesBaselines(ic imagesConfig, d *imgResult, ood *imageSet) error {
-	K := d.ptm.Config.K
-	Xtr := d.train.floats()
-	ytr := d.train.Y
+// imagesBaseline trains one baseline of one data set ("mlp", the MLP with
+// MC dropout; "mlp_ens", the MLP ensemble, its members in parallel; "rf",
+// the random forest) and queries it with K samples per image (the
+// ensemble: one per member) on the test images and the
+// out-of-distribution images, in order: the MLP's dropout masks come from
+// its own stream, so the unit's numbers depend on nothing else.
+func (r *runner) imagesBaseline(K int, model string, spec imgSpec, d, ood *imgData, o *imgUnitOut) error {
+	ic := r.img.ic
+	Xtr, ytr := d.trainFloats(), d.train.Y
 	nc := len(d.classes)
-	mcd := mlp.New(mlp.Opts{Hidden: ic.mlpHidden, Epochs: ic.mlpEpochs, LearningRate: imgMLPRate, WeightDecay: imgMLPDecay, Seed: imgSeed})
-	ens := make(mlpEnsemble, imgEnsemble)
-	for i := range ens {
-		ens[i] = mlp.New(mlp.Opts{Hidden: ic.mlpHidden, Epochs: ic.mlpEpochs, LearningRate: imgMLPRate, WeightDecay: imgMLPDecay,
-			Dropout: mlp.NoDropout, Seed: imgSeed + 100 + uint64(i)})
-	}
-	rfX, rfY := Xtr, ytr
-	if ic.rfRows > 0 && ic.rfRows < len(Xtr) {
-		_, keep := dataset.StratifiedSplit(ytr, nc, float64(ic.rfRows)/float64(len(Xtr)), imgSeed+4000)
-		slices.Sort(keep)
-		rfX, rfY = make([][]float64, len(keep)), make([]int, len(keep))
-		for i, k := range keep {
-			rfX[i], rfY[i] = Xtr[k], ytr[k]
-		}
-	}
-	forest := rf.New(rf.Opts{NTrees: ic.rfTrees, Seed: imgSeed, Workers: runtime.GOMAXPROCS(0)})
-	// Fit: the six MLPs in parallel, then the forest (its trees in
-	// parallel).
-	fits := append([]*mlp.Model{mcd}, ens...)
-	var done atomic.Int32
-	stage := "images: " + d.spec.key + " baselines training"
-	ensTime := make([]time.Duration, len(fits))
-	err := parallel(r.ctx, len(fits), func(i int) error {
-		t0 := time.Now()
-		if err := fits[i].Fit(Xtr, ytr, nc); err != nil {
+	stage := "images: " + spec.key + " " + model + " training"
+	var query func(x []float64) (metrics.QueryStats, error)
+	t0 := time.Now()
+	switch model {
+	case "mlp":
+		mcd := mlp.New(mlp.Opts{Hidden: ic.mlpHidden, Epochs: ic.mlpEpochs, LearningRate: imgMLPRate, WeightDecay: imgMLPDecay, Seed: imgSeed})
+		r.progress(stage, 0, 1)
+		if err := await(r.ctx, func() error { return mcd.Fit(Xtr, ytr, nc) }); err != nil {
 			return err
 		}
-		ensTime[i] = time.Since(t0)
-		r.progress(stage, int(done.Add(1)), len(fits)+1)
-		return nil
-	})
-	if err != nil {
-		return err
+		o.FitS[model] = time.Since(t0).Seconds()
+		r.progress(stage, 1, 1)
+		query = func(x []float64) (metrics.QueryStats, error) { return baseline.Query(mcd, x, K) }
+	case "mlp_ens":
+		ens := make(mlpEnsemble, imgEnsemble)
+		for i := range ens {
+			ens[i] = mlp.New(mlp.Opts{Hidden: ic.mlpHidden, Epochs: ic.mlpEpochs, LearningRate: imgMLPRate, WeightDecay: imgMLPDecay,
+				Dropout: mlp.NoDropout, Seed: imgSeed + 100 + uint64(i)})
+		}
+		secs := make([]float64, len(ens))
+		var done atomic.Int32
+		r.progress(stage, 0, len(ens))
+		if err := parallel(r.ctx, len(ens), func(i int) error {
+			t := time.Now()
+			if err := ens[i].Fit(Xtr, ytr, nc); err != nil {
+				return err
+			}
+			secs[i] = time.Since(t).Seconds()
+			r.progress(stage, int(done.Add(1)), len(ens))
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, s := range secs {
+			o.FitS[model] += s
+		}
+		query = func(x []float64) (metrics.QueryStats, error) { return ens.query(x), nil }
+	case "rf":
+		rfX, rfY := Xtr, ytr
+		if ic.rfRows > 0 && ic.rfRows < len(Xtr) {
+			_, keep := dataset.StratifiedSplit(ytr, nc, float64(ic.rfRows)/float64(len(Xtr)), imgSeed+4000)
+			slices.Sort(keep)
+			rfX, rfY = make([][]float64, len(keep)), make([]int, len(keep))
+			for i, k := range keep {
+				rfX[i], rfY[i] = Xtr[k], ytr[k]
+			}
+		}
+		forest := rf.New(rf.Opts{NTrees: ic.rfTrees, Seed: imgSeed, Workers: runtime.GOMAXPROCS(0)})
+		r.progress(stage, 0, 1)
+		if err := await(r.ctx, func() error { return forest.Fit(rfX, rfY, nc) }); err != nil {
+			return err
+		}
+		o.FitS[model] = time.Since(t0).Seconds()
+		r.progress(stage, 1, 1)
+		query = func(x []float64) (metrics.QueryStats, error) { return baseline.Query(forest, x, K) }
+	default:
+		return fmt.Errorf("images: unknown baseline %q", model)
 	}
-	d.fit["mlp"] = ensTime[0]
-	for _, t := range ensTime[1:] {
-		d.fit["mlp_ens"] += t
-	}
-	t0 := time.Now()
-	if err := await(r.ctx, func() error { return forest.Fit(rfX, rfY, nc) }); err != nil {
-		return err
-	}
-	d.fit["rf"] = time.Since(t0)
-	r.progress(stage, len(fits)+1, len(fits)+1)
-	score := func(X [][]float64, dst map[string][]metrics.QueryStats) error {
-		models := []string{"mlp", "mlp_ens", "rf"}
-		qs := make([][]metrics.QueryStats, len(models))
-		err := parallel(r.ctx, len(models), func(j int) error {
-			qs[j] = make([]metrics.QueryStats, len(X))
-			for i, x := range X {
-				switch models[j] {
-				case "mlp_ens":
-					qs[j][i] = ens.query(x)
-				default:
-					var c baseline.Classifier = mcd
-					if models[j] == "rf" {
-						c = forest
-					}
-					q, err := baseline.Query(c, x, K)
-					if err != nil {
-						return err
-					}
-					qs[j][i] = q
+	score := func(X [][]float64) ([]metrics.QueryStats, error) {
+		qs := make([]metrics.QueryStats, len(X))
+		for i, x := range X {
+			if i%256 == 0 {
+				if err := r.ctx.Err(); err != nil {
+					return nil, err
 				}
 			}
-			return nil
-		})
-		for j, m := range models {
-			dst[m] = qs[j]
+			q, err := query(x)
+			if err != nil {
+				return nil, err
+			}
+			qs[i] = q
 		}
-		return err
+		return qs, nil
 	}
-	r.progress("images: "+d.spec.key+" baselines scoring", 0, 1)
-	if err := score(d.test.floats(), d.testQ); err != nil {
+	stage = "images: " + spec.key + " " + model + " scoring"
+	r.progress(stage, 0, 1)
+	var err error
+	if o.Test[model], err = score(d.testFloats()); err != nil {
 		return err
 	}
 	if ood != nil {
-		if err := score(ood.floats(), d.oodQ); err != nil {
+		if o.OOD[model], err = score(ood.testFloats()); err != nil {
 			return err
 		}
 	}
-	r.progress("images: "+d.spec.key+" baselines scoring", 1, 1)
+	r.progress(stage, 1, 1)
 	return nil
+}
+
+// imgResult is one data set's comparison as the report reads it: its
+// units' results put together.
+type imgResult struct {
+	spec        imgSpec
+	classes     []string
+	trainImages int
+	testRows    []int
+	testY       []int
+	oodImages   int
+	ptm         *imgPTMOut
+	testQ       map[string][]metrics.QueryStats // per model, the test images
+	oodQ        map[string][]metrics.QueryStats // per model, the other data set's test images (MNIST only)
+	fitS        map[string]float64              // per model, training wall time (seconds)
+}
+
+// imgResults puts the units' results together per data set, checking that
+// the units of a data set tested the same images.
+func (r *runner) imgResults() ([]*imgResult, error) {
+	res := make([]*imgResult, len(imgSpecs))
+	for i, spec := range imgSpecs {
+		d := &imgResult{spec: spec, testQ: map[string][]metrics.QueryStats{}, oodQ: map[string][]metrics.QueryStats{}, fitS: map[string]float64{}}
+		for j, g := range imgGroups {
+			o := r.img.outs[i][j]
+			name := "images." + spec.key + "." + g.key
+			if o.Dataset != spec.key {
+				return nil, fmt.Errorf("unit %s holds results of %q", name, o.Dataset)
+			}
+			if j == 0 {
+				d.classes, d.trainImages, d.testRows, d.testY, d.oodImages = o.Classes, o.TrainImages, o.TestRows, o.TestY, o.OODImages
+			} else if o.TrainImages != d.trainImages || o.OODImages != d.oodImages || !slices.Equal(o.TestRows, d.testRows) ||
+				!slices.Equal(o.TestY, d.testY) || !slices.Equal(o.Classes, d.classes) {
+				return nil, fmt.Errorf("unit %s was trained or tested on other images than unit images.%s.%s", name, spec.key, imgGroups[0].key)
+			}
+			if o.PTM != nil {
+				d.ptm = o.PTM
+			}
+			for _, m := range g.models {
+				if len(o.Test[m]) != len(d.testY) {
+					return nil, fmt.Errorf("unit %s: %d queries of model %s for %d test images", name, len(o.Test[m]), m, len(d.testY))
+				}
+				d.testQ[m], d.fitS[m] = o.Test[m], o.FitS[m]
+				if q, ok := o.OOD[m]; ok || d.oodImages > 0 {
+					if len(q) != d.oodImages {
+						return nil, fmt.Errorf("unit %s: %d out-of-distribution queries of model %s for %d images", name, len(q), m, d.oodImages)
+					}
+					d.oodQ[m] = q
+				}
+			}
+		}
+		if d.ptm == nil {
+			return nil, fmt.Errorf("unit images.%s.ptm holds no PTM", spec.key)
+		}
+		res[i] = d
+	}
+	return res, nil
+}
+
+// images writes the images section's summary keys, text and figures from
+// its units' results: on MNIST and Fashion-MNIST, the convolutional PTM
+// and the baselines trained on the standard training images and scored on
+// the standard test images; the models trained on MNIST also scored on
+// Fashion-MNIST's test images (out of distribution). The loaded data sets
+// are released afterwards.
+func (r *runner) images() (string, error) {
+	defer func() {
+		for i := range r.img.data {
+			r.img.data[i] = &imgData{}
+		}
+	}()
+	res, err := r.imgResults()
+	if err != nil {
+		return "", err
+	}
+	r.imagesSummary(res)
+	return r.imagesReport(r.img.ic, res)
 }
 
 // imgMetrics are the summary's per-model metrics on test images.
@@ -409,26 +667,26 @@ func (r *runner) imagesSummary(res []*imgResult) {
 	s := r.sum
 	for _, d := range res {
 		p := d.spec.key
-		s.set(p+".train_images", float64(len(d.train.X)))
-		s.set(p+".test_images", float64(len(d.test.X)))
+		s.set(p+".train_images", float64(d.trainImages))
+		s.set(p+".test_images", float64(len(d.testY)))
 		for _, m := range imgModels {
-			rep := metrics.Evaluate(d.testQ[m.key], d.test.Y, r.cfg.bins)
+			rep := metrics.Evaluate(d.testQ[m.key], d.testY, r.cfg.bins)
 			for _, mt := range imgMetrics {
 				s.set(p+".test."+m.key+"."+mt, reportValue(rep, mt))
 			}
-			s.set(p+".test."+m.key+".train_s", d.fit[m.key].Seconds())
+			s.set(p+".test."+m.key+".train_s", d.fitS[m.key])
 			if q, ok := d.oodQ[m.key]; ok {
 				s.set(p+".ood_fashion."+m.key+".auroc_entropy", OODAUROC(d.testQ[m.key], q, entropyOf))
 				s.set(p+".ood_fashion."+m.key+".auroc_mi", OODAUROC(d.testQ[m.key], q, miOf))
 			}
 		}
-		c := d.ptm.Config
-		s.set(p+".ptm.model_bytes", float64(d.ptm.ModelBytes))
-		s.label(p+".ptm.model_bytes_is", fmt.Sprintf("the model file `ptm train` writes (modelfile.EncodeConv: SPVs at %d bits, the %d-bit bank, the split)", d.ptm.File.SPVBits, c.BankBits))
-		s.set(p+".ptm.train_s", d.ptm.TrainS)
-		s.set(p+".ptm.peak_rss_mb", d.ptm.PeakRSSMB)
-		s.label(p+".ptm.mapping", mappingName(d.ptm.File.Mapping))
-		s.label(p+".ptm.config", imgConfigName(c))
+		c := d.ptm
+		s.set(p+".ptm.model_bytes", float64(c.ModelBytes))
+		s.label(p+".ptm.model_bytes_is", fmt.Sprintf("the model file `ptm train` writes (modelfile.EncodeConv: SPVs at %d bits, the %d-bit bank, the split)", c.SPVBits, c.BankBits))
+		s.set(p+".ptm.train_s", c.TrainS)
+		s.set(p+".ptm.peak_rss_mb", c.PeakRSSMB)
+		s.label(p+".ptm.mapping", c.Mapping)
+		s.label(p+".ptm.config", c.Config)
 		s.set(p+".ptm.k", float64(c.K))
 	}
 }
@@ -458,12 +716,12 @@ func (r *runner) imagesReport(ic imagesConfig, res []*imgResult) (string, error)
 		"**MLP ensemble**: %d such MLPs without dropout, each its own seed; its samples are its members' predictions. "+
 		"**RF**: experiments/baseline/rf, %d trees%s. Baselines see the 784 pixels scaled to 0..1 (and standardize them as their package does). "+
 		"AUROC(entropy) and AUROC(MI) rank wrong predictions above right ones; ECE has %d equal-width bins.\n\n",
-		len(m0.train.X), len(m0.test.X), imgConfigName(m0.ptm.Config), len(m0.ptm.File.Split.Train),
-		m0.ptm.Config.Mapping, m0.ptm.File.Calibration.Rows, imgSeed,
-		ic.mlpHidden, ic.mlpEpochs, imgMLPRate, imgMLPDecay, m0.ptm.Config.K, imgEnsemble, ic.rfTrees, rfRowsText(ic), r.cfg.bins)
+		m0.trainImages, len(m0.testY), m0.ptm.Config, m0.ptm.TrainRows,
+		m0.ptm.MappingKind, m0.ptm.CalibrationRows, imgSeed,
+		ic.mlpHidden, ic.mlpEpochs, imgMLPRate, imgMLPDecay, m0.ptm.K, imgEnsemble, ic.rfTrees, rfRowsText(ic), r.cfg.bins)
 	for _, d := range res {
 		p := d.spec.key
-		fmt.Fprintf(&b, "### %s (%d test images; summary keys `%s.test.MODEL.*`)\n\n", d.spec.name, len(d.test.X), p)
+		fmt.Fprintf(&b, "### %s (%d test images; summary keys `%s.test.MODEL.*`)\n\n", d.spec.name, len(d.testY), p)
 		b.WriteString("| model | accuracy | ECE | NLL | AUROC(entropy) | AUROC(MI) | training (s) |\n|---|---|---|---|---|---|---|\n")
 		for _, m := range imgModels {
 			k := p + ".test." + m.key + "."
@@ -474,7 +732,7 @@ func (r *runner) imagesReport(ic imagesConfig, res []*imgResult) (string, error)
 			s.Labels[p+".ptm.mapping"], int(s.get(p+".ptm.model_bytes")), s.Labels[p+".ptm.model_bytes_is"], s.get(p+".ptm.train_s"), s.get(p+".ptm.peak_rss_mb"))
 	}
 	fmt.Fprintf(&b, "### Out of distribution: models trained on MNIST, queried with Fashion-MNIST's test images (summary keys `mnist.ood_fashion.MODEL.*`)\n\n"+
-		"AUROC of ranking the %d Fashion-MNIST test images above the %d MNIST test images by the score.\n\n", len(res[1].test.X), len(m0.test.X))
+		"AUROC of ranking the %d Fashion-MNIST test images above the %d MNIST test images by the score.\n\n", m0.oodImages, len(m0.testY))
 	b.WriteString("| model | AUROC(entropy) | AUROC(MI) | mean entropy MNIST / Fashion (bits) |\n|---|---|---|---|\n")
 	for _, m := range imgModels {
 		k := "mnist.ood_fashion." + m.key + "."

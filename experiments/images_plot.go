@@ -8,7 +8,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -33,7 +33,7 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 	for _, d := range res {
 		var row []*plot.Plot
 		for _, m := range imgModels {
-			p, err := reliabilityPanel(imgShort[d.spec.key]+", "+imgShortModel[m.key], d.testQ[m.key], d.test.Y, r.cfg.bins)
+			p, err := reliabilityPanel(imgShort[d.spec.key]+", "+imgShortModel[m.key], d.testQ[m.key], d.testY, r.cfg.bins)
 			if err != nil {
 				return "", err
 			}
@@ -58,7 +58,7 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 		var names []string
 		var fills []color.Color
 		for _, m := range imgModels {
-			right, wrong := rightWrong(d.testQ[m.key], d.test.Y)
+			right, wrong := rightWrong(d.testQ[m.key], d.testY)
 			groups = append(groups, right.entropy, wrong.entropy)
 			names = append(names, fmt.Sprintf("%s right (%d)", m.name, len(right.entropy)), fmt.Sprintf("wrong (%d)", len(wrong.entropy)))
 			fills = append(fills, colRight, colWrong)
@@ -118,7 +118,7 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 	b.WriteString(r.figure("images_ood.png", "Entropy histograms, MNIST test against Fashion-MNIST test images"))
 	b.WriteString("\n")
 	// The least and the most certain MNIST test digits under the PTM.
-	txt, err := r.imagesExtremes(m0)
+	txt, err := r.imagesExtremes(0, m0)
 	if err != nil {
 		return "", err
 	}
@@ -129,30 +129,45 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 // imgExtremes is how many images each row of the extremes figure shows.
 const imgExtremes = 16
 
-// imagesExtremes draws the imgExtremes test images of d with the highest
-// PTM entropy (top row) and the lowest (bottom row) as pictures, and lists
-// their labels and predictions.
-func (r *runner) imagesExtremes(d *imgResult) (string, error) {
+// imagesExtremes draws the test images of d the PTM unit found the least
+// certain (top row) and the most certain (bottom row) as pictures, and
+// lists their labels and predictions. The pixels are read from the data
+// set by row (loaded here when no unit of this process loaded it: a
+// merge), and their labels checked against the units'.
+func (r *runner) imagesExtremes(i int, d *imgResult) (string, error) {
 	qs := d.testQ["ptm"]
-	idx := make([]int, len(qs))
-	for i := range idx {
-		idx[i] = i
+	top, bottom := d.ptm.Least, d.ptm.Most
+	n := len(top)
+	if len(bottom) != n {
+		return "", fmt.Errorf("unit images.%s.ptm: %d least and %d most certain images", d.spec.key, n, len(bottom))
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return qs[idx[a]].Entropy > qs[idx[b]].Entropy })
-	n := min(imgExtremes, len(idx)/2)
-	top, bottom := idx[:n], idx[len(idx)-n:]
+	g, err := r.imgLoad(i)
+	if err != nil {
+		return "", err
+	}
+	ds := g.test.Data.Dataset
+	h, w := ds.Image.Rows, ds.Image.Cols
+	for _, k := range append(slices.Clone(top), bottom...) {
+		if k < 0 || k >= len(d.testRows) || k >= len(qs) {
+			return "", fmt.Errorf("unit images.%s.ptm: extreme image %d of %d test images", d.spec.key, k, len(d.testRows))
+		}
+		if row := d.testRows[k]; row >= ds.Len() || ds.Y[row] != d.testY[k] || len(ds.X[row]) != h*w {
+			return "", fmt.Errorf("%s row %d is not the test image the units scored (label %d)", d.spec.key, row, d.testY[k])
+		}
+	}
 	const scale, pad = 3, 4
-	H, W := d.test.H*scale, d.test.W*scale
+	H, W := h*scale, w*scale
 	img := image.NewGray(image.Rect(0, 0, n*(W+pad)+pad, 2*(H+pad)+pad))
 	for i := range img.Pix {
 		img.Pix[i] = 0x80
 	}
 	for row, set := range [][]int{top, bottom} {
 		for col, k := range set {
+			px := ds.X[d.testRows[k]]
 			x0, y0 := pad+col*(W+pad), pad+row*(H+pad)
 			for y := 0; y < H; y++ {
 				for x := 0; x < W; x++ {
-					img.SetGray(x0+x, y0+y, color.Gray{Y: 255 - d.test.X[k][(y/scale)*d.test.W+x/scale]})
+					img.SetGray(x0+x, y0+y, color.Gray{Y: 255 - uint8(px[(y/scale)*w+x/scale])})
 				}
 			}
 		}
@@ -179,7 +194,7 @@ func (r *runner) imagesExtremes(d *imgResult) (string, error) {
 	list := func(set []int) string {
 		var parts []string
 		for _, k := range set {
-			parts = append(parts, fmt.Sprintf("%s→%s (%.2f)", d.classes[d.test.Y[k]], d.classes[qs[k].Pred], qs[k].Entropy))
+			parts = append(parts, fmt.Sprintf("%s→%s (%.2f)", d.classes[d.testY[k]], d.classes[qs[k].Pred], qs[k].Entropy))
 		}
 		return strings.Join(parts, ", ")
 	}

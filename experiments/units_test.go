@@ -98,6 +98,56 @@ func reportWithoutTiming(t *testing.T, dir string) string {
 	return strings.Join(lines, "\n")
 }
 
+// compareRuns compares the output directories of an unsharded run and
+// a merge: summary.json key for key and number for number but
+// meta.seconds and the keys timing names, report.md but its run time and
+// what mask replaces (nil: nothing), and figures byte for byte.
+func compareRuns(t *testing.T, whole, merged string, figures []string, timing func(key string) bool, mask func(report string) string) {
+	t.Helper()
+	a, b := summaryWithoutTiming(t, whole), summaryWithoutTiming(t, merged)
+	n := 0
+	for k, v := range a {
+		if timing != nil && timing(k) {
+			continue
+		}
+		n++
+		if w, ok := b[k]; !ok {
+			t.Errorf("merged summary lacks %s", k)
+		} else if !reflect.DeepEqual(v, w) {
+			t.Errorf("%s: unsharded %v, merged %v", k, v, w)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			t.Errorf("merged summary has extra key %s", k)
+		}
+	}
+	t.Logf("summary.json: %d keys compared", n)
+	ra, rb := reportWithoutTiming(t, whole), reportWithoutTiming(t, merged)
+	if mask != nil {
+		ra, rb = mask(ra), mask(rb)
+	}
+	if ra != rb {
+		la, lb := strings.Split(ra, "\n"), strings.Split(rb, "\n")
+		for i := range min(len(la), len(lb)) {
+			if la[i] != lb[i] {
+				t.Errorf("report.md differs beyond its run time, first at line %d:\n%s\n%s", i+1, la[i], lb[i])
+				break
+			}
+		}
+		if len(la) != len(lb) {
+			t.Errorf("report.md: %d lines unsharded, %d merged", len(la), len(lb))
+		}
+	}
+	for _, f := range figures {
+		fa, err1 := os.ReadFile(filepath.Join(whole, f))
+		fb, err2 := os.ReadFile(filepath.Join(merged, f))
+		if err1 != nil || err2 != nil || !bytes.Equal(fa, fb) {
+			t.Errorf("figure %s differs (%v, %v)", f, err1, err2)
+		}
+	}
+}
+
 // TestShardMergeQuick runs the quick sweep as four shards, merges them and
 // compares with the unsharded quick run: summary.json equal key for key
 // and number for number (but meta.seconds), report.md equal but for its
@@ -129,30 +179,7 @@ func TestShardMergeQuick(t *testing.T) {
 	if _, err := Merge(context.Background(), MergeOptions{Dirs: dirs, Out: merged}); err != nil {
 		t.Fatal(err)
 	}
-	a, b := summaryWithoutTiming(t, whole), summaryWithoutTiming(t, merged)
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			t.Errorf("merged summary lacks %s", k)
-		} else if !reflect.DeepEqual(v, w) {
-			t.Errorf("%s: unsharded %v, merged %v", k, v, w)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			t.Errorf("merged summary has extra key %s", k)
-		}
-	}
-	t.Logf("summary.json: %d keys compared", len(a))
-	if ra, rb := reportWithoutTiming(t, whole), reportWithoutTiming(t, merged); ra != rb {
-		t.Errorf("report.md differs beyond its run time")
-	}
-	for _, f := range wantFigures {
-		fa, err1 := os.ReadFile(filepath.Join(whole, f))
-		fb, err2 := os.ReadFile(filepath.Join(merged, f))
-		if err1 != nil || err2 != nil || !bytes.Equal(fa, fb) {
-			t.Errorf("figure %s differs (%v, %v)", f, err1, err2)
-		}
-	}
+	compareRuns(t, whole, merged, wantFigures, nil, nil)
 
 	// A shard's unit missing: the merge names it and writes nothing.
 	victim := filepath.Join(dirs[2], unitsDir, "wine.s01.baselines.gob")

@@ -476,30 +476,7 @@ func ConvRows(f *modelfile.ConvFile, d *Data, split string) ([]int, error) {
 	if err := checkImages(d, f.Head.Shape); err != nil {
 		return nil, err
 	}
-	switch split {
-	case "all":
-		rows := make([]int, d.Len())
-		for i := range rows {
-			rows[i] = i
-		}
-		return rows, nil
-	case "train", "test":
-		if f.Split.Rows != d.Len() {
-			return nil, fmt.Errorf("pipeline: the model was trained on %q with %d rows, this data set has %d: --split %s needs the same data", f.Split.Dataset, f.Split.Rows, d.Len(), split)
-		}
-		if fp := d.Fingerprint(); f.DataFingerprint != "" && fp != f.DataFingerprint {
-			return nil, fmt.Errorf("pipeline: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs: --split %s picks rows by index and needs the same data; use --split all",
-				f.Split.Dataset, f.DataFingerprint, d.Name, fp, split)
-		}
-		if split == "train" {
-			return f.Split.Train, nil
-		}
-		if len(f.Split.Test) == 0 {
-			return nil, fmt.Errorf("pipeline: the model holds out no test rows: use --split all on a separate data set")
-		}
-		return f.Split.Test, nil
-	}
-	return nil, fmt.Errorf("pipeline: unknown split %q (want train, test or all)", split)
+	return rowsOfSplit(d, &f.Split, f.DataFingerprint, split, convNoTest)
 }
 
 // OODReport scores out-of-distribution queries against in-distribution

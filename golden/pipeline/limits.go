@@ -186,19 +186,3 @@ func (c *TrainConfig) checkConfig() error {
 	}
 	return nil
 }
-
-// checkSameData refuses to pick rows by index from data that is not the
-// data the model was trained on.
-func checkSameData(f *modelfile.File, d *Data, split string) error {
-	if f.DataFingerprint == "" {
-		return nil // a model file from before fingerprints: rows only
-	}
-	if fp := d.Fingerprint(); fp != f.DataFingerprint {
-		return fmt.Errorf("pipeline: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs: --split %s picks rows by index and needs the same data; use --split all, or --test-data FILE for a separate test file",
-			f.Split.Dataset, f.DataFingerprint, d.Name, fp, split)
-	}
-	if split == "test" && len(f.Split.Test) == 0 {
-		return fmt.Errorf("pipeline: the model holds out no test rows (trained with --test-fraction 0): use --test-data FILE or --split all")
-	}
-	return nil
-}

@@ -510,6 +510,25 @@ func Rows(f *modelfile.File, d *Data, split string) ([]int, error) {
 	if err := d.CheckFeatures(f.Features); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
+	return rowsOfSplit(d, &f.Split, f.DataFingerprint, split, tabularNoTest)
+}
+
+// The advice of rowsOfSplit's error for a model that holds out no test
+// rows: a tabular model was trained with --test-fraction 0; a
+// convolutional model's data had a predefined split without test images.
+const (
+	tabularNoTest = " (trained with --test-fraction 0): use --test-data FILE or --split all"
+	convNoTest    = ": use --split all on a separate data set"
+)
+
+// rowsOfSplit returns the rows of d that split names: every row for "all";
+// for "train" and "test" the rows sp records, when d is the data the
+// model was trained on: sp's number of rows and, when the model records
+// one (model files before fingerprints do not), its data fingerprint fp.
+// A "test" split without rows is an error ending in noTest, the advice
+// for the model's kind. Rows and ConvRows check d's features or image
+// shape first.
+func rowsOfSplit(d *Data, sp *modelfile.Split, fp, split, noTest string) ([]int, error) {
 	switch split {
 	case "all":
 		rows := make([]int, d.Len())
@@ -518,16 +537,22 @@ func Rows(f *modelfile.File, d *Data, split string) ([]int, error) {
 		}
 		return rows, nil
 	case "train", "test":
-		if f.Split.Rows != d.Len() {
-			return nil, fmt.Errorf("pipeline: the model was trained on %q with %d rows, this data set has %d: --split %s needs the same data", f.Split.Dataset, f.Split.Rows, d.Len(), split)
+		if sp.Rows != d.Len() {
+			return nil, fmt.Errorf("pipeline: the model was trained on %q with %d rows, this data set has %d: --split %s needs the same data", sp.Dataset, sp.Rows, d.Len(), split)
 		}
-		if err := checkSameData(f, d, split); err != nil {
-			return nil, err
+		if fp != "" {
+			if dfp := d.Fingerprint(); dfp != fp {
+				return nil, fmt.Errorf("pipeline: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs: --split %s picks rows by index and needs the same data; use --split all, or --test-data FILE for a separate test file",
+					sp.Dataset, fp, d.Name, dfp, split)
+			}
 		}
 		if split == "train" {
-			return f.Split.Train, nil
+			return sp.Train, nil
 		}
-		return f.Split.Test, nil
+		if len(sp.Test) == 0 {
+			return nil, fmt.Errorf("pipeline: the model holds out no test rows%s", noTest)
+		}
+		return sp.Test, nil
 	}
 	return nil, fmt.Errorf("pipeline: unknown split %q (want train, test or all)", split)
 }
