@@ -239,3 +239,50 @@ func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 // Check verifies every SPV sums to 2^B, every include mass equals its
 // SPV's include states and every support holds its SPV's mass.
 func (cl *Clauses) Check() error { return cl.check(cl.bits) }
+
+// Lane returns the state of clause c's lane.
+func (cl *Clauses) Lane(c int) uint64 { return cl.lanes[c].s }
+
+// SetLane sets the state of clause c's lane (a state Lane returned, so
+// that training continues where it stopped).
+func (cl *Clauses) SetLane(c int, s uint64) { cl.lanes[c].s = s }
+
+// Restore replaces every SPV with spv (2N words per TA in TA order, each
+// TA's masses summing to 2^B) and derives the include masses and supports
+// from them: with the lanes (SetLane) the clauses continue training
+// exactly as the ones whose SPVs spv holds.
+func (cl *Clauses) Restore(spv []uint16) error {
+	if len(spv) != len(cl.spv) {
+		return fmt.Errorf("fixedtrain: restore: %d SPV words, want %d", len(spv), len(cl.spv))
+	}
+	n, n2 := cl.n, 2*cl.n
+	copy(cl.spv, spv)
+	for ta := range cl.inc {
+		q := cl.spv[ta*n2 : (ta+1)*n2]
+		lo, hi := -1, 0
+		var inc uint32
+		for i, v := range q {
+			if v != 0 {
+				if lo < 0 {
+					lo = i
+				}
+				hi = i
+			}
+			if i >= n {
+				inc += uint32(v)
+			}
+		}
+		if lo < 0 {
+			return fmt.Errorf("fixedtrain: restore: TA %d has an empty SPV", ta)
+		}
+		if inc > 1<<uint(cl.bits) {
+			return fmt.Errorf("fixedtrain: restore: TA %d include mass %d over 2^%d", ta, inc, cl.bits)
+		}
+		cl.inc[ta] = uint16(inc)
+		cl.lo[ta], cl.hi[ta] = uint16(lo), uint16(hi)
+	}
+	if err := cl.Check(); err != nil {
+		return fmt.Errorf("fixedtrain: restore: %w", err)
+	}
+	return nil
+}
