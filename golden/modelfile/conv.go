@@ -47,6 +47,16 @@ type ConvTrainer struct {
 	Epochs int    `json:"epochs"`
 }
 
+// ConvLanes records the trainer's random lanes at the end of training:
+// the control lane (shuffles, negative classes) and every clause's lane,
+// 64-bit LFSR states (golden/fixedtrain), never 0. With them and SPVs
+// stored exactly (SPVBits = Trainer.Bits) resumed training continues
+// exactly where training stopped (convtrain.Trainer.Resume).
+type ConvLanes struct {
+	Control uint64   `json:"control"`
+	Clauses []uint64 `json:"clauses"`
+}
+
 // DefaultConvSPVBits is the width TrainConv stores a convolutional
 // model's SPVs at: the 15-bit trainer SPVs of a trained MNIST model are
 // wide, smooth distributions (supports of about 100 of the 200 states),
@@ -102,6 +112,9 @@ type ConvFile struct {
 	DataFingerprint string
 	Calibration     *ConvCalibration
 	Recipe          *ConvRecipe
+	// Lanes, if set, are the trainer's lanes at the end of training
+	// (optional: files written before the field existed have none).
+	Lanes *ConvLanes
 	// SPV holds every TA's SPV, TA (c, i) = c*Literals + i, 2N states each
 	// (state n < N excludes), as integer masses summing to 2^SPVBits: the
 	// trainer's rounded by the largest remainder (fixed.QuantizeSPV) when
@@ -136,6 +149,7 @@ type convHeader struct {
 	Fingerprint  string           `json:"data_fingerprint,omitempty"`
 	Calibration  *ConvCalibration `json:"calibration,omitempty"`
 	Recipe       *ConvRecipe      `json:"recipe,omitempty"`
+	Lanes        *ConvLanes       `json:"lanes,omitempty"`
 	TAs          int              `json:"tas"`
 	SPVValues    int              `json:"spv_values"`
 	PayloadBytes int64            `json:"payload_bytes"`
@@ -246,6 +260,19 @@ func (f *ConvFile) check() (string, error) {
 			}
 		}
 	}
+	if l := f.Lanes; l != nil {
+		if len(l.Clauses) != h.Clauses {
+			return "lanes", fmt.Errorf("%d clause lanes for %d clauses", len(l.Clauses), h.Clauses)
+		}
+		if l.Control == 0 {
+			return "lanes", errors.New("control lane state 0 (an LFSR never reaches it)")
+		}
+		for c, s := range l.Clauses {
+			if s == 0 {
+				return "lanes", fmt.Errorf("clauses[%d]: lane state 0 (an LFSR never reaches it)", c)
+			}
+		}
+	}
 	tas := int64(h.Clauses) * int64(h.Shape.Literals())
 	if tas > MaxSPVValues/2 || tas*2*int64(t.N) > MaxSPVValues {
 		return "clauses", fmt.Errorf("%d clauses x %d literals x %d states, limit %d SPV values", h.Clauses, h.Shape.Literals(), 2*t.N, MaxSPVValues)
@@ -324,7 +351,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 	h := convHeader{Kind: KindConv, Shape: hd.Shape, Structure: hd.Structure, Classes: f.Classes, Clauses: hd.Clauses, T: hd.T,
 		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
-		Calibration: f.Calibration, Recipe: f.Recipe, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
+		Calibration: f.Calibration, Recipe: f.Recipe, Lanes: f.Lanes, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
 	return frame(h, payload)
 }
 
@@ -407,7 +434,7 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 	f := &ConvFile{Head: conv.Head{Shape: h.Shape, Structure: h.Structure, Classes: len(h.Classes), Clauses: h.Clauses, T: h.T, Weights: h.Weights},
 		Classes: h.Classes, Encoder: conv.Encoder{Thresholds: h.Thresholds}, JitterSets: h.JitterSets, JitterSpread: h.JitterSpread,
 		Trainer: h.Trainer, SPVBits: h.SPVBits, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, Split: split, DataFingerprint: h.Fingerprint,
-		Calibration: h.Calibration, Recipe: h.Recipe}
+		Calibration: h.Calibration, Recipe: h.Recipe, Lanes: h.Lanes}
 	// Check every field before allocating from them (the SPV count
 	// against tas and spv_values, the slice itself comes later).
 	if field, err := f.checkExceptSPV(); err != nil {

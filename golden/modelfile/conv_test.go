@@ -65,6 +65,8 @@ func convSampleAt(t testing.TB, spvBits int) (*ConvFile, *convtrain.Trainer) {
 		Calibration:     &ConvCalibration{Rows: 6, Seed: 5, K: 16, NLL: 0.4, Accuracy: 0.9},
 		Recipe:          &ConvRecipe{Source: "test", Overridden: []string{"clauses"}}}
 	f.Head.Weights = slices.Clone(f.Head.Weights)
+	ctl, lanes := tr.Lanes()
+	f.Lanes = &ConvLanes{Control: ctl, Clauses: lanes}
 	if err := f.SetSPVs(cl.SPV); err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +115,9 @@ func testConvRoundTrip(t *testing.T, spvBits int) {
 	}
 	if !slices.Equal(g.Split.Train, f.Split.Train) || !slices.Equal(g.Split.Test, f.Split.Test) || g.DataFingerprint != f.DataFingerprint {
 		t.Fatal("split or fingerprint differ")
+	}
+	if ctl, lanes := tr.Lanes(); g.Lanes == nil || g.Lanes.Control != ctl || !slices.Equal(g.Lanes.Clauses, lanes) {
+		t.Fatalf("lanes %+v, the trainer's %x %x", g.Lanes, ctl, lanes)
 	}
 	want := tr.Model()
 	if got := g.Model(); !slices.Equal(got.Include, want.Include) {
@@ -212,6 +217,10 @@ func TestConvCorrupt(t *testing.T) {
 		{"unknown field", reseal(t, good, func(h map[string]any) { h["bogus"] = 1 }), []string{"byte 16", "header", "bogus"}},
 		{"payload bytes", reseal(t, good, func(h map[string]any) { h["payload_bytes"] = 3 }), []string{"c.ptm: byte", "payload", "header describes"}},
 		{"split", reseal(t, good, func(h map[string]any) { h["split"].(map[string]any)["test"] = [][]int{{90, 95}} }), []string{"byte 16", "split"}},
+		{"lanes short", reseal(t, good, func(h map[string]any) { l := h["lanes"].(map[string]any); l["clauses"] = l["clauses"].([]any)[1:] }), []string{"byte 16", "lanes", "11 clause lanes for 12 clauses"}},
+		{"lane zero", reseal(t, good, func(h map[string]any) { h["lanes"].(map[string]any)["clauses"].([]any)[3] = 0 }), []string{"byte 16", "lanes", "clauses[3]: lane state 0"}},
+		{"control zero", reseal(t, good, func(h map[string]any) { h["lanes"].(map[string]any)["control"] = 0 }), []string{"byte 16", "lanes", "control lane state 0"}},
+		{"lane not a number", reseal(t, good, func(h map[string]any) { h["lanes"].(map[string]any)["control"] = "x" }), []string{"byte 16", "header", "control"}},
 	}
 	for _, c := range cases {
 		_, err := DecodeConv(c.data, "c.ptm")
@@ -253,6 +262,9 @@ func FuzzDecodeConv(f *testing.F) {
 	f.Add(withPayload(f, good, bytes.Repeat([]byte{0, 0}, cf.TAs())))
 	f.Add(reseal(f, good, func(h map[string]any) { h["clauses"] = 1e9 }))
 	f.Add(reseal(f, good, func(h map[string]any) { h["trainer"].(map[string]any)["N"] = 1 << 20 }))
+	f.Add(reseal(f, good, func(h map[string]any) { delete(h, "lanes") }))
+	f.Add(reseal(f, good, func(h map[string]any) { h["lanes"].(map[string]any)["clauses"].([]any)[0] = 0 }))
+	f.Add(reseal(f, good, func(h map[string]any) { h["lanes"].(map[string]any)["control"] = uint64(1) << 63 }))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range [][]byte{data, sealed(data)} {
 			g, err := DecodeConv(d, "fuzz.ptm")
@@ -267,9 +279,37 @@ func FuzzDecodeConv(f *testing.F) {
 			if err != nil || !slices.Equal(g2.SPV, g.SPV) {
 				t.Fatalf("re-encoded file: %v", err)
 			}
+			if (g.Lanes == nil) != (g2.Lanes == nil) || g.Lanes != nil && (g.Lanes.Control != g2.Lanes.Control || !slices.Equal(g.Lanes.Clauses, g2.Lanes.Clauses)) {
+				t.Fatalf("lanes %+v re-read as %+v", g.Lanes, g2.Lanes)
+			}
 			if b2, err := EncodeConv(g2); err != nil || !bytes.Equal(b, b2) {
 				t.Fatalf("encoding the re-read file gave other bytes: %v", err)
 			}
 		}
 	})
+}
+
+// TestConvNoLanes: a file without the lane record (written before it
+// existed) still loads, with Lanes nil, and re-encodes to itself.
+func TestConvNoLanes(t *testing.T) {
+	f, _ := convSample(t)
+	f.Lanes = nil
+	data, err := EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(`"lanes"`)) {
+		t.Fatal("a file without lanes has a lanes field")
+	}
+	g, err := DecodeConv(data, "old.ptm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Lanes != nil {
+		t.Fatalf("lanes %+v read from a file without them", g.Lanes)
+	}
+	b, err := EncodeConv(g)
+	if err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("re-encoding: %v", err)
+	}
 }
