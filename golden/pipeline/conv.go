@@ -211,26 +211,45 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 		}
 	}
 	X = nil
+	sp := modelfile.Split{Dataset: d.Name, Rows: d.Len(), Seed: cfg.SplitSeed, TestFraction: cfg.TestFraction, Train: fit, Test: slices.Clone(test)}
+	if d.FixedTrain != nil {
+		sp.TestFraction = 0
+	}
+	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: &modelfile.ConvRecipe{Source: ConvRecipeSource, Overridden: cfg.Overridden}, Seed: cfg.Seed, SPVBits: cfg.SPVBits, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
+}
+
+// convFinish is what finishConv needs besides the trainer and the recipe.
+type convFinish struct {
+	Recipe   *modelfile.ConvRecipe
+	Seed     uint64
+	SPVBits  int
+	Workers  int
+	Progress func(done, total int)
+}
+
+// finishConv writes trained tr's model file (SPVs at c.SPVBits, the lanes,
+// the bank at rc.BankBits), closes tr and fits the mapping parameter on
+// the validation rows val: the end TrainConv and ResumeConv share.
+func finishConv(tr *convtrain.Trainer, d *Data, rc convtrain.ImageConfig, enc conv.Encoder, sp modelfile.Split, val []int, c convFinish) (*modelfile.ConvFile, error) {
+	defer tr.Close()
 	tc := tr.Config()
 	cl := tr.Clauses()
-	sw := cfg.SPVBits
+	sw := c.SPVBits
 	if sw == 0 {
 		sw = min(modelfile.DefaultConvSPVBits, cl.Bits())
 	}
 	if sw < modelfile.MinSPVBits || sw > cl.Bits() {
 		return nil, fmt.Errorf("pipeline: --spv-bits %d, want %d..%d (the trainer's width)", sw, modelfile.MinSPVBits, cl.Bits())
 	}
+	ctl, lanes := tr.Lanes()
 	f := &modelfile.ConvFile{Head: *tr.Head(), Classes: slices.Clone(d.Classes), Encoder: enc,
 		JitterSets: rc.JitterSets, JitterSpread: rc.JitterSpread, SPVBits: sw,
 		Trainer:  modelfile.ConvTrainer{S: tc.S, N: tc.N, Bits: cl.Bits(), Seed: tc.Seed, Epochs: tr.Epochs},
 		BankBits: rc.BankBits, K: rc.K, Mapping: ptm.Mapping{Kind: rc.Mapping},
-		Split: modelfile.Split{Dataset: d.Name, Rows: d.Len(), Seed: cfg.SplitSeed, TestFraction: cfg.TestFraction,
-			Train: fit, Test: slices.Clone(test)},
+		Split:           sp,
 		DataFingerprint: d.Fingerprint(),
-		Recipe:          &modelfile.ConvRecipe{Source: ConvRecipeSource, Overridden: cfg.Overridden},
-	}
-	if d.FixedTrain != nil {
-		f.Split.TestFraction = 0
+		Recipe:          c.Recipe,
+		Lanes:           &modelfile.ConvLanes{Control: ctl, Clauses: lanes},
 	}
 	f.Head.Weights = slices.Clone(f.Head.Weights)
 	if err := f.SetSPVs(cl.SPV); err != nil {
@@ -250,7 +269,7 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	sums, err := SampleConv(f, d, val, ConvSampling{K: rc.K, Seed: cfg.Seed, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
+	sums, err := SampleConv(f, d, val, ConvSampling{K: rc.K, Seed: c.Seed, Workers: c.Workers, Progress: c.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +278,7 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 		return nil, err
 	}
 	f.Mapping = best
-	f.Calibration = &modelfile.ConvCalibration{Rows: len(val), Seed: cfg.Seed, K: rc.K, NLL: bestNLL, Accuracy: bestAcc}
+	f.Calibration = &modelfile.ConvCalibration{Rows: len(val), Seed: c.Seed, K: rc.K, NLL: bestNLL, Accuracy: bestAcc}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,184 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ptmhw/ptm/golden/conv/convtrain"
+	"github.com/ptmhw/ptm/golden/fixedtrain"
+	"github.com/ptmhw/ptm/golden/modelfile"
+)
+
+// ErrNoLanes is wrapped by ResumeConv's error for a model file without
+// the trainer's lanes (written before the record existed) when
+// ResumeConfig.ReseedLanes is not set.
+var ErrNoLanes = errors.New("the model file has no lane record")
+
+// ResumeConfig configures ResumeConv.
+type ResumeConfig struct {
+	// Epochs is the epochs to train on top of the file's (>= 1).
+	Epochs int
+	// SPVBits is the width the new file stores the SPVs at (0: the
+	// file's).
+	SPVBits int
+	// ReseedLanes lets a file without a lane record resume: the lanes
+	// are then seeded from the trainer's seed and the epochs done
+	// (ResumeLaneSeed), so the model is not the one a single run of all
+	// the epochs gives.
+	ReseedLanes bool
+	// Workers is the goroutines of training and sampling (0: GOMAXPROCS).
+	Workers int
+	// Progress, RowProgress and CalibrationProgress are ConvConfig's.
+	Progress            func(epoch, epochs int)
+	RowProgress         func(done, total int)
+	CalibrationProgress func(done, total int)
+}
+
+// ResumeLaneSeed is the seed the lanes of a resumed file without a lane
+// record start from: the trainer's seed mixed with the epochs done
+// (splitmix64 of their sum), so that no lane repeats the first run's
+// stream from its start.
+func ResumeLaneSeed(seed uint64, epochs int) uint64 {
+	return rowSeed(seed, epochs)
+}
+
+// ResumeConv continues training the convolutional model f for cfg.Epochs
+// more epochs on d, the data it was trained on (same fingerprint, image
+// shape and classes), with the file's recipe and trainer parameters: the
+// trainer restarts from the stored SPVs (scaled from SPVBits to the
+// trainer's width; rounded when the file stores fewer bits), weights,
+// lanes and epoch count, trains on the file's training rows, and the
+// mapping parameter is fitted again on the validation rows carved when
+// the model was first trained (the data's training rows less the file's).
+// With the SPVs stored exactly (SPVBits = Trainer.Bits) and the lane
+// record, the file returned is the one TrainConv writes for all the
+// epochs in one run (with the epochs marked overridden), byte for byte.
+func ResumeConv(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.ConvFile, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("pipeline: resume: %w", err)
+	}
+	if cfg.Epochs < 1 {
+		return nil, fmt.Errorf("pipeline: resume: %d epochs, want >= 1", cfg.Epochs)
+	}
+	if f.Trainer.Epochs+cfg.Epochs > 1<<20 {
+		return nil, fmt.Errorf("pipeline: resume: %d + %d epochs, at most %d in all", f.Trainer.Epochs, cfg.Epochs, 1<<20)
+	}
+	sh := f.Head.Shape
+	if err := checkImages(d, sh); err != nil {
+		return nil, fmt.Errorf("pipeline: resume: %w", err)
+	}
+	if !slices.Equal(d.Classes, f.Classes) {
+		return nil, fmt.Errorf("pipeline: resume: classes: the data has %q, the model %q", d.Classes, f.Classes)
+	}
+	if f.Split.Rows != d.Len() {
+		return nil, fmt.Errorf("pipeline: resume: split.rows: the model was trained on %q with %d rows, this data set has %d", f.Split.Dataset, f.Split.Rows, d.Len())
+	}
+	if fp := d.Fingerprint(); f.DataFingerprint != fp {
+		if f.DataFingerprint == "" {
+			return nil, fmt.Errorf("pipeline: resume: data_fingerprint: the model file records none, so the data cannot be checked: resume needs it")
+		}
+		return nil, fmt.Errorf("pipeline: resume: data_fingerprint: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs", f.Split.Dataset, f.DataFingerprint, d.Name, fp)
+	}
+	if f.Calibration == nil || f.Recipe == nil {
+		return nil, fmt.Errorf("pipeline: resume: the model file has no calibration or recipe record (not written by ptm train)")
+	}
+	if f.Lanes == nil && !cfg.ReseedLanes {
+		return nil, fmt.Errorf("pipeline: resume: %w (written before lanes were recorded): --reseed-lanes resumes it with new lanes, not the model one run gives", ErrNoLanes)
+	}
+	sw := cfg.SPVBits
+	if sw == 0 {
+		sw = f.SPVBits
+	}
+	// The rows: the file's training rows; the validation rows are the
+	// data's training rows less them, as TrainConv carved them.
+	train, test, err := d.Split(f.Split.TestFraction, f.Split.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: resume: %w", err)
+	}
+	if !slices.Equal(test, f.Split.Test) {
+		return nil, fmt.Errorf("pipeline: resume: split.test: the data's test rows (%d) are not the model's (%d)", len(test), len(f.Split.Test))
+	}
+	fit := f.Split.Train
+	var val []int
+	for _, r := range train {
+		if _, in := slices.BinarySearch(fit, r); !in {
+			val = append(val, r)
+		}
+	}
+	if len(val) != f.Calibration.Rows || len(val)+len(fit) != len(train) {
+		return nil, fmt.Errorf("pipeline: resume: split.train: the model's %d training rows and %d validation rows are not the data's %d training rows", len(fit), f.Calibration.Rows, len(train))
+	}
+	rc := convtrain.ImageConfig{WY: sh.WY, WX: sh.WX, Thresholds: slices.Clone(f.Encoder.Thresholds), JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
+		Structure: f.Head.Structure, Clauses: f.Head.Clauses, T: f.Head.T, S: f.Trainer.S, N: f.Trainer.N, BankBits: f.BankBits,
+		Epochs: f.Trainer.Epochs + cfg.Epochs, Mapping: f.Mapping.Kind, K: f.K}
+	if err := CheckConvSize(rc, sh.H, sh.W, len(fit)); err != nil {
+		return nil, err
+	}
+	tcfg := rc.Trainer(sh.H, sh.W, f.Head.Classes, f.Trainer.Seed)
+	tcfg.Bits = f.Trainer.Bits
+	tcfg.Workers = cfg.Workers
+	enc := f.Encoder
+	X := make([][]bool, len(fit))
+	y := make([]int, len(fit))
+	var img []uint8
+	for i, r := range fit {
+		img = pixels(d, r, img)
+		if X[i], err = enc.Booleanize(sh, img, nil); err != nil {
+			return nil, fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		y[i] = d.Y[r]
+	}
+	tr, err := convtrain.New(tcfg)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: resume: %w", err)
+	}
+	defer tr.Close()
+	st := convtrain.State{SPV: make([]uint16, len(f.SPV)), Weights: f.Head.Weights, Epochs: f.Trainer.Epochs}
+	up := uint(f.Trainer.Bits - f.SPVBits)
+	for i, v := range f.SPV {
+		st.SPV[i] = v << up
+	}
+	if f.Lanes != nil {
+		st.Control, st.Lanes = f.Lanes.Control, f.Lanes.Clauses
+	} else {
+		s := ResumeLaneSeed(f.Trainer.Seed, f.Trainer.Epochs)
+		st.Control = fixedtrain.ControlSeed(s)
+		st.Lanes = make([]uint64, f.Head.Clauses)
+		for c := range st.Lanes {
+			st.Lanes[c] = fixedtrain.ClauseSeed(s, c)
+		}
+	}
+	if err := tr.Resume(st); err != nil {
+		return nil, fmt.Errorf("pipeline: resume: %w", err)
+	}
+	tr.Progress = cfg.RowProgress
+	for e := 0; e < cfg.Epochs; e++ {
+		if err := tr.RunEpoch(X, y); err != nil {
+			return nil, fmt.Errorf("pipeline: resume: epoch %d: %w", f.Trainer.Epochs+e+1, err)
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(e+1, cfg.Epochs)
+		}
+	}
+	X = nil
+	sp := f.Split
+	sp.Train, sp.Test = slices.Clone(sp.Train), slices.Clone(sp.Test)
+	recipe := &modelfile.ConvRecipe{Source: f.Recipe.Source, Overridden: withEpochs(f.Recipe.Overridden)}
+	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: recipe, Seed: f.Calibration.Seed, SPVBits: sw, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
+}
+
+// withEpochs returns the overridden fields of a recipe record with
+// "epochs" among them (a resumed model's epochs are the user's): after
+// the trainer's fields `ptm train` names before it (clauses, T, s,
+// states), before the rest, as `ptm train --epochs` records it.
+func withEpochs(over []string) []string {
+	if slices.Contains(over, "epochs") {
+		return slices.Clone(over)
+	}
+	i := 0
+	for i < len(over) && slices.Contains([]string{"clauses", "T", "s", "states"}, over[i]) {
+		i++
+	}
+	return slices.Insert(slices.Clone(over), i, "epochs")
+}

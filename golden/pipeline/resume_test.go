@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/modelfile"
+)
+
+// encodeConv is modelfile.EncodeConv, failing the test on error.
+func encodeConv(t *testing.T, f *modelfile.ConvFile) []byte {
+	t.Helper()
+	b, err := modelfile.EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestResumeConvIdentity: with the SPVs stored exactly (--spv-bits 15),
+// training 2 epochs and resuming 3 more gives the model file of 5 epochs
+// in one run, byte for byte, for both class structures; the resumed
+// file records 5 epochs and "epochs" among the overridden fields.
+func TestResumeConvIdentity(t *testing.T) {
+	d, err := LoadData(stripes(t, 200, 40), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []conv.Structure{conv.Coalesced, conv.PerClass} {
+		rc := stripesRecipe(t)
+		rc.Structure = st
+		train := func(epochs int) *modelfile.ConvFile {
+			rc.Epochs = epochs
+			f, err := TrainConv(d, ConvConfig{Recipe: rc, Overridden: []string{"clauses", "epochs"}, Seed: 3, ValRows: 20, Workers: 2, SPVBits: 15})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		one := train(5)
+		start := train(2)
+		got, err := ResumeConv(d, start, ResumeConfig{Epochs: 3, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Trainer.Epochs != 5 || !slices.Equal(got.Recipe.Overridden, []string{"clauses", "epochs"}) {
+			t.Fatalf("%s: epochs %d, overridden %v", st, got.Trainer.Epochs, got.Recipe.Overridden)
+		}
+		a, b := encodeConv(t, one), encodeConv(t, got)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: 2 + 3 epochs: %d bytes, hash %.16s; 5 in one run: %d bytes, hash %.16s", st, len(b), modelfile.Hash(b), len(a), modelfile.Hash(a))
+		}
+		if bytes.Equal(b, encodeConv(t, start)) {
+			t.Errorf("%s: the resumed file equals the start's", st)
+		}
+	}
+}
+
+// TestResumeConvRounded: from SPVs stored at 12 bits, resuming trains
+// from the rounded SPVs: the model differs from one run's but is no less
+// accurate on the test rows than the start.
+func TestResumeConvRounded(t *testing.T) {
+	d, err := LoadData(stripes(t, 200, 40), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := stripesRecipe(t)
+	rc.Epochs = 1
+	start, err := TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 20, Workers: 2, SPVBits: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ResumeConv(d, start, ResumeConfig{Epochs: 4, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SPVBits != 12 || got.Trainer.Epochs != 5 {
+		t.Fatalf("spv_bits %d, epochs %d", got.SPVBits, got.Trainer.Epochs)
+	}
+	acc := func(f *modelfile.ConvFile) float64 {
+		rows, err := ConvRows(f, d, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels, err := ConvLabels(f, d, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums, err := SampleConv(f, d, rows, ConvSampling{K: 16, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := 0
+		for i, q := range ConvQueries(&f.Head, sums, 16, f.Mapping) {
+			if q.Pred == labels[i] {
+				right++
+			}
+		}
+		return float64(right) / float64(len(rows))
+	}
+	a0, a1 := acc(start), acc(got)
+	t.Logf("test accuracy after 1 epoch %.3f, resumed to 5 from 12-bit SPVs %.3f", a0, a1)
+	if a1 < a0 {
+		t.Errorf("resumed accuracy %.3f below the start's %.3f", a1, a0)
+	}
+}
+
+// TestResumeConvRefuses: resuming on other data, from a file without the
+// lane record, or for no epochs is refused, naming what differs.
+func TestResumeConvRefuses(t *testing.T) {
+	d, err := LoadData(stripes(t, 200, 40), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := stripesRecipe(t)
+	rc.Epochs = 1
+	f, err := TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 20, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := LoadData(stripes(t, 200, 41), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noLanes := *f
+	noLanes.Lanes = nil
+	shifted := *f
+	shifted.Split.Train = slices.Clone(f.Split.Train[1:])
+	otherFP := *f
+	otherFP.DataFingerprint = modelfile.FingerprintPrefix + strings.Repeat("0", 64)
+	cases := []struct {
+		name string
+		d    *Data
+		f    *modelfile.ConvFile
+		cfg  ResumeConfig
+		want string
+	}{
+		{"other data", other, f, ResumeConfig{Epochs: 1}, "split.rows"},
+		{"fingerprint", d, &otherFP, ResumeConfig{Epochs: 1}, "data_fingerprint"},
+		{"no epochs", d, f, ResumeConfig{}, "0 epochs"},
+		{"no lanes", d, &noLanes, ResumeConfig{Epochs: 1}, "no lane record"},
+		{"training rows", d, &shifted, ResumeConfig{Epochs: 1}, "split.train"},
+	}
+	for _, c := range cases {
+		_, err := ResumeConv(c.d, c.f, c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+		if c.name == "no lanes" && !errors.Is(err, ErrNoLanes) {
+			t.Errorf("no lanes: %v does not wrap ErrNoLanes", err)
+		}
+	}
+	// Reseeded lanes resume the file without its record, deterministically.
+	var hashes []string
+	for i := 0; i < 2; i++ {
+		g, err := ResumeConv(d, &noLanes, ResumeConfig{Epochs: 1, ReseedLanes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, modelfile.Hash(encodeConv(t, g)))
+	}
+	if hashes[0] != hashes[1] {
+		t.Errorf("reseeded resumes differ: %v", hashes)
+	}
+}
