@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+)
+
+// resumeFlags are the flags `ptm train --resume` takes besides --resume:
+// every other flag would change the model's shape, encoding or trainer,
+// which the model file fixes.
+var resumeFlags = []string{"resume", "reseed-lanes", "data", "o", "epochs", "workers", "spv-bits"}
+
+// trainResume is `ptm train --resume MODEL`: more epochs of the model in
+// the file, with its recipe and trainer parameters.
+func trainResume(fs *flag.FlagSet, model, data, out string, epochs, workers, spvBits int, reseed bool, stdout, stderr io.Writer) error {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(resumeFlags, f.Name) {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: --resume keeps the model file's shape, encoding, trainer parameters and split; %s would change them (it takes --data, -o, --epochs, --workers, --spv-bits, --reseed-lanes)", errUsage, strings.Join(bad, ", "))
+	}
+	switch {
+	case data == "" || out == "":
+		return fmt.Errorf("%w: --resume needs --data (the data the model was trained on) and -o", errUsage)
+	case !isSet(fs, "epochs"):
+		return fmt.Errorf("%w: --resume needs --epochs, the epochs to train on top of the file's", errUsage)
+	case epochs < 1:
+		return fmt.Errorf("%w: --epochs %d, want >= 1", errUsage, epochs)
+	case workers < 0:
+		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, workers)
+	case isSet(fs, "spv-bits") && (spvBits < modelfile.MinSPVBits || spvBits > modelfile.MaxConvSPVBits):
+		return fmt.Errorf("%w: --spv-bits %d, want %d..%d", errUsage, spvBits, modelfile.MinSPVBits, modelfile.MaxConvSPVBits)
+	}
+	if err := checkFileOutput(pathFlag{"-o", out}, pathFlag{"--data", data}, pathFlag{"--resume", model}); err != nil {
+		return err
+	}
+	tab, f, _, err := modelfile.ReadAny(model)
+	if err != nil {
+		return err
+	}
+	if tab != nil {
+		return fmt.Errorf("%w: %s is a tabular model: --resume continues convolutional models only (a float-trained tabular model keeps no integer SPVs to continue from, and a --fixed one records neither its lanes nor its per-epoch encoding draws nor its calibration folds); train it again with the total --epochs", errUsage, model)
+	}
+	if f.Lanes != nil && reseed {
+		return fmt.Errorf("%w: %s records its lanes: --reseed-lanes is for files without them", errUsage, model)
+	}
+	d, err := pipeline.LoadDataProgress(data, "", newProgress(stderr, "loading "+data).bytes)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	bar := newProgress(stderr, "training")
+	bar.update(0, epochs)
+	var cal *progress
+	g, err := pipeline.ResumeConv(d, f, pipeline.ResumeConfig{Epochs: epochs, SPVBits: spvBits, ReseedLanes: reseed, Workers: workers,
+		Progress: bar.update, RowProgress: bar.rows,
+		CalibrationProgress: func(done, total int) {
+			if cal == nil {
+				cal = newProgress(stderr, "calibrating (sampling the validation rows)")
+			}
+			cal.update(done, total)
+		}})
+	if err != nil {
+		if errors.Is(err, pipeline.ErrNoLanes) {
+			return fmt.Errorf("%w: %s: %w", errUsage, model, err)
+		}
+		return fmt.Errorf("%s: %w", model, err)
+	}
+	hash, err := modelfile.WriteConv(out, g)
+	if err != nil {
+		return err
+	}
+	size := int64(-1)
+	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	exact := "exactly (the model one run of all the epochs gives)"
+	switch {
+	case f.Lanes == nil:
+		exact = "with reseeded lanes (not the model one run gives)"
+	case f.SPVBits < f.Trainer.Bits:
+		exact = fmt.Sprintf("from its SPVs rounded to %d bits (not the model one run gives; --spv-bits %d stores them exactly)", f.SPVBits, f.Trainer.Bits)
+	}
+	fmt.Fprintf(stdout, "resumed %s %s: %d + %d = %d epochs on %d training rows of %s; %.1fs, peak RSS %.0f MB\n",
+		model, exact, f.Trainer.Epochs, epochs, g.Trainer.Epochs, len(g.Split.Train), d.Name, time.Since(start).Seconds(), float64(peakRSS())/1e6)
+	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f (before: NLL %.4f, accuracy %.4f)\n",
+		describeMapping(g.Mapping), g.Calibration.K, g.Calibration.NLL, g.Calibration.Accuracy, f.Calibration.NLL, f.Calibration.Accuracy)
+	fmt.Fprintf(stdout, "wrote %s (%d bytes, sha256 %s)\n", out, size, hash[:16])
+	return nil
+}

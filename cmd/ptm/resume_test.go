@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/modelfile"
+)
+
+// TestTrainResume: on 400 MNIST training images, `ptm train --resume`
+// of a 1-epoch model for 1 more epoch writes, with --spv-bits 15, the
+// file of 2 epochs in one run byte for byte; from 12-bit SPVs it trains
+// on (2 more epochs) to no lower test accuracy than the start's; and it
+// refuses flags that would change the model, another data set, a tabular
+// model and a file without its lane record (unless --reseed-lanes).
+func TestTrainResume(t *testing.T) {
+	dir := mnistSubset(t, 400, 200)
+	tmp := t.TempDir()
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	base := []string{"train", "--data", dir, "--clauses", "32", "-T", "100", "--val-rows", "40", "--workers", "2"}
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("ptm %s: exit %d: %s", strings.Join(args, " "), code, errs)
+		}
+		return out
+	}
+	run(append(base, "--epochs", "1", "--spv-bits", "15", "-o", at("e1.ptm"))...)
+	out := run("train", "--resume", at("e1.ptm"), "--data", dir, "--epochs", "1", "-o", at("e1+1.ptm"))
+	t.Logf("[progress] resumed: %s", out)
+	if !strings.Contains(out, "1 + 1 = 2 epochs") || !strings.Contains(out, "exactly") {
+		t.Errorf("resume output:\n%s", out)
+	}
+	run(append(base, "--epochs", "2", "--spv-bits", "15", "-o", at("e2.ptm"))...)
+	a, _ := os.ReadFile(at("e2.ptm"))
+	b, _ := os.ReadFile(at("e1+1.ptm"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("1 + 1 epochs (%d bytes, %.16s) differ from 2 in one run (%d bytes, %.16s)", len(b), modelfile.Hash(b), len(a), modelfile.Hash(a))
+	}
+
+	// From 12-bit SPVs (the default): allowed, not exact, still learning.
+	run(append(base, "--epochs", "1", "-o", at("r1.ptm"))...)
+	out = run("train", "--resume", at("r1.ptm"), "--data", dir, "--epochs", "2", "-o", at("r3.ptm"))
+	if !strings.Contains(out, "rounded to 12 bits") {
+		t.Errorf("resume from 12 bits does not say it is not exact:\n%s", out)
+	}
+	r1, _ := evalJSONOf(t, "--model", at("r1.ptm"), "--data", dir, "--split", "test")
+	r3, _ := evalJSONOf(t, "--model", at("r3.ptm"), "--data", dir, "--split", "test")
+	t.Logf("[progress] test accuracy: 1 epoch %.4f, resumed from 12-bit SPVs to 3 epochs %.4f", r1.Accuracy, r3.Accuracy)
+	if r3.Accuracy < r1.Accuracy {
+		t.Errorf("resumed accuracy %.4f below the start's %.4f", r3.Accuracy, r1.Accuracy)
+	}
+
+	// Refusals.
+	other := mnistSubset(t, 300, 200)
+	f, _, err := modelfile.ReadConv(at("e1.ptm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Lanes = nil
+	if _, err := modelfile.WriteConv(at("old.ptm"), f); err != nil {
+		t.Fatal(err)
+	}
+	run("train", "--data", "iris", "--epochs", "5", "--clauses", "10", "--fixed", "--no-tune", "--calibrate=false", "-o", at("iris.ptm"))
+	resume := []string{"train", "--resume", at("e1.ptm"), "--data", dir, "-o", at("x.ptm")}
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"clauses", append(resume, "--epochs", "1", "--clauses", "8"), []string{"--clauses would change", "--resume keeps"}},
+		{"seed", append(resume, "--epochs", "1", "--seed", "2"), []string{"--seed"}},
+		{"no epochs", resume, []string{"needs --epochs"}},
+		{"other data", []string{"train", "--resume", at("e1.ptm"), "--data", other, "--epochs", "1", "-o", at("x.ptm")}, []string{"split.rows", "500"}},
+		{"tabular", []string{"train", "--resume", at("iris.ptm"), "--data", "iris", "--epochs", "1", "-o", at("x.ptm")}, []string{"tabular model", "convolutional models only"}},
+		{"no lanes", []string{"train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "1", "-o", at("x.ptm")}, []string{"no lane record", "--reseed-lanes"}},
+		{"reseed with lanes", append(resume, "--epochs", "1", "--reseed-lanes"), []string{"records its lanes"}},
+		{"reseed alone", []string{"train", "--data", dir, "--reseed-lanes", "-o", at("x.ptm")}, []string{"goes with --resume"}},
+		{"same file", []string{"train", "--resume", at("e1.ptm"), "--data", dir, "--epochs", "1", "-o", at("e1.ptm")}, []string{"-o"}},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(c.args...)
+		if code == 0 {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: %q lacks %q", c.name, errs, w)
+			}
+		}
+	}
+	if _, err := os.Stat(at("x.ptm")); err == nil {
+		t.Error("a refused resume wrote its output")
+	}
+	out = run("train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "1", "--reseed-lanes", "-o", at("old+1.ptm"))
+	if !strings.Contains(out, "reseeded lanes") {
+		t.Errorf("resume with --reseed-lanes:\n%s", out)
+	}
+}
