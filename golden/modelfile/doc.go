@@ -68,7 +68,8 @@
 // split (as runs), the data fingerprint, the calibration record (the
 // validation rows carved from the training rows that fitted the mapping
 // parameter) and the recipe record (the recipe and the fields flags
-// overrode), then tas, spv_values and payload_bytes.
+// overrode), the lanes record (optional, below), then tas, spv_values and
+// payload_bytes.
 //
 // The payload is the tabular one's: every TA's SPV, TA (c, i) = c*2F + i,
 // as integer masses summing to 2^W (the fixed-point trainer's words,
@@ -79,7 +80,19 @@
 // B-bit bank the hardware runs is fixed.QuantizeSPV and fixed.ThresholdOf
 // of every SPV (convtrain.Trainer.Bank exactly). With the weights, the
 // SPVs and the trainer's parameters the file holds what resumed training
-// needs but the lanes' states.
+// needs but the lanes' states, which the optional header field "lanes"
+// holds: {"control": S, "clauses": [S0, S1, ...]}, the 64-bit states of
+// the trainer's control lane (shuffles, negative classes) and of every
+// clause's lane at the end of training (ConvLanes; one per clause, none
+// 0), as JSON integers. `ptm train` writes it; files written before it
+// have none and still load (Lanes nil). The trainer's state is then
+// complete (the shuffle restarts from the identity every epoch, so it
+// has no other counter): with SPVs stored exactly (spv_bits =
+// trainer.bits = 15) a trainer resumed from the file
+// (convtrain.Trainer.Resume, pipeline.ResumeConv, `ptm train --resume`)
+// continues exactly, and E1 epochs then E2 resumed give the file of E1+E2
+// epochs in one run, byte for byte (pipeline's TestResumeConvIdentity);
+// at fewer bits it restarts from the rounded SPVs.
 //
 // Decode (and Read) refuse a convolutional file with an error wrapping
 // ErrConv, so that commands that read tabular models only (gen, cosim,
