@@ -17,11 +17,11 @@ import (
 // resumeFlags are the flags `ptm train --resume` takes besides --resume:
 // every other flag would change the model's shape, encoding or trainer,
 // which the model file fixes.
-var resumeFlags = []string{"resume", "reseed-lanes", "data", "o", "epochs", "workers", "spv-bits"}
+var resumeFlags = []string{"resume", "reseed-lanes", "data", "label", "o", "epochs", "workers", "spv-bits"}
 
 // trainResume is `ptm train --resume MODEL`: more epochs of the model in
 // the file, with its recipe and trainer parameters.
-func trainResume(fs *flag.FlagSet, model, data, out string, epochs, workers, spvBits int, reseed bool, stdout, stderr io.Writer) error {
+func trainResume(fs *flag.FlagSet, model, data, label, out string, epochs, workers, spvBits int, reseed bool, stdout, stderr io.Writer) error {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		if !slices.Contains(resumeFlags, f.Name) {
@@ -29,7 +29,7 @@ func trainResume(fs *flag.FlagSet, model, data, out string, epochs, workers, spv
 		}
 	})
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: --resume keeps the model file's shape, encoding, trainer parameters and split; %s would change them (it takes --data, -o, --epochs, --workers, --spv-bits, --reseed-lanes)", errUsage, strings.Join(bad, ", "))
+		return fmt.Errorf("%w: --resume keeps the model file's shape, encoding, trainer parameters and split; %s would change them (it takes --data, --label, -o, --epochs, --workers, --spv-bits, --reseed-lanes)", errUsage, strings.Join(bad, ", "))
 	}
 	switch {
 	case data == "" || out == "":
@@ -51,7 +51,10 @@ func trainResume(fs *flag.FlagSet, model, data, out string, epochs, workers, spv
 		return err
 	}
 	if tab != nil {
-		return fmt.Errorf("%w: %s is a tabular model: --resume continues convolutional models only (a float-trained tabular model keeps no integer SPVs to continue from, and a --fixed one records neither its lanes nor its per-epoch encoding draws nor its calibration folds); train it again with the total --epochs", errUsage, model)
+		return resumeTabular(fs, tab, model, data, label, out, epochs, workers, stdout, stderr)
+	}
+	if isSet(fs, "label") {
+		return fmt.Errorf("%w: --label names a CSV column; %s is a convolutional model (image data)", errUsage, model)
 	}
 	if f.Lanes != nil && reseed {
 		return fmt.Errorf("%w: %s records its lanes: --reseed-lanes is for files without them", errUsage, model)
@@ -98,5 +101,46 @@ func trainResume(fs *flag.FlagSet, model, data, out string, epochs, workers, spv
 	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f (before: NLL %.4f, accuracy %.4f)\n",
 		describeMapping(g.Mapping), g.Calibration.K, g.Calibration.NLL, g.Calibration.Accuracy, f.Calibration.NLL, f.Calibration.Accuracy)
 	fmt.Fprintf(stdout, "wrote %s (%d bytes, sha256 %s)\n", out, size, hash[:16])
+	return nil
+}
+
+// resumeTabular is `ptm train --resume` of a tabular model.
+func resumeTabular(fs *flag.FlagSet, f *modelfile.File, model, data, label, out string, epochs, workers int, stdout, stderr io.Writer) error {
+	for _, n := range []string{"spv-bits", "reseed-lanes"} {
+		if isSet(fs, n) {
+			return fmt.Errorf("%w: --%s applies to convolutional models; %s is a tabular one", errUsage, n, model)
+		}
+	}
+	if f.FixedTraining == nil {
+		return fmt.Errorf("%w: %s cannot be resumed: it has no fixed-point training record, so it is float-trained (its SPVs are rounded to %d bits and the float trainer keeps no state to continue from) or was trained with --fixed --host-shuffle or --board; train it again with the total --epochs", errUsage, model, f.SPVBits)
+	}
+	d, err := pipeline.LoadDataProgress(data, label, newProgress(stderr, "loading "+data).bytes)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	bar := newProgress(stderr, "training")
+	var cal *progress
+	g, err := pipeline.ResumeTabular(d, f, pipeline.ResumeConfig{Epochs: epochs, Workers: workers, Progress: bar.update, RowProgress: bar.rows,
+		CalibrationProgress: func(done, total int) {
+			if cal == nil {
+				cal = newProgress(stderr, "calibrating (4-fold cross-validation)")
+			}
+			cal.update(done, total)
+		}})
+	if err != nil {
+		return fmt.Errorf("%s: %w", model, err)
+	}
+	hash, err := modelfile.Write(out, g)
+	if err != nil {
+		return err
+	}
+	tuned := ""
+	if f.Tuning != nil {
+		tuned = " (its tuning record is not kept: the file is --no-tune's with the tuned values)"
+	}
+	fmt.Fprintf(stdout, "resumed %s exactly (the model one run of all the epochs gives)%s: %d + %d = %d epochs on %d training rows of %s; %.1fs\n",
+		model, tuned, f.Model.Epochs, epochs, g.Model.Epochs, len(g.Split.Train), d.Name, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "mapping %s\nwrote %s (sha256 %s)\n", describeMapping(g.Mapping), out, hash[:16])
 	return nil
 }

@@ -102,7 +102,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		if *resume == "" {
 			return fmt.Errorf("%w: --reseed-lanes goes with --resume", errUsage)
 		}
-		return trainResume(fs, *resume, *data, *out, *epochs, *workers, cf.spvBits, *reseed, stdout, stderr)
+		return trainResume(fs, *resume, *data, *label, *out, *epochs, *workers, cf.spvBits, *reseed, stdout, stderr)
 	}
 	if *data == "" || *out == "" {
 		return fmt.Errorf("%w: --data and -o are required", errUsage)

@@ -39,7 +39,7 @@ func Encode(f *File) ([]byte, error) {
 		Params: m.Params, Binary: m.Binary, Classes: f.Classes, Features: f.Features,
 		BoolInputs: m.NumFeatures, Booleanizer: f.Booleanizer, Split: split, Mapping: f.Mapping,
 		Bits: f.Bank.Bits, TAs: m.NumTAs(), SPVValues: len(m.SPV),
-		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding, Tuning: f.Tuning,
+		DataFingerprint: f.DataFingerprint, Encoding: f.Encoding, Tuning: f.Tuning, FixedTraining: f.FixedTraining,
 		SPVBits: w, PayloadBytes: int64(len(payload)),
 	}
 	return frame(h, payload)

@@ -47,12 +47,12 @@ type ConvTrainer struct {
 	Epochs int    `json:"epochs"`
 }
 
-// ConvLanes records the trainer's random lanes at the end of training:
+// Lanes records the trainer's random lanes at the end of training:
 // the control lane (shuffles, negative classes) and every clause's lane,
 // 64-bit LFSR states (golden/fixedtrain), never 0. With them and SPVs
 // stored exactly (SPVBits = Trainer.Bits) resumed training continues
 // exactly where training stopped (convtrain.Trainer.Resume).
-type ConvLanes struct {
+type Lanes struct {
 	Control uint64   `json:"control"`
 	Clauses []uint64 `json:"clauses"`
 }
@@ -114,7 +114,7 @@ type ConvFile struct {
 	Recipe          *ConvRecipe
 	// Lanes, if set, are the trainer's lanes at the end of training
 	// (optional: files written before the field existed have none).
-	Lanes *ConvLanes
+	Lanes *Lanes
 	// SPV holds every TA's SPV, TA (c, i) = c*Literals + i, 2N states each
 	// (state n < N excludes), as integer masses summing to 2^SPVBits: the
 	// trainer's rounded by the largest remainder (fixed.QuantizeSPV) when
@@ -149,7 +149,7 @@ type convHeader struct {
 	Fingerprint  string           `json:"data_fingerprint,omitempty"`
 	Calibration  *ConvCalibration `json:"calibration,omitempty"`
 	Recipe       *ConvRecipe      `json:"recipe,omitempty"`
-	Lanes        *ConvLanes       `json:"lanes,omitempty"`
+	Lanes        *Lanes       `json:"lanes,omitempty"`
 	TAs          int              `json:"tas"`
 	SPVValues    int              `json:"spv_values"`
 	PayloadBytes int64            `json:"payload_bytes"`

@@ -66,7 +66,7 @@ func convSampleAt(t testing.TB, spvBits int) (*ConvFile, *convtrain.Trainer) {
 		Recipe:          &ConvRecipe{Source: "test", Overridden: []string{"clauses"}}}
 	f.Head.Weights = slices.Clone(f.Head.Weights)
 	ctl, lanes := tr.Lanes()
-	f.Lanes = &ConvLanes{Control: ctl, Clauses: lanes}
+	f.Lanes = &Lanes{Control: ctl, Clauses: lanes}
 	if err := f.SetSPVs(cl.SPV); err != nil {
 		t.Fatal(err)
 	}

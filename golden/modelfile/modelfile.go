@@ -70,6 +70,57 @@ type File struct {
 	// Tuning, if set, records how the hyper-parameters were chosen
 	// (`ptm train` without hyper-parameter flags); nil otherwise.
 	Tuning *Tuning
+	// FixedTraining, if set, records what resuming the fixed-point
+	// trainer needs besides the SPVs and parameters (`ptm train --fixed`
+	// with the control lane's shuffle); nil for other models and files
+	// written before it existed.
+	FixedTraining *FixedTraining
+}
+
+// FixedTraining is the record of a tabular model trained by the
+// fixed-point trainer (golden/fixedtrain) with its control lane's shuffle:
+// the lanes at the end of training (Lanes.Control the control lane,
+// Lanes.Clauses every global clause's, TM-major) and the training
+// configuration the other header fields do not hold: thermometer
+// thresholds per feature, the input encoding's configuration
+// (pipeline.Encoding as JSON), whether the mapping parameter was fitted
+// by cross-validation and the temperature floor of that fit
+// (pipeline.TrainConfig.TemperatureFloor).
+type FixedTraining struct {
+	Lanes            Lanes           `json:"lanes"`
+	Thresholds       int             `json:"thresholds"`
+	Encoding         json.RawMessage `json:"encoding"`
+	Calibrate        bool            `json:"calibrate"`
+	TemperatureFloor float64         `json:"temperature_floor,omitempty"`
+}
+
+// maxFixedEncoding bounds FixedTraining.Encoding's JSON.
+const maxFixedEncoding = 4096
+
+// checkFixedTraining checks a FixedTraining record against the model.
+func checkFixedTraining(r *FixedTraining, m *ptm.Model) error {
+	if r == nil {
+		return nil
+	}
+	lanes := m.NumTMs() * m.Clauses
+	switch {
+	case len(r.Lanes.Clauses) != lanes:
+		return fmt.Errorf("fixed_training.lanes: %d clause lanes, the model has %d clauses", len(r.Lanes.Clauses), lanes)
+	case r.Lanes.Control == 0:
+		return errors.New("fixed_training.lanes: control lane state 0 (an LFSR never reaches it)")
+	case r.Thresholds < 1 || r.Thresholds > 1<<16:
+		return fmt.Errorf("fixed_training.thresholds: %d, want 1..%d", r.Thresholds, 1<<16)
+	case !(r.TemperatureFloor >= -1e6 && r.TemperatureFloor <= 1e6):
+		return fmt.Errorf("fixed_training.temperature_floor: %v, want a finite value", r.TemperatureFloor)
+	case len(r.Encoding) > maxFixedEncoding || !json.Valid(r.Encoding) || len(r.Encoding) == 0 || r.Encoding[0] != '{':
+		return fmt.Errorf("fixed_training.encoding: want a JSON object of at most %d bytes", maxFixedEncoding)
+	}
+	for c, s := range r.Lanes.Clauses {
+		if s == 0 {
+			return fmt.Errorf("fixed_training.lanes.clauses[%d]: lane state 0 (an LFSR never reaches it)", c)
+		}
+	}
+	return nil
 }
 
 // header is the JSON part of the file, the same struct for both format
@@ -98,6 +149,8 @@ type header struct {
 	PayloadBytes int64 `json:"payload_bytes,omitempty"`
 	// Tuning is File.Tuning (optional).
 	Tuning *Tuning `json:"tuning,omitempty"`
+	// FixedTraining is File.FixedTraining (optional).
+	FixedTraining *FixedTraining `json:"fixed_training,omitempty"`
 }
 
 // Error is a model-file error naming the file and what is wrong.
@@ -172,6 +225,9 @@ func (f *File) validate(checkBank bool) error {
 		sets = f.Encoding.M()
 	}
 	if err := checkTuning(f.Tuning, m.Params, sets); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := checkFixedTraining(f.FixedTraining, m); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if _, err := checkMeta(f.Classes, f.Features, &f.Split, f.DataFingerprint); err != nil {

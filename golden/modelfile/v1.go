@@ -48,7 +48,7 @@ func decodeV1(data []byte, name string, hl int64, h *header, split Split) (*File
 		off += 4
 	}
 	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: split, Mapping: h.Mapping, Bank: bank,
-		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding, Tuning: h.Tuning, Format: VersionV1}
+		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding, Tuning: h.Tuning, FixedTraining: h.FixedTraining, Format: VersionV1}
 	if err := f.Validate(); err != nil {
 		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
 	}

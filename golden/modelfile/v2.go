@@ -286,7 +286,7 @@ func decodeV2(data []byte, name string, hl int64, h *header, split Split) (*File
 	}
 	m.RefreshInclude()
 	f := &File{Model: m, Booleanizer: h.Booleanizer, Features: h.Features, Classes: h.Classes, Split: split, Mapping: h.Mapping, Bank: bank,
-		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding, Tuning: h.Tuning, SPVBits: w, Format: Version}
+		DataFingerprint: h.DataFingerprint, Encoding: h.Encoding, Tuning: h.Tuning, FixedTraining: h.FixedTraining, SPVBits: w, Format: Version}
 	if err := f.validate(false); err != nil {
 		return nil, &Error{File: name, Offset: -1, Msg: err.Error(), Err: ErrInvalid}
 	}

@@ -249,7 +249,7 @@ func finishConv(tr *convtrain.Trainer, d *Data, rc convtrain.ImageConfig, enc co
 		Split:           sp,
 		DataFingerprint: d.Fingerprint(),
 		Recipe:          c.Recipe,
-		Lanes:           &modelfile.ConvLanes{Control: ctl, Clauses: lanes},
+		Lanes:           &modelfile.Lanes{Control: ctl, Clauses: lanes},
 	}
 	f.Head.Weights = slices.Clone(f.Head.Weights)
 	if err := f.SetSPVs(cl.SPV); err != nil {

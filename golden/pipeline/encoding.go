@@ -82,7 +82,7 @@ func TrainAndCalibrate(d *Data, cfg TrainConfig, calibrate bool) (*modelfile.Fil
 		return f, err
 	}
 	cv := cfg
-	cv.Progress, cv.RowProgress, cv.planCalibration = nil, nil, false
+	cv.Progress, cv.RowProgress, cv.planCalibration, cv.resume = nil, nil, false, nil
 	if f.Mapping, err = Calibrate(d, f, cv); err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func TrainEnsemble(d *Data, cfg TrainConfig, bootstrap bool) (*Ensemble, error) 
 		}
 		c := cfg
 		c.Params = p
-		mod, _, err := trainModel(c, nc, sets.NumBits(), func() [][]bool { return X }, y)
+		mod, _, _, err := trainModel(c, nc, sets.NumBits(), func() [][]bool { return X }, y)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: ensemble set %d: %w", m, err)
 		}

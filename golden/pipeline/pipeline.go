@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -176,6 +177,9 @@ type TrainConfig struct {
 	// planCalibration: Calibrate follows this training (TrainAndCalibrate),
 	// so its memory is planned with it (checkTrainSize).
 	planCalibration bool
+	// resume, if set (with Fixed), restarts the trainer from a model
+	// file's state (ResumeTabular).
+	resume *tabResume
 	// TemperatureFloor bounds Calibrate's softmax temperature below, in
 	// units of the clip bound T (the unit of the class scores): the fit
 	// chooses among the grid's temperatures >= TemperatureFloor * T.
@@ -355,7 +359,7 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 	if err := checkTrainSize(nc, th.NumBits(), cfg.Params, calibRows); err != nil {
 		return nil, err
 	}
-	m, bank, err := trainModel(cfg, nc, th.NumBits(), epochX, tr.Y)
+	m, bank, lanes, err := trainModel(cfg, nc, th.NumBits(), epochX, tr.Y)
 	if err != nil {
 		return nil, err
 	}
@@ -364,6 +368,14 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 		Split: modelfile.Split{Dataset: d.Name, Rows: d.Len(), Seed: cfg.SplitSeed, TestFraction: cfg.TestFraction,
 			Train: trainRows, Test: testRows},
 		Mapping: cfg.Mapping, Bank: bank, Encoding: sets,
+	}
+	if lanes != nil && enc.TrainBandwidth == nil && cfg.Rows == nil {
+		ej, err := json.Marshal(enc)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: encoding: %w", err)
+		}
+		f.FixedTraining = &modelfile.FixedTraining{Lanes: *lanes, Thresholds: cfg.Thresholds, Encoding: ej,
+			Calibrate: cfg.planCalibration, TemperatureFloor: cfg.TemperatureFloor}
 	}
 	f.DataFingerprint = d.Fingerprint()
 	// The model as a model file stores it (SPVs at 16 bits, or at the
@@ -381,19 +393,29 @@ func Train(d *Data, cfg TrainConfig) (*modelfile.File, error) {
 // trainModel trains the PTM of Train on the rows epochX returns each epoch
 // and quantizes it: with the float trainer and fixed.Quantize, or with the
 // fixed-point trainer, whose SPVs are the bank (cfg.Fixed).
-func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []int) (*ptm.Model, *fixed.Bank, error) {
+//
+// With the fixed-point trainer and its control lane's shuffle it also
+// returns the lanes at the end of training (nil otherwise); cfg.resume
+// restarts that trainer from a model file's state (ResumeTabular).
+func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []int) (*ptm.Model, *fixed.Bank, *modelfile.Lanes, error) {
 	if cfg.Fixed && (cfg.HostShuffle || cfg.NewRowTrainer != nil) {
-		return trainHostShuffled(cfg, nc, features, epochX, y)
+		m, bank, err := trainHostShuffled(cfg, nc, features, epochX, y)
+		return m, bank, nil, err
 	}
 	if cfg.Fixed {
 		t, err := fixedtrain.New(fixedtrain.Config{Params: cfg.Params, Bits: cfg.Bits, Workers: cfg.Workers}, nc, features, nc == 2)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		if r := cfg.resume; r != nil {
+			if err := r.restore(t, epochX); err != nil {
+				return nil, nil, nil, err
+			}
 		}
 		t.Progress = cfg.RowProgress
-		for e := 0; e < cfg.Params.Epochs; e++ {
+		for e := t.Epochs; e < cfg.Params.Epochs; e++ {
 			if err := t.RunEpoch(epochX(), y); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if cfg.Progress != nil {
 				cfg.Progress(e+1, cfg.Params.Epochs)
@@ -401,20 +423,35 @@ func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []i
 		}
 		m, err := t.Model()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		bank, err := t.Bank()
-		return m, bank, err
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ln := &modelfile.Lanes{Clauses: make([]uint64, t.NumTAs()/(2*features))}
+		for i := 0; i <= len(ln.Clauses); i++ {
+			s, err := t.Lane(i)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if i == 0 {
+				ln.Control = s
+			} else {
+				ln.Clauses[i-1] = s
+			}
+		}
+		return m, bank, ln, nil
 	}
 	m, err := ptm.New(cfg.Params, nc, features, nc == 2)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t := ptm.NewTrainer(m)
 	t.Progress = cfg.RowProgress
 	for e := 0; e < cfg.Params.Epochs; e++ {
 		if err := t.RunEpoch(epochX(), y); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(e+1, cfg.Params.Epochs)
@@ -422,9 +459,9 @@ func trainModel(cfg TrainConfig, nc, features int, epochX func() [][]bool, y []i
 	}
 	bank, err := fixed.Quantize(m, cfg.Bits)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return m, bank, nil
+	return m, bank, nil, nil
 }
 
 // RowTrainer trains a fixed-point PTM (golden/fixedtrain's contract) on

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -181,4 +183,106 @@ func withEpochs(over []string) []string {
 		i++
 	}
 	return slices.Insert(slices.Clone(over), i, "epochs")
+}
+
+// tabResume is the state a tabular fixed-point trainer restarts from.
+type tabResume struct {
+	spv, inc []uint16
+	lanes    modelfile.Lanes
+	epochs   int
+}
+
+// restore puts r into a new trainer t and moves the per-epoch encoding
+// draws (epochX) past the epochs done, so that training continues as the
+// first run would have.
+func (r *tabResume) restore(t *fixedtrain.Trainer, epochX func() [][]bool) error {
+	if err := t.Restore(r.spv, r.inc); err != nil {
+		return fmt.Errorf("pipeline: resume: %w", err)
+	}
+	if err := t.SetLane(0, r.lanes.Control); err != nil {
+		return fmt.Errorf("pipeline: resume: %w", err)
+	}
+	for c, s := range r.lanes.Clauses {
+		if err := t.SetLane(c+1, s); err != nil {
+			return fmt.Errorf("pipeline: resume: %w", err)
+		}
+	}
+	if _, err := t.Lane(len(r.lanes.Clauses) + 1); err == nil {
+		return fmt.Errorf("pipeline: resume: %d clause lanes, the trainer has more", len(r.lanes.Clauses))
+	}
+	for e := 0; e < r.epochs; e++ {
+		epochX()
+	}
+	t.Epochs = r.epochs
+	return nil
+}
+
+// ResumeTabular continues training the tabular model f, trained by the
+// fixed-point trainer (its file holds the FixedTraining record), for
+// cfg.Epochs more epochs on d, the data it was trained on (same features,
+// classes, rows and fingerprint): the encoding is fitted again on the
+// file's training rows as Train does (the same), the trainer restarts from
+// the stored SPVs (exact: the trainer's width) and lanes, the sampled
+// encoding's per-epoch draws continue where they stopped, and the mapping
+// parameter is fitted again when the first run fitted it. The file
+// returned is the one Train (TrainAndCalibrate) writes for all the epochs
+// in one run with the same settings, byte for byte; a tuned model's
+// tuning record is not kept (its hyper-parameters are). cfg.SPVBits and
+// cfg.ReseedLanes do not apply.
+func ResumeTabular(d *Data, f *modelfile.File, cfg ResumeConfig) (*modelfile.File, error) {
+	r := f.FixedTraining
+	if r == nil {
+		return nil, fmt.Errorf("pipeline: resume: the model file has no fixed-point training record: a float-trained model keeps no integer SPVs or trainer state to continue from (and --fixed models trained with --host-shuffle or --board, or before the record existed, keep no lanes); train it again with the total epochs")
+	}
+	m := f.Model
+	if f.SPVBits != f.Bank.Bits {
+		return nil, fmt.Errorf("pipeline: resume: spv_bits: the SPVs are stored at %d bits, the trainer's are %d", f.SPVBits, f.Bank.Bits)
+	}
+	if cfg.Epochs < 1 {
+		return nil, fmt.Errorf("pipeline: resume: %d epochs, want >= 1", cfg.Epochs)
+	}
+	if err := d.CheckFeatures(f.Features); err != nil {
+		return nil, fmt.Errorf("pipeline: resume: features: %w", err)
+	}
+	if !slices.Equal(d.Classes, f.Classes) {
+		return nil, fmt.Errorf("pipeline: resume: classes: the data has %q, the model %q", d.Classes, f.Classes)
+	}
+	if f.Split.Rows != d.Len() {
+		return nil, fmt.Errorf("pipeline: resume: split.rows: the model was trained on %q with %d rows, this data set has %d", f.Split.Dataset, f.Split.Rows, d.Len())
+	}
+	if fp := d.Fingerprint(); f.DataFingerprint != fp {
+		return nil, fmt.Errorf("pipeline: resume: data_fingerprint: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs", f.Split.Dataset, f.DataFingerprint, d.Name, fp)
+	}
+	var enc Encoding
+	dec := json.NewDecoder(bytes.NewReader(r.Encoding))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&enc); err != nil {
+		return nil, fmt.Errorf("pipeline: resume: fixed_training.encoding: %w", err)
+	}
+	p := m.Params
+	p.Epochs += cfg.Epochs
+	tc := TrainConfig{Params: p, Thresholds: r.Thresholds, TestFraction: f.Split.TestFraction, SplitSeed: f.Split.Seed, Bits: f.Bank.Bits,
+		Mapping: f.Mapping, NoTest: len(f.Split.Test) == 0 && d.FixedTrain == nil, Encoding: &enc, Fixed: true, Workers: cfg.Workers,
+		TemperatureFloor: r.TemperatureFloor, Progress: cfg.Progress, RowProgress: cfg.RowProgress, CalibrationProgress: cfg.CalibrationProgress}
+	train, test, err := tc.splitRows(d)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: resume: %w", err)
+	}
+	if !slices.Equal(train, f.Split.Train) || !slices.Equal(test, f.Split.Test) {
+		return nil, fmt.Errorf("pipeline: resume: split: the data's split (%d training, %d test rows) is not the model's (%d, %d)", len(train), len(test), len(f.Split.Train), len(f.Split.Test))
+	}
+	st := &tabResume{spv: make([]uint16, len(f.Bank.SPV)), inc: make([]uint16, m.NumTAs()), lanes: r.Lanes, epochs: m.Epochs}
+	n := m.N
+	for i, v := range f.Bank.SPV {
+		st.spv[i] = uint16(v)
+		if i%(2*n) >= n {
+			st.inc[i/(2*n)] += uint16(v)
+		}
+	}
+	tc.resume = st
+	g, err := TrainAndCalibrate(d, tc, r.Calibrate)
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }

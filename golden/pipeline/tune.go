@@ -681,5 +681,8 @@ func TrainTuned(d *Data, r *TuneResult, cfg TrainConfig, calibrate bool) (*model
 	if f.Mapping, err = r.OOF.FitAbove(tc.Mapping.Kind, tc.floor()*float64(f.Model.T)); err != nil {
 		return nil, err
 	}
+	if f.FixedTraining != nil {
+		f.FixedTraining.Calibrate = true
+	}
 	return f, nil
 }
