@@ -65,7 +65,7 @@ func TestTrainResume(t *testing.T) {
 	if _, err := modelfile.WriteConv(at("old.ptm"), f); err != nil {
 		t.Fatal(err)
 	}
-	run("train", "--data", "iris", "--epochs", "5", "--clauses", "10", "--fixed", "--no-tune", "--calibrate=false", "-o", at("iris.ptm"))
+	run("train", "--data", "iris", "--epochs", "5", "--clauses", "10", "--no-tune", "--calibrate=false", "-o", at("iris.ptm"))
 	resume := []string{"train", "--resume", at("e1.ptm"), "--data", dir, "-o", at("x.ptm")}
 	cases := []struct {
 		name string
@@ -76,7 +76,7 @@ func TestTrainResume(t *testing.T) {
 		{"seed", append(resume, "--epochs", "1", "--seed", "2"), []string{"--seed"}},
 		{"no epochs", resume, []string{"needs --epochs"}},
 		{"other data", []string{"train", "--resume", at("e1.ptm"), "--data", other, "--epochs", "1", "-o", at("x.ptm")}, []string{"split.rows", "500"}},
-		{"tabular", []string{"train", "--resume", at("iris.ptm"), "--data", "iris", "--epochs", "1", "-o", at("x.ptm")}, []string{"tabular model", "convolutional models only"}},
+		{"float tabular", []string{"train", "--resume", at("iris.ptm"), "--data", "iris", "--epochs", "1", "-o", at("x.ptm")}, []string{"no fixed-point training record", "float-trained"}},
 		{"no lanes", []string{"train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "1", "-o", at("x.ptm")}, []string{"no lane record", "--reseed-lanes"}},
 		{"reseed with lanes", append(resume, "--epochs", "1", "--reseed-lanes"), []string{"records its lanes"}},
 		{"reseed alone", []string{"train", "--data", dir, "--reseed-lanes", "-o", at("x.ptm")}, []string{"goes with --resume"}},
@@ -100,5 +100,33 @@ func TestTrainResume(t *testing.T) {
 	out = run("train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "1", "--reseed-lanes", "-o", at("old+1.ptm"))
 	if !strings.Contains(out, "reseeded lanes") {
 		t.Errorf("resume with --reseed-lanes:\n%s", out)
+	}
+}
+
+// TestTrainResumeTabular: `ptm train --resume` of an iris model of the
+// fixed-point trainer (sampled encoding, calibrated) for 2 more epochs
+// writes the file --epochs 5 writes in one run, byte for byte; the conv
+// flags are refused for it.
+func TestTrainResumeTabular(t *testing.T) {
+	tmp := t.TempDir()
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	base := []string{"train", "--data", "iris", "--fixed", "--no-tune", "--clauses", "10", "--seed", "3"}
+	for _, args := range [][]string{
+		append(base, "--epochs", "3", "-o", at("e3.ptm")),
+		{"train", "--resume", at("e3.ptm"), "--data", "iris", "--epochs", "2", "-o", at("e3+2.ptm")},
+		append(base, "--epochs", "5", "-o", at("e5.ptm")),
+	} {
+		if code, _, errs := runCLI(args...); code != 0 {
+			t.Fatalf("ptm %s: exit %d: %s", strings.Join(args, " "), code, errs)
+		}
+	}
+	a, _ := os.ReadFile(at("e5.ptm"))
+	b, _ := os.ReadFile(at("e3+2.ptm"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("3 + 2 epochs (%.16s) differ from 5 in one run (%.16s)", modelfile.Hash(b), modelfile.Hash(a))
+	}
+	code, _, errs := runCLI("train", "--resume", at("e3.ptm"), "--data", "iris", "--epochs", "2", "--spv-bits", "12", "-o", at("x.ptm"))
+	if code == 0 || !strings.Contains(errs, "--spv-bits applies to convolutional models") {
+		t.Errorf("--spv-bits on a tabular resume: exit %d: %s", code, errs)
 	}
 }

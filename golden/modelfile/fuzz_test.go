@@ -23,6 +23,10 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good)
+	if ft, err := Encode(withFixedTraining(f)); err == nil { // the optional fixed_training record
+		f.Add(ft)
+		f.Add(reseal(f, ft, func(h map[string]any) { delete(h["fixed_training"].(map[string]any), "lanes") }))
+	}
 	f.Add(good[:16])
 	f.Add(good[:len(good)-1])
 	flip := bytes.Clone(good)

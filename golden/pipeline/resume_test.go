@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/ptm"
 )
 
 // encodeConv is modelfile.EncodeConv, failing the test on error.
@@ -166,4 +167,72 @@ func TestResumeConvRefuses(t *testing.T) {
 	if hashes[0] != hashes[1] {
 		t.Errorf("reseeded resumes differ: %v", hashes)
 	}
+}
+
+// TestResumeTabularIdentity: a tabular model of the fixed-point trainer
+// (sampled encoding, calibrated), trained 3 epochs and resumed 2 more,
+// is the file of 5 epochs in one run, byte for byte, on iris (3 TMs) and
+// on noisy XOR (binary: 1 TM); a float model and a host-shuffled one have
+// no record and are refused.
+func TestResumeTabularIdentity(t *testing.T) {
+	for _, name := range []string{"iris", "xor-noisy"} {
+		d, err := LoadData(name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		train := func(epochs int, fixed, host bool) *modelfile.File {
+			cfg := TrainConfig{Params: ptmParams(epochs), SplitSeed: 1, Fixed: fixed, HostShuffle: host, Workers: 2}
+			f, err := TrainAndCalibrate(d, cfg, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		enc := func(f *modelfile.File) []byte {
+			b, err := modelfile.Encode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		one := train(5, true, false)
+		start := train(3, true, false)
+		if start.FixedTraining == nil || !start.FixedTraining.Calibrate {
+			t.Fatalf("%s: record %+v", name, start.FixedTraining)
+		}
+		got, err := ResumeTabular(d, start, ResumeConfig{Epochs: 2, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := enc(one), enc(got)
+		if got.Model.Epochs != 5 || !bytes.Equal(a, b) {
+			t.Errorf("%s: 3 + 2 epochs (%d recorded, hash %.16s) differ from 5 in one run (hash %.16s)", name, got.Model.Epochs, modelfile.Hash(b), modelfile.Hash(a))
+		}
+		if bytes.Equal(b, enc(start)) {
+			t.Errorf("%s: the resumed file equals the start's", name)
+		}
+		for _, c := range []struct {
+			what        string
+			fixed, host bool
+		}{{"float", false, false}, {"host-shuffled", true, true}} {
+			f := train(2, c.fixed, c.host)
+			if _, err := ResumeTabular(d, f, ResumeConfig{Epochs: 1}); f.FixedTraining != nil || err == nil || !strings.Contains(err.Error(), "no fixed-point training record") {
+				t.Errorf("%s: %s model: record %v, %v", name, c.what, f.FixedTraining != nil, err)
+			}
+		}
+		other, err := LoadData("wine", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ResumeTabular(other, start, ResumeConfig{Epochs: 1}); err == nil || !strings.Contains(err.Error(), "features") {
+			t.Errorf("%s: resumed on wine: %v", name, err)
+		}
+	}
+}
+
+// ptmParams is a small model's parameters for epochs epochs.
+func ptmParams(epochs int) ptm.Params {
+	p := ptm.DefaultParams()
+	p.Clauses, p.Epochs, p.Seed = 10, epochs, 4
+	return p
 }
