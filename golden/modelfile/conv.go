@@ -149,7 +149,7 @@ type convHeader struct {
 	Fingerprint  string           `json:"data_fingerprint,omitempty"`
 	Calibration  *ConvCalibration `json:"calibration,omitempty"`
 	Recipe       *ConvRecipe      `json:"recipe,omitempty"`
-	Lanes        *Lanes       `json:"lanes,omitempty"`
+	Lanes        *Lanes           `json:"lanes,omitempty"`
 	TAs          int              `json:"tas"`
 	SPVValues    int              `json:"spv_values"`
 	PayloadBytes int64            `json:"payload_bytes"`
