@@ -149,4 +149,24 @@
 // trained the model. Write creates its temporary file exclusively, with a
 // random name, in the target's directory, syncs it and renames it over the
 // target.
+//
+// # Resuming a tabular model (the fixed_training header field)
+//
+// A tabular model of the fixed-point trainer (`ptm train --fixed`, the
+// control lane's shuffle) has its SPVs stored exactly (spv_bits =
+// quant_bits = the trainer's B). The optional header field
+// "fixed_training" (File.FixedTraining) holds the rest of the trainer's
+// state and what `ptm train` was told that the other fields do not keep:
+// "lanes" ({"control": S, "clauses": [S0, ...]}, the 64-bit states of the
+// control lane and of every global clause's lane, TM-major, none 0, as
+// JSON integers), "thresholds" (per feature), "encoding" (the input
+// encoding's configuration, pipeline.Encoding's JSON), "calibrate" (the
+// mapping parameter was fitted by cross-validation) and
+// "temperature_floor". pipeline.Train writes it; a float-trained model,
+// a host-shuffled or board-trained one (the host's shuffle lane is not
+// kept) and files written before the field existed have none, and cannot
+// be resumed. With it, `ptm train --resume` (pipeline.ResumeTabular)
+// restores the trainer, moves the sampled encoding's per-epoch draws past
+// the epochs done and continues: E1 epochs then E2 resumed give the file
+// of E1+E2 epochs in one run, byte for byte (TestResumeTabularIdentity).
 package modelfile
