@@ -84,7 +84,8 @@
 // holds: {"control": S, "clauses": [S0, S1, ...]}, the 64-bit states of
 // the trainer's control lane (shuffles, negative classes) and of every
 // clause's lane at the end of training (Lanes; one per clause, none
-// 0), as JSON integers. `ptm train` writes it; files written before it
+// 0), as JSON integers (20,873 bytes for the default recipe's 1,024
+// clauses). `ptm train` writes it; files written before it
 // have none and still load (Lanes nil). The trainer's state is then
 // complete (the shuffle restarts from the identity every epoch, so it
 // has no other counter): with SPVs stored exactly (spv_bits =
