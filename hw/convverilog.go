@@ -118,9 +118,10 @@ const tmplConvPatch = `// The literals of the patch at (y, x) (docs/fixed-point-
 // patches visited in raster order. load takes the image's bit-planes
 // (plane p's pixel (y, x) at bit (p*H + y)*W + x); start (re)starts the
 // scan at patch (0, 0); next moves to the next patch. rows holds the image
-// moved up by y rows, win that moved left by x columns, so that the
-// window bit (p, dy, dx) is win[(p*H + dy)*W + dx]; the row and column
-// thermometers ty[k] = y > k and tx[k] = x > k are shift registers.
+// moved up by y rows; window row (p, dy) holds row y+dy of plane p moved
+// left by x columns, so that the window bit (p, dy, dx) is its bit dx;
+// the row and column thermometers ty[k] = y > k and tx[k] = x > k are
+// shift registers.
 module {{.Prefix}}_conv_patch #(
     // Set by the generator: regenerate rather than override.
     parameter integer H   = {{.H}}, // image rows
@@ -139,7 +140,7 @@ module {{.Prefix}}_conv_patch #(
     output wire [2*F-1:0] lit,   // literal i < F is feature i, F + i its negation
     output wire           last   // the patch is the last, (H-WY, W-WX)
 );
-    reg [IMG-1:0] img, rows, win;
+    reg [IMG-1:0] img, rows;
     wire x_last, y_last;
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
@@ -159,7 +160,6 @@ module {{.Prefix}}_conv_patch #(
             img <= image;
         if (start) begin
             rows <= img;
-            win  <= img;
 {{- if gt .TX 0}}
             tx   <= {{dec .TX 0}};
 {{- end}}
@@ -169,24 +169,22 @@ module {{.Prefix}}_conv_patch #(
         end else if (next) begin
             if (x_last) begin
                 rows <= rows >> W;
-                win  <= rows >> W;
 {{- if gt .TX 0}}
                 tx   <= {{dec .TX 0}};
 {{- end}}
 {{- if gt .TY 0}}
                 ty   <= {{if eq .TY 1}}1'b1{{else}}{ty[{{sub .TY 2}}:0], 1'b1}{{end}};
 {{- end}}
-            end else begin
-                win  <= win >> 1;
 {{- if gt .TX 0}}
+            end else begin
                 tx   <= {{if eq .TX 1}}1'b1{{else}}{tx[{{sub .TX 2}}:0], 1'b1}{{end}};
 {{- end}}
             end
         end
     end
 
-    // Bits of rows and win outside the window are not literals.
-    wire unused_bits = ^{rows, win};
+    // Rows of the image below the window's are read only through rows.
+    wire unused_bits = ^rows[W-1:0];
 
     wire [F-1:0] feat;
 
@@ -194,8 +192,28 @@ module {{.Prefix}}_conv_patch #(
     generate
         for (p = 0; p < P; p = p + 1) begin : g_plane
             for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
+                reg [W-1:0] win; // row y+dy of plane p, moved left by x
+                always @(posedge clk) begin
+                    if (start)
+                        win <= img[(p*H + dy)*W +: W];
+                    else if (next) begin
+                        if (x_last)
+{{- if eq .PY 1}}
+                            win <= {W{1'b0}}; // no next row: the scan ends
+{{- else}}
+                            win <= rows[(p*H + dy + 1)*W +: W];
+{{- end}}
+{{- if gt .PX 1}}
+                        else
+                            win <= {1'b0, win[W-1:1]};
+{{- end}}
+                    end
+                end
+{{- if gt .W .WX}}
+                wire unused_win = ^win[W-1:WX];
+{{- end}}
                 for (dx = 0; dx < WX; dx = dx + 1) begin : g_col
-                    assign feat[(p*WY + dy)*WX + dx] = win[(p*H + dy)*W + dx];
+                    assign feat[(p*WY + dy)*WX + dx] = win[dx];
                 end
             end
         end
