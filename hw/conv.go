@@ -19,6 +19,12 @@ import (
 // position thermometers, the clause AND over included literals and OR over
 // patches, and coalesced signed weights summed into class sums.
 
+// SPRAMThreshold is the size in bits above which the threshold memory is
+// marked for the UP5K's SPRAM (ram_style "huge") when its rows fit the
+// four SPRAMs side by side (at most 64 bits) and it has no initial
+// contents (SPRAM has none): half of the UP5K's 120 kbit of block RAM.
+const SPRAMThreshold = 60 * 1024
+
 // ConvWeightBits is the width of a clause weight in the weight memory:
 // conv.MaxWeight fits a signed 16-bit word.
 const ConvWeightBits = 16
@@ -94,6 +100,7 @@ type ConvParams struct {
 	Phi                 uint64
 	Hash                string
 	InitMems            bool
+	ThreshSPRAM         bool // the threshold memory is marked for SPRAM (SPRAMThreshold)
 	ThreshFile, WtsFile string
 }
 
@@ -169,6 +176,7 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 	p.ClsW = clog2(p.NC)
 	p.JW = clog2(p.LC + 1)
 	p.SW = sbits(uint64(p.C) * conv.MaxWeight)
+	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
 	p.ThreshFile = p.Prefix + "_conv_thresh.hex"
 	p.WtsFile = p.Prefix + "_conv_weights.hex"
 	return p
@@ -213,6 +221,9 @@ func GenerateConv(cfg Config, bank *conv.Bank, modelHash string) (*ConvDesign, e
 		d.Files = append(d.Files, File{Name: p.Prefix + "_" + m.name + ".v", Data: buf.Bytes()})
 	}
 	for _, m := range convModules {
+		if m.when != nil && !m.when(p) {
+			continue
+		}
 		var buf bytes.Buffer
 		buf.WriteString(p.header(p.Prefix+"_"+m.name+".v", m.purpose))
 		if err := m.tmpl.Execute(&buf, convView{p}); err != nil {
@@ -308,7 +319,7 @@ func (p *ConvParams) header(file, purpose string) string {
 	fmt.Fprintf(&b, "// Shape      : image %dx%d x %d planes, window %dx%d, %d patches (%dx%d), F=%d features, %d literals\n",
 		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.PY, p.PX, p.F, p.Lit)
 	fmt.Fprintf(&b, "// Model      : NC=%d classes, C=%d clauses, %s, T=%d (%d TAs)\n", p.NC, p.C, p.Structure, p.T, p.C*p.Lit)
-	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems)
+	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v threshold_spram=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems, p.ThreshSPRAM)
 	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows)\n", p.G, p.BT, p.D)
 	fmt.Fprintf(&b, "// LFSR       : x^%d%s, PHI=%d'h%x\n", p.LW, (&Params{Taps: p.Taps}).polyTerms(), p.LW, p.Phi)
 	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, ConvWeightBits, p.WAddrW)
@@ -319,13 +330,16 @@ func (p *ConvParams) header(file, purpose string) string {
 type convModule struct {
 	name, purpose string
 	tmpl          *template.Template
+	when          func(*ConvParams) bool // nil: always emitted
 }
 
 var convModules []convModule
 
-func addConvModule(name, purpose, text string) {
+func addConvModule(name, purpose, text string) { addConvModuleIf(name, purpose, text, nil) }
+
+func addConvModuleIf(name, purpose, text string, when func(*ConvParams) bool) {
 	t := template.Must(template.New(name).Funcs(funcs).Parse(text))
-	convModules = append(convModules, convModule{name: name, purpose: purpose, tmpl: t})
+	convModules = append(convModules, convModule{name: name, purpose: purpose, tmpl: t, when: when})
 }
 
 // convView is the data of the conv module templates.

@@ -6,15 +6,18 @@ package hw
 
 func init() {
 	addConvModule("conv_mem", "memory of whole rows (iCE40 block RAM / SPRAM, registered read)", tmplConvMem)
+	addConvModuleIf("conv_spram", "the threshold memory in the UP5K's SPRAM (conv_mem marked ram_style huge)", tmplConvSPRAM, func(p *ConvParams) bool { return p.ThreshSPRAM })
 	addConvModule("conv_sampler", "LFSR lanes, include decisions and the include registers of the clause lanes (docs/fixed-point-conv.md 4)", tmplConvSampler)
 	addConvModule("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch)
 	addConvModule("conv_clause", "one clause lane: AND over included literals, OR over patches (docs/fixed-point-conv.md 5.2)", tmplConvClause)
 	addConvModule("conv_core", "convolutional PTM inference core: request and result streams, memory write ports, schedule, class sums", tmplConvCore)
 }
 
-const tmplConvMem = `// DEPTH rows of WIDTH bits, written and read a whole row at a time; the
-// read is registered: rd_data is valid the cycle after rd_en. yosys maps
-// it to iCE40 block RAM (or SPRAM, with synth_ice40 -spram).
+const tmplConvMem = `// DEPTH rows of WIDTH bits, written and read a whole row at a time through
+// one port (a write wins; the core writes only between requests and reads
+// only within them); the read is registered: rd_data is valid the cycle
+// after rd_en. One port, so that yosys maps it to iCE40 block RAM or, with
+// synth_ice40 -spram, to the UP5K's single-ported SPRAM.
 module {{.Prefix}}_conv_mem #(
     parameter integer WIDTH  = 1,  // bits per row
     parameter integer ADDR_W = 1,  // width of a row address
@@ -37,14 +40,44 @@ module {{.Prefix}}_conv_mem #(
     initial $readmemh(INIT_FILE, mem);
 {{- end}}
 
-    always @(posedge clk) begin
-        if (wr_en)
-            mem[wr_addr] <= wr_data;
-    end
+    wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
 
     always @(posedge clk) begin
-        if (rd_en)
-            rd_data <= mem[rd_addr];
+        if (wr_en)
+            mem[addr] <= wr_data;
+        else if (rd_en)
+            rd_data <= mem[addr];
+    end
+endmodule
+
+` + "`default_nettype wire\n"
+
+const tmplConvSPRAM = `// {{.Prefix}}_conv_mem with the memory marked ram_style "huge": yosys
+// (synth_ice40 -spram) maps it to the UP5K's SPRAMs (16 bits x 16K words
+// each), which its cost model would otherwise leave to block RAM. SPRAM
+// has no initial contents: the core's write port loads it.
+module {{.Prefix}}_conv_spram #(
+    parameter integer WIDTH  = 1,  // bits per row
+    parameter integer ADDR_W = 1,  // width of a row address
+    parameter integer DEPTH  = 2   // rows
+) (
+    input  wire              clk,
+    input  wire              wr_en,
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [WIDTH-1:0]  wr_data,
+    input  wire              rd_en,
+    input  wire [ADDR_W-1:0] rd_addr,
+    output reg  [WIDTH-1:0]  rd_data
+);
+    (* ram_style = "huge" *) reg [WIDTH-1:0] mem [0:DEPTH-1];
+
+    wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
+
+    always @(posedge clk) begin
+        if (wr_en)
+            mem[addr] <= wr_data;
+        else if (rd_en)
+            rd_data <= mem[addr];
     end
 endmodule
 
@@ -374,7 +407,7 @@ module {{.Prefix}}_conv_core #(
     wire [L*BITS-1:0]     thresh;
     wire [LC*INC_W-1:0]   inc;
 
-    {{.Prefix}}_conv_mem #(
+    {{.Prefix}}_conv_{{if .ThreshSPRAM}}spram{{else}}mem{{end}} #(
         .WIDTH  (L*BITS),
         .ADDR_W (ADDR_W),
         .DEPTH  ({{.D}}){{if .InitMems}},

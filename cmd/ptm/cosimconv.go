@@ -28,17 +28,10 @@ type convCosimJSON struct {
 	LFSRWidth    int    `json:"lfsr_width"`
 }
 
-// cosimConv co-simulates the convolutional core of model file f (already
-// read) on n images of --data (or random images without it), K samples
-// each, every threshold set of the model's encoding a request of its own
-// (docs/fixed-point-conv.md 6: the samples of a query concatenated).
-func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string, hf *hwFlags, data, split string, n, K int, seed uint64, ready int, asJSON bool, stdout, stderr io.Writer) error {
-	if isSet(fs, "mode") || isSet(fs, "sets") || isSet(fs, "trace") || isSet(fs, "lanes") {
-		return fmt.Errorf("%w: a convolutional model takes neither --mode (the core returns per-sample class sums), --sets (the model's own), --trace nor --lanes (give --clause-lanes and --literal-lanes)", errUsage)
-	}
-	if seed > math.MaxUint32 {
-		return fmt.Errorf("%w: --seed %d: the core takes a 32-bit seed", errUsage, seed)
-	}
+// convHW is the conv core's hardware from the flags: `ptm eval --fixed`'s
+// defaults (the file's bank bits, the default LFSR width, 8 x 8 lanes)
+// where a flag is not given.
+func convHW(fs *flag.FlagSet, f *modelfile.ConvFile, hf *hwFlags) (conv.HW, error) {
 	h := conv.HW{Bits: f.BankBits, LFSRWidth: lfsr.DefaultWidth, ClauseLanes: min(convClauseLanes, f.Head.Clauses), LiteralLanes: min(convLiteralLanes, f.Head.Shape.Literals())}
 	if isSet(fs, "bits") {
 		h.Bits = hf.bits
@@ -52,8 +45,57 @@ func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string
 	if isSet(fs, "literal-lanes") {
 		h.LiteralLanes = hf.ll
 	}
+	if isSet(fs, "lanes") {
+		return h, fmt.Errorf("%w: --lanes: a convolutional core takes --clause-lanes and --literal-lanes (default %d and %d)", errUsage, convClauseLanes, convLiteralLanes)
+	}
 	if err := conv.CheckHW(&f.Head, h); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return h, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return h, nil
+}
+
+// genConv writes the convolutional core of model file f into dir.
+func genConv(fs *flag.FlagSet, f *modelfile.ConvFile, hash string, hf *hwFlags, dir string, init bool, stdout io.Writer) error {
+	h, err := convHW(fs, f, hf)
+	if err != nil {
+		return err
+	}
+	bank, err := f.Bank(h.Bits)
+	if err != nil {
+		return err
+	}
+	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, InitBanks: init}
+	d, err := hw.GenerateConv(cfg, bank, hash)
+	if err != nil {
+		return err
+	}
+	if err := d.Write(dir); err != nil {
+		return err
+	}
+	p := d.Params
+	fmt.Fprintf(stdout, "generated %s (generator %s) in %s: %d files\n", d.Top(), hw.Version, dir, len(d.Files))
+	fmt.Fprintf(stdout, "  shape: %dx%d image x %d planes, %dx%d window, %d patches, %d clauses x %d literals = %d TAs, %d classes (%s)\n",
+		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.C, p.Lit, p.C*p.Lit, p.NC, p.Structure)
+	fmt.Fprintf(stdout, "  hardware: B=%d, W=%d, L=%d (%d clause x %d literal lanes), threshold memory %d rows x %d bits, weights %d rows x %d bits, MaxK=%d\n",
+		p.Bits, p.LW, p.L, p.LC, p.LL, p.D, p.L*p.Bits, p.WDepth, p.NC*hw.ConvWeightBits, p.MaxK)
+	fmt.Fprintf(stdout, "  one sample takes %d groups x (%d beats + up to %d patches + %d) cycles + %d result words\n", p.G, p.BT, p.NP, p.LC+2, p.NC)
+	return nil
+}
+
+// cosimConv co-simulates the convolutional core of model file f (already
+// read) on n images of --data (or random images without it), K samples
+// each, every threshold set of the model's encoding a request of its own
+// (docs/fixed-point-conv.md 6: the samples of a query concatenated).
+func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string, hf *hwFlags, data, split string, n, K int, seed uint64, ready int, asJSON bool, stdout, stderr io.Writer) error {
+	if isSet(fs, "mode") || isSet(fs, "sets") || isSet(fs, "trace") || isSet(fs, "lanes") {
+		return fmt.Errorf("%w: a convolutional model takes neither --mode (the core returns per-sample class sums), --sets (the model's own), --trace nor --lanes (give --clause-lanes and --literal-lanes)", errUsage)
+	}
+	if seed > math.MaxUint32 {
+		return fmt.Errorf("%w: --seed %d: the core takes a 32-bit seed", errUsage, seed)
+	}
+	h, err := convHW(fs, f, hf)
+	if err != nil {
+		return err
 	}
 	bank, err := f.Bank(h.Bits)
 	if err != nil {
