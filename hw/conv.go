@@ -374,5 +374,5 @@ func (v convView) WtExt() string {
 	return sext("wt_row[k*16 +: 16]", "wt_row[k*16 + 15]", ConvWeightBits, v.SW)
 }
 
-// PlaneRows is P*H, the rows of the image register.
-func (v convView) PlaneRows() int { return v.P * v.H }
+// RotW is the width of the patch module's row rotation counter.
+func (v convView) RotW() int { return clog2(v.H) }

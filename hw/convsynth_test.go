@@ -27,7 +27,7 @@ func convHarness(d *ConvDesign) (string, int) {
 	}{
 		{"bank_wr_en", 1}, {"bank_wr_addr", p.AddrW}, {"bank_wr_data", p.L * p.Bits},
 		{"wt_wr_en", 1}, {"wt_wr_clause", p.WAddrW}, {"wt_wr_data", p.NC * ConvWeightBits},
-		{"req_valid", 1}, {"req_image", p.ImgBits}, {"req_k", p.KW}, {"req_seed", 32}, {"res_ready", 1},
+		{"img_wr_en", 1}, {"img_wr_data", p.W}, {"req_valid", 1}, {"req_k", p.KW}, {"req_seed", 32}, {"res_ready", 1},
 	}
 	nin := 0
 	var decl, names, conns []string
@@ -109,7 +109,7 @@ func TestConvSynthUP5K(t *testing.T) {
 	}
 	var r struct {
 		Fmax        map[string]struct{ Achieved, Constraint float64 } `json:"fmax"`
-		Utilization map[string]struct{ Used, Available int }         `json:"utilization"`
+		Utilization map[string]struct{ Used, Available int }          `json:"utilization"`
 	}
 	if err := json.Unmarshal(rep, &r); err != nil {
 		t.Fatal(err)

@@ -148,13 +148,16 @@ endmodule
 ` + "`default_nettype wire\n"
 
 const tmplConvPatch = `// The literals of the patch at (y, x) (docs/fixed-point-conv.md 2), the
-// patches visited in raster order. load takes the image's bit-planes
-// (plane p's pixel (y, x) at bit (p*H + y)*W + x); start (re)starts the
-// scan at patch (0, 0); next moves to the next patch. rows holds the image
-// moved up by y rows; window row (p, dy) holds row y+dy of plane p moved
-// left by x columns, so that the window bit (p, dy, dx) is its bit dx;
-// the row and column thermometers ty[k] = y > k and tx[k] = x > k are
-// shift registers.
+// patches visited in raster order. row_en shifts one image row in: the
+// rows of the bit-planes are written in order p*H + y (plane p's pixel
+// (y, x) in bit x of row p*H + y), P*H of them; start (re)starts the
+// scan at patch (0, 0) and must come when ready; next moves to the next
+// patch. rows holds the image with every plane rotated up by rot rows:
+// each move to the next patch row rotates it once, and when not scanning
+// (no next) it keeps rotating until rot is back to 0 (ready), so the image
+// is kept once. Window row (p, dy) holds row y+dy of plane p moved left by
+// x columns, so that the window bit (p, dy, dx) is its bit dx; the row and
+// column thermometers ty[k] = y > k and tx[k] = x > k are shift registers.
 module {{.Prefix}}_conv_patch #(
     // Set by the generator: regenerate rather than override.
     parameter integer H   = {{.H}}, // image rows
@@ -166,14 +169,16 @@ module {{.Prefix}}_conv_patch #(
     parameter integer IMG = {{.ImgBits}}  // P*H*W
 ) (
     input  wire           clk,
-    input  wire           load,
-    input  wire [IMG-1:0] image,
+    input  wire           row_en,
+    input  wire [W-1:0]   row,
     input  wire           start,
     input  wire           next,
+    output wire           ready, // rows holds the image unrotated: start may come
     output wire [2*F-1:0] lit,   // literal i < F is feature i, F + i its negation
     output wire           last   // the patch is the last, (H-WY, W-WX)
 );
-    reg [IMG-1:0] img, rows;
+    reg  [IMG-1:0] rows;
+    wire [IMG-1:0] rows_rot; // every plane rotated up by one row
     wire x_last, y_last;
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
@@ -188,11 +193,40 @@ module {{.Prefix}}_conv_patch #(
     assign y_last = 1'b1;
 {{- end}}
 
+{{- if eq .H 1}}
+    assign rows_rot = rows;
+    assign ready    = 1'b1;
+
     always @(posedge clk) begin
-        if (load)
-            img <= image;
+        if (row_en)
+            rows <= {{if eq .ImgBits .W}}row{{else}}{row, rows[IMG-1:W]}{{end}};
+    end
+{{- else}}
+    reg  [{{sub .RotW 1}}:0] rot;
+    wire rotate = (next && x_last) || (!next && rot != {{dec .RotW 0}});
+
+    genvar q;
+    generate
+        for (q = 0; q < P; q = q + 1) begin : g_rot
+            assign rows_rot[q*H*W +: H*W] = {rows[q*H*W +: W], rows[q*H*W + W +: (H-1)*W]};
+        end
+    endgenerate
+
+    always @(posedge clk) begin
+        if (row_en) begin
+            rows <= {row, rows[IMG-1:W]};
+            rot  <= {{dec .RotW 0}};
+        end else if (rotate) begin
+            rows <= rows_rot;
+            rot  <= (rot == {{dec .RotW (sub .H 1)}}) ? {{dec .RotW 0}} : rot + 1'b1;
+        end
+    end
+
+    assign ready = rot == {{dec .RotW 0}};
+{{- end}}
+
+    always @(posedge clk) begin
         if (start) begin
-            rows <= img;
 {{- if gt .TX 0}}
             tx   <= {{dec .TX 0}};
 {{- end}}
@@ -201,7 +235,6 @@ module {{.Prefix}}_conv_patch #(
 {{- end}}
         end else if (next) begin
             if (x_last) begin
-                rows <= rows >> W;
 {{- if gt .TX 0}}
                 tx   <= {{dec .TX 0}};
 {{- end}}
@@ -216,9 +249,6 @@ module {{.Prefix}}_conv_patch #(
         end
     end
 
-    // Rows of the image below the window's are read only through rows.
-    wire unused_bits = ^rows[W-1:0];
-
     wire [F-1:0] feat;
 
     genvar p, dy, dx;
@@ -228,7 +258,7 @@ module {{.Prefix}}_conv_patch #(
                 reg [W-1:0] win; // row y+dy of plane p, moved left by x
                 always @(posedge clk) begin
                     if (start)
-                        win <= img[(p*H + dy)*W +: W];
+                        win <= rows[(p*H + dy)*W +: W];
                     else if (next) begin
                         if (x_last)
 {{- if eq .PY 1}}
@@ -300,7 +330,8 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvCore = `// A request (the image's bit-planes, K, seed Q) is accepted in the idle
+const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) in the idle
+// state; a request (K, seed Q) on that image is accepted in the idle
 // state. K outside 1..MaxK is answered by one error word. Otherwise the
 // seeder loads the L lane LFSRs (L + 3 cycles); then for every sample k and
 // clause group g:
@@ -317,7 +348,7 @@ module {{.Prefix}}_conv_core #(
     // The port widths. Set by the generator like every constant below:
     // the design is specialized for them; regenerate it rather than
     // override them.
-    parameter integer IMG_BITS = {{.ImgBits}}, // P*H*W image bits
+    parameter integer IMG_W    = {{.W}}, // W, bits of an image row
     parameter integer BITS     = {{.Bits}}, // B, width of a threshold and of a draw
     parameter integer L        = {{.L}}, // lanes, LC*LL
     parameter integer ADDR_W   = {{.AddrW}}, // width of a threshold row address (D = {{.D}} rows)
@@ -337,10 +368,14 @@ module {{.Prefix}}_conv_core #(
     input  wire                wt_wr_en,
     input  wire [WADDR_W-1:0]  wt_wr_clause,
     input  wire [NC*16-1:0]    wt_wr_data,
+    // Image rows (between requests): P*H = {{mul .P .H}} rows written in order
+    // p*H + y before a request, plane p's pixel (y, x) in bit x of row
+    // p*H + y; the image stays for the following requests until rewritten.
+    input  wire                img_wr_en,
+    input  wire [IMG_W-1:0]    img_wr_data,
     // Request stream.
     input  wire                req_valid,
     output wire                req_ready,
-    input  wire [IMG_BITS-1:0] req_image,     // plane p's pixel (y, x) at bit (p*H + y)*W + x
     input  wire [K_W-1:0]      req_k,
     input  wire [31:0]         req_seed,
     // Result stream: K*NC class sums, sample-major.
@@ -435,18 +470,19 @@ module {{.Prefix}}_conv_core #(
     // ---------------------------------------------------------------
     // Patches and clause lanes.
     wire [LIT-1:0] lit;
-    wire           patch_last;
+    wire           patch_last, patch_ready;
     wire [LC-1:0]  out_next, resolved_next;
     wire           scan_end = patch_last || &resolved_next;
 
     {{.Prefix}}_conv_patch patch (
-        .clk   (clk),
-        .load  (accept),
-        .image (req_image),
-        .start (state == S_DRAIN),
-        .next  (state == S_SCAN && !scan_end),
-        .lit   (lit),
-        .last  (patch_last)
+        .clk    (clk),
+        .row_en (img_wr_en && state == S_IDLE),
+        .row    (img_wr_data),
+        .start  (state == S_DRAIN),
+        .next   (state == S_SCAN && !scan_end),
+        .ready  (patch_ready),
+        .lit    (lit),
+        .last   (patch_last)
     );
 
     genvar ci;
@@ -551,7 +587,7 @@ module {{.Prefix}}_conv_core #(
             S_SEED:   if (seed_done)    state <= S_SAMPLE;
             S_SAMPLE: if (beat == {{dec .BeatW (sub .BT 1)}})
                                         state <= S_DRAIN;
-            S_DRAIN:                    state <= S_SCAN;
+            S_DRAIN:  if (patch_ready)  state <= S_SCAN; // the image rotated back
             S_SCAN:   if (scan_end)     state <= S_WEIGH;
             S_WEIGH:  if (!weigh_read)  state <= (group == {{dec .GroupW (sub .G 1)}}) ? S_OUT : S_SAMPLE;
             S_OUT:    if (out_end)      state <= (sample == k_last) ? S_IDLE : S_SAMPLE;
