@@ -126,7 +126,7 @@ func harness(d *hw.ConvDesign) ([]byte, error) {
 	err := harnessTmpl.Execute(&b, map[string]any{
 		"Top": d.Top(), "Watchdog": 1_000_000, "KW": p.KW, "Depth": p.D, "WDepth": p.WDepth,
 		"ImageWords": (p.ImgBits + 31) / 32, "Rows": p.P * p.H, "RowBits": p.W, "RowWords": (p.W + 31) / 32,
-		"SetRow": setter("img_wr_data", p.W),
+		"SetRow":    setter("img_wr_data", p.W),
 		"BankWords": (bankBits + 31) / 32, "SetBank": setter("bank_wr_data", bankBits),
 		"WeightWords": (wtBits + 31) / 32, "SetWeights": setter("wt_wr_data", wtBits),
 	})
