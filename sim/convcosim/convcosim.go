@@ -53,6 +53,10 @@ type Options struct {
 	// Progress, when set, is called after every response with the
 	// responses compared so far.
 	Progress func(done, total int)
+
+	// badK lets requests with K outside 1..MaxK through (tests of the
+	// error word).
+	badK bool
 }
 
 // Request is one inference request: an image's bit-planes (Planes*H*W
@@ -210,7 +214,7 @@ func Run(opts Options) (*Result, error) {
 		if len(r.Planes) != sh.Planes*sh.Pixels() {
 			return nil, fmt.Errorf("convcosim: request %d has %d image bits, shape needs %d", i, len(r.Planes), sh.Planes*sh.Pixels())
 		}
-		if r.K < 1 || r.K > cfg.MaxK {
+		if (r.K < 1 || r.K > cfg.MaxK) && !opts.badK {
 			return nil, fmt.Errorf("convcosim: request %d: K = %d outside 1..%d (MaxK)", i, r.K, cfg.MaxK)
 		}
 	}
@@ -291,6 +295,19 @@ func Run(opts Options) (*Result, error) {
 			first = acc
 		}
 		lastEnd = end
+		if r.K < 1 || r.K > cfg.MaxK {
+			// One error word, 1 (docs/conv-core.md 2).
+			res.Requests++
+			res.WordsCompared++
+			if !isErr || len(words) != 1 || words[0] != 1 {
+				res.Mismatches++
+				if res.FirstMismatch == nil {
+					res.FirstMismatch = &Mismatch{Request: i, Sample: -1, Expected: []int64{1}, Actual: toI64(words),
+						Note: fmt.Sprintf("K = %d: want one error word 1 (error flag %v)", r.K, isErr)}
+				}
+			}
+			return nil
+		}
 		if err := pt.Fill(r.Planes); err != nil {
 			return fmt.Errorf("convcosim: request %d: %w", i, err)
 		}
@@ -392,6 +409,14 @@ func Run(opts Options) (*Result, error) {
 		res.PatchEvalsPerSample = float64(core.PatchEvals()) / float64(res.SamplesCompared)
 	}
 	return res, nil
+}
+
+func toI64(w []uint32) []int64 {
+	out := make([]int64, len(w))
+	for i, v := range w {
+		out[i] = int64(v)
+	}
+	return out
 }
 
 // RandomBank returns a bank of head h whose clauses include few literals,

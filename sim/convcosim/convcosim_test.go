@@ -79,3 +79,24 @@ func TestRandomShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestBadK: a request with K = 0 or K > MaxK is answered by one error
+// word, and the requests around it by their class sums.
+func TestBadK(t *testing.T) {
+	needVerilator(t)
+	testenv.Heartbeat(t, 0)
+	tc := shapeCases[0]
+	rng := rand.New(rand.NewPCG(11, 12))
+	b := RandomBank(RandomHead(tc.s, tc.nc, tc.c, tc.st, 40, 1, rng), tc.bits, rng)
+	reqs := RandomRequests(tc.s, 4, 3, rng)
+	reqs[1].K = 0
+	reqs[2].K = 17 // MaxK 16
+	res, err := Run(Options{Bank: b, Config: hw.Config{Bits: tc.bits, LFSRWidth: tc.lw, ClauseLanes: tc.lc, LiteralLanes: tc.ll, MaxK: 16},
+		Requests: reqs, badK: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mismatches != 0 || res.Requests != 4 || res.SamplesCompared != reqs[0].K+reqs[3].K {
+		t.Fatalf("%+v, first mismatch %+v", res, res.FirstMismatch)
+	}
+}
