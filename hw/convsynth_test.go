@@ -102,7 +102,18 @@ func TestConvSynthUP5K(t *testing.T) {
 	t.Logf("yosys (harness: %d flip-flops of its own):\n%s", own, stat)
 	pnr := run("nextpnr-ice40", "--up5k", "--package", "sg48", "--json", "core.json", "--pcf-allow-unconstrained",
 		"--freq", "20", "--seed", "1", "--report", "report.json")
-	_ = pnr
+	// The critical path as nextpnr reports it, for whoever speeds it up.
+	if i := strings.Index(pnr, "Critical path report for clock"); i >= 0 {
+		crit := pnr[i:]
+		if j := strings.Index(crit, "Max frequency for clock"); j >= 0 {
+			crit = crit[:j]
+		}
+		lines := strings.Split(crit, "\n")
+		if len(lines) > 60 {
+			lines = append(lines[:10], lines[len(lines)-40:]...)
+		}
+		t.Logf("%s", strings.Join(lines, "\n"))
+	}
 	rep, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatal(err)
