@@ -297,10 +297,12 @@ endmodule
 const tmplConvClause = `// One clause lane over a group's patch scan. With inc the clause's include
 // bits (literal i at bit i) and lit the present patch's literals,
 //     fire = AND over i of (!inc[i] || lit[i]),
-// fired is the OR of fire over the patches evaluated since clear, any the
+// fired is the OR of fire over the patches evaluated since clear (a
+// register: it includes the present patch from the next cycle), any the
 // OR of inc. The clause output is any && fired (a clause with no included
 // literal outputs 0); it can no longer change once the clause fired or
-// when it has no included literal (resolved).
+// when it has no included literal (resolved). Both come from registers,
+// so that the scan's control does not wait for the AND of this cycle.
 module {{.Prefix}}_conv_clause #(
     parameter integer LIT = {{.Lit}} // literals of a patch, 2F (set by the generator)
 ) (
@@ -309,8 +311,8 @@ module {{.Prefix}}_conv_clause #(
     input  wire           eval,          // the present patch counts
     input  wire [LIT-1:0] inc,
     input  wire [LIT-1:0] lit,
-    output wire           out_next,      // the output with the present patch
-    output wire           resolved_next  // ... which no further patch changes
+    output wire           out,           // the output over the patches evaluated before this cycle
+    output wire           resolved       // ... which no further patch changes
 );
     reg fired;
 
@@ -324,8 +326,8 @@ module {{.Prefix}}_conv_clause #(
             fired <= fired | fire;
     end
 
-    assign out_next      = any & (fired | fire);
-    assign resolved_next = ~any | fired | fire;
+    assign out      = any & fired;
+    assign resolved = ~any | fired;
 endmodule
 
 ` + "`default_nettype wire\n"
@@ -339,7 +341,8 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 //           draws), and one cycle for the last beat's decisions;
 //   scan:   the patches in raster order, one per cycle, every clause lane
 //           on the same patch, until every clause lane is resolved or the
-//           last patch was evaluated;
+//           last patch was evaluated (seen one cycle later: the clause
+//           lanes' fired registers);
 //   weigh:  LC + 1 cycles: clause lane ci's output adds its weight row
 //           (clause g*LC + ci) to the NC class sums;
 // and after the last group the NC class sums v_k of the sample leave as NC
@@ -471,15 +474,24 @@ module {{.Prefix}}_conv_core #(
     // Patches and clause lanes.
     wire [LIT-1:0] lit;
     wire           patch_last, patch_ready;
-    wire [LC-1:0]  out_next, resolved_next;
-    wire           scan_end = patch_last || &resolved_next;
+    wire [LC-1:0]  clause_out, resolved;
+    reg            past_last;     // the last patch has been evaluated
+    wire           scan_eval = state == S_SCAN && !past_last;
+    wire           scan_end  = past_last || &resolved;
+
+    always @(posedge clk) begin
+        if (state == S_DRAIN)
+            past_last <= 1'b0;
+        else if (scan_eval && patch_last)
+            past_last <= 1'b1;
+    end
 
     {{.Prefix}}_conv_patch patch (
         .clk    (clk),
         .row_en (img_wr_en && state == S_IDLE),
         .row    (img_wr_data),
         .start  (state == S_DRAIN),
-        .next   (state == S_SCAN && !scan_end),
+        .next   (scan_eval && !patch_last),
         .ready  (patch_ready),
         .lit    (lit),
         .last   (patch_last)
@@ -495,11 +507,11 @@ module {{.Prefix}}_conv_core #(
             {{.Prefix}}_conv_clause clause (
                 .clk           (clk),
                 .clear         (state == S_DRAIN),
-                .eval          (state == S_SCAN),
+                .eval          (scan_eval),
                 .inc           (inc[ci*INC_W +: LIT]),
                 .lit           (lit),
-                .out_next      (out_next[ci]),
-                .resolved_next (resolved_next[ci])
+                .out           (clause_out[ci]),
+                .resolved      (resolved[ci])
             );
         end
     endgenerate
@@ -562,7 +574,7 @@ module {{.Prefix}}_conv_core #(
             beat <= (beat == {{dec .BeatW (sub .BT 1)}}) ? {{dec .BeatW 0}} : beat + 1'b1;
         end
         if (state == S_SCAN && scan_end) begin
-            outs <= out_next;
+            outs <= clause_out;
             j    <= {{dec .JW 0}};
         end
         if (weigh_read) begin
