@@ -91,7 +91,8 @@ const tmplConvSampler = `// L = LC*LL lanes, lane l = ci*LL + li. step advances 
 //     include = (q == 2^B - 1) || (r < q),
 // and shifts clause lane ci's LL decisions in at the top of its include
 // register: after the BT beats of a group, literal i = b*LL + li of
-// clause lane ci is bit i of inc[ci*INC_W +: INC_W].
+// clause lane ci is bit i of inc[ci*INC_W +: INC_W], and any[ci] is the
+// OR of its include bits (first: the beat shifted is its group's first).
 module {{.Prefix}}_conv_sampler #(
     // Set by the generator: regenerate rather than override.
     parameter integer W     = {{.LW}}, // LFSR width
@@ -105,8 +106,10 @@ module {{.Prefix}}_conv_sampler #(
     input  wire                  load,
     input  wire [W-1:0]          seed_in,
     input  wire                  shift,   // decide and shift in one beat
+    input  wire                  first,   // ... the group's first
     input  wire [LC*LL*BITS-1:0] thresh,  // the beat's thresholds, lane 0 in the low bits
-    output wire [LC*INC_W-1:0]   inc
+    output wire [LC*INC_W-1:0]   inc,
+    output wire [LC-1:0]         any      // some literal of the clause lane is included
 );
     localparam integer    LANES  = LC * LL;
     localparam [BITS-1:0] ALWAYS = {BITS{1'b1}}; // threshold meaning "always include"
@@ -136,11 +139,15 @@ module {{.Prefix}}_conv_sampler #(
         end
         for (ci = 0; ci < LC; ci = ci + 1) begin : g_clause
             reg [INC_W-1:0] sr;
+            reg             sr_any;
             always @(posedge clk) begin
-                if (shift)
-                    sr <= {{if eq .BT 1}}incl[ci*LL +: LL]{{else}}{incl[ci*LL +: LL], sr[INC_W-1:LL]}{{end}};
+                if (shift) begin
+                    sr     <= {{if eq .BT 1}}incl[ci*LL +: LL]{{else}}{incl[ci*LL +: LL], sr[INC_W-1:LL]}{{end}};
+                    sr_any <= (!first && sr_any) || (|incl[ci*LL +: LL]);
+                end
             end
             assign inc[ci*INC_W +: INC_W] = sr;
+            assign any[ci] = sr_any;
         end
     endgenerate
 endmodule
@@ -299,7 +306,7 @@ const tmplConvClause = `// One clause lane over a group's patch scan. With inc t
 //     fire = AND over i of (!inc[i] || lit[i]),
 // fired is the OR of fire over the patches evaluated since clear (a
 // register: it includes the present patch from the next cycle), any the
-// OR of inc. The clause output is any && fired (a clause with no included
+// OR of inc (a register of the sampler). The clause output is any && fired (a clause with no included
 // literal outputs 0); it can no longer change once the clause fired or
 // when it has no included literal (resolved). Both come from registers,
 // so that the scan's control does not wait for the AND of this cycle.
@@ -310,13 +317,13 @@ module {{.Prefix}}_conv_clause #(
     input  wire           clear,
     input  wire           eval,          // the present patch counts
     input  wire [LIT-1:0] inc,
+    input  wire           any,           // OR of inc (the sampler keeps it)
     input  wire [LIT-1:0] lit,
     output wire           out,           // the output over the patches evaluated before this cycle
     output wire           resolved       // ... which no further patch changes
 );
     reg fired;
 
-    wire any  = |inc;
     wire fire = &(~inc | lit);
 
     always @(posedge clk) begin
@@ -437,13 +444,16 @@ module {{.Prefix}}_conv_core #(
 
     wire issue = state == S_SAMPLE; // one beat per cycle
     reg  valid1;                    // the beat issued last cycle: draws and thresholds present
+    reg  first1;                    // ... and it was its group's first
     always @(posedge clk) begin
         if (rst) valid1 <= 1'b0;
         else     valid1 <= issue;
+        first1 <= beat == {{dec .BeatW 0}};
     end
 
     wire [L*BITS-1:0]     thresh;
     wire [LC*INC_W-1:0]   inc;
+    wire [LC-1:0]         inc_any;
 
     {{.Prefix}}_conv_{{if .ThreshSPRAM}}spram{{else}}mem{{end}} #(
         .WIDTH  (L*BITS),
@@ -466,8 +476,10 @@ module {{.Prefix}}_conv_core #(
         .load    (seed_load),
         .seed_in (seed_state),
         .shift   (valid1),
+        .first   (first1),
         .thresh  (thresh),
-        .inc     (inc)
+        .inc     (inc),
+        .any     (inc_any)
     );
 
     // ---------------------------------------------------------------
@@ -509,6 +521,7 @@ module {{.Prefix}}_conv_core #(
                 .clear         (state == S_DRAIN),
                 .eval          (scan_eval),
                 .inc           (inc[ci*INC_W +: LIT]),
+                .any           (inc_any[ci]),
                 .lit           (lit),
                 .out           (clause_out[ci]),
                 .resolved      (resolved[ci])
