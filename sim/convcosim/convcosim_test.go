@@ -85,14 +85,16 @@ func TestRandomShapes(t *testing.T) {
 func TestBadK(t *testing.T) {
 	needVerilator(t)
 	testenv.Heartbeat(t, 0)
-	tc := shapeCases[0]
+	// Shape 1's design, memories written through the ports: the
+	// simulator TestRandomShapes built (no model in the files).
+	tc := shapeCases[1]
 	rng := rand.New(rand.NewPCG(11, 12))
 	b := RandomBank(RandomHead(tc.s, tc.nc, tc.c, tc.st, 40, 1, rng), tc.bits, rng)
 	reqs := RandomRequests(tc.s, 4, 3, rng)
 	reqs[1].K = 0
 	reqs[2].K = 17 // MaxK 16
 	res, err := Run(Options{Bank: b, Config: hw.Config{Bits: tc.bits, LFSRWidth: tc.lw, ClauseLanes: tc.lc, LiteralLanes: tc.ll, MaxK: 16},
-		Requests: reqs, badK: true})
+		Requests: reqs, LoadPorts: true, badK: true})
 	if err != nil {
 		t.Fatal(err)
 	}
