@@ -43,4 +43,14 @@
 // hand-written rtl/train engine (docs/fixed-point-training.md 11).
 // Package sim/traincosim co-simulates it against golden/fixedtrain and
 // hw/synth.RunTrainer synthesizes it for the UP5K.
+//
+// GenerateConv emits the convolutional inference core for a conv.Bank
+// (docs/fixed-point-conv.md is the contract, docs/conv-core.md the
+// design): the same LFSR lanes and seeder, dense threshold and weight
+// memories (<prefix>_conv_mem, or <prefix>_conv_spram for a large
+// threshold memory), the include decisions and registers
+// (<prefix>_conv_sampler), the patch literals formed from the image rows
+// and position thermometers (<prefix>_conv_patch), the clause AND and OR
+// over patches (<prefix>_conv_clause) and the top, <prefix>_conv_core.
+// Package sim/convcosim co-simulates it against conv.Core.
 package hw

@@ -23,7 +23,7 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 			break
 		}
 	}
-	fs := newFlags("cosim", "--model MODEL | --random-shape SPEC [--vectors N] [--k K] [--lanes L] [--bits B] [--json] | --train ... (ptm cosim --train -h)", stderr)
+	fs := newFlags("cosim", "--model MODEL | --random-shape SPEC [--vectors N] [--k K] [--lanes L] [--bits B] [--json] | --model CONVMODEL [--data mnist [--split test]] [--vectors N] [--k K] [--clause-lanes LC --literal-lanes LL] [--json] | --train ... (ptm cosim --train -h)", stderr)
 	model := fs.String("model", "", "model `file`")
 	shapeSpec := fs.String("random-shape", "", "co-simulate an untrained shape with a random bank: classes=N,clauses=M,features=O,t=T[,binary]")
 	vectors := fs.Int("vectors", 1000, "input vectors (requests) to send")
@@ -34,10 +34,23 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 	trace := fs.String("trace", "", "write an FST waveform to this `file`")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	sets := fs.Int("sets", 0, "set queries (docs/fixed-point.md section 8): with --model every request is a query of M sets (default: the model's input encoding's M); with --random-shape M is uniform in 1..N (default 1)")
+	data := fs.String("data", "", "convolutional model: the images to send (mnist, fashion-mnist, an IDX folder; default: random images)")
+	split := fs.String("split", "test", "convolutional model with --data: the rows (test, train or all)")
 	var hf hwFlags
 	hf.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *model != "" && *shapeSpec == "" {
+		if _, cv, hash, err := modelfile.ReadAny(*model); err == nil && cv != nil {
+			if *vectors < 1 || *K < 1 || *K > hf.maxK {
+				return fmt.Errorf("%w: --vectors %d, --k %d: want >= 1 and 1..%d (--max-k)", errUsage, *vectors, *K, hf.maxK)
+			}
+			return cosimConv(fs, *model, cv, hash, &hf, *data, *split, *vectors, *K, *seed, *ready, *asJSON, stdout, stderr)
+		}
+	}
+	if isSet(fs, "data") || isSet(fs, "split") {
+		return fmt.Errorf("%w: --data and --split apply to convolutional models only", errUsage)
 	}
 	if (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)

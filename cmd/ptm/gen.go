@@ -139,6 +139,11 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
 		return err
 	}
+	if *model != "" {
+		if _, cv, hash, err := modelfile.ReadAny(*model); err == nil && cv != nil {
+			return genConv(fs, cv, hash, &hf, *out, *init, stdout)
+		}
+	}
 	var (
 		sh   fixed.Shape
 		bank *fixed.Bank

@@ -1,0 +1,378 @@
+package hw
+
+import (
+	"bytes"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/lfsr"
+)
+
+// The convolutional inference core (docs/conv-core.md): the lanes, seeding
+// and beat schedule of the tabular core (docs/fixed-point-conv.md 4), the
+// patch literals formed on chip from the image's bit-planes and the
+// position thermometers, the clause AND over included literals and OR over
+// patches, and coalesced signed weights summed into class sums.
+
+// SPRAMThreshold is the size in bits above which the threshold memory is
+// marked for the UP5K's SPRAM (ram_style "huge") when its rows fit the
+// four SPRAMs side by side (at most 64 bits) and it has no initial
+// contents (SPRAM has none): half of the UP5K's 120 kbit of block RAM.
+const SPRAMThreshold = 60 * 1024
+
+// ConvWeightBits is the width of a clause weight in the weight memory:
+// conv.MaxWeight fits a signed 16-bit word.
+const ConvWeightBits = 16
+
+// ConvDesign is a generated convolutional core: its configuration, the
+// model's head, the derived parameters and files (Verilog modules in
+// dependency order, then memory images).
+type ConvDesign struct {
+	Config Config
+	Head   conv.Head
+	Params ConvParams
+	Files  []File
+}
+
+// Top is the name of the top-level module, <prefix>_conv_core.
+func (d *ConvDesign) Top() string { return d.Config.Prefix + "_conv_core" }
+
+// VerilogFiles returns the names of the Verilog files, top module last.
+func (d *ConvDesign) VerilogFiles() []string {
+	var v []string
+	for _, f := range d.Files {
+		if strings.HasSuffix(f.Name, ".v") {
+			v = append(v, f.Name)
+		}
+	}
+	return v
+}
+
+// File returns the contents of the named file, or nil.
+func (d *ConvDesign) File(name string) []byte {
+	for _, f := range d.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+// Write writes every file into dir (created if needed).
+func (d *ConvDesign) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("hw: %w", err)
+	}
+	for _, f := range d.Files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return fmt.Errorf("hw: %w", err)
+		}
+	}
+	return nil
+}
+
+// ConvParams are the derived constants of a convolutional design, written
+// into the header of every file.
+type ConvParams struct {
+	Prefix              string
+	H, W, P, WY, WX     int // image, bit-planes, window
+	PY, PX, NP          int // patch rows, columns, patches
+	F, Lit              int // features, literals (2F) of a patch
+	TY, TX              int // row and column thermometer bits
+	WinBits, ImgBits    int // WY*WX*P, P*H*W
+	NC, C, T            int
+	Structure           string
+	Bits, LW            int // threshold / draw width B, LFSR width
+	LC, LL, L           int
+	G, BT, D            int
+	MaxK                int
+	LaneW, AddrW, KW    int
+	BeatW, GroupW       int
+	WAddrW, ClsW, JW    int // weight address (G*LC rows), class index, accumulation step widths
+	SW                  int // width of a raw class sum (signed)
+	WDepth              int // weight rows, G*LC
+	Taps                []int
+	Phi                 uint64
+	Hash                string
+	InitMems            bool
+	ThreshSPRAM         bool // the threshold memory is marked for SPRAM (SPRAMThreshold)
+	ThreshFile, WtsFile string
+}
+
+// GroupOverhead is the cycles of one clause group besides its patch scan
+// (one cycle per scanned patch): BT beats, one cycle draining the last
+// beat's decisions, LC+1 cycles of weight accumulation.
+func (p *ConvParams) GroupOverhead() int { return p.BT + 1 + p.LC + 1 }
+
+// ResolveConv returns c with defaults filled in (Prefix) and Lanes split
+// when ClauseLanes and LiteralLanes are both 0: LiteralLanes = the largest
+// divisor of Lanes that is at most 16 and at most 2F, ClauseLanes the rest.
+func (c Config) ResolveConv(h *conv.Head) (Config, error) {
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.ClauseLanes == 0 && c.LiteralLanes == 0 {
+		if c.Lanes < 1 {
+			return c, fmt.Errorf("%w: no lanes: set ClauseLanes and LiteralLanes, or Lanes", ErrConfig)
+		}
+		ll := 1
+		for d := 1; d <= min(16, c.Lanes, h.Shape.Literals()); d++ {
+			if c.Lanes%d == 0 {
+				ll = d
+			}
+		}
+		c.ClauseLanes, c.LiteralLanes = c.Lanes/ll, ll
+	}
+	c.Lanes = c.ClauseLanes * c.LiteralLanes
+	return c, nil
+}
+
+// CheckConv validates a resolved configuration against a convolutional
+// head: the head, bits, LFSR width and lanes (conv.CheckHW), MaxK and the
+// prefix.
+func (c Config) CheckConv(h *conv.Head) error {
+	if err := h.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := conv.CheckHW(h, c.HW()); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if !identRE.MatchString(c.Prefix) || len(c.Prefix) > 32 {
+		return fmt.Errorf("%w: prefix %q is not a Verilog identifier of at most 32 characters", ErrConfig, c.Prefix)
+	}
+	if c.MaxK < 1 || c.MaxK > 1<<16 {
+		return fmt.Errorf("%w: MaxK = %d, want 1..%d", ErrConfig, c.MaxK, 1<<16)
+	}
+	if h.Clauses > 1<<16 {
+		return fmt.Errorf("%w: %d clauses: class sums must fit 32 bits (at most %d clauses)", ErrConfig, h.Clauses, 1<<16)
+	}
+	return nil
+}
+
+func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
+	s := h.Shape
+	lay := conv.LayoutOf(h, c.HW())
+	p := &ConvParams{
+		Prefix: c.Prefix, H: s.H, W: s.W, P: s.Planes, WY: s.WY, WX: s.WX,
+		PY: s.PY(), PX: s.PX(), NP: s.Patches(), F: s.Features(), Lit: s.Literals(),
+		TY: s.H - s.WY, TX: s.W - s.WX, WinBits: s.WindowBits(), ImgBits: s.Planes * s.Pixels(),
+		NC: h.Classes, C: h.Clauses, T: h.T, Structure: string(h.Structure),
+		Bits: c.Bits, LW: c.LFSRWidth, LC: c.ClauseLanes, LL: c.LiteralLanes, L: c.ClauseLanes * c.LiteralLanes,
+		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK,
+		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitMems: c.InitBanks,
+	}
+	p.LaneW = clog2(p.L)
+	p.AddrW = clog2(p.D)
+	p.KW = ubits(uint64(p.MaxK))
+	p.BeatW = clog2(p.BT)
+	p.GroupW = clog2(p.G)
+	p.WDepth = p.G * p.LC
+	p.WAddrW = clog2(p.WDepth)
+	p.ClsW = clog2(p.NC)
+	p.JW = clog2(p.LC + 1)
+	p.SW = sbits(uint64(p.C) * conv.MaxWeight)
+	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
+	p.ThreshFile = p.Prefix + "_conv_thresh.hex"
+	p.WtsFile = p.Prefix + "_conv_weights.hex"
+	return p
+}
+
+// GenerateConv specializes the convolutional inference core for a bank's
+// head on cfg (cfg.Bits must be the bank's). With cfg.InitBanks the
+// threshold and weight memories start with the bank's contents
+// ($readmemh images); otherwise they are loaded through the write ports.
+// modelHash is written into every header; it may be empty.
+func GenerateConv(cfg Config, bank *conv.Bank, modelHash string) (*ConvDesign, error) {
+	if bank == nil {
+		return nil, fmt.Errorf("%w: GenerateConv needs a bank", ErrConfig)
+	}
+	cfg, err := cfg.ResolveConv(&bank.Head)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckConv(&bank.Head); err != nil {
+		return nil, err
+	}
+	if err := bank.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if bank.Bits != cfg.Bits {
+		return nil, fmt.Errorf("%w: bank has %d-bit thresholds, design %d", ErrConfig, bank.Bits, cfg.Bits)
+	}
+	p := deriveConvParams(cfg, &bank.Head, modelHash)
+	d := &ConvDesign{Config: cfg, Head: bank.Head, Params: *p}
+	// The LFSR and the seeder are the tabular core's modules, executed
+	// with the parameters they read.
+	tp := &Params{Prefix: p.Prefix, W: p.LW, Bits: p.Bits, L: p.L, LaneW: p.LaneW, Taps: p.Taps, Phi: p.Phi}
+	for _, m := range modules {
+		if m.name != "lfsr_lane" && m.name != "seeder" {
+			continue
+		}
+		var buf bytes.Buffer
+		buf.WriteString(p.header(p.Prefix+"_"+m.name+".v", m.purpose))
+		if err := m.tmpl.Execute(&buf, view{tp}); err != nil {
+			return nil, fmt.Errorf("hw: module %s: %w", m.name, err)
+		}
+		d.Files = append(d.Files, File{Name: p.Prefix + "_" + m.name + ".v", Data: buf.Bytes()})
+	}
+	for _, m := range convModules {
+		if m.when != nil && !m.when(p) {
+			continue
+		}
+		var buf bytes.Buffer
+		buf.WriteString(p.header(p.Prefix+"_"+m.name+".v", m.purpose))
+		if err := m.tmpl.Execute(&buf, convView{p}); err != nil {
+			return nil, fmt.Errorf("hw: module %s: %w", m.name, err)
+		}
+		d.Files = append(d.Files, File{Name: p.Prefix + "_" + m.name + ".v", Data: buf.Bytes()})
+	}
+	if cfg.InitBanks {
+		d.Files = append(d.Files,
+			File{Name: p.ThreshFile, Data: RowHex(ConvThreshRows(bank, cfg.HW()), p.L*p.Bits)},
+			File{Name: p.WtsFile, Data: RowHex(ConvWeightRows(&bank.Head, cfg.HW()), p.NC*ConvWeightBits)})
+	}
+	return d, nil
+}
+
+// ConvThreshWord returns the threshold lane l reads at beat address a
+// (a = g*BT + b) of the dense threshold memory: TA (c, i) with
+// c = g*LC + l/LL, i = b*LL + l%LL, or 0 for a padding slot (which then
+// never includes, like the golden model's ignored padding draws).
+func ConvThreshWord(b *conv.Bank, h conv.HW, a, l int) uint32 {
+	lay := conv.LayoutOf(&b.Head, h)
+	g, bt := a/lay.Beats, a%lay.Beats
+	c := g*h.ClauseLanes + l/h.LiteralLanes
+	i := bt*h.LiteralLanes + l%h.LiteralLanes
+	nl := b.Shape.Literals()
+	if c >= b.Clauses || i >= nl {
+		return 0
+	}
+	return b.Thresh[c*nl+i]
+}
+
+// ConvThreshRows returns the dense threshold memory: D rows of L
+// thresholds, lane l's in row word l (ConvThreshWord).
+func ConvThreshRows(b *conv.Bank, h conv.HW) [][]uint32 {
+	lay := conv.LayoutOf(&b.Head, h)
+	rows := make([][]uint32, lay.Depth)
+	for a := range rows {
+		rows[a] = make([]uint32, h.Lanes())
+		for l := range rows[a] {
+			rows[a][l] = ConvThreshWord(b, h, a, l)
+		}
+	}
+	return rows
+}
+
+// ConvWeightRows returns the weight memory: one row per clause slot
+// c = 0..G*LC-1, class k's weight (two's complement, ConvWeightBits) in
+// word k; rows of padding clauses are 0.
+func ConvWeightRows(h *conv.Head, hw conv.HW) [][]uint32 {
+	lay := conv.LayoutOf(h, hw)
+	rows := make([][]uint32, lay.Groups*hw.ClauseLanes)
+	for c := range rows {
+		rows[c] = make([]uint32, h.Classes)
+		if c >= h.Clauses {
+			continue
+		}
+		for k := range rows[c] {
+			rows[c][k] = uint32(h.Weights[k*h.Clauses+c]) & (1<<ConvWeightBits - 1)
+		}
+	}
+	return rows
+}
+
+// RowHex formats memory rows of equal length as a $readmemh image: one
+// hex number per line, word 0 of a row in its least significant bits,
+// each word w bits wide (width/len(row)); width is the row's bits.
+func RowHex(rows [][]uint32, width int) []byte {
+	var b bytes.Buffer
+	digits := (width + 3) / 4
+	for _, r := range rows {
+		w := uint(width / max(len(r), 1))
+		v := new(big.Int)
+		for i := len(r) - 1; i >= 0; i-- {
+			v.Lsh(v, w)
+			v.Or(v, big.NewInt(int64(r[i])))
+		}
+		fmt.Fprintf(&b, "%0*x\n", digits, v)
+	}
+	return b.Bytes()
+}
+
+// header is the comment block that opens every file of a conv design.
+func (p *ConvParams) header(file, purpose string) string {
+	var b strings.Builder
+	hash := p.Hash
+	if hash == "" {
+		hash = "(none)"
+	}
+	fmt.Fprintf(&b, "// %s - %s\n//\n", file, purpose)
+	fmt.Fprintf(&b, "// Generated by github.com/ptmhw/ptm/hw %s; do not edit, regenerate.\n", Version)
+	fmt.Fprintf(&b, "// Contract: docs/fixed-point-conv.md; design: docs/conv-core.md.\n//\n")
+	fmt.Fprintf(&b, "// Model hash : %s\n", hash)
+	fmt.Fprintf(&b, "// Shape      : image %dx%d x %d planes, window %dx%d, %d patches (%dx%d), F=%d features, %d literals\n",
+		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.PY, p.PX, p.F, p.Lit)
+	fmt.Fprintf(&b, "// Model      : NC=%d classes, C=%d clauses, %s, T=%d (%d TAs)\n", p.NC, p.C, p.Structure, p.T, p.C*p.Lit)
+	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v threshold_spram=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems, p.ThreshSPRAM)
+	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows)\n", p.G, p.BT, p.D)
+	fmt.Fprintf(&b, "// LFSR       : x^%d%s, PHI=%d'h%x\n", p.LW, (&Params{Taps: p.Taps}).polyTerms(), p.LW, p.Phi)
+	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, ConvWeightBits, p.WAddrW)
+	b.WriteString("\n`default_nettype none\n\n")
+	return b.String()
+}
+
+type convModule struct {
+	name, purpose string
+	tmpl          *template.Template
+	when          func(*ConvParams) bool // nil: always emitted
+}
+
+var convModules []convModule
+
+func addConvModule(name, purpose, text string) { addConvModuleIf(name, purpose, text, nil) }
+
+func addConvModuleIf(name, purpose, text string, when func(*ConvParams) bool) {
+	t := template.Must(template.New(name).Funcs(funcs).Parse(text))
+	convModules = append(convModules, convModule{name: name, purpose: purpose, tmpl: t, when: when})
+}
+
+// convView is the data of the conv module templates.
+type convView struct {
+	*ConvParams
+}
+
+// ThreshRowW is the width of a threshold memory row, L*B.
+func (v convView) ThreshRowW() int { return v.L * v.Bits }
+
+// WRowW is the width of a weight memory row, NC*16.
+func (v convView) WRowW() int { return v.NC * ConvWeightBits }
+
+// IncW is the width of a clause lane's include shift register, BT*LL.
+func (v convView) IncW() int { return v.BT * v.LL }
+
+// KBad is the Verilog condition of a K outside 1..MaxK.
+func (v convView) KBad() string {
+	if v.MaxK == 1<<v.KW-1 {
+		return fmt.Sprintf("req_k == %d'd0", v.KW)
+	}
+	return fmt.Sprintf("req_k == %d'd0 || req_k > %d'd%d", v.KW, v.KW, v.MaxK)
+}
+
+// SumToWord sign-extends a class sum (SW bits) to 32.
+func (v convView) SumToWord() string {
+	return sext("out_sum", "out_sum[SW-1]", v.SW, 32)
+}
+
+// WtExt sign-extends weight k of the weight row to SW bits.
+func (v convView) WtExt() string {
+	return sext("wt_row[k*16 +: 16]", "wt_row[k*16 + 15]", ConvWeightBits, v.SW)
+}
+
+// RotW is the width of the patch module's row rotation counter.
+func (v convView) RotW() int { return clog2(v.H) }
