@@ -1,27 +1,77 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ptmhw/ptm/golden/conv"
-	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/modelfile"
-	"github.com/ptmhw/ptm/host/softboard"
 	"github.com/ptmhw/ptm/host/stream"
 	"github.com/ptmhw/ptm/internal/testenv"
 )
 
+// softBoardCLI starts `ptm board --soft args...` (this test binary as
+// ptm) and returns the pseudo-terminal it prints; the board is stopped
+// with SIGTERM when the test ends and must exit cleanly.
+func softBoardCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a hang guard only
+	cmd := exec.CommandContext(ctx, exe, append([]string{"board", "--soft"}, args...)...)
+	cmd.Env = append(os.Environ(), asCLI+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	port := ""
+	for sc.Scan() {
+		if p, ok := strings.CutPrefix(sc.Text(), "UART: "); ok {
+			port = p
+			break
+		}
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		cancel()
+		if err != nil {
+			t.Errorf("ptm board --soft after SIGTERM: %v\n%s", err, stderr.String())
+		} else {
+			t.Logf("ptm board --soft: %s", strings.TrimSpace(stderr.String()))
+		}
+	})
+	if port == "" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("ptm board --soft printed no UART line")
+	}
+	return port
+}
+
 // TestStreamMNISTEqualsEvalFixed: a convolutional model trained by `ptm
 // train` on 400 MNIST images (32 clauses, 2 epochs), `ptm stream --data
 // DIR` of its 120 test images at K = 16 to a blank convolutional
-// software board on a pseudo-terminal (protocol version 7: the bank
-// uploaded, each image sent as one booleanized 98-byte plane) is
+// software board, `ptm board --soft`, on a pseudo-terminal (protocol
+// version 7: the bank uploaded, each image sent as one booleanized
+// 98-byte plane) is
 // verified against the golden core on every image, and every row's
 // prediction, confidence, entropy and mutual information equal `ptm eval
 // --fixed --per-query` with the same seed and lanes.
@@ -38,12 +88,7 @@ func TestStreamMNISTEqualsEvalFixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw := conv.HW{Bits: f.BankBits, LFSRWidth: lfsr.DefaultWidth, ClauseLanes: convClauseLanes, LiteralLanes: convLiteralLanes}
-	b, err := softboard.New(softboard.Config{Conv: &f.Head, HW: hw, QueueFrames: 31})
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := servePTY(t, b)
+	port := softBoardCLI(t, "--model", model, "--baud", "3000000")
 	res := filepath.Join(tmp, "stream.json")
 	start = time.Now()
 	code, out, errs := runCLI("stream", "--uart", port+"@3000000", "--model", model, "--data", dir, "--samples", "16", "--seed", "4", "--json", "--out", res)
