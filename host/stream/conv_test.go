@@ -192,7 +192,8 @@ func TestStreamConvEqualsEval(t *testing.T) {
 	}
 }
 
-// TestStreamConvNoisyLine: 100 images of a one-set model (119-byte
+// TestStreamConvNoisyLine: 10 images (100 under PTM_LONG_TESTS) of a
+// one-set model (119-byte
 // requests) at K = 16 in sums mode (171-byte answers: i8 clipped sums,
 // T = 100) through 1% flipped and 1% dropped
 // bytes each way, to a board whose receiver does not rescan (as the RTL
@@ -211,9 +212,11 @@ func TestStreamConvNoisyLine(t *testing.T) {
 		stop()
 		host.Close()
 	})
-	n := 100
+	n := testenv.Size(10, 100)
+	beat := testenv.Heartbeat(t, 20*time.Second)
 	start := time.Now()
-	s, err := stream.RunConv(context.Background(), host, fx.f, "", fx.images[:n], stream.Config{K: 16, Mode: frame.ModeSums, Seed: 3, Labels: fx.labels[:n], RowIDs: fx.ids[:n]})
+	s, err := stream.RunConv(context.Background(), host, fx.f, "", fx.images[:n], stream.Config{K: 16, Mode: frame.ModeSums, Seed: 3, Labels: fx.labels[:n], RowIDs: fx.ids[:n],
+		Progress: func(done, total int) { beat("%d of %d images answered", done, total) }})
 	if err != nil {
 		t.Fatalf("%v (summary %+v)", err, s)
 	}
