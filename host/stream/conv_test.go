@@ -221,8 +221,9 @@ func TestStreamConvNoisyLine(t *testing.T) {
 		t.Fatalf("%v (summary %+v)", err, s)
 	}
 	st := fl.Stats()
-	t.Logf("1%%/1%% faults: %d images, %d lost, %d mismatches, %d verified, %d windows, %d split, %d retries; faults to board %d flipped %d dropped, to host %d flipped %d dropped; %.1fs (load %s)",
-		s.Requested, s.Lost, s.Mismatches, s.Verified, s.Windows, s.WindowSplits, s.Retries, st.FlippedToBoard, st.DroppedToBoard, st.FlippedToHost, st.DroppedToHost, time.Since(start).Seconds(), testenv.LoadString())
+	t.Logf("1%%/1%% faults: %d images, %d lost, %d mismatches, %d verified, %d windows, %d split, %d retries (%d timeouts), %d bytes sent, %d received; board: %v; faults to board %d flipped %d dropped, to host %d flipped %d dropped; %.1fs (load %s)",
+		s.Requested, s.Lost, s.Mismatches, s.Verified, s.Windows, s.WindowSplits, s.Retries, s.Timeouts, s.BytesSent, s.BytesReceived, s.Board.Counters,
+		st.FlippedToBoard, st.DroppedToBoard, st.FlippedToHost, st.DroppedToHost, time.Since(start).Seconds(), testenv.LoadString())
 	if s.Lost != 0 || s.Mismatches != 0 || s.Verified != n || s.Duplicated != 0 {
 		t.Fatalf("lost %d, mismatches %d, verified %d of %d, duplicated %d", s.Lost, s.Mismatches, s.Verified, n, s.Duplicated)
 	}
