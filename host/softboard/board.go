@@ -197,7 +197,11 @@ func newConv(cfg Config) (*Board, error) {
 	}
 	hd, h := *cfg.Conv, cfg.HW
 	if hd.Weights == nil { // the board holds weights only once uploaded
-		hd.Weights = make([]int32, hd.Classes*hd.Clauses)
+		if hd.Structure == conv.PerClass && hd.Classes > 0 && hd.Clauses%hd.Classes == 0 {
+			hd.Weights = conv.PerClassWeights(hd.Classes, hd.Clauses/hd.Classes)
+		} else {
+			hd.Weights = make([]int32, hd.Classes*hd.Clauses)
+		}
 	}
 	if err := hd.Validate(); err != nil {
 		return nil, fmt.Errorf("softboard: %w", err)

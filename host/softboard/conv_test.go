@@ -125,6 +125,11 @@ func TestConvBoard(t *testing.T) {
 	if _, err := softboard.New(softboard.Config{Conv: &head, HW: hw, Version: 6}); err == nil {
 		t.Fatal("a version-6 convolutional board was built")
 	}
+	// A blank per-class board (weights fixed by the structure).
+	pc := conv.Head{Shape: head.Shape, Structure: conv.PerClass, Classes: 3, Clauses: 9, T: 200}
+	if _, err := softboard.New(softboard.Config{Conv: &pc, HW: hw}); err != nil {
+		t.Fatalf("blank per-class board: %v", err)
+	}
 	// Preloaded: loaded from power-up with the same CRC.
 	pb, err := softboard.New(softboard.Config{ConvBank: bank, HW: hw})
 	if err != nil {
