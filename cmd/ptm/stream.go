@@ -65,7 +65,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to stream: test, train (as recorded in the model) or all")
-	K := fs.Int("samples", 100, "samples K per query")
+	K := fs.Int("samples", 100, "samples K per query (a convolutional model: default the K its file records)")
 	mode := fs.String("mode", "sums", "result mode: sums (every sample's clipped class sums, one byte each: the model's own mapping, exact entropy and mutual information), samples (the same as u32 raw sums), stats (vote counts and sums: the plain vote mapping) or votes (vote counts only: the smallest responses, for throughput)")
 	seed := fs.Uint("seed", 1, "base seed: row i is sampled with seed+i")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
