@@ -13,7 +13,7 @@ import (
 
 // randomConvBank is a coalesced 3-class bank of 9 clauses on 7 x 6 images
 // of 2 planes with a 3 x 4 window, random thresholds and weights.
-func randomConvBank(t *testing.T, rng *rand.Rand) *conv.Bank {
+func randomConvBank(t testing.TB, rng *rand.Rand) *conv.Bank {
 	t.Helper()
 	h := conv.Head{Shape: conv.Shape{H: 7, W: 6, Planes: 2, WY: 3, WX: 4}, Structure: conv.Coalesced, Classes: 3, Clauses: 9, T: 200}
 	for range h.Classes * h.Clauses {
