@@ -249,7 +249,10 @@ func softBoard(fs *flag.FlagSet, path string, hf *hwFlags, preload bool, baud, s
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in := b.Info()
-	return b.ServePTY(ctx, softboard.StreamOpts{NoRescan: true}, faults, func(port string) {
+	// The pseudo-terminal has no line rate: the board paces its answers
+	// at --baud (the rate INFO reports); what the host sends is paced
+	// only if the host does so (transport.UARTOpts.Pace).
+	return b.ServePTY(ctx, softboard.StreamOpts{NoRescan: true, Pace: true}, faults, func(port string) {
 		fmt.Fprintf(stderr, "software board ready: protocol %d, %s, KMAX %d, loaded %d\n", in.Version, desc, in.KMax, in.Loaded)
 		fmt.Fprintf(stdout, "UART: %s\n", port)
 		if f, ok := stdout.(*os.File); ok {
