@@ -2,12 +2,19 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/lfsr"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/host/softboard"
 
 	"github.com/ptmhw/ptm/golden/ptm"
 	"github.com/ptmhw/ptm/hw"
@@ -38,6 +45,7 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	delay := fs.Duration("delay", 0, "hold every response this long")
 	seed := fs.Uint64("seed", 1, "seed of the fault injection")
 	verbose := fs.Bool("v", false, "show the simulator's log on stderr")
+	soft := fs.Bool("soft", false, "the software board instead of the Verilated one: host/softboard (protocol 7, the golden fixed-point core, tabular or convolutional) on a pseudo-terminal, UART only; --model's lanes and bits as `ptm eval --fixed` takes them")
 	trainer := fs.Bool("trainer", false, "the training board (rtl/trainboard, docs/protocol.md section 8) for --random-shape, UART only: `ptm train --board` trains on it")
 	states := fs.Int("states", 8, "with --trainer: states per action N")
 	spec := fs.Float64("s", 2, "with --trainer: specificity s")
@@ -46,6 +54,24 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	hf.addImage(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *soft {
+		if *model == "" || *tap != "" || *noUART || *trainer || *shapeSpec != "" {
+			return fmt.Errorf("%w: --soft needs --model and the UART (no --random-shape, --tap, --no-uart, --trainer)", errUsage)
+		}
+		for name, v := range map[string]float64{"--flip": *flip, "--drop": *drop} {
+			if !(v >= 0 && v < 1) {
+				return fmt.Errorf("%w: %s %v, want 0 <= rate < 1", errUsage, name, v)
+			}
+		}
+		if err := checkSetsMax(*setsMax); err != nil {
+			return err
+		}
+		var faults *softboard.Faults
+		if *flip > 0 || *drop > 0 {
+			faults = &softboard.Faults{Seed: *seed, FlipToBoard: *flip, DropToBoard: *drop, FlipToHost: *flip, DropToHost: *drop, MinDelay: *delay, MaxDelay: *delay}
+		}
+		return softBoard(fs, *model, &hf, *preload, *baud, *setsMax, faults, stdout, stderr)
 	}
 	if *trainer {
 		if *model != "" || *shapeSpec == "" || *tap != "" || *noUART || *preload {
@@ -149,6 +175,86 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 		if p.TAP != "" {
 			fmt.Fprintf(stdout, "TAP: %s\n", p.TAP)
 		}
+		if f, ok := stdout.(*os.File); ok {
+			_ = f.Sync()
+		}
+	})
+}
+
+// softBoard is `ptm board --soft`: a software board for the model at path
+// on a pseudo-terminal until SIGINT or SIGTERM. A convolutional model's
+// board has `ptm eval --fixed`'s lanes unless the flags say otherwise
+// (8 x 8, the file's bank width, lfsr.DefaultWidth); a tabular model's
+// takes the flags as the Verilated board does.
+func softBoard(fs *flag.FlagSet, path string, hf *hwFlags, preload bool, baud, setsMax int, faults *softboard.Faults, stdout, stderr io.Writer) error {
+	_, cv, hash, err := modelfile.ReadAny(path)
+	if err != nil {
+		return err
+	}
+	cfg := softboard.Config{BitRate: baud, MMax: setsMax, QueueFrames: 31}
+	if len(hash) >= 8 {
+		if h, err := strconv.ParseUint(hash[:8], 16, 32); err == nil {
+			cfg.Hash32 = uint32(h)
+		}
+	}
+	if isSet(fs, "max-k") {
+		cfg.KMax = hf.maxK
+	}
+	var desc string
+	if cv != nil {
+		h := conv.HW{Bits: cv.BankBits, LFSRWidth: lfsr.DefaultWidth, ClauseLanes: min(convClauseLanes, cv.Head.Clauses), LiteralLanes: min(convLiteralLanes, cv.Head.Shape.Literals())}
+		if isSet(fs, "lanes") {
+			return fmt.Errorf("%w: --lanes: a convolutional board takes --clause-lanes and --literal-lanes (default %d and %d)", errUsage, convClauseLanes, convLiteralLanes)
+		}
+		for _, o := range []struct {
+			name string
+			dst  *int
+			v    int
+		}{{"bits", &h.Bits, hf.bits}, {"lfsr-width", &h.LFSRWidth, hf.width}, {"clause-lanes", &h.ClauseLanes, hf.lc}, {"literal-lanes", &h.LiteralLanes, hf.ll}} {
+			if isSet(fs, o.name) {
+				*o.dst = o.v
+			}
+		}
+		if err := conv.CheckHW(&cv.Head, h); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		cfg.HW = h
+		head := cv.Head
+		cfg.Conv = &head
+		if preload {
+			if cfg.ConvBank, err = cv.Bank(h.Bits); err != nil {
+				return err
+			}
+		}
+		desc = fmt.Sprintf("convolutional, %dx%d images, %d clauses, %d-bit bank, %d x %d lanes", head.Shape.H, head.Shape.W, head.Clauses, h.Bits, h.ClauseLanes, h.LiteralLanes)
+	} else {
+		_, b, _, err := loadBank(path, hf.bits)
+		if err != nil {
+			return err
+		}
+		c, err := hf.config(b.Shape)
+		if err != nil {
+			return err
+		}
+		cfg.Shape, cfg.HW = b.Shape, c.HW()
+		if preload {
+			cfg.Bank = b
+		}
+		desc = fmt.Sprintf("tabular, %d classes, %d-bit bank, %d x %d lanes", b.Classes, b.Bits, c.ClauseLanes, c.LiteralLanes)
+	}
+	b, err := softboard.New(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	in := b.Info()
+	// The pseudo-terminal has no line rate: the board paces its answers
+	// at --baud (the rate INFO reports); what the host sends is paced
+	// only if the host does so (transport.UARTOpts.Pace).
+	return b.ServePTY(ctx, softboard.StreamOpts{NoRescan: true, Pace: true}, faults, func(port string) {
+		fmt.Fprintf(stderr, "software board ready: protocol %d, %s, KMAX %d, loaded %d\n", in.Version, desc, in.KMax, in.Loaded)
+		fmt.Fprintf(stdout, "UART: %s\n", port)
 		if f, ok := stdout.(*os.File); ok {
 			_ = f.Sync()
 		}

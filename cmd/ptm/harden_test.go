@@ -200,6 +200,13 @@ func softboardPTY(t *testing.T, path string) (string, *softboard.Board) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return servePTY(t, b), b
+}
+
+// servePTY serves board b on a new pseudo-terminal until the test ends
+// and returns the slave's path.
+func servePTY(t *testing.T, b *softboard.Board) string {
+	t.Helper()
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminals: %v", err)
@@ -239,7 +246,7 @@ func softboardPTY(t *testing.T, path string) (string, *softboard.Board) {
 		hold.Close()
 		<-done
 	})
-	return slave, b
+	return slave
 }
 
 // TestStreamOutDevicesAndInterrupt: `stream --out` to /dev/null works and

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -64,7 +65,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "", "data set: iris, wine, breast-cancer, xor, xor-noisy, xor-classic, mnist, fashion-mnist, a CSV file, or a folder of IDX files (docs/howto-image-data.md)")
 	label := fs.String("label", "", "label column of a CSV file (default: the last column)")
 	split := fs.String("split", "test", "rows to stream: test, train (as recorded in the model) or all")
-	K := fs.Int("samples", 100, "samples K per query")
+	K := fs.Int("samples", 100, "samples K per query (a convolutional model: default the K its file records)")
 	mode := fs.String("mode", "sums", "result mode: sums (every sample's clipped class sums, one byte each: the model's own mapping, exact entropy and mutual information), samples (the same as u32 raw sums), stats (vote counts and sums: the plain vote mapping) or votes (vote counts only: the smallest responses, for throughput)")
 	seed := fs.Uint("seed", 1, "base seed: row i is sampled with seed+i")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
@@ -126,9 +127,21 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --mode %q, want sums, samples, stats or votes", errUsage, *mode)
 	}
-	f, hash, err := modelfile.Read(*model)
+	f, cv, hash, err := modelfile.ReadAny(*model)
 	if err != nil {
 		return err
+	}
+	if cv != nil {
+		if len(uarts)+len(eths) > 1 {
+			return fmt.Errorf("%w: a convolutional model streams to one board (one --uart or --eth)", errUsage)
+		}
+		if *label != "" {
+			return fmt.Errorf("%w: --label applies to CSV files; image data sets carry their labels", errUsage)
+		}
+		if !isSet(fs, "samples") {
+			cfg.K = 0 // the model's K
+		}
+		return streamConv(cv, hash, *data, *testData, *split, *uart, *eth, cfg, *asJSON, outFile, stdout, stderr)
 	}
 	d, rows, err := evalRows(f, *data, *testData, *label, split, stderr)
 	if err != nil {
@@ -145,12 +158,53 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if len(uarts)+len(eths) > 1 {
 		return streamBoards(uarts, eths, f, hash, X, cfg, *asJSON, outFile, stdout, stderr)
 	}
-	spec := "uart:" + *uart
-	if strings.HasPrefix(*uart, "uart:") {
-		spec = *uart
+	return streamOne(*uart, *eth, stdout, stderr, outFile, *asJSON, func(ctx context.Context, t transport.Transport) (*stream.Summary, error) {
+		return stream.Run(ctx, t, f, hash, X, cfg)
+	}, &cfg)
+}
+
+// streamConv is `ptm stream` for a convolutional model: the images of
+// the split (or of --test-data) booleanized on the host and streamed as
+// image queries (docs/protocol.md section 4, "Image queries").
+func streamConv(f *modelfile.ConvFile, hash, data, testData, split, uart, eth string, cfg stream.Config, asJSON bool, outFile *outfile.File, stdout, stderr io.Writer) error {
+	name := data
+	if testData != "" {
+		name, split = testData, "all"
 	}
-	if *eth != "" {
-		spec = "eth:" + *eth
+	d, err := pipeline.LoadDataProgress(name, "", newProgress(stderr, "loading "+name).bytes)
+	if err != nil {
+		return err
+	}
+	rows, err := pipeline.ConvRows(f, d, split)
+	if err != nil {
+		return err
+	}
+	if cfg.Labels, err = pipeline.ConvLabels(f, d, rows); err != nil {
+		return err
+	}
+	images := make([][]uint8, len(rows))
+	for i, r := range rows {
+		img := make([]uint8, len(d.X[r]))
+		for k, v := range d.X[r] {
+			img[k] = uint8(math.Max(0, math.Min(255, math.Round(v)))) // as pipeline.SampleConv reads pixels
+		}
+		images[i] = img
+	}
+	cfg.RowIDs = rows
+	return streamOne(uart, eth, stdout, stderr, outFile, asJSON, func(ctx context.Context, t transport.Transport) (*stream.Summary, error) {
+		return stream.RunConv(ctx, t, f, hash, images, cfg)
+	}, &cfg)
+}
+
+// streamOne opens the link to one board, runs the stream and reports it.
+func streamOne(uart, eth string, stdout, stderr io.Writer, outFile *outfile.File, asJSON bool,
+	run func(context.Context, transport.Transport) (*stream.Summary, error), cfg *stream.Config) error {
+	spec := "uart:" + uart
+	if strings.HasPrefix(uart, "uart:") {
+		spec = uart
+	}
+	if eth != "" {
+		spec = "eth:" + eth
 	}
 	t, err := transport.Open(spec)
 	if err != nil {
@@ -161,7 +215,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	bar := newProgress(stderr, "streaming")
 	cfg.Progress = bar.update
-	sum, err := stream.Run(ctx, t, f, hash, X, cfg)
+	sum, err := run(ctx, t)
 	// The --out file is written after the summary is printed: a write
 	// error there loses nothing the terminal shows.
 	var outErr error
@@ -181,7 +235,7 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
 		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics, NotRun: sum.NotRun,
 	}
-	if *asJSON {
+	if asJSON {
 		if err := writeJSON(stdout, j); err != nil {
 			return err
 		}

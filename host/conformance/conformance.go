@@ -151,6 +151,9 @@ func Check(ctx context.Context, t transport.Transport, bank *fixed.Bank, opts Op
 	} else {
 		c.add("INFO word 18 (receive buffer depth) is at least 1", nil)
 	}
+	if in.IsConv() {
+		return c.rep, fmt.Errorf("conformance: the board serves a convolutional model, the bank is tabular: it does not fit the board (%v); CheckConv checks a convolutional board", in)
+	}
 	if in.Shape() != bank.Shape || int(in.B) != bank.Bits {
 		return c.rep, fmt.Errorf("conformance: the bank (%+v, %d bits) does not fit the board (%v)", bank.Shape, bank.Bits, in)
 	}

@@ -16,6 +16,10 @@
 //	if err != nil { t.Fatal(err) }
 //	for _, c := range rep.Failed() { t.Errorf("%s: %s", c.Name, c.Detail) }
 //
+// CheckConv checks a convolutional board (protocol version 7) the same
+// way for what differs: its INFO words, the upload of thresholds and
+// weights, and bit-exact image queries against golden/conv.
+//
 // Where docs/protocol.md leaves a choice (see host/PROTOCOL-REVIEW.md),
 // the checks accept any reasonable answer unless Opts.Strict is set, in
 // which case they require softboard's choices.

@@ -24,6 +24,9 @@ func seedFrames() [][]byte {
 	add(TypeInfo, 0, 0, nil)
 	info := Info{Magic: Magic, Version: 1, NT: 1, NC: 2, M: 4, O: 2, T: 2, B: 8, W: 16, LC: 1, LL: 1, D: 16, KMax: 10}
 	add(TypeInfo.Response(), 0, 1, info.AppendTo(nil))
+	ci := convInfo() // version 7, convolutional: 26 words
+	add(TypeInfo.Response(), 0, 5, ci.AppendTo(nil))
+	add(TypeInfer, 0, 6, (&InferRequest{Mode: ModeSums, Sets: 2, K: 16, Seed: 1, Count: 1, Features: make([]byte, 2*98)}).AppendTo(nil))
 	add(TypeLoadData, 0, 2, AppendLoadData(nil, 0, []uint16{1, 2, 3}))
 	add(TypeInfer, 0, 0xffff, (&InferRequest{Mode: ModeStats, K: 3, Seed: 9, Count: 1, Features: []byte{3}}).AppendTo(nil))
 	add(TypeInfer.Response(), FragmentFlags(1, true), 3, make([]byte, MaxPayload))

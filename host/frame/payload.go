@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
 )
@@ -22,23 +23,37 @@ func payloadLen(what string, p []byte, want int) error {
 // Protocol constants of the INFO words.
 const (
 	Magic           uint32 = 0x424D5450 // INFO word 0, "PTMB"
-	ProtocolVersion uint32 = 6          // INFO word 1
+	ProtocolVersion uint32 = 7          // INFO word 1
 	// MinProtocolVersion is the oldest protocol version this host
 	// speaks: a version-5 board is version 6 without INFER_WINDOW
-	// (Info.Windows).
+	// (Info.Windows), a version-6 board version 7 without the model kind
+	// and image words (Info.Kind is tabular).
 	MinProtocolVersion uint32 = 5
-	InfoWords                 = 20 // words in an INFO response
+	// InfoWords is the number of words in a version-7 INFO response;
+	// versions 5 and 6 send the first InfoWordsV6.
+	InfoWords   = 26
+	InfoWordsV6 = 20
 )
 
-// Info is the INFO response (docs/protocol.md section 3).
+// Model kinds of INFO word 20 (protocol version 7).
+const (
+	KindTabular uint32 = 0 // a tabular PTM (docs/fixed-point.md)
+	KindConv    uint32 = 1 // a convolutional PTM (docs/fixed-point-conv.md)
+)
+
+// Info is the INFO response (docs/protocol.md section 3). For a
+// convolutional board (Kind == KindConv) NT = NC (one class sum per
+// class), M is C (all clauses), O is P*H*W (the bits of one booleanized
+// image: an INFER feature vector), D the depth of the threshold bank; the
+// image words give the shape.
 type Info struct {
 	Magic     uint32 // 0x424D5450
 	Version   uint32 // protocol version
 	Generator uint32 // generator version major<<16 | minor<<8 | patch
-	NT        uint32 // TMs
+	NT        uint32 // TMs (a convolutional board: NC)
 	NC        uint32 // classes
-	M         uint32 // clauses per TM
-	O         uint32 // Boolean features
+	M         uint32 // clauses per TM (a convolutional board: all clauses C)
+	O         uint32 // Boolean features (a convolutional board: P*H*W image bits)
 	T         uint32 // vote margin
 	B         uint32 // probability bits
 	W         uint32 // LFSR width
@@ -52,30 +67,65 @@ type Info struct {
 	BitRate   uint32 // UART baud, 0 for Ethernet
 	RxBuffer  uint32 // receive buffer depth: frames held while executing one
 	MMax      uint32 // most sets an INFER query may carry
+	// Version 7 (0 on a version-5 or -6 board).
+	Kind   uint32 // KindTabular or KindConv
+	ImgH   uint32 // image rows H (convolutional)
+	ImgW   uint32 // image columns W (convolutional)
+	Planes uint32 // bit-planes P (convolutional)
+	WinY   uint32 // window rows WY (convolutional)
+	WinX   uint32 // window columns WX (convolutional)
 }
 
 func (i *Info) fields() [InfoWords]*uint32 {
 	return [InfoWords]*uint32{&i.Magic, &i.Version, &i.Generator, &i.NT, &i.NC, &i.M, &i.O, &i.T, &i.B, &i.W,
-		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate, &i.RxBuffer, &i.MMax}
+		&i.LC, &i.LL, &i.D, &i.KMax, &i.Hash32, &i.Loaded, &i.ModelCRC, &i.BitRate, &i.RxBuffer, &i.MMax,
+		&i.Kind, &i.ImgH, &i.ImgW, &i.Planes, &i.WinY, &i.WinX}
 }
 
-// DecodeFromBytes decodes an INFO response payload (exactly InfoWords words).
+// Words is the number of INFO words a board of protocol version v sends:
+// InfoWords from version 7, InfoWordsV6 before.
+func (i *Info) Words() int {
+	if i.Version < 7 {
+		return InfoWordsV6
+	}
+	return InfoWords
+}
+
+// DecodeFromBytes decodes an INFO response payload: InfoWordsV6 words
+// when word 1 (the version) is below 7, else InfoWords words.
 func (i *Info) DecodeFromBytes(p []byte) error {
-	if err := payloadLen("INFO response", p, 4*InfoWords); err != nil {
+	if len(p) < 8 {
+		return fmt.Errorf("%w: INFO response payload is %d bytes, want %d (version 5 or 6) or %d (version 7)", ErrPayload, len(p), 4*InfoWordsV6, 4*InfoWords)
+	}
+	*i = Info{Version: binary.LittleEndian.Uint32(p[4:])}
+	n := i.Words()
+	if err := payloadLen(fmt.Sprintf("version-%d INFO response", i.Version), p, 4*n); err != nil {
 		return err
 	}
-	for k, f := range i.fields() {
+	fs := i.fields()
+	for k, f := range fs[:n] {
 		*f = binary.LittleEndian.Uint32(p[4*k:])
 	}
 	return nil
 }
 
-// AppendTo appends the InfoWords INFO words.
+// AppendTo appends the INFO words of the version in i.Version (Words).
 func (i *Info) AppendTo(dst []byte) []byte {
-	for _, f := range i.fields() {
+	fs := i.fields()
+	for _, f := range fs[:i.Words()] {
 		dst = binary.LittleEndian.AppendUint32(dst, *f)
 	}
 	return dst
+}
+
+// IsConv reports whether the board serves a convolutional model (INFO
+// word 20, protocol version 7).
+func (i *Info) IsConv() bool { return i.Version >= 7 && i.Kind == KindConv }
+
+// ConvShape returns the convolutional board's image shape (meaningful
+// when IsConv).
+func (i *Info) ConvShape() conv.Shape {
+	return conv.Shape{H: int(i.ImgH), W: int(i.ImgW), Planes: int(i.Planes), WY: int(i.WinY), WX: int(i.WinX)}
 }
 
 // Check verifies the magic and the protocol version and that the shape
@@ -96,6 +146,27 @@ func (i *Info) Check() error {
 		{"MMAX", i.MMax, 255}} {
 		if f.v == 0 || f.v > f.max {
 			return fmt.Errorf("frame: INFO %s = %d, want 1..%d", f.name, f.v, f.max)
+		}
+	}
+	if i.Version >= 7 {
+		switch i.Kind {
+		case KindTabular:
+			if i.ImgH|i.ImgW|i.Planes|i.WinY|i.WinX != 0 {
+				return fmt.Errorf("frame: INFO of a tabular board (kind 0) has image words %d %d %d %d %d, want 0", i.ImgH, i.ImgW, i.Planes, i.WinY, i.WinX)
+			}
+		case KindConv:
+			sh := i.ConvShape()
+			if err := sh.Validate(); err != nil {
+				return fmt.Errorf("frame: INFO image words: %w", err)
+			}
+			if want := uint64(sh.Planes) * uint64(sh.Pixels()); uint64(i.O) != want {
+				return fmt.Errorf("frame: INFO of a convolutional board: o = %d, want P*H*W = %d", i.O, want)
+			}
+			if i.NT != i.NC {
+				return fmt.Errorf("frame: INFO of a convolutional board: NT = %d, want NC = %d", i.NT, i.NC)
+			}
+		default:
+			return fmt.Errorf("frame: INFO model kind %d, want 0 (tabular) or 1 (convolutional)", i.Kind)
 		}
 	}
 	if uint64(i.LC)*uint64(i.LL)*uint64(i.D) > 1<<28 {
@@ -121,8 +192,15 @@ func (i *Info) Windows() bool { return i.Version >= 6 }
 // Lanes is L = LC*LL.
 func (i *Info) Lanes() int { return int(i.LC) * int(i.LL) }
 
-// BankWords is the number of words an upload must carry, L*D.
-func (i *Info) BankWords() int { return i.Lanes() * int(i.D) }
+// BankWords is the number of words an upload must carry: L*D, and on a
+// convolutional board the NC*C clause weights after them.
+func (i *Info) BankWords() int {
+	n := i.Lanes() * int(i.D)
+	if i.IsConv() {
+		n += int(i.NC) * int(i.M)
+	}
+	return n
+}
 
 // FeatureBytes is FB = ceil(o/8), the size of one packed feature vector.
 func (i *Info) FeatureBytes() int { return (int(i.O) + 7) / 8 }
@@ -168,9 +246,13 @@ func ItemBytes(m Mode, nc, t, k int) int {
 
 // String summarizes the board.
 func (i *Info) String() string {
-	return fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d rxbuf=%d mmax=%d",
+	s := fmt.Sprintf("PTM board v%d (generator %d.%d.%d): NT=%d NC=%d m=%d o=%d T=%d B=%d W=%d LC=%d LL=%d D=%d KMAX=%d hash32=%08x loaded=%d crc=%08x rate=%d rxbuf=%d mmax=%d",
 		i.Version, i.Generator>>16, i.Generator>>8&0xff, i.Generator&0xff, i.NT, i.NC, i.M, i.O, i.T, i.B, i.W,
 		i.LC, i.LL, i.D, i.KMax, i.Hash32, i.Loaded, i.ModelCRC, i.BitRate, i.RxBuffer, i.MMax)
+	if i.IsConv() {
+		s += fmt.Sprintf(" conv image=%dx%d planes=%d window=%dx%d", i.ImgH, i.ImgW, i.Planes, i.WinY, i.WinX)
+	}
+	return s
 }
 
 // LoadBegin is the LOAD_BEGIN command payload: the total number of words
@@ -281,6 +363,62 @@ func (c *LoadCommit) AppendTo(dst []byte) []byte {
 // docs/protocol.md section 2 (word w = addr*L + lane, u16 thresholds,
 // padding slots 0). The board contract lives in package hw.
 func BankWords(bank *fixed.Bank, h fixed.HW) []uint16 { return hw.BankWords(bank, h) }
+
+// ConvBankWords returns the upload words of a convolutional bank on
+// lanes h (docs/protocol.md section 2, "Model upload"): the L*D threshold
+// words, word w = addr*L + lane deciding at beat addr = g*Bt + bt the TA
+// of clause g*LC + ci and literal bt*LL + li (lane = ci*LL + li,
+// docs/fixed-point-conv.md section 4; padding slots 0), then the NC*C
+// clause weights, class k's weight of clause c at L*D + k*C + c, as
+// two's-complement i16.
+func ConvBankWords(bank *conv.Bank, h fixed.HW) []uint16 {
+	lay := conv.LayoutOf(&bank.Head, h)
+	L, nl := h.Lanes(), bank.Shape.Literals()
+	w := make([]uint16, L*lay.Depth, L*lay.Depth+len(bank.Weights))
+	for a := 0; a < lay.Depth; a++ {
+		g, bt := a/lay.Beats, a%lay.Beats
+		for lane := 0; lane < L; lane++ {
+			c, i := g*h.ClauseLanes+lane/h.LiteralLanes, bt*h.LiteralLanes+lane%h.LiteralLanes
+			if c < bank.Clauses && i < nl {
+				w[a*L+lane] = uint16(bank.Thresh[c*nl+i])
+			}
+		}
+	}
+	for _, v := range bank.Weights {
+		w = append(w, uint16(int16(v)))
+	}
+	return w
+}
+
+// ConvBankFrom is ConvBankWords inverted: the bank the words of an
+// upload describe for head h on lanes hw, each threshold word's low
+// hw.Bits bits (the bank is B bits wide; padding slots are ignored) and
+// the weights sign-extended from 16 bits. words must hold
+// L*D + NC*C words.
+func ConvBankFrom(h conv.Head, hw fixed.HW, words []uint16) (*conv.Bank, error) {
+	lay := conv.LayoutOf(&h, hw)
+	L, nl := hw.Lanes(), h.Shape.Literals()
+	nw := h.Classes * h.Clauses
+	if len(words) != L*lay.Depth+nw {
+		return nil, fmt.Errorf("frame: %d convolutional bank words, want L*D + NC*C = %d*%d + %d*%d", len(words), L, lay.Depth, h.Classes, h.Clauses)
+	}
+	mask := uint16(1)<<uint(hw.Bits) - 1
+	b := &conv.Bank{Head: h, Bits: hw.Bits, Thresh: make([]uint32, h.TAs())}
+	for a := 0; a < lay.Depth; a++ {
+		g, bt := a/lay.Beats, a%lay.Beats
+		for lane := 0; lane < L; lane++ {
+			c, i := g*hw.ClauseLanes+lane/hw.LiteralLanes, bt*hw.LiteralLanes+lane%hw.LiteralLanes
+			if c < h.Clauses && i < nl {
+				b.Thresh[c*nl+i] = uint32(words[a*L+lane] & mask)
+			}
+		}
+	}
+	b.Weights = make([]int32, nw)
+	for k, v := range words[L*lay.Depth:] {
+		b.Weights[k] = int32(int16(v))
+	}
+	return b, nil
+}
 
 // WordsCRC is hw.WordsCRC: the CRC-32 of words as u16 little-endian bytes
 // in order, the checksum LOAD_COMMIT carries.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/host/frame"
 )
@@ -45,10 +46,20 @@ type Config struct {
 	// (busy).
 	QueueFrames int
 	// Version is the protocol version the board speaks, INFO word 1:
-	// 0 for frame.ProtocolVersion (6), or 5 (a board without
-	// INFER_WINDOW, which it answers as an unknown command, like the
-	// RTL board today).
+	// 0 for frame.ProtocolVersion (7), 6 (INFO without the model kind
+	// and image words, like the RTL board today) or 5 (also without
+	// INFER_WINDOW, which it answers as an unknown command).
 	Version uint32
+	// Conv, if set, makes the board a convolutional one (protocol
+	// version 7, docs/protocol.md section 4 "Image queries"): it is
+	// "generated" for this head's shape, classes, clauses and T (its
+	// weights are the upload's, or ConvBank's); Shape and Bank are then
+	// unused. An INFER feature vector is one booleanized image of
+	// P*H*W bits.
+	Conv *conv.Head
+	// ConvBank, if set (with Conv or alone: Conv defaults to its head),
+	// is loaded at power-up.
+	ConvBank *conv.Bank
 }
 
 // Board is a software PTM board: the protocol engine of docs/protocol.md
@@ -77,6 +88,8 @@ type Board struct {
 	loaded   bool
 	modelCRC uint32
 	core     *fixed.Core
+	ccore    *conv.Core      // a convolutional board's core
+	pts      []*conv.Patches // a convolutional board's patches, one per set
 	xs       [][]bool
 	sums     []int32
 	out      []uint32
@@ -85,9 +98,6 @@ type Board struct {
 
 // New builds a board.
 func New(cfg Config) (*Board, error) {
-	if cfg.KMax == 0 {
-		cfg.KMax = 1000
-	}
 	if cfg.Generator == 0 {
 		cfg.Generator = DefaultGenerator
 	}
@@ -106,6 +116,12 @@ func New(cfg Config) (*Board, error) {
 	if cfg.Version < frame.MinProtocolVersion || cfg.Version > frame.ProtocolVersion {
 		return nil, fmt.Errorf("softboard: protocol version %d, want %d..%d", cfg.Version, frame.MinProtocolVersion, frame.ProtocolVersion)
 	}
+	if cfg.Conv == nil && cfg.ConvBank != nil {
+		cfg.Conv = &cfg.ConvBank.Head
+	}
+	if cfg.Conv != nil {
+		return newConv(cfg)
+	}
 	sh, h := cfg.Shape, cfg.HW
 	if err := sh.Validate(); err != nil {
 		return nil, fmt.Errorf("softboard: %w", err)
@@ -113,9 +129,11 @@ func New(cfg Config) (*Board, error) {
 	if err := h.Check(sh); err != nil {
 		return nil, fmt.Errorf("softboard: %w", err)
 	}
-	k := uint64(cfg.KMax)
-	if cfg.KMax < 1 || cfg.KMax > math.MaxUint16 || k*fixed.VoteUnit(sh.Classes) >= 1<<32 || k*uint64(sh.T*sh.T) >= 1<<32 || k*uint64(sh.T) >= 1<<31 {
-		return nil, fmt.Errorf("softboard: KMAX %d: want 1..65535 with KMAX*lcm(1..NC), KMAX*T^2 < 2^32 and KMAX*T < 2^31 (NC=%d, T=%d)", cfg.KMax, sh.Classes, sh.T)
+	if cfg.KMax == 0 {
+		cfg.KMax = 1000
+	}
+	if err := checkKMax(cfg.KMax, sh.Classes, sh.T); err != nil {
+		return nil, err
 	}
 	lay := h.LayoutOf(sh)
 	b := &Board{cfg: cfg, lay: lay, mask: uint16(1<<uint(h.Bits) - 1), words: make([]uint16, h.Lanes()*lay.Depth)}
@@ -130,14 +148,93 @@ func New(cfg Config) (*Board, error) {
 		if cfg.Bank.Shape != sh || cfg.Bank.Bits != h.Bits {
 			return nil, fmt.Errorf("softboard: initial bank has shape %+v and %d bits, the board %+v and %d bits", cfg.Bank.Shape, cfg.Bank.Bits, sh, h.Bits)
 		}
-		w := BankWords(cfg.Bank, h)
-		copy(b.words, w)
-		b.next = uint32(len(w))
-		if err := b.commit(); err != nil {
+		if err := b.preload(BankWords(cfg.Bank, h)); err != nil {
 			return nil, err
 		}
-		b.modelCRC = frame.WordsCRC(w)
-		b.running = b.modelCRC
+	}
+	return b, nil
+}
+
+// checkKMax checks that K up to kmax keeps the statistics in 32 bits as
+// the generator requires.
+func checkKMax(kmax, nc, t int) error {
+	k := uint64(kmax)
+	if kmax < 1 || kmax > math.MaxUint16 || k*fixed.VoteUnit(nc) >= 1<<32 || k*uint64(t)*uint64(t) >= 1<<32 || k*uint64(t) >= 1<<31 {
+		return fmt.Errorf("softboard: KMAX %d: want 1..65535 with KMAX*lcm(1..NC), KMAX*T^2 < 2^32 and KMAX*T < 2^31 (NC=%d, T=%d)", kmax, nc, t)
+	}
+	return nil
+}
+
+// DefaultConvKMax is the largest K up to 1000 that keeps the statistics of
+// a model with nc classes and margin t in 32 bits (checkKMax), or 0 if
+// none does.
+func DefaultConvKMax(nc, t int) int {
+	for k := 1000; k >= 1; k-- {
+		if checkKMax(k, nc, t) == nil {
+			return k
+		}
+	}
+	return 0
+}
+
+// preload writes words as a committed upload (a design generated with
+// initial bank contents).
+func (b *Board) preload(w []uint16) error {
+	copy(b.words, w)
+	b.next = uint32(len(w))
+	if err := b.commit(); err != nil {
+		return err
+	}
+	b.modelCRC = frame.WordsCRC(w)
+	b.running = b.modelCRC
+	return nil
+}
+
+// newConv builds a convolutional board (Config.Conv).
+func newConv(cfg Config) (*Board, error) {
+	if cfg.Version < 7 {
+		return nil, fmt.Errorf("softboard: a convolutional board speaks protocol version 7 or later, not %d", cfg.Version)
+	}
+	hd, h := *cfg.Conv, cfg.HW
+	if hd.Weights == nil { // the board holds weights only once uploaded
+		if hd.Structure == conv.PerClass && hd.Classes > 0 && hd.Clauses%hd.Classes == 0 {
+			hd.Weights = conv.PerClassWeights(hd.Classes, hd.Clauses/hd.Classes)
+		} else {
+			hd.Weights = make([]int32, hd.Classes*hd.Clauses)
+		}
+	}
+	if err := hd.Validate(); err != nil {
+		return nil, fmt.Errorf("softboard: %w", err)
+	}
+	if err := conv.CheckHW(&hd, h); err != nil {
+		return nil, fmt.Errorf("softboard: %w", err)
+	}
+	if cfg.KMax == 0 {
+		cfg.KMax = DefaultConvKMax(hd.Classes, hd.T)
+	}
+	if err := checkKMax(cfg.KMax, hd.Classes, hd.T); err != nil {
+		return nil, err
+	}
+	cfg.Conv = &hd
+	sh := hd.Shape
+	lay := conv.LayoutOf(&hd, h)
+	b := &Board{cfg: cfg, mask: uint16(1<<uint(h.Bits) - 1), words: make([]uint16, h.Lanes()*lay.Depth+hd.Classes*hd.Clauses)}
+	b.info = frame.Info{
+		Magic: frame.Magic, Version: cfg.Version, Generator: cfg.Generator,
+		NT: uint32(hd.Classes), NC: uint32(hd.Classes), M: uint32(hd.Clauses), O: uint32(sh.Planes * sh.Pixels()), T: uint32(hd.T),
+		B: uint32(h.Bits), W: uint32(h.LFSRWidth), LC: uint32(h.ClauseLanes), LL: uint32(h.LiteralLanes),
+		D: uint32(lay.Depth), KMax: uint32(cfg.KMax), Hash32: cfg.Hash32, BitRate: uint32(cfg.BitRate),
+		RxBuffer: uint32(cfg.QueueFrames), MMax: uint32(cfg.MMax),
+		Kind: frame.KindConv, ImgH: uint32(sh.H), ImgW: uint32(sh.W), Planes: uint32(sh.Planes), WinY: uint32(sh.WY), WinX: uint32(sh.WX),
+	}
+	if bk := cfg.ConvBank; bk != nil {
+		if bk.Shape != sh || bk.Classes != hd.Classes || bk.Clauses != hd.Clauses || bk.T != hd.T || bk.Bits != h.Bits {
+			return nil, fmt.Errorf("softboard: initial convolutional bank (shape %+v, %d classes, %d clauses, T %d, %d bits) does not fit the board (%+v, %d, %d, %d, %d bits)",
+				bk.Shape, bk.Classes, bk.Clauses, bk.T, bk.Bits, sh, hd.Classes, hd.Clauses, hd.T, h.Bits)
+		}
+		if err := b.preload(frame.ConvBankWords(bk, h)); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -171,6 +268,18 @@ func bankFrom(sh fixed.Shape, h fixed.HW, lay fixed.Layout, words []uint16, mask
 
 // commit builds the core from the written words.
 func (b *Board) commit() error {
+	if b.cfg.Conv != nil {
+		bk, err := frame.ConvBankFrom(*b.cfg.Conv, b.cfg.HW, b.words)
+		if err != nil {
+			return fmt.Errorf("softboard: %w", err)
+		}
+		core, err := conv.NewCore(bk, b.cfg.HW)
+		if err != nil {
+			return fmt.Errorf("softboard: building the convolutional core: %w", err)
+		}
+		b.ccore, b.loaded, b.loading = core, true, false
+		return nil
+	}
 	core, err := fixed.NewCore(bankFrom(b.cfg.Shape, b.cfg.HW, b.lay, b.words, b.mask), b.cfg.HW)
 	if err != nil {
 		return fmt.Errorf("softboard: building the core: %w", err)
@@ -303,7 +412,7 @@ func (b *Board) Execute(dst []byte, f frame.Frame) []byte {
 		if len(p) != 4 {
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
-		b.loading, b.loaded, b.core = true, false, nil
+		b.loading, b.loaded, b.core, b.ccore = true, false, nil, nil
 		b.next, b.running, b.modelCRC = 0, 0, 0
 		return b.appendResp(dst, f, nil) // version 5: an empty answer
 
@@ -431,7 +540,11 @@ func (b *Board) infer(dst []byte, f frame.Frame, p []byte, w *frame.Window) []by
 		}
 		var st fixed.Stats
 		var err error
-		b.sums, st, err = b.core.RunSets(xs, int(r.K), r.Seed+uint32(v), b.sums)
+		if b.ccore != nil {
+			b.sums, st, err = b.runConv(xs, int(r.K), r.Seed+uint32(v))
+		} else {
+			b.sums, st, err = b.core.RunSets(xs, int(r.K), r.Seed+uint32(v), b.sums)
+		}
 		if err != nil { // cannot happen: features and K were checked
 			return b.appendError(dst, f.Seq, f.Type, frame.CodeBadLength, 0)
 		}
@@ -457,4 +570,21 @@ func (b *Board) infer(dst []byte, f frame.Frame, p []byte, w *frame.Window) []by
 			return dst
 		}
 	}
+}
+
+// runConv runs one image query on the convolutional core: xs[m] is the
+// booleanized image of set m (P*H*W bits, plane-major), its patches formed
+// as docs/fixed-point-conv.md section 2 defines.
+func (b *Board) runConv(xs [][]bool, K int, seed uint32) ([]int32, fixed.Stats, error) {
+	sh := b.cfg.Conv.Shape
+	for len(b.pts) < len(xs) {
+		b.pts = append(b.pts, conv.NewPatches(sh))
+	}
+	pts := b.pts[:len(xs)]
+	for m, x := range xs {
+		if err := pts[m].Fill(x); err != nil {
+			return nil, fixed.Stats{}, err
+		}
+	}
+	return b.ccore.RunSets(pts, K, seed, b.sums)
 }

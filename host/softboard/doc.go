@@ -1,7 +1,11 @@
 // Package softboard is an in-process software PTM board: the protocol
 // engine of docs/protocol.md on top of the bit-exact golden core
-// (golden/fixed). It is the reference the host driver is tested against
-// and the behavioural reference for the Verilated board.
+// (golden/fixed; with Config.Conv, protocol version 7, the convolutional
+// core of golden/conv, its INFER vectors booleanized images). It is the
+// reference the host driver is tested against and the behavioural
+// reference for the Verilated board.
+//
+// [Board.ServePTY] serves it on a pseudo-terminal (`ptm board --soft`).
 //
 // [Board.Execute] is the engine: one valid frame in, its response frames
 // out. [Board.Serve] attaches it to a byte-stream link (an in-memory pipe,

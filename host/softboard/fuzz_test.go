@@ -1,8 +1,10 @@
 package softboard_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/internal/testmodel"
 	"github.com/ptmhw/ptm/host/softboard"
@@ -52,6 +54,53 @@ func FuzzExecute(f *testing.F) {
 			}
 			if fr.Type != frame.TypeError && fr.Type != frame.Type(typ).Response() {
 				t.Fatalf("response type %v to %v", fr.Type, frame.Type(typ))
+			}
+			last = !fr.Flags.More()
+			n++
+		})
+		if n == 0 || !last || p.Buffered() != 0 {
+			t.Fatalf("%d frames, last %v, %d stray bytes", n, last, p.Buffered())
+		}
+	})
+}
+
+// FuzzExecuteConv is FuzzExecute on a convolutional board (protocol
+// version 7): image INFER, INFER_WINDOW and the upload of thresholds and
+// weights with arbitrary payloads.
+//
+//	go test ./host/softboard -run '^$' -fuzz '^FuzzExecuteConv$' -fuzztime 5m
+func FuzzExecuteConv(f *testing.F) {
+	bank := randomConvBank(f, rand.New(rand.NewPCG(9, 9)))
+	hw := fixed.HW{Bits: 4, LFSRWidth: 32, ClauseLanes: 2, LiteralLanes: 7}
+	words := frame.ConvBankWords(bank, hw)
+	fb := (2*7*6 + 7) / 8
+	img := (&frame.InferRequest{Mode: frame.ModeSums, Sets: 2, K: 5, Count: 1, Features: make([]byte, 2*fb)}).AppendTo(nil)
+	f.Add(uint8(frame.TypeInfo), uint16(1), []byte{})
+	f.Add(uint8(frame.TypeLoadBegin), uint16(2), []byte{byte(len(words)), byte(len(words) >> 8), 0, 0})
+	f.Add(uint8(frame.TypeLoadData), uint16(3), frame.AppendLoadData(nil, 0, words[:10]))
+	f.Add(uint8(frame.TypeLoadCommit), uint16(4), (&frame.LoadCommit{Words: uint32(len(words)), CRC: frame.WordsCRC(words)}).AppendTo(nil))
+	f.Add(uint8(frame.TypeInfer), uint16(5), img)
+	f.Add(uint8(frame.TypeInferWindow), uint16(6), frame.AppendInferWindow(nil, img, frame.Window{First: 3, Count: 9}))
+	f.Add(uint8(frame.TypeInfer), uint16(7), (&frame.InferRequest{Mode: frame.ModeSamples, K: 40, Count: 3, Features: make([]byte, 3*fb)}).AppendTo(nil))
+	f.Fuzz(func(t *testing.T, typ uint8, seq uint16, payload []byte) {
+		if len(payload) > frame.MaxPayload {
+			return
+		}
+		cfg := softboard.Config{ConvBank: bank, HW: hw, KMax: 64}
+		if seq%2 == 0 { // half the runs start from an empty board
+			head := bank.Head
+			cfg = softboard.Config{Conv: &head, HW: hw, KMax: 64}
+		}
+		b, err := softboard.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := b.Execute(nil, frame.Frame{Type: frame.Type(typ), Seq: seq, Payload: payload})
+		var p frame.Parser
+		n, last := 0, false
+		p.Feed(out, func(fr frame.Frame) {
+			if last || fr.Seq != seq || fr.Flags.Index() != n%frame.MaxFragments || (fr.Type != frame.TypeError && fr.Type != frame.Type(typ).Response()) {
+				t.Fatalf("fragment %d: %v (after the last: %v), want seq %d", n, &fr, last, seq)
 			}
 			last = !fr.Flags.More()
 			n++

@@ -187,6 +187,9 @@ const DefaultConnect = 30 * time.Second
 // CheckFit checks that a board (its INFO words) can run bank with K
 // samples in mode. The error names what differs.
 func CheckFit(in *frame.Info, bank *fixed.Bank, k int, mode frame.Mode) error {
+	if in.IsConv() {
+		return fmt.Errorf("stream: the board serves a convolutional model (%dx%d images), the model is tabular: %v", in.ImgH, in.ImgW, in)
+	}
 	sh := bank.Shape
 	bsh := in.Shape()
 	for _, c := range []struct {
@@ -265,7 +268,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	if M > 1 && int(in.MMax) < M {
 		s.Board.Warnings = append(s.Board.Warnings, fmt.Sprintf("the board runs at most %d sets per query (INFO MMAX), the model has %d: one request per set", in.MMax, M))
 	}
-	if in, err = upload(ctx, d, s, in, bank, cfg); err != nil {
+	if in, err = upload(ctx, d, s, in, frame.BankWords(bank, in.HW()), cfg); err != nil {
 		return nil, err
 	}
 	describeBoard(s, t, in, hash)
@@ -289,8 +292,11 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	linkFigures(s, t.Stats().Sub(link0), d.Stats(), drv0, wall)
 	boardCounters(ctx, s, d, in, status0)
 
-	mapping := rowMapping(s, f, cfg)
-	if err := checkRows(s, f, bank, cfg, mapping, rows, subs, results, want, streamErr); err != nil {
+	mapping := rowMapping(s, f.Mapping, cfg)
+	mv := modelView{classes: bank.Classes, tms: bank.TMs, sets: M, probs: func(sums []int, K int, mp ptm.Mapping) [][]float64 {
+		return f.Model.SumsToProbs(sums, K, mp)
+	}}
+	if err := checkRows(s, mv, cfg, mapping, len(rows), subs, results, want, streamErr); err != nil {
 		return s, err
 	}
 	if wall > 0 {
@@ -307,27 +313,33 @@ func checkConfig(f *modelfile.File, rows [][]float64, cfg Config) (Config, error
 	if cfg.K == 0 {
 		cfg.K = 100
 	}
+	if f == nil || f.Bank == nil || f.Booleanizer == nil || f.Model == nil {
+		return cfg, fmt.Errorf("stream: the model file has no model, bank or booleanizer")
+	}
+	return checkCommon(cfg, len(rows), f.Bank.Classes)
+}
+
+// checkCommon fills in cfg's defaults (but K) and checks it against the
+// number of rows and the model's classes.
+func checkCommon(cfg Config, rows, classes int) (Config, error) {
 	if cfg.Bins <= 0 {
 		cfg.Bins = metrics.DefaultBins
 	}
 	if err := metrics.CheckBins(cfg.Bins); err != nil {
 		return cfg, fmt.Errorf("stream: %w", err)
 	}
-	if cfg.Labels != nil && len(cfg.Labels) != len(rows) {
-		return cfg, fmt.Errorf("stream: %d labels for %d rows", len(cfg.Labels), len(rows))
+	if cfg.Labels != nil && len(cfg.Labels) != rows {
+		return cfg, fmt.Errorf("stream: %d labels for %d rows", len(cfg.Labels), rows)
 	}
-	if cfg.RowIDs != nil && len(cfg.RowIDs) != len(rows) {
-		return cfg, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), len(rows))
+	if cfg.RowIDs != nil && len(cfg.RowIDs) != rows {
+		return cfg, fmt.Errorf("stream: %d row ids for %d rows", len(cfg.RowIDs), rows)
 	}
 	if cfg.Mode > frame.ModeSums {
 		return cfg, fmt.Errorf("stream: unknown mode %d", cfg.Mode)
 	}
-	if f == nil || f.Bank == nil || f.Booleanizer == nil || f.Model == nil {
-		return cfg, fmt.Errorf("stream: the model file has no model, bank or booleanizer")
-	}
 	for i, y := range cfg.Labels {
-		if y < 0 || y >= f.Bank.Classes {
-			return cfg, fmt.Errorf("stream: row %d has label %d, the model has %d classes", i, y, f.Bank.Classes)
+		if y < 0 || y >= classes {
+			return cfg, fmt.Errorf("stream: row %d has label %d, the model has %d classes", i, y, classes)
 		}
 	}
 	return cfg, nil
@@ -375,10 +387,10 @@ func boardBank(f *modelfile.File, in *frame.Info) (*fixed.Bank, error) {
 	return bank, nil
 }
 
-// upload loads bank onto the board unless it already holds it (INFO's
-// CRC) or cfg.ForceUpload, and returns the INFO read after the upload.
-func upload(ctx context.Context, d *driver.Driver, s *Summary, in *frame.Info, bank *fixed.Bank, cfg Config) (*frame.Info, error) {
-	words := frame.BankWords(bank, in.HW())
+// upload loads the bank words onto the board unless it already holds
+// them (INFO's CRC) or cfg.ForceUpload, and returns the INFO read after
+// the upload.
+func upload(ctx context.Context, d *driver.Driver, s *Summary, in *frame.Info, words []uint16, cfg Config) (*frame.Info, error) {
 	crc := frame.WordsCRC(words)
 	if !cfg.ForceUpload && in.Loaded == 1 && in.ModelCRC == crc {
 		return in, nil
@@ -556,8 +568,7 @@ func wrapped(before uint32, wallS float64, bitRate int) bool {
 // reported with its plain vote there (and a warning); samples and sums
 // modes carry every sample's class sums (clipped in sums mode, as the
 // mappings use them).
-func rowMapping(s *Summary, f *modelfile.File, cfg Config) ptm.Mapping {
-	mapping := f.Mapping
+func rowMapping(s *Summary, mapping ptm.Mapping, cfg Config) ptm.Mapping {
 	if err := mapping.Validate(); err != nil {
 		mapping = ptm.Mapping{Kind: ptm.Vote}
 	}
@@ -571,9 +582,17 @@ func rowMapping(s *Summary, f *modelfile.File, cfg Config) ptm.Mapping {
 // perSample reports whether mode carries every sample's class sums.
 func perSample(m frame.Mode) bool { return m == frame.ModeSamples || m == frame.ModeSums }
 
+// modelView is what checking the rows needs of a model, tabular or
+// convolutional: its classes, TMs (class sums per sample), threshold sets
+// and the per-sample probabilities of K samples of class sums.
+type modelView struct {
+	classes, tms, sets int
+	probs              func(sums []int, K int, mp ptm.Mapping) [][]float64
+}
+
 // checkRows checks every row's answers against the golden answers, fills
 // s.Rows and the counts, and computes the metrics over the verified rows.
-func checkRows(s *Summary, f *modelfile.File, bank *fixed.Bank, cfg Config, mapping ptm.Mapping, rows [][]float64, subs []subRequest,
+func checkRows(s *Summary, mv modelView, cfg Config, mapping ptm.Mapping, nrows int, subs []subRequest,
 	results [][]driver.Result, want [][]uint32, streamErr error) error {
 	var de *driver.DeadlineError
 	if errors.As(streamErr, &de) {
@@ -584,19 +603,19 @@ func checkRows(s *Summary, f *modelfile.File, bank *fixed.Bank, cfg Config, mapp
 			}
 		}
 	}
-	rowSubs := make([]int, len(rows)+1) // subs of row i: rowSubs[i]..rowSubs[i+1]-1
+	rowSubs := make([]int, nrows+1) // subs of row i: rowSubs[i]..rowSubs[i+1]-1
 	for _, sb := range subs {
 		rowSubs[sb.row+1]++
 	}
-	for i := range rows {
+	for i := range nrows {
 		rowSubs[i+1] += rowSubs[i]
 	}
 	var qs []metrics.QueryStats
 	var labels []int
-	s.Rows = make([]Row, len(rows))
-	for i := range rows {
+	s.Rows = make([]Row, nrows)
+	for i := range nrows {
 		row := &s.Rows[i]
-		q, ok := checkRow(s, row, f, bank, cfg, mapping, i, subs[rowSubs[i]:rowSubs[i+1]], results[rowSubs[i]:rowSubs[i+1]], want[rowSubs[i]:rowSubs[i+1]], streamErr)
+		q, ok := checkRow(s, row, mv, cfg, mapping, i, subs[rowSubs[i]:rowSubs[i+1]], results[rowSubs[i]:rowSubs[i+1]], want[rowSubs[i]:rowSubs[i+1]], streamErr)
 		if ok && cfg.Labels != nil {
 			qs = append(qs, q)
 			labels = append(labels, cfg.Labels[i])
@@ -616,16 +635,16 @@ func checkRows(s *Summary, f *modelfile.File, bank *fixed.Bank, cfg Config, mapp
 // combines them (samples concatenated in set order, vote counts added).
 // A row with any request unanswered is lost. It reports the row's query
 // statistics and whether the row is verified (status "ok").
-func checkRow(s *Summary, row *Row, f *modelfile.File, bank *fixed.Bank, cfg Config, mapping ptm.Mapping, i int,
+func checkRow(s *Summary, row *Row, mv modelView, cfg Config, mapping ptm.Mapping, i int,
 	subs []subRequest, results [][]driver.Result, want [][]uint32, streamErr error) (metrics.QueryStats, bool) {
 	row.Row, row.Seed, row.Pred = rowID(cfg, i), seedOf(cfg, i), -1
 	if cfg.Labels != nil {
 		y := cfg.Labels[i]
 		row.Label = &y
 	}
-	M := f.Sets().M()
+	M := mv.sets
 	var isums []int
-	votes := make([]float64, bank.Classes)
+	votes := make([]float64, mv.classes)
 	lost, malformed := "", ""
 	for j, sb := range subs {
 		rs := results[j]
@@ -656,7 +675,7 @@ func checkRow(s *Summary, row *Row, f *modelfile.File, bank *fixed.Bank, cfg Con
 		if k := firstDiff(r.Words, want[j]); k >= 0 {
 			row.Mismatch = true
 			if s.FirstMismatch == "" {
-				s.FirstMismatch = describeMismatch(row.Row, sb.seed, r, want[j], k, bank, cfg.Mode)
+				s.FirstMismatch = describeMismatch(row.Row, sb.seed, r, want[j], k, mv, cfg.Mode)
 			}
 			if len(r.Words) != len(want[j]) { // no probabilities from a malformed answer
 				malformed = fmt.Sprintf("%d result words, want %d", len(r.Words), len(want[j]))
@@ -699,15 +718,15 @@ func checkRow(s *Summary, row *Row, f *modelfile.File, bank *fixed.Bank, cfg Con
 	}
 	var q metrics.QueryStats
 	if perSample(cfg.Mode) {
-		q = metrics.Query(f.Model.SumsToProbs(isums, cfg.K, mapping))
+		q = metrics.Query(mv.probs(isums, cfg.K, mapping))
 	} else {
 		// The vote mapping's predictive mean, exactly, from the vote
 		// counts: (1-e) * votes/(K*U) + e/NC.
-		U := float64(fixed.VoteUnit(bank.Classes))
-		mean := make([]float64, bank.Classes)
+		U := float64(fixed.VoteUnit(mv.classes))
+		mean := make([]float64, mv.classes)
 		e := mapping.Smoothing
 		for c := range mean {
-			mean[c] = (1-e)*votes[c]/(float64(cfg.K)*U) + e/float64(bank.Classes)
+			mean[c] = (1-e)*votes[c]/(float64(cfg.K)*U) + e/float64(mv.classes)
 		}
 		q = statsQuery(mean)
 	}
@@ -795,23 +814,23 @@ func firstDiff(a, b []uint32) int {
 	return -1
 }
 
-func describeMismatch(id int, seed uint32, r driver.Result, want []uint32, k int, b *fixed.Bank, mode frame.Mode) string {
+func describeMismatch(id int, seed uint32, r driver.Result, want []uint32, k int, b modelView, mode frame.Mode) string {
 	if k >= len(r.Words) || k >= len(want) {
 		return fmt.Sprintf("row %d (seed %d, seq %d): the board sent %d words, the golden model gives %d", id, seed, r.Seq, len(r.Words), len(want))
 	}
 	what := fmt.Sprintf("word %d", k)
 	if mode == frame.ModeSamples || mode == frame.ModeSums {
-		what += fmt.Sprintf(" (sample %d, class sum of TM %d)", k/b.TMs, k%b.TMs)
+		what += fmt.Sprintf(" (sample %d, class sum of TM %d)", k/b.tms, k%b.tms)
 	} else if mode == frame.ModeVotes {
 		what += fmt.Sprintf(" (votes of class %d)", k)
 	} else {
 		switch {
-		case k < b.Classes:
+		case k < b.classes:
 			what += fmt.Sprintf(" (votes of class %d)", k)
-		case k < b.Classes+b.TMs:
-			what += fmt.Sprintf(" (clipped sum of TM %d)", k-b.Classes)
+		case k < b.classes+b.tms:
+			what += fmt.Sprintf(" (clipped sum of TM %d)", k-b.classes)
 		default:
-			what += fmt.Sprintf(" (sum of squares of TM %d)", k-b.Classes-b.TMs)
+			what += fmt.Sprintf(" (sum of squares of TM %d)", k-b.classes-b.tms)
 		}
 	}
 	return fmt.Sprintf("row %d (seed %d, seq %d): %s is %d (0x%08x), the golden model gives %d (0x%08x)", id, seed, r.Seq, what,
