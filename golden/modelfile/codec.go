@@ -115,7 +115,7 @@ func Decode(data []byte, name string) (*File, error) {
 		return nil, fail(int64(len(data))-32, "checksum", ErrChecksum, "SHA-256 does not match the content: the file is corrupted or was edited")
 	}
 	if version == Version && kindOf(data[16:16+hl]) == KindConv {
-		return nil, fail(16, "kind", ErrConv, "a convolutional model: this command reads tabular models (ptm train, eval, inspect, gen and cosim read convolutional ones; docs/howto-image-data.md)")
+		return nil, fail(16, "kind", ErrConv, "a convolutional model: this command reads tabular models (ptm train, eval, inspect, gen, cosim, stream and board --soft read convolutional ones; docs/howto-image-data.md)")
 	}
 	var h header
 	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+hl]))

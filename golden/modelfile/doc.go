@@ -96,8 +96,8 @@
 // at fewer bits it restarts from the rounded SPVs.
 //
 // Decode (and Read) refuse a convolutional file with an error wrapping
-// ErrConv, so that commands that read tabular models only (gen, cosim,
-// synth, stream, board, convert) name the problem; DecodeConv, ReadConv
+// ErrConv, so that commands that read tabular models only (synth, board
+// without --soft, convert) name the problem; DecodeConv, ReadConv
 // and ReadAny read it. DecodeConv checks every header field (the shape
 // against conv's limits, weights against the clauses and classes, widths,
 // sets, split, fingerprint, tas and spv_values against the shape) before
