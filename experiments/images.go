@@ -174,10 +174,15 @@ func (s *imageSet) floats() [][]float64 {
 	return out
 }
 
-// imagesPTMConfig is the PTM's recipe: convtrain.ImageDefaults, in the
-// quick run with its clauses, T and epochs.
-func imagesPTMConfig(ic imagesConfig, h, w, classes int) (convtrain.ImageConfig, error) {
-	cfg, err := convtrain.ImageDefaults(h, w, classes)
+// imagesPTMConfig is the PTM's recipe: the data set's
+// convtrain.ImageRecipe (what `ptm train` uses), in the quick run with its
+// clauses, T and epochs.
+func imagesPTMConfig(ic imagesConfig, spec imgSpec, h, w, classes int) (convtrain.ImageConfig, error) {
+	name := convtrain.RecipeMNIST
+	if spec.key == "fashion_mnist" {
+		name = convtrain.RecipeFashionMNIST
+	}
+	cfg, err := convtrain.ImageRecipe(name, h, w, classes)
 	if err != nil {
 		return cfg, err
 	}
@@ -232,7 +237,7 @@ func (r *runner) images() (string, error) {
 // thresholds alone, the raw vote smoothed by 0.05, nothing fitted) with
 // pipeline.SampleConv.
 func (r *runner) imagesPTM(ic imagesConfig, d *imgResult, ood *imageSet) error {
-	cfg, err := imagesPTMConfig(ic, d.train.H, d.train.W, len(d.classes))
+	cfg, err := imagesPTMConfig(ic, d.spec, d.train.H, d.train.W, len(d.classes))
 	if err != nil {
 		return err
 	}
@@ -435,8 +440,12 @@ func (r *runner) imagesSummary(res []*imgResult) {
 
 // imgConfigName describes a convolutional PTM recipe in one line.
 func imgConfigName(c convtrain.ImageConfig) string {
-	return fmt.Sprintf("%d %s clauses, T %d, s %g, N %d, %dx%d window, pixel thresholds %v, %d threshold set(s) over +-%d, %d epochs, %d-bit bank, K %d",
-		c.Clauses, c.Structure, c.T, c.S, c.N, c.WY, c.WX, c.Thresholds, c.JitterSets, c.JitterSpread, c.Epochs, c.BankBits, c.K)
+	enc := fmt.Sprintf("pixel thresholds %v", c.Thresholds)
+	if a := c.Adaptive; a != nil {
+		enc += fmt.Sprintf(" and the adaptive plane (block %d, C %d)", a.Block, a.C)
+	}
+	return fmt.Sprintf("%d %s clauses, T %d, s %g, N %d, %dx%d window, %s, %d threshold set(s) over +-%d, %d epochs, %d-bit bank, K %d",
+		c.Clauses, c.Structure, c.T, c.S, c.N, c.WY, c.WX, enc, c.JitterSets, c.JitterSpread, c.Epochs, c.BankBits, c.K)
 }
 
 // imagesReport writes the section's text and figures.

@@ -75,12 +75,12 @@ func imageTest(t *testing.T, d *dataset.Dataset, noiseFloor bool, fl imageFloors
 	if d.Predefined == nil || len(d.Predefined.Train) != 60000 || len(d.Predefined.Test) != 10000 {
 		t.Fatalf("%s: predefined split missing or not 60,000 / 10,000", d.Name)
 	}
-	cfg, err := convtrain.ImageDefaults(28, 28, len(d.Classes))
+	cfg, err := convtrain.ImageRecipe(convtrain.RecipeFor(d.Name), 28, 28, len(d.Classes))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sh := cfg.Shape(28, 28)
-	enc := conv.Encoder{Thresholds: cfg.Thresholds}
+	enc := cfg.Encoder()
 	sets, err := conv.Jitter(enc, cfg.JitterSets, cfg.JitterSpread)
 	if err != nil {
 		t.Fatal(err)
