@@ -10,7 +10,7 @@ import (
 // ImageConfig is a complete recipe for a convolutional PTM on 8-bit
 // images: geometry, input encoding, trainer settings, epochs and the
 // per-sample probability mapping. `ptm train` on an image data set uses
-// ImageDefaults unless flags override a field.
+// the data set's ImageRecipe unless flags override a field.
 type ImageConfig struct {
 	// Name is the recipe's name (ImageRecipe).
 	Name string
