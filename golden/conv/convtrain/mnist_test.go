@@ -52,7 +52,9 @@ func TestMNIST(t *testing.T) {
 // train` it scores 0.822 on 5,000 validation rows carved from the
 // training rows (docs/fixed-point-conv.md section 9); this test's loop
 // (train on the first 55,000, validate on the last 5,000) has not been
-// run with it, and its floors sit below the CLI's test figures.
+// run with it, and its floors sit below the CLI's test figures (accuracy
+// 0.8151 float / 0.8126 fixed, ECE 0.021 / 0.024, AUROC(entropy) 0.841 /
+// 0.839; the agreement floor is the old recipe's 0.96 less a margin).
 //
 //	PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run 'TestFashionMNIST$' -v -timeout 180m
 func TestFashionMNIST(t *testing.T) {
@@ -63,7 +65,7 @@ func TestFashionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imageTest(t, d, false, imageFloors{acc: 0.74, accFixed: 0.73, ece: 0.05, auroc: 0.78, agree: 0.95})
+	imageTest(t, d, false, imageFloors{acc: 0.79, accFixed: 0.79, ece: 0.04, auroc: 0.81, agree: 0.95})
 }
 
 // heldOut is the number of training images held out to fit the mapping.
