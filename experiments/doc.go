@@ -40,10 +40,10 @@
 //     rows above the in-distribution test rows (OODAUROC).
 //  7. Images (issue 28): MNIST and Fashion-MNIST, standard splits
 //     (60,000 / 10,000). Five models: "ptm", the convolutional PTM of
-//     convtrain.ImageDefaults trained by pipeline.TrainConv (the
+//     data set's convtrain.ImageRecipe trained by pipeline.TrainConv (the
 //     train-and-fit step of `ptm train`: the fixed-point trainer on the
 //     training images less 5,000 carved stratified, seeded, its mapping's
-//     parameter fitted by NLL on the carve), sampled K = ImageDefaults.K
+//     parameter fitted by NLL on the carve), sampled K = the recipe's K
 //     times from the float model through every threshold set
 //     (pipeline.SampleConv); "ptm_plain", the same
 //     trained model through its base thresholds alone with the raw vote

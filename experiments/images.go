@@ -156,10 +156,15 @@ func (s *imageSet) floats() [][]float64 {
 	return out
 }
 
-// imagesPTMConfig is the PTM's recipe: convtrain.ImageDefaults, in the
-// quick run with its clauses, T and epochs.
-func imagesPTMConfig(ic imagesConfig, h, w, classes int) (convtrain.ImageConfig, error) {
-	cfg, err := convtrain.ImageDefaults(h, w, classes)
+// imagesPTMConfig is the PTM's recipe: the data set's
+// convtrain.ImageRecipe (what `ptm train` uses), in the quick run with its
+// clauses, T and epochs.
+func imagesPTMConfig(ic imagesConfig, spec imgSpec, h, w, classes int) (convtrain.ImageConfig, error) {
+	name := convtrain.RecipeMNIST
+	if spec.key == "fashion_mnist" {
+		name = convtrain.RecipeFashionMNIST
+	}
+	cfg, err := convtrain.ImageRecipe(name, h, w, classes)
 	if err != nil {
 		return cfg, err
 	}
@@ -330,13 +335,9 @@ func (r *runner) planImages() ([]unit, error) {
 		st.data = append(st.data, &imgData{})
 	}
 	r.img = st
-	// The costs take MNIST's sizes for both data sets (28 x 28 images, 10
-	// classes, 60,000 training and 10,000 test images), so planning loads
-	// nothing.
-	cfg, err := imagesPTMConfig(ic, 28, 28, 10)
-	if err != nil {
-		return nil, err
-	}
+	// The costs take each data set's recipe at MNIST's sizes (28 x 28
+	// images, 10 classes, 60,000 training and 10,000 test images), so
+	// planning loads nothing.
 	rows, test := float64(ic.trainRows), float64(ic.testRows)
 	if rows == 0 {
 		rows = 60000
@@ -346,6 +347,10 @@ func (r *runner) planImages() ([]unit, error) {
 	}
 	var us []unit
 	for i, spec := range imgSpecs {
+		cfg, err := imagesPTMConfig(ic, spec, 28, 28, 10)
+		if err != nil {
+			return nil, err
+		}
 		queries := test
 		if i == 0 {
 			queries *= 2 // and Fashion-MNIST's test images
@@ -375,7 +380,7 @@ func (r *runner) imagesUnit(i int, group string, o *imgUnitOut) error {
 			return err
 		}
 	}
-	cfg, err := imagesPTMConfig(r.img.ic, d.train.H, d.train.W, len(d.classes))
+	cfg, err := imagesPTMConfig(r.img.ic, spec, d.train.H, d.train.W, len(d.classes))
 	if err != nil {
 		return err
 	}
@@ -693,8 +698,12 @@ func (r *runner) imagesSummary(res []*imgResult) {
 
 // imgConfigName describes a convolutional PTM recipe in one line.
 func imgConfigName(c convtrain.ImageConfig) string {
-	return fmt.Sprintf("%d %s clauses, T %d, s %g, N %d, %dx%d window, pixel thresholds %v, %d threshold set(s) over +-%d, %d epochs, %d-bit bank, K %d",
-		c.Clauses, c.Structure, c.T, c.S, c.N, c.WY, c.WX, c.Thresholds, c.JitterSets, c.JitterSpread, c.Epochs, c.BankBits, c.K)
+	enc := fmt.Sprintf("pixel thresholds %v", c.Thresholds)
+	if a := c.Adaptive; a != nil {
+		enc += fmt.Sprintf(" and the adaptive plane (block %d, C %d)", a.Block, a.C)
+	}
+	return fmt.Sprintf("%d %s clauses, T %d, s %g, N %d, %dx%d window, %s, %d threshold set(s) over +-%d, %d epochs, %d-bit bank, K %d",
+		c.Clauses, c.Structure, c.T, c.S, c.N, c.WY, c.WX, enc, c.JitterSets, c.JitterSpread, c.Epochs, c.BankBits, c.K)
 }
 
 // imagesReport writes the section's text and figures.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -268,5 +269,59 @@ func TestEvalOODTabular(t *testing.T) {
 	code, _, errs := runCLI("eval", "--model", model, "--data", "iris", "--ood", "wine")
 	if code != 1 || !strings.Contains(errs, "--ood wine") || !strings.Contains(errs, "feature mismatch") {
 		t.Errorf("--ood wine on an iris model: exit %d: %s", code, errs)
+	}
+}
+
+// TestConvRecipeFlags: an IDX folder trains the generic recipe;
+// --recipe picks another, recorded in the model file; --adaptive sets or
+// removes the adaptive plane; bad values are refused.
+func TestConvRecipeFlags(t *testing.T) {
+	dir := mnistSubset(t, 200, 20)
+	tmp := t.TempDir()
+	small := []string{"--clauses", "10", "-T", "40", "--epochs", "1", "--val-rows", "20"}
+	for _, c := range []struct {
+		args  []string
+		want  []string
+		enc   conv.Encoder
+		recip string
+	}{
+		{nil, []string{"1 bit-plane(s) (pixel > [75]), 10 coalesced clauses x 272 literals", "recipe: convtrain.ImageRecipe(generic), overridden by flags: clauses, T, epochs"},
+			conv.Encoder{Thresholds: []int{75}}, "convtrain.ImageRecipe(generic)"},
+		{[]string{"--recipe", "fashion-mnist"}, []string{"1 bit-plane(s) (adaptive 11,2), 10 coalesced clauses x 182 literals", "7x7 window"},
+			conv.Encoder{Adaptive: &conv.AdaptiveThreshold{Block: 11, C: 2}}, "convtrain.ImageRecipe(fashion-mnist)"},
+		{[]string{"--adaptive", "5,-3"}, []string{"2 bit-plane(s) (pixel > [75], adaptive 5,-3)", "overridden by flags: clauses, T, epochs, adaptive"},
+			conv.Encoder{Thresholds: []int{75}, Adaptive: &conv.AdaptiveThreshold{Block: 5, C: -3}}, "convtrain.ImageRecipe(generic)"},
+		{[]string{"--recipe", "fashion-mnist", "--adaptive", "none", "--pixel-thresholds", "60"}, []string{"1 bit-plane(s) (pixel > [60])"},
+			conv.Encoder{Thresholds: []int{60}}, "convtrain.ImageRecipe(fashion-mnist)"},
+	} {
+		model := filepath.Join(tmp, "r.ptm")
+		code, out, errs := runCLI(append(append([]string{"train", "--data", dir, "-o", model}, small...), c.args...)...)
+		if code != 0 {
+			t.Fatalf("train %v: exit %d: %s", c.args, code, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("train %v: output lacks %q:\n%s", c.args, w, out)
+			}
+		}
+		f, _, err := modelfile.ReadConv(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.Encoder.Thresholds, c.enc.Thresholds) || (f.Encoder.Adaptive == nil) != (c.enc.Adaptive == nil) ||
+			(c.enc.Adaptive != nil && *f.Encoder.Adaptive != *c.enc.Adaptive) || f.Recipe == nil || f.Recipe.Source != c.recip {
+			t.Errorf("train %v: encoder %+v recipe %+v, want %+v %s", c.args, f.Encoder, f.Recipe, c.enc, c.recip)
+		}
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"--recipe", "cifar"}},
+		{[]string{"--adaptive", "4,2"}},
+		{[]string{"--adaptive", "11"}},
+		{[]string{"--adaptive", "none", "--pixel-thresholds", ""}},
+	} {
+		code, _, errs := runCLI(append(append([]string{"train", "--data", dir, "-o", filepath.Join(tmp, "bad.ptm")}, small...), c.args...)...)
+		if code != 2 || !strings.Contains(errs, "--"+strings.TrimPrefix(c.args[len(c.args)-2], "--")) {
+			t.Errorf("train %v: exit %d: %s", c.args, code, errs)
+		}
 	}
 }

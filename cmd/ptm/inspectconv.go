@@ -55,8 +55,8 @@ func inspectConv(fs *flag.FlagSet, path, hash string, f *modelfile.ConvFile, cla
 		exact = fmt.Sprintf("the trainer's %d-bit SPVs rounded; include masses and the bank exact", f.Trainer.Bits)
 	}
 	fmt.Fprintf(stdout, "model %s (sha256 %s, format %d, convolutional, SPVs stored at %d bits: %s)\n", path, hash[:16], modelfile.Version, f.SPVBits, exact)
-	fmt.Fprintf(stdout, "  %d classes (%s); %dx%d images, %d bit-plane(s) (pixel > %v), %dx%d window, %d patches; %d literals\n",
-		h.Classes, strings.Join(f.Classes, ", "), sh.H, sh.W, sh.Planes, f.Encoder.Thresholds, sh.WY, sh.WX, sh.Patches(), sh.Literals())
+	fmt.Fprintf(stdout, "  %d classes (%s); %dx%d images, %d bit-plane(s) (%s), %dx%d window, %d patches; %d literals\n",
+		h.Classes, strings.Join(f.Classes, ", "), sh.H, sh.W, sh.Planes, describeEncoder(f.Encoder), sh.WY, sh.WX, sh.Patches(), sh.Literals())
 	fmt.Fprintf(stdout, "  %d %s clauses x %d literals = %d TAs; T=%d s=%g N=%d seed=%d epochs=%d\n",
 		h.Clauses, h.Structure, sh.Literals(), h.TAs(), h.T, f.Trainer.S, f.Trainer.N, f.Trainer.Seed, f.Trainer.Epochs)
 	fmt.Fprintf(stdout, "  inference: K=%d, mapping %s, %d threshold set(s) spread +-%d; trained on %s (%d train / %d test rows)\n",

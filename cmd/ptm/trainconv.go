@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,14 +29,17 @@ const (
 // convFlags are train's flags for convolutional models.
 type convFlags struct {
 	kind, window, pixels, structure string
+	recipe, adaptive                string
 	jitterSets, jitterSpread        int
 	valRows, spvBits                int
 }
 
 func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&c.kind, "kind", kindAuto, "model `kind`: conv (convolutional PTM), tabular, or auto (conv on image data: mnist, fashion-mnist, an IDX folder; tabular otherwise)")
+	fs.StringVar(&c.recipe, "recipe", "", "conv: the image `recipe` the other conv flags override: mnist, fashion-mnist or generic (default: the data set's own for mnist and fashion-mnist, generic otherwise)")
+	fs.StringVar(&c.adaptive, "adaptive", "", "conv: the adaptive (local contrast) bit-plane after the --pixel-thresholds planes, `BLOCK,C` (pixel > its BLOCKxBLOCK Gaussian-weighted mean - C), or none (default: the recipe's)")
 	fs.StringVar(&c.window, "window", "", "conv: the clause window `HxW` (or N for NxN), stride 1 (default: the recipe's, 10x10)")
-	fs.StringVar(&c.pixels, "pixel-thresholds", "", "conv: pixel thresholds, one bit-plane each (pixel > t), comma-separated (default: the recipe's, 75)")
+	fs.StringVar(&c.pixels, "pixel-thresholds", "", "conv: pixel thresholds, one bit-plane each (pixel > t), comma-separated, or empty for none (default: the recipe's)")
 	fs.StringVar(&c.structure, "structure", "", "conv: how clauses vote: coalesced (every clause votes for every class with a learned signed weight) or per-class (default: the recipe's, coalesced)")
 	fs.IntVar(&c.jitterSets, "jitter-sets", 0, "conv: threshold sets of the sampled pixel encoding at inference (1 = one set; default: the recipe's)")
 	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
@@ -48,7 +52,7 @@ var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin",
 	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
 
 // convOnly lists train's flags that only a convolutional model takes.
-var convOnly = []string{"window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits"}
+var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits"}
 
 // imageSource reports whether a --data value names image data: the
 // built-in image sets or a folder (of IDX files).
@@ -98,10 +102,18 @@ func flagValue(fs *flag.FlagSet, name string) any {
 	return fs.Lookup(name).Value.(flag.Getter).Get()
 }
 
-// convRecipe applies the flags given to the default recipe of an h x w
-// image with nc classes and returns it with the overridden fields' names.
-func convRecipe(fs *flag.FlagSet, cf *convFlags, h, w, nc int) (convtrain.ImageConfig, []string, error) {
-	rc, err := convtrain.ImageDefaults(h, w, nc)
+// convRecipe applies the flags given to the recipe (--recipe, or the data
+// set's: convtrain.RecipeFor) of an h x w image with nc classes and
+// returns it with the overridden fields' names.
+func convRecipe(fs *flag.FlagSet, cf *convFlags, dataset string, h, w, nc int) (convtrain.ImageConfig, []string, error) {
+	name := convtrain.RecipeFor(dataset)
+	if isSet(fs, "recipe") {
+		name = cf.recipe
+		if !slices.Contains(convtrain.RecipeNames, name) {
+			return convtrain.ImageConfig{}, nil, fmt.Errorf("%w: --recipe %q, want one of %s", errUsage, name, strings.Join(convtrain.RecipeNames, ", "))
+		}
+	}
+	rc, err := convtrain.ImageRecipe(name, h, w, nc)
 	if err != nil {
 		return rc, nil, err
 	}
@@ -146,18 +158,34 @@ func convRecipe(fs *flag.FlagSet, cf *convFlags, h, w, nc int) (convtrain.ImageC
 		}
 		rc.WY, rc.WX = wy, wx
 	}
+	if set("adaptive") {
+		rc.Adaptive = nil
+		if cf.adaptive != "none" {
+			a, b, ok := strings.Cut(cf.adaptive, ",")
+			block, e1 := strconv.Atoi(strings.TrimSpace(a))
+			c, e2 := strconv.Atoi(strings.TrimSpace(b))
+			at := conv.AdaptiveThreshold{Block: block, C: c}
+			if !ok || e1 != nil || e2 != nil || at.Validate() != nil {
+				return rc, nil, fmt.Errorf("%w: --adaptive %q, want BLOCK,C (BLOCK odd 3..%d, C -255..255) or none", errUsage, cf.adaptive, conv.MaxAdaptiveBlock)
+			}
+			rc.Adaptive = &at
+		}
+	}
 	if set("pixel-thresholds") {
 		rc.Thresholds = nil
 		for _, s := range strings.Split(cf.pixels, ",") {
+			if strings.TrimSpace(s) == "" && cf.pixels == "" {
+				break // no threshold planes (the adaptive plane only)
+			}
 			t, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || t < 0 || t > 254 {
 				return rc, nil, fmt.Errorf("%w: --pixel-thresholds %q: %q, want integers 0..254", errUsage, cf.pixels, s)
 			}
 			rc.Thresholds = append(rc.Thresholds, t)
 		}
-		if len(rc.Thresholds) > conv.MaxPlanes {
-			return rc, nil, fmt.Errorf("%w: --pixel-thresholds: %d thresholds, at most %d", errUsage, len(rc.Thresholds), conv.MaxPlanes)
-		}
+	}
+	if p := rc.Encoder().Planes(); p < 1 || p > conv.MaxPlanes {
+		return rc, nil, fmt.Errorf("%w: --pixel-thresholds and --adaptive make %d bit-planes, want 1..%d", errUsage, p, conv.MaxPlanes)
 	}
 	if set("structure") {
 		rc.Structure = conv.Structure(cf.structure)
@@ -212,7 +240,7 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	if !pipeline.IsImage(d) {
 		return fmt.Errorf("%w: --kind conv: %q has no image geometry (a convolutional model trains on mnist, fashion-mnist or an IDX folder)", errUsage, d.Name)
 	}
-	rc, over, err := convRecipe(fs, cf, d.Image.Rows, d.Image.Cols, len(d.Classes))
+	rc, over, err := convRecipe(fs, cf, d.Name, d.Image.Rows, d.Image.Cols, len(d.Classes))
 	if err != nil {
 		return err
 	}
@@ -247,17 +275,30 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 		size = fi.Size()
 	}
 	sh := f.Head.Shape
-	fmt.Fprintf(stdout, "trained %s: convolutional PTM, %d classes, %dx%d images, %dx%d window, %d pixel threshold(s) %v, %d %s clauses x %d literals = %d TAs, %d states each\n",
-		d.Name, f.Head.Classes, sh.H, sh.W, sh.WY, sh.WX, sh.Planes, f.Encoder.Thresholds, f.Head.Clauses, f.Head.Structure, sh.Literals(), f.TAs(), 2*f.Trainer.N)
+	fmt.Fprintf(stdout, "trained %s: convolutional PTM, %d classes, %dx%d images, %dx%d window, %d bit-plane(s) (%s), %d %s clauses x %d literals = %d TAs, %d states each\n",
+		d.Name, f.Head.Classes, sh.H, sh.W, sh.WY, sh.WX, sh.Planes, describeEncoder(f.Encoder), f.Head.Clauses, f.Head.Structure, sh.Literals(), f.TAs(), 2*f.Trainer.N)
 	fmt.Fprintf(stdout, "T %d, s %g, %d epochs on %d training rows (%d validation rows carved from the training rows, %d test rows held out); %.1fs, peak RSS %.0f MB\n",
 		f.Head.T, f.Trainer.S, f.Trainer.Epochs, len(f.Split.Train), f.Calibration.Rows, len(f.Split.Test), time.Since(start).Seconds(), float64(peakRSS())/1e6)
 	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f\n",
 		describeMapping(f.Mapping), f.Calibration.K, f.Calibration.NLL, f.Calibration.Accuracy)
 	if len(over) > 0 {
-		fmt.Fprintf(stdout, "recipe: %s, overridden by flags: %s\n", pipeline.ConvRecipeSource, strings.Join(over, ", "))
+		fmt.Fprintf(stdout, "recipe: %s, overridden by flags: %s\n", f.Recipe.Source, strings.Join(over, ", "))
 	} else {
-		fmt.Fprintf(stdout, "recipe: %s\n", pipeline.ConvRecipeSource)
+		fmt.Fprintf(stdout, "recipe: %s\n", f.Recipe.Source)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes, sha256 %s)\n", out, size, hash[:16])
 	return nil
+}
+
+// describeEncoder names an encoder's bit-planes: "pixel > 75, adaptive
+// 11,2" (block, C).
+func describeEncoder(e conv.Encoder) string {
+	var parts []string
+	if len(e.Thresholds) > 0 {
+		parts = append(parts, fmt.Sprintf("pixel > %v", e.Thresholds))
+	}
+	if a := e.Adaptive; a != nil {
+		parts = append(parts, fmt.Sprintf("adaptive %d,%d", a.Block, a.C))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -460,3 +460,102 @@ func TestFirstFiringAndPatchEvals(t *testing.T) {
 		t.Fatalf("patch evaluations %d, want 18", core.PatchEvals())
 	}
 }
+
+// adaptiveFloat is OpenCV's adaptive Gaussian threshold in float64 with
+// the kernel normalized to sum 1: the reference the integer plane must
+// match wherever the comparison is not within rounding of a tie.
+func adaptiveFloat(a AdaptiveThreshold, h, w int, img []uint8) (bit []bool, margin []float64) {
+	r := a.Block / 2
+	sigma := 0.3*(float64(a.Block-1)*0.5-1) + 0.8
+	g := make([]float64, a.Block)
+	var sum float64
+	for i := range g {
+		d := float64(i - r)
+		g[i] = math.Exp(-d * d / (2 * sigma * sigma))
+		sum += g[i]
+	}
+	for i := range g {
+		g[i] /= sum
+	}
+	bit, margin = make([]bool, h*w), make([]float64, h*w)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var m float64
+			for dy := -r; dy <= r; dy++ {
+				for dx := -r; dx <= r; dx++ {
+					yy, xx := max(0, min(h-1, y+dy)), max(0, min(w-1, x+dx))
+					m += g[dy+r] * g[dx+r] * float64(img[yy*w+xx])
+				}
+			}
+			v := float64(img[y*w+x]) + float64(a.C) - m
+			bit[y*w+x], margin[y*w+x] = v > 0, math.Abs(v)
+		}
+	}
+	return bit, margin
+}
+
+func TestAdaptivePlane(t *testing.T) {
+	// A flat image: every pixel equals its weighted mean, so the bit is
+	// C > 0.
+	s := Shape{H: 5, W: 6, Planes: 2, WY: 2, WX: 2}
+	flat := make([]uint8, 30)
+	for i := range flat {
+		flat[i] = 90
+	}
+	for _, c := range []int{0, 2, -1} {
+		e := Encoder{Thresholds: []int{89}, Adaptive: &AdaptiveThreshold{Block: 3, C: c}}
+		b, err := e.Booleanize(s, flat, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 30; i++ {
+			if !b[i] || b[30+i] != (c > 0) {
+				t.Fatalf("C %d: pixel %d planes %v %v, want true %v", c, i, b[i], b[30+i], c > 0)
+			}
+		}
+	}
+	// Random images against the float reference, away from ties.
+	rng := rand.New(rand.NewPCG(5, 6))
+	sh := Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}
+	checked := 0
+	for _, a := range []AdaptiveThreshold{{Block: 11, C: 2}, {Block: 5, C: -3}, {Block: 3, C: 0}} {
+		e := Encoder{Adaptive: &a}
+		for n := 0; n < 20; n++ {
+			img := make([]uint8, sh.Pixels())
+			for i := range img {
+				img[i] = uint8(rng.IntN(256))
+				if n%2 == 1 && i%3 != 0 {
+					img[i] = 0 // sparse, MNIST-like
+				}
+			}
+			b, err := e.Booleanize(sh, img, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, margin := adaptiveFloat(a, sh.H, sh.W, img)
+			for i := range want {
+				if margin[i] > 0.5 {
+					checked++
+					if b[i] != want[i] {
+						t.Fatalf("block %d C %d image %d pixel %d: %v, float reference %v (margin %.3f)", a.Block, a.C, n, i, b[i], want[i], margin[i])
+					}
+				}
+			}
+		}
+	}
+	if checked < 20000 {
+		t.Errorf("only %d pixels away from ties", checked)
+	}
+	sets, err := Jitter(Encoder{Thresholds: []int{75}, Adaptive: &AdaptiveThreshold{Block: 11, C: 2}}, 3, 10)
+	if err != nil || sets[2].Adaptive == nil || sets[2].Adaptive.C != 2 || sets[2].Thresholds[0] != 85 {
+		t.Errorf("Jitter with an adaptive plane: %+v, %v", sets, err)
+	}
+	for _, bad := range []AdaptiveThreshold{{Block: 4, C: 2}, {Block: 1}, {Block: 33}, {Block: 11, C: 256}} {
+		if err := (Encoder{Adaptive: &bad}).Validate(sh); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if err := (Encoder{Thresholds: []int{75}, Adaptive: &AdaptiveThreshold{Block: 11, C: 2}}).Validate(sh); err == nil {
+		t.Error("2 planes on a 1-plane shape accepted")
+	}
+}

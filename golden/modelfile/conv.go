@@ -94,7 +94,8 @@ type ConvFile struct {
 	// Head is the shape, structure, classes, clauses, T and weights.
 	Head    conv.Head
 	Classes []string // class names, index = class
-	// Encoder holds the base pixel thresholds; JitterSets and
+	// Encoder holds the base pixel thresholds and the adaptive plane's
+	// parameters (nil: none); JitterSets and
 	// JitterSpread make the sampled encoding's sets (conv.Jitter).
 	Encoder                  conv.Encoder
 	JitterSets, JitterSpread int
@@ -130,29 +131,30 @@ type ConvFile struct {
 
 // convHeader is the JSON header of a convolutional file.
 type convHeader struct {
-	Kind         string           `json:"kind"`
-	Shape        conv.Shape       `json:"shape"`
-	Structure    conv.Structure   `json:"structure"`
-	Classes      []string         `json:"classes"`
-	Clauses      int              `json:"clauses"`
-	T            int              `json:"T"`
-	Weights      []int32          `json:"weights"`
-	Thresholds   []int            `json:"pixel_thresholds"`
-	JitterSets   int              `json:"jitter_sets"`
-	JitterSpread int              `json:"jitter_spread"`
-	Trainer      ConvTrainer      `json:"trainer"`
-	SPVBits      int              `json:"spv_bits"`
-	BankBits     int              `json:"bank_bits"`
-	K            int              `json:"K"`
-	Mapping      ptm.Mapping      `json:"mapping"`
-	Split        json.RawMessage  `json:"split"`
-	Fingerprint  string           `json:"data_fingerprint,omitempty"`
-	Calibration  *ConvCalibration `json:"calibration,omitempty"`
-	Recipe       *ConvRecipe      `json:"recipe,omitempty"`
-	Lanes        *Lanes           `json:"lanes,omitempty"`
-	TAs          int              `json:"tas"`
-	SPVValues    int              `json:"spv_values"`
-	PayloadBytes int64            `json:"payload_bytes"`
+	Kind         string                  `json:"kind"`
+	Shape        conv.Shape              `json:"shape"`
+	Structure    conv.Structure          `json:"structure"`
+	Classes      []string                `json:"classes"`
+	Clauses      int                     `json:"clauses"`
+	T            int                     `json:"T"`
+	Weights      []int32                 `json:"weights"`
+	Thresholds   []int                   `json:"pixel_thresholds"`
+	Adaptive     *conv.AdaptiveThreshold `json:"adaptive_threshold,omitempty"`
+	JitterSets   int                     `json:"jitter_sets"`
+	JitterSpread int                     `json:"jitter_spread"`
+	Trainer      ConvTrainer             `json:"trainer"`
+	SPVBits      int                     `json:"spv_bits"`
+	BankBits     int                     `json:"bank_bits"`
+	K            int                     `json:"K"`
+	Mapping      ptm.Mapping             `json:"mapping"`
+	Split        json.RawMessage         `json:"split"`
+	Fingerprint  string                  `json:"data_fingerprint,omitempty"`
+	Calibration  *ConvCalibration        `json:"calibration,omitempty"`
+	Recipe       *ConvRecipe             `json:"recipe,omitempty"`
+	Lanes        *Lanes                  `json:"lanes,omitempty"`
+	TAs          int                     `json:"tas"`
+	SPVValues    int                     `json:"spv_values"`
+	PayloadBytes int64                   `json:"payload_bytes"`
 }
 
 // Sets returns the encoders of the sampled encoding (conv.Jitter).
@@ -349,7 +351,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 	}
 	hd := f.Head
 	h := convHeader{Kind: KindConv, Shape: hd.Shape, Structure: hd.Structure, Classes: f.Classes, Clauses: hd.Clauses, T: hd.T,
-		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
+		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, Adaptive: f.Encoder.Adaptive, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
 		Calibration: f.Calibration, Recipe: f.Recipe, Lanes: f.Lanes, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
 	return frame(h, payload)
@@ -432,7 +434,7 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 		return nil, fail(16, "split", ErrInvalid, "%v", err)
 	}
 	f := &ConvFile{Head: conv.Head{Shape: h.Shape, Structure: h.Structure, Classes: len(h.Classes), Clauses: h.Clauses, T: h.T, Weights: h.Weights},
-		Classes: h.Classes, Encoder: conv.Encoder{Thresholds: h.Thresholds}, JitterSets: h.JitterSets, JitterSpread: h.JitterSpread,
+		Classes: h.Classes, Encoder: conv.Encoder{Thresholds: h.Thresholds, Adaptive: h.Adaptive}, JitterSets: h.JitterSets, JitterSpread: h.JitterSpread,
 		Trainer: h.Trainer, SPVBits: h.SPVBits, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, Split: split, DataFingerprint: h.Fingerprint,
 		Calibration: h.Calibration, Recipe: h.Recipe, Lanes: h.Lanes}
 	// Check every field before allocating from them (the SPV count

@@ -313,3 +313,34 @@ func TestConvNoLanes(t *testing.T) {
 		t.Fatalf("re-encoding: %v", err)
 	}
 }
+
+// TestConvAdaptiveRoundTrip: an encoder with the adaptive plane is
+// recorded in the header (adaptive_threshold) and read back; a file
+// without one has no such key, so older files and their hashes are
+// unchanged.
+func TestConvAdaptiveRoundTrip(t *testing.T) {
+	f, _ := convSample(t)
+	b, err := EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("adaptive_threshold")) {
+		t.Error("a file without the adaptive plane names it")
+	}
+	f.Encoder = conv.Encoder{Adaptive: &conv.AdaptiveThreshold{Block: 11, C: 2}}
+	path := filepath.Join(t.TempDir(), "a.ptm")
+	if _, err := WriteConv(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := ReadConv(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Encoder.Thresholds) != 0 || g.Encoder.Adaptive == nil || *g.Encoder.Adaptive != *f.Encoder.Adaptive {
+		t.Errorf("encoder read back %+v, want %+v", g.Encoder, f.Encoder)
+	}
+	f.Encoder = conv.Encoder{Thresholds: []int{100}, Adaptive: &conv.AdaptiveThreshold{Block: 11, C: 2}}
+	if _, err := EncodeConv(f); err == nil {
+		t.Error("2 encoder planes on a 1-plane shape accepted")
+	}
+}

@@ -62,7 +62,8 @@
 // "kind": "conv" (a tabular header has no kind, so tabular files and their
 // hashes are unchanged) and holds the head (shape: image H x W, bit-planes,
 // window WY x WX; structure, class names, clauses, T, every class's signed
-// clause weights), the encoder (pixel_thresholds, jitter_sets,
+// clause weights), the encoder (pixel_thresholds, adaptive_threshold
+// when the encoder has the adaptive plane (block, c), jitter_sets,
 // jitter_spread: conv.Jitter's sets), the trainer's parameters (s, N,
 // spv_bits W, seed, epochs), bank_bits B, the default K, the mapping, the
 // split (as runs), the data fingerprint, the calibration record (the

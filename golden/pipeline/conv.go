@@ -22,13 +22,17 @@ import (
 // the training rows).
 const DefaultConvValRows = 5000
 
-// ConvRecipeSource names the recipe TrainConv records (modelfile.ConvRecipe).
-const ConvRecipeSource = "convtrain.ImageDefaults"
+// ConvRecipeSource names the recipe TrainConv records
+// (modelfile.ConvRecipe.Source) for a recipe name: "convtrain.ImageRecipe(NAME)".
+func ConvRecipeSource(name string) string {
+	return "convtrain.ImageRecipe(" + name + ")"
+}
 
 // ConvConfig configures TrainConv.
 type ConvConfig struct {
-	// Recipe is the model's recipe (convtrain.ImageDefaults with the
-	// user's overrides); Overridden names the fields the user set.
+	// Recipe is the model's recipe (convtrain.ImageRecipe, by default
+	// the data set's (convtrain.RecipeFor), with the user's overrides);
+	// Overridden names the fields the user set.
 	Recipe     convtrain.ImageConfig
 	Overridden []string
 	Seed       uint64
@@ -160,10 +164,10 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	if err := tcfg.Validate(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	if err := (conv.Encoder{Thresholds: rc.Thresholds}).Validate(tcfg.Shape); err != nil {
+	if err := rc.Encoder().Validate(tcfg.Shape); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	if _, err := conv.Jitter(conv.Encoder{Thresholds: rc.Thresholds}, rc.JitterSets, rc.JitterSpread); err != nil {
+	if _, err := conv.Jitter(rc.Encoder(), rc.JitterSets, rc.JitterSpread); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	if rc.Epochs < 1 || rc.K < 1 {
@@ -185,7 +189,7 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 		return nil, fmt.Errorf("pipeline: %d training images leave %d validation rows for %d classes: a convolutional model needs at least %d training images", len(train), nv, nc, 10*nc)
 	}
 	fit, val := carve(d, train, nv, cfg.Seed)
-	enc := conv.Encoder{Thresholds: rc.Thresholds}
+	enc := rc.Encoder()
 	X := make([][]bool, len(fit))
 	y := make([]int, len(fit))
 	var img []uint8
@@ -215,7 +219,7 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	if d.FixedTrain != nil {
 		sp.TestFraction = 0
 	}
-	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: &modelfile.ConvRecipe{Source: ConvRecipeSource, Overridden: cfg.Overridden}, Seed: cfg.Seed, SPVBits: cfg.SPVBits, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
+	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: &modelfile.ConvRecipe{Source: ConvRecipeSource(rc.Name), Overridden: cfg.Overridden}, Seed: cfg.Seed, SPVBits: cfg.SPVBits, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
 }
 
 // convFinish is what finishConv needs besides the trainer and the recipe.

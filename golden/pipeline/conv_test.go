@@ -19,7 +19,7 @@ func stripesRecipe(t *testing.T) convtrain.ImageConfig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc.WY, rc.WX, rc.Clauses, rc.T, rc.N, rc.Epochs, rc.Thresholds = 2, 2, 8, 8, 16, 10, []int{100}
+	rc.WY, rc.WX, rc.Clauses, rc.T, rc.N, rc.Epochs, rc.Thresholds, rc.Adaptive = 2, 2, 8, 8, 16, 10, []int{100}, nil
 	return rc
 }
 
@@ -55,7 +55,7 @@ func TestTrainConv(t *testing.T) {
 	if len(val) != 20 || per != [2]int{10, 10} {
 		t.Fatalf("carved %d rows, per class %v", len(val), per)
 	}
-	if f.Mapping.Kind != ptm.Softmax || !slices.Contains(convtrain.SoftmaxGrid(f.Head.T), f.Mapping.Temperature) || f.Recipe == nil || f.Recipe.Source != ConvRecipeSource || f.DataFingerprint != d.Fingerprint() {
+	if f.Mapping.Kind != ptm.Softmax || !slices.Contains(convtrain.SoftmaxGrid(f.Head.T), f.Mapping.Temperature) || f.Recipe == nil || f.Recipe.Source != ConvRecipeSource(convtrain.RecipeGeneric) || f.DataFingerprint != d.Fingerprint() {
 		t.Fatalf("mapping %+v, recipe %+v", f.Mapping, f.Recipe)
 	}
 	rows, err := ConvRows(f, d, "test")

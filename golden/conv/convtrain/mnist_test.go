@@ -25,7 +25,7 @@ type imageFloors struct {
 	agree         float64 // fixed-vs-float prediction agreement
 }
 
-// TestMNIST trains ImageDefaults (what `ptm train --data mnist` uses) on
+// TestMNIST trains ImageRecipe(mnist) (what `ptm train --data mnist` uses) on
 // MNIST's first 55,000 training images, fits the softmax temperature on
 // the last 5,000 (held out), and scores the 10,000 test images at the
 // recipe's K, float and fixed point at its bank bits: the figures of
@@ -45,12 +45,16 @@ func TestMNIST(t *testing.T) {
 	imageTest(t, d, true, imageFloors{acc: 0.965, accFixed: 0.965, ece: 0.01, auroc: 0.93, agree: 0.99})
 }
 
-// TestFashionMNIST is TestMNIST on Fashion-MNIST with the same defaults
-// (without the float-vs-float noise floor, to save a third pass). The
-// recipe misses the issue's 0.85 on Fashion-MNIST: on the 5,000 held-out
-// training images it scores 0.7704, ECE 0.0235, AUROC(entropy) 0.831
-// (docs/fixed-point-conv.md section 9); the floors sit below those
-// figures, and the fixed-point floors are loose (not yet measured).
+// TestFashionMNIST is TestMNIST on Fashion-MNIST with its own recipe,
+// ImageRecipe(fashion-mnist) (the adaptive plane, a 7 x 7 window, 5
+// epochs), without the float-vs-float noise floor, to save a third pass.
+// The recipe misses the issue's 0.85 on Fashion-MNIST: through `ptm
+// train` it scores 0.822 on 5,000 validation rows carved from the
+// training rows (docs/fixed-point-conv.md section 9); this test's loop
+// (train on the first 55,000, validate on the last 5,000) has not been
+// run with it, and its floors sit below the CLI's test figures (accuracy
+// 0.8151 float / 0.8126 fixed, ECE 0.021 / 0.024, AUROC(entropy) 0.841 /
+// 0.839; the agreement floor is the old recipe's 0.96 less a margin).
 //
 //	PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run 'TestFashionMNIST$' -v -timeout 180m
 func TestFashionMNIST(t *testing.T) {
@@ -61,13 +65,13 @@ func TestFashionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imageTest(t, d, false, imageFloors{acc: 0.74, accFixed: 0.73, ece: 0.05, auroc: 0.78, agree: 0.95})
+	imageTest(t, d, false, imageFloors{acc: 0.79, accFixed: 0.79, ece: 0.04, auroc: 0.81, agree: 0.95})
 }
 
 // heldOut is the number of training images held out to fit the mapping.
 const heldOut = 5000
 
-// imageTest is the whole train-and-score loop of ImageDefaults on a
+// imageTest is the whole train-and-score loop of a data set's recipe on a
 // 60,000 / 10,000 image data set. Every query's samples depend only on
 // the image's index and a seed, so the figures do not depend on
 // GOMAXPROCS.
@@ -75,12 +79,12 @@ func imageTest(t *testing.T, d *dataset.Dataset, noiseFloor bool, fl imageFloors
 	if d.Predefined == nil || len(d.Predefined.Train) != 60000 || len(d.Predefined.Test) != 10000 {
 		t.Fatalf("%s: predefined split missing or not 60,000 / 10,000", d.Name)
 	}
-	cfg, err := convtrain.ImageDefaults(28, 28, len(d.Classes))
+	cfg, err := convtrain.ImageRecipe(convtrain.RecipeFor(d.Name), 28, 28, len(d.Classes))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sh := cfg.Shape(28, 28)
-	enc := conv.Encoder{Thresholds: cfg.Thresholds}
+	enc := cfg.Encoder()
 	sets, err := conv.Jitter(enc, cfg.JitterSets, cfg.JitterSpread)
 	if err != nil {
 		t.Fatal(err)
