@@ -45,6 +45,11 @@ type Config struct {
 	// InitBanks emits one $readmemh image per lane with the bank's
 	// thresholds, loaded as the banks' initial contents.
 	InitBanks bool `json:"init_banks"`
+	// PatchLanes is the number of adjacent patches of one patch row the
+	// convolutional core evaluates per cycle (0 or 1: one; at most the
+	// patch columns are used). Each costs every clause lane a 2F-input
+	// AND. The tabular core ignores it.
+	PatchLanes int `json:"patch_lanes,omitempty"`
 }
 
 // DefaultPrefix is the module prefix used when Config.Prefix is empty.

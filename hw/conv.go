@@ -82,6 +82,7 @@ type ConvParams struct {
 	Prefix              string
 	H, W, P, WY, WX     int // image, bit-planes, window
 	PY, PX, NP          int // patch rows, columns, patches
+	PN                  int // patches evaluated per cycle (Config.PatchLanes, at most PX)
 	F, Lit              int // features, literals (2F) of a patch
 	TY, TX              int // row and column thermometer bits
 	WinBits, ImgBits    int // WY*WX*P, P*H*W
@@ -108,6 +109,10 @@ type ConvParams struct {
 // (one cycle per scanned patch): BT beats, one cycle draining the last
 // beat's decisions, LC+1 cycles of weight accumulation.
 func (p *ConvParams) GroupOverhead() int { return p.BT + 1 + p.LC + 1 }
+
+// ScanCycles is the longest scan of a group: PY patch rows of
+// ceil(PX/PN) blocks of PN patches, one block per cycle.
+func (p *ConvParams) ScanCycles() int { return p.PY * ((p.PX + p.PN - 1) / p.PN) }
 
 // ResolveConv returns c with defaults filled in (Prefix) and Lanes split
 // when ClauseLanes and LiteralLanes are both 0: LiteralLanes = the largest
@@ -148,6 +153,9 @@ func (c Config) CheckConv(h *conv.Head) error {
 	if c.MaxK < 1 || c.MaxK > 1<<16 {
 		return fmt.Errorf("%w: MaxK = %d, want 1..%d", ErrConfig, c.MaxK, 1<<16)
 	}
+	if c.PatchLanes < 0 || c.PatchLanes > 1024 {
+		return fmt.Errorf("%w: PatchLanes = %d, want 0..1024", ErrConfig, c.PatchLanes)
+	}
 	if h.Clauses > 1<<16 {
 		return fmt.Errorf("%w: %d clauses: class sums must fit 32 bits (at most %d clauses)", ErrConfig, h.Clauses, 1<<16)
 	}
@@ -163,7 +171,7 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		TY: s.H - s.WY, TX: s.W - s.WX, WinBits: s.WindowBits(), ImgBits: s.Planes * s.Pixels(),
 		NC: h.Classes, C: h.Clauses, T: h.T, Structure: string(h.Structure),
 		Bits: c.Bits, LW: c.LFSRWidth, LC: c.ClauseLanes, LL: c.LiteralLanes, L: c.ClauseLanes * c.LiteralLanes,
-		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK,
+		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK, PN: min(max(c.PatchLanes, 1), s.PX()),
 		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitMems: c.InitBanks,
 	}
 	p.LaneW = clog2(p.L)
@@ -320,7 +328,7 @@ func (p *ConvParams) header(file, purpose string) string {
 		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.PY, p.PX, p.F, p.Lit)
 	fmt.Fprintf(&b, "// Model      : NC=%d classes, C=%d clauses, %s, T=%d (%d TAs)\n", p.NC, p.C, p.Structure, p.T, p.C*p.Lit)
 	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v threshold_spram=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems, p.ThreshSPRAM)
-	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows)\n", p.G, p.BT, p.D)
+	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows); scan PN=%d patches per cycle\n", p.G, p.BT, p.D, p.PN)
 	fmt.Fprintf(&b, "// LFSR       : x^%d%s, PHI=%d'h%x\n", p.LW, (&Params{Taps: p.Taps}).polyTerms(), p.LW, p.Phi)
 	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, ConvWeightBits, p.WAddrW)
 	b.WriteString("\n`default_nettype none\n\n")

@@ -58,10 +58,16 @@ func TestConvLint(t *testing.T) {
 	needTool(t, "verilator")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range convLintCases {
-		for _, init := range []bool{false, true} {
+		// Preloaded or not at one patch per cycle; then 2 and all of a
+		// patch row's patches per cycle (PatchLanes).
+		for _, v := range []struct {
+			init bool
+			pn   int
+		}{{false, 0}, {true, 0}, {false, 2}, {true, 64}} {
+			init := v.init
 			h := testConvHead(tc.s, tc.nc, tc.c, tc.st, rng)
 			b := testConvBank(h, tc.bits, rng)
-			cfg := Config{Bits: tc.bits, LFSRWidth: tc.lw, ClauseLanes: tc.lc, LiteralLanes: tc.ll, MaxK: 20, InitBanks: init}
+			cfg := Config{Bits: tc.bits, LFSRWidth: tc.lw, ClauseLanes: tc.lc, LiteralLanes: tc.ll, MaxK: 20, InitBanks: init, PatchLanes: v.pn}
 			d, err := GenerateConv(cfg, b, "0123456789abcdef")
 			if err != nil {
 				t.Fatal(err)

@@ -55,7 +55,9 @@ func convHarness(d *ConvDesign) (string, int) {
 //
 //	PTM_LONG_TESTS=1 go test ./hw -run TestConvSynthUP5K -v
 //
-// PTM_CONV_SYNTH_LANES=LCxLL chooses the lanes (default 4x4).
+// PTM_CONV_SYNTH_LANES=LCxLL chooses the lanes (default 4x4),
+// PTM_CONV_SYNTH_PATCHES the patches per scan cycle (Config.PatchLanes,
+// default 1).
 func TestConvSynthUP5K(t *testing.T) {
 	testenv.SkipUnlessLong(t, "yosys and nextpnr on a 128-clause conv core")
 	needTool(t, "yosys")
@@ -67,9 +69,15 @@ func TestConvSynthUP5K(t *testing.T) {
 			t.Fatalf("PTM_CONV_SYNTH_LANES=%q: %v", v, err)
 		}
 	}
+	pn := 1
+	if v := os.Getenv("PTM_CONV_SYNTH_PATCHES"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &pn); err != nil {
+			t.Fatalf("PTM_CONV_SYNTH_PATCHES=%q: %v", v, err)
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := testConvHead(conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, 10, 128, conv.Coalesced, rng)
-	d, err := GenerateConv(Config{Bits: 4, LFSRWidth: 16, ClauseLanes: lc, LiteralLanes: ll, MaxK: 255}, testConvBank(h, 4, rng), "")
+	d, err := GenerateConv(Config{Bits: 4, LFSRWidth: 16, ClauseLanes: lc, LiteralLanes: ll, MaxK: 255, PatchLanes: pn}, testConvBank(h, 4, rng), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +134,8 @@ func TestConvSynthUP5K(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := d.Params
-	t.Logf("UP5K, %d clause x %d literal lanes, B=4, W=16: ICESTORM_LC %d/%d, ICESTORM_RAM %d/%d, ICESTORM_SPRAM %d/%d; Fmax %v",
-		lc, ll, r.Utilization["ICESTORM_LC"].Used, r.Utilization["ICESTORM_LC"].Available, r.Utilization["ICESTORM_RAM"].Used,
+	t.Logf("UP5K, %d clause x %d literal lanes, %d patches per cycle, B=4, W=16: ICESTORM_LC %d/%d, ICESTORM_RAM %d/%d, ICESTORM_SPRAM %d/%d; Fmax %v",
+		lc, ll, p.PN, r.Utilization["ICESTORM_LC"].Used, r.Utilization["ICESTORM_LC"].Available, r.Utilization["ICESTORM_RAM"].Used,
 		r.Utilization["ICESTORM_RAM"].Available, r.Utilization["ICESTORM_SPRAM"].Used, r.Utilization["ICESTORM_SPRAM"].Available, r.Fmax)
-	t.Logf("schedule: G=%d groups x (BT=%d beats + up to %d patches + %d) cycles per sample", p.G, p.BT, p.NP, p.LC+2)
+	t.Logf("schedule: G=%d groups x (BT=%d beats + up to %d scan cycles + %d) cycles per sample", p.G, p.BT, p.ScanCycles(), p.LC+2)
 }

@@ -154,17 +154,20 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvPatch = `// The literals of the patch at (y, x) (docs/fixed-point-conv.md 2), the
-// patches visited in raster order. row_en shifts one image row in: the
+const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + j), j = 0..PN-1
+// (docs/fixed-point-conv.md 2), the patch blocks visited in raster order.
+// row_en shifts one image row in: the
 // rows of the bit-planes are written in order p*H + y (plane p's pixel
 // (y, x) in bit x of row p*H + y), P*H of them; start (re)starts the
-// scan at patch (0, 0) and must come when ready; next moves to the next
-// patch. rows holds the image with every plane rotated up by rot rows:
+// scan at patch (0, 0) and must come when ready; next moves x on by PN
+// patches, or to the next patch row. rows holds the image with every plane rotated up by rot rows:
 // each move to the next patch row rotates it once, and when not scanning
 // (no next) it keeps rotating until rot is back to 0 (ready), so the image
 // is kept once. Window row (p, dy) holds row y+dy of plane p moved left by
-// x columns, so that the window bit (p, dy, dx) is its bit dx; the row and
-// column thermometers ty[k] = y > k and tx[k] = x > k are shift registers.
+// x columns, so that the window bit (p, dy, dx) of patch j is its bit dx + j; the row and
+// column thermometers ty[k] = y > k and tx[k] = x > k are shift registers
+// (patch j's column thermometer is tx moved up by j, ones below). valid[j]
+// is x + j < PX.
 module {{.Prefix}}_conv_patch #(
     // Set by the generator: regenerate rather than override.
     parameter integer H   = {{.H}}, // image rows
@@ -173,23 +176,29 @@ module {{.Prefix}}_conv_patch #(
     parameter integer WY  = {{.WY}}, // window rows
     parameter integer WX  = {{.WX}}, // window columns
     parameter integer F   = {{.F}}, // features of a patch
+    parameter integer PN  = {{.PN}}, // patches per cycle
     parameter integer IMG = {{.ImgBits}}  // P*H*W
 ) (
-    input  wire           clk,
-    input  wire           row_en,
-    input  wire [W-1:0]   row,
-    input  wire           start,
-    input  wire           next,
-    output wire           ready, // rows holds the image unrotated: start may come
-    output wire [2*F-1:0] lit,   // literal i < F is feature i, F + i its negation
-    output wire           last   // the patch is the last, (H-WY, W-WX)
+    input  wire              clk,
+    input  wire              row_en,
+    input  wire [W-1:0]      row,
+    input  wire              start,
+    input  wire              next,
+    output wire              ready, // rows holds the image unrotated: start may come
+    output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
+    output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
+    output wire              last   // the block is the last of the scan
 );
     reg  [IMG-1:0] rows;
     wire [IMG-1:0] rows_rot; // every plane rotated up by one row
     wire x_last, y_last;
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
-    assign x_last = &tx;
+{{- if ge .PN .PX}}
+    assign x_last = 1'b1;
+{{- else}}
+    assign x_last = tx[{{sub (sub .PX .PN) 1}}];
+{{- end}}
 {{- else}}
     assign x_last = 1'b1;
 {{- end}}
@@ -250,15 +259,15 @@ module {{.Prefix}}_conv_patch #(
 {{- end}}
 {{- if gt .TX 0}}
             end else begin
-                tx   <= {{if eq .TX 1}}1'b1{{else}}{tx[{{sub .TX 2}}:0], 1'b1}{{end}};
+                tx   <= {{if le .TX .PN}}{{"{"}}{{.TX}}{1'b1}}{{else}}{tx[{{sub (sub .TX 1) .PN}}:0], {{"{"}}{{.PN}}{1'b1}}}{{end}};
 {{- end}}
             end
         end
     end
 
-    wire [F-1:0] feat;
+    wire [PN*F-1:0] feat;
 
-    genvar p, dy, dx;
+    genvar p, dy, dx, j;
     generate
         for (p = 0; p < P; p = p + 1) begin : g_plane
             for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
@@ -273,37 +282,58 @@ module {{.Prefix}}_conv_patch #(
 {{- else}}
                             win <= rows[(p*H + dy + 1)*W +: W];
 {{- end}}
-{{- if gt .PX 1}}
+{{- if gt .PX .PN}}
                         else
-                            win <= {1'b0, win[W-1:1]};
+                            win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
 {{- end}}
                     end
                 end
-{{- if gt .W .WX}}
-                wire unused_win = ^win[W-1:WX];
+{{- if gt .W (add .WX (sub .PN 1))}}
+                wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
 {{- end}}
-                for (dx = 0; dx < WX; dx = dx + 1) begin : g_col
-                    assign feat[(p*WY + dy)*WX + dx] = win[dx];
+                for (j = 0; j < PN; j = j + 1) begin : g_patch
+                    for (dx = 0; dx < WX; dx = dx + 1) begin : g_col
+                        assign feat[j*F + (p*WY + dy)*WX + dx] = win[dx + j];
+                    end
                 end
             end
         end
-    endgenerate
+        for (j = 0; j < PN; j = j + 1) begin : g_therm
 {{- if gt .TY 0}}
-    assign feat[{{.WinBits}} +: {{.TY}}] = ty;
+            assign feat[j*F + {{.WinBits}} +: {{.TY}}] = ty;
 {{- end}}
 {{- if gt .TX 0}}
-    assign feat[{{add .WinBits .TY}} +: {{.TX}}] = tx;
+            if (j == 0) begin : g_t0
+                assign feat[{{add .WinBits .TY}} +: {{.TX}}] = tx;
+            end else if (j < {{.TX}}) begin : g_tj
+                assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {tx[{{sub .TX 1}}-j:0], {j{1'b1}}};
+            end else begin : g_tall
+                assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {{"{"}}{{.TX}}{1'b1}};
+            end
+{{- end}}
+            assign lit[j*2*F +: 2*F] = {~feat[j*F +: F], feat[j*F +: F]};
+{{- if gt .PN 1}}
+            if (j == 0) begin : g_v0
+                assign valid[j] = 1'b1;
+            end else begin : g_vj
+                assign valid[j] = !tx[{{sub .PX 1}}-j];
+            end
+{{- end}}
+        end
+    endgenerate
+{{- if eq .PN 1}}
+
+    assign valid = 1'b1;
 {{- end}}
 
-    assign lit  = {~feat, feat};
     assign last = x_last && y_last;
 endmodule
 
 ` + "`default_nettype wire\n"
 
 const tmplConvClause = `// One clause lane over a group's patch scan. With inc the clause's include
-// bits (literal i at bit i) and lit the present patch's literals,
-//     fire = AND over i of (!inc[i] || lit[i]),
+// bits (literal i at bit i) and lit the present PN patches' literals,
+//     fire = OR over valid patches j of AND over i of (!inc[i] || lit_j[i]),
 // fired is the OR of fire over the patches evaluated since clear (a
 // register: it includes the present patch from the next cycle), any the
 // OR of inc (a register of the sampler). The clause output is any && fired (a clause with no included
@@ -311,20 +341,29 @@ const tmplConvClause = `// One clause lane over a group's patch scan. With inc t
 // when it has no included literal (resolved). Both come from registers,
 // so that the scan's control does not wait for the AND of this cycle.
 module {{.Prefix}}_conv_clause #(
-    parameter integer LIT = {{.Lit}} // literals of a patch, 2F (set by the generator)
+    parameter integer LIT = {{.Lit}}, // literals of a patch, 2F (set by the generator)
+    parameter integer PN  = {{.PN}}  // patches evaluated per cycle
 ) (
     input  wire           clk,
     input  wire           clear,
-    input  wire           eval,          // the present patch counts
+    input  wire           eval,          // the present patches count
     input  wire [LIT-1:0] inc,
     input  wire           any,           // OR of inc (the sampler keeps it)
-    input  wire [LIT-1:0] lit,
+    input  wire [PN*LIT-1:0] lit,        // patch j's literals at j*LIT
+    input  wire [PN-1:0]  valid,         // patch j exists
     output wire           out,           // the output over the patches evaluated before this cycle
     output wire           resolved       // ... which no further patch changes
 );
     reg fired;
 
-    wire fire = &(~inc | lit);
+    wire [PN-1:0] fire_j;
+    genvar j;
+    generate
+        for (j = 0; j < PN; j = j + 1) begin : g_patch
+            assign fire_j[j] = valid[j] & (&(~inc | lit[j*LIT +: LIT]));
+        end
+    endgenerate
+    wire fire = |fire_j;
 
     always @(posedge clk) begin
         if (clear)
@@ -484,7 +523,8 @@ module {{.Prefix}}_conv_core #(
 
     // ---------------------------------------------------------------
     // Patches and clause lanes.
-    wire [LIT-1:0] lit;
+    wire [{{.PN}}*LIT-1:0] lit;
+    wire [{{.PN}}-1:0]     lit_valid;
     wire           patch_last, patch_ready;
     wire [LC-1:0]  clause_out, resolved;
     reg            past_last;     // the last patch has been evaluated
@@ -506,6 +546,7 @@ module {{.Prefix}}_conv_core #(
         .next   (scan_eval && !patch_last),
         .ready  (patch_ready),
         .lit    (lit),
+        .valid  (lit_valid),
         .last   (patch_last)
     );
 
@@ -523,6 +564,7 @@ module {{.Prefix}}_conv_core #(
                 .inc           (inc[ci*INC_W +: LIT]),
                 .any           (inc_any[ci]),
                 .lit           (lit),
+                .valid         (lit_valid),
                 .out           (clause_out[ci]),
                 .resolved      (resolved[ci])
             );

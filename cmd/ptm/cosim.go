@@ -38,6 +38,7 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 	split := fs.String("split", "test", "convolutional model with --data: the rows (test, train or all)")
 	var hf hwFlags
 	hf.add(fs)
+	hf.addPatchLanes(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

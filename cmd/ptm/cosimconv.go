@@ -26,6 +26,7 @@ type convCosimJSON struct {
 	ClauseLanes  int    `json:"clause_lanes"`
 	LiteralLanes int    `json:"literal_lanes"`
 	LFSRWidth    int    `json:"lfsr_width"`
+	PatchLanes   int    `json:"patch_lanes"`
 }
 
 // convHW is the conv core's hardware from the flags: `ptm eval --fixed`'s
@@ -64,7 +65,7 @@ func genConv(fs *flag.FlagSet, f *modelfile.ConvFile, hash string, hf *hwFlags, 
 	if err != nil {
 		return err
 	}
-	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, InitBanks: init}
+	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, InitBanks: init, PatchLanes: hf.pn}
 	d, err := hw.GenerateConv(cfg, bank, hash)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func genConv(fs *flag.FlagSet, f *modelfile.ConvFile, hash string, hf *hwFlags, 
 		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.C, p.Lit, p.C*p.Lit, p.NC, p.Structure)
 	fmt.Fprintf(stdout, "  hardware: B=%d, W=%d, L=%d (%d clause x %d literal lanes), threshold memory %d rows x %d bits, weights %d rows x %d bits, MaxK=%d\n",
 		p.Bits, p.LW, p.L, p.LC, p.LL, p.D, p.L*p.Bits, p.WDepth, p.NC*hw.ConvWeightBits, p.MaxK)
-	fmt.Fprintf(stdout, "  one sample takes %d groups x (%d beats + up to %d patches + %d) cycles + %d result words\n", p.G, p.BT, p.NP, p.LC+2, p.NC)
+	fmt.Fprintf(stdout, "  one sample takes %d groups x (%d beats + up to %d scan cycles (%d patches per cycle) + %d) cycles + %d result words\n", p.G, p.BT, p.ScanCycles(), p.PN, p.LC+2, p.NC)
 	return nil
 }
 
@@ -158,14 +159,14 @@ func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string
 		}
 	}
 	bar := newProgress(stderr, "co-simulating")
-	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix}
+	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, PatchLanes: hf.pn}
 	res, err := convcosim.Run(convcosim.Options{Bank: bank, Config: cfg, ModelHash: hash, Requests: reqs, Ready: ready, Seed: seed, Progress: bar.update})
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		if err := writeJSON(stdout, convCosimJSON{Result: res, Model: path, Data: data, Split: split, Images: images, K: K,
-			ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, LFSRWidth: h.LFSRWidth}); err != nil {
+			ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, LFSRWidth: h.LFSRWidth, PatchLanes: max(hf.pn, 1)}); err != nil {
 			return err
 		}
 	} else {

@@ -75,7 +75,7 @@ func TestCosimConv(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train (2 planes, 2 sets): exit %d: %s", code, errs)
 	}
-	code, out, errs = runCLI("cosim", "--model", model2, "--data", dir, "--vectors", "3", "--k", "3", "--clause-lanes", "2", "--literal-lanes", "16", "--json")
+	code, out, errs = runCLI("cosim", "--model", model2, "--data", dir, "--vectors", "3", "--k", "3", "--clause-lanes", "2", "--literal-lanes", "16", "--patch-lanes", "3", "--json")
 	if code != 0 {
 		t.Fatalf("cosim (2 planes, 2 sets): exit %d: %s", code, errs)
 	}

@@ -22,7 +22,14 @@ func init() {
 // hwFlags are the hardware parameters shared by gen, cosim and synth.
 type hwFlags struct {
 	bits, width, lanes, lc, ll, maxK int
+	pn                               int // --patch-lanes (convolutional core)
 	prefix                           string
+}
+
+// addPatchLanes adds --patch-lanes, the convolutional core's patches per
+// scan cycle (hw.Config.PatchLanes).
+func (h *hwFlags) addPatchLanes(fs *flag.FlagSet) {
+	fs.IntVar(&h.pn, "patch-lanes", 1, "convolutional core: adjacent patches evaluated per scan cycle (each costs every clause lane a 2F-input AND)")
 }
 
 func (h *hwFlags) add(fs *flag.FlagSet) {
@@ -79,6 +86,9 @@ func hwFlagsSet(fs *flag.FlagSet) bool {
 // config resolves the flags into a generator configuration for shape.
 func (h *hwFlags) config(sh fixed.Shape) (hw.Config, error) {
 	c := hw.Config{Bits: h.bits, LFSRWidth: h.width, ClauseLanes: h.lc, LiteralLanes: h.ll, Lanes: h.lanes, MaxK: h.maxK, Prefix: h.prefix}
+	if h.pn > 1 {
+		return c, fmt.Errorf("%w: --patch-lanes is for a convolutional model", errUsage)
+	}
 	if (h.lc == 0) != (h.ll == 0) {
 		return c, fmt.Errorf("%w: give both --clause-lanes and --literal-lanes, or --lanes", errUsage)
 	}
@@ -130,6 +140,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	init := fs.Bool("init-banks", false, "emit the model's thresholds as the banks' initial contents ($readmemh)")
 	var hf hwFlags
 	hf.add(fs)
+	hf.addPatchLanes(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -54,14 +54,16 @@ func mnistFirst(t *testing.T, imgs, labels string, n int) ([][]uint8, []int) {
 
 // TestTrainedMNIST trains a small convolutional model (convtrain, the
 // image recipe with fewer clauses) on the first MNIST training images and
-// co-simulates its core on test images: 0 mismatches. The long form
-// (PTM_LONG_TESTS=1) trains 128 clauses on 5,000 images and co-simulates
-// 1,000 test images at K = 16.
+// co-simulates its core on test images, 4 patches per scan cycle: 0
+// mismatches. The long form (PTM_LONG_TESTS=1) trains 128 clauses on
+// 5,000 images and co-simulates 1,000 test images at K = 16, one patch per
+// cycle.
 func TestTrainedMNIST(t *testing.T) {
 	needVerilator(t)
 	testenv.Heartbeat(t, 0)
 	trainN, testN, clauses, K := testenv.Size(300, 5000), testenv.Size(12, 1000), testenv.Size(16, 128), testenv.Size(4, 16)
 	lc, ll := testenv.Size(4, 8), 8
+	pn := testenv.Size(4, 1) // patches per scan cycle: blocks of 4 of the 19 patches of a row, or the long run's figure at one
 	X, Y := mnistFirst(t, "train-images-idx3-ubyte", "train-labels-idx1-ubyte", trainN)
 	Xt, _ := mnistFirst(t, "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", testN)
 	rc, err := convtrain.ImageDefaults(28, 28, 10)
@@ -105,7 +107,7 @@ func TestTrainedMNIST(t *testing.T) {
 		}
 		reqs[i] = Request{Planes: p, K: K, Seed: rng.Uint32()}
 	}
-	res, err := Run(Options{Bank: bank, Config: hw.Config{Bits: 4, LFSRWidth: 32, ClauseLanes: lc, LiteralLanes: ll, MaxK: 16},
+	res, err := Run(Options{Bank: bank, Config: hw.Config{Bits: 4, LFSRWidth: 32, ClauseLanes: lc, LiteralLanes: ll, MaxK: 16, PatchLanes: pn},
 		Requests: reqs, Seed: 1, Progress: func(done, total int) {
 			if done%100 == 0 {
 				t.Logf("[progress] %d/%d images", done, total)
