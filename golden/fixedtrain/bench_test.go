@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/internal/phaseprof"
 )
 
 // cpuTime is the process's user+system CPU time: on a shared machine the
@@ -72,7 +73,7 @@ func BenchmarkEpoch(b *testing.B) {
 					tr.parallelMin = 0
 				}
 				if w == -2 && tr.useParallel() {
-					tr.prof = &phaseProfile{busy: make([]time.Duration, tr.workers)}
+					tr.prof = phaseprof.New(tr.workers)
 					runtime.LockOSThread() // the caller's thread CPU clock stays its own
 					defer runtime.UnlockOSThread()
 				}
@@ -85,10 +86,10 @@ func BenchmarkEpoch(b *testing.B) {
 					_ = tr.RunEpoch(X, y)
 				}
 				b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/epoch")
-				if pr := tr.prof; pr != nil && pr.phases > 0 {
+				if pr := tr.prof; pr != nil && pr.Phases() > 0 {
 					// the warm-up epochs are profiled too: scale by all epochs
 					e := float64(sh.warm + b.N)
-					crit, work := pr.crit+pr.serial, pr.total+pr.serial
+					crit, work := pr.Totals()
 					b.ReportMetric(float64(crit.Microseconds())/1e3/e, "crit-ms/epoch")
 					b.ReportMetric(float64(work.Microseconds())/1e3/e, "work-ms/epoch")
 					b.ReportMetric(float64(work)/float64(crit), "bound-x")

@@ -143,13 +143,7 @@ func (p *pool) loop(k int, seen uint32) {
 		seen = p.seq.Load()
 		ph := p.ph
 		if pr := ph.tr.prof; pr != nil {
-			// the thread CPU clock is the goroutine's only while it stays
-			// on its thread
-			runtime.LockOSThread()
-			t0 := threadCPU()
-			ph.tr.work(ph.kind, k+1)
-			pr.busy[k+1] = threadCPU() - t0
-			runtime.UnlockOSThread()
+			pr.Time(k+1, func() { ph.tr.work(ph.kind, k+1) })
 		} else {
 			ph.tr.work(ph.kind, k+1)
 		}
@@ -172,16 +166,11 @@ func (p *pool) run(tr *Trainer, kind int) {
 		p.signal(&p.ws[k])
 	}
 	pr := tr.prof
-	var t0 time.Duration
 	if pr != nil {
-		t0 = threadCPU()
-		if pr.started {
-			pr.serial += t0 - pr.lastEnd
-		}
-	}
-	tr.work(kind, 0)
-	if pr != nil {
-		pr.busy[0] = threadCPU() - t0
+		pr.Begin()
+		pr.Time(0, func() { tr.work(kind, 0) })
+	} else {
+		tr.work(kind, 0)
 	}
 	sp := p.spinner()
 	parked := false
@@ -201,16 +190,7 @@ func (p *pool) run(tr *Trainer, kind int) {
 	}
 	p.ph.tr = nil
 	if pr != nil {
-		var m time.Duration
-		for _, b := range pr.busy {
-			m = max(m, b)
-			pr.total += b
-		}
-		pr.crit += m
-		pr.phases++
-		// the caller's wait above is in the critical path (the longest
-		// worker), not in the serial part
-		pr.lastEnd, pr.started = threadCPU(), true
+		pr.End()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/internal/phaseprof"
 )
 
 // Widths of the SPV mass.
@@ -68,7 +69,7 @@ type Trainer struct {
 	workers, parallelMin int
 	pool                 *pool     // the worker goroutines, started on first use
 	par                  *parState // the parallel schedule's scratch
-	prof                 *phaseProfile
+	prof                 *phaseprof.Profile
 	// Epochs counts the epochs completed.
 	Epochs int
 	// Progress, if set, is called within RunEpoch every ptm.ProgressRows

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/internal/phaseprof"
 )
 
 // BenchmarkStep is one training step (one image) of a coalesced model on
@@ -157,13 +158,13 @@ func BenchmarkConvEpoch(b *testing.B) {
 					// own only while it stays on one thread
 					runtime.LockOSThread()
 					defer runtime.UnlockOSThread()
-					tr.prof = &phaseProfile{busy: make([]time.Duration, w)}
+					tr.prof = phaseprof.New(w)
 				}
 				if err := tr.RunEpoch(X, y); err != nil {
 					b.Fatal(err)
 				}
 				if tr.prof != nil {
-					*tr.prof = phaseProfile{busy: tr.prof.busy}
+					tr.prof.Reset()
 				}
 				b.ResetTimer()
 				c0, w0 := cpuTime(), time.Now()
@@ -175,8 +176,8 @@ func BenchmarkConvEpoch(b *testing.B) {
 				n := float64(b.N)
 				b.ReportMetric(float64((cpuTime()-c0).Microseconds())/1e3/n, "cpu-ms/epoch")
 				b.ReportMetric(float64(time.Since(w0).Microseconds())/1e3/n, "wall-ms/epoch")
-				if pr := tr.prof; pr != nil && pr.phases > 0 {
-					crit, work := pr.crit+pr.serial, pr.total+pr.serial
+				if pr := tr.prof; pr != nil && pr.Phases() > 0 {
+					crit, work := pr.Totals()
 					b.ReportMetric(float64(crit.Microseconds())/1e3/n, "crit-ms/epoch")
 					b.ReportMetric(float64(work.Microseconds())/1e3/n, "work-ms/epoch")
 					b.ReportMetric(float64(work)/float64(crit), "bound-x")

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/fixedtrain"
 	"github.com/ptmhw/ptm/golden/lfsr"
+	"github.com/ptmhw/ptm/internal/phaseprof"
 )
 
 // Config is the trainer's configuration.
@@ -68,7 +68,7 @@ type Trainer struct {
 	y, o    int
 	vy, vo  int
 	workers []*worker
-	prof    *phaseProfile // set only by the benchmarks
+	prof    *phaseprof.Profile // set only by the benchmarks
 	// Epochs counts the epochs completed.
 	Epochs int
 	// Progress, if set, is called within RunEpoch every 1,000 images and
@@ -150,7 +150,7 @@ func (tr *Trainer) Close() {
 func (tr *Trainer) serve(w *worker) {
 	for phase := range w.start {
 		if tr.prof != nil {
-			tr.timed(w, w.k, phase)
+			tr.prof.Time(w.k, func() { tr.run(w, phase) })
 		} else {
 			tr.run(w, phase)
 		}
@@ -172,20 +172,10 @@ func (tr *Trainer) parallel(phase int) {
 		w0.done.Wait()
 		return
 	}
-	t0 := threadCPU()
-	if pr.started {
-		pr.serial += t0 - pr.lastEnd
-	}
-	tr.timed(w0, 0, phase)
+	pr.Begin()
+	pr.Time(0, func() { tr.run(w0, phase) })
 	w0.done.Wait()
-	var m time.Duration
-	for _, b := range pr.busy {
-		m = max(m, b)
-		pr.total += b
-	}
-	pr.crit += m
-	pr.phases++
-	pr.lastEnd, pr.started = threadCPU(), true
+	pr.End()
 }
 
 const (
