@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/template"
 
@@ -36,45 +34,11 @@ type ConvDesign struct {
 	Config Config
 	Head   conv.Head
 	Params ConvParams
-	Files  []File
+	Files
 }
 
 // Top is the name of the top-level module, <prefix>_conv_core.
 func (d *ConvDesign) Top() string { return d.Config.Prefix + "_conv_core" }
-
-// VerilogFiles returns the names of the Verilog files, top module last.
-func (d *ConvDesign) VerilogFiles() []string {
-	var v []string
-	for _, f := range d.Files {
-		if strings.HasSuffix(f.Name, ".v") {
-			v = append(v, f.Name)
-		}
-	}
-	return v
-}
-
-// File returns the contents of the named file, or nil.
-func (d *ConvDesign) File(name string) []byte {
-	for _, f := range d.Files {
-		if f.Name == name {
-			return f.Data
-		}
-	}
-	return nil
-}
-
-// Write writes every file into dir (created if needed).
-func (d *ConvDesign) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("hw: %w", err)
-	}
-	for _, f := range d.Files {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-			return fmt.Errorf("hw: %w", err)
-		}
-	}
-	return nil
-}
 
 // ConvParams are the derived constants of a convolutional design, written
 // into the header of every file.

@@ -17,22 +17,14 @@ type File struct {
 	Data []byte
 }
 
-// Design is a generated core: its configuration, derived parameters and
-// files (Verilog modules in dependency order, then bank images).
-type Design struct {
-	Config Config
-	Shape  fixed.Shape
-	Params Params
-	Files  []File
-}
-
-// Top is the name of the top-level module, <prefix>_core.
-func (d *Design) Top() string { return d.Config.Prefix + "_core" }
+// Files are a design's generated files, Verilog modules in dependency
+// order (top module last), then memory images.
+type Files []File
 
 // VerilogFiles returns the names of the Verilog files, top module last.
-func (d *Design) VerilogFiles() []string {
+func (fs Files) VerilogFiles() []string {
 	var v []string
-	for _, f := range d.Files {
+	for _, f := range fs {
 		if strings.HasSuffix(f.Name, ".v") {
 			v = append(v, f.Name)
 		}
@@ -41,8 +33,8 @@ func (d *Design) VerilogFiles() []string {
 }
 
 // File returns the contents of the named file, or nil.
-func (d *Design) File(name string) []byte {
-	for _, f := range d.Files {
+func (fs Files) File(name string) []byte {
+	for _, f := range fs {
 		if f.Name == name {
 			return f.Data
 		}
@@ -51,17 +43,29 @@ func (d *Design) File(name string) []byte {
 }
 
 // Write writes every file into dir (created if needed).
-func (d *Design) Write(dir string) error {
+func (fs Files) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("hw: %w", err)
 	}
-	for _, f := range d.Files {
+	for _, f := range fs {
 		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
 			return fmt.Errorf("hw: %w", err)
 		}
 	}
 	return nil
 }
+
+// Design is a generated core: its configuration, derived parameters and
+// files (Verilog modules in dependency order, then bank images).
+type Design struct {
+	Config Config
+	Shape  fixed.Shape
+	Params Params
+	Files
+}
+
+// Top is the name of the top-level module, <prefix>_core.
+func (d *Design) Top() string { return d.Config.Prefix + "_core" }
 
 // Generate specializes the inference core for a shape. bank, when not nil,
 // must have that shape and cfg.Bits; it is needed only with cfg.InitBanks
