@@ -6,8 +6,6 @@ import (
 	"io"
 	"math"
 
-	"github.com/ptmhw/ptm/golden/conv"
-	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
@@ -123,24 +121,9 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 		if o.seed > math.MaxUint32 {
 			return fmt.Errorf("%w: --seed %d: the fixed-point model takes a 32-bit seed", errUsage, o.seed)
 		}
-		if isSet(fs, "lanes") {
-			return fmt.Errorf("%w: --lanes: a convolutional core takes --clause-lanes and --literal-lanes (default %d and %d)", errUsage, convClauseLanes, convLiteralLanes)
-		}
-		h := conv.HW{Bits: f.BankBits, LFSRWidth: lfsr.DefaultWidth, ClauseLanes: min(convClauseLanes, f.Head.Clauses), LiteralLanes: min(convLiteralLanes, f.Head.Shape.Literals())}
-		if isSet(fs, "bits") {
-			h.Bits = hf.bits
-		}
-		if isSet(fs, "lfsr-width") {
-			h.LFSRWidth = hf.width
-		}
-		if isSet(fs, "clause-lanes") {
-			h.ClauseLanes = hf.lc
-		}
-		if isSet(fs, "literal-lanes") {
-			h.LiteralLanes = hf.ll
-		}
-		if err := conv.CheckHW(&f.Head, h); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+		h, err := convHW(fs, f, hf)
+		if err != nil {
+			return err
 		}
 		s.Fixed = &h
 		if s.Bank, err = f.Bank(h.Bits); err != nil {
