@@ -1,6 +1,8 @@
 # Probabilistic Tsetlin Machine: golden model -> generator -> RTL -> sim/synth -> host.
 #
 #   make demo   train on Iris and run the main job (see README)
+#   make demo DATA=mnist   the image demo (scripts/demo-images.sh; QUICK=1,
+#                    MODEL=, N=, M=, BOARD=soft|sim: docs/howto-demo-images.md)
 #   make test        everything CI checks, at reduced sizes (under 15 minutes
 #                    on an idle 2-core machine)
 #   make test-long   the same checks at full size (PTM_LONG_TESTS=1: 10,000-query
@@ -55,8 +57,13 @@ test: deps fmt-check vet gotest
 
 test-long: deps fmt-check vet gotest-long
 
+# DATA=iris (the default) runs the tabular main job; DATA=mnist or
+# DATA=fashion-mnist the image demo, in $(BUILD)/demo-$(DATA).
+DATA     ?= iris
+
 demo: deps build
-	@bash scripts/demo.sh $(PTM) $(BUILD)/demo
+	@if [ "$(DATA)" = iris ]; then bash scripts/demo.sh $(PTM) $(BUILD)/demo; \
+	else DATA=$(DATA) bash scripts/demo-images.sh $(PTM) $(BUILD)/demo-$(DATA); fi
 
 # A million samples of the Iris model through the Verilated core (README).
 cosim-long: build

@@ -23,6 +23,7 @@ func init() {
 type evalJSON struct {
 	Model            string   `json:"model"`
 	Kind             string   `json:"kind,omitempty"`
+	Fixed            bool     `json:"fixed,omitempty"` // the fixed-point model a board runs (--fixed), else the float model
 	Data             string   `json:"data"`
 	Split            string   `json:"split"`
 	Queries          int      `json:"queries"`
@@ -62,6 +63,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "convolutional models: goroutines sampling the rows (0: GOMAXPROCS); the results do not depend on it")
 	ood := fs.String("ood", "", "also score the rows of this out-of-distribution data set (its labels ignored) against the evaluated rows: AUROC of entropy and of MI for telling them apart")
 	oodSplit := fs.String("ood-split", "test", "rows of --ood: test or train (its predefined split) or all")
+	limit := fs.Int("limit", 0, "evaluate only the first `N` rows of the split (0: all), the rows `ptm stream --limit N` streams")
+	oodLimit := fs.Int("ood-limit", 0, "score only the first `M` rows of --ood-split (0: all), the rows `ptm stream --ood DATA --limit M` streams")
 	var hf hwFlags
 	hf.addLanes(fs)
 	var mf mappingFlags
@@ -72,8 +75,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *workers < 0 {
 		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, *workers)
 	}
-	if isSet(fs, "ood-split") && *ood == "" {
-		return fmt.Errorf("%w: --ood-split needs --ood", errUsage)
+	if (isSet(fs, "ood-split") || isSet(fs, "ood-limit")) && *ood == "" {
+		return fmt.Errorf("%w: --ood-split and --ood-limit need --ood", errUsage)
+	}
+	if *limit < 0 || *oodLimit < 0 {
+		return fmt.Errorf("%w: --limit %d, --ood-limit %d: want >= 0 (0: all rows)", errUsage, *limit, *oodLimit)
 	}
 	if *model == "" || (*data == "" && *testData == "") {
 		return fmt.Errorf("%w: --model and --data are required", errUsage)
@@ -96,7 +102,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if cv != nil {
 		o := evalOpts{model: *model, data: *data, testData: *testData, split: *split, K: *K, seed: *seed, bins: *bins, asJSON: *asJSON,
-			perQuery: *perQuery, fixed: *fixedModel, workers: *workers, ood: *ood, oodSplit: *oodSplit}
+			perQuery: *perQuery, fixed: *fixedModel, workers: *workers, ood: *ood, oodSplit: *oodSplit, limit: *limit, oodLimit: *oodLimit}
 		return evalConv(fs, o, cv, &hf, &mf, stdout, stderr)
 	}
 	if isSet(fs, "workers") {
@@ -113,6 +119,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rows = firstRows(rows, *limit)
 	var res *pipeline.EvalResult
 	if *fixedModel {
 		if *seed > math.MaxUint32 {
@@ -143,13 +150,13 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	r := res.Report
 	var oodRep *oodJSON
 	if *ood != "" {
-		if oodRep, err = oodTabular(f, res.Queries, *ood, *oodSplit, *K, *seed, mp, stderr); err != nil {
+		if oodRep, err = oodTabular(f, res.Queries, *ood, *oodSplit, *oodLimit, *K, *seed, mp, stderr); err != nil {
 			return err
 		}
 	}
 	if *asJSON {
 		return writeJSON(stdout, evalJSON{
-			Model: *model, Data: d.Name, Split: *split, Queries: r.N, Samples: *K,
+			Model: *model, Fixed: *fixedModel, Data: d.Name, Split: *split, Queries: r.N, Samples: *K,
 			Mapping: string(mp.Kind), Temperature: num(mp.Temperature), Smoothing: num(mp.Smoothing),
 			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: *bins, NLL: num(r.NLL), Brier: num(r.Brier),
 			AUROCEntropy: num(r.AUROCEntropy), AUROCMI: num(r.AUROCMI), Identical: num(r.Identical), Sets: f.Sets().M(),

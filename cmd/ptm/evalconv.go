@@ -88,6 +88,7 @@ type evalOpts struct {
 	fixed                        bool
 	workers                      int
 	ood, oodSplit                string
+	limit, oodLimit              int
 }
 
 // evalConv is `ptm eval` for a convolutional model.
@@ -112,6 +113,7 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 	if err != nil {
 		return err
 	}
+	rows = firstRows(rows, o.limit)
 	labels, err := pipeline.ConvLabels(f, d, rows)
 	if err != nil {
 		return err
@@ -155,6 +157,7 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 		if err != nil {
 			return err
 		}
+		orows = firstRows(orows, o.oodLimit)
 		s.Seed = o.seed + oodSeedOffset
 		if o.fixed {
 			s.Seed = uint64(uint32(s.Seed))
@@ -177,7 +180,7 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 	}
 	if o.asJSON {
 		return writeJSON(stdout, evalJSON{
-			Model: o.model, Kind: "conv", Data: dname, Split: split, Queries: r.N, Samples: K,
+			Model: o.model, Kind: "conv", Fixed: o.fixed, Data: dname, Split: split, Queries: r.N, Samples: K,
 			Mapping: string(mp.Kind), Temperature: num(mp.Temperature), Smoothing: num(mp.Smoothing),
 			Accuracy: num(r.Accuracy), ECE: num(r.ECE), Bins: o.bins, NLL: num(r.NLL), Brier: num(r.Brier),
 			AUROCEntropy: num(r.AUROCEntropy), AUROCMI: num(r.AUROCMI), Identical: num(r.Identical), Sets: f.JitterSets,
@@ -209,7 +212,7 @@ func printReport(w io.Writer, r metrics.Report, bins, sets int) {
 // oodTabular scores the rows of an OOD data set against the evaluated
 // rows' queries for a tabular model: the OOD data must have the model's
 // features; its labels are not used.
-func oodTabular(f *modelfile.File, in []metrics.QueryStats, name, split string, K int, seed uint64, mp ptm.Mapping, stderr io.Writer) (*oodJSON, error) {
+func oodTabular(f *modelfile.File, in []metrics.QueryStats, name, split string, limit, K int, seed uint64, mp ptm.Mapping, stderr io.Writer) (*oodJSON, error) {
 	od, err := pipeline.LoadDataProgress(name, "", newProgress(stderr, "loading "+name).bytes)
 	if err != nil {
 		return nil, err
@@ -221,6 +224,7 @@ func oodTabular(f *modelfile.File, in []metrics.QueryStats, name, split string, 
 	if err != nil {
 		return nil, err
 	}
+	rows = firstRows(rows, limit)
 	X := make([][]float64, len(rows))
 	for i, r := range rows {
 		X[i] = od.X[r]

@@ -49,7 +49,7 @@ func field(m map[string]any, format string, keys ...string) string {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "[--eval EVAL.json] [--stream STREAM.json] [--synth SYNTH.json] [--md report.md --rows STREAM-FULL.json --steps STEPS.tsv]", stderr)
+	fs := newFlags("report", "[--eval EVAL.json] [--stream STREAM.json] [--synth SYNTH.json] [--md report.md --rows STREAM-FULL.json --steps STEPS.tsv] [--images DATA --ood-rows OOD-FULL.json --ood-stream OOD.json --ood-name NAME --board KIND]", stderr)
 	evalPath := fs.String("eval", "", "output of `ptm eval --json` (the golden float model)")
 	streamPath := fs.String("stream", "", "output of `ptm stream --json` (the board)")
 	synthPath := fs.String("synth", "", "output of `ptm synth --json`")
@@ -57,11 +57,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		md:    fs.String("md", "", "also write a Markdown report to this `file`, with reliability.png and entropy.png beside it"),
 		rows:  fs.String("rows", "", "per-query results of `ptm stream --out` (the figures)"),
 		steps: fs.String("steps", "", "the demo's timed steps (seconds<TAB>step lines)"),
+		images: fs.String("images", "", "the image report: the image data set the --rows were streamed from (mnist, fashion-mnist, an IDX folder), for its pictures; "+
+			"writes entropy histograms and the least certain images beside --md"),
+		oodRows:   fs.String("ood-rows", "", "image report: per-query results of `ptm stream --ood --out` (the out-of-distribution images)"),
+		oodStream: fs.String("ood-stream", "", "image report: the summary of that stream (`ptm stream --ood --json`)"),
+		oodName:   fs.String("ood-name", "", "image report: the out-of-distribution data set's name"),
+		board:     fs.String("board", "", "image report: the kind of board that answered, as the report names it"),
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *evalPath == "" && *streamPath == "" && *synthPath == "" {
+	if *evalPath == "" && *streamPath == "" && *synthPath == "" && *md.images == "" {
 		return fmt.Errorf("%w: give at least one of --eval, --stream, --synth", errUsage)
 	}
 	ev, err := readJSONMap(*evalPath)
@@ -94,7 +100,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			field(st, "%.4f", "metrics", "mean_mi_correct"), field(st, "%.4f", "metrics", "mean_mi_incorrect"))
 	}
 	if ev != nil {
-		fmt.Fprintf(w, "Golden float model (same rows, K=%s): accuracy %s, ECE %s, AUROC(entropy) %s, AUROC(MI) %s, entropy right/wrong %s/%s, MI right/wrong %s/%s\n",
+		kind := "float"
+		if f, _ := ev["fixed"].(bool); f {
+			kind = "fixed-point"
+		}
+		fmt.Fprintf(w, "Golden %s model (same rows, K=%s): accuracy %s, ECE %s, AUROC(entropy) %s, AUROC(MI) %s, entropy right/wrong %s/%s, MI right/wrong %s/%s\n", kind,
 			field(ev, "%.0f", "samples"), field(ev, "%.4f", "accuracy"), field(ev, "%.4f", "ece"),
 			field(ev, "%.4f", "auroc_entropy"), field(ev, "%.4f", "auroc_mi"),
 			field(ev, "%.4f", "entropy_correct"), field(ev, "%.4f", "entropy_incorrect"),
@@ -107,5 +117,5 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			field(sy, "%.2f", "fmax_mhz"), field(sy, "%v", "timing_met"), field(sy, "%.2f", "cycles_per_sample"),
 			field(sy, "%.0f", "samples_per_s_at_clock"), field(sy, "%.0f", "samples_per_s"))
 	}
-	return md.write(ev, st, sy, stderr)
+	return md.write(ev, st, sy, stdout, stderr)
 }

@@ -17,11 +17,13 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ptmhw/ptm/golden/metrics"
+	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // streamRow is one row of `ptm stream --out` (the per-query results).
 type streamRow struct {
+	Row     int       `json:"row"`
 	Status  string    `json:"status"`
 	Probs   []float64 `json:"probs"`
 	Pred    int       `json:"pred"`
@@ -269,9 +271,18 @@ func entropyPNG(path string, rows []streamRow) error {
 // report.
 type reportMDFlags struct {
 	md, rows, steps *string
+	// the image report (--images): the OOD rows, their summary, the
+	// image data set, the OOD data set's name and the board's kind
+	oodRows, oodStream, images, oodName, board *string
 }
 
-func (f reportMDFlags) write(ev, st, sy map[string]any, stderr io.Writer) error {
+func (f reportMDFlags) write(ev, st, sy map[string]any, stdout, stderr io.Writer) error {
+	if *f.images != "" {
+		return f.writeImages(ev, st, stdout, stderr)
+	}
+	if *f.oodRows != "" || *f.oodStream != "" {
+		return fmt.Errorf("%w: --ood-rows and --ood-stream belong to the image report (--images)", errUsage)
+	}
 	if *f.md == "" {
 		return nil
 	}
@@ -287,6 +298,56 @@ func (f reportMDFlags) write(ev, st, sy map[string]any, stderr io.Writer) error 
 		return err
 	}
 	if err := writeReportMD(*f.md, ev, st, sy, rows, steps); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", *f.md)
+	return nil
+}
+
+// writeImages is `ptm report --images`: the image report of a stream of
+// images (scripts/demo-images.sh), its figures from the board's answers.
+func (f reportMDFlags) writeImages(ev, st map[string]any, stdout, stderr io.Writer) error {
+	if *f.md == "" || *f.rows == "" {
+		return fmt.Errorf("%w: --images writes the image report: give --md and --rows too", errUsage)
+	}
+	r := imageReport{md: *f.md, ev: ev, st: st, board: *f.board, dataName: *f.images, oodName: *f.oodName}
+	if r.board == "" {
+		r.board = "not named (give --board)"
+	}
+	var err error
+	if r.in, err = readStreamRows(*f.rows); err != nil {
+		return fmt.Errorf("--rows: %w", err)
+	}
+	for _, x := range r.in {
+		if len(x.Probs) != len(r.in[0].Probs) || x.Pred < 0 || x.Pred >= len(x.Probs) || x.Label < 0 || x.Label >= len(x.Probs) {
+			return fmt.Errorf("--rows %s: row %d: %d probabilities, prediction %d, label %d: want %d classes and a label (an in-distribution stream)",
+				*f.rows, x.Row, len(x.Probs), x.Pred, x.Label, len(r.in[0].Probs))
+		}
+	}
+	if r.full, err = readJSONMap(*f.rows); err != nil {
+		return fmt.Errorf("--rows: %w", err)
+	}
+	if *f.oodRows != "" {
+		if r.ood, err = readStreamRows(*f.oodRows); err != nil {
+			return fmt.Errorf("--ood-rows: %w", err)
+		}
+		if r.oodName == "" {
+			r.oodName = "OOD"
+		}
+	}
+	if r.stOOD, err = readJSONMap(*f.oodStream); err != nil {
+		return fmt.Errorf("--ood-stream: %w", err)
+	}
+	if r.steps, err = readSteps(*f.steps); err != nil {
+		return err
+	}
+	if r.data, err = pipeline.LoadDataProgress(*f.images, "", newProgress(stderr, "loading "+*f.images).bytes); err != nil {
+		return fmt.Errorf("--images: %w", err)
+	}
+	if !pipeline.IsImage(r.data) {
+		return fmt.Errorf("%w: --images %s: not an image data set", errUsage, *f.images)
+	}
+	if err := r.write(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", *f.md)

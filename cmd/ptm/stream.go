@@ -72,6 +72,9 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write the full result (summary and per-row results) as JSON to this `file`")
 	force := fs.Bool("force-upload", false, "upload the model even if the board already holds it")
 	testData := fs.String("test-data", "", "stream every row of this separate test `file` (CSV or built-in name) instead of --data and --split")
+	limit := fs.Int("limit", 0, "stream only the first `N` rows of the split (0: all); `ptm eval --limit N` evaluates the same rows")
+	ood := fs.String("ood", "", "convolutional models: stream the rows of this out-of-distribution data set instead of --data (its labels ignored), each with seed --seed + 0x5bd1e995 + row as `ptm eval --ood` samples them")
+	oodSplit := fs.String("ood-split", "test", "rows of --ood: test or train (its predefined split) or all")
 	connect := fs.Duration("connect", stream.DefaultConnect, "give up when the board has not answered its first INFO for this long (no board on the port)")
 	deadline := fs.Duration("deadline", driver.DefaultDeadline, "give up on a query (or an upload) the board has not answered for this long, resending meanwhile with an adaptive timeout; the report names what was not answered")
 	if err := parse(fs, args); err != nil {
@@ -84,13 +87,22 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	if _, err := linkSpecs(uarts, eths); err != nil {
 		return err
 	}
-	if *model == "" || (*data == "" && *testData == "") {
+	if isSet(fs, "ood-split") && *ood == "" {
+		return fmt.Errorf("%w: --ood-split needs --ood", errUsage)
+	}
+	if *ood != "" && (*data != "" || *testData != "" || isSet(fs, "split")) {
+		return fmt.Errorf("%w: --ood replaces --data, --test-data and --split (it streams the rows of --ood-split)", errUsage)
+	}
+	if *model == "" || (*data == "" && *testData == "" && *ood == "") {
 		return fmt.Errorf("%w: --model and --data are required", errUsage)
 	}
 	if err := checkTestData(fs, *data, *testData); err != nil {
 		return err
 	}
-	if err := checkFileOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}); err != nil {
+	if *limit < 0 {
+		return fmt.Errorf("%w: --limit %d, want >= 0 (0: all rows)", errUsage, *limit)
+	}
+	if err := checkFileOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}, pathFlag{"--data", *data}, pathFlag{"--test-data", *testData}, pathFlag{"--ood", *ood}); err != nil {
 		return err
 	}
 	if *K < 1 || *K > 65535 {
@@ -141,12 +153,17 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 		if !isSet(fs, "samples") {
 			cfg.K = 0 // the model's K
 		}
-		return streamConv(cv, hash, *data, *testData, *split, *uart, *eth, cfg, *asJSON, outFile, stdout, stderr)
+		sel := convSelection{data: *data, testData: *testData, split: *split, ood: *ood, oodSplit: *oodSplit, limit: *limit}
+		return streamConv(cv, hash, sel, *uart, *eth, cfg, *asJSON, outFile, stdout, stderr)
+	}
+	if *ood != "" {
+		return fmt.Errorf("%w: --ood streams the images of a convolutional model; for a tabular model give the out-of-distribution rows with --test-data", errUsage)
 	}
 	d, rows, err := evalRows(f, *data, *testData, *label, split, stderr)
 	if err != nil {
 		return err
 	}
+	rows = firstRows(rows, *limit)
 	if cfg.Labels, err = pipeline.Labels(f, d, rows); err != nil {
 		return err
 	}
@@ -163,24 +180,57 @@ func cmdStream(args []string, stdout, stderr io.Writer) error {
 	}, &cfg)
 }
 
+// convSelection names the images `ptm stream` sends for a convolutional
+// model: the split of data, every image of testData, or the oodSplit of
+// an out-of-distribution data set; the first limit of them (0: all).
+type convSelection struct {
+	data, testData, split string
+	ood, oodSplit         string
+	limit                 int
+}
+
+// firstRows returns the first limit rows (all of them for limit 0).
+func firstRows(rows []int, limit int) []int {
+	if limit > 0 && limit < len(rows) {
+		return rows[:limit]
+	}
+	return rows
+}
+
 // streamConv is `ptm stream` for a convolutional model: the images of
-// the split (or of --test-data) booleanized on the host and streamed as
-// image queries (docs/protocol.md section 4, "Image queries").
-func streamConv(f *modelfile.ConvFile, hash, data, testData, split, uart, eth string, cfg stream.Config, asJSON bool, outFile *outfile.File, stdout, stderr io.Writer) error {
-	name := data
-	if testData != "" {
-		name, split = testData, "all"
+// the split (or of --test-data, or of --ood) booleanized on the host and
+// streamed as image queries (docs/protocol.md section 4, "Image
+// queries"). The rows of --ood carry no labels and are queried with the
+// seeds `ptm eval --ood` gives them.
+func streamConv(f *modelfile.ConvFile, hash string, sel convSelection, uart, eth string, cfg stream.Config, asJSON bool, outFile *outfile.File, stdout, stderr io.Writer) error {
+	name, split := sel.data, sel.split
+	if sel.testData != "" {
+		name, split = sel.testData, "all"
+	}
+	if sel.ood != "" {
+		name = sel.ood
 	}
 	d, err := pipeline.LoadDataProgress(name, "", newProgress(stderr, "loading "+name).bytes)
 	if err != nil {
 		return err
 	}
-	rows, err := pipeline.ConvRows(f, d, split)
-	if err != nil {
+	var rows []int
+	if sel.ood != "" {
+		if !pipeline.IsImage(d) || d.Image.Rows != f.Head.Shape.H || d.Image.Cols != f.Head.Shape.W {
+			return fmt.Errorf("%w: --ood %s: want %dx%d images, as the model takes (an image data set: mnist, fashion-mnist, an IDX folder)", errUsage, sel.ood, f.Head.Shape.H, f.Head.Shape.W)
+		}
+		if rows, err = oodRows(d, sel.oodSplit); err != nil {
+			return err
+		}
+		cfg.Seed += oodSeedOffset // mod 2^32, as eval's fixed-point OOD seed
+	} else if rows, err = pipeline.ConvRows(f, d, split); err != nil {
 		return err
 	}
-	if cfg.Labels, err = pipeline.ConvLabels(f, d, rows); err != nil {
-		return err
+	rows = firstRows(rows, sel.limit)
+	if sel.ood == "" {
+		if cfg.Labels, err = pipeline.ConvLabels(f, d, rows); err != nil {
+			return err
+		}
 	}
 	images := make([][]uint8, len(rows))
 	for i, r := range rows {

@@ -31,7 +31,7 @@ type convFlags struct {
 	kind, window, pixels, structure string
 	recipe, adaptive                string
 	jitterSets, jitterSpread        int
-	valRows, spvBits                int
+	valRows, spvBits, trainRows     int
 }
 
 func (c *convFlags) add(fs *flag.FlagSet) {
@@ -44,6 +44,7 @@ func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&c.jitterSets, "jitter-sets", 0, "conv: threshold sets of the sampled pixel encoding at inference (1 = one set; default: the recipe's)")
 	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
 	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at (default 12; 15, the trainer's, stores them exactly, about 2.4x larger); inference reads the exact include masses and bank either way")
+	fs.IntVar(&c.trainRows, "train-rows", 0, "conv: train on the first `N` training rows only (0: all), for a quick model (make demo DATA=mnist QUICK=1); the validation rows are carved from them")
 	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
 }
 
@@ -52,7 +53,7 @@ var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin",
 	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
 
 // convOnly lists train's flags that only a convolutional model takes.
-var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits"}
+var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows"}
 
 // imageSource reports whether a --data value names image data: the
 // built-in image sets or a folder (of IDX files).
@@ -250,12 +251,15 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	if cf.valRows < 1 {
 		return fmt.Errorf("%w: --val-rows %d, want >= 1", errUsage, cf.valRows)
 	}
+	if cf.trainRows < 0 {
+		return fmt.Errorf("%w: --train-rows %d, want >= 0 (0: every training row)", errUsage, cf.trainRows)
+	}
 	start := time.Now()
 	bar := newProgress(stderr, "training")
 	bar.update(0, rc.Epochs)
 	var cal *progress
 	cfg := pipeline.ConvConfig{Recipe: rc, Overridden: over, Seed: seed, SplitSeed: splitSeed, TestFraction: testFrac,
-		Workers: workers, ValRows: cf.valRows, SPVBits: cf.spvBits, Progress: bar.update, RowProgress: bar.rows,
+		Workers: workers, ValRows: cf.valRows, TrainRows: cf.trainRows, SPVBits: cf.spvBits, Progress: bar.update, RowProgress: bar.rows,
 		CalibrationProgress: func(done, total int) {
 			if cal == nil {
 				cal = newProgress(stderr, "calibrating (sampling the validation rows)")

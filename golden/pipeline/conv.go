@@ -45,6 +45,9 @@ type ConvConfig struct {
 	Workers int
 	// ValRows is the validation rows carved (0: DefaultConvValRows).
 	ValRows int
+	// TrainRows keeps only the first TrainRows training rows (0: all of
+	// them), the validation rows carved from those: a quick model.
+	TrainRows int
 	// SPVBits is the width the file stores the SPVs at (0:
 	// modelfile.DefaultConvSPVBits; the trainer's B stores them exactly).
 	SPVBits int
@@ -176,6 +179,12 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	train, test, err := d.Split(cfg.TestFraction, cfg.SplitSeed)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.TrainRows < 0 {
+		return nil, fmt.Errorf("pipeline: TrainRows %d, want >= 0", cfg.TrainRows)
+	}
+	if cfg.TrainRows > 0 && cfg.TrainRows < len(train) {
+		train = train[:cfg.TrainRows]
 	}
 	if err := CheckConvSize(rc, h, w, len(train)); err != nil {
 		return nil, err

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# demo-images.sh PTM OUTDIR: the image demo, step by step (called by
+# `make demo DATA=mnist` or DATA=fashion-mnist; docs/howto-demo-images.md).
+#
+# Train a convolutional PTM (or reuse one), evaluate the bit-exact
+# fixed-point model on the test images that will be streamed (and on the
+# out-of-distribution ones), say what the UP5K image step would do, start
+# a board on a pseudo-terminal, stream N test images at K = 16 through
+# the Go host driver with every answer checked against the golden model,
+# then M images of the other data set as out-of-distribution queries
+# through the same board, and save OUTDIR/report.md with its figures, all
+# computed from the board's answers.
+#
+# Settings (environment, as make passes them):
+#   DATA   mnist (default) or fashion-mnist; OOD the other one by default
+#   MODEL  a trained model file to use instead of training (step 1)
+#   QUICK  1: a tiny model (the first 3,000 training images, 32 clauses,
+#          T 100, 1 epoch: seconds) and N=30, M=20, for tests
+#   N, M   test images streamed (default 1000) and OOD images (default
+#          500); N=all / M=all stream every test image
+#   K      samples per query (default 16, the recipe's)
+#   BOARD  soft (default): the software board, `ptm board --soft` (the
+#          golden conv.Core behind the protocol-7 engine); sim: the
+#          Verilated RTL board, `ptm board --model` (fails today: it does
+#          not build convolutional models yet)
+#   SYNTH  1: run `ptm synth` for the UP5K image of the model (step 3;
+#          fails today: it does not synthesize convolutional models yet)
+#   BAUD   the UART rate the board reports and paces (default 3000000,
+#          the UP5K image's)
+#
+# Every step prints its elapsed time; the long ones print progress bars.
+set -euo pipefail
+ptm=${1:-build/ptm}
+out=${2:-build/demo-images}
+DATA=${DATA:-mnist}
+case "$DATA" in
+  mnist) OOD=${OOD:-fashion-mnist} ;;
+  fashion-mnist) OOD=${OOD:-mnist} ;;
+  *) echo "demo-images.sh: DATA=$DATA: want mnist or fashion-mnist (DATA=iris runs scripts/demo.sh)" >&2; exit 2 ;;
+esac
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+  N=${N:-30}
+  M=${M:-20}
+  recipe=(--train-rows 3000 --val-rows 300 --clauses 32 -T 100 --epochs 1)
+  modelname="$DATA-quick.ptm"
+else
+  N=${N:-1000}
+  M=${M:-500}
+  recipe=()
+  modelname="$DATA.ptm"
+fi
+K=${K:-16}
+BOARD=${BOARD:-soft}
+SYNTH=${SYNTH:-0}
+BAUD=${BAUD:-3000000}
+MODEL=${MODEL:-}
+limit() { if [ "$1" = all ]; then echo 0; else echo "$1"; fi; }
+nl=$(limit "$N")
+ml=$(limit "$M")
+case "$nl$ml" in
+  *[!0-9]*) echo "demo-images.sh: N=$N M=$M: want counts of images or all" >&2; exit 2 ;;
+esac
+case "$BOARD" in
+  soft | sim) ;;
+  *) echo "demo-images.sh: BOARD=$BOARD: want soft or sim" >&2; exit 2 ;;
+esac
+
+mkdir -p "$out"
+steps="$out/steps.tsv"
+: > "$steps"
+demo_start=$(date +%s.%N)
+step_start=$demo_start
+step_name=""
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+finish_step() {
+  if [ -n "$step_name" ]; then
+    local s; s=$(elapsed "$step_start")
+    printf '    (%s s)\n' "$s"
+    printf '%s\t%s\n' "$s" "$step_name" >> "$steps"
+  fi
+}
+step() {
+  finish_step
+  step_name="$*"
+  step_start=$(date +%s.%N)
+  printf '\n==> [%s s] %s\n' "$(elapsed "$demo_start")" "$*"
+}
+board_pid=""
+cleanup() { if [ -n "$board_pid" ]; then kill "$board_pid" 2>/dev/null || true; wait "$board_pid" 2>/dev/null || true; fi; }
+trap cleanup EXIT
+
+# 1. The model: MODEL, else the one an earlier run left in OUTDIR with the
+# same recipe (the recipe is recorded beside it), else trained now.
+want_recipe="ptm train --data $DATA ${recipe[*]}"
+if [ -n "$MODEL" ]; then
+  step "1/5 Model: $MODEL (MODEL=..., not trained here)"
+  model=$MODEL
+  [ -f "$model" ] || { echo "demo-images.sh: MODEL=$MODEL: no such file" >&2; exit 2; }
+  "$ptm" inspect --model "$model" | head -3
+elif [ -f "$out/$modelname" ] && [ "$(cat "$out/$modelname.recipe" 2>/dev/null)" = "$want_recipe" ]; then
+  step "1/5 Model: $out/$modelname, reused from an earlier run with the same recipe ($want_recipe)"
+  model="$out/$modelname"
+else
+  step "1/5 Train a convolutional PTM on $DATA ($want_recipe; the full recipe takes 13-14 min on 2 idle cores)"
+  rm -f "$out/$modelname.recipe"
+  "$ptm" train --data "$DATA" "${recipe[@]}" -o "$out/$modelname"
+  echo "$want_recipe" > "$out/$modelname.recipe"
+  model="$out/$modelname"
+fi
+
+step "2/5 Golden evaluation: the bit-exact fixed-point model (eval --fixed) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
+"$ptm" eval --model "$model" --data "$DATA" --split test --fixed --samples "$K" --limit "$nl" \
+  --ood "$OOD" --ood-limit "$ml" --json > "$out/golden-eval.json"
+"$ptm" report --eval "$out/golden-eval.json"
+
+step "3/5 The image for the iCEBreaker (UP5K)"
+if [ "$SYNTH" = 1 ]; then
+  "$ptm" synth --model "$model" --device up5k --no-eth --out "$out/synth" --json > "$out/synth.json"
+else
+  # The hook: when `ptm synth` builds a convolutional model's image, this
+  # step runs it as above (SYNTH=1) and the report takes --synth.
+  echo "skipped: \`ptm synth\` does not build a convolutional model's UP5K image yet (it reads tabular models only);"
+  echo "no bitstream is made and the report has no FPGA figures. SYNTH=1 runs it: $ptm synth --model $model --device up5k --no-eth --json"
+  rm -f "$out/synth.json"
+fi
+
+if [ "$BOARD" = soft ]; then
+  kind="the software board (\`ptm board --soft\`: host/softboard, the golden fixed-point conv.Core behind the protocol-7 engine on a pseudo-terminal, the line paced at $BAUD baud; not the RTL)"
+  step "4/5 Start the software board (ptm board --soft, protocol 7, model preloaded, UART paced at $BAUD baud)"
+  board=(board --soft --model "$model" --preload --baud "$BAUD")
+else
+  kind="the Verilated RTL board (\`ptm board --model\`, UART bridged to a pseudo-terminal)"
+  step "4/5 Start the Verilated RTL board (ptm board --model, UART only, model preloaded)"
+  board=(board --model "$model" --preload --no-eth --baud "$BAUD")
+fi
+rm -f "$out/board.out" "$out/board.log"
+"$ptm" "${board[@]}" > "$out/board.out" 2> "$out/board.log" &
+board_pid=$!
+pty=""
+waited=0
+while [ -z "$pty" ]; do
+  pty=$(sed -n 's/^UART: //p' "$out/board.out" 2>/dev/null || true)
+  [ -n "$pty" ] && break
+  if ! kill -0 "$board_pid" 2>/dev/null; then
+    echo "the board did not start: $ptm ${board[*]}" >&2
+    cat "$out/board.log" >&2
+    exit 1
+  fi
+  if [ "$waited" -ge 1200 ]; then echo "the board did not come up in 20 minutes; log: $out/board.log" >&2; exit 1; fi
+  sleep 1
+  waited=$((waited + 1))
+  if [ $((waited % 20)) = 0 ]; then echo "board: still starting (${waited} s)"; fi
+done
+cat "$out/board.log"
+echo "board up on $pty"
+
+step "5/5 Stream $N $DATA test images (K=$K, sums mode: every sample's class sums, so entropy and MI are exact), then $M $OOD images as out-of-distribution queries, every answer checked against the golden model"
+"$ptm" stream --uart "$pty@$BAUD" --model "$model" --data "$DATA" --split test --limit "$nl" --samples "$K" --mode sums \
+  --json --out "$out/stream-full.json" > "$out/stream.json"
+"$ptm" stream --uart "$pty@$BAUD" --model "$model" --ood "$OOD" --limit "$ml" --samples "$K" --mode sums \
+  --json --out "$out/stream-ood-full.json" > "$out/stream-ood.json"
+
+finish_step
+step_name=""
+synth=()
+if [ -f "$out/synth.json" ]; then synth=(--synth "$out/synth.json"); fi
+printf '\n==================== PTM on images: report ====================\n'
+"$ptm" report --eval "$out/golden-eval.json" --stream "$out/stream.json" "${synth[@]}" \
+  --md "$out/report.md" --rows "$out/stream-full.json" --steps "$steps" \
+  --images "$DATA" --ood-rows "$out/stream-ood-full.json" --ood-stream "$out/stream-ood.json" --ood-name "$OOD" --board "$kind"
+printf '\nModel file:          %s\n' "$model"
+printf 'Per-query results:   %s, %s\n' "$out/stream-full.json" "$out/stream-ood-full.json"
+printf 'Report and figures:  %s (reliability.png, entropy-right-wrong.png, entropy-ood.png, least-certain.png, confident-wrong.png)\n' "$out/report.md"
+printf 'Total:               %s s\n' "$(elapsed "$demo_start")"
