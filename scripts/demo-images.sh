@@ -97,7 +97,8 @@ if [ -n "$MODEL" ]; then
   step "1/5 Model: $MODEL (MODEL=..., not trained here)"
   model=$MODEL
   [ -f "$model" ] || { echo "demo-images.sh: MODEL=$MODEL: no such file" >&2; exit 2; }
-  "$ptm" inspect --model "$model" | head -3
+  "$ptm" inspect --model "$model" > "$out/inspect.txt"
+  head -3 "$out/inspect.txt"
 elif [ -f "$out/$modelname" ] && [ "$(cat "$out/$modelname.recipe" 2>/dev/null)" = "$want_recipe" ]; then
   step "1/5 Model: $out/$modelname, reused from an earlier run with the same recipe ($want_recipe)"
   model="$out/$modelname"

@@ -241,6 +241,14 @@ func TestConvUsage(t *testing.T) {
 		{[]string{"train", "--data", "iris", "-o", "x", "--window", "3"}, "--window apply to convolutional models"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--kind", "cnn"}, `--kind "cnn"`},
 		{[]string{"eval", "--model", "x", "--data", "iris", "--ood-split", "all"}, "--ood-split needs --ood"},
+		{[]string{"eval", "--model", "x", "--data", "iris", "--ood-limit", "5"}, "--ood-limit needs --ood"},
+		{[]string{"eval", "--model", "x", "--data", "iris", "--limit", "-1"}, "--limit -1"},
+		{[]string{"stream", "--uart", "x", "--model", "x", "--data", "mnist", "--ood", "fashion-mnist"}, "--ood replaces --data"},
+		{[]string{"stream", "--uart", "x", "--model", "x", "--data", "mnist", "--ood-split", "all"}, "--ood-split needs --ood"},
+		{[]string{"stream", "--uart", "x", "--model", "x", "--data", "mnist", "--limit", "-3"}, "--limit -3"},
+		{[]string{"report", "--images", "mnist"}, "--images writes the image report: give --md and --rows too"},
+		{[]string{"report", "--synth", filepath.Join("..", "..", "docs", "demo", "synth.json"), "--ood-rows", "y.json"}, "--ood-rows and --ood-stream belong to the image report"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--train-rows", "100"}, "--train-rows apply to convolutional models"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(c.args...)

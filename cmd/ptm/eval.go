@@ -75,8 +75,10 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *workers < 0 {
 		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, *workers)
 	}
-	if (isSet(fs, "ood-split") || isSet(fs, "ood-limit")) && *ood == "" {
-		return fmt.Errorf("%w: --ood-split and --ood-limit need --ood", errUsage)
+	for _, n := range []string{"ood-split", "ood-limit"} {
+		if isSet(fs, n) && *ood == "" {
+			return fmt.Errorf("%w: --%s needs --ood", errUsage, n)
+		}
 	}
 	if *limit < 0 || *oodLimit < 0 {
 		return fmt.Errorf("%w: --limit %d, --ood-limit %d: want >= 0 (0: all rows)", errUsage, *limit, *oodLimit)

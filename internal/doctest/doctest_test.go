@@ -47,6 +47,12 @@ var quick = map[string]quickForm{
 	"build/ptm cosim --model parts.ptm --bits 4 --lanes 12 --vectors 200 --k 20": {noTools: true},
 	"build/ptm synth --model parts.ptm --device up5k --no-eth --json":            {noTools: true},
 
+	// docs/howto-demo-images.md: scripts TestDemoImagesQuick runs the
+	// script with QUICK=1.
+	"make demo DATA=mnist QUICK=1":         {run: "make -n demo DATA=mnist QUICK=1"},
+	"make demo DATA=mnist":                 {run: "make -n demo DATA=mnist"},
+	"make demo DATA=mnist MODEL=mnist.ptm": {run: "make -n demo DATA=mnist MODEL=mnist.ptm"},
+
 	// docs/howto-run-tests.md
 	"make test TESTFLAGS=-count=1": {run: "make -n test TESTFLAGS=-count=1"},
 	"make test-long":               {run: "make -n test-long"},

@@ -1,0 +1,234 @@
+package scripts_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/internal/testenv"
+)
+
+// progressLines copies a script's output into buf and logs its step
+// lines ("==> ...") as they come, so that `go test -v` shows the steps.
+type progressLines struct {
+	t   *testing.T
+	mu  sync.Mutex
+	buf bytes.Buffer
+	rem []byte
+}
+
+func (p *progressLines) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	p.rem = append(p.rem, b...)
+	for {
+		i := bytes.IndexByte(p.rem, '\n')
+		if i < 0 {
+			break
+		}
+		if line := string(p.rem[:i]); strings.HasPrefix(line, "==>") {
+			p.t.Logf("[progress] %s (load %s)", line, testenv.LoadString())
+		}
+		p.rem = p.rem[i+1:]
+	}
+	return len(b), nil
+}
+
+// goldenEval is the part of `ptm eval --json` the test compares with the
+// report.
+type goldenEval struct {
+	Fixed        bool     `json:"fixed"`
+	Queries      int      `json:"queries"`
+	Samples      int      `json:"samples"`
+	Accuracy     float64  `json:"accuracy"`
+	ECE          float64  `json:"ece"`
+	NLL          float64  `json:"nll"`
+	AUROCEntropy *float64 `json:"auroc_entropy"`
+	AUROCMI      *float64 `json:"auroc_mi"`
+	OOD          struct {
+		Rows         int     `json:"rows"`
+		AUROCEntropy float64 `json:"auroc_entropy"`
+		AUROCMI      float64 `json:"auroc_mi"`
+		EntropyIn    float64 `json:"entropy_in"`
+		EntropyOOD   float64 `json:"entropy_ood"`
+	} `json:"ood"`
+}
+
+// streamSummary is the part of `ptm stream --json` the test reads.
+type streamSummary struct {
+	Queries    int `json:"queries"`
+	Verified   int `json:"verified"`
+	Lost       int `json:"lost"`
+	Duplicated int `json:"duplicated"`
+	Mismatches int `json:"mismatches_vs_golden"`
+	K          int `json:"k"`
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestDemoImagesQuick runs `make demo DATA=mnist QUICK=1`'s script
+// (scripts/demo-images.sh: a 32-clause model trained on 3,000 MNIST
+// images for one epoch, the software board, 30 test images and 20
+// Fashion-MNIST images at K = 16) and checks its report: every answer
+// verified against the golden model (0 mismatches, 0 lost), every figure
+// the report computes from the board's answers equal to `ptm eval
+// --fixed` on the same images (the script's golden-eval.json), and the
+// five figures written as PNG images.
+func TestDemoImagesQuick(t *testing.T) {
+	if _, err := dataset.MNISTDir(); err != nil {
+		t.Skipf("MNIST: %v", err)
+	}
+	if _, err := os.Stat(dataset.FashionMNISTDir); err != nil && os.Getenv(dataset.EnvFashionMNISTDir) == "" {
+		t.Skipf("Fashion-MNIST: %v", err)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip(err)
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx := testenv.Context(t)
+	tmp := t.TempDir()
+	ptm := filepath.Join(tmp, "ptm")
+	start := time.Now()
+	build := exec.CommandContext(ctx, gocmd, "build", "-o", ptm, "./cmd/ptm")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Logf("[progress] built ptm in %.1fs (load %s)", time.Since(start).Seconds(), testenv.LoadString())
+	out := filepath.Join(tmp, "demo")
+	cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
+	cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=", "SYNTH=", "OOD=")
+	logw := &progressLines{t: t}
+	cmd.Stdout, cmd.Stderr = logw, logw
+	start = time.Now()
+	err = cmd.Run()
+	if err != nil {
+		t.Fatalf("demo-images.sh: %v\n%s", err, logw.buf.String())
+	}
+	t.Logf("[progress] the quick demo ran in %.1fs (load %s)", time.Since(start).Seconds(), testenv.LoadString())
+
+	var ev goldenEval
+	readJSON(t, filepath.Join(out, "golden-eval.json"), &ev)
+	if !ev.Fixed || ev.Queries != 30 || ev.Samples != 16 || ev.OOD.Rows != 20 {
+		t.Fatalf("golden evaluation: fixed %v, %d images, K %d, %d OOD images; want the fixed-point model, 30, 16, 20", ev.Fixed, ev.Queries, ev.Samples, ev.OOD.Rows)
+	}
+	for _, c := range []struct {
+		file string
+		n    int
+	}{{"stream.json", 30}, {"stream-ood.json", 20}} {
+		var s streamSummary
+		readJSON(t, filepath.Join(out, c.file), &s)
+		if s.Queries != c.n || s.Verified != c.n || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 || s.K != 16 {
+			t.Errorf("%s: %+v; want %d images verified, 0 lost, 0 duplicated, 0 mismatches, K 16", c.file, s, c.n)
+		}
+	}
+
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(md)
+	f := func(v float64) string {
+		if math.IsNaN(v) {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.4f", v)
+	}
+	ptr := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	// The board column (computed by ptm report from the streamed answers)
+	// and the golden column (eval --fixed) must both be the golden value.
+	for _, w := range []struct {
+		name string
+		v    float64
+	}{
+		{"accuracy", ev.Accuracy}, {"ECE (10 bins)", ev.ECE}, {"NLL (nats)", ev.NLL},
+		{"AUROC(entropy), wrong vs right", ptr(ev.AUROCEntropy)}, {"AUROC(MI), wrong vs right", ptr(ev.AUROCMI)},
+		{"OOD AUROC(entropy), mnist vs fashion-mnist", ev.OOD.AUROCEntropy}, {"OOD AUROC(MI), mnist vs fashion-mnist", ev.OOD.AUROCMI},
+		{"mean entropy, mnist images (bits)", ev.OOD.EntropyIn}, {"mean entropy, fashion-mnist images (bits)", ev.OOD.EntropyOOD},
+	} {
+		line := fmt.Sprintf("| %s | %s | %s |", w.name, f(w.v), f(w.v))
+		if !strings.Contains(report, line) {
+			t.Errorf("report.md lacks %q (the board's figure equal to the golden one)", line)
+		}
+	}
+	for _, w := range []string{
+		"| images | 30 | 30 |",
+		"| fashion-mnist images (OOD) | 20 | 20 |",
+		"| mnist test images N (verified) | 30 (30) |",
+		"| mismatches vs the golden fixed-point model | 0 (lost 0, duplicated 0) |",
+		"| link, mode, K | uart ",
+		"| board | the software board (`ptm board --soft`",
+		"| model hash | ",
+	} {
+		if !strings.Contains(report, w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	for _, name := range []string{"reliability.png", "entropy-right-wrong.png", "entropy-ood.png", "least-certain.png", "confident-wrong.png"} {
+		if !strings.Contains(report, "("+name+")") {
+			t.Errorf("report.md does not show %s", name)
+		}
+		fh, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		cfg, err := png.DecodeConfig(bufio.NewReader(fh))
+		fh.Close()
+		if err != nil || cfg.Width < 200 || cfg.Height < 200 {
+			t.Errorf("%s: %dx%d, %v; want a PNG figure", name, cfg.Width, cfg.Height, err)
+		}
+	}
+	steps, err := os.ReadFile(filepath.Join(out, "steps.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(steps), "\n"); n != 5 {
+		t.Errorf("steps.tsv has %d steps, want 5:\n%s", n, steps)
+	}
+	if t.Failed() {
+		t.Logf("report.md:\n%s\nscript output:\n%s", report, logw.buf.String())
+	}
+
+	// A second run reuses the model the first left (same recipe).
+	cmd = exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
+	cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD=")
+	logw = &progressLines{t: t}
+	cmd.Stdout, cmd.Stderr = logw, logw
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("second run: %v\n%s", err, logw.buf.String())
+	}
+	if !strings.Contains(logw.buf.String(), "reused from an earlier run with the same recipe") {
+		t.Errorf("the second run did not reuse the model:\n%s", logw.buf.String())
+	}
+}
