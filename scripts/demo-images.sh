@@ -94,28 +94,28 @@ trap cleanup EXIT
 # same recipe (the recipe is recorded beside it), else trained now.
 want_recipe="ptm train --data $DATA ${recipe[*]}"
 if [ -n "$MODEL" ]; then
-  step "1/5 Model: $MODEL (MODEL=..., not trained here)"
+  step "1/6 Model: $MODEL (MODEL=..., not trained here)"
   model=$MODEL
   [ -f "$model" ] || { echo "demo-images.sh: MODEL=$MODEL: no such file" >&2; exit 2; }
   "$ptm" inspect --model "$model" > "$out/inspect.txt"
   head -3 "$out/inspect.txt"
 elif [ -f "$out/$modelname" ] && [ "$(cat "$out/$modelname.recipe" 2>/dev/null)" = "$want_recipe" ]; then
-  step "1/5 Model: $out/$modelname, reused from an earlier run with the same recipe ($want_recipe)"
+  step "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe ($want_recipe)"
   model="$out/$modelname"
 else
-  step "1/5 Train a convolutional PTM on $DATA ($want_recipe; the full recipe takes 13-14 min on 2 idle cores)"
+  step "1/6 Train a convolutional PTM on $DATA ($want_recipe; the full recipe takes 13-14 min on 2 idle cores)"
   rm -f "$out/$modelname.recipe"
   "$ptm" train --data "$DATA" "${recipe[@]}" -o "$out/$modelname"
   echo "$want_recipe" > "$out/$modelname.recipe"
   model="$out/$modelname"
 fi
 
-step "2/5 Golden evaluation: the bit-exact fixed-point model (eval --fixed) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
+step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
 "$ptm" eval --model "$model" --data "$DATA" --split test --fixed --samples "$K" --limit "$nl" \
   --ood "$OOD" --ood-limit "$ml" --json > "$out/golden-eval.json"
 "$ptm" report --eval "$out/golden-eval.json"
 
-step "3/5 The image for the iCEBreaker (UP5K)"
+step "3/6 The image for the iCEBreaker (UP5K)"
 if [ "$SYNTH" = 1 ]; then
   "$ptm" synth --model "$model" --device up5k --no-eth --out "$out/synth" --json > "$out/synth.json"
 else
@@ -128,11 +128,11 @@ fi
 
 if [ "$BOARD" = soft ]; then
   kind="the software board (\`ptm board --soft\`: host/softboard, the golden fixed-point conv.Core behind the protocol-7 engine on a pseudo-terminal, the line paced at $BAUD baud; not the RTL)"
-  step "4/5 Start the software board (ptm board --soft, protocol 7, model preloaded, UART paced at $BAUD baud)"
+  step "4/6 Start the software board (ptm board --soft, protocol 7, model preloaded, UART paced at $BAUD baud)"
   board=(board --soft --model "$model" --preload --baud "$BAUD")
 else
   kind="the Verilated RTL board (\`ptm board --model\`, UART bridged to a pseudo-terminal)"
-  step "4/5 Start the Verilated RTL board (ptm board --model, UART only, model preloaded)"
+  step "4/6 Start the Verilated RTL board (ptm board --model, UART only, model preloaded)"
   board=(board --model "$model" --preload --no-eth --baud "$BAUD")
 fi
 rm -f "$out/board.out" "$out/board.log"
@@ -156,9 +156,10 @@ done
 cat "$out/board.log"
 echo "board up on $pty"
 
-step "5/5 Stream $N $DATA test images (K=$K, sums mode: every sample's class sums, so entropy and MI are exact), then $M $OOD images as out-of-distribution queries, every answer checked against the golden model"
+step "5/6 Stream $N $DATA test images through the board (K=$K, sums mode: every sample's class sums, so entropy and MI are exact; every answer checked against the golden model)"
 "$ptm" stream --uart "$pty@$BAUD" --model "$model" --data "$DATA" --split test --limit "$nl" --samples "$K" --mode sums \
   --json --out "$out/stream-full.json" > "$out/stream.json"
+step "6/6 Stream $M $OOD test images through the same board as out-of-distribution queries (K=$K, sums mode, checked the same way)"
 "$ptm" stream --uart "$pty@$BAUD" --model "$model" --ood "$OOD" --limit "$ml" --samples "$K" --mode sums \
   --json --out "$out/stream-ood-full.json" > "$out/stream-ood.json"
 

@@ -213,8 +213,8 @@ func TestDemoImagesQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(steps), "\n"); n != 5 {
-		t.Errorf("steps.tsv has %d steps, want 5:\n%s", n, steps)
+	if n := strings.Count(string(steps), "\n"); n != 6 {
+		t.Errorf("steps.tsv has %d steps, want 6:\n%s", n, steps)
 	}
 	if t.Failed() {
 		t.Logf("report.md:\n%s\nscript output:\n%s", report, logw.buf.String())

@@ -103,7 +103,7 @@ func (r *imageReport) write(stdout io.Writer) error {
 		fmt.Fprintf(&b, "| %s test images N (verified) | %s (%s) |\n", r.dataName, field(r.st, "%.0f", "queries"), field(r.st, "%.0f", "verified"))
 		fmt.Fprintf(&b, "| mismatches vs the golden fixed-point model | %s (lost %s, duplicated %s) |\n", field(r.st, "%.0f", "mismatches_vs_golden"),
 			field(r.st, "%.0f", "lost"), field(r.st, "%.0f", "duplicated"))
-		fmt.Fprintf(&b, "| queries/s (wall, answered images / stream time) | %s |\n", field(r.st, "%.1f", "queries_per_s"))
+		fmt.Fprintf(&b, "| queries/s (answered images / stream wall time; a software or Verilated board shares this machine's CPUs with the host's golden check) | %s |\n", field(r.st, "%.1f", "queries_per_s"))
 		fmt.Fprintf(&b, "| retries, answer windows (split) | %s, %s (%s) |\n", field(r.st, "%.0f", "retries"), field(r.st, "%.0f", "windows"), field(r.st, "%.0f", "window_splits"))
 	}
 	if r.stOOD != nil {
@@ -120,7 +120,7 @@ func (r *imageReport) write(stdout io.Writer) error {
 	}
 	fmt.Fprintf(&b, "| images | %d | %s |\n", fig.N, field(r.ev, "%.0f", "queries"))
 	row("accuracy", fig.In.Accuracy, "accuracy")
-	row("ECE (10 bins)", fig.In.ECE, "ece")
+	row(fmt.Sprintf("ECE (%d bins)", metrics.DefaultBins), fig.In.ECE, "ece")
 	row("NLL (nats)", fig.In.NLL, "nll")
 	row("AUROC(entropy), wrong vs right", fig.In.AUROCEntropy, "auroc_entropy")
 	row("AUROC(MI), wrong vs right", fig.In.AUROCMI, "auroc_mi")
