@@ -120,6 +120,33 @@ func TestTrainConv(t *testing.T) {
 // inside it rather than pinned at an end, and far above the tabular
 // pipeline's grid (which stops at 16); a vote mapping keeps the smoothing
 // grid. The stripes' labels are made noisy so that no model is certain.
+// TestTrainConvTrainRows: TrainRows keeps the first training rows only,
+// the validation rows carved from them; the test rows stay the split's.
+func TestTrainConvTrainRows(t *testing.T) {
+	dir := stripes(t, 200, 40)
+	d, err := LoadData(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := stripesRecipe(t)
+	rc.Epochs = 2
+	f, err := TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 10, TrainRows: 100, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Split.Train) != 90 || f.Calibration == nil || f.Calibration.Rows != 10 || !slices.Equal(f.Split.Test, d.FixedTest) {
+		t.Fatalf("%d training rows, calibration %+v, test %v; want 90, 10 carved, the predefined test rows", len(f.Split.Train), f.Calibration, f.Split.Test)
+	}
+	for _, r := range f.Split.Train {
+		if r >= d.FixedTrain[100] {
+			t.Fatalf("training row %d is not among the first 100 training rows", r)
+		}
+	}
+	if _, err := TrainConv(d, ConvConfig{Recipe: rc, TrainRows: -1}); err == nil || !strings.Contains(err.Error(), "TrainRows -1") {
+		t.Fatalf("TrainRows -1: %v", err)
+	}
+}
+
 func TestTrainConvLargeT(t *testing.T) {
 	d, err := LoadData(stripes(t, 200, 40), "")
 	if err != nil {
