@@ -309,14 +309,14 @@ func (r *imageReport) gridPNG(path string, idx []int) error {
 		}
 		p := plot.New()
 		p.HideAxes()
-		p.Title.Text = fmt.Sprintf("label %s, said %s\nH %.2f bits", r.className(x.Label), r.className(x.Pred), x.Entropy)
+		p.Title.Text = fmt.Sprintf("label %s\nsaid %s\nH %.2f bits", r.className(x.Label), r.className(x.Pred), x.Entropy)
 		p.Title.TextStyle.Font.Size = vg.Points(9)
 		b := img.Bounds()
 		p.Add(plotter.NewImage(img, 0, 0, float64(b.Dx()), float64(b.Dy())))
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(b.Dx()), 0, float64(b.Dy())
 		plots[k/cols][k%cols] = p
 	}
-	w, h := vg.Points(float64(cols)*110), vg.Points(float64(lines)*130)
+	w, h := vg.Points(float64(cols)*110), vg.Points(float64(lines)*145)
 	c := vgimg.New(w, h)
 	dc := draw.New(c)
 	t := draw.Tiles{Rows: lines, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
