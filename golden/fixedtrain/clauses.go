@@ -229,11 +229,30 @@ func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 		cl.tpm4(base + who)
 		return
 	}
+	if nl > 1<<30 { // offsets past int32
+		for i := 0; i < nl; i++ {
+			if !lit[i] {
+				cl.tpm4(base + i)
+			}
+		}
+		return
+	}
+	// TPM4 on every 0-literal, up to 256 per tpm4List call (a buffer on
+	// the stack: calls on different clauses may run at once); off is the
+	// literal the buffer's offsets count from.
+	var buf [256]int32
+	k, off := 0, 0
 	for i := 0; i < nl; i++ {
 		if !lit[i] {
-			cl.tpm4(base + i)
+			buf[k] = int32(i - off)
+			k++
+			if k == len(buf) {
+				cl.tpm4List(base+off, buf[:k])
+				k, off = 0, i+1
+			}
 		}
 	}
+	cl.tpm4List(base+off, buf[:k])
 }
 
 // Check verifies every SPV sums to 2^B, every include mass equals its
