@@ -214,13 +214,17 @@ func (cl *Clauses) TypeI(c int, lit []bool, fires bool) {
 func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 	nl := cl.lits
 	_ = lit[nl-1]
+	// z and who over the included literals only (set bits, in order)
 	z, who := 0, 0
-	for i := 0; i < nl; i++ {
-		if !lit[i] && included[i/64]>>uint(i%64)&1 == 1 {
-			z++
-			who = i
-			if z > 1 {
-				return
+	for w, m := range included[:(nl+63)/64] {
+		for ; m != 0; m &= m - 1 {
+			i := w*64 + bits.TrailingZeros64(m)
+			if i < nl && !lit[i] {
+				z++
+				who = i
+				if z > 1 {
+					return
+				}
 			}
 		}
 	}
@@ -240,19 +244,29 @@ func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 	// TPM4 on every 0-literal, up to 256 per tpm4List call (a buffer on
 	// the stack: calls on different clauses may run at once); off is the
 	// literal the buffer's offsets count from.
+	// The list is built without a branch on the literal values (random
+	// bits, mispredicted half the time): every literal is written, and
+	// the count advances past the 0-literals only.
 	var buf [256]int32
 	k, off := 0, 0
 	for i := 0; i < nl; i++ {
-		if !lit[i] {
-			buf[k] = int32(i - off)
-			k++
-			if k == len(buf) {
-				cl.tpm4List(base+off, buf[:k])
-				k, off = 0, i+1
-			}
+		buf[k] = int32(i - off)
+		k += zeroOf(lit[i])
+		if k == len(buf) {
+			cl.tpm4List(base+off, buf[:k])
+			k, off = 0, i+1
 		}
 	}
 	cl.tpm4List(base+off, buf[:k])
+}
+
+// zeroOf is 1 for false, 0 for true (compiled without a branch).
+func zeroOf(b bool) int {
+	v := 1
+	if b {
+		v = 0
+	}
+	return v
 }
 
 // Check verifies every SPV sums to 2^B, every include mass equals its
