@@ -119,13 +119,7 @@ func (cl *Clauses) Sample(c int, dst []uint64) int {
 		i := lo
 		for ; i+4 <= end; i += 4 {
 			s = leap4(s)
-			q := inc[i : i+4 : i+4]
-			// bit 63 of draw - threshold is 1 iff the draw is below it
-			b := (s&0xFFFF-uint64(q[0])<<shift)>>63 |
-				(s>>16&0xFFFF-uint64(q[1])<<shift)>>63<<1 |
-				(s>>32&0xFFFF-uint64(q[2])<<shift)>>63<<2 |
-				(s>>48-uint64(q[3])<<shift)>>63<<3
-			m |= b << uint(i-lo)
+			m |= below4(s, inc4(inc, i), shift) << uint(i-lo)
 		}
 		for ; i < end; i++ {
 			r := (s ^ s>>1 ^ s>>3 ^ s>>4) & 0xFFFF
@@ -137,6 +131,34 @@ func (cl *Clauses) Sample(c int, dst []uint64) int {
 	}
 	cl.lanes[c].s = s
 	return n
+}
+
+// Four literals are compared at once in the four 16-bit lanes of a word
+// (SWAR): draw r < q << k (k = 16-B >= 1) exactly when r >> k < q, as
+// q << k is a multiple of 2^k; r >> k < 2^15 and q <= 2^B <= 2^15, so
+// (r>>k | 0x8000) - q never borrows from the lane above, and its top bit
+// is 0 exactly when r >> k < q.
+const (
+	laneTops = 0x8000800080008000 // the top bit of each 16-bit lane
+	gather4  = 1<<48 | 1<<33 | 1<<18 | 1<<3
+)
+
+// below4 returns bit j (j < 4) set iff 16-bit word j of draws is below
+// word j of q shifted left by shift (1..8).
+func below4(draws, q uint64, shift uint) uint64 {
+	x := draws >> shift & (0xFFFF >> shift * 0x0001000100010001)
+	d := ^((x | laneTops) - q) & laneTops
+	// the lane tops (bits 15, 31, 47, 63) moved to bits 48..51: bit 16j
+	// of d>>15 times 2^(48-15j); every other product lands below bit 39 or
+	// past bit 63, on distinct bits, so nothing carries into 48..51
+	return (d >> 15 * gather4) >> 48 & 0xF
+}
+
+// inc4 returns inc[i..i+3] as the four 16-bit lanes of a word, inc[i]
+// lowest.
+func inc4(inc []uint16, i int) uint64 {
+	q := inc[i : i+4 : i+4]
+	return uint64(q[0]) | uint64(q[1])<<16 | uint64(q[2])<<32 | uint64(q[3])<<48
 }
 
 // leap4 is the lane state after four 16-bit draws from state s; the four
