@@ -119,13 +119,7 @@ func (cl *Clauses) Sample(c int, dst []uint64) int {
 		i := lo
 		for ; i+4 <= end; i += 4 {
 			s = leap4(s)
-			q := inc[i : i+4 : i+4]
-			// bit 63 of draw - threshold is 1 iff the draw is below it
-			b := (s&0xFFFF-uint64(q[0])<<shift)>>63 |
-				(s>>16&0xFFFF-uint64(q[1])<<shift)>>63<<1 |
-				(s>>32&0xFFFF-uint64(q[2])<<shift)>>63<<2 |
-				(s>>48-uint64(q[3])<<shift)>>63<<3
-			m |= b << uint(i-lo)
+			m |= below4(s, inc4(inc, i), shift) << uint(i-lo)
 		}
 		for ; i < end; i++ {
 			r := (s ^ s>>1 ^ s>>3 ^ s>>4) & 0xFFFF
@@ -137,6 +131,34 @@ func (cl *Clauses) Sample(c int, dst []uint64) int {
 	}
 	cl.lanes[c].s = s
 	return n
+}
+
+// Four literals are compared at once in the four 16-bit lanes of a word
+// (SWAR): draw r < q << k (k = 16-B >= 1) exactly when r >> k < q, as
+// q << k is a multiple of 2^k; r >> k < 2^15 and q <= 2^B <= 2^15, so
+// (r>>k | 0x8000) - q never borrows from the lane above, and its top bit
+// is 0 exactly when r >> k < q.
+const (
+	laneTops = 0x8000800080008000 // the top bit of each 16-bit lane
+	gather4  = 1<<48 | 1<<33 | 1<<18 | 1<<3
+)
+
+// below4 returns bit j (j < 4) set iff 16-bit word j of draws is below
+// word j of q shifted left by shift (1..8).
+func below4(draws, q uint64, shift uint) uint64 {
+	x := draws >> shift & (0xFFFF >> shift * 0x0001000100010001)
+	d := ^((x | laneTops) - q) & laneTops
+	// the lane tops (bits 15, 31, 47, 63) moved to bits 48..51: bit 16j
+	// of d>>15 times 2^(48-15j); every other product lands below bit 39 or
+	// past bit 63, on distinct bits, so nothing carries into 48..51
+	return (d >> 15 * gather4) >> 48 & 0xF
+}
+
+// inc4 returns inc[i..i+3] as the four 16-bit lanes of a word, inc[i]
+// lowest.
+func inc4(inc []uint16, i int) uint64 {
+	q := inc[i : i+4 : i+4]
+	return uint64(q[0]) | uint64(q[1])<<16 | uint64(q[2])<<32 | uint64(q[3])<<48
 }
 
 // leap4 is the lane state after four 16-bit draws from state s; the four
@@ -214,13 +236,17 @@ func (cl *Clauses) TypeI(c int, lit []bool, fires bool) {
 func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 	nl := cl.lits
 	_ = lit[nl-1]
+	// z and who over the included literals only (set bits, in order)
 	z, who := 0, 0
-	for i := 0; i < nl; i++ {
-		if !lit[i] && included[i/64]>>uint(i%64)&1 == 1 {
-			z++
-			who = i
-			if z > 1 {
-				return
+	for w, m := range included[:(nl+63)/64] {
+		for ; m != 0; m &= m - 1 {
+			i := w*64 + bits.TrailingZeros64(m)
+			if i < nl && !lit[i] {
+				z++
+				who = i
+				if z > 1 {
+					return
+				}
 			}
 		}
 	}
@@ -229,11 +255,40 @@ func (cl *Clauses) TypeII(c int, lit []bool, included []uint64) {
 		cl.tpm4(base + who)
 		return
 	}
+	if nl > 1<<30 { // offsets past int32
+		for i := 0; i < nl; i++ {
+			if !lit[i] {
+				cl.tpm4(base + i)
+			}
+		}
+		return
+	}
+	// TPM4 on every 0-literal, up to 256 per tpm4List call (a buffer on
+	// the stack: calls on different clauses may run at once); off is the
+	// literal the buffer's offsets count from.
+	// The list is built without a branch on the literal values (random
+	// bits, mispredicted half the time): every literal is written, and
+	// the count advances past the 0-literals only.
+	var buf [256]int32
+	k, off := 0, 0
 	for i := 0; i < nl; i++ {
-		if !lit[i] {
-			cl.tpm4(base + i)
+		buf[k] = int32(i - off)
+		k += zeroOf(lit[i])
+		if k == len(buf) {
+			cl.tpm4List(base+off, buf[:k])
+			k, off = 0, i+1
 		}
 	}
+	cl.tpm4List(base+off, buf[:k])
+}
+
+// zeroOf is 1 for false, 0 for true (compiled without a branch).
+func zeroOf(b bool) int {
+	v := 1
+	if b {
+		v = 0
+	}
+	return v
 }
 
 // Check verifies every SPV sums to 2^B, every include mass equals its

@@ -136,6 +136,12 @@ func TestSampleDraws(t *testing.T) {
 			}
 			for i := range cl.inc {
 				cl.inc[i] = uint16(rng.IntN(1<<uint(bits) + 1))
+				switch i % 7 { // the extremes: always and never included
+				case 2:
+					cl.inc[i] = 1 << uint(bits)
+				case 5:
+					cl.inc[i] = 0
+				}
 			}
 			skip, err := NewClauses(3, nl, 10, bits, 3, uint64(nl*31+bits))
 			if err != nil {
@@ -163,6 +169,42 @@ func TestSampleDraws(t *testing.T) {
 				if cl.lanes[c] != ref || skip.lanes[c] != ref {
 					t.Fatalf("%d literals, B = %d, clause %d: lane after Sample %x, SkipSample %x, %d draws %x", nl, bits, c, cl.lanes[c].s, skip.lanes[c].s, nl, ref.s)
 				}
+			}
+		}
+	}
+}
+
+// TestBelow4: the four-lane compare equals draw < q << shift lane by lane
+// for every shift (B = 15..8), random draws and masses with the extremes
+// 0 and 2^B.
+func TestBelow4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	for shift := uint(1); shift <= 8; shift++ {
+		top := 1 << (16 - shift)
+		for k := 0; k < 20000; k++ {
+			draws := rng.Uint64()
+			var q [4]uint16
+			for j := range q {
+				switch rng.IntN(4) {
+				case 0:
+					q[j] = 0
+				case 1:
+					q[j] = uint16(top)
+				default:
+					q[j] = uint16(rng.IntN(top + 1))
+				}
+				if rng.IntN(8) == 0 { // a draw at the threshold
+					draws = draws&^(0xFFFF<<(16*j)) | uint64(q[j])<<shift&0xFFFF<<(16*j)
+				}
+			}
+			var want uint64
+			for j := range q {
+				if draws>>(16*j)&0xFFFF < uint64(q[j])<<shift {
+					want |= 1 << j
+				}
+			}
+			if got := below4(draws, inc4(q[:], 0), shift); got != want {
+				t.Fatalf("shift %d draws %x q %v: below4 %04b, want %04b", shift, draws, q, got, want)
 			}
 		}
 	}

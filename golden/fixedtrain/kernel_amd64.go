@@ -188,3 +188,45 @@ func (tr *Trainer) sampleAVX512(a, b int) (v int) {
 	}
 	return v
 }
+
+// tpm4Args are the operands of tpm4s. The assembly reads the fields at
+// fixed offsets (kernel_amd64.s, TestTPM4ArgsLayout).
+type tpm4Args struct {
+	q, lo, hi, inc *uint16 // TA base's SPV, support and include mass
+	idx            *int32  // the TAs' offsets from base, increasing
+	cnt            int     // len(idx)
+	stride         int     // bytes from one SPV to the next: 4N
+	n              int     // N
+}
+
+// tpm4s is spvs.tpm4 on each TA of a list, in order, in one assembly call
+// (AVX-512: the exclude states move up 32 at a time, the TA 6 ahead is
+// prefetched).
+//
+//go:noescape
+func tpm4s(a *tpm4Args)
+
+// useTPM4s selects tpm4s in tpm4List when the chunked kernels (AVX-512)
+// are in use; it gives the words of spvs.tpm4 (TestTPM4ListEqualsGo).
+var useTPM4s = true
+
+// tpm4List applies TPM4 to the TAs base+i for i in idx (increasing), as
+// spvs.tpm4 on each in order: Type II feedback on the 0-literals of a
+// clause whose first TA is base.
+func (s *spvs) tpm4List(base int, idx []int32) {
+	if !useTPM4s || !useChunked || len(idx) == 0 {
+		for _, i := range idx {
+			s.tpm4(base + int(i))
+		}
+		return
+	}
+	if idx[0] < 0 {
+		panic("fixedtrain: tpm4List: negative TA offset")
+	}
+	last := base + int(idx[len(idx)-1])
+	_, _, _ = s.lo[last], s.hi[last], s.inc[last]
+	_ = s.spv[(last+1)*2*s.n-1]
+	a := tpm4Args{q: &s.spv[base*2*s.n], lo: &s.lo[base], hi: &s.hi[base], inc: &s.inc[base],
+		idx: &idx[0], cnt: len(idx), stride: 4 * s.n, n: s.n}
+	tpm4s(&a)
+}

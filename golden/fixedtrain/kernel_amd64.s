@@ -263,6 +263,10 @@ d32end:
 #define A_DOWNP 120
 #define A_FIRES 124
 
+// PFD is how many TAs ahead typeI32 prefetches, PFD4 tpm4s.
+#define PFD 6
+#define PFD4 6
+
 // CHUNKMASK sets K7 to the mask of the chunk at byte offset BX: the SPV's
 // partial last chunk (offset A_LAST) under K1, any other whole (K6).
 #define CHUNKMASK \
@@ -325,6 +329,31 @@ TEXT ·typeI32(SB), NOSPLIT, $0-8
 	KMOVD      AX, K1
 
 tiloop:
+	// Prefetch the support of the TA PFD ahead: the SPVs are read in TA
+	// order but only around each support, which the hardware prefetcher
+	// does not predict. The lines of chunk lo/32, the one above, and the
+	// last two of chunk hi/32 (a support spans at most three chunks in
+	// trained clauses); a prefetch never changes a word.
+	LEAQ    PFD(R9), AX
+	CMPQ    AX, A_NL(DI)
+	JGE     tinopf
+	MOVQ    A_LO(DI), BX
+	MOVWQZX (BX)(AX*2), CX
+	MOVQ    A_HI(DI), BX
+	MOVWQZX (BX)(AX*2), BX
+	SHRQ    $5, CX
+	SHLQ    $6, CX
+	SHRQ    $5, BX
+	SHLQ    $6, BX
+	MOVQ    A_STRIDE(DI), AX
+	IMULQ   $PFD, AX
+	ADDQ    SI, AX
+	PREFETCHT0 (AX)(CX*1)
+	PREFETCHT0 64(AX)(CX*1)
+	PREFETCHT0 63(AX)(BX*1)
+	PREFETCHT0 -1(AX)(BX*1)
+
+tinopf:
 	// r = the lane's 16-bit draw (section 4)
 	MOVQ R8, AX
 	MOVQ R8, CX
@@ -604,5 +633,120 @@ s8end:
 	VMOVDQU64 Z1, (AX)
 	MOVQ who+64(FP), AX
 	VMOVDQU64 Z2, (AX)
+	VZEROUPPER
+	RET
+
+// Offsets of tpm4Args (kernel_amd64.go; TestTPM4ArgsLayout).
+#define B_Q 0
+#define B_LO 8
+#define B_HI 16
+#define B_INC 24
+#define B_IDX 32
+#define B_CNT 40
+#define B_STRIDE 48
+#define B_N 56
+
+// func tpm4s(a *tpm4Args)
+//
+// TPM4 (spvs.tpm4) on the TAs base+idx[k], k = 0..cnt-1 (q, lo, hi and
+// inc point at TA base's): a TA whose support starts at an include state is left alone;
+// otherwise e = min(hi, N-1), and when e = N-1 the mass of state N-1 joins
+// state N (and the include mass) before the exclude states below it move
+// up one state, else states lo..e move up one; state lo becomes 0, the
+// support becomes lo+1..max(hi, e+1). The move is a copy of L words one
+// state up, made top-down in blocks of at most 32 words (masked loads and
+// stores: nothing outside the L words is read or written), so no block
+// reads a word an earlier one wrote. The TA PFD4 ahead is prefetched.
+TEXT ·tpm4s(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), DI
+	MOVQ B_Q(DI), SI
+	MOVQ B_IDX(DI), R15
+	MOVQ B_N(DI), R13
+	XORQ R9, R9 // k
+
+t4loop:
+	CMPQ R9, B_CNT(DI)
+	JGE  t4end
+	// prefetch the bottom of the support of TA idx[k+PFD4]
+	LEAQ    PFD4(R9), AX
+	CMPQ    AX, B_CNT(DI)
+	JGE     t4nopf
+	MOVLQSX (R15)(AX*4), AX
+	MOVQ    B_LO(DI), BX
+	MOVWQZX (BX)(AX*2), CX
+	IMULQ   B_STRIDE(DI), AX
+	ADDQ    SI, AX
+	PREFETCHT0 (AX)(CX*2)
+	PREFETCHT0 64(AX)(CX*2)
+
+t4nopf:
+	MOVLQSX (R15)(R9*4), R10 // TA base+i: offset i
+	INCQ    R9
+	MOVQ    B_LO(DI), BX
+	MOVWQZX (BX)(R10*2), R11 // lo
+	CMPQ    R11, R13
+	JGE     t4loop // all mass on the include side: unchanged
+	MOVQ    B_HI(DI), BX
+	MOVWQZX (BX)(R10*2), R12 // hi
+	MOVQ    R10, R14
+	IMULQ   B_STRIDE(DI), R14
+	ADDQ    SI, R14 // the SPV
+	LEAQ    -1(R13), CX // N-1
+	CMPQ    R12, CX
+	JL      t4below
+	// e = N-1: state N-1's mass joins state N, the states lo..N-2 move up
+	MOVWLZX (R14)(CX*2), AX
+	ADDW    AX, (R14)(R13*2)
+	MOVQ    B_INC(DI), BX
+	ADDW    AX, (BX)(R10*2)
+	MOVQ    CX, DX // L = N-1-lo words move
+	SUBQ    R11, DX
+	LEAQ    1(CX), AX // new hi candidate e+1 = N
+	JMP     t4move
+
+t4below:
+	// e = hi < N-1: the states lo..hi move up
+	MOVQ    R12, DX
+	SUBQ    R11, DX
+	INCQ    DX // L = hi-lo+1
+	LEAQ    1(R12), AX // e+1
+
+t4move:
+	CMPQ    AX, R12
+	JLE     t4hi
+	MOVQ    AX, R12 // hi = max(hi, e+1)
+
+t4hi:
+	LEAQ    1(R11), AX
+	MOVQ    B_LO(DI), BX
+	MOVW    AX, (BX)(R10*2) // lo+1
+	MOVQ    B_HI(DI), BX
+	MOVW    R12, (BX)(R10*2)
+	// copy words lo..lo+L-1 to lo+1..lo+L, top-down, 32 at a time
+	LEAQ    (R14)(R11*2), R8 // &q[lo]
+
+t4block:
+	TESTQ   DX, DX
+	JLE     t4zero
+	MOVQ    DX, CX
+	CMPQ    CX, $32
+	JLE     t4part
+	MOVQ    $32, CX
+
+t4part:
+	SUBQ    CX, DX // the block is words DX..DX+CX-1 of the L
+	MOVL    $1, AX
+	SHLQ    CX, AX // CX = 32 is fine in 64 bits
+	DECQ    AX
+	KMOVD   AX, K1
+	VMOVDQU16.Z (R8)(DX*2), K1, Z0
+	VMOVDQU16   Z0, K1, 2(R8)(DX*2)
+	JMP     t4block
+
+t4zero:
+	MOVW    $0, (R8)
+	JMP     t4loop
+
+t4end:
 	VZEROUPPER
 	RET

@@ -41,3 +41,11 @@ const useSample8 = false
 
 // sampleAVX512 is never called here (useSample8 is false).
 func (tr *Trainer) sampleAVX512(a, b int) int { panic("fixedtrain: no sample8") }
+
+// tpm4List applies TPM4 to the TAs base+i for i in idx (increasing), as
+// spvs.tpm4 on each in order (no assembly for this architecture or build).
+func (s *spvs) tpm4List(base int, idx []int32) {
+	for _, i := range idx {
+		s.tpm4(base + int(i))
+	}
+}

@@ -241,10 +241,7 @@ func (tr *Trainer) work(kind, k int) {
 					tr.clane[c].s = s
 				}
 			case jobTypeII:
-				base := c * tr.lits
-				for _, i := range tr.lit0[j.i0:j.i1] {
-					tr.tpm4(base + int(i))
-				}
+				tr.tpm4List(c*tr.lits, tr.lit0[j.i0:j.i1])
 			case jobTPM4:
 				tr.tpm4(c*tr.lits + int(j.i0))
 			}

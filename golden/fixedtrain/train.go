@@ -437,7 +437,5 @@ func (tr *Trainer) typeII(c int) {
 		tr.tpm4(base + int(tr.who[c]))
 		return
 	}
-	for _, i := range tr.lit0 {
-		tr.tpm4(base + int(i))
-	}
+	tr.tpm4List(base, tr.lit0)
 }

@@ -55,13 +55,18 @@ func (c Config) Validate() error {
 
 // Trainer is the fixed-point convolutional PTM in training.
 type Trainer struct {
-	cfg     Config
-	head    conv.Head
-	cl      *fixedtrain.Clauses
-	ctl     *lfsr.LFSR
-	nw, nl  int
-	inc     []uint64 // sampled include words per clause
-	out     []bool   // clause outputs of the current step
+	cfg    Config
+	head   conv.Head
+	cl     *fixedtrain.Clauses
+	ctl    *lfsr.LFSR
+	nw, nl int
+	inc    []uint64 // sampled include words per clause
+	out    []bool   // clause outputs of the current step
+	// The image's literals: lp (literal-major, planesFit shapes) or
+	// patches (patch-major, the others); fmask holds, per clause, the
+	// patches where it fired (lp's words per plane each).
+	lp      *litPlanes
+	fmask   []uint64
 	patches *conv.Patches
 	planes  []bool
 	order   []int
@@ -107,7 +112,13 @@ func New(cfg Config) (*Trainer, error) {
 		return nil, fmt.Errorf("convtrain: control lane: %w", err)
 	}
 	tr := &Trainer{cfg: cfg, cl: cl, ctl: ctl, nw: sh.Words(), nl: sh.Literals(),
-		inc: make([]uint64, cfg.Clauses*sh.Words()), out: make([]bool, cfg.Clauses), patches: conv.NewPatches(sh)}
+		inc: make([]uint64, cfg.Clauses*sh.Words()), out: make([]bool, cfg.Clauses)}
+	if usePlanes && planesFit(sh) {
+		tr.lp = newLitPlanes(sh)
+		tr.fmask = make([]uint64, cfg.Clauses*tr.lp.pw)
+	} else {
+		tr.patches = conv.NewPatches(sh)
+	}
 	tr.head = conv.Head{Shape: sh, Structure: cfg.Structure, Classes: cfg.Classes, Clauses: cfg.Clauses, T: cfg.T}
 	if cfg.Structure == conv.PerClass {
 		tr.head.Weights = conv.PerClassWeights(cfg.Classes, cfg.Clauses/cfg.Classes)
@@ -231,7 +242,33 @@ func (tr *Trainer) runPerClass(w *worker, phase int) {
 func (tr *Trainer) sample(c int) {
 	inc := tr.inc[c*tr.nw : (c+1)*tr.nw]
 	tr.cl.Sample(c, inc)
+	if lp := tr.lp; lp != nil {
+		tr.out[c] = lp.fires(inc, tr.fmask[c*lp.pw:(c+1)*lp.pw])
+		return
+	}
 	tr.out[c] = tr.patches.FiresAnywhere(inc)
+}
+
+// usePlanes selects the literal planes (litPlanes) for the shapes they
+// fit; the tests turn it off to compare with conv.Patches, which gives
+// the same clause outputs, firing patches and literals.
+var usePlanes = true
+
+// fill sets the image's literals from a booleanized image.
+func (tr *Trainer) fill(planes []bool) error {
+	if tr.lp != nil {
+		return tr.lp.fill(planes)
+	}
+	return tr.patches.Fill(planes)
+}
+
+// unpack writes the literals of patch p into dst.
+func (tr *Trainer) unpack(p int, dst []bool) {
+	if tr.lp != nil {
+		tr.lp.unpack(p, dst)
+		return
+	}
+	tr.patches.Unpack(p, dst)
 }
 
 // Config returns the configuration (Bits resolved).
@@ -249,7 +286,7 @@ func (tr *Trainer) Update(planes []bool, y int) error {
 	if y < 0 || y >= tr.cfg.Classes {
 		return fmt.Errorf("convtrain: label %d outside 0..%d", y, tr.cfg.Classes-1)
 	}
-	if err := tr.patches.Fill(planes); err != nil {
+	if err := tr.fill(planes); err != nil {
 		return fmt.Errorf("convtrain: %w", err)
 	}
 	tr.step(y)
@@ -282,7 +319,7 @@ func (tr *Trainer) RunEpoch(X [][]bool, y []int) error {
 		tr.order[i], tr.order[j] = tr.order[j], tr.order[i]
 	}
 	for k, r := range tr.order {
-		if err := tr.patches.Fill(X[r]); err != nil {
+		if err := tr.fill(X[r]); err != nil {
 			return fmt.Errorf("convtrain: image %d: %w", r, err)
 		}
 		tr.step(y[r])
@@ -355,7 +392,7 @@ func (tr *Trainer) feedback(w *worker, c int) {
 		inc := tr.inc[c*tr.nw : (c+1)*tr.nw]
 		if patch < 0 {
 			patch = tr.choose(w, c, inc)
-			tr.patches.Unpack(patch, w.lit)
+			tr.unpack(patch, w.lit)
 		}
 		wt := &tr.head.Weights[k*C+c]
 		if (*wt >= 0) == positive {
@@ -379,6 +416,10 @@ func (tr *Trainer) choose(w *worker, c int, inc []uint64) int {
 	r := uint64(tr.cl.Draw32(c))
 	if !tr.out[c] {
 		return int(r * uint64(tr.cfg.Shape.Patches()) >> 32)
+	}
+	if lp := tr.lp; lp != nil {
+		acc := tr.fmask[c*lp.pw : (c+1)*lp.pw]
+		return nth(acc, int(r*uint64(count(acc))>>32))
 	}
 	w.fire = tr.patches.Firing(inc, w.fire[:0])
 	return int(w.fire[r*uint64(len(w.fire))>>32])
