@@ -85,7 +85,7 @@ func TestScanWork(t *testing.T) {
 	inc := make([]uint64, nw)
 	var fired []int32
 	out := make([]bool, C)
-	var nInc, nRows, nCols, nFire, clauses float64
+	var nInc, nRows, nCols, nFire, nIn, clauses float64
 	var cycFull, cycRange, cycNext float64
 	for r, img := range Xt {
 		planes, err := sets[0].Booleanize(s, img, nil)
@@ -173,6 +173,7 @@ func TestScanWork(t *testing.T) {
 				if out[c] {
 					nFire++
 				}
+				nIn += float64(inRange)
 				cycFull += float64(BT + 1 + full + 1 + 2)
 				// The range scan as built: the image rotates back to row
 				// 0 during the weighing, the beats, the drain and the
@@ -206,8 +207,8 @@ func TestScanWork(t *testing.T) {
 	}
 	N := clauses
 	samples := float64(n * K)
-	t.Logf("%s: %d test images, K = %d, 1 x %d lanes, %d patches per block: %.1f of %d literals included per clause and sample; %.1f%% of the clauses fire; the thermometer rectangle allows %.1f of %d patch rows and %.1f of %d columns (clauses with a non-empty one)",
-		path, n, K, LL, PN, nInc/N, nl, 100*nFire/N, nRows/N, PY, nCols/N, PX)
+	t.Logf("%s: %d test images, K = %d, 1 x %d lanes, %d patches per block: %.1f of %d literals included per clause and sample; %.1f%% of the clauses fire; the thermometer rectangle allows %.1f of %d patch rows and %.1f of %d columns (clauses with a non-empty one); the range scan evaluates %.1f blocks in it per clause",
+		path, n, K, LL, PN, nInc/N, nl, 100*nFire/N, nRows/N, PY, nCols/N, PX, nIn/N)
 	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image) %.0f, block-RAM image with overlapped sampling (not built) %.0f; the sampling alone %d",
 		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples+float64(NC), C*(BT+1)+NC)
 }
