@@ -448,10 +448,20 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 // clause group g:
 //   sample: BT beats, one per cycle (threshold row g*BT + b, every lane
 //           draws), and one cycle for the last beat's decisions;
-//   scan:   the patches in raster order, one per cycle, every clause lane
-//           on the same patch, until every clause lane is resolved or the
-//           last patch was evaluated (seen one cycle later: the clause
-//           lanes' fired registers);
+{{- if .Range}}
+//   range:  two cycles: the rectangle of patches the clause lanes'
+//           included position thermometers allow (conv_range);
+//   scan:   blocks of PN patches in raster order, one per cycle, every
+//           clause lane on the same block: rows below the rectangle's one
+//           cycle each, in a row the blocks up to its last column, until
+//           its last row, every clause lane resolved (seen one cycle
+//           later: the clause lanes' fired registers) or none allowed;
+{{- else}}
+//   scan:   blocks of PN patches in raster order, one per cycle, every
+//           clause lane on the same block, until every clause lane is
+//           resolved or the last patch was evaluated (seen one cycle
+//           later: the clause lanes' fired registers);
+{{- end}}
 //   weigh:  LC + 1 cycles: clause lane ci's output adds its weight row
 //           (clause g*LC + ci) to the NC class sums;
 // and after the last group the NC class sums v_k of the sample leave as NC
