@@ -177,9 +177,9 @@ func TestScanWork(t *testing.T) {
 				cycFull += float64(BT + 1 + full + 1 + 2)
 				// The range scan as built: the image rotates back to row
 				// 0 during the weighing, the beats, the drain and the
-				// two range cycles; rows below lo pass one per cycle.
-				wait := (H-rot)%H - (2 + BT + 3)
-				cycRange += float64(BT + 3 + rangeBlocks + 1 + 2 + max(wait, 0))
+				// range cycle; rows below lo pass one per cycle.
+				wait := (H-rot)%H - (2 + BT + 2)
+				cycRange += float64(BT + 2 + rangeBlocks + 1 + 2 + max(wait, 0))
 				rot = 0
 				if ok {
 					rot = hi
