@@ -372,16 +372,11 @@ const tmplConvRange = `// The patches a clause lane can fire on: its included ro
 // every other patch fails one of those literals. ok[ci]: the lane has an
 // included literal and a non-empty range. The outputs are the union over
 // the ok lanes: the rows ylo..yhi and the last column xhi (none: no lane
-// is ok, no patch can fire). Two stages: en registers every lane's
-// intervals; the outputs follow combinationally from those registers (the
-// core registers them the next cycle), so that neither the priority
-// encoders nor the comparisons and the union make a long path.
+// is ok, no patch can fire). Combinational; the core registers them.
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
     parameter integer TH = {{.TH}}  // thermometer include bits per lane, 2*(TY+TX)
 ) (
-    input  wire             clk,
-    input  wire             en,     // register the lanes' intervals
     input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
     input  wire [LC-1:0]    any,    // the lane has an included literal
     output reg  [{{sub .YW 1}}:0]      ylo,
@@ -522,8 +517,7 @@ module {{.Prefix}}_conv_core #(
                      S_WEIGH  = 4'd5,
                      S_OUT    = 4'd6,
                      S_ERROR  = 4'd7{{if .Range}},
-                     S_RANGE  = 4'd8,  // the range's first stage
-                     S_RANGE2 = 4'd9{{end}};
+                     S_RANGE  = 4'd8{{end}};
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
     reg  [3:0]       state;
@@ -606,9 +600,8 @@ module {{.Prefix}}_conv_core #(
     wire           scan_eval = state == S_SCAN && !past_last;
 {{- if .Range}}
     // The range scan (conv_range): in S_RANGE the include registers are
-    // complete and the lanes' intervals are registered; in S_RANGE2 their
-    // union is registered for the scan. A lane with an empty range counts
-    // as resolved.
+    // complete; the union of the lanes' ranges is registered for the scan,
+    // and a lane with an empty range counts as resolved.
     localparam integer TH = {{.TH}}; // thermometer include bits per clause lane
     wire [LC*TH-1:0] therm;
     wire [{{sub .YW 1}}:0]       r_ylo, r_yhi;
@@ -621,8 +614,6 @@ module {{.Prefix}}_conv_core #(
     wire           scan_end  = past_last || &(resolved | ~scan_ok);
 
     {{.Prefix}}_conv_range rng (
-        .clk   (clk),
-        .en    (state == S_RANGE),
         .therm (therm),
         .any   (inc_any),
         .ylo   (r_ylo),
@@ -633,7 +624,7 @@ module {{.Prefix}}_conv_core #(
     );
 
     always @(posedge clk) begin
-        if (state == S_RANGE2) begin
+        if (state == S_RANGE) begin
             scan_ylo <= r_ylo;
             scan_yhi <= r_yhi;
             scan_xhi <= r_xhi;
@@ -658,7 +649,7 @@ module {{.Prefix}}_conv_core #(
         .row_en (img_wr_en && state == S_IDLE),
         .row    (img_wr_data),
 {{- if .Range}}
-        .start  (state == S_RANGE2),
+        .start  (state == S_RANGE),
         .next   (scan_eval && !patch_last),
         .ylo    (scan_ylo),
         .yhi    (scan_yhi),
@@ -782,8 +773,7 @@ module {{.Prefix}}_conv_core #(
                                         state <= S_DRAIN;
 {{- if .Range}}
             S_DRAIN:  if (patch_ready)  state <= S_RANGE; // the image rotated back
-            S_RANGE:                    state <= S_RANGE2;
-            S_RANGE2:                   state <= S_SCAN;
+            S_RANGE:                    state <= S_SCAN;
 {{- else}}
             S_DRAIN:  if (patch_ready)  state <= S_SCAN; // the image rotated back
 {{- end}}
