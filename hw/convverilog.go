@@ -444,7 +444,7 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 //   sample: BT beats, one per cycle (threshold row g*BT + b, every lane
 //           draws), and one cycle for the last beat's decisions;
 {{- if .Range}}
-//   range:  two cycles: the rectangle of patches the clause lanes'
+//   range:  one cycle: the rectangle of patches the clause lanes'
 //           included position thermometers allow (conv_range);
 //   scan:   blocks of PN patches in raster order, one per cycle, every
 //           clause lane on the same block: rows below the rectangle's one
