@@ -55,6 +55,10 @@ func convHarness(d *ConvDesign) (string, int) {
 //
 //	PTM_LONG_TESTS=1 go test ./hw -run TestConvSynthUP5K -v
 //
+// Routing a large configuration takes nextpnr longer than go test's
+// default 10-minute timeout on a loaded machine (1x16 lanes at 7 patches
+// per cycle: 18 minutes at load 8-11): add -timeout 60m.
+//
 // PTM_CONV_SYNTH_LANES=LCxLL chooses the lanes (default 4x4),
 // PTM_CONV_SYNTH_PATCHES the patches per scan cycle (Config.PatchLanes,
 // default 1), PTM_CONV_SYNTH_SCAN the scan (Config.Scan, default range).
