@@ -42,6 +42,23 @@
  *   CLIP_T            the model's threshold T (INFER mode 3 clips to [-T, T])
  *   SETS_MAX          MMAX, the most sets an INFER query may carry (8); 1
  *                     also leaves INFER_WINDOW out (protocol version 5)
+ *   KIND              0: the tabular core (PTM_CORE; protocol 6, or 5 with
+ *                     SETS_MAX 1); 1: a convolutional board (protocol 7,
+ *                     docs/protocol.md section 4 "Image queries"):
+ *                     rtl/board/conv_query.v around the generated
+ *                     convolutional core PTM_CONV_CORE (default
+ *                     ptm_conv_core). BITS is then 16 (an upload word),
+ *                     FEATURES P*H*W, LANES L, DEPTH the threshold rows D,
+ *                     ADDR_W holds every upload word's address
+ *                     (ceil((L*D + NC*CLAUSES)/L)), KMAX the core's MaxK
+ *   IMG_H, IMG_W, PLANES, WIN_Y, WIN_X
+ *                     KIND 1: the image and window shape (INFO words 21-25)
+ *   CLAUSES, TBITS, CADDR_W, WADDR_W, LFSR_W, LC, LL, GROUPS, BEATS,
+ *   HASH32, INFO_VER  KIND 1: the convolutional core's clauses C, threshold
+ *                     width B, threshold and weight row address widths,
+ *                     LFSR width, lanes LC x LL, groups G, beats BT, model
+ *                     hash prefix and info version word (conv_query's
+ *                     info ROM; hw.ConvDesign.BoardParams sets them all)
  *   STATUS_ALL        1: every STATUS counter is kept; 0: the optional
  *                     counters 0, 8, 9, 10 (frames executed and sent, core
  *                     runs, ERRORs) read 0 (docs/protocol.md section 5).

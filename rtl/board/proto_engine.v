@@ -154,6 +154,18 @@
  *                               answered as an unknown command, INFO
  *                               reports version 5 (board_top: with the set
  *                               loop only, SETS_MAX > 1)
+ *   KIND                        0: a tabular core; 1: a convolutional
+ *                               board (conv_query): protocol version 7,
+ *                               INFO 26 words (20: KIND, 21-25: IMG_H,
+ *                               IMG_W, PLANES, WIN_Y, WIN_X, sent after the
+ *                               ROM's 20 words by a 5-bit byte counter:
+ *                               the ROM has no room for 24 more bytes)
+ *   IMG_H, IMG_W, PLANES, WIN_Y, WIN_X  KIND 1: INFO words 21-25
+ *   EXTRA_WORDS                 upload words after the LANES*DEPTH
+ *                               thresholds (KIND 1: the NC*C clause
+ *                               weights, written through bank_wr_* at
+ *                               addresses DEPTH and up); W = LANES*DEPTH +
+ *                               EXTRA_WORDS
  *   STATUS_ALL                  1: the optional STATUS counters 0, 8, 9,
  *                               10 (frames executed and sent, core runs,
  *                               ERRORs) are kept; 0: they read 0 (the
@@ -287,7 +299,8 @@ localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
 localparam [31:0]  PROTO_VER = CONV ? 32'd7 : (WINDOWS != 0) ? 32'd6 : 32'd5;   // version 5: no INFER_WINDOW
 // INFO words 20-25 of a convolutional board (version 7): kind, H, W, P,
 // WY, WX, sent after the ROM's 20 words (the ROM has no room for them)
-localparam [191:0] INFO_EXT = {32'(WIN_X), 32'(WIN_Y), 32'(PLANES), 32'(IMG_W), 32'(IMG_H), 32'(KIND)};
+localparam [191:0] INFO_EXT = (192'(WIN_X) << 160) | (192'(WIN_Y) << 128) | (192'(PLANES) << 96) |
+                              (192'(IMG_W) << 64) | (192'(IMG_H) << 32) | 192'(KIND);
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
 // x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/ptmhw/ptm/golden/conv"
-	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/host/conformance"
 	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/testenv"
 )
 
