@@ -1,0 +1,256 @@
+package board
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptmhw/ptm/golden/conv/convtrain"
+	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/host/conformance"
+	"github.com/ptmhw/ptm/host/driver"
+	pframe "github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/stream"
+	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/internal/testenv"
+)
+
+// convMNIST is a small convolutional model trained (pipeline.TrainConv,
+// the image recipe with 16 clauses, T = 200, one threshold set or two
+// jittered ones) on the first 300 MNIST test images, and the images after
+// them. Models of either number of sets share one board build (the
+// generated core depends on the head's shape, classes, clauses and T).
+type convMNIST struct {
+	f      *modelfile.ConvFile
+	images [][]uint8
+	labels []int
+	ids    []int
+}
+
+var (
+	convMNISTMu  sync.Mutex
+	convMNISTVal = map[int]*convMNIST{}
+)
+
+// mnistConvModel trains the model of sets threshold sets once per test
+// binary, or skips the test when MNIST is not installed.
+func mnistConvModel(t *testing.T, sets int) *convMNIST {
+	t.Helper()
+	convMNISTMu.Lock()
+	defer convMNISTMu.Unlock()
+	if m := convMNISTVal[sets]; m != nil {
+		return m
+	}
+	{
+		dir, err := dataset.MNISTDir()
+		if err != nil {
+			t.Skip("MNIST: " + err.Error())
+		}
+		open := func(name string) *gzip.Reader {
+			fh, err := os.Open(filepath.Join(dir, name+".gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { fh.Close() })
+			zr, err := gzip.NewReader(bufio.NewReader(fh))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return zr
+		}
+		im, err := dataset.ReadImages(open(dataset.IDXFiles[2]), "t10k images")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, err := dataset.ReadLabels(open(dataset.IDXFiles[3]), "t10k labels", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const ntrain, nimg = 300, 400
+		np := im.Rows * im.Cols
+		ds := &dataset.Dataset{Name: "mnist-t10k-head", Image: dataset.ImageShape{Rows: im.Rows, Cols: im.Cols}}
+		for c := range 10 {
+			ds.Classes = append(ds.Classes, string(rune('0'+c)))
+		}
+		for r := range im.Rows {
+			for c := range im.Cols {
+				ds.Features = append(ds.Features, dataset.PixelName(r, c))
+			}
+		}
+		m := &convMNIST{}
+		for i := range nimg {
+			x := make([]float64, np)
+			for k, v := range im.Pixels[i*np : (i+1)*np] {
+				x[k] = float64(v)
+			}
+			if i < ntrain {
+				ds.X = append(ds.X, x)
+				ds.Y = append(ds.Y, int(lb[i]))
+				continue
+			}
+			m.images = append(m.images, append([]uint8(nil), im.Pixels[i*np:(i+1)*np]...))
+			m.labels = append(m.labels, int(lb[i]))
+			m.ids = append(m.ids, i)
+		}
+		rc, err := convtrain.ImageDefaults(28, 28, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.Clauses, rc.T, rc.N, rc.Epochs = 16, 200, 32, 2
+		if sets > 1 {
+			rc.JitterSets, rc.JitterSpread = sets, 20
+		}
+		start := time.Now()
+		m.f, err = pipeline.TrainConv(&pipeline.Data{Dataset: ds}, pipeline.ConvConfig{Recipe: rc, Seed: 5, SplitSeed: 1, TestFraction: 0.1, ValRows: 30, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("[progress] trained a 16-clause convolutional model (%d threshold sets, T = 200) on %d images in %.1fs (load %s)",
+			sets, len(m.f.Split.Train), time.Since(start).Seconds(), testenv.LoadString())
+		convMNISTVal[sets] = m
+		return m
+	}
+}
+
+// mnistBoardOptions is the Verilated convolutional board of m's model:
+// UART only, `ptm eval --fixed`'s lanes (8 x 8, the bank's bits, 32-bit
+// LFSRs), one patch per cycle.
+func mnistBoardOptions(t *testing.T, m *convMNIST) Options {
+	t.Helper()
+	bank, err := m.f.Bank(m.f.BankBits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.NoEthernet = true
+	return o
+}
+
+// streamConv streams m's images n through the board with host/stream's
+// RunConv (every answer checked against the golden conv.Core) and fails
+// unless every image got exactly one answer equal to the golden one.
+func streamConv(t *testing.T, tr transport.Transport, m *convMNIST, n int, cfg stream.Config) *stream.Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	defer cancel()
+	last := time.Now()
+	cfg.Labels, cfg.RowIDs = m.labels[:n], m.ids[:n]
+	cfg.Progress = func(done, total int) {
+		if time.Since(last) > 30*time.Second {
+			last = time.Now()
+			t.Logf("[progress] %d of %d images", done, total)
+		}
+	}
+	s, err := stream.RunConv(ctx, tr, m.f, "", m.images[:n], cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Queries != n || s.Verified != n || s.Lost != 0 || s.Duplicated != 0 || s.Mismatches != 0 {
+		t.Fatalf("%v mode: %d queries, %d verified, %d lost, %d duplicated, %d mismatches vs golden (%s)", cfg.Mode, s.Queries, s.Verified, s.Lost,
+			s.Duplicated, s.Mismatches, s.FirstMismatch)
+	}
+	t.Logf("%v mode K=%d: upload %v (%.1f s), %d images, 0 lost/duplicated/mismatched, %.2f queries/s (simulation wall clock), %d retries (%d timeouts, %d busy), %d CRC errors; board counters %v",
+		s.Mode, s.K, s.Board.Uploaded, s.Board.UploadS, s.Queries, s.QueriesPerS, s.Retries, s.Timeouts, s.Busy, s.CRCErrors, s.Board.Counters)
+	return s
+}
+
+// TestConvMNIST: the Verilated convolutional board of a small trained
+// MNIST model (16 clauses, two threshold sets: every query two core runs)
+// passes host/conformance's CheckConv, then streams MNIST test images at
+// K = 16 in every mode (host/stream.RunConv, each answer equal to the
+// golden conv.Core's), and measures the board's clocks per query in a
+// pipelined votes-mode stream (the simulator's clock count; K = 16).
+// PTM_LONG_TESTS=1 streams 200 images per mode instead of 6.
+func TestConvMNIST(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	m := mnistConvModel(t, 2)
+	o := mnistBoardOptions(t, m)
+	p := start(t, o)
+	tr := openUART(t, p)
+	bank := o.ConvBank
+	rep, err := conformance.CheckConv(testenv.Context(t), tr, bank, conformance.Opts{Strict: true, Queries: 4})
+	if err != nil {
+		t.Fatalf("conformance: %v\n%v", err, rep)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("%s: %s", f.Name, f.Detail)
+	}
+	t.Logf("[progress] conformance:\n%s", rep)
+	n := testenv.Size(6, 100)
+	for _, mode := range []pframe.Mode{pframe.ModeSums, pframe.ModeSamples, pframe.ModeStats} {
+		streamConv(t, tr, m, n, stream.Config{K: 16, Seed: 4, Mode: mode, Driver: driver.Opts{Window: 8}})
+	}
+}
+
+// votesCycles starts the board of m's model, streams its first n images in
+// votes mode at K = 16 (pipelined, the bank uploaded first), stops it and
+// returns the board clocks it ran (the simulator stops its clock while
+// the board is idle) and the stream's summary.
+func votesCycles(t *testing.T, m *convMNIST, n int) (uint64, *stream.Summary) {
+	t.Helper()
+	p := start(t, mnistBoardOptions(t, m))
+	s := streamConv(t, openUART(t, p), m, n, stream.Config{K: 16, Seed: 4, Mode: pframe.ModeVotes, Driver: driver.Opts{Window: 8}})
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return p.Stats().Cycles, s
+}
+
+// TestConvMNISTThroughput measures the Verilated convolutional board of
+// the small MNIST model in a pipelined votes-mode stream at K = 16 (two
+// threshold sets: every query is two core runs of 8 samples): its clocks
+// per query, the difference of two streams (4 and 4 + n images) over n,
+// so that the upload and the start are not counted. n is 12, or 200 with
+// PTM_LONG_TESTS=1.
+func TestConvMNISTThroughput(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	m := mnistConvModel(t, 2)
+	n := testenv.Size(12, 200)
+	c1, _ := votesCycles(t, m, 4)
+	c2, s := votesCycles(t, m, 4+n)
+	if c2 <= c1 {
+		t.Fatalf("board clocks: %d for 4 images, %d for %d", c1, c2, 4+n)
+	}
+	per := float64(c2-c1) / float64(n)
+	t.Logf("votes mode, K = 16, two sets: %.0f board clocks per query (%d images: %d clocks, 4: %d); %.0f queries/s at 48 MHz; %.2f queries/s on the simulation's wall clock",
+		per, 4+n, c2, c1, 48e6/per, s.QueriesPerS)
+}
+
+// TestConvMNISTFaults streams MNIST test images (one threshold set: 119-byte
+// requests) through the Verilated convolutional board with 1% of the bytes
+// flipped and 1% dropped in each direction of the UART, in sums mode at
+// K = 16 (320-byte answers, asked for in windows the line carries), with
+// the driver's default timeouts: no image may be lost, answered twice or
+// answered wrongly, and the recovery is counted. 3 images, 100 with
+// PTM_LONG_TESTS=1.
+func TestConvMNISTFaults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	m := mnistConvModel(t, 1)
+	o := mnistBoardOptions(t, m)
+	f := Fault{Flip: 0.01, Drop: 0.01}
+	o.Faults = Faults{UARTRx: f, UARTTx: f}
+	o.Seed = 13
+	p := start(t, o)
+	n := testenv.Size(3, 100)
+	s := streamConv(t, openUART(t, p), m, n, stream.Config{K: 16, Seed: 4, Mode: pframe.ModeSums, ForceUpload: true,
+		Driver: driver.Opts{Window: 4, Deadline: 60 * time.Minute}})
+	checkRecovery(t, s)
+	t.Logf("%d images: %d windows (%d split), %d resends", n, s.Windows, s.WindowSplits, s.Retries)
+}
