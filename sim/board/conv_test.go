@@ -47,10 +47,29 @@ func TestConvConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	conformConv(t, false)
+}
+
+// TestConvConformanceDualClock is TestConvConformance on the dual-clock
+// convolutional board (CORE_CLK = 1: conv_query and the core on clk_core,
+// twice the board clock, through core_xing), UART only.
+func TestConvConformanceDualClock(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	conformConv(t, true)
+}
+
+// conformConv runs CheckConv on the random model's board, single-clock
+// (with Ethernet, on the UART) or dual-clock (UART only).
+func conformConv(t *testing.T, coreClock bool) {
+	t.Helper()
 	bank := randomConvBank(t, 5)
 	o := DefaultOptions()
 	o.ConvBank = bank
 	o.Config = convRandomConfig
+	o.CoreClock, o.NoEthernet = coreClock, coreClock
 	p := start(t, o)
 	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	pframe "github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/stream"
 	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/testenv"
 )
 
@@ -130,6 +131,7 @@ func mnistBoardOptions(t *testing.T, m *convMNIST) Options {
 	}
 	o := DefaultOptions()
 	o.ConvBank = bank
+	o.Config = hw.Config{} // the convolutional defaults (DefaultConfig's 8 bits are not the bank's)
 	o.NoEthernet = true
 	return o
 }
@@ -193,41 +195,44 @@ func TestConvMNIST(t *testing.T) {
 	}
 }
 
-// votesCycles starts the board of m's model, streams its first n images in
-// votes mode at K = 16 (pipelined, the bank uploaded first), stops it and
-// returns the board clocks it ran (the simulator stops its clock while
-// the board is idle) and the stream's summary.
-func votesCycles(t *testing.T, m *convMNIST, n int) (uint64, *stream.Summary) {
-	t.Helper()
-	p := start(t, mnistBoardOptions(t, m))
-	s := streamConv(t, openUART(t, p), m, n, stream.Config{K: 16, Seed: 4, Mode: pframe.ModeVotes, Driver: driver.Opts{Window: 8}})
-	if err := p.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	return p.Stats().Cycles, s
-}
-
 // TestConvMNISTThroughput measures the Verilated convolutional board of
-// the small MNIST model in a pipelined votes-mode stream at K = 16 (two
-// threshold sets: every query is two core runs of 8 samples): its clocks
-// per query, the difference of two streams (4 and 4 + n images) over n,
-// so that the upload and the start are not counted. n is 12, or 200 with
-// PTM_LONG_TESTS=1.
+// the small one-set MNIST model (16 clauses on 8 x 8 lanes, one patch per
+// cycle) in a pipelined votes-mode stream at K = 16, where the core, not
+// the simulated line, is the bound (a 119-byte request is 9,520 clocks at
+// 8 clocks per bit): its clocks per query, from the board's STATUS
+// counter 12 (UART bit times, 8 clocks each, counted while the board
+// runs) over two streams of 4 and 4 + n images, so that the pipeline's
+// fill and drain cancel; and the core's cycles per query by
+// docs/conv-core.md's schedule with every group scanning all 361 patches
+// (an upper bound: a group ends early when its clauses are resolved). n
+// is 16, or 200 with PTM_LONG_TESTS=1.
 func TestConvMNISTThroughput(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
-	m := mnistConvModel(t, 2)
-	n := testenv.Size(12, 200)
-	c1, _ := votesCycles(t, m, 4)
-	c2, s := votesCycles(t, m, 4+n)
-	if c2 <= c1 {
-		t.Fatalf("board clocks: %d for 4 images, %d for %d", c1, c2, 4+n)
+	m := mnistConvModel(t, 1)
+	o := mnistBoardOptions(t, m)
+	p := start(t, o)
+	tr := openUART(t, p)
+	n := testenv.Size(16, 200)
+	const K = 16
+	cfg := stream.Config{K: K, Seed: 4, Mode: pframe.ModeVotes, Driver: driver.Opts{Window: 8}}
+	s1 := streamConv(t, tr, m, 4, cfg)
+	s2 := streamConv(t, tr, m, 4+n, cfg)
+	b1, b2 := s1.Board.Counters["uart_bit_times"], s2.Board.Counters["uart_bit_times"]
+	if b2 <= b1 {
+		t.Fatalf("UART bit times: %d for 4 images, %d for %d", b1, b2, 4+n)
 	}
-	per := float64(c2-c1) / float64(n)
-	t.Logf("votes mode, K = 16, two sets: %.0f board clocks per query (%d images: %d clocks, 4: %d); %.0f queries/s at 48 MHz; %.2f queries/s on the simulation's wall clock",
-		per, 4+n, c2, c1, 48e6/per, s.QueriesPerS)
+	per := float64(b2-b1) * float64(o.ClksPerBit) / float64(n)
+	d := p.Build.ConvDesign.Params
+	sample := d.G*(d.BT+1+(d.ScanCycles()+1)+d.LC+1) + d.NC
+	core := K*sample + d.L + 3 + d.P*d.H
+	t.Logf("votes mode, K = %d: %.0f board clocks per query (%d images %d bit times, 4 images %d); the core's schedule: at most %d cycles per sample, %d per query (G = %d, BT = %d, LC = %d, %d patches); %.0f queries/s at 48 MHz; %.2f queries/s on the simulation's wall clock",
+		K, per, 4+n, b2, b1, sample, core, d.G, d.BT, d.LC, d.ScanCycles(), 48e6/per, s2.QueriesPerS)
+	if per > 1.2*float64(core) || per < 0.5*float64(core) {
+		t.Errorf("%.0f board clocks per query, the core's schedule at most %d: the stream was not core-bound", per, core)
+	}
 }
 
 // TestConvMNISTFaults streams MNIST test images (one threshold set: 119-byte
