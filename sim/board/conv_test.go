@@ -1,6 +1,7 @@
 package board
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -84,4 +85,36 @@ func conformConv(t *testing.T, coreClock bool) {
 		t.Errorf("%s: %s", f.Name, f.Detail)
 	}
 	t.Logf("\n%s", rep)
+}
+
+// TestConvOptions: a convolutional model's options resolve to `ptm eval
+// --fixed`'s lanes (min(8, C) x min(8, 2F)), the bank's bits, 32-bit
+// LFSRs and the largest MaxK up to 255 that keeps the statistics in 32
+// bits; a preloaded convolutional board, one set per query and a MaxK
+// that overflows are refused with ErrOptions.
+func TestConvOptions(t *testing.T) {
+	bank := randomConvBank(t, 5)
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = hw.Config{}
+	r, m, err := o.resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	if m.conv != bank || c.Bits != 4 || c.LFSRWidth != 32 || c.ClauseLanes != 8 || c.LiteralLanes != 8 || c.MaxK != 255 {
+		t.Errorf("resolved config %+v", c)
+	}
+	for name, f := range map[string]func(*Options){
+		"preload":  func(o *Options) { o.Preload = true },
+		"sets 1":   func(o *Options) { o.SetsMax = 1 },
+		"max K":    func(o *Options) { o.Config.MaxK = 70000 },
+		"bad bank": func(o *Options) { b := *bank; b.Thresh = b.Thresh[:1]; o.ConvBank = &b },
+	} {
+		o2 := o
+		f(&o2)
+		if _, _, err := o2.resolved(); !errors.Is(err, ErrOptions) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
