@@ -146,6 +146,8 @@ module board_top #(
     parameter PLANES           = 0,
     parameter WIN_Y            = 0,
     parameter WIN_X            = 0,
+    /* verilator lint_off UNUSEDPARAM */
+    // (read by the KIND = 1 branch only)
     parameter CLAUSES          = 0,
     parameter TBITS            = 4,
     parameter CADDR_W          = 1,
@@ -157,6 +159,7 @@ module board_top #(
     parameter BEATS            = 1,
     parameter [31:0] HASH32    = 32'h00000000,
     parameter [31:0] INFO_VER  = 32'h50540002
+    /* verilator lint_on UNUSEDPARAM */
 ) (
     input  wire       clk,
     input  wire       rst,
