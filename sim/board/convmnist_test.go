@@ -37,16 +37,20 @@ type convMNIST struct {
 
 var (
 	convMNISTMu  sync.Mutex
-	convMNISTVal = map[int]*convMNIST{}
+	convMNISTVal = map[[2]int]*convMNIST{}
 )
 
 // mnistConvModel trains the model of sets threshold sets once per test
-// binary, or skips the test when MNIST is not installed.
-func mnistConvModel(t *testing.T, sets int) *convMNIST {
+// binary (16 clauses, T = 200, on the first 300 images; or, clauses = 128,
+// the 128-clause model with T = 1024 on the first 2,000), or skips the
+// test when MNIST is not installed. 300 images after the training ones
+// are streamed.
+func mnistConvModel(t *testing.T, sets, clauses int) *convMNIST {
 	t.Helper()
 	convMNISTMu.Lock()
 	defer convMNISTMu.Unlock()
-	if m := convMNISTVal[sets]; m != nil {
+	key := [2]int{sets, clauses}
+	if m := convMNISTVal[key]; m != nil {
 		return m
 	}
 	{
@@ -74,7 +78,11 @@ func mnistConvModel(t *testing.T, sets int) *convMNIST {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const ntrain, nimg = 300, 400
+		ntrain, T := 300, 200
+		if clauses > 16 {
+			ntrain, T = 2000, 8*clauses
+		}
+		nimg := ntrain + 300
 		np := im.Rows * im.Cols
 		ds := &dataset.Dataset{Name: "mnist-t10k-head", Image: dataset.ImageShape{Rows: im.Rows, Cols: im.Cols}}
 		for c := range 10 {
@@ -104,7 +112,7 @@ func mnistConvModel(t *testing.T, sets int) *convMNIST {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc.Clauses, rc.T, rc.N, rc.Epochs = 16, 200, 32, 2
+		rc.Clauses, rc.T, rc.N, rc.Epochs = clauses, T, 32, 2
 		if sets > 1 {
 			rc.JitterSets, rc.JitterSpread = sets, 20
 		}
@@ -113,9 +121,9 @@ func mnistConvModel(t *testing.T, sets int) *convMNIST {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("[progress] trained a 16-clause convolutional model (%d threshold sets, T = 200) on %d images in %.1fs (load %s)",
-			sets, len(m.f.Split.Train), time.Since(start).Seconds(), testenv.LoadString())
-		convMNISTVal[sets] = m
+		t.Logf("[progress] trained a %d-clause convolutional model (%d threshold sets, T = %d) on %d images in %.1fs (load %s)",
+			clauses, sets, T, len(m.f.Split.Train), time.Since(start).Seconds(), testenv.LoadString())
+		convMNISTVal[key] = m
 		return m
 	}
 }
@@ -176,7 +184,7 @@ func TestConvMNIST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
-	m := mnistConvModel(t, 2)
+	m := mnistConvModel(t, 2, 16)
 	o := mnistBoardOptions(t, m)
 	p := start(t, o)
 	tr := openUART(t, p)
@@ -211,7 +219,7 @@ func TestConvMNISTThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
-	m := mnistConvModel(t, 1)
+	m := mnistConvModel(t, 1, 16)
 	o := mnistBoardOptions(t, m)
 	p := start(t, o)
 	tr := openUART(t, p)
@@ -254,7 +262,7 @@ func TestConvMNISTFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
-	m := mnistConvModel(t, 1)
+	m := mnistConvModel(t, 1, 16)
 	o := mnistBoardOptions(t, m)
 	f := Fault{Flip: 0.01, Drop: 0.01}
 	o.Faults = Faults{UARTRx: f, UARTTx: f}
@@ -265,4 +273,30 @@ func TestConvMNISTFaults(t *testing.T) {
 		Driver: driver.Opts{Window: 4, Deadline: 60 * time.Minute}})
 	checkRecovery(t, s)
 	t.Logf("%d images: %d windows (%d split), %d resends", n, s.Windows, s.WindowSplits, s.Retries)
+}
+
+// TestConvMNIST128 (PTM_LONG_TESTS=1 only) is the 128-clause MNIST model
+// (one threshold set, T = 1024, trained on 2,000 images) on the Verilated
+// convolutional board with 8 x 8 lanes: 100 test images streamed in sums
+// and votes modes at K = 16, every answer equal to the golden conv.Core,
+// and the board's clocks per query in votes mode (STATUS counter 12 over
+// the stream, no resends).
+func TestConvMNIST128(t *testing.T) {
+	t.Parallel()
+	if !testenv.Long() {
+		t.Skip("PTM_LONG_TESTS=1: the 128-clause model's board")
+	}
+	m := mnistConvModel(t, 1, 128)
+	o := mnistBoardOptions(t, m)
+	p := start(t, o)
+	tr := openUART(t, p)
+	rto := testenv.Scale(60 * time.Second)
+	const n, K = 100, 16
+	streamConv(t, tr, m, n, stream.Config{K: K, Seed: 4, Mode: pframe.ModeSums, Driver: driver.Opts{Window: 8}})
+	s := streamConv(t, tr, m, n, stream.Config{K: K, Seed: 4, Mode: pframe.ModeVotes, Driver: driver.Opts{Window: 8, Timeout: rto, MinTimeout: rto}})
+	per := float64(s.Board.Counters["uart_bit_times"]) * float64(o.ClksPerBit) / n
+	d := p.Build.ConvDesign.Params
+	sample := d.G*(d.BT+1+(d.ScanCycles()+1)+d.LC+1) + d.NC
+	t.Logf("128 clauses, votes mode, K = %d: %.0f board clocks per query over %d images (%d resends); the core's schedule at most %d per sample, %d per query; %.0f queries/s at 48 MHz",
+		K, per, n, s.Retries, sample, K*sample+d.L+3+d.P*d.H, 48e6/per)
 }
