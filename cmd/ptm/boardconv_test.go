@@ -82,6 +82,7 @@ func TestBoardStreamMNIST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	testenv.Heartbeat(t, 0)
 	dir := mnistSubset(t, 300, 24)
 	tmp := t.TempDir()
 	model := filepath.Join(tmp, "m.ptm")

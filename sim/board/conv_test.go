@@ -48,6 +48,7 @@ func TestConvConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	testenv.Heartbeat(t, 0)
 	conformConv(t, false)
 }
 
@@ -59,6 +60,7 @@ func TestConvConformanceDualClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	testenv.Heartbeat(t, 0)
 	conformConv(t, true)
 }
 

@@ -184,6 +184,7 @@ func TestConvMNIST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	testenv.Heartbeat(t, 0)
 	m := mnistConvModel(t, 2, 16)
 	o := mnistBoardOptions(t, m)
 	p := start(t, o)
@@ -219,6 +220,7 @@ func TestConvMNISTThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	testenv.Heartbeat(t, 0)
 	m := mnistConvModel(t, 1, 16)
 	o := mnistBoardOptions(t, m)
 	p := start(t, o)
@@ -262,6 +264,7 @@ func TestConvMNISTFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
+	testenv.Heartbeat(t, 0)
 	m := mnistConvModel(t, 1, 16)
 	o := mnistBoardOptions(t, m)
 	f := Fault{Flip: 0.01, Drop: 0.01}
@@ -286,6 +289,7 @@ func TestConvMNIST128(t *testing.T) {
 	if !testenv.Long() {
 		t.Skip("PTM_LONG_TESTS=1: the 128-clause model's board")
 	}
+	testenv.Heartbeat(t, 0)
 	m := mnistConvModel(t, 1, 128)
 	o := mnistBoardOptions(t, m)
 	p := start(t, o)
