@@ -279,7 +279,8 @@ func TestConvMNISTFaults(t *testing.T) {
 }
 
 // TestConvMNIST128 (PTM_LONG_TESTS=1 only) is the 128-clause MNIST model
-// (one threshold set, T = 1024, trained on 2,000 images) on the Verilated
+// (one threshold set, T = 1024, trained on the first 2,000 images less the
+// held-out and validation rows) on the Verilated
 // convolutional board with 8 x 8 lanes: 100 test images streamed in sums
 // and votes modes at K = 16, every answer equal to the golden conv.Core,
 // and the board's clocks per query in votes mode (STATUS counter 12 over
