@@ -64,6 +64,34 @@ func TestConvConformanceDualClock(t *testing.T) {
 	conformConv(t, true)
 }
 
+// TestConvConformanceEthernet runs CheckConv against the random model's
+// convolutional board over Ethernet (the TAP device, the host's AF_PACKET
+// transport inside the board's network namespace). It needs root.
+func TestConvConformanceEthernet(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	testenv.Heartbeat(t, 0)
+	ns := needNetNS(t, "ptmcconf")
+	bank := randomConvBank(t, 5)
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = convRandomConfig
+	o.UART = false
+	o.TAP = "ptmcconf0"
+	o.NetNS = ns
+	p := start(t, o)
+	rep, err := conformance.CheckConv(testenv.Context(t), openEthernetIn(t, ns, p.TAP), bank, conformance.Opts{Strict: true, Queries: 12})
+	if err != nil {
+		t.Fatalf("conformance: %v\n%v", err, rep)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("%s: %s", f.Name, f.Detail)
+	}
+	t.Logf("\n%s", rep)
+}
+
 // conformConv runs CheckConv on the random model's board, single-clock
 // (with Ethernet, on the UART) or dual-clock (UART only).
 func conformConv(t *testing.T, coreClock bool) {
