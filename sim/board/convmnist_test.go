@@ -256,8 +256,9 @@ func TestConvMNISTThroughput(t *testing.T) {
 // convolutional board with 1% of the bytes flipped and 1% dropped in each
 // direction of the UART, at K = 16, with the driver's default timeouts:
 // no image may be lost, answered twice or answered wrongly, and the
-// recovery is counted. Votes mode (31-byte answers): 3 images, 100 with
-// PTM_LONG_TESTS=1. (Sums mode on this line costs about 110 s of wall
+// recovery is counted. Votes mode (31-byte answers): 3 images (about
+// 70 s), 100 with PTM_LONG_TESTS=1 (31 minutes: 3,140 resends, the host
+// waiting out backed-off timeouts). (Sums mode on this line costs about 110 s of wall
 // time per image: 3 images took 339 s, 21 windows of 320-byte answers,
 // each window carrying the 123-byte request again, 1,426 resends.)
 func TestConvMNISTFaults(t *testing.T) {
