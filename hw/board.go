@@ -181,3 +181,110 @@ func WordsCRC(words []uint16) uint32 {
 
 // BankCRC is WordsCRC(BankWords(bank, h)), the CRC of a whole bank.
 func BankCRC(bank *fixed.Bank, h fixed.HW) uint32 { return WordsCRC(BankWords(bank, h)) }
+
+// ConvKMaxOK reports whether K up to kmax keeps a convolutional board's
+// statistics in their 32-bit words (docs/core-interface.md, "Result
+// words"): kmax*lcm(1..nc) < 2^32, kmax*T^2 < 2^32, kmax*T < 2^31.
+func ConvKMaxOK(kmax, nc, t int) bool {
+	k := uint64(kmax)
+	return kmax >= 1 && kmax <= 65535 && k*fixed.VoteUnit(nc) < 1<<32 && k*uint64(t)*uint64(t) < 1<<32 && k*uint64(t) < 1<<31
+}
+
+// ConvKMax is the largest K up to limit that ConvKMaxOK allows for nc
+// classes and margin t, or 0 if none.
+func ConvKMax(limit, nc, t int) int {
+	for k := min(limit, 65535); k >= 1; k-- {
+		if ConvKMaxOK(k, nc, t) {
+			return k
+		}
+	}
+	return 0
+}
+
+// BoardParams are the parameters of board_top for a convolutional board
+// (KIND = 1, protocol version 7; rtl/board/conv_query.v around this
+// core) on board b: the core's port widths as the protocol engine sees
+// them (FEATURES = P*H*W, BITS = 16: an upload word, ADDR_W wide enough
+// for the weight words after the L*D thresholds), the clock and UART
+// divider, the threshold rows (DEPTH = D), NT = NC, KMAX = MaxK, T, the
+// image and window shape INFO reports, the conv core's own widths and
+// info words, the Ethernet switch and SETS_MAX. A preloaded model is not
+// supported (b.Preload must be nil: the host uploads thresholds and
+// weights); MaxK must keep the statistics in 32 bits (ConvKMaxOK).
+func (d *ConvDesign) BoardParams(b Board) ([]Param, error) {
+	p := d.Params
+	clk := b.ClockHz
+	if clk == 0 {
+		clk = defaultClockHz
+	}
+	if clk < 0 || b.ClksPerBit < 4 {
+		return nil, fmt.Errorf("%w: board clock %d Hz, %d clocks per UART bit: want a clock > 0 and >= 4 clocks per bit", ErrConfig, clk, b.ClksPerBit)
+	}
+	sets := b.SetsMax
+	if sets == 0 {
+		sets = DefaultSetsMax
+	}
+	if sets < 2 || sets > 255 {
+		return nil, fmt.Errorf("%w: %d sets per query: a convolutional board (protocol 7) has the set loop, want 2..255", ErrConfig, sets)
+	}
+	if b.Preload != nil || d.Config.InitBanks {
+		return nil, fmt.Errorf("%w: a convolutional board is not preloaded: generate it without InitBanks and upload the model", ErrConfig)
+	}
+	if !ConvKMaxOK(p.MaxK, p.NC, p.T) {
+		return nil, fmt.Errorf("%w: MaxK %d with %d classes and T = %d: the statistics need MaxK*lcm(1..NC) and MaxK*T^2 < 2^32, MaxK*T < 2^31 (at most %d)",
+			ErrConfig, p.MaxK, p.NC, p.T, ConvKMax(65535, p.NC, p.T))
+	}
+	var hash32 uint32
+	if len(p.Hash) >= 8 {
+		h, err := strconv.ParseUint(p.Hash[:8], 16, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%w: model hash %q: %w", ErrConfig, p.Hash, err)
+		}
+		hash32 = uint32(h)
+	}
+	eth := 0
+	if b.Ethernet {
+		eth = 1
+	}
+	words := p.L*p.D + p.NC*p.C
+	rows := (words + p.L - 1) / p.L
+	ps := []Param{
+		{"FEATURES", strconv.Itoa(p.ImgBits)}, {"BITS", "16"},
+		{"LANE_W", strconv.Itoa(p.LaneW)}, {"ADDR_W", strconv.Itoa(clog2(rows))}, {"K_W", strconv.Itoa(p.KW)},
+		{"CLK_HZ", strconv.Itoa(clk)},
+		{"CLKS_PER_BIT", strconv.Itoa(b.ClksPerBit)},
+		{"LANES", strconv.Itoa(p.L)}, {"DEPTH", strconv.Itoa(p.D)},
+		{"NT", strconv.Itoa(p.NC)}, {"NC", strconv.Itoa(p.NC)}, {"KMAX", strconv.Itoa(p.MaxK)},
+		{"CLIP_T", strconv.Itoa(p.T)},
+		{"GEN_VERSION", fmt.Sprintf("32'h%08x", GenVersion())},
+		{"INIT_LOADED", "0"}, {"INIT_CRC", "32'h00000000"},
+		{"ETH_ENABLE", strconv.Itoa(eth)},
+		{"SETS_MAX", strconv.Itoa(sets)},
+		{"KIND", "1"},
+		{"IMG_H", strconv.Itoa(p.H)}, {"IMG_W", strconv.Itoa(p.W)}, {"PLANES", strconv.Itoa(p.P)},
+		{"WIN_Y", strconv.Itoa(p.WY)}, {"WIN_X", strconv.Itoa(p.WX)},
+		{"CLAUSES", strconv.Itoa(p.C)}, {"TBITS", strconv.Itoa(p.Bits)},
+		{"CADDR_W", strconv.Itoa(p.AddrW)}, {"WADDR_W", strconv.Itoa(p.WAddrW)},
+		{"LFSR_W", strconv.Itoa(p.LW)}, {"LC", strconv.Itoa(p.LC)}, {"LL", strconv.Itoa(p.LL)},
+		{"GROUPS", strconv.Itoa(p.G)}, {"BEATS", strconv.Itoa(p.BT)},
+		{"HASH32", fmt.Sprintf("32'h%08x", hash32)},
+		{"INFO_VER", fmt.Sprintf("32'h%08x", versionWord)},
+	}
+	if b.CoreClock {
+		ps = append(ps, Param{"CORE_CLK", "1"})
+	}
+	if b.ReportedBaud != 0 {
+		ps = append(ps, Param{"UART_BAUD", strconv.Itoa(b.ReportedBaud)})
+	}
+	if b.MAC != nil {
+		if len(b.MAC) != 6 {
+			return nil, fmt.Errorf("%w: MAC %v is not 6 bytes", ErrConfig, b.MAC)
+		}
+		var mac uint64
+		for _, x := range b.MAC {
+			mac = mac<<8 | uint64(x)
+		}
+		ps = append(ps, Param{"BOARD_MAC", fmt.Sprintf("48'h%012x", mac)})
+	}
+	return ps, nil
+}

@@ -44,16 +44,22 @@ func glob(dirs ...string) []string {
 // ShellSources are the sources of the board shell, top module board_top
 // (rtl/board): the protocol engine and the UART, Ethernet and library
 // blocks it instantiates. The Verilated board builds exactly these.
-// It leaves out DualClockSources.
+// It leaves out DualClockSources and ConvSources.
 func ShellSources() []string {
 	var out []string
 	for _, n := range glob("board", "uart", "eth", "lib") {
-		if !slices.Contains(DualClockSources(), n) {
+		if !slices.Contains(DualClockSources(), n) && !slices.Contains(ConvSources(), n) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
+
+// ConvSources are the sources board_top needs besides ShellSources for a
+// convolutional board (KIND = 1, protocol version 7): the query path
+// around the generated convolutional core. A tabular board does not read
+// them, so that its synthesis stays what it was (see DualClockSources).
+func ConvSources() []string { return []string{"board/conv_query.v"} }
 
 // DualClockSources are the sources board_top needs besides ShellSources
 // when its core runs on a clock of its own (CORE_CLK = 1): the clock

@@ -13,7 +13,7 @@ import (
 // synthesis), each list starts with its top, and Write copies the files.
 func TestSources(t *testing.T) {
 	listed := map[string]bool{}
-	for _, n := range append(ShellSources(), DualClockSources()...) {
+	for _, n := range append(append(ShellSources(), DualClockSources()...), ConvSources()...) {
 		listed[n] = true
 	}
 	for _, b := range Boards {

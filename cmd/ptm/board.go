@@ -52,6 +52,7 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	feedback := fs.String("feedback", string(ptm.ConsistentFeedback), "with --trainer: update rule, consistent or paper")
 	var hf hwFlags
 	hf.addImage(fs)
+	hf.addPatchLanes(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -137,7 +138,34 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	if *verbose {
 		opts.Log = stderr
 	}
-	if *model != "" {
+	_, cv, cvHash, err := readModelIfAny(*model)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cv != nil:
+		// a convolutional board (protocol 7): `ptm eval --fixed`'s lanes
+		// unless the flags say otherwise
+		if *preload {
+			return fmt.Errorf("%w: --preload: a convolutional board is not preloaded (the host uploads the model)", errUsage)
+		}
+		if *setsMax == 1 {
+			return fmt.Errorf("%w: --sets-max 1: a convolutional board (protocol 7) has the set loop", errUsage)
+		}
+		h, err := convHW(fs, cv, &hf)
+		if err != nil {
+			return err
+		}
+		b, err := cv.Bank(h.Bits)
+		if err != nil {
+			return err
+		}
+		opts.ConvBank, opts.ModelHash = b, cvHash
+		opts.Config = hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, PatchLanes: hf.pn}
+		if isSet(fs, "max-k") {
+			opts.Config.MaxK = hf.maxK
+		}
+	case *model != "":
 		_, b, hash, err := loadBank(*model, hf.bits)
 		if err != nil {
 			return err
@@ -148,7 +176,7 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		opts.Config = cfg
-	} else {
+	default:
 		if *preload {
 			return fmt.Errorf("%w: --preload needs --model", errUsage)
 		}
@@ -166,9 +194,15 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stderr, "building the Verilated board (cached after the first build)...")
 	start := time.Now()
 	return board.Run(ctx, opts, func(p *board.Process) {
-		c := p.Build.Design.Config
-		fmt.Fprintf(stderr, "board ready after %.1fs: core %d lanes (%d x %d), B=%d, MaxK=%d\n",
-			time.Since(start).Seconds(), c.Lanes, c.ClauseLanes, c.LiteralLanes, c.Bits, c.MaxK)
+		if d := p.Build.ConvDesign; d != nil {
+			c := d.Config
+			fmt.Fprintf(stderr, "convolutional board (protocol 7) ready after %.1fs: %dx%d images, %d clauses, core %d x %d lanes, %d patches per cycle, B=%d, MaxK=%d\n",
+				time.Since(start).Seconds(), d.Params.H, d.Params.W, d.Params.C, c.ClauseLanes, c.LiteralLanes, d.Params.PN, c.Bits, c.MaxK)
+		} else {
+			c := p.Build.Design.Config
+			fmt.Fprintf(stderr, "board ready after %.1fs: core %d lanes (%d x %d), B=%d, MaxK=%d\n",
+				time.Since(start).Seconds(), c.Lanes, c.ClauseLanes, c.LiteralLanes, c.Bits, c.MaxK)
+		}
 		if p.UART != "" {
 			fmt.Fprintf(stdout, "UART: %s\n", p.UART)
 		}
@@ -259,4 +293,13 @@ func softBoard(fs *flag.FlagSet, path string, hf *hwFlags, preload bool, baud, s
 			_ = f.Sync()
 		}
 	})
+}
+
+// readModelIfAny reads the model file at path when path is not empty:
+// either a tabular model or a convolutional one (modelfile.ReadAny).
+func readModelIfAny(path string) (*modelfile.File, *modelfile.ConvFile, string, error) {
+	if path == "" {
+		return nil, nil, "", nil
+	}
+	return modelfile.ReadAny(path)
 }

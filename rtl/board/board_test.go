@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/testenv"
@@ -34,6 +36,7 @@ type bench struct {
 	params []param  // passed as -G<name>=<value> and -D<name>=<value>
 	flags  []string // extra verilator flags
 	core   bool     // needs the generated core and the bench data file
+	conv   bool     // needs the generated convolutional core (conv_query)
 }
 
 var (
@@ -103,6 +106,7 @@ var benches = []bench{
 	{name: "proto_tx_line_4", top: "proto_tx", srcs: []string{"proto_tx.v", "../lib/crc32_serial.v"}, tb: "tb/proto_tx_tb.cpp",
 		params: []param{{"FRAG_BYTES", "4"}, {"CRC_SERIAL", "2"}}},
 	{name: "core_xing", top: "core_xing", srcs: []string{"core_xing.v"}, tb: "tb/core_xing_tb.cpp"},
+	{name: "conv_query", top: "conv_query", srcs: []string{"conv_query.v"}, tb: "tb/conv_query_tb.cpp", conv: true},
 	{name: "stat_counters", top: "stat_counters", srcs: []string{"stat_counters.v"}, tb: "tb/stat_counters_tb.cpp",
 		flags: []string{"--public-flat-rw"}},
 	// the UART-only engine's: 5 counters, 2-bit pending counts
@@ -187,6 +191,81 @@ func makeCore() (*core, error) {
 	}
 	c.data = filepath.Join(tmpRoot, "board_top.dat")
 	return c, writeBenchData(c.data, d)
+}
+
+// convHeads are the convolutional cores board_top and conv_query are
+// linted around: a coalesced 3-class model on 7 x 6 images of 2 planes
+// (2 x 7 lanes: padding clauses and literal slots), and a 10-class one
+// on 1 plane (4 x 4 lanes).
+var (
+	convOnce sync.Once
+	convD    *hw.ConvDesign
+	convDir  string
+	convErr  error
+)
+
+// getConvCore generates the convolutional core of the lint runs (once).
+func getConvCore(t *testing.T) (*hw.ConvDesign, string) {
+	t.Helper()
+	convOnce.Do(func() {
+		h := conv.Head{Shape: conv.Shape{H: 7, W: 6, Planes: 2, WY: 3, WX: 4}, Structure: conv.Coalesced, Classes: 3, Clauses: 9, T: 200}
+		h.Weights = make([]int32, h.Classes*h.Clauses)
+		b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
+		cfg := hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: 2, LiteralLanes: 7, MaxK: 100, Prefix: "tinyc"}
+		convD, convErr = hw.GenerateConv(cfg, b, "0123abcd")
+		if convErr == nil {
+			convDir = filepath.Join(tmpRoot, "convcore")
+			convErr = convD.Write(convDir)
+		}
+	})
+	if convErr != nil {
+		t.Fatalf("generating the convolutional core: %v", convErr)
+	}
+	return convD, convDir
+}
+
+// convBoardParams are board_top's parameters for the convolutional core
+// (hw.ConvDesign.BoardParams).
+func convBoardParams(t *testing.T, d *hw.ConvDesign, eth bool) []param {
+	t.Helper()
+	list, err := d.BoardParams(hw.Board{ClksPerBit: 8, Ethernet: eth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []param
+	for _, p := range list {
+		ps = append(ps, param{p.Name, p.Value})
+	}
+	return ps
+}
+
+// convQueryParams are conv_query's parameters for the convolutional core:
+// board_top's, renamed where conv_query's names differ.
+func convQueryParams(t *testing.T, d *hw.ConvDesign) []param {
+	t.Helper()
+	keep := map[string]string{"FEATURES": "", "IMG_W": "", "BITS": "", "TBITS": "", "LANES": "", "LANE_W": "", "DEPTH": "",
+		"ADDR_W": "", "CADDR_W": "", "NC": "", "CLAUSES": "", "WADDR_W": "", "K_W": "", "CLIP_T": "", "INFO_VER": "",
+		"LFSR_W": "", "LC": "", "LL": "", "KMAX": "MAXK", "HASH32": "", "GROUPS": "", "BEATS": ""}
+	var ps []param
+	for _, p := range convBoardParams(t, d, false) {
+		if n, ok := keep[p.name]; ok {
+			if n == "" {
+				n = p.name
+			}
+			ps = append(ps, param{n, p.value})
+		}
+	}
+	for i, q := range ps { // 32'hXXXXXXXX as decimal: the benches pass parameters to C++ too
+		if h, ok := strings.CutPrefix(q.value, "32'h"); ok {
+			v, err := strconv.ParseUint(h, 16, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps[i].value = fmt.Sprint(v)
+		}
+	}
+	p := d.Params
+	return append(ps, param{"IMG_ROWS", fmt.Sprint(p.P * p.H)})
 }
 
 // coreParams are the board_top parameters that describe a generated core.
@@ -408,10 +487,17 @@ func TestLint(t *testing.T) {
 				args = append(args, "-y", d)
 			}
 			label := top
-			if top == "board_top" {
+			switch top {
+			case "board_top":
 				c := getCore(t)
 				args = append(args, "-y", c.dir, "+define+PTM_CORE=tiny_core")
 				ps = append(coreParams(c.design), ps...)
+			case "conv_query":
+				// the convolutional board's query path alone, around
+				// its generated core
+				d, dir := getConvCore(t)
+				args = append(args, "-y", dir, "+define+PTM_CONV_CORE="+d.Top())
+				ps = append(convQueryParams(t, d), ps...)
 			}
 			for _, p := range ps {
 				args = append(args, "-G"+p.name+"="+p.value)
@@ -419,6 +505,26 @@ func TestLint(t *testing.T) {
 			}
 			args = append(args, f)
 			out, err := rtltest.Run(t, ".", "verilator", args...)
+			if err != nil || strings.TrimSpace(out) != "" {
+				t.Errorf("lint %s: %v\n%s", label, err, out)
+			}
+		}
+	}
+	// the convolutional board (KIND = 1, protocol 7): with and without
+	// Ethernet, and on the core's own clock
+	d, dir := getConvCore(t)
+	for _, extra := range [][]param{nil, {{"CORE_CLK", "1"}}} {
+		for _, eth := range []bool{true, false} {
+			args := []string{"--lint-only", "-Wall", "--top-module", "board_top", "-y", ".", "-y", dir, "+define+PTM_CONV_CORE=" + d.Top()}
+			for _, dd := range depDirs {
+				args = append(args, "-y", dd)
+			}
+			label := "board_top (convolutional)"
+			for _, p := range append(convBoardParams(t, d, eth), extra...) {
+				args = append(args, "-G"+p.name+"="+p.value)
+				label += fmt.Sprintf(" %s=%s", p.name, p.value)
+			}
+			out, err := rtltest.Run(t, ".", "verilator", append(args, "board_top.v")...)
 			if err != nil || strings.TrimSpace(out) != "" {
 				t.Errorf("lint %s: %v\n%s", label, err, out)
 			}
@@ -455,6 +561,14 @@ func benchArgs(t *testing.T, b bench, dir string) (args, inputs []string) {
 		args = append(args, "+define+PTM_CORE=tiny_core")
 		for _, f := range c.design.VerilogFiles() {
 			files = append(files, filepath.Join(c.dir, f))
+		}
+	}
+	if b.conv {
+		d, dir := getConvCore(t)
+		params = append(convQueryParams(t, d), params...)
+		args = append(args, "+define+PTM_CONV_CORE="+d.Top(), "-CFLAGS", fmt.Sprintf("-DCONV_F=%d", d.Params.F))
+		for _, f := range d.VerilogFiles() {
+			files = append(files, filepath.Join(dir, f))
 		}
 	}
 	for _, p := range params {

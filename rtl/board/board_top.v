@@ -42,6 +42,23 @@
  *   CLIP_T            the model's threshold T (INFER mode 3 clips to [-T, T])
  *   SETS_MAX          MMAX, the most sets an INFER query may carry (8); 1
  *                     also leaves INFER_WINDOW out (protocol version 5)
+ *   KIND              0: the tabular core (PTM_CORE; protocol 6, or 5 with
+ *                     SETS_MAX 1); 1: a convolutional board (protocol 7,
+ *                     docs/protocol.md section 4 "Image queries"):
+ *                     rtl/board/conv_query.v around the generated
+ *                     convolutional core PTM_CONV_CORE (default
+ *                     ptm_conv_core). BITS is then 16 (an upload word),
+ *                     FEATURES P*H*W, LANES L, DEPTH the threshold rows D,
+ *                     ADDR_W holds every upload word's address
+ *                     (ceil((L*D + NC*CLAUSES)/L)), KMAX the core's MaxK
+ *   IMG_H, IMG_W, PLANES, WIN_Y, WIN_X
+ *                     KIND 1: the image and window shape (INFO words 21-25)
+ *   CLAUSES, TBITS, CADDR_W, WADDR_W, LFSR_W, LC, LL, GROUPS, BEATS,
+ *   HASH32, INFO_VER  KIND 1: the convolutional core's clauses C, threshold
+ *                     width B, threshold and weight row address widths,
+ *                     LFSR width, lanes LC x LL, groups G, beats BT, model
+ *                     hash prefix and info version word (conv_query's
+ *                     info ROM; hw.ConvDesign.BoardParams sets them all)
  *   STATUS_ALL        1: every STATUS counter is kept; 0: the optional
  *                     counters 0, 8, 9, 10 (frames executed and sent, core
  *                     runs, ERRORs) read 0 (docs/protocol.md section 5).
@@ -115,7 +132,34 @@ module board_top #(
     parameter INIT_CRC         = 32'h00000000,
     parameter ETH_ENABLE       = 1,
     parameter CORE_CLK         = 0,
-    parameter STATUS_ALL       = ETH_ENABLE
+    parameter STATUS_ALL       = ETH_ENABLE,
+    // A convolutional board (KIND = 1, protocol version 7): the engine
+    // drives rtl/board/conv_query.v, which wraps the generated
+    // convolutional core (macro PTM_CONV_CORE, default ptm_conv_core); BITS
+    // is then 16 (an upload word: thresholds, then weights), FEATURES P*H*W,
+    // LANES L, DEPTH the threshold rows D, ADDR_W wide enough for every
+    // upload word's address (ceil((L*D + NC*CLAUSES)/L)), K_W the core's;
+    // the others are the core's shape for INFO (hw.ConvDesign.BoardParams)
+    parameter KIND             = 0,
+    parameter IMG_H            = 0,
+    parameter IMG_W            = 0,
+    parameter PLANES           = 0,
+    parameter WIN_Y            = 0,
+    parameter WIN_X            = 0,
+    /* verilator lint_off UNUSEDPARAM */
+    // (read by the KIND = 1 branch only)
+    parameter CLAUSES          = 0,
+    parameter TBITS            = 4,
+    parameter CADDR_W          = 1,
+    parameter WADDR_W          = 1,
+    parameter LFSR_W           = 16,
+    parameter LC               = 1,
+    parameter LL               = 1,
+    parameter GROUPS           = 1,
+    parameter BEATS            = 1,
+    parameter [31:0] HASH32    = 32'h00000000,
+    parameter [31:0] INFO_VER  = 32'h50540002
+    /* verilator lint_on UNUSEDPARAM */
 ) (
     input  wire       clk,
     input  wire       rst,
@@ -364,7 +408,9 @@ proto_engine #(
     .ETH_COUNTERS(ETH_ENABLE), .STATUS_ALL(STATUS_ALL), .RX_FRAMES_UART(UART_FRAMES - 1),
     // INFER_WINDOW (protocol version 6) with the set loop; the lean engine
     // (SETS_MAX 1, issue 12's 1,000-cell shell) stays at version 5
-    .WINDOWS((SETS_MAX > 1) ? 1 : 0)
+    .WINDOWS((SETS_MAX > 1) ? 1 : 0),
+    .KIND(KIND), .IMG_H(IMG_H), .IMG_W(IMG_W), .PLANES(PLANES), .WIN_Y(WIN_Y), .WIN_X(WIN_X),
+    .EXTRA_WORDS((KIND != 0) ? NC * CLAUSES : 0)
 ) u_engine (
     .clk(clk), .rst(rst),
     .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),
@@ -393,7 +439,7 @@ proto_engine #(
 );
 
 generate
-    if (CORE_CLK == 0) begin : g_core
+    if (CORE_CLK == 0 && KIND == 0) begin : g_core
         `PTM_CORE core (
             .clk(clk), .rst(rst),
             .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
@@ -404,7 +450,7 @@ generate
             .res_last(res_last), .res_error(res_error),
             .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
         );
-    end else begin : g_core_xing
+    end else if (KIND == 0) begin : g_core_xing
         // the core on clk_core; the request and result fields cross on
         // their own wires, held stable, the bank word through core_xing's
         // register
@@ -425,6 +471,58 @@ generate
         );
 
         `PTM_CORE core (
+            .clk(clk_core), .rst(c_rst),
+            .bank_wr_en(c_bank_wr_en), .bank_wr_lane(c_bank_wr_lane), .bank_wr_addr(c_bank_wr_addr),
+            .bank_wr_data(c_bank_wr_data),
+            .req_valid(c_req_valid), .req_ready(c_req_ready), .req_features(req_features),
+            .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
+            .res_valid(c_res_valid), .res_ready(c_res_ready), .res_data(res_data),
+            .res_last(res_last), .res_error(res_error),
+            .idle(c_idle), .info_addr(info_addr), .info_data(info_data)
+        );
+    end else if (CORE_CLK == 0) begin : g_conv_core
+        // the convolutional query path and core on clk
+        conv_query #(
+            .FEATURES(FEATURES), .IMG_W(IMG_W), .IMG_ROWS(PLANES * IMG_H), .BITS(BITS), .TBITS(TBITS),
+            .LANES(LANES), .LANE_W(LANE_W), .DEPTH(DEPTH), .ADDR_W(ADDR_W), .CADDR_W(CADDR_W),
+            .NC(NC), .CLAUSES(CLAUSES), .WADDR_W(WADDR_W), .K_W(K_W), .CLIP_T(CLIP_T),
+            .INFO_VER(INFO_VER), .LFSR_W(LFSR_W), .LC(LC), .LL(LL), .MAXK(KMAX), .HASH32(HASH32),
+            .GROUPS(GROUPS), .BEATS(BEATS)
+        ) core (
+            .clk(clk), .rst(rst),
+            .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
+            .bank_wr_data(bank_wr_data),
+            .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
+            .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
+            .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
+            .res_last(res_last), .res_error(res_error),
+            .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
+        );
+    end else begin : g_conv_xing
+        // the same on clk_core, through core_xing like the tabular core
+        wire c_rst, c_bank_wr_en, c_req_valid, c_req_ready, c_res_valid, c_res_ready, c_idle;
+        wire [LANE_W-1:0] c_bank_wr_lane;
+        wire [ADDR_W-1:0] c_bank_wr_addr;
+        wire [BITS-1:0]   c_bank_wr_data;
+
+        core_xing #(.BANK_W(LANE_W + ADDR_W + BITS)) u_xing (
+            .clk(clk), .rst(rst), .clk_core(clk_core), .rst_core(c_rst),
+            .s_bank_wr_en(bank_wr_en), .s_bank_wr_word({bank_wr_lane, bank_wr_addr, bank_wr_data}),
+            .c_bank_wr_en(c_bank_wr_en), .c_bank_wr_word({c_bank_wr_lane, c_bank_wr_addr, c_bank_wr_data}),
+            .s_req_valid(req_valid), .s_req_ready(req_ready),
+            .c_req_valid(c_req_valid), .c_req_ready(c_req_ready),
+            .c_res_valid(c_res_valid), .c_res_ready(c_res_ready),
+            .s_res_valid(res_valid), .s_res_ready(res_ready),
+            .c_idle(c_idle), .s_core_idle(core_idle)
+        );
+
+        conv_query #(
+            .FEATURES(FEATURES), .IMG_W(IMG_W), .IMG_ROWS(PLANES * IMG_H), .BITS(BITS), .TBITS(TBITS),
+            .LANES(LANES), .LANE_W(LANE_W), .DEPTH(DEPTH), .ADDR_W(ADDR_W), .CADDR_W(CADDR_W),
+            .NC(NC), .CLAUSES(CLAUSES), .WADDR_W(WADDR_W), .K_W(K_W), .CLIP_T(CLIP_T),
+            .INFO_VER(INFO_VER), .LFSR_W(LFSR_W), .LC(LC), .LL(LL), .MAXK(KMAX), .HASH32(HASH32),
+            .GROUPS(GROUPS), .BEATS(BEATS)
+        ) core (
             .clk(clk_core), .rst(c_rst),
             .bank_wr_en(c_bank_wr_en), .bank_wr_lane(c_bank_wr_lane), .bank_wr_addr(c_bank_wr_addr),
             .bank_wr_data(c_bank_wr_data),

@@ -154,6 +154,18 @@
  *                               answered as an unknown command, INFO
  *                               reports version 5 (board_top: with the set
  *                               loop only, SETS_MAX > 1)
+ *   KIND                        0: a tabular core; 1: a convolutional
+ *                               board (conv_query): protocol version 7,
+ *                               INFO 26 words (20: KIND, 21-25: IMG_H,
+ *                               IMG_W, PLANES, WIN_Y, WIN_X, sent after the
+ *                               ROM's 20 words by a 5-bit byte counter:
+ *                               the ROM has no room for 24 more bytes)
+ *   IMG_H, IMG_W, PLANES, WIN_Y, WIN_X  KIND 1: INFO words 21-25
+ *   EXTRA_WORDS                 upload words after the LANES*DEPTH
+ *                               thresholds (KIND 1: the NC*C clause
+ *                               weights, written through bank_wr_* at
+ *                               addresses DEPTH and up); W = LANES*DEPTH +
+ *                               EXTRA_WORDS
  *   STATUS_ALL                  1: the optional STATUS counters 0, 8, 9,
  *                               10 (frames executed and sent, core runs,
  *                               ERRORs) are kept; 0: they read 0 (the
@@ -204,7 +216,17 @@ module proto_engine #(
     parameter LEN_W       = 11,
     parameter ETH_COUNTERS = 1,
     parameter STATUS_ALL  = 1,
-    parameter WINDOWS     = 1
+    parameter WINDOWS     = 1,
+    // a convolutional board (protocol version 7, conv_query around the
+    // generated convolutional core): KIND 1, the image words of INFO
+    // (20-25) and the clause weights uploaded after the thresholds
+    parameter KIND        = 0,
+    parameter IMG_H       = 0,
+    parameter IMG_W       = 0,
+    parameter PLANES      = 0,
+    parameter WIN_Y       = 0,
+    parameter WIN_X       = 0,
+    parameter EXTRA_WORDS = 0
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -268,12 +290,17 @@ module proto_engine #(
 
 localparam integer FB      = (FEATURES + 7) / 8;      // bytes per feature vector
 localparam integer FBI_W   = (FB > 1) ? $clog2(FB) : 1;
-localparam integer TOTAL_I = LANES * DEPTH;            // bank words W
+localparam integer TOTAL_I = LANES * DEPTH + EXTRA_WORDS;   // bank words W (conv: thresholds, then weights)
+localparam         CONV    = (KIND != 0);
 localparam integer NEXT_W  = $clog2(TOTAL_I + 1);
 localparam [NEXT_W-1:0] TOTAL_N = NEXT_W'(TOTAL_I);
 localparam [15:0]  KMAX16  = 16'(KMAX);
 localparam [31:0]  MAGIC   = 32'h424D5450;             // "PTMB"
-localparam [31:0]  PROTO_VER = (WINDOWS != 0) ? 32'd6 : 32'd5;   // version 5: no INFER_WINDOW
+localparam [31:0]  PROTO_VER = CONV ? 32'd7 : (WINDOWS != 0) ? 32'd6 : 32'd5;   // version 5: no INFER_WINDOW
+// INFO words 20-25 of a convolutional board (version 7): kind, H, W, P,
+// WY, WX, sent after the ROM's 20 words (the ROM has no room for them)
+localparam [191:0] INFO_EXT = (192'(WIN_X) << 160) | (192'(WIN_Y) << 128) | (192'(PLANES) << 96) |
+                              (192'(IMG_W) << 64) | (192'(IMG_H) << 32) | 192'(KIND);
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
 // x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
@@ -763,7 +790,9 @@ end
 wire [7:0]  pc_n    = pc_step(pc);
 wire        resp_valid;
 wire        resp_xfer;
-wire [7:0]  pc_d    = (state != S_RESP) ? {rsel, 3'b000} : resp_xfer ? pc_n : pc;
+reg         xt = 1'b0;           // conv INFO: the 24 bytes after the ROM's program are being sent
+reg  [4:0]  xb;                  // ... this one
+wire [7:0]  pc_d    = (state != S_RESP) ? {rsel, 3'b000} : (resp_xfer && !xt) ? pc_n : pc;
 reg  [15:0] rq;                  // the word of byte pc when rq_ok
 reg         rq_ok = 1'b0;        // pc did not change in the clock before
 always @(posedge clk) begin
@@ -793,7 +822,22 @@ wire [7:0] rbyte   = ({8{!k_src && !linkw}} & rq[7:0]) |
 
 wire resp_empty = rq[B_EMPTY] && rq[B_LAST];
 wire resp_last  = rq[B_LAST];
-assign resp_valid = (state == S_RESP) && rq_ok && !s_busy && (!rq[B_CNT] || cnt_valid);
+wire rom_valid  = (state == S_RESP) && rq_ok && !s_busy && (!rq[B_CNT] || cnt_valid);
+// a convolutional board's INFO: the ROM's 80 bytes, then INFO_EXT's 24
+// (xt); the ROM program's last byte is then not the response's
+wire info_tail  = CONV && !xt && (rsel == P_INFO) && resp_last;
+wire resp_end   = CONV ? (xt ? (xb == 5'd23) : (resp_last && !info_tail)) : resp_last;
+assign resp_valid = CONV ? (xt ? (state == S_RESP) : rom_valid) : rom_valid;
+always @(posedge clk) begin
+    if (!CONV || state != S_RESP) begin
+        xt <= 1'b0;
+        xb <= 5'd0;
+    end else if (resp_xfer) begin
+        if (info_tail) xt <= 1'b1;
+        if (xt) xb <= xb + 1'b1;
+    end
+end
+wire [7:0] ext_b = INFO_EXT[8*xb +: 8];
 // the response word is the CRC: lcrc rotates by 8 after each of its bytes
 wire crc_word   = rq[B_CRC];
 assign resp_xfer = resp_valid && r_axis_tready;
@@ -824,9 +868,9 @@ assign r_seq         = s_desc_seq;
 assign r_link        = s_desc_link;
 assign r_mac         = s_desc_mac;
 // (in S_INFER rq is the empty program's word: rbyte is 0)
-assign r_axis_tdata  = rbyte | ({8{state == S_INFER}} & (smode ? clip_b : res_data[8*rb +: 8]));
+assign r_axis_tdata  = (CONV && xt) ? ext_b : rbyte | ({8{state == S_INFER}} & (smode ? clip_b : res_data[8*rb +: 8]));
 assign r_axis_tvalid = resp_valid || infer_send;
-assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_last;
+assign r_axis_tlast  = (state == S_INFER) ? infer_tlast : resp_end;
 assign r_axis_tuser  = (state == S_RESP) && resp_empty;
 
 assign bank_wr_en   = bw_en;
@@ -1230,7 +1274,7 @@ always @(posedge clk) begin
                 if (rq[7]) begin
                     gap <= 1'b1;                    // release the counter read
                 end
-                if (resp_last) begin
+                if (resp_end) begin
                     state        <= S_FLUSH;
                     err_sent_reg <= r_err;
                 end

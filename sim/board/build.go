@@ -32,7 +32,10 @@ type Build struct {
 	Dir    string     // design files, bank images and the simulator
 	Binary string     // the simulator executable
 	Cached bool       // reused from an earlier build
-	Design *hw.Design // the generated core (nil for a training board)
+	Design *hw.Design // the generated core (nil for a training board and a convolutional one)
+	// ConvDesign is the generated convolutional core of a convolutional
+	// board (Options.ConvBank, or a convolutional model file).
+	ConvDesign *hw.ConvDesign
 	// Trainer is the generated trainer of a training board (BuildTrainer).
 	Trainer *hw.TrainerDesign
 	// Params are the board_top parameters of this build.
@@ -89,6 +92,9 @@ func build(ctx context.Context, o Options, m model) (*Build, error) {
 	ver, err := VerilatorVersion()
 	if err != nil {
 		return nil, err
+	}
+	if m.conv != nil {
+		return buildConv(ctx, o, m, ver)
 	}
 	var init *fixed.Bank
 	if o.Preload {
@@ -270,4 +276,43 @@ func whileAlive[T any](ctx context.Context, what string, step func() (T, error))
 	case <-ctx.Done():
 		return zero, fmt.Errorf("%s: %w", what, ctx.Err())
 	}
+}
+
+// buildConv generates the convolutional core and compiles (or reuses) the
+// convolutional board's simulator: board_top with KIND = 1 and
+// rtl.ConvSources (hw.ConvDesign.BoardParams).
+func buildConv(ctx context.Context, o Options, m model, ver string) (*Build, error) {
+	d, err := whileAlive(ctx, "generating the convolutional core", func() (*hw.ConvDesign, error) {
+		return hw.GenerateConv(o.Config, m.conv, m.hash)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("board: %w", err)
+	}
+	list, err := d.BoardParams(hw.Board{ClockHz: o.ClockHz, ClksPerBit: o.ClksPerBit, ReportedBaud: o.ReportedBaud, MAC: o.MAC,
+		Ethernet: !o.NoEthernet, SetsMax: o.SetsMax, CoreClock: o.CoreClock})
+	if err != nil {
+		return nil, fmt.Errorf("board: %w", err)
+	}
+	ps := make(map[string]string, len(list))
+	for _, p := range list {
+		ps[p.Name] = p.Value
+	}
+	flags := append([]string{}, buildFlags...)
+	flags = append(flags, "-j", fmt.Sprint(o.Jobs), "+define+PTM_CONV_CORE="+d.Top(),
+		"-CFLAGS", "-O2 -Wall -DCLKS_PER_BIT="+fmt.Sprint(o.ClksPerBit))
+	if o.CoreClock {
+		flags = append(flags, "-CFLAGS", "-DCORE_CLK=1")
+	}
+	for _, k := range sortedKeys(ps) {
+		flags = append(flags, "-G"+k+"="+ps[k])
+	}
+	srcs := append(rtl.ShellSources(), rtl.ConvSources()...)
+	if o.CoreClock {
+		srcs = append(srcs, rtl.DualClockSources()...)
+	}
+	dir, bin, cached, err := compileSim(ctx, o, ver, flags, srcs, d.Files, "board-conv-")
+	if err != nil {
+		return nil, err
+	}
+	return &Build{Dir: dir, Binary: bin, Cached: cached, ConvDesign: d, Params: ps}, nil
 }

@@ -4,7 +4,11 @@
 // it would talk to the FPGA: docs/protocol.md on the wire.
 //
 // Start generates the core for a model with package hw (from a model file,
-// a bank, or just a shape when the host uploads the bank itself), builds
+// a bank, or just a shape when the host uploads the bank itself; a
+// convolutional model, Options.ConvBank or a convolutional model file,
+// makes the convolutional board of protocol version 7: board_top with
+// KIND = 1, rtl/board/conv_query.v and hw.GenerateConv's core, which the
+// host uploads thresholds and weights to), builds
 // the board with `verilator --cc --exe --build` together with the C++ main
 // board_main.cpp (cached by a hash of every source, the parameters, the
 // flags and the Verilator version, so only the first start of a design

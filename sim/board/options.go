@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/hw"
@@ -51,6 +52,12 @@ type Options struct {
 	ModelFile string
 	// Bank is a quantized model (its shape and Bits define the core).
 	Bank *fixed.Bank
+	// ConvBank is a quantized convolutional model: its head and Bits
+	// define a convolutional board (protocol version 7, rtl/board's
+	// conv_query around hw.GenerateConv's core), which the host uploads
+	// (thresholds, then weights) before INFER. A convolutional model
+	// file (ModelFile) makes the same board.
+	ConvBank *conv.Bank
 	// Shape defines the core when there is neither a model file nor a bank;
 	// the host must then upload a bank (LOAD_BEGIN/DATA/COMMIT) before INFER.
 	Shape fixed.Shape
@@ -59,6 +66,11 @@ type Options struct {
 	ModelHash string
 	// Config sets the core's precision and parallelism; zero fields take
 	// DefaultConfig's values (Bits: the bank's). Prefix is ignored ("ptm").
+	// A convolutional board's defaults are `ptm eval --fixed`'s: the
+	// bank's Bits, 32-bit LFSRs, min(8, C) x min(8, 2F) lanes
+	// (ClauseLanes x LiteralLanes; Lanes is not used), one patch per
+	// cycle, and MaxK the largest K up to 255 that keeps the statistics
+	// in 32 bits (hw.ConvKMax).
 	Config hw.Config
 	// Preload generates the banks with the model's thresholds
 	// (hw.Config.InitBanks) and starts with the model committed, so INFER
@@ -130,20 +142,37 @@ func DefaultOptions() Options {
 type model struct {
 	shape fixed.Shape
 	bank  *fixed.Bank
+	conv  *conv.Bank // a convolutional model (shape and bank unused)
 	hash  string
 }
 
 func (o Options) model() (model, error) {
 	switch {
 	case o.ModelFile != "":
-		f, hash, err := modelfile.Read(o.ModelFile)
+		f, cv, hash, err := modelfile.ReadAny(o.ModelFile)
 		if err != nil {
 			return model{}, fmt.Errorf("board: %w", err)
 		}
 		if o.ModelHash != "" {
 			hash = o.ModelHash
 		}
+		if cv != nil {
+			bits := cv.BankBits
+			if o.Config.Bits != 0 {
+				bits = o.Config.Bits
+			}
+			b, err := cv.Bank(bits)
+			if err != nil {
+				return model{}, fmt.Errorf("board: %s: %w", o.ModelFile, err)
+			}
+			return model{conv: b, hash: hash}, nil
+		}
 		return model{shape: f.Bank.Shape, bank: f.Bank, hash: hash}, nil
+	case o.ConvBank != nil:
+		if err := o.ConvBank.Check(); err != nil {
+			return model{}, fmt.Errorf("%w: ConvBank: %w", ErrOptions, err)
+		}
+		return model{conv: o.ConvBank, hash: o.ModelHash}, nil
 	case o.Bank != nil:
 		return model{shape: o.Bank.Shape, bank: o.Bank, hash: o.ModelHash}, nil
 	case o.Shape != (fixed.Shape{}):
@@ -152,7 +181,7 @@ func (o Options) model() (model, error) {
 		}
 		return model{shape: o.Shape, hash: o.ModelHash}, nil
 	}
-	return model{}, fmt.Errorf("%w: no model: set ModelFile, Bank or Shape", ErrOptions)
+	return model{}, fmt.Errorf("%w: no model: set ModelFile, Bank, ConvBank or Shape", ErrOptions)
 }
 
 // resolved returns o with defaults filled in, and the model.
@@ -163,6 +192,31 @@ func (o Options) resolved() (Options, model, error) {
 	}
 	def := DefaultConfig()
 	c := o.Config
+	if m.conv != nil {
+		if o.Preload {
+			return o, m, fmt.Errorf("%w: Preload: a convolutional board is not preloaded (the host uploads the model)", ErrOptions)
+		}
+		if o.SetsMax == 1 {
+			return o, m, fmt.Errorf("%w: SetsMax 1: a convolutional board (protocol 7) has the set loop", ErrOptions)
+		}
+		h := m.conv
+		if c.Bits == 0 {
+			c.Bits = h.Bits
+		}
+		if c.LFSRWidth == 0 {
+			c.LFSRWidth = def.LFSRWidth
+		}
+		if c.ClauseLanes == 0 && c.LiteralLanes == 0 {
+			c.ClauseLanes, c.LiteralLanes = min(8, h.Clauses), min(8, h.Shape.Literals())
+		}
+		c.Lanes = 0
+		if c.MaxK == 0 {
+			c.MaxK = hw.ConvKMax(def.MaxK, h.Classes, h.T)
+		}
+		if !hw.ConvKMaxOK(c.MaxK, h.Classes, h.T) {
+			return o, m, fmt.Errorf("%w: MaxK %d with %d classes and T = %d: the statistics need 32 bits (at most %d)", ErrOptions, c.MaxK, h.Classes, h.T, hw.ConvKMax(65535, h.Classes, h.T))
+		}
+	}
 	if c.Bits == 0 {
 		c.Bits = def.Bits
 		if m.bank != nil {

@@ -1,0 +1,122 @@
+package board
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/host/conformance"
+	"github.com/ptmhw/ptm/host/transport"
+	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/testenv"
+)
+
+// randomConvBank is a coalesced 3-class bank of 9 clauses on 7 x 6 images
+// of 2 planes with a 3 x 4 window (12 patches, 2F = 2*(24+4+2) literals),
+// random thresholds (a third of them 0, some always included) and
+// weights in -40..40.
+func randomConvBank(t testing.TB, seed uint64) *conv.Bank {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	h := conv.Head{Shape: conv.Shape{H: 7, W: 6, Planes: 2, WY: 3, WX: 4}, Structure: conv.Coalesced, Classes: 3, Clauses: 9, T: 200}
+	for range h.Classes * h.Clauses {
+		h.Weights = append(h.Weights, int32(rng.IntN(81)-40))
+	}
+	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
+	for k := range b.Thresh {
+		b.Thresh[k] = uint32([]int{0, 0, 0, 15, 14, 3, 8}[rng.IntN(7)])
+	}
+	if err := b.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// convRandomConfig: 2 x 7 lanes (padding clauses and literal slots), B = 4,
+// 16-bit LFSRs, two patches per cycle.
+var convRandomConfig = hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: 2, LiteralLanes: 7, PatchLanes: 2}
+
+// TestConvConformance runs host/conformance's CheckConv (INFO's kind and
+// image words, the upload of thresholds and weights, a wrong CRC refused,
+// K and length refusals, every mode with 1..4 sets against the golden
+// conv.Core, several images per INFER, INFER_WINDOW windows) against the
+// Verilated convolutional board (protocol version 7) on a random model,
+// over the UART on the pseudo-terminal.
+func TestConvConformance(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	testenv.Heartbeat(t, 0)
+	conformConv(t, false)
+}
+
+// TestConvConformanceDualClock is TestConvConformance on the dual-clock
+// convolutional board (CORE_CLK = 1: conv_query and the core on clk_core,
+// twice the board clock, through core_xing), UART only.
+func TestConvConformanceDualClock(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	testenv.Heartbeat(t, 0)
+	conformConv(t, true)
+}
+
+// conformConv runs CheckConv on the random model's board, single-clock
+// (with Ethernet, on the UART) or dual-clock (UART only).
+func conformConv(t *testing.T, coreClock bool) {
+	t.Helper()
+	bank := randomConvBank(t, 5)
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = convRandomConfig
+	o.CoreClock, o.NoEthernet = coreClock, coreClock
+	p := start(t, o)
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	defer tr.Close()
+	rep, err := conformance.CheckConv(testenv.Context(t), tr, bank, conformance.Opts{Strict: true, Queries: 12})
+	if err != nil {
+		t.Fatalf("conformance: %v\n%v", err, rep)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("%s: %s", f.Name, f.Detail)
+	}
+	t.Logf("\n%s", rep)
+}
+
+// TestConvOptions: a convolutional model's options resolve to `ptm eval
+// --fixed`'s lanes (min(8, C) x min(8, 2F)), the bank's bits, 32-bit
+// LFSRs and the largest MaxK up to 255 that keeps the statistics in 32
+// bits; a preloaded convolutional board, one set per query and a MaxK
+// that overflows are refused with ErrOptions.
+func TestConvOptions(t *testing.T) {
+	bank := randomConvBank(t, 5)
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = hw.Config{}
+	r, m, err := o.resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	if m.conv != bank || c.Bits != 4 || c.LFSRWidth != 32 || c.ClauseLanes != 8 || c.LiteralLanes != 8 || c.MaxK != 255 {
+		t.Errorf("resolved config %+v", c)
+	}
+	for name, f := range map[string]func(*Options){
+		"preload":  func(o *Options) { o.Preload = true },
+		"sets 1":   func(o *Options) { o.SetsMax = 1 },
+		"max K":    func(o *Options) { o.Config.MaxK = 70000 },
+		"bad bank": func(o *Options) { b := *bank; b.Thresh = b.Thresh[:1]; o.ConvBank = &b },
+	} {
+		o2 := o
+		f(&o2)
+		if _, _, err := o2.resolved(); !errors.Is(err, ErrOptions) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
