@@ -50,7 +50,24 @@ type Config struct {
 	// patch columns are used). Each costs every clause lane a 2F-input
 	// AND. The tabular core ignores it.
 	PatchLanes int `json:"patch_lanes,omitempty"`
+	// Scan is the convolutional core's patch scan: ScanRange (the default
+	// when empty) or ScanFull (docs/conv-core.md 3). The tabular core
+	// ignores it.
+	Scan string `json:"scan,omitempty"`
 }
+
+// The convolutional core's scans (Config.Scan).
+const (
+	// ScanFull visits every patch in raster order until every clause lane
+	// is resolved.
+	ScanFull = "full"
+	// ScanRange visits only the patch rows and the leading column blocks
+	// that the clause lanes' included position-thermometer literals
+	// allow: rows below the lowest allowed one pass in one cycle each,
+	// a row ends at the block holding its last allowed column, and the
+	// scan ends after the last allowed row.
+	ScanRange = "range"
+)
 
 // DefaultPrefix is the module prefix used when Config.Prefix is empty.
 const DefaultPrefix = "ptm"

@@ -44,12 +44,15 @@ func (d *ConvDesign) Top() string { return d.Config.Prefix + "_conv_core" }
 // into the header of every file.
 type ConvParams struct {
 	Prefix              string
-	H, W, P, WY, WX     int // image, bit-planes, window
-	PY, PX, NP          int // patch rows, columns, patches
-	PN                  int // patches evaluated per cycle (Config.PatchLanes, at most PX)
-	F, Lit              int // features, literals (2F) of a patch
-	TY, TX              int // row and column thermometer bits
-	WinBits, ImgBits    int // WY*WX*P, P*H*W
+	H, W, P, WY, WX     int    // image, bit-planes, window
+	PY, PX, NP          int    // patch rows, columns, patches
+	PN                  int    // patches evaluated per cycle (Config.PatchLanes, at most PX)
+	Scan                string // Config.Scan: ScanRange or ScanFull
+	Range               bool   // Scan == ScanRange
+	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
+	F, Lit              int    // features, literals (2F) of a patch
+	TY, TX              int    // row and column thermometer bits
+	WinBits, ImgBits    int    // WY*WX*P, P*H*W
 	NC, C, T            int
 	Structure           string
 	Bits, LW            int // threshold / draw width B, LFSR width
@@ -70,9 +73,15 @@ type ConvParams struct {
 }
 
 // GroupOverhead is the cycles of one clause group besides its patch scan
-// (one cycle per scanned patch): BT beats, one cycle draining the last
-// beat's decisions, LC+1 cycles of weight accumulation.
-func (p *ConvParams) GroupOverhead() int { return p.BT + 1 + p.LC + 1 }
+// (one cycle per scanned block): BT beats, one cycle draining the last
+// beat's decisions, with the range scan one cycle registering the range,
+// LC+1 cycles of weight accumulation.
+func (p *ConvParams) GroupOverhead() int {
+	if p.Range {
+		return p.BT + 2 + p.LC + 1
+	}
+	return p.BT + 1 + p.LC + 1
+}
 
 // ScanCycles is the longest scan of a group: PY patch rows of
 // ceil(PX/PN) blocks of PN patches, one block per cycle.
@@ -84,6 +93,9 @@ func (p *ConvParams) ScanCycles() int { return p.PY * ((p.PX + p.PN - 1) / p.PN)
 func (c Config) ResolveConv(h *conv.Head) (Config, error) {
 	if c.Prefix == "" {
 		c.Prefix = DefaultPrefix
+	}
+	if c.Scan == "" {
+		c.Scan = ScanRange
 	}
 	if c.ClauseLanes == 0 && c.LiteralLanes == 0 {
 		if c.Lanes < 1 {
@@ -120,6 +132,9 @@ func (c Config) CheckConv(h *conv.Head) error {
 	if c.PatchLanes < 0 || c.PatchLanes > 1024 {
 		return fmt.Errorf("%w: PatchLanes = %d, want 0..1024", ErrConfig, c.PatchLanes)
 	}
+	if c.Scan != ScanFull && c.Scan != ScanRange {
+		return fmt.Errorf("%w: Scan = %q, want %q or %q", ErrConfig, c.Scan, ScanRange, ScanFull)
+	}
 	if h.Clauses > 1<<16 {
 		return fmt.Errorf("%w: %d clauses: class sums must fit 32 bits (at most %d clauses)", ErrConfig, h.Clauses, 1<<16)
 	}
@@ -136,6 +151,7 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		NC: h.Classes, C: h.Clauses, T: h.T, Structure: string(h.Structure),
 		Bits: c.Bits, LW: c.LFSRWidth, LC: c.ClauseLanes, LL: c.LiteralLanes, L: c.ClauseLanes * c.LiteralLanes,
 		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK, PN: min(max(c.PatchLanes, 1), s.PX()),
+		Scan: c.Scan, Range: c.Scan == ScanRange && s.Features() > s.WindowBits(),
 		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitMems: c.InitBanks,
 	}
 	p.LaneW = clog2(p.L)
@@ -148,6 +164,11 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 	p.ClsW = clog2(p.NC)
 	p.JW = clog2(p.LC + 1)
 	p.SW = sbits(uint64(p.C) * conv.MaxWeight)
+	if !p.Range {
+		p.Scan = ScanFull // a shape of one patch has nothing to skip
+	}
+	p.YW = ubits(uint64(p.PY - 1))
+	p.XW = ubits(uint64(p.PX - 1 + p.PN))
 	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
 	p.ThreshFile = p.Prefix + "_conv_thresh.hex"
 	p.WtsFile = p.Prefix + "_conv_weights.hex"
@@ -292,7 +313,7 @@ func (p *ConvParams) header(file, purpose string) string {
 		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.PY, p.PX, p.F, p.Lit)
 	fmt.Fprintf(&b, "// Model      : NC=%d classes, C=%d clauses, %s, T=%d (%d TAs)\n", p.NC, p.C, p.Structure, p.T, p.C*p.Lit)
 	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v threshold_spram=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems, p.ThreshSPRAM)
-	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows); scan PN=%d patches per cycle\n", p.G, p.BT, p.D, p.PN)
+	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows); %s scan, PN=%d patches per cycle\n", p.G, p.BT, p.D, p.Scan, p.PN)
 	fmt.Fprintf(&b, "// LFSR       : x^%d%s, PHI=%d'h%x\n", p.LW, (&Params{Taps: p.Taps}).polyTerms(), p.LW, p.Phi)
 	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, ConvWeightBits, p.WAddrW)
 	b.WriteString("\n`default_nettype none\n\n")
@@ -348,3 +369,54 @@ func (v convView) WtExt() string {
 
 // RotW is the width of the patch module's row rotation counter.
 func (v convView) RotW() int { return clog2(v.H) }
+
+// TH is the thermometer include bits of one clause lane that the range
+// scan reads: 2*(TY+TX).
+func (v convView) TH() int { return 2 * (v.TY + v.TX) }
+
+// RangeLogic is the combinational body of conv_range: for clause lane ci,
+// from its thermometer include bits (therm, TH bits per lane: the TY row
+// and TX column thermometers included positively, then negated), the
+// allowed patch rows lo..hi and columns xl..xh (a literal "y > k" included
+// means y >= k+1, its negation y <= k), ok[ci] when the lane has an
+// included literal and its range is not empty; then the union over the ok
+// lanes (none when there is none).
+func (v convView) RangeLogic() string {
+	var b strings.Builder
+	th := v.TH()
+	for ci := 0; ci < v.LC; ci++ {
+		fmt.Fprintf(&b, "    reg [%d:0] lo_%d, hi_%d;\n    reg [%d:0] xl_%d, xh_%d;\n", v.YW-1, ci, ci, v.XW-1, ci, ci)
+	}
+	b.WriteString("\n    always @* begin\n")
+	for ci := 0; ci < v.LC; ci++ {
+		base := ci * th
+		fmt.Fprintf(&b, "        // clause lane %d\n", ci)
+		fmt.Fprintf(&b, "        lo_%d = %d'd0;\n", ci, v.YW)
+		for k := 0; k < v.TY; k++ {
+			fmt.Fprintf(&b, "        if (therm[%d]) lo_%d = %d'd%d;\n", base+k, ci, v.YW, k+1)
+		}
+		fmt.Fprintf(&b, "        hi_%d = %d'd%d;\n", ci, v.YW, v.PY-1)
+		for k := v.TY - 1; k >= 0; k-- {
+			fmt.Fprintf(&b, "        if (therm[%d]) hi_%d = %d'd%d;\n", base+v.TY+v.TX+k, ci, v.YW, k)
+		}
+		fmt.Fprintf(&b, "        xl_%d = %d'd0;\n", ci, v.XW)
+		for k := 0; k < v.TX; k++ {
+			fmt.Fprintf(&b, "        if (therm[%d]) xl_%d = %d'd%d;\n", base+v.TY+k, ci, v.XW, k+1)
+		}
+		fmt.Fprintf(&b, "        xh_%d = %d'd%d;\n", ci, v.XW, v.PX-1)
+		for k := v.TX - 1; k >= 0; k-- {
+			fmt.Fprintf(&b, "        if (therm[%d]) xh_%d = %d'd%d;\n", base+v.TY+v.TX+v.TY+k, ci, v.XW, k)
+		}
+	}
+	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)
+	for ci := 0; ci < v.LC; ci++ {
+		fmt.Fprintf(&b, "        ok[%d] = any[%d] && lo_%d <= hi_%d && xl_%d <= xh_%d;\n", ci, ci, ci, ci, ci, ci)
+		fmt.Fprintf(&b, "        if (ok[%d]) begin\n", ci)
+		fmt.Fprintf(&b, "            if (none || lo_%d < ylo) ylo = lo_%d;\n", ci, ci)
+		fmt.Fprintf(&b, "            if (none || hi_%d > yhi) yhi = hi_%d;\n", ci, ci)
+		fmt.Fprintf(&b, "            if (none || xh_%d > xhi) xhi = xh_%d;\n", ci, ci)
+		b.WriteString("            none = 1'b0;\n        end\n")
+	}
+	b.WriteString("    end\n")
+	return b.String()
+}

@@ -57,7 +57,7 @@ func convHarness(d *ConvDesign) (string, int) {
 //
 // PTM_CONV_SYNTH_LANES=LCxLL chooses the lanes (default 4x4),
 // PTM_CONV_SYNTH_PATCHES the patches per scan cycle (Config.PatchLanes,
-// default 1).
+// default 1), PTM_CONV_SYNTH_SCAN the scan (Config.Scan, default range).
 func TestConvSynthUP5K(t *testing.T) {
 	testenv.SkipUnlessLong(t, "yosys and nextpnr on a 128-clause conv core")
 	needTool(t, "yosys")
@@ -75,9 +75,10 @@ func TestConvSynthUP5K(t *testing.T) {
 			t.Fatalf("PTM_CONV_SYNTH_PATCHES=%q: %v", v, err)
 		}
 	}
+	scan := os.Getenv("PTM_CONV_SYNTH_SCAN")
 	rng := rand.New(rand.NewPCG(1, 2))
 	h := testConvHead(conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, 10, 128, conv.Coalesced, rng)
-	d, err := GenerateConv(Config{Bits: 4, LFSRWidth: 16, ClauseLanes: lc, LiteralLanes: ll, MaxK: 255, PatchLanes: pn}, testConvBank(h, 4, rng), "")
+	d, err := GenerateConv(Config{Bits: 4, LFSRWidth: 16, ClauseLanes: lc, LiteralLanes: ll, MaxK: 255, PatchLanes: pn, Scan: scan}, testConvBank(h, 4, rng), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +135,8 @@ func TestConvSynthUP5K(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := d.Params
-	t.Logf("UP5K, %d clause x %d literal lanes, %d patches per cycle, B=4, W=16: ICESTORM_LC %d/%d, ICESTORM_RAM %d/%d, ICESTORM_SPRAM %d/%d; Fmax %v",
-		lc, ll, p.PN, r.Utilization["ICESTORM_LC"].Used, r.Utilization["ICESTORM_LC"].Available, r.Utilization["ICESTORM_RAM"].Used,
+	t.Logf("UP5K, %d clause x %d literal lanes, %s scan, %d patches per cycle, B=4, W=16: ICESTORM_LC %d/%d, ICESTORM_RAM %d/%d, ICESTORM_SPRAM %d/%d; Fmax %v",
+		lc, ll, p.Scan, p.PN, r.Utilization["ICESTORM_LC"].Used, r.Utilization["ICESTORM_LC"].Available, r.Utilization["ICESTORM_RAM"].Used,
 		r.Utilization["ICESTORM_RAM"].Available, r.Utilization["ICESTORM_SPRAM"].Used, r.Utilization["ICESTORM_SPRAM"].Available, r.Fmax)
-	t.Logf("schedule: G=%d groups x (BT=%d beats + up to %d scan cycles + %d) cycles per sample", p.G, p.BT, p.ScanCycles(), p.LC+2)
+	t.Logf("schedule: G=%d groups x (BT=%d beats + up to %d scan cycles + %d) cycles per sample", p.G, p.BT, p.ScanCycles(), p.GroupOverhead()-p.BT)
 }

@@ -9,6 +9,7 @@ func init() {
 	addConvModuleIf("conv_spram", "the threshold memory in the UP5K's SPRAM (conv_mem marked ram_style huge)", tmplConvSPRAM, func(p *ConvParams) bool { return p.ThreshSPRAM })
 	addConvModule("conv_sampler", "LFSR lanes, include decisions and the include registers of the clause lanes (docs/fixed-point-conv.md 4)", tmplConvSampler)
 	addConvModule("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch)
+	addConvModuleIf("conv_range", "the range scan's patch rows and columns from the clause lanes' included thermometer literals (docs/conv-core.md 3)", tmplConvRange, func(p *ConvParams) bool { return p.Range })
 	addConvModule("conv_clause", "one clause lane: AND over included literals, OR over patches (docs/fixed-point-conv.md 5.2)", tmplConvClause)
 	addConvModule("conv_core", "convolutional PTM inference core: request and result streams, memory write ports, schedule, class sums", tmplConvCore)
 }
@@ -184,6 +185,11 @@ module {{.Prefix}}_conv_patch #(
     input  wire [W-1:0]      row,
     input  wire              start,
     input  wire              next,
+{{- if .Range}}
+    input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: rows below ylo pass in one cycle each,
+    input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
+    input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
+{{- end}}
     output wire              ready, // rows holds the image unrotated: start may come
     output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
     output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
@@ -191,7 +197,10 @@ module {{.Prefix}}_conv_patch #(
 );
     reg  [IMG-1:0] rows;
     wire [IMG-1:0] rows_rot; // every plane rotated up by one row
-    wire x_last, y_last;
+    wire x_last, x_end; // the block is the row's last: of the patch columns; of the scan's row
+{{- if not .Range}}
+    wire y_last;
+{{- end}}
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
 {{- if ge .PN .PX}}
@@ -204,9 +213,31 @@ module {{.Prefix}}_conv_patch #(
 {{- end}}
 {{- if gt .TY 0}}
     reg [{{sub .TY 1}}:0] ty;
+{{- end}}
+{{- if .Range}}
+    reg [{{sub .YW 1}}:0] y;
+    reg [{{sub .XW 1}}:0] x;
+    assign x_end = x_last || y < ylo || x + {{dec .XW .PN}} > xhi;
+
+    always @(posedge clk) begin
+        if (start) begin
+            y <= {{dec .YW 0}};
+            x <= {{dec .XW 0}};
+        end else if (next) begin
+            if (x_end) begin
+                y <= y + 1'b1;
+                x <= {{dec .XW 0}};
+            end else
+                x <= x + {{dec .XW .PN}};
+        end
+    end
+{{- else}}
+    assign x_end  = x_last;
+{{- if gt .TY 0}}
     assign y_last = &ty;
 {{- else}}
     assign y_last = 1'b1;
+{{- end}}
 {{- end}}
 
 {{- if eq .H 1}}
@@ -219,7 +250,7 @@ module {{.Prefix}}_conv_patch #(
     end
 {{- else}}
     reg  [{{sub .RotW 1}}:0] rot;
-    wire rotate = (next && x_last) || (!next && rot != {{dec .RotW 0}});
+    wire rotate = (next && x_end) || (!next && rot != {{dec .RotW 0}});
 
     genvar q;
     generate
@@ -250,7 +281,7 @@ module {{.Prefix}}_conv_patch #(
             ty   <= {{dec .TY 0}};
 {{- end}}
         end else if (next) begin
-            if (x_last) begin
+            if (x_end) begin
 {{- if gt .TX 0}}
                 tx   <= {{dec .TX 0}};
 {{- end}}
@@ -276,7 +307,7 @@ module {{.Prefix}}_conv_patch #(
                     if (start)
                         win <= rows[(p*H + dy)*W +: W];
                     else if (next) begin
-                        if (x_last)
+                        if (x_end)
 {{- if eq .PY 1}}
                             win <= {W{1'b0}}; // no next row: the scan ends
 {{- else}}
@@ -326,8 +357,35 @@ module {{.Prefix}}_conv_patch #(
     assign valid = 1'b1;
 {{- end}}
 
+{{- if .Range}}
+    assign last = x_end && y == yhi;
+{{- else}}
     assign last = x_last && y_last;
+{{- end}}
 endmodule
+
+` + "`default_nettype wire\n"
+
+const tmplConvRange = `// The patches a clause lane can fire on: its included row-thermometer
+// literals "y > k" (and negations "y <= k") allow an interval of patch rows
+// lo..hi, its column-thermometer literals an interval of columns xl..xh;
+// every other patch fails one of those literals. ok[ci]: the lane has an
+// included literal and a non-empty range. The outputs are the union over
+// the ok lanes: the rows ylo..yhi and the last column xhi (none: no lane
+// is ok, no patch can fire). Combinational; the core registers them.
+module {{.Prefix}}_conv_range #(
+    parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
+    parameter integer TH = {{.TH}}  // thermometer include bits per lane, 2*(TY+TX)
+) (
+    input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
+    input  wire [LC-1:0]    any,    // the lane has an included literal
+    output reg  [{{sub .YW 1}}:0]      ylo,
+    output reg  [{{sub .YW 1}}:0]      yhi,
+    output reg  [{{sub .XW 1}}:0]      xhi,
+    output reg              none,
+    output reg  [LC-1:0]    ok
+);
+{{.RangeLogic}}endmodule
 
 ` + "`default_nettype wire\n"
 
@@ -385,10 +443,20 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 // clause group g:
 //   sample: BT beats, one per cycle (threshold row g*BT + b, every lane
 //           draws), and one cycle for the last beat's decisions;
-//   scan:   the patches in raster order, one per cycle, every clause lane
-//           on the same patch, until every clause lane is resolved or the
-//           last patch was evaluated (seen one cycle later: the clause
-//           lanes' fired registers);
+{{- if .Range}}
+//   range:  two cycles: the rectangle of patches the clause lanes'
+//           included position thermometers allow (conv_range);
+//   scan:   blocks of PN patches in raster order, one per cycle, every
+//           clause lane on the same block: rows below the rectangle's one
+//           cycle each, in a row the blocks up to its last column, until
+//           its last row, every clause lane resolved (seen one cycle
+//           later: the clause lanes' fired registers) or none allowed;
+{{- else}}
+//   scan:   blocks of PN patches in raster order, one per cycle, every
+//           clause lane on the same block, until every clause lane is
+//           resolved or the last patch was evaluated (seen one cycle
+//           later: the clause lanes' fired registers);
+{{- end}}
 //   weigh:  LC + 1 cycles: clause lane ci's output adds its weight row
 //           (clause g*LC + ci) to the NC class sums;
 // and after the last group the NC class sums v_k of the sample leave as NC
@@ -441,17 +509,18 @@ module {{.Prefix}}_conv_core #(
     localparam integer SW     = {{.SW}}; // width of a raw class sum (signed)
     localparam integer LFSR_W = {{.LW}}; // W
 
-    localparam [2:0] S_IDLE   = 3'd0,
-                     S_SEED   = 3'd1,
-                     S_SAMPLE = 3'd2,
-                     S_DRAIN  = 3'd3,
-                     S_SCAN   = 3'd4,
-                     S_WEIGH  = 3'd5,
-                     S_OUT    = 3'd6,
-                     S_ERROR  = 3'd7;
+    localparam [3:0] S_IDLE   = 4'd0,
+                     S_SEED   = 4'd1,
+                     S_SAMPLE = 4'd2,
+                     S_DRAIN  = 4'd3,
+                     S_SCAN   = 4'd4,
+                     S_WEIGH  = 4'd5,
+                     S_OUT    = 4'd6,
+                     S_ERROR  = 4'd7{{if .Range}},
+                     S_RANGE  = 4'd8{{end}};
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
-    reg  [2:0]       state;
+    reg  [3:0]       state;
     reg  [K_W-1:0]   k_last, sample;
     reg  [{{sub .BeatW 1}}:0]       beat;
     reg  [{{sub .GroupW 1}}:0]       group;
@@ -529,6 +598,42 @@ module {{.Prefix}}_conv_core #(
     wire [LC-1:0]  clause_out, resolved;
     reg            past_last;     // the last patch has been evaluated
     wire           scan_eval = state == S_SCAN && !past_last;
+{{- if .Range}}
+    // The range scan (conv_range): in S_RANGE the include registers are
+    // complete; the union of the lanes' ranges is registered for the scan,
+    // and a lane with an empty range counts as resolved.
+    localparam integer TH = {{.TH}}; // thermometer include bits per clause lane
+    wire [LC*TH-1:0] therm;
+    wire [{{sub .YW 1}}:0]       r_ylo, r_yhi;
+    wire [{{sub .XW 1}}:0]       r_xhi;
+    wire             r_none;
+    wire [LC-1:0]    r_ok;
+    reg  [{{sub .YW 1}}:0]       scan_ylo, scan_yhi;
+    reg  [{{sub .XW 1}}:0]       scan_xhi;
+    reg  [LC-1:0]    scan_ok;
+    wire           scan_end  = past_last || &(resolved | ~scan_ok);
+
+    {{.Prefix}}_conv_range rng (
+        .therm (therm),
+        .any   (inc_any),
+        .ylo   (r_ylo),
+        .yhi   (r_yhi),
+        .xhi   (r_xhi),
+        .none  (r_none),
+        .ok    (r_ok)
+    );
+
+    always @(posedge clk) begin
+        if (state == S_RANGE) begin
+            scan_ylo <= r_ylo;
+            scan_yhi <= r_yhi;
+            scan_xhi <= r_xhi;
+            scan_ok  <= r_ok;
+            past_last <= r_none;
+        end else if (scan_eval && patch_last)
+            past_last <= 1'b1;
+    end
+{{- else}}
     wire           scan_end  = past_last || &resolved;
 
     always @(posedge clk) begin
@@ -537,13 +642,22 @@ module {{.Prefix}}_conv_core #(
         else if (scan_eval && patch_last)
             past_last <= 1'b1;
     end
+{{- end}}
 
     {{.Prefix}}_conv_patch patch (
         .clk    (clk),
         .row_en (img_wr_en && state == S_IDLE),
         .row    (img_wr_data),
+{{- if .Range}}
+        .start  (state == S_RANGE),
+        .next   (scan_eval && !patch_last),
+        .ylo    (scan_ylo),
+        .yhi    (scan_yhi),
+        .xhi    (scan_xhi),
+{{- else}}
         .start  (state == S_DRAIN),
         .next   (scan_eval && !patch_last),
+{{- end}}
         .ready  (patch_ready),
         .lit    (lit),
         .valid  (lit_valid),
@@ -553,6 +667,9 @@ module {{.Prefix}}_conv_core #(
     genvar ci;
     generate
         for (ci = 0; ci < LC; ci = ci + 1) begin : g_clause_lane
+{{- if .Range}}
+            assign therm[ci*TH +: TH] = {inc[ci*INC_W + {{add .F .WinBits}} +: {{add .TY .TX}}], inc[ci*INC_W + {{.WinBits}} +: {{add .TY .TX}}]};
+{{- end}}
 {{- if gt .IncW .Lit}}
             // Bits of padding literal slots are never included (threshold 0).
             wire unused_pad = ^inc[ci*INC_W + LIT +: INC_W - LIT];
@@ -654,7 +771,12 @@ module {{.Prefix}}_conv_core #(
             S_SEED:   if (seed_done)    state <= S_SAMPLE;
             S_SAMPLE: if (beat == {{dec .BeatW (sub .BT 1)}})
                                         state <= S_DRAIN;
+{{- if .Range}}
+            S_DRAIN:  if (patch_ready)  state <= S_RANGE; // the image rotated back
+            S_RANGE:                    state <= S_SCAN;
+{{- else}}
             S_DRAIN:  if (patch_ready)  state <= S_SCAN; // the image rotated back
+{{- end}}
             S_SCAN:   if (scan_end)     state <= S_WEIGH;
             S_WEIGH:  if (!weigh_read)  state <= (group == {{dec .GroupW (sub .G 1)}}) ? S_OUT : S_SAMPLE;
             S_OUT:    if (out_end)      state <= (sample == k_last) ? S_IDLE : S_SAMPLE;

@@ -61,11 +61,15 @@ func genConv(fs *flag.FlagSet, f *modelfile.ConvFile, hash string, hf *hwFlags, 
 	if err != nil {
 		return err
 	}
+	scan, err := hf.convScan()
+	if err != nil {
+		return err
+	}
 	bank, err := f.Bank(h.Bits)
 	if err != nil {
 		return err
 	}
-	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, InitBanks: init, PatchLanes: hf.pn}
+	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, InitBanks: init, PatchLanes: hf.pn, Scan: scan}
 	d, err := hw.GenerateConv(cfg, bank, hash)
 	if err != nil {
 		return err
@@ -79,7 +83,7 @@ func genConv(fs *flag.FlagSet, f *modelfile.ConvFile, hash string, hf *hwFlags, 
 		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.C, p.Lit, p.C*p.Lit, p.NC, p.Structure)
 	fmt.Fprintf(stdout, "  hardware: B=%d, W=%d, L=%d (%d clause x %d literal lanes), threshold memory %d rows x %d bits, weights %d rows x %d bits, MaxK=%d\n",
 		p.Bits, p.LW, p.L, p.LC, p.LL, p.D, p.L*p.Bits, p.WDepth, p.NC*hw.ConvWeightBits, p.MaxK)
-	fmt.Fprintf(stdout, "  one sample takes %d groups x (%d beats + up to %d scan cycles (%d patches per cycle) + %d) cycles + %d result words\n", p.G, p.BT, p.ScanCycles(), p.PN, p.LC+2, p.NC)
+	fmt.Fprintf(stdout, "  one sample takes %d groups x (%d beats + up to %d scan cycles (%s scan, %d patches per cycle) + %d) cycles + %d result words\n", p.G, p.BT, p.ScanCycles(), p.Scan, p.PN, p.GroupOverhead()-p.BT, p.NC)
 	return nil
 }
 
@@ -95,6 +99,10 @@ func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string
 		return fmt.Errorf("%w: --seed %d: the core takes a 32-bit seed", errUsage, seed)
 	}
 	h, err := convHW(fs, f, hf)
+	if err != nil {
+		return err
+	}
+	scan, err := hf.convScan()
 	if err != nil {
 		return err
 	}
@@ -159,7 +167,7 @@ func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string
 		}
 	}
 	bar := newProgress(stderr, "co-simulating")
-	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, PatchLanes: hf.pn}
+	cfg := hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, MaxK: hf.maxK, Prefix: hf.prefix, PatchLanes: hf.pn, Scan: scan}
 	res, err := convcosim.Run(convcosim.Options{Bank: bank, Config: cfg, ModelHash: hash, Requests: reqs, Ready: ready, Seed: seed, Progress: bar.update})
 	if err != nil {
 		return err
@@ -170,8 +178,8 @@ func cosimConv(fs *flag.FlagSet, path string, f *modelfile.ConvFile, hash string
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "co-simulated %d images (%d requests), %d samples, %d class-sum words: %d mismatches; %.1f cycles per sample on %d x %d lanes (B=%d, W=%d); build %.1fs%s, simulation %.1fs\n",
-			images, res.Requests, res.SamplesCompared, res.WordsCompared, res.Mismatches, res.CyclesPerSample, h.ClauseLanes, h.LiteralLanes, h.Bits, h.LFSRWidth, res.BuildTime, cachedNote(res.BuildCached), res.SimTime)
+		fmt.Fprintf(stdout, "co-simulated %d images (%d requests), %d samples, %d class-sum words: %d mismatches; %.1f cycles per sample on %d x %d lanes (B=%d, W=%d, %s scan, %d patches per cycle); build %.1fs%s, simulation %.1fs\n",
+			images, res.Requests, res.SamplesCompared, res.WordsCompared, res.Mismatches, res.CyclesPerSample, h.ClauseLanes, h.LiteralLanes, h.Bits, h.LFSRWidth, res.Scan, max(hf.pn, 1), res.BuildTime, cachedNote(res.BuildCached), res.SimTime)
 	}
 	if res.Mismatches > 0 {
 		if m := res.FirstMismatch; m != nil {

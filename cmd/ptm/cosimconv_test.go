@@ -28,7 +28,7 @@ func TestCosimConv(t *testing.T) {
 	t.Logf("[progress] trained: %s", strings.TrimSpace(out))
 	for _, args := range [][]string{
 		{"--data", dir, "--vectors", "6", "--k", "3"},
-		{"--vectors", "2", "--k", "2", "--seed", "5"},
+		{"--vectors", "2", "--k", "2", "--seed", "5", "--scan", "full"},
 	} {
 		code, out, errs = runCLI(append([]string{"cosim", "--model", model, "--clause-lanes", "4", "--literal-lanes", "8", "--json"}, args...)...)
 		if code != 0 {
@@ -40,6 +40,7 @@ func TestCosimConv(t *testing.T) {
 			Mismatches int     `json:"mismatches"`
 			Cycles     float64 `json:"cycles_per_sample"`
 			Images     int     `json:"images"`
+			Scan       string  `json:"scan"`
 		}
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("cosim --json: %v\n%s", err, out)
@@ -55,9 +56,16 @@ func TestCosimConv(t *testing.T) {
 		if r.Mismatches != 0 || r.Samples != r.Images*K || r.Words != 10*r.Samples || r.Cycles < 4*(34+1+1+5) {
 			t.Errorf("cosim %v: %+v", args, r)
 		}
+		// The range scan is the default; --scan full chooses the other.
+		if want := map[bool]string{true: "range", false: "full"}[K == 3]; r.Scan != want {
+			t.Errorf("cosim %v: scan %q, want %q", args, r.Scan, want)
+		}
 	}
 	if code, _, errs := runCLI("cosim", "--model", model, "--mode", "stats"); code == 0 || !strings.Contains(errs, "--mode") {
 		t.Errorf("cosim --mode stats on a conv model: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI("cosim", "--model", model, "--scan", "sideways"); code != 2 || !strings.Contains(errs, `--scan "sideways"`) {
+		t.Errorf("cosim --scan sideways: exit %d, %s", code, errs)
 	}
 
 	out2 := filepath.Join(t.TempDir(), "rtl")
@@ -65,7 +73,7 @@ func TestCosimConv(t *testing.T) {
 		t.Fatalf("gen: exit %d: %s %s", code, out, errs)
 	}
 	src, err := os.ReadFile(filepath.Join(out2, "ptm_conv_core.v"))
-	if err != nil || !strings.Contains(string(src), "window 10x10") || !strings.Contains(string(src), "`default_nettype none") {
+	if err != nil || !strings.Contains(string(src), "window 10x10") || !strings.Contains(string(src), "range scan, PN=1") || !strings.Contains(string(src), "`default_nettype none") {
 		t.Errorf("gen: ptm_conv_core.v: %v\n%.600s", err, src)
 	}
 
@@ -89,5 +97,15 @@ func TestCosimConv(t *testing.T) {
 	}
 	if r2.Samples != 9 || r2.Requests != 6 || r2.Mismatches != 0 {
 		t.Errorf("cosim (2 planes, 2 sets): %+v, want 9 samples in 6 requests, 0 mismatches", r2)
+	}
+}
+
+// TestScanTabular: --scan is the convolutional core's; a tabular design
+// refuses it with a usage error.
+func TestScanTabular(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rtl")
+	code, _, errs := runCLI("gen", "--random-shape", "classes=2,clauses=4,features=4,t=10", "--out", out, "--scan", "full")
+	if code != 2 || !strings.Contains(errs, "--scan are for a convolutional model") {
+		t.Errorf("gen --random-shape --scan full: exit %d, %s", code, errs)
 	}
 }

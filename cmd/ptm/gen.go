@@ -22,14 +22,25 @@ func init() {
 // hwFlags are the hardware parameters shared by gen, cosim and synth.
 type hwFlags struct {
 	bits, width, lanes, lc, ll, maxK int
-	pn                               int // --patch-lanes (convolutional core)
+	pn                               int    // --patch-lanes (convolutional core)
+	scan                             string // --scan (convolutional core)
 	prefix                           string
 }
 
 // addPatchLanes adds --patch-lanes, the convolutional core's patches per
-// scan cycle (hw.Config.PatchLanes).
+// scan cycle (hw.Config.PatchLanes), and --scan, its scan (hw.Config.Scan).
 func (h *hwFlags) addPatchLanes(fs *flag.FlagSet) {
 	fs.IntVar(&h.pn, "patch-lanes", 1, "convolutional core: adjacent patches evaluated per scan cycle (each costs every clause lane a 2F-input AND)")
+	fs.StringVar(&h.scan, "scan", "", "convolutional core: the patch scan, range (default: only the patches the included position thermometers allow) or full")
+}
+
+// convScan is --scan checked: "" (the default, range), range or full.
+func (h *hwFlags) convScan() (string, error) {
+	switch h.scan {
+	case "", hw.ScanRange, hw.ScanFull:
+		return h.scan, nil
+	}
+	return "", fmt.Errorf("%w: --scan %q: want %s or %s", errUsage, h.scan, hw.ScanRange, hw.ScanFull)
 }
 
 func (h *hwFlags) add(fs *flag.FlagSet) {
@@ -86,8 +97,8 @@ func hwFlagsSet(fs *flag.FlagSet) bool {
 // config resolves the flags into a generator configuration for shape.
 func (h *hwFlags) config(sh fixed.Shape) (hw.Config, error) {
 	c := hw.Config{Bits: h.bits, LFSRWidth: h.width, ClauseLanes: h.lc, LiteralLanes: h.ll, Lanes: h.lanes, MaxK: h.maxK, Prefix: h.prefix}
-	if h.pn > 1 {
-		return c, fmt.Errorf("%w: --patch-lanes is for a convolutional model", errUsage)
+	if h.pn > 1 || h.scan != "" {
+		return c, fmt.Errorf("%w: --patch-lanes and --scan are for a convolutional model", errUsage)
 	}
 	if (h.lc == 0) != (h.ll == 0) {
 		return c, fmt.Errorf("%w: give both --clause-lanes and --literal-lanes, or --lanes", errUsage)

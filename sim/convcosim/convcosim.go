@@ -86,6 +86,7 @@ type Result struct {
 	Mismatches      int       `json:"mismatches"`
 	CyclesPerSample float64   `json:"cycles_per_sample"`
 	Lanes           int       `json:"lanes"`
+	Scan            string    `json:"scan"` // the design's scan (hw.ConvParams.Scan)
 	Bits            int       `json:"bits"`
 	FirstMismatch   *Mismatch `json:"first_mismatch"`
 
@@ -223,7 +224,7 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Lanes: d.Params.L, Bits: d.Params.Bits, BuildCached: b.Cached, BuildDir: b.Dir, BuildTime: time.Since(t0).Seconds()}
+	res := &Result{Lanes: d.Params.L, Scan: d.Params.Scan, Bits: d.Params.Bits, BuildCached: b.Cached, BuildDir: b.Dir, BuildTime: time.Since(t0).Seconds()}
 	t1 := time.Now()
 
 	ready := opts.Ready

@@ -45,15 +45,28 @@ var shapeCases = []shapeCase{
 }
 
 // TestRandomShapes co-simulates random banks and random images on every
-// shape, at one patch per cycle and at tc.pn patches per cycle (whole patch
-// rows, partial last blocks): 0 mismatches in every class-sum word.
+// shape with the range scan, at one patch per cycle and at tc.pn patches
+// per cycle (whole patch rows, partial last blocks), and with the full scan
+// at tc.pn patches per cycle on every third shape: 0 mismatches in every
+// class-sum word.
 func TestRandomShapes(t *testing.T) {
 	needVerilator(t)
 	testenv.Heartbeat(t, 0) // cold Verilator builds take minutes on a busy machine
 	n := testenv.Size(12, 200)
 	for i, tc := range shapeCases {
-		for _, pn := range []int{1, tc.pn} {
-			t.Run(fmt.Sprintf("%s-pn%d", tc.name, pn), func(t *testing.T) {
+		runs := []struct {
+			pn   int
+			scan string
+		}{{1, hw.ScanRange}, {tc.pn, hw.ScanRange}}
+		if i%3 == 0 {
+			runs = append(runs, struct {
+				pn   int
+				scan string
+			}{tc.pn, hw.ScanFull})
+		}
+		for _, r := range runs {
+			pn := r.pn
+			t.Run(fmt.Sprintf("%s-pn%d-%s", tc.name, pn, r.scan), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(i)+1, 0xc0c0))
 				h := RandomHead(tc.s, tc.nc, tc.c, tc.st, 40, conv.MaxWeight, rng)
 				if i%2 == 1 && tc.st == conv.Coalesced {
@@ -62,7 +75,7 @@ func TestRandomShapes(t *testing.T) {
 				b := RandomBank(h, tc.bits, rng)
 				reqs := RandomRequests(tc.s, n, 6, rng)
 				reqs = append(reqs, RandomRequests(tc.s, 2, 1, rng)...)
-				res, err := Run(Options{Bank: b, Config: hw.Config{Bits: tc.bits, LFSRWidth: tc.lw, ClauseLanes: tc.lc, LiteralLanes: tc.ll, MaxK: 16, PatchLanes: pn},
+				res, err := Run(Options{Bank: b, Config: hw.Config{Bits: tc.bits, LFSRWidth: tc.lw, ClauseLanes: tc.lc, LiteralLanes: tc.ll, MaxK: 16, PatchLanes: pn, Scan: r.scan},
 					Requests: reqs, LoadPorts: tc.ports, Ready: tc.ready, Seed: uint64(i)})
 				if err != nil {
 					t.Fatal(err)

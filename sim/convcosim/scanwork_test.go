@@ -1,0 +1,214 @@
+package convcosim
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/ptmhw/ptm/golden/conv"
+	"github.com/ptmhw/ptm/golden/lfsr"
+	"github.com/ptmhw/ptm/golden/modelfile"
+)
+
+// thermRange is the range scan's rectangle for one clause's include
+// words (hw conv_range): the patch rows lo..hi and columns xl..xh that its
+// included position-thermometer literals allow.
+func thermRange(s conv.Shape, inc []uint64) (lo, hi, xl, xh int) {
+	bit := func(i int) bool { return inc[i/64]>>uint(i%64)&1 == 1 }
+	f, win, ty, tx := s.Features(), s.WindowBits(), s.H-s.WY, s.W-s.WX
+	hi, xh = s.PY()-1, s.PX()-1
+	for k := 0; k < ty; k++ {
+		if bit(win + k) {
+			lo = k + 1
+		}
+		if bit(f+win+k) && k < hi {
+			hi = k
+		}
+	}
+	for k := 0; k < tx; k++ {
+		if bit(win + ty + k) {
+			xl = k + 1
+		}
+		if bit(f+win+ty+k) && k < xh {
+			xh = k
+		}
+	}
+	return lo, hi, xl, xh
+}
+
+// TestScanWork measures what a scan of a trained model's clauses costs,
+// on one clause lane of 16 literal lanes (the UP5K's core): it draws every
+// TA as conv.Core does (golden/lfsr lanes, fixed-point-conv.md 4; the
+// class sums of the replica must equal conv.Core's), checks that every
+// patch a clause fires on lies in the rectangle its included thermometer
+// literals allow (the premise of the range scan), and logs the included
+// literals per clause, the rectangle's rows and columns, and the cycles per
+// sample of schedules: the full scan and the range scan as built (rotating
+// image), and the range scan with the image in block RAM and the sampling
+// overlapped with the scan (not built).
+//
+//	PTM_CONV_MODEL=mnist128.ptm go test ./sim/convcosim -run TestScanWork -v
+//
+// PTM_CONV_MODEL is a convolutional model file of MNIST's geometry (the
+// test is skipped without it); 200 test images at K = 16, seed = row.
+func TestScanWork(t *testing.T) {
+	path := os.Getenv("PTM_CONV_MODEL")
+	if path == "" {
+		t.Skip("PTM_CONV_MODEL (a convolutional model file) not set")
+	}
+	f, _, err := modelfile.ReadConv(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bits, W, LL, K, n, PN = 4, 16, 16, 16, 200, 7
+	bank, err := f.Bank(bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := f.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Head.Shape
+	Xt, _ := mnistFirst(t, "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", n)
+	hwc := conv.HW{Bits: bits, LFSRWidth: W, ClauseLanes: 1, LiteralLanes: LL}
+	core, err := conv.NewCore(bank, hwc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nl, nw, C, NC := s.Literals(), s.Words(), bank.Clauses, bank.Classes
+	BT := (nl + LL - 1) / LL
+	PY, PX, H := s.PY(), s.PX(), s.H
+	nb := (PX + PN - 1) / PN
+	always := uint32(1)<<bits - 1
+	pt := conv.NewPatches(s)
+	inc := make([]uint64, nw)
+	var fired []int32
+	out := make([]bool, C)
+	var nInc, nRows, nCols, nFire, nIn, clauses float64
+	var cycFull, cycRange, cycNext float64
+	for r, img := range Xt {
+		planes, err := sets[0].Booleanize(s, img, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pt.Fill(planes); err != nil {
+			t.Fatal(err)
+		}
+		q := uint32(r)
+		want, _, err := core.Run(pt, K, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lanes := make([]*lfsr.LFSR, LL)
+		for l := range lanes {
+			if lanes[l], err = lfsr.New(W, bits, lfsr.LaneSeed(q, l, W)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rot := 0 // the range scan's image rotation at the end of a group
+		for k := 0; k < K; k++ {
+			for c := 0; c < C; c++ {
+				clear(inc)
+				any := false
+				for b := 0; b < BT; b++ {
+					for li, ln := range lanes {
+						d := uint32(ln.Next())
+						i := b*LL + li
+						if i >= nl {
+							continue
+						}
+						if th := bank.Thresh[c*nl+i]; th == always || d < th {
+							inc[i/64] |= 1 << uint(i%64)
+							any = true
+						}
+					}
+				}
+				clauses++
+				for _, w := range inc {
+					for ; w != 0; w &= w - 1 {
+						nInc++
+					}
+				}
+				fired = pt.Firing(inc, fired[:0])
+				out[c] = any && len(fired) > 0
+				lo, hi, xl, xh := thermRange(s, inc)
+				ok := any && lo <= hi && xl <= xh
+				for _, p := range fired {
+					if y, x := int(p)/PX, int(p)%PX; any && (!ok || y < lo || y > hi || x < xl || x > xh) {
+						t.Fatalf("image %d sample %d clause %d fires on patch (%d, %d) outside rows %d..%d, columns %d..%d", r, k, c, y, x, lo, hi, xl, xh)
+					}
+				}
+				// Blocks of PN patches a scan evaluates, with early exit
+				// at the first firing block (raster order).
+				first := -1
+				if out[c] {
+					first = int(slices.Min(fired))
+				}
+				full := PY * nb
+				if !any {
+					full = 0
+				} else if first >= 0 {
+					full = first/PX*nb + first%PX/PN + 1
+				}
+				rangeBlocks, inRange := 0, 0
+				if ok {
+					nRows += float64(hi - lo + 1)
+					nCols += float64(xh - xl + 1)
+					last := hi
+					if first >= 0 {
+						last = first / PX
+					}
+					per := xh/PN + 1
+					rangeBlocks = lo + (last-lo+1)*per
+					inRange = (last - lo + 1) * per
+					if first >= 0 {
+						rangeBlocks -= per - (first%PX/PN + 1)
+						inRange -= per - (first%PX/PN + 1)
+					}
+					if rangeBlocks > full {
+						t.Fatalf("range scan %d blocks > full scan %d", rangeBlocks, full)
+					}
+				}
+				if out[c] {
+					nFire++
+				}
+				nIn += float64(inRange)
+				cycFull += float64(BT + 1 + full + 1 + 2)
+				// The range scan as built: the image rotates back to row
+				// 0 during the weighing, the beats, the drain and the
+				// range cycle; rows below lo pass one per cycle.
+				wait := (H-rot)%H - (2 + BT + 2)
+				cycRange += float64(BT + 2 + rangeBlocks + 1 + 2 + max(wait, 0))
+				rot = 0
+				if ok {
+					rot = hi
+					if first >= 0 {
+						rot = first / PX
+					}
+				}
+				// Not built: the image in block RAM (WY rows loaded per
+				// clause, one row per patch row) and the sampling of the
+				// next clause overlapped with the scan of this one.
+				cycNext += float64(max(BT+1, 1+1+s.WY*s.Planes+1+inRange+1+2))
+			}
+			for kk := 0; kk < NC; kk++ {
+				var v int32
+				for c, o := range out {
+					if o {
+						v += bank.Weights[kk*C+c]
+					}
+				}
+				if v != want[k*NC+kk] {
+					t.Fatalf("image %d sample %d class %d: the replica's sum %d, conv.Core's %d", r, k, kk, v, want[k*NC+kk])
+				}
+			}
+		}
+	}
+	N := clauses
+	samples := float64(n * K)
+	t.Logf("%s: %d test images, K = %d, 1 x %d lanes, %d patches per block: %.1f of %d literals included per clause and sample; %.1f%% of the clauses fire; the thermometer rectangle allows %.1f of %d patch rows and %.1f of %d columns (clauses with a non-empty one); the range scan evaluates %.1f blocks in it per clause",
+		path, n, K, LL, PN, nInc/N, nl, 100*nFire/N, nRows/N, PY, nCols/N, PX, nIn/N)
+	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image) %.0f, block-RAM image with overlapped sampling (not built) %.0f; the sampling alone %d",
+		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples+float64(NC), C*(BT+1)+NC)
+}
