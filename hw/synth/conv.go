@@ -63,14 +63,14 @@ type ConvResult struct {
 	Top    string `json:"top"`
 	Kind   string `json:"kind"` // "conv"
 
-	Model      string `json:"model,omitempty"`
-	ModelHash  string `json:"model_hash,omitempty"`
-	Classes    int    `json:"classes"`
-	Clauses    int    `json:"clauses"`
-	ImageH     int    `json:"image_h"`
-	ImageW     int    `json:"image_w"`
-	Planes     int    `json:"planes"`
-	TAs        int    `json:"tas"`
+	Model      string  `json:"model,omitempty"`
+	ModelHash  string  `json:"model_hash,omitempty"`
+	Classes    int     `json:"classes"`
+	Clauses    int     `json:"clauses"`
+	ImageH     int     `json:"image_h"`
+	ImageW     int     `json:"image_w"`
+	Planes     int     `json:"planes"`
+	TAs        int     `json:"tas"`
 	ModelKbits float64 `json:"model_kbits"` // TAs x B / 1024
 
 	Bits         int    `json:"bits"`
@@ -384,7 +384,7 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 		Device: dev.Name, Board: dev.Board, Top: "top", Kind: "conv", Model: o.Model, ModelHash: p.Hash,
 		Classes: p.NC, Clauses: p.C, ImageH: p.H, ImageW: p.W, Planes: p.P, TAs: p.C * p.Lit,
 		ModelKbits: float64(p.C*p.Lit*p.Bits) / 1024,
-		Bits: p.Bits, LFSRWidth: p.LW, Lanes: p.L, ClauseLanes: p.LC, LiteralLanes: p.LL, PatchLanes: p.PN, Scan: p.Scan,
+		Bits:       p.Bits, LFSRWidth: p.LW, Lanes: p.L, ClauseLanes: p.LC, LiteralLanes: p.LL, PatchLanes: p.PN, Scan: p.Scan,
 		Depth: p.D, ThreshSPRAM: p.ThreshSPRAM,
 		LUTsAvailable: dev.LCs, LUT4: cells.LUT4, FFs: cells.FFs, Carry: cells.Carry, BRAMs: cells.BRAMs, BRAMsAvailable: dev.BRAMs,
 		TargetMHz: so.FreqMHz, ClockMHz: pll.OutMHz, PLL: pll, Seed: so.Seed,
