@@ -201,27 +201,28 @@ const SPRAMBits = 4 * 256 * 1024
 func CheckConvFit(p *hw.ConvParams, dev Device) error {
 	bits := ConvMemoryBits(p)
 	wbits := p.WDepth * p.NC * hw.ConvWeightBits
-	if p.ThreshSPRAM {
-		if dev.Name != "up5k" {
-			return fmt.Errorf("%w on %s: the %.0f-kbit threshold memory is marked for SPRAM, which only the UP5K has", ErrNoFit, dev.Name, float64(bits)/1024)
+	if dev.Name != "up5k" {
+		if have := dev.BRAMs * 4096; bits+wbits > have {
+			return fmt.Errorf("%w on %s: the threshold memory (%.1f kbit) and class weights (%.1f kbit) need %.1f kbit of block RAM; the %s has %d x 4 kbit = %d kbit and no SPRAM",
+				ErrNoFit, dev.Name, float64(bits)/1024, float64(wbits)/1024, float64(bits+wbits)/1024, dev.Name, dev.BRAMs, have/1024)
 		}
+		if p.ThreshSPRAM {
+			return fmt.Errorf("%w on %s: the %.1f-kbit threshold memory is above %d kbit, which the generator puts in SPRAM; the %s has none",
+				ErrNoFit, dev.Name, float64(bits)/1024, hw.SPRAMThreshold/1024, dev.Name)
+		}
+		return nil
+	}
+	if p.ThreshSPRAM {
 		if bits > SPRAMBits {
-			return fmt.Errorf("%w on %s: the threshold memory is %.0f kbit, the SPRAM holds %d kbit", ErrNoFit, dev.Name, float64(bits)/1024, SPRAMBits/1024)
+			return fmt.Errorf("%w on %s: the threshold memory is %.1f kbit, the SPRAM holds %d kbit", ErrNoFit, dev.Name, float64(bits)/1024, SPRAMBits/1024)
 		}
 		return nil
 	}
 	if have := dev.BRAMs * 4096; bits+wbits > have {
-		return fmt.Errorf("%w on %s: the threshold memory (%.1f kbit) and class weights (%.1f kbit) need %.1f kbit of block RAM, the device has %d x 4 kbit = %d kbit (%s)",
-			ErrNoFit, dev.Name, float64(bits)/1024, float64(wbits)/1024, float64(bits+wbits)/1024, dev.BRAMs, have/1024, convNoSPRAM(dev))
+		return fmt.Errorf("%w on %s: the threshold memory (%.1f kbit) and class weights (%.1f kbit) need %.1f kbit of block RAM, the device has %d x 4 kbit = %d kbit",
+			ErrNoFit, dev.Name, float64(bits)/1024, float64(wbits)/1024, float64(bits+wbits)/1024, dev.BRAMs, have/1024)
 	}
 	return nil
-}
-
-func convNoSPRAM(dev Device) string {
-	if dev.Name == "up5k" {
-		return "the UP5K's SPRAM takes threshold memories above 60 kbit"
-	}
-	return "no SPRAM on this device"
 }
 
 // convTopParams are the device top's parameters (PLL, then those of
