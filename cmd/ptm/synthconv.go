@@ -120,6 +120,7 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 		return reportConv(res, err, a.asJSON, stdout)
 	}
 	var cands []synth.ConvCandidate
+	var fitErr error
 	for _, g := range synth.ConvCandidateGrid {
 		if g.LC > f.Head.Clauses || g.LL > f.Head.Shape.Literals() {
 			continue
@@ -128,15 +129,21 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if len(cands) == 0 {
-			// The memories do not depend on the lanes' split much:
-			// refuse a model that cannot fit before any tool runs.
-			if err := synth.CheckConvFit(&d.Params, dev); err != nil {
-				return err
+		if err := synth.CheckConvFit(&d.Params, dev); err != nil {
+			// refused before any tool runs; no candidate: the first's reason
+			if fitErr == nil {
+				fitErr = err
 			}
+			continue
 		}
 		cands = append(cands, synth.ConvCandidate{ClauseLanes: g.LC, LiteralLanes: g.LL, PatchLanes: d.Params.PN, Scan: d.Params.Scan,
 			Design: d, ScheduleCycles: synth.ConvScheduleCycles(&d.Params)})
+	}
+	if len(cands) == 0 {
+		if fitErr == nil {
+			fitErr = fmt.Errorf("%w: no candidate lanes for %d clauses of %d literals", errUsage, f.Head.Clauses, f.Head.Shape.Literals())
+		}
+		return fitErr
 	}
 	synth.OrderConvCandidates(cands)
 	o.Dir = a.out

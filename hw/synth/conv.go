@@ -219,8 +219,12 @@ func CheckConvFit(p *hw.ConvParams, dev Device) error {
 		return nil
 	}
 	if have := dev.BRAMs * 4096; bits+wbits > have {
-		return fmt.Errorf("%w on %s: the threshold memory (%.1f kbit) and class weights (%.1f kbit) need %.1f kbit of block RAM, the device has %d x 4 kbit = %d kbit",
-			ErrNoFit, dev.Name, float64(bits)/1024, float64(wbits)/1024, float64(bits+wbits)/1024, dev.BRAMs, have/1024)
+		why := ""
+		if bits > hw.SPRAMThreshold && p.L*p.Bits > 64 {
+			why = fmt.Sprintf(" (not in SPRAM: its rows of %d lanes x %d bits are wider than the 4 SPRAMs' 64; at most %d lanes)", p.L, p.Bits, 64/p.Bits)
+		}
+		return fmt.Errorf("%w on %s: the threshold memory (%.1f kbit) and class weights (%.1f kbit) need %.1f kbit of block RAM, the device has %d x 4 kbit = %d kbit%s",
+			ErrNoFit, dev.Name, float64(bits)/1024, float64(wbits)/1024, float64(bits+wbits)/1024, dev.BRAMs, have/1024, why)
 	}
 	return nil
 }
@@ -613,8 +617,10 @@ type ConvStep struct {
 // ConvCandidateGrid is the configurations AutoConv considers: clause
 // lanes x literal lanes x patches per cycle, the range scan, in the order
 // given by OrderConvCandidates.
+// At B = 4 the threshold memory of a large model is in SPRAM only with at
+// most 16 lanes (rows of at most 64 bits), so every candidate has 16.
 var ConvCandidateGrid = []struct{ LC, LL, PN int }{
-	{1, 16, 7}, {2, 16, 4}, {1, 16, 4}, {2, 8, 4}, {4, 4, 2}, {1, 16, 2}, {4, 4, 1}, {1, 16, 1}, {2, 8, 1},
+	{1, 16, 7}, {1, 16, 4}, {2, 8, 4}, {4, 4, 2}, {1, 16, 2}, {4, 4, 1}, {1, 16, 1}, {2, 8, 1},
 }
 
 // OrderConvCandidates sorts candidates by their schedule's cycles per
