@@ -635,7 +635,10 @@ func OrderConvCandidates(c []ConvCandidate) {
 	})
 }
 
-// AutoConv tries the candidates in order (OrderConvCandidates) at
+// AutoConv first synthesizes the smallest candidate (fewest lanes x
+// patches) with yosys alone and refuses (ErrNoFit) when its LUT4 or
+// flip-flops exceed the device's logic cells; otherwise it tries the
+// candidates in order (OrderConvCandidates) at
 // o.FreqMHz, each through the result cache, and returns the first that
 // fits and meets timing, with the steps it took. A candidate whose
 // timing fails is retried once at the highest multiple of 3 MHz below its
@@ -652,6 +655,33 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 	var steps []ConvStep
 	var lastErr error
 	base := o.Dir
+	// The smallest candidate first, through yosys alone: when even its
+	// netlist has more LUT4 or flip-flops than the device has logic
+	// cells, no candidate fits and none is placed.
+	small := cands[0]
+	for _, c := range cands[1:] {
+		if c.ClauseLanes*c.LiteralLanes*c.PatchLanes < small.ClauseLanes*small.LiteralLanes*small.PatchLanes ||
+			(c.ClauseLanes*c.LiteralLanes*c.PatchLanes == small.ClauseLanes*small.LiteralLanes*small.PatchLanes && c.ScheduleCycles > small.ScheduleCycles) {
+			small = c
+		}
+	}
+	dev, err := LookupDevice(o.Device)
+	if err != nil {
+		return nil, err
+	}
+	est := o
+	est.Design, est.SynthOnly = small.Design, true
+	est.Dir = filepath.Join(base, fmt.Sprintf("estimate-%dx%d-pn%d-%s", small.ClauseLanes, small.LiteralLanes, small.PatchLanes, small.Scan))
+	so.step("search: the smallest candidate (%d x %d lanes, %d patches per cycle) through yosys first", small.ClauseLanes, small.LiteralLanes, small.PatchLanes)
+	if r, err := CachedConv(ctx, est); err != nil {
+		if !errors.Is(err, ErrNoFit) {
+			return nil, err
+		}
+		lastErr = err
+	} else if need := max(r.LUT4, r.FFs); need > dev.LCs {
+		return nil, fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle, needs %d LUT4 and %d flip-flops (yosys), the device has %d logic cells (%d over, %.0f%%): no candidate fits (build: %s)",
+			ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, r.LUT4, r.FFs, dev.LCs, need-dev.LCs, 100*float64(need)/float64(dev.LCs), r.BuildDir)
+	}
 	for _, c := range cands {
 		oc := o
 		oc.Design = c.Design
