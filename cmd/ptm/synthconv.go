@@ -117,7 +117,8 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 				name, dev.Name, lc, ll, d.Params.PN, d.Params.Scan, bits, a.hf.width, a.freq, a.seed))
 		}
 		res, err = synth.CachedConv(ctx, o)
-		return reportConv(res, err, a.asJSON, stdout)
+		return reportConv(res, err, a.asJSON, convFailedRow{Kind: "conv", Device: dev.Name, Model: a.model,
+			ClauseLanes: lc, LiteralLanes: ll, PatchLanes: d.Params.PN, Scan: d.Params.Scan, FreqMHz: a.freq}, stdout)
 	}
 	var cands []synth.ConvCandidate
 	var fitErr error
@@ -151,12 +152,34 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 		o.Dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-conv-auto-B%d-W%d-%gMHz-s%d", name, dev.Name, bits, a.hf.width, a.freq, a.seed))
 	}
 	res, err = synth.AutoConv(ctx, o, cands)
-	return reportConv(res, err, a.asJSON, stdout)
+	return reportConv(res, err, a.asJSON, convFailedRow{Kind: "conv", Device: dev.Name, Model: a.model, Search: true, FreqMHz: a.freq}, stdout)
+}
+
+// convFailedRow is --json's row when no result came back: the
+// configuration and the reason.
+type convFailedRow struct {
+	Kind         string  `json:"kind"`
+	Device       string  `json:"device"`
+	Model        string  `json:"model"`
+	Search       bool    `json:"search,omitempty"`
+	ClauseLanes  int     `json:"clause_lanes,omitempty"`
+	LiteralLanes int     `json:"literal_lanes,omitempty"`
+	PatchLanes   int     `json:"patch_lanes,omitempty"`
+	Scan         string  `json:"scan,omitempty"`
+	FreqMHz      float64 `json:"target_mhz"`
+	Error        string  `json:"error"`
 }
 
 // reportConv prints a convolutional board's result (text or JSON) and
-// keeps result.json beside the bitstream.
-func reportConv(r *synth.ConvResult, err error, asJSON bool, w io.Writer) error {
+// keeps result.json beside the bitstream; with --json a failure without
+// a result prints failed with its error.
+func reportConv(r *synth.ConvResult, err error, asJSON bool, failed convFailedRow, w io.Writer) error {
+	if r == nil && err != nil && asJSON {
+		failed.Error = err.Error()
+		if jerr := writeJSON(w, failed); jerr != nil {
+			return jerr
+		}
+	}
 	if r != nil {
 		if asJSON {
 			if jerr := writeJSON(w, r); jerr != nil {
