@@ -28,7 +28,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 			break
 		}
 	}
-	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl\n       ptm synth --trainer ... (ptm synth --trainer -h)", stderr)
+	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --model CONV.ptm --device up5k [--clause-lanes LC --literal-lanes LL --patch-lanes PN --scan range|full (none: a search)] [--cycles-per-sample C] [--json]\n       ptm synth --table RESULTS.jsonl\n       ptm synth --trainer ... (ptm synth --trainer -h)", stderr)
 	model := fs.String("model", "", "model `file`")
 	shapeSpec := fs.String("random-shape", "", "synthesize an untrained shape (random bank) instead: classes=N,clauses=M,features=O,t=T[,binary]")
 	device := fs.String("device", "up5k", "device: up5k (iCEBreaker) or hx8k (HX8K breakout board)")
