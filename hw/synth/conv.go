@@ -85,7 +85,8 @@ type ConvResult struct {
 	ThreshSPRAM bool `json:"thresh_spram"`
 
 	// LUTs are the placed logic cells (ICESTORM_LC); LUT4, FFs, Carry
-	// yosys's counts; BRAMs and SPRAMs the placed block RAMs and SPRAMs.
+	// yosys's counts; BRAMs, SPRAMs and DSPs the placed block RAMs,
+	// SPRAMs and DSPs (SB_MAC16, the UP5K's).
 	LUTs           int            `json:"luts"`
 	LUTsAvailable  int            `json:"luts_available"`
 	LUT4           int            `json:"lut4"`
@@ -94,6 +95,7 @@ type ConvResult struct {
 	BRAMs          int            `json:"brams"`
 	BRAMsAvailable int            `json:"brams_available"`
 	SPRAMs         int            `json:"sprams"`
+	DSPs           int            `json:"dsps"`
 	Utilization    map[string]Use `json:"utilization,omitempty"`
 
 	FmaxMHz   float64 `json:"fmax_mhz"`
@@ -265,7 +267,7 @@ var deviceTopParams = map[string]bool{
 // own parameters on it (the device top does not carry them; chparam
 // before elaboration changes the defaults the device top's instance
 // takes), the device top's, then synth_ice40 with SPRAM inference.
-func ConvScript(files []string, coreTop string, top, board []hw.Param, json string, synthOnly bool) (string, error) {
+func ConvScript(files []string, coreTop string, top, board []hw.Param, json string, synthOnly, dsp bool) (string, error) {
 	q, err := hw.ScriptPaths(files)
 	if err != nil {
 		return "", err
@@ -285,10 +287,14 @@ func ConvScript(files []string, coreTop string, top, board []hw.Param, json stri
 		fmt.Fprintf(&sb, " -set %s %s", p.Name, p.Value)
 	}
 	sb.WriteString(" top\n")
+	flags := "-spram"
+	if dsp {
+		flags += " -dsp"
+	}
 	if synthOnly {
-		fmt.Fprintf(&sb, "synth_ice40 -spram -top top\n")
+		fmt.Fprintf(&sb, "synth_ice40 %s -top top\n", flags)
 	} else {
-		fmt.Fprintf(&sb, "synth_ice40 -spram -top top -json %s\n", qj)
+		fmt.Fprintf(&sb, "synth_ice40 %s -top top -json %s\n", flags, qj)
 	}
 	return sb.String(), nil
 }
@@ -360,7 +366,10 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	script, err := ConvScript(files, d.Top(), topPs, boardPs, path("top.json"), o.SynthOnly)
+	// The UP5K's DSPs (SB_MAC16) take conv_query's square of a clipped
+	// class sum: in LUTs it was the critical path.
+	dsp := dev.Name == "up5k"
+	script, err := ConvScript(files, d.Top(), topPs, boardPs, path("top.json"), o.SynthOnly, dsp)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
@@ -369,7 +378,7 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 	if err := os.WriteFile(path("synth.ys"), []byte(script), 0o644); err != nil {
 		return nil, fmt.Errorf("synth: %w", err)
 	}
-	so.step("yosys synth_ice40 -spram (top, board_top KIND=1, %s)", d.Top())
+	so.step("yosys synth_ice40 -spram (dsp %v; top, board_top KIND=1, %s)", dsp, d.Top())
 	logs["yosys"] = path("yosys.log")
 	stop := so.heartbeat("yosys")
 	err = runTool(ctx, coreDir, path("yosys.out"), "yosys", "-q", "-l", logs["yosys"], "-s", path("synth.ys"))
@@ -422,7 +431,7 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 		return nil, err
 	}
 	util := pl.util
-	r.LUTs, r.BRAMs, r.SPRAMs, r.Utilization = util["ICESTORM_LC"].Used, util["ICESTORM_RAM"].Used, util["ICESTORM_SPRAM"].Used, util
+	r.LUTs, r.BRAMs, r.SPRAMs, r.DSPs, r.Utilization = util["ICESTORM_LC"].Used, util["ICESTORM_RAM"].Used, util["ICESTORM_SPRAM"].Used, util["ICESTORM_DSP"].Used, util
 	if a := util["ICESTORM_LC"].Available; a > 0 {
 		r.LUTsAvailable = a
 	}
@@ -477,7 +486,7 @@ func convBinding(r *ConvResult) string {
 // convCacheKey is the hash of what a conv run's result depends on.
 func convCacheKey(o ConvOptions) (string, error) {
 	k := buildcache.NewHasher()
-	k.Add("conv-synth-cache-1", toolVersions().key, o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
+	k.Add("conv-synth-cache-2", toolVersions().key, o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
 		strconv.Itoa(o.Seed), strconv.Itoa(o.SetsMax), fmt.Sprint(o.SynthOnly))
 	for _, f := range o.Design.Files {
 		k.Add(f.Name, string(f.Data))
