@@ -687,9 +687,9 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 			return nil, err
 		}
 		lastErr = err
-	} else if need := max(r.LUT4, r.FFs); need > dev.LCs {
-		return nil, fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle, needs %d LUT4 and %d flip-flops (yosys), the device has %d logic cells (%d over, %.0f%%): no candidate fits (build: %s)",
-			ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, r.LUT4, r.FFs, dev.LCs, need-dev.LCs, 100*float64(need)/float64(dev.LCs), r.BuildDir)
+	} else if need := max(r.LUT4, r.FFs); need > dev.LCs || r.BRAMs > dev.BRAMs {
+		return nil, fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle, needs %d LUT4, %d flip-flops and %d block RAMs (yosys), the device has %d logic cells and %d block RAMs: no candidate fits (build: %s)",
+			ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, r.LUT4, r.FFs, r.BRAMs, dev.LCs, dev.BRAMs, r.BuildDir)
 	}
 	for _, c := range cands {
 		oc := o
