@@ -214,14 +214,15 @@ func TestConvTrainEval(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "convolutional") || !strings.Contains(out, "4-bit bank") || !strings.Contains(out, "clause 0: weights") {
 		t.Errorf("inspect: exit %d: %s%s", code, out, errs)
 	}
-	// gen writes the convolutional core (docs/conv-core.md); synth, a
-	// tabular board's flow, refuses the file.
+	// gen writes the convolutional core (docs/conv-core.md); synth builds
+	// the convolutional board (TestSynthConvRefusals, hw/synth's
+	// TestConvBoard*) and refuses the tabular board's options.
 	code, _, errs = runCLI("gen", "--model", model, "--out", filepath.Join(tmp, "gen"))
 	if _, err := os.Stat(filepath.Join(tmp, "gen", "ptm_conv_core.v")); code != 0 || err != nil {
 		t.Errorf("gen on a conv model: exit %d: %s (%v)", code, errs, err)
 	}
-	code, _, errs = runCLI("synth", "--model", model, "--device", "up5k")
-	if code == 0 || !strings.Contains(errs, "convolutional model") {
+	code, _, errs = runCLI("synth", "--model", model, "--device", "up5k", "--core-only")
+	if code != 2 || !strings.Contains(errs, "convolutional model") {
 		t.Errorf("synth on a conv model: exit %d: %s", code, errs)
 	}
 }

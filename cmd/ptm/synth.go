@@ -28,7 +28,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 			break
 		}
 	}
-	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --table RESULTS.jsonl\n       ptm synth --trainer ... (ptm synth --trainer -h)", stderr)
+	fs := newFlags("synth", "--model MODEL --device up5k|hx8k [--lanes L (none: the largest core that fits and meets timing)] [--bits B] [--freq MHz] [--seed S] [--core-only] [--json]\n       ptm synth --model CONV.ptm --device up5k [--clause-lanes LC --literal-lanes LL --patch-lanes PN --scan range|full (none: a search)] [--cycles-per-sample C] [--json]\n       ptm synth --table RESULTS.jsonl\n       ptm synth --trainer ... (ptm synth --trainer -h)", stderr)
 	model := fs.String("model", "", "model `file`")
 	shapeSpec := fs.String("random-shape", "", "synthesize an untrained shape (random bank) instead: classes=N,clauses=M,features=O,t=T[,binary]")
 	device := fs.String("device", "up5k", "device: up5k (iCEBreaker) or hx8k (HX8K breakout board)")
@@ -51,6 +51,8 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	toolchain := fs.String("toolchain", "", "`debian` (yosys, nextpnr-ice40, icepack on PATH) or yowasp (the npm WebAssembly builds, scripts/install-yowasp.sh); default $PTM_TOOLCHAIN, else debian")
 	var hf hwFlags
 	hf.addImage(fs)
+	hf.addPatchLanes(fs)
+	cycles := fs.Float64("cycles-per-sample", 0, "convolutional model: the core's measured cycles per sample for the rates (ptm cosim --json's cycles_per_sample with the same lanes; 0: the schedule's longest sample)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -77,6 +79,20 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
+	}
+	if *model != "" {
+		_, cv, cvHash, err := readModelIfAny(*model)
+		if err != nil {
+			return err
+		}
+		if cv != nil {
+			return synthConv(fs, convSynthArgs{model: *model, file: cv, hash: cvHash, hf: &hf, device: *device, freq: *freq, seed: *seed,
+				setsMax: *setsMax, cycles: *cycles, out: *out, cache: *cache, noCache: *noCache, asJSON: *asJSON, quiet: *quiet,
+				other: []bool{*coreOnly, *coreRatio == 2, *closeTiming, *noPack, *noRelax, *maxFreq != 0}}, stdout, stderr)
+		}
+	}
+	if isSet(fs, "patch-lanes") || isSet(fs, "scan") || isSet(fs, "cycles-per-sample") {
+		return fmt.Errorf("%w: --patch-lanes, --scan and --cycles-per-sample are for a convolutional model", errUsage)
 	}
 	var (
 		bank *fixed.Bank

@@ -28,6 +28,12 @@
 // is an error and leaves no bitstream. ModuleCells measures the board
 // shell per module (TestShellBudget keeps it from growing).
 //
+// RunConv, CachedConv and AutoConv do the same for a convolutional core
+// (hw.ConvDesign): the UART-only board with board_top KIND = 1, one yosys
+// stage with SPRAM inference, CheckConvFit before any tool, ConvResult
+// with the rates at K = 16 (docs/synthesis-flow.md, "Convolutional
+// models").
+//
 // The command `ptm synth` drives it; scripts/synth.sh and `make synth`,
 // `make synth-all` (the design-space sweep of docs/synthesis.md) and
 // `make lint-top` wrap it.
