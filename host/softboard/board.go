@@ -47,7 +47,7 @@ type Config struct {
 	QueueFrames int
 	// Version is the protocol version the board speaks, INFO word 1:
 	// 0 for frame.ProtocolVersion (7), 6 (INFO without the model kind
-	// and image words, like the RTL board today) or 5 (also without
+	// and image words, like the RTL board with a tabular core) or 5 (also without
 	// INFER_WINDOW, which it answers as an unknown command).
 	Version uint32
 	// Conv, if set, makes the board a convolutional one (protocol
