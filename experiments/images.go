@@ -59,7 +59,7 @@ type imagesConfig struct {
 	// seed imgSeed).
 	trainRows, testRows int
 	// clauses and T, if not 0, replace the PTM recipe's clauses and T
-	// (quick: a small model, not the 1024-clause default); epochs, if not
+	// (quick: a small model, not the default recipe); epochs, if not
 	// 0, replaces its epochs.
 	clauses, T, epochs int
 	// mlpEpochs are the epochs of every MLP; mlpHidden their layers.

@@ -120,8 +120,8 @@ type convBench struct {
 
 // convBenches: per-class at 10 and 100 clauses per class (T 2.5 per
 // clause of a class, as pyTsetlinMachine's MNIST convolution demo), s 3,
-// and the coalesced MNIST recipe of ImageDefaults (1024 clauses, T 8000,
-// s 3) for reference; all on a 10 x 10 window, N 100, B 15, seed 1.
+// and the coalesced model of the earlier MNIST recipe (1024 clauses, T
+// 8000, s 3) for reference; all on a 10 x 10 window, N 100, B 15, seed 1.
 var convBenches = []convBench{
 	{"perclass-m10", conv.PerClass, 100, 25, 3},
 	{"perclass-m100", conv.PerClass, 1000, 250, 3},

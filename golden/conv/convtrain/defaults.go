@@ -70,23 +70,25 @@ func ImageDefaults(h, w, classes int) (ImageConfig, error) {
 
 // ImageRecipe returns the named recipe for an h x w image with the given
 // number of classes (windows larger than the image shrink to it). Every
-// recipe has 1024 coalesced clauses, T 8 per clause (with T
-// near 2 per clause a few clauses' weights saturate the class sums and
-// accuracy falls after two epochs), N 100, a 4-bit bank, the softmax
+// recipe has coalesced clauses, N 100, s 3, a 4-bit bank, the softmax
 // mapping over the clipped class sums (the vote mapping's AUROC of
 // entropy falls to 0.73 at 1024 clauses, every sample voting alike) with
 // its temperature fitted on held-out training rows (FitSoftmax), and
-// K = 16. They differ in the encoding, the window and the epochs:
+// K = 16. They differ in the clauses, T, the encoding, the window and the
+// epochs:
 //
-//   - RecipeMNIST: one bit-plane, pixel > 75; 10 x 10 window; T 8000,
-//     s 3, 4 epochs (1024 x 272 x 4 bits = 1.11 Mbit
-//     dense at 4 bits, over the UP5K's 1 Mbit SPRAM).
+//   - RecipeMNIST: one bit-plane, pixel > 75; 10 x 10 window; 512
+//     clauses, T 2000 (4 per clause: it learns faster than 8 per clause,
+//     and with T near 2 per clause a few clauses' weights saturate the
+//     class sums and accuracy falls after two epochs), 7 epochs
+//     (512 x 272 x 4 bits = 557 kbit dense at 4 bits, fits the UP5K's
+//     1 Mbit SPRAM).
 //   - RecipeFashionMNIST: one bit-plane, the adaptive (local contrast)
 //     plane of block 11, C 2 (conv.AdaptiveThreshold): one threshold
 //     drops the texture and inner edges that tell garments apart; 7 x 7
 //     window (as accurate as 10 x 10 on validation rows, with two thirds
-//     of the literals); T 8000, s 3, 5 epochs (1024 x 182
-//     x 4 bits = 745 kbit, fits the UP5K).
+//     of the literals); 1024 clauses, T 8000 (8 per clause), 5 epochs
+//     (1024 x 182 x 4 bits = 745 kbit, fits the UP5K).
 //   - RecipeGeneric (an IDX folder of the user's): as RecipeMNIST;
 //     grey-level photos may do better with --recipe fashion-mnist.
 //
@@ -98,14 +100,14 @@ func ImageRecipe(name string, h, w, classes int) (ImageConfig, error) {
 		return ImageConfig{}, fmt.Errorf("convtrain: %d classes, want 2..%d", classes, conv.MaxClasses)
 	}
 	c := ImageConfig{Name: name, WY: 10, WX: 10, Thresholds: []int{75}, JitterSets: 1,
-		Structure: conv.Coalesced, Clauses: 1024, T: 8000, S: 3, N: 100, BankBits: 4,
-		Epochs: 4, Mapping: ptm.Softmax, K: 16}
+		Structure: conv.Coalesced, Clauses: 512, T: 2000, S: 3, N: 100, BankBits: 4,
+		Epochs: 7, Mapping: ptm.Softmax, K: 16}
 	switch name {
 	case RecipeMNIST, RecipeGeneric:
 	case RecipeFashionMNIST:
 		c.WY, c.WX, c.Thresholds = 7, 7, nil
 		c.Adaptive = &conv.AdaptiveThreshold{Block: 11, C: 2}
-		c.Epochs = 5
+		c.Clauses, c.T, c.Epochs = 1024, 8000, 5
 	default:
 		return ImageConfig{}, fmt.Errorf("convtrain: image recipe %q, want one of %v", name, RecipeNames)
 	}
