@@ -145,7 +145,7 @@ func TestConvBoardYosys(t *testing.T) {
 // MHz: the board must fit, the rates must be the schedule's at the clock,
 // and a bitstream must be written exactly when timing is met. Today it
 // is not at 24 MHz: the board reaches about 23.8 MHz (the core's result
-// handshake through proto_tx and proto_engine, docs/synthesis-flow.md
+// word passed through conv_query into proto_tx, docs/synthesis-flow.md
 // "Convolutional models"), and the test logs that.
 // PTM_CONV_BOARD_MHZ=F targets F MHz instead (a PLL clock).
 //
