@@ -244,6 +244,7 @@ reg              more_q;           // the running request has req_more
 reg              stats_q;          // ... and req_stats
 reg              chain = 1'b0;     // the last accepted request had req_more: accumulate on
 reg  [OUT_W-1:0] oi;               // stats word sent
+reg              p_v = 1'b0;       // the statistics' p_u holds a class sum not yet added in
 
 wire accept = (qs == Q_REQ) && c_req_ready;
 assign c_img_wr_en   = (qs == Q_ROWS);
@@ -260,7 +261,7 @@ end
 assign c_img_wr_data = img_row;
 assign c_req_valid   = (qs == Q_REQ);
 assign req_ready     = accept;
-assign idle          = (qs == Q_IDLE) && c_idle;
+assign idle          = (qs == Q_IDLE) && c_idle && !p_v;
 
 // stats mode takes every class sum; samples mode passes them on
 wire run       = (qs == Q_RUN);
@@ -270,11 +271,21 @@ assign c_res_ready = run && (stats_q ? (!c_res_error || res_ready) : res_ready);
 
 // ------------------------------------------------------------ statistics
 // u = clip(v, -T, T); per sample: the running best, the tied classes and
-// their number; per class: votes, sums, sums of squares
+// their number; per class: votes, sums, sums of squares.
+// Two stages: the clock of a taken class sum registers its clipped value
+// (p_u, p_v); the clock after adds it in (the square, the running best and
+// tie count, the vote share, the accumulators). The handshake with the
+// core is unchanged; the stats words wait while p_v is set (Q_STATS below).
 localparam integer UW = $clog2(CLIP_T + 1) + 1;           // u in UW bits, signed
 wire signed [31:0] v   = c_res_data;
-wire signed [UW-1:0] u = (v > 32'sd0 + CLIP_T) ? UW'(CLIP_T) :
-                         (v < -(32'sd0 + CLIP_T)) ? UW'(-CLIP_T) : v[UW-1:0];
+wire signed [UW-1:0] u_in = (v > 32'sd0 + CLIP_T) ? UW'(CLIP_T) :
+                            (v < -(32'sd0 + CLIP_T)) ? UW'(-CLIP_T) : v[UW-1:0];
+reg  signed [UW-1:0] p_u;
+always @(posedge clk) begin
+    p_v <= sum_in && !rst;
+    if (sum_in) p_u <= u_in;
+end
+wire signed [UW-1:0] u = p_u;
 wire [31:0]        u32 = 32'($signed(u));
 wire [31:0]        sq  = 32'($signed(u) * $signed(u));
 
@@ -315,7 +326,7 @@ always @(posedge clk) begin
             sums[ci]  <= 32'd0;
             sqs[ci]   <= 32'd0;
         end
-    end else if (sum_in) begin
+    end else if (p_v) begin
         sums[cls] <= sums[cls] + u32;
         sqs[cls]  <= sqs[cls] + sq;
         best      <= gt ? u : best;
@@ -345,7 +356,7 @@ always @* begin
 end
 wire stat_last = (oi == OUT_W'(3 * NC - 1));
 
-assign res_valid = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS);
+assign res_valid = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS && !p_v);
 assign res_data  = (qs == Q_STATS) ? stat_w : c_res_data;
 assign res_last  = (qs == Q_STATS) ? stat_last : (c_res_last && (!more_q || c_res_error));
 assign res_error = run && c_res_error;
@@ -381,7 +392,7 @@ always @(posedge clk) begin
             end
         end
         Q_STATS: begin
-            if (res_ready) begin
+            if (res_ready && !p_v) begin
                 oi <= oi + 1'b1;
                 if (stat_last) qs <= Q_IDLE;
             end
