@@ -105,50 +105,14 @@ func Cached(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var (
-		res    *Result
-		runErr error
-	)
-	entry, cached, err := buildcache.Get(o.Cache, "synth-"+key, "result.json", func(tmp string) error {
-		res, runErr = Run(ctx, o)
-		if errors.Is(runErr, ErrNoFit) { // kept: the search steps over it again
-			b, err := json.Marshal(Result{NoFit: runErr.Error()})
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
-		}
-		if runErr != nil && !errors.Is(runErr, ErrTiming) {
-			return runErr
-		}
-		if res.Bitstream != "" {
-			if err := copyFile(res.Bitstream, filepath.Join(tmp, "top.bin")); err != nil {
-				return err
-			}
-		}
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
-	})
-	if err != nil {
-		if runErr != nil {
-			return res, runErr
-		}
-		return nil, fmt.Errorf("synth: result cache %s: %w", o.Cache, err)
-	}
+	stored, entry, cached, err := cachedResult(o.Cache, "synth-"+key,
+		func() (*Result, error) { return Run(ctx, o) },
+		func(msg string) Result { return Result{NoFit: msg} }, // kept: the search steps over it again
+		func(r *Result) string { return r.Bitstream })
 	if !cached {
-		return res, runErr
+		return stored, err
 	}
-	b, err := os.ReadFile(filepath.Join(entry, "result.json"))
-	if err != nil {
-		return nil, fmt.Errorf("synth: result cache: %w", err)
-	}
-	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("synth: result cache %s: %w", entry, err)
-	}
+	r := *stored
 	if r.NoFit != "" {
 		o.step("cached result (%s): does not fit", entry)
 		return nil, fmt.Errorf("%w (cached result %s)", errNoFitText{r.NoFit}, entry)
@@ -206,3 +170,57 @@ type errNoFitText struct{ msg string }
 
 func (e errNoFitText) Error() string { return e.msg }
 func (e errNoFitText) Unwrap() error { return ErrNoFit }
+
+// cachedResult runs run through the result cache at root under name, the
+// one mechanism of Cached and CachedConv. A fresh result is returned with
+// run's error and cached false; no-fit results (stored as noFit(msg)) and
+// timing failures are stored as well as successes, a result's bitstream
+// (bitstream(r), if any) beside it as top.bin. A stored result is read back
+// with its entry and cached true.
+func cachedResult[R any](root, name string, run func() (*R, error), noFit func(string) R, bitstream func(*R) string) (*R, string, bool, error) {
+	var (
+		res    *R
+		runErr error
+	)
+	entry, cached, err := buildcache.Get(root, name, "result.json", func(tmp string) error {
+		res, runErr = run()
+		if errors.Is(runErr, ErrNoFit) {
+			b, err := json.Marshal(noFit(runErr.Error()))
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
+		}
+		if runErr != nil && !errors.Is(runErr, ErrTiming) {
+			return runErr
+		}
+		if bin := bitstream(res); bin != "" {
+			if err := copyFile(bin, filepath.Join(tmp, "top.bin")); err != nil {
+				return err
+			}
+		}
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
+	})
+	if err != nil {
+		if runErr != nil {
+			return res, "", false, runErr
+		}
+		return nil, "", false, fmt.Errorf("synth: result cache %s: %w", root, err)
+	}
+	if !cached {
+		return res, "", false, runErr
+	}
+	b, err := os.ReadFile(filepath.Join(entry, "result.json"))
+	if err != nil {
+		return nil, "", false, fmt.Errorf("synth: result cache: %w", err)
+	}
+	var r R
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, "", false, fmt.Errorf("synth: result cache %s: %w", entry, err)
+	}
+	return &r, entry, true, nil
+}

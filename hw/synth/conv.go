@@ -2,7 +2,6 @@ package synth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -523,50 +522,14 @@ func CachedConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var (
-		res    *ConvResult
-		runErr error
-	)
-	entry, cached, err := buildcache.Get(o.Cache, "conv-"+key, "result.json", func(tmp string) error {
-		res, runErr = RunConv(ctx, o)
-		if errors.Is(runErr, ErrNoFit) {
-			b, err := json.Marshal(ConvResult{NoFit: runErr.Error()})
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
-		}
-		if runErr != nil && !errors.Is(runErr, ErrTiming) {
-			return runErr
-		}
-		if res.Bitstream != "" {
-			if err := copyFile(res.Bitstream, filepath.Join(tmp, "top.bin")); err != nil {
-				return err
-			}
-		}
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(tmp, "result.json"), b, 0o600)
-	})
-	if err != nil {
-		if runErr != nil {
-			return res, runErr
-		}
-		return nil, fmt.Errorf("synth: result cache %s: %w", o.Cache, err)
-	}
+	stored, entry, cached, err := cachedResult(o.Cache, "conv-"+key,
+		func() (*ConvResult, error) { return RunConv(ctx, o) },
+		func(msg string) ConvResult { return ConvResult{NoFit: msg} },
+		func(r *ConvResult) string { return r.Bitstream })
 	if !cached {
-		return res, runErr
+		return stored, err
 	}
-	b, err := os.ReadFile(filepath.Join(entry, "result.json"))
-	if err != nil {
-		return nil, fmt.Errorf("synth: result cache: %w", err)
-	}
-	var r ConvResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("synth: result cache %s: %w", entry, err)
-	}
+	r := *stored
 	if r.NoFit != "" {
 		so.step("cached result (%s): does not fit", entry)
 		return nil, fmt.Errorf("%w (cached result %s)", errNoFitText{r.NoFit}, entry)
