@@ -243,3 +243,34 @@ func TestStreamDeadlineReport(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A board slow from its first command (a Verilated board on a loaded
+// host, every answer 100 ms late) with an initial timeout of 2 ms, fifty
+// times too short: the first request is resent until its back-off
+// covers the round trip, so its answer is no RTT sample (Karn). Its
+// time since the last resend is only a lower bound of the round trip,
+// which may be any fraction of it; an estimate started from it stayed
+// below the real round trip (sim/board TestIrisStreamSlowBoard: SRTT
+// 991 ms against answers held 1 s). The estimate must start from a real
+// sample, so it never falls below the board's time per command.
+func TestSlowFromFirstCommand(t *testing.T) {
+	const exec = 100 * time.Millisecond
+	r := newRig(t, testmodel.Multiclass, softboard.Config{QueueFrames: 4},
+		driver.Opts{Timeout: 2 * time.Millisecond, MinTimeout: time.Millisecond}, nil)
+	r.board.SetExecTime(exec)
+	ctx := ctxT(t, 5*time.Minute)
+	for i := range 6 {
+		if _, err := r.d.Info(ctx); err != nil {
+			t.Fatalf("INFO %d: %v", i, err)
+		}
+		if st := r.d.Stats(); st.SRTT != 0 && st.SRTT < exec {
+			t.Fatalf("after INFO %d: smoothed RTT %v, but every command takes %v (%d timeouts, %d late answers)",
+				i, st.SRTT, exec, st.Timeouts, st.Stray)
+		}
+	}
+	st := r.d.Stats()
+	t.Logf("driver %+v", st)
+	if st.SRTT < exec {
+		t.Errorf("smoothed RTT %v after 6 commands, but every command takes %v", st.SRTT, exec)
+	}
+}

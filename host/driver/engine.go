@@ -979,12 +979,19 @@ func (e *engine) fragment(c *call, f frame.Frame) {
 		// The resent copies were refused busy: the answer is the first
 		// transmission's, a valid sample (no ambiguity for Karn).
 		e.sampleRTT(time.Since(c.firstAt))
-	} else if lb := time.Since(c.lastSent); lb > e.srtt {
+	} else if lb := time.Since(c.lastSent); e.srtt > 0 && lb > e.srtt {
 		// An answer to a resent request is no RTT sample (Karn): it may
 		// answer any transmission. But the one it answers was sent at the
 		// latest at the last one, so lb is a lower bound of a real round
 		// trip; when it exceeds the estimate, the estimate is too small
-		// (the board got slower) and lb is taken as a sample.
+		// (the board got slower) and lb is taken as a sample. A lower
+		// bound never starts the estimate: with no estimate yet, lb may be
+		// any fraction of the real round trip (the answer to the first
+		// transmission arriving just after a resend), and an estimate
+		// started low stays below the real round trip for dozens of
+		// samples, each costing spurious resends. The backed-off timeout
+		// is kept until a request answered at its first transmission
+		// gives a real sample.
 		e.sampleRTT(lb)
 	} else if c.txShift < e.backoff {
 		// The back-off of its last transmission was enough.
