@@ -31,6 +31,8 @@
 #
 # Every step prints its elapsed time; the long ones print progress bars.
 set -euo pipefail
+# shellcheck source=lib/steps.sh
+. "$(dirname "$0")/lib/steps.sh"
 ptm=${1:-build/ptm}
 out=${2:-build/demo-images}
 DATA=${DATA:-mnist}
@@ -68,28 +70,7 @@ case "$BOARD" in
 esac
 
 mkdir -p "$out"
-steps="$out/steps.tsv"
-: > "$steps"
-demo_start=$(date +%s.%N)
-step_start=$demo_start
-step_name=""
-elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-finish_step() {
-  if [ -n "$step_name" ]; then
-    local s; s=$(elapsed "$step_start")
-    printf '    (%s s)\n' "$s"
-    printf '%s\t%s\n' "$s" "$step_name" >> "$steps"
-  fi
-}
-step() {
-  finish_step
-  step_name="$*"
-  step_start=$(date +%s.%N)
-  printf '\n==> [%s s] %s\n' "$(elapsed "$demo_start")" "$*"
-}
-board_pid=""
-cleanup() { if [ -n "$board_pid" ]; then kill "$board_pid" 2>/dev/null || true; wait "$board_pid" 2>/dev/null || true; fi; }
-trap cleanup EXIT
+steps_init "$out"
 
 # 1. The model: MODEL, else the one an earlier run left in OUTDIR with the
 # same recipe (the recipe is recorded beside it), else trained now.
@@ -167,7 +148,6 @@ step "6/6 Stream $M $OOD test images through the same board as out-of-distributi
   --json --out "$out/stream-ood-full.json" > "$out/stream-ood.json"
 
 finish_step
-step_name=""
 synth=()
 if [ -f "$out/synth.json" ]; then synth=(--synth "$out/synth.json"); fi
 printf '\n==================== PTM on images: report ====================\n'

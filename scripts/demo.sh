@@ -13,6 +13,8 @@
 # are cached (~/.cache/ptm-synth, $PTM_SYNTH_CACHE), Verilator builds too,
 # so a second run reuses them.
 set -euo pipefail
+# shellcheck source=lib/steps.sh
+. "$(dirname "$0")/lib/steps.sh"
 ptm=${1:-build/ptm}
 out=${2:-build/demo}
 BITS=${BITS:-4}
@@ -35,29 +37,7 @@ FREQ=${FREQ:-54}
 SEED=${SEED:-1}
 K=${K:-100}
 mkdir -p "$out"
-steps="$out/steps.tsv"
-: > "$steps"
-
-demo_start=$(date +%s.%N)
-step_start=$demo_start
-step_name=""
-elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-finish_step() {
-  if [ -n "$step_name" ]; then
-    local s; s=$(elapsed "$step_start")
-    printf '    (%s s)\n' "$s"
-    printf '%s\t%s\n' "$s" "$step_name" >> "$steps"
-  fi
-}
-step() {
-  finish_step
-  step_name="$*"
-  step_start=$(date +%s.%N)
-  printf '\n==> [%s s] %s\n' "$(elapsed "$demo_start")" "$*"
-}
-board_pid=""
-cleanup() { if [ -n "$board_pid" ]; then kill "$board_pid" 2>/dev/null || true; wait "$board_pid" 2>/dev/null || true; fi; }
-trap cleanup EXIT
+steps_init "$out"
 
 # json FILE KEY: a top-level number or string of a JSON object.
 json() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if not isinstance(v, float) or v != int(v) else int(v))' "$1" "$2"; }
@@ -119,7 +99,6 @@ step "6/6 Stream the held-out rows through the host driver (upload, pipelined IN
 "$ptm" stream --uart "$pty@$baud" --model "$out/iris.ptm" --data iris --split test --samples "$K" --mode sums \
   --json --out "$out/stream-full.json" > "$out/stream.json"
 finish_step
-step_name=""
 
 printf '\n==================== PTM on hardware: report ====================\n'
 "$ptm" report --eval "$out/golden-eval.json" --stream "$out/stream.json" --synth "$out/synth.json" \
