@@ -98,6 +98,16 @@ func TestConvCandidateOrder(t *testing.T) {
 	if c := cands[len(cands)-1]; c.PatchLanes != 1 {
 		t.Errorf("the slowest candidate is %+v, want one patch per cycle", c)
 	}
+	// fewer lanes for when 16 do not fit
+	lanes := map[int]bool{}
+	for _, c := range cands {
+		lanes[c.ClauseLanes*c.LiteralLanes] = true
+	}
+	for _, l := range []int{16, 8, 4} {
+		if !lanes[l] {
+			t.Errorf("no candidate with %d lanes", l)
+		}
+	}
 	t.Logf("order: %+v", cands)
 }
 
