@@ -592,8 +592,8 @@ type ConvStep struct {
 // At B = 4 the threshold memory of a large model is in SPRAM only with at
 // most 16 lanes (rows of at most 64 bits). The 8- and 4-lane candidates
 // (fewer LFSR lanes and include registers, more beats per clause group:
-// slower by the schedule, so tried last) are there for when no 16-lane
-// design fits.
+// slower by the schedule than 16 lanes at the same patches per cycle) are
+// there for when no 16-lane design fits.
 var ConvCandidateGrid = []struct{ LC, LL, PN int }{
 	{1, 16, 7}, {1, 16, 4}, {2, 8, 4}, {4, 4, 2}, {1, 16, 2}, {4, 4, 1}, {1, 16, 1}, {2, 8, 1},
 	{1, 8, 4}, {1, 8, 2}, {1, 8, 1}, {2, 4, 1}, {1, 4, 1},
