@@ -124,14 +124,16 @@ func TestConvUARTLink(t *testing.T) {
 	}
 }
 
-// TestConvBoardYosys synthesizes a small convolutional board (yosys only,
-// UP5K) and checks that board_top took KIND = 1: the netlist holds the
-// conv query path and the generated conv core, not a tabular core.
+// TestConvBoardYosys synthesizes a small convolutional board (yosys and
+// nextpnr's packing only, UP5K) and checks that board_top took KIND = 1:
+// the netlist holds the conv query path and the generated conv core, not
+// a tabular core; and that the packed logic cells (what AutoConv's
+// estimate compares with the device) hold every LUT4 and flip-flop.
 func TestConvBoardYosys(t *testing.T) {
-	needTools(t, "yosys")
+	needTools(t, "yosys", "nextpnr-ice40")
 	d := smallConvDesign(t, 2, 4, 1)
 	dir := t.TempDir()
-	r, err := RunConv(context.Background(), ConvOptions{Design: d, Device: "up5k", Dir: dir, SynthOnly: true, Progress: newProgress(t)})
+	r, err := RunConv(context.Background(), ConvOptions{Design: d, Device: "up5k", Dir: dir, SynthOnly: true, Pack: true, Progress: newProgress(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,15 @@ func TestConvBoardYosys(t *testing.T) {
 	if r.LUT4 < 500 || r.LUT4 > 5280 || r.FFs < 200 {
 		t.Errorf("%d LUT4, %d FF: not a board", r.LUT4, r.FFs)
 	}
-	t.Logf("small conv board (UP5K, yosys only): %d LUT4, %d FF, %d carry, %d block RAM, %.0f s", r.LUT4, r.FFs, r.Carry, r.BRAMs, r.Seconds)
+	if r.LUTs < max(r.LUT4, r.FFs) || r.LUTs > r.LUT4+r.FFs+r.Carry {
+		t.Errorf("packed into %d logic cells from %d LUT4, %d FF and %d carries: want between %d and %d", r.LUTs, r.LUT4, r.FFs, r.Carry,
+			max(r.LUT4, r.FFs), r.LUT4+r.FFs+r.Carry)
+	}
+	if r.BRAMs < 1 || r.DSPs != 1 {
+		t.Errorf("packed: %d block RAMs, %d DSPs; want the weights' and statistics' block RAMs and the square's DSP", r.BRAMs, r.DSPs)
+	}
+	t.Logf("small conv board (UP5K, yosys and packing): %d LUT4, %d FF, %d carry; packed %d logic cells, %d block RAM, %d DSP; %.0f s",
+		r.LUT4, r.FFs, r.Carry, r.LUTs, r.BRAMs, r.DSPs, r.Seconds)
 }
 
 // TestConvBoardUP5K runs the whole flow (yosys, nextpnr, icepack) on
