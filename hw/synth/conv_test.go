@@ -163,11 +163,13 @@ func TestConvBoardYosys(t *testing.T) {
 // TestConvBoardUP5K runs the whole flow (yosys, nextpnr, icepack) on
 // the small convolutional board of TestConvBoardYosys on the UP5K at 24
 // MHz: the board must fit, the rates must be the schedule's at the clock,
-// and a bitstream must be written exactly when timing is met. Today it
-// is not at 24 MHz: the board reaches about 23.8 MHz (the core's result
-// word passed through conv_query into proto_tx, docs/synthesis-flow.md
-// "Convolutional models"), and the test logs that.
-// PTM_CONV_BOARD_MHZ=F targets F MHz instead (a PLL clock).
+// and a bitstream must be written exactly when timing is met; at the
+// default 24 MHz timing must be met (30.5 MHz since conv_query's result
+// words leave through a register slice; 23.8 MHz before, the core's
+// result word passed through conv_query into proto_tx,
+// docs/synthesis-flow.md "Convolutional models").
+// PTM_CONV_BOARD_MHZ=F targets F MHz instead (a PLL clock), where a miss
+// is only logged.
 //
 //	PTM_LONG_TESTS=1 go test ./hw/synth -run TestConvBoardUP5K -v
 //
@@ -192,8 +194,9 @@ func TestConvBoardUP5K(t *testing.T) {
 	if v := os.Getenv("PTM_CONV_BOARD_DIR"); v != "" {
 		dir = v // kept, for reading nextpnr's critical path
 	}
-	mhz := 24.0
+	mhz, mustMeet := 24.0, os.Getenv("PTM_CONV_BOARD") == ""
 	if v := os.Getenv("PTM_CONV_BOARD_MHZ"); v != "" {
+		mustMeet = false
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f <= 0 {
 			t.Fatalf("PTM_CONV_BOARD_MHZ=%q: not a clock in MHz", v)
@@ -205,7 +208,11 @@ func TestConvBoardUP5K(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err != nil {
-		t.Logf("timing not met (known today): %v", err)
+		if mustMeet {
+			t.Errorf("timing not met at %.0f MHz: %v", mhz, err)
+		} else {
+			t.Logf("timing not met: %v", err)
+		}
 	}
 	p := &d.Params
 	t.Logf("UP5K conv board %dx%d lanes, %d patches: %d/%d LCs, %d/%d BRAMs, %d SPRAMs, %d DSPs, Fmax %.2f MHz at %.2f; schedule %d cycles/sample: %.0f samples/s at Fmax, %.1f queries/s at K = 16; UART %.0f / %.0f queries/s (votes / stats); binding %s; %.0f s",
@@ -222,4 +229,36 @@ func TestConvBoardUP5K(t *testing.T) {
 	} else if _, err := os.Stat(filepath.Join(dir, "top.bin")); err == nil {
 		t.Error("timing not met, yet top.bin was written")
 	}
+}
+
+// TestAutoConvUP5K runs the search on two candidates of the small board
+// at 24 MHz: the estimate (the smaller one through yosys and nextpnr's
+// packing) must find that it fits, and the faster one by the schedule
+// must be placed first and returned with its step.
+//
+//	PTM_LONG_TESTS=1 go test ./hw/synth -run TestAutoConvUP5K -v
+func TestAutoConvUP5K(t *testing.T) {
+	testenv.SkipUnlessLong(t, "yosys (twice) and nextpnr on a convolutional board")
+	needTools(t, Tools...)
+	var cands []ConvCandidate
+	for _, g := range []struct{ lc, ll, pn int }{{2, 4, 1}, {1, 4, 1}} {
+		d := smallConvDesign(t, g.lc, g.ll, g.pn)
+		cands = append(cands, ConvCandidate{ClauseLanes: g.lc, LiteralLanes: g.ll, PatchLanes: g.pn, Scan: d.Params.Scan, Design: d,
+			ScheduleCycles: ConvScheduleCycles(&d.Params)})
+	}
+	OrderConvCandidates(cands)
+	dir := t.TempDir()
+	r, err := AutoConv(testenv.Context(t), ConvOptions{Device: "up5k", FreqMHz: 24, Dir: dir, Progress: newProgress(t)}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "estimate-1x4-pn1-range", "nextpnr-pack.log")); err != nil {
+		t.Errorf("the estimate was not packed: %v", err)
+	}
+	if r.ClauseLanes != cands[0].ClauseLanes || r.LiteralLanes != cands[0].LiteralLanes || len(r.Search) != 1 ||
+		r.Search[0].Outcome != "fits, timing met" || !r.TimingMet || r.Bitstream == "" {
+		t.Errorf("want the faster candidate %+v placed first and returned; got %dx%d lanes, steps %+v, timing met %v",
+			cands[0], r.ClauseLanes, r.LiteralLanes, r.Search, r.TimingMet)
+	}
+	t.Logf("search: %dx%d lanes, %d/%d LCs, Fmax %.2f MHz, steps %+v", r.ClauseLanes, r.LiteralLanes, r.LUTs, r.LUTsAvailable, r.FmaxMHz, r.Search)
 }
