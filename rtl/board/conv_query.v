@@ -42,12 +42,14 @@
  *     units to each of the n tied classes, U = lcm(1..NC)), the sum and
  *     the sum of squares of the sums clipped to [-CLIP_T, CLIP_T], sent
  *     as NC + NC + NC words after the query's last run (golden conv
- *     Head.Stats, fixed.Core's stats words). The 3*NC accumulators are
- *     one 32-bit memory (block RAM) updated serially by one adder: a
- *     class sum is taken every third clock and adds into its class's sum,
- *     its square (SB_MAC16 with synth_ice40 -dsp) and, one sample late,
- *     the previous sample's vote share; the last sample's votes are added
- *     after the query's last word (NC clocks), then the words are read out.
+ *     Head.Stats, fixed.Core's stats words). The 3*NC 32-bit
+ *     accumulators are one memory of 16-bit halves (one block RAM)
+ *     updated serially by one 16-bit adder, low half first: a class sum
+ *     is taken every sixth clock and adds into its class's sum, its
+ *     square (SB_MAC16 with synth_ice40 -dsp) and, one sample late, the
+ *     previous sample's vote share; the last sample's votes are added
+ *     after the query's last word (2*NC clocks), then the words are read
+ *     out (two reads each).
  * Every result word leaves through a two-entry register slice, so no
  * combinational path runs from the core's result word (or the
  * statistics memory) to res_data, res_valid or res_last.
@@ -228,6 +230,7 @@ reg              stats_q;          // ... and req_stats
 reg              chain = 1'b0;     // the last accepted request had req_more: accumulate on
 reg  [OUT_W-1:0] oi;               // stats word read (Q_STATS), vote flushed (Q_FLUSH)
 reg  [1:0]       ph = 2'd0;        // the statistics' step of the class sum in p_u (0: none)
+reg              hf = 1'b0;        // ... its half (0: low, 1: high)
 wire             ob_ready;         // the output slice takes a word
 wire             ob_busy;          // ... holds one
 
@@ -248,18 +251,20 @@ assign c_req_valid   = (qs == Q_REQ);
 assign req_ready     = accept;
 assign idle          = (qs == Q_IDLE) && c_idle && ph == 2'd0 && !ob_busy;
 
-// stats mode takes a class sum every third clock (when its statistics
-// step is free); samples mode passes them on through the output slice
+// stats mode takes a class sum every sixth clock (when its statistics
+// steps are done); samples mode passes them on through the output slice
 wire run       = (qs == Q_RUN);
 wire c_take    = c_res_valid && c_res_ready;
 wire sum_in    = run && stats_q && c_take && !c_res_error;
-wire st_free   = (ph == 2'd0) || (ph == 2'd3);
+wire st_free   = (ph == 2'd0) || (ph == 2'd3 && hf);
 assign c_res_ready = run && ((stats_q && !c_res_error) ? st_free : ob_ready);
 
 // ------------------------------------------------------------ statistics
 // u = clip(v, -T, T), registered with the class sum's take (p_u); then
-// three steps, one clock each (ph = 1, 2, 3), each a read-modify-write of
-// one accumulator (read in its clock, written the clock after):
+// three steps (ph = 1, 2, 3), each a read-modify-write of one 32-bit
+// accumulator in two clocks, its low half (hf = 0) then its high half
+// with the low half's carry (each half read in its clock, written the
+// clock after):
 //   ph 1: sums[cls] += u, and the running best, tied classes, their number;
 //   ph 2: sqs[cls]  += u*u;
 //   ph 3: votes[cls] += the previous sample's share when cls was tied in it
@@ -268,6 +273,7 @@ assign c_res_ready = run && ((stats_q && !c_res_error) ? st_free : ob_ready);
 // In the query's first sample every step writes its addend alone (the
 // accumulators are not cleared otherwise). After the query's last run
 // (Q_FLUSH) NC steps add the last sample's shares to the votes.
+// Accumulator i's half h is word 2i + h of the memory.
 localparam integer UW = $clog2(CLIP_T + 1) + 1;           // u in UW bits, signed
 localparam integer VOTES = 0, SUMS = NC, SQS = 2 * NC;    // accumulator addresses
 wire signed [31:0] v   = c_res_data;
@@ -307,16 +313,20 @@ wire [CLS_W-1:0]   fl_cls  = oi[CLS_W-1:0];
 wire               fl_last = (oi == OUT_W'(NC - 1));
 
 // the accumulators: votes at k, sums at NC + k, sums of squares at 2NC + k
-reg  [31:0]        acc [0:3*NC-1];
-reg  [31:0]        acc_q;          // the read accumulator
-reg  [OUT_W-1:0]   a_ra;           // the step's read address
+reg  [15:0]        acc [0:6*NC-1];
+reg  [15:0]        acc_q;          // the read half
+reg  [OUT_W-1:0]   a_ra;           // the step's accumulator
 reg  [31:0]        a_add;          // ... its addend
 reg                a_rd;           // a read this clock
 reg                a_new;          // the step writes its addend alone
-reg                w_v, w_new;     // the clock after a step: write
-reg  [OUT_W-1:0]   w_a;
-reg  [31:0]        w_add;
-reg                st_rd = 1'b0;   // Q_STATS: acc_q holds word oi
+reg                w_v, w_new, w_hf; // the clock after a half's read: write
+reg  [OUT_W:0]     w_a;
+reg  [15:0]        w_add;
+reg                carry;          // the low half's carry, for the high half
+reg  [1:0]         st_rd = 2'd0;   // Q_STATS: 0 read the low half, 1 the high, 2 offer
+reg  [15:0]        st_lo;          // ... the low half read
+wire [16:0]        w_sum = {1'b0, w_new ? 16'd0 : acc_q} + {1'b0, w_add} + {16'd0, w_hf && carry};
+wire               a_hf  = (qs == Q_STATS) ? st_rd[0] : hf;
 
 always @* begin
     a_rd  = 1'b1;
@@ -333,30 +343,38 @@ always @* begin
                 a_ra  = OUT_W'(VOTES) + OUT_W'(fl_cls);
                 a_add = prev_tied[fl_cls] ? prev_share : 32'd0;
             end else begin
-                a_rd  = (qs == Q_STATS) && !st_rd;
+                a_rd  = (qs == Q_STATS) && st_rd != 2'd2;
             end
         end
     endcase
 end
 
 always @(posedge clk) begin
-    if (a_rd) acc_q <= acc[a_ra];
-    if (w_v)  acc[w_a] <= (w_new ? 32'd0 : acc_q) + w_add;
+    if (a_rd) acc_q <= acc[{a_ra, a_hf}];
+    if (w_v)  acc[w_a] <= w_sum[15:0];
+    if (w_v && !w_hf) carry <= w_sum[16];
 end
 
 always @(posedge clk) begin
     w_v   <= (ph != 2'd0) || flush;
-    w_a   <= a_ra;
-    w_add <= a_add;
+    w_a   <= {a_ra, hf};
+    w_add <= hf ? a_add[31:16] : a_add[15:0];
     w_new <= a_new;
+    w_hf  <= hf;
     if (sum_in) p_u <= u_in;
-    ph <= sum_in ? 2'd1 : (ph == 2'd0 || ph == 2'd3) ? 2'd0 : ph + 2'd1;
-    if (ph == 2'd1) begin
+    if (sum_in) begin
+        ph <= 2'd1;
+        hf <= 1'b0;
+    end else if (ph != 2'd0 || flush) begin
+        hf <= !hf;
+        if (hf) ph <= (ph == 2'd3 || ph == 2'd0) ? 2'd0 : ph + 2'd1;
+    end
+    if (ph == 2'd1 && !hf) begin
         best  <= gt ? u : best;
         tied  <= gt ? onehot : eq ? (tied | onehot) : tied;
         ntied <= gt ? (CLS_W+1)'(1) : eq ? ntied + 1'b1 : ntied;
     end
-    if (ph == 2'd3) begin
+    if (ph == 2'd3 && hf) begin
         if (cls == CLS_W'(NC - 1)) begin
             cls        <= {CLS_W{1'b0}};
             first_s    <= 1'b0;
@@ -371,14 +389,17 @@ always @(posedge clk) begin
         first_s   <= 1'b1;
         prev_tied <= {NC{1'b0}};
     end
-    if (rst) ph <= 2'd0;
+    if (rst) begin
+        ph <= 2'd0;
+        hf <= 1'b0;
+    end
 end
 
 // ------------------------------------------------------------ output slice
 // two entries (rtl/lib/skid_buffer.v's scheme): res_* come from flip-flops
 wire        st_last = (oi == OUT_W'(3 * NC - 1));
-wire        ob_in_v = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS && st_rd);
-wire [33:0] ob_in   = (qs == Q_STATS) ? {1'b0, st_last, acc_q}
+wire        ob_in_v = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS && st_rd == 2'd2);
+wire [33:0] ob_in   = (qs == Q_STATS) ? {1'b0, st_last, acc_q, st_lo}
                                       : {c_res_error, c_res_last && (!more_q || c_res_error), c_res_data};
 reg  [33:0] ob_m, ob_s;
 reg         ob_mv = 1'b0, ob_sv = 1'b0;
@@ -413,7 +434,7 @@ always @(posedge clk) begin
     case (qs)
         Q_IDLE: begin
             row <= {ROW_W{1'b0}};
-            if (req_valid && c_idle) qs <= Q_ROWS;
+            if (req_valid && c_idle && ph == 2'd0) qs <= Q_ROWS;   // the last run's statistics done
         end
         Q_ROWS: begin
             row <= row + 1'b1;
@@ -429,7 +450,7 @@ always @(posedge clk) begin
         end
         Q_RUN: begin
             oi    <= {OUT_W{1'b0}};
-            st_rd <= 1'b0;
+            st_rd <= 2'd0;
             if (c_take && c_res_last) begin
                 if (c_res_error) begin
                     chain <= 1'b0;
@@ -440,17 +461,20 @@ always @(posedge clk) begin
             end
         end
         Q_FLUSH: begin
-            if (flush) begin
+            if (flush && hf) begin
                 oi <= fl_last ? {OUT_W{1'b0}} : oi + 1'b1;
                 if (fl_last) qs <= Q_STATS;
             end
         end
         Q_STATS: begin
-            // read word oi (st_rd set), then offer it until the slice takes it
-            if (!st_rd) begin
-                st_rd <= 1'b1;
+            // read word oi's halves, then offer it until the slice takes it
+            if (st_rd == 2'd0) begin
+                st_rd <= 2'd1;
+            end else if (st_rd == 2'd1) begin
+                st_lo <= acc_q;
+                st_rd <= 2'd2;
             end else if (ob_ready) begin
-                st_rd <= 1'b0;
+                st_rd <= 2'd0;
                 oi    <= oi + 1'b1;
                 if (st_last) qs <= Q_IDLE;
             end
@@ -460,7 +484,7 @@ always @(posedge clk) begin
     if (rst) begin
         qs    <= Q_IDLE;
         chain <= 1'b0;
-        st_rd <= 1'b0;
+        st_rd <= 2'd0;
     end
 end
 
