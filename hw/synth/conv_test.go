@@ -164,7 +164,7 @@ func TestConvBoardYosys(t *testing.T) {
 // the small convolutional board of TestConvBoardYosys on the UP5K at 24
 // MHz: the board must fit, the rates must be the schedule's at the clock,
 // and a bitstream must be written exactly when timing is met; at the
-// default 24 MHz timing must be met (30.5 MHz since conv_query's result
+// default 24 MHz timing must be met (31.1 MHz since conv_query's result
 // words leave through a register slice; 23.8 MHz before, the core's
 // result word passed through conv_query into proto_tx,
 // docs/synthesis-flow.md "Convolutional models").
