@@ -6,6 +6,7 @@ package hw
 
 func init() {
 	addConvModule("conv_mem", "memory of whole rows (iCE40 block RAM / SPRAM, registered read)", tmplConvMem)
+	addConvModule("conv_wmem", "the weight memory: rows of 16-bit words with a write enable per word (iCE40 block RAM, registered read)", tmplConvWMem)
 	addConvModuleIf("conv_spram", "the threshold memory in the UP5K's SPRAM (conv_mem marked ram_style huge)", tmplConvSPRAM, func(p *ConvParams) bool { return p.ThreshSPRAM })
 	addConvModule("conv_sampler", "LFSR lanes, include decisions and the include registers of the clause lanes (docs/fixed-point-conv.md 4)", tmplConvSampler)
 	addConvModule("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch)
@@ -47,6 +48,48 @@ module {{.Prefix}}_conv_mem #(
         if (wr_en)
             mem[addr] <= wr_data;
         else if (rd_en)
+            rd_data <= mem[addr];
+    end
+endmodule
+
+` + "`default_nettype wire\n"
+
+const tmplConvWMem = `// {{.Prefix}}_conv_mem with a write enable per 16-bit word: wr_mask bit k
+// writes word k of the row (the weight memory: a clause's NC weights,
+// written as a whole row or one class's weight at a time). yosys maps the
+// word enables onto the block RAM's write mask.
+module {{.Prefix}}_conv_wmem #(
+    parameter integer WORDS  = 1,  // 16-bit words per row
+    parameter integer ADDR_W = 1,  // width of a row address
+    parameter integer DEPTH  = 2{{if .InitMems}}, // rows
+    parameter INIT_FILE = ""       // $readmemh image of the initial contents
+{{- else}}   // rows
+{{- end}}
+) (
+    input  wire                clk,
+    input  wire                wr_en,
+    input  wire [WORDS-1:0]    wr_mask,
+    input  wire [ADDR_W-1:0]   wr_addr,
+    input  wire [WORDS*16-1:0] wr_data,
+    input  wire                rd_en,
+    input  wire [ADDR_W-1:0]   rd_addr,
+    output reg  [WORDS*16-1:0] rd_data
+);
+    reg [WORDS*16-1:0] mem [0:DEPTH-1];
+{{- if .InitMems}}
+
+    initial $readmemh(INIT_FILE, mem);
+{{- end}}
+
+    wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
+
+    integer k;
+    always @(posedge clk) begin
+        if (wr_en) begin
+            for (k = 0; k < WORDS; k = k + 1)
+                if (wr_mask[k])
+                    mem[addr][k*16 +: 16] <= wr_data[k*16 +: 16];
+        end else if (rd_en)
             rd_data <= mem[addr];
     end
 endmodule
@@ -481,10 +524,13 @@ module {{.Prefix}}_conv_core #(
     input  wire [ADDR_W-1:0]   bank_wr_addr,
     input  wire [L*BITS-1:0]   bank_wr_data,
     // Weight write port (between requests): the NC 16-bit weights of
-    // clause slot c = g*LC + ci, class 0 in the low bits.
+    // clause slot c = g*LC + ci, class 0 in the low bits; with wt_wr_one
+    // only class wt_wr_class's weight (its 16 bits of wt_wr_data).
     input  wire                wt_wr_en,
     input  wire [WADDR_W-1:0]  wt_wr_clause,
     input  wire [NC*16-1:0]    wt_wr_data,
+    input  wire                wt_wr_one,
+    input  wire [{{sub .ClsW 1}}:0]        wt_wr_class,
     // Image rows (between requests): P*H = {{mul .P .H}} rows written in order
     // p*H + y before a request, plane p's pixel (y, x) in bit x of row
     // p*H + y; the image stays for the following requests until rewritten.
@@ -697,14 +743,15 @@ module {{.Prefix}}_conv_core #(
     wire [NC*16-1:0] wt_row;
     wire             weigh_read = state == S_WEIGH && j != {{dec .JW .LC}};
 
-    {{.Prefix}}_conv_mem #(
-        .WIDTH  (NC*16),
+    {{.Prefix}}_conv_wmem #(
+        .WORDS  (NC),
         .ADDR_W (WADDR_W),
         .DEPTH  ({{.WDepth}}){{if .InitMems}},
         .INIT_FILE ("{{.WtsFile}}"){{end}}
     ) wmem (
         .clk     (clk),
         .wr_en   (wt_wr_en && state == S_IDLE),
+        .wr_mask (wt_wr_one ? NC'(1) << wt_wr_class : {NC{1'b1}}),
         .wr_addr (wt_wr_clause),
         .wr_data (wt_wr_data),
         .rd_en   (weigh_read),

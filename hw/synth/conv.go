@@ -46,6 +46,10 @@ type ConvOptions struct {
 	CyclesPerSample float64
 	// SynthOnly stops after yosys (cell counts only, no place and route).
 	SynthOnly bool
+	// Pack, with SynthOnly, also packs the netlist (nextpnr-ice40
+	// --pack-only, seconds): the result's LUTs and BRAMs are then the
+	// packed logic cells and block RAMs, what placement would need.
+	Pack bool
 	// Cache is the result cache folder (as Options.Cache); empty: none.
 	Cache string
 	// Dir is the build folder (created).
@@ -368,7 +372,7 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 	// The UP5K's DSPs (SB_MAC16) take conv_query's square of a clipped
 	// class sum: in LUTs it was the critical path.
 	dsp := dev.Name == "up5k"
-	script, err := ConvScript(files, d.Top(), topPs, boardPs, path("top.json"), o.SynthOnly, dsp)
+	script, err := ConvScript(files, d.Top(), topPs, boardPs, path("top.json"), o.SynthOnly && !o.Pack, dsp)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
@@ -406,8 +410,17 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 	}
 	if o.SynthOnly {
 		r.SynthOnly = true
-		r.Seconds = time.Since(start).Seconds()
 		so.step("yosys only: %d LUT4, %d FF, %d carry, %d block RAM", cells.LUT4, cells.FFs, cells.Carry, cells.BRAMs)
+		if o.Pack {
+			so.step("nextpnr-ice40 %s --pack-only", dev.nextpnrFlag())
+			util, err := packConv(ctx, dir, dev, logs)
+			if err != nil {
+				return nil, err
+			}
+			r.LUTs, r.BRAMs, r.SPRAMs, r.DSPs, r.Utilization = util["ICESTORM_LC"].Used, util["ICESTORM_RAM"].Used, util["ICESTORM_SPRAM"].Used, util["ICESTORM_DSP"].Used, util
+			so.step("packed: %d/%d logic cells, %d/%d block RAMs", r.LUTs, dev.LCs, r.BRAMs, dev.BRAMs)
+		}
+		r.Seconds = time.Since(start).Seconds()
 		return r, nil
 	}
 	switch {
@@ -451,6 +464,41 @@ func RunConv(ctx context.Context, o ConvOptions) (*ConvResult, error) {
 	return r, nil
 }
 
+// packConv packs dir/top.json for dev (nextpnr-ice40 --pack-only, no
+// placement: seconds) and returns the utilization it logs, every
+// resource's use against the device's, over or not.
+func packConv(ctx context.Context, dir string, dev Device, logs map[string]string) (map[string]Use, error) {
+	path := func(name string) string { return filepath.Join(dir, name) }
+	pcf, err := rtl.PCF(dev.Board)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	if err := os.WriteFile(path("build.pcf"), pcf, 0o644); err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	logs["nextpnr-pack"] = path("nextpnr-pack.log")
+	if err := runTool(ctx, dir, path("nextpnr-pack.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
+		"--json", path("top.json"), "--pcf", path("build.pcf"), "--pack-only", "--log", logs["nextpnr-pack"], "-q"); err != nil {
+		return nil, err
+	}
+	plog, err := os.ReadFile(logs["nextpnr-pack"])
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	util := map[string]Use{}
+	for _, line := range strings.Split(string(plog), "\n") {
+		if m := utilLine.FindStringSubmatch(line); m != nil {
+			used, _ := strconv.Atoi(m[2])
+			avail, _ := strconv.Atoi(m[3])
+			util[m[1]] = Use{Used: used, Available: avail}
+		}
+	}
+	if _, ok := util["ICESTORM_LC"]; !ok {
+		return nil, fmt.Errorf("%w: nextpnr-ice40 --pack-only logged no logic cell count (log: %s)", ErrTool, logs["nextpnr-pack"])
+	}
+	return util, nil
+}
+
 // fillConvThroughput computes r's rates and binding limit.
 func fillConvThroughput(r *ConvResult, p *hw.ConvParams, measured float64) {
 	r.ScheduleCycles = ConvScheduleCycles(p)
@@ -486,7 +534,7 @@ func convBinding(r *ConvResult) string {
 func convCacheKey(o ConvOptions) (string, error) {
 	k := buildcache.NewHasher()
 	k.Add("conv-synth-cache-2", toolVersions().key, o.Device, strconv.FormatFloat(o.FreqMHz, 'g', -1, 64),
-		strconv.Itoa(o.Seed), strconv.Itoa(o.SetsMax), fmt.Sprint(o.SynthOnly))
+		strconv.Itoa(o.Seed), strconv.Itoa(o.SetsMax), fmt.Sprint(o.SynthOnly), fmt.Sprint(o.Pack))
 	for _, f := range o.Design.Files {
 		k.Add(f.Name, string(f.Data))
 	}
@@ -590,9 +638,13 @@ type ConvStep struct {
 // lanes x literal lanes x patches per cycle, the range scan, in the order
 // given by OrderConvCandidates.
 // At B = 4 the threshold memory of a large model is in SPRAM only with at
-// most 16 lanes (rows of at most 64 bits), so every candidate has 16.
+// most 16 lanes (rows of at most 64 bits). The 8- and 4-lane candidates
+// (fewer LFSR lanes and include registers, more beats per clause group:
+// slower by the schedule than 16 lanes at the same patches per cycle) are
+// there for when no 16-lane design fits.
 var ConvCandidateGrid = []struct{ LC, LL, PN int }{
 	{1, 16, 7}, {1, 16, 4}, {2, 8, 4}, {4, 4, 2}, {1, 16, 2}, {4, 4, 1}, {1, 16, 1}, {2, 8, 1},
+	{1, 8, 4}, {1, 8, 2}, {1, 8, 1}, {2, 4, 1}, {1, 4, 1},
 }
 
 // OrderConvCandidates sorts candidates by their schedule's cycles per
@@ -608,8 +660,10 @@ func OrderConvCandidates(c []ConvCandidate) {
 }
 
 // AutoConv first synthesizes the smallest candidate (fewest lanes x
-// patches) with yosys alone and refuses (ErrNoFit) when its LUT4 or
-// flip-flops exceed the device's logic cells; otherwise it tries the
+// patches) with yosys and packs it (nextpnr-ice40 --pack-only, no
+// placement) and refuses (ErrNoFit) when its LUT4, flip-flops or packed
+// logic cells exceed the device's logic cells, or its block RAMs the
+// device's; otherwise it tries the
 // candidates in order (OrderConvCandidates) at
 // o.FreqMHz, each through the result cache, and returns the first that
 // fits and meets timing, with the steps it took. A candidate whose
@@ -642,17 +696,17 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 		return nil, err
 	}
 	est := o
-	est.Design, est.SynthOnly = small.Design, true
+	est.Design, est.SynthOnly, est.Pack = small.Design, true, true
 	est.Dir = filepath.Join(base, fmt.Sprintf("estimate-%dx%d-pn%d-%s", small.ClauseLanes, small.LiteralLanes, small.PatchLanes, small.Scan))
-	so.step("search: the smallest candidate (%d x %d lanes, %d patches per cycle) through yosys first", small.ClauseLanes, small.LiteralLanes, small.PatchLanes)
+	so.step("search: the smallest candidate (%d x %d lanes, %d patches per cycle) through yosys and packing first", small.ClauseLanes, small.LiteralLanes, small.PatchLanes)
 	if r, err := CachedConv(ctx, est); err != nil {
 		if !errors.Is(err, ErrNoFit) {
 			return nil, err
 		}
 		lastErr = err
-	} else if need := max(r.LUT4, r.FFs); need > dev.LCs || r.BRAMs > dev.BRAMs {
-		return nil, fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle, needs %d LUT4, %d flip-flops and %d block RAMs (yosys), the device has %d logic cells and %d block RAMs: no candidate fits (build: %s)",
-			ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, r.LUT4, r.FFs, r.BRAMs, dev.LCs, dev.BRAMs, r.BuildDir)
+	} else if need := max(r.LUT4, r.FFs, r.LUTs); need > dev.LCs || r.BRAMs > dev.BRAMs {
+		return nil, fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle, needs %d LUT4 and %d flip-flops (yosys), %d logic cells and %d block RAMs (packed), the device has %d logic cells and %d block RAMs: no candidate fits (build: %s)",
+			ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, r.LUT4, r.FFs, r.LUTs, r.BRAMs, dev.LCs, dev.BRAMs, r.BuildDir)
 	}
 	for _, c := range cands {
 		oc := o

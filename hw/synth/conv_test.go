@@ -98,6 +98,16 @@ func TestConvCandidateOrder(t *testing.T) {
 	if c := cands[len(cands)-1]; c.PatchLanes != 1 {
 		t.Errorf("the slowest candidate is %+v, want one patch per cycle", c)
 	}
+	// fewer lanes for when 16 do not fit
+	lanes := map[int]bool{}
+	for _, c := range cands {
+		lanes[c.ClauseLanes*c.LiteralLanes] = true
+	}
+	for _, l := range []int{16, 8, 4} {
+		if !lanes[l] {
+			t.Errorf("no candidate with %d lanes", l)
+		}
+	}
 	t.Logf("order: %+v", cands)
 }
 
@@ -114,14 +124,16 @@ func TestConvUARTLink(t *testing.T) {
 	}
 }
 
-// TestConvBoardYosys synthesizes a small convolutional board (yosys only,
-// UP5K) and checks that board_top took KIND = 1: the netlist holds the
-// conv query path and the generated conv core, not a tabular core.
+// TestConvBoardYosys synthesizes a small convolutional board (yosys and
+// nextpnr's packing only, UP5K) and checks that board_top took KIND = 1:
+// the netlist holds the conv query path and the generated conv core, not
+// a tabular core; and that the packed logic cells (what AutoConv's
+// estimate compares with the device) hold every LUT4 and flip-flop.
 func TestConvBoardYosys(t *testing.T) {
-	needTools(t, "yosys")
+	needTools(t, "yosys", "nextpnr-ice40")
 	d := smallConvDesign(t, 2, 4, 1)
 	dir := t.TempDir()
-	r, err := RunConv(context.Background(), ConvOptions{Design: d, Device: "up5k", Dir: dir, SynthOnly: true, Progress: newProgress(t)})
+	r, err := RunConv(context.Background(), ConvOptions{Design: d, Device: "up5k", Dir: dir, SynthOnly: true, Pack: true, Progress: newProgress(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,17 +149,27 @@ func TestConvBoardYosys(t *testing.T) {
 	if r.LUT4 < 500 || r.LUT4 > 5280 || r.FFs < 200 {
 		t.Errorf("%d LUT4, %d FF: not a board", r.LUT4, r.FFs)
 	}
-	t.Logf("small conv board (UP5K, yosys only): %d LUT4, %d FF, %d carry, %d block RAM, %.0f s", r.LUT4, r.FFs, r.Carry, r.BRAMs, r.Seconds)
+	if r.LUTs < max(r.LUT4, r.FFs) || r.LUTs > r.LUT4+r.FFs+r.Carry {
+		t.Errorf("packed into %d logic cells from %d LUT4, %d FF and %d carries: want between %d and %d", r.LUTs, r.LUT4, r.FFs, r.Carry,
+			max(r.LUT4, r.FFs), r.LUT4+r.FFs+r.Carry)
+	}
+	if r.BRAMs < 1 || r.DSPs != 1 {
+		t.Errorf("packed: %d block RAMs, %d DSPs; want the weights' and statistics' block RAMs and the square's DSP", r.BRAMs, r.DSPs)
+	}
+	t.Logf("small conv board (UP5K, yosys and packing): %d LUT4, %d FF, %d carry; packed %d logic cells, %d block RAM, %d DSP; %.0f s",
+		r.LUT4, r.FFs, r.Carry, r.LUTs, r.BRAMs, r.DSPs, r.Seconds)
 }
 
 // TestConvBoardUP5K runs the whole flow (yosys, nextpnr, icepack) on
 // the small convolutional board of TestConvBoardYosys on the UP5K at 24
 // MHz: the board must fit, the rates must be the schedule's at the clock,
-// and a bitstream must be written exactly when timing is met. Today it
-// is not at 24 MHz: the board reaches about 23.8 MHz (the core's result
-// word passed through conv_query into proto_tx, docs/synthesis-flow.md
-// "Convolutional models"), and the test logs that.
-// PTM_CONV_BOARD_MHZ=F targets F MHz instead (a PLL clock).
+// and a bitstream must be written exactly when timing is met; at the
+// default 24 MHz timing must be met (31.1 MHz since conv_query's result
+// words leave through a register slice; 23.8 MHz before, the core's
+// result word passed through conv_query into proto_tx,
+// docs/synthesis-flow.md "Convolutional models").
+// PTM_CONV_BOARD_MHZ=F targets F MHz instead (a PLL clock), where a miss
+// is only logged.
 //
 //	PTM_LONG_TESTS=1 go test ./hw/synth -run TestConvBoardUP5K -v
 //
@@ -172,8 +194,9 @@ func TestConvBoardUP5K(t *testing.T) {
 	if v := os.Getenv("PTM_CONV_BOARD_DIR"); v != "" {
 		dir = v // kept, for reading nextpnr's critical path
 	}
-	mhz := 24.0
+	mhz, mustMeet := 24.0, os.Getenv("PTM_CONV_BOARD") == ""
 	if v := os.Getenv("PTM_CONV_BOARD_MHZ"); v != "" {
+		mustMeet = false
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f <= 0 {
 			t.Fatalf("PTM_CONV_BOARD_MHZ=%q: not a clock in MHz", v)
@@ -185,7 +208,11 @@ func TestConvBoardUP5K(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err != nil {
-		t.Logf("timing not met (known today): %v", err)
+		if mustMeet {
+			t.Errorf("timing not met at %.0f MHz: %v", mhz, err)
+		} else {
+			t.Logf("timing not met: %v", err)
+		}
 	}
 	p := &d.Params
 	t.Logf("UP5K conv board %dx%d lanes, %d patches: %d/%d LCs, %d/%d BRAMs, %d SPRAMs, %d DSPs, Fmax %.2f MHz at %.2f; schedule %d cycles/sample: %.0f samples/s at Fmax, %.1f queries/s at K = 16; UART %.0f / %.0f queries/s (votes / stats); binding %s; %.0f s",
@@ -202,4 +229,36 @@ func TestConvBoardUP5K(t *testing.T) {
 	} else if _, err := os.Stat(filepath.Join(dir, "top.bin")); err == nil {
 		t.Error("timing not met, yet top.bin was written")
 	}
+}
+
+// TestAutoConvUP5K runs the search on two candidates of the small board
+// at 24 MHz: the estimate (the smaller one through yosys and nextpnr's
+// packing) must find that it fits, and the faster one by the schedule
+// must be placed first and returned with its step.
+//
+//	PTM_LONG_TESTS=1 go test ./hw/synth -run TestAutoConvUP5K -v
+func TestAutoConvUP5K(t *testing.T) {
+	testenv.SkipUnlessLong(t, "yosys (twice) and nextpnr on a convolutional board")
+	needTools(t, Tools...)
+	var cands []ConvCandidate
+	for _, g := range []struct{ lc, ll, pn int }{{2, 4, 1}, {1, 4, 1}} {
+		d := smallConvDesign(t, g.lc, g.ll, g.pn)
+		cands = append(cands, ConvCandidate{ClauseLanes: g.lc, LiteralLanes: g.ll, PatchLanes: g.pn, Scan: d.Params.Scan, Design: d,
+			ScheduleCycles: ConvScheduleCycles(&d.Params)})
+	}
+	OrderConvCandidates(cands)
+	dir := t.TempDir()
+	r, err := AutoConv(testenv.Context(t), ConvOptions{Device: "up5k", FreqMHz: 24, Dir: dir, Progress: newProgress(t)}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "estimate-1x4-pn1-range", "nextpnr-pack.log")); err != nil {
+		t.Errorf("the estimate was not packed: %v", err)
+	}
+	if r.ClauseLanes != cands[0].ClauseLanes || r.LiteralLanes != cands[0].LiteralLanes || len(r.Search) != 1 ||
+		r.Search[0].Outcome != "fits, timing met" || !r.TimingMet || r.Bitstream == "" {
+		t.Errorf("want the faster candidate %+v placed first and returned; got %dx%d lanes, steps %+v, timing met %v",
+			cands[0], r.ClauseLanes, r.LiteralLanes, r.Search, r.TimingMet)
+	}
+	t.Logf("search: %dx%d lanes, %d/%d LCs, Fmax %.2f MHz, steps %+v", r.ClauseLanes, r.LiteralLanes, r.LUTs, r.LUTsAvailable, r.FmaxMHz, r.Search)
 }

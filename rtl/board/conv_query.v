@@ -22,13 +22,12 @@
  * bits are kept in a row register, and the row is written through the
  * core's bank_wr_* port with its last lane's word. The words after them
  * are the clause weights, class-major (class k's weight of clause c at
- * L*D + k*C + c) while the core's weight memory takes a clause's NC
- * weights as one row: classes 0..NC-2 are kept in NC-1 staging memories
- * (C x 16 bits each), and class NC-1's weight of clause c completes the
- * row, written through wt_wr_* the clock after (with the staged weights
- * read in the clock of the word). Since writes come strictly in offset
- * order from word 0 (proto_engine's next), a threshold word restarts the
- * weight position at class 0, clause 0.
+ * L*D + k*C + c): each is written as it comes, into class k's 16-bit
+ * column of clause c's row of the core's weight memory (wt_wr_one,
+ * wt_wr_class: the memory has a write enable per class), so no weight is
+ * staged here. Since writes come strictly in offset order from word 0
+ * (proto_engine's next), a threshold word restarts the weight position
+ * at class 0, clause 0.
  *
  * Requests: a request's features are one booleanized image, P*H rows of
  * IMG_W bits (row r = p*H + y at bits r*IMG_W, pixel x in bit x): written
@@ -43,7 +42,17 @@
  *     units to each of the n tied classes, U = lcm(1..NC)), the sum and
  *     the sum of squares of the sums clipped to [-CLIP_T, CLIP_T], sent
  *     as NC + NC + NC words after the query's last run (golden conv
- *     Head.Stats, fixed.Core's stats words).
+ *     Head.Stats, fixed.Core's stats words). The 3*NC 32-bit
+ *     accumulators are one memory of 16-bit halves (one block RAM)
+ *     updated serially by one 16-bit adder, low half first: a class sum
+ *     is taken every sixth clock and adds into its class's sum, its
+ *     square (SB_MAC16 with synth_ice40 -dsp) and, one sample late, the
+ *     previous sample's vote share; the last sample's votes are added
+ *     after the query's last word (2*NC clocks), then the words are read
+ *     out (two reads each).
+ * Every result word leaves through a two-entry register slice, so no
+ * combinational path runs from the core's result word (or the
+ * statistics memory) to res_data, res_valid or res_last.
  * An error word of the core (K outside 1..MaxK: proto_engine checks K
  * first, so it does not occur) is passed on with res_last and res_error.
  *
@@ -149,6 +158,8 @@ wire [CADDR_W-1:0] c_bank_wr_addr;
 wire [LANES*TBITS-1:0] c_bank_wr_data;
 wire [WADDR_W-1:0] c_wt_wr_clause;
 wire [NC*16-1:0]  c_wt_wr_data;
+wire             c_wt_wr_one;
+wire [CLS_W-1:0]  c_wt_wr_class;
 wire [IMG_W-1:0]  c_img_wr_data;
 wire             c_res_valid, c_res_ready, c_res_last, c_res_error, c_idle;
 wire [31:0]      c_res_data;
@@ -157,6 +168,7 @@ wire [31:0]      c_res_data;
     .clk(clk), .rst(rst),
     .bank_wr_en(c_bank_wr_en), .bank_wr_addr(c_bank_wr_addr), .bank_wr_data(c_bank_wr_data),
     .wt_wr_en(c_wt_wr_en), .wt_wr_clause(c_wt_wr_clause), .wt_wr_data(c_wt_wr_data),
+    .wt_wr_one(c_wt_wr_one), .wt_wr_class(c_wt_wr_class),
     .img_wr_en(c_img_wr_en), .img_wr_data(c_img_wr_data),
     .req_valid(c_req_valid), .req_ready(c_req_ready), .req_k(req_k), .req_seed(req_seed),
     .res_valid(c_res_valid), .res_ready(c_res_ready), .res_data(c_res_data),
@@ -186,16 +198,11 @@ endgenerate
 assign c_bank_wr_en   = bank_wr_en && thr_word && (bank_wr_lane == LANE_W'(LANES - 1));
 assign c_bank_wr_addr = bank_wr_addr[CADDR_W-1:0];
 
-// weights: class wk's weight of clause wc is the next weight word
+// weights: class wk's weight of clause wc is the next weight word,
+// written at once into class wk's column of the core's row wc
 reg [CLS_W-1:0]   wk = {CLS_W{1'b0}};
 reg [CW-1:0]      wc = {CW{1'b0}};
-reg               wlast_en = 1'b0;       // write the completed row of clause wl_c
-reg [WADDR_W-1:0] wl_c;
-reg [15:0]        wl_d;                  // class NC-1's weight
-wire              wt_word = bank_wr_en && !thr_word;
-wire              wt_last = (wk == CLS_W'(NC - 1));
 always @(posedge clk) begin
-    wlast_en <= wt_word && wt_last;
     if (bank_wr_en) begin
         if (thr_word) begin
             wk <= {CLS_W{1'b0}};
@@ -207,44 +214,25 @@ always @(posedge clk) begin
             wc <= wc + 1'b1;
         end
     end
-    if (wt_word) begin
-        wl_c <= wc[WADDR_W-1:0];
-        wl_d <= bank_wr_data[15:0];
-    end
 end
-
-// classes 0..NC-2: one staging memory each, read in the clock of class
-// NC-1's word
-wire [(NC-1)*16-1:0] staged;
-genvar sk;
-generate
-    for (sk = 0; sk < NC - 1; sk = sk + 1) begin : g_stage
-        reg [15:0] mem [0:CLAUSES-1];
-        reg [15:0] q;
-        always @(posedge clk) begin
-            if (wt_word && wk == CLS_W'(sk)) begin
-                mem[wc[WADDR_W-1:0]] <= bank_wr_data[15:0];
-            end
-            if (wt_word && wt_last) begin
-                q <= mem[wc[WADDR_W-1:0]];
-            end
-        end
-        assign staged[sk*16 +: 16] = q;
-    end
-endgenerate
-assign c_wt_wr_en     = wlast_en;
-assign c_wt_wr_clause = wl_c;
-assign c_wt_wr_data   = {wl_d, staged};
+assign c_wt_wr_en     = bank_wr_en && !thr_word;
+assign c_wt_wr_clause = wc[WADDR_W-1:0];
+assign c_wt_wr_data   = {NC{bank_wr_data[15:0]}};
+assign c_wt_wr_one    = 1'b1;
+assign c_wt_wr_class  = wk;
 
 // ------------------------------------------------------------ requests
-localparam [2:0] Q_IDLE = 3'd0, Q_ROWS = 3'd1, Q_REQ = 3'd2, Q_RUN = 3'd3, Q_STATS = 3'd4;
+localparam [2:0] Q_IDLE = 3'd0, Q_ROWS = 3'd1, Q_REQ = 3'd2, Q_RUN = 3'd3, Q_FLUSH = 3'd4, Q_STATS = 3'd5;
 reg  [2:0]       qs = Q_IDLE;
 reg  [ROW_W-1:0] row;
 reg              more_q;           // the running request has req_more
 reg              stats_q;          // ... and req_stats
 reg              chain = 1'b0;     // the last accepted request had req_more: accumulate on
-reg  [OUT_W-1:0] oi;               // stats word sent
-reg              p_v = 1'b0;       // the statistics' p_u holds a class sum not yet added in
+reg  [OUT_W-1:0] oi;               // stats word read (Q_STATS), vote flushed (Q_FLUSH)
+reg  [1:0]       ph = 2'd0;        // the statistics' step of the class sum in p_u (0: none)
+reg              hf = 1'b0;        // ... its half (0: low, 1: high)
+wire             ob_ready;         // the output slice takes a word
+wire             ob_busy;          // ... holds one
 
 wire accept = (qs == Q_REQ) && c_req_ready;
 assign c_img_wr_en   = (qs == Q_ROWS);
@@ -261,43 +249,50 @@ end
 assign c_img_wr_data = img_row;
 assign c_req_valid   = (qs == Q_REQ);
 assign req_ready     = accept;
-assign idle          = (qs == Q_IDLE) && c_idle && !p_v;
+assign idle          = (qs == Q_IDLE) && c_idle && ph == 2'd0 && !ob_busy;
 
-// stats mode takes every class sum; samples mode passes them on
+// stats mode takes a class sum every sixth clock (when its statistics
+// steps are done); samples mode passes them on through the output slice
 wire run       = (qs == Q_RUN);
 wire c_take    = c_res_valid && c_res_ready;
 wire sum_in    = run && stats_q && c_take && !c_res_error;
-assign c_res_ready = run && (stats_q ? (!c_res_error || res_ready) : res_ready);
+wire st_free   = (ph == 2'd0) || (ph == 2'd3 && hf);
+assign c_res_ready = run && ((stats_q && !c_res_error) ? st_free : ob_ready);
 
 // ------------------------------------------------------------ statistics
-// u = clip(v, -T, T); per sample: the running best, the tied classes and
-// their number; per class: votes, sums, sums of squares.
-// Two stages: the clock of a taken class sum registers its clipped value
-// (p_u, p_v); the clock after adds it in (the square, the running best and
-// tie count, the vote share, the accumulators). The handshake with the
-// core is unchanged; the stats words wait while p_v is set (Q_STATS below).
+// u = clip(v, -T, T), registered with the class sum's take (p_u); then
+// three steps (ph = 1, 2, 3), each a read-modify-write of one 32-bit
+// accumulator in two clocks, its low half (hf = 0) then its high half
+// with the low half's carry (each half read in its clock, written the
+// clock after):
+//   ph 1: sums[cls] += u, and the running best, tied classes, their number;
+//   ph 2: sqs[cls]  += u*u;
+//   ph 3: votes[cls] += the previous sample's share when cls was tied in it
+//         (0 in the query's first sample); after the last class the
+//         sample's tied classes and share become the previous sample's.
+// In the query's first sample every step writes its addend alone (the
+// accumulators are not cleared otherwise). After the query's last run
+// (Q_FLUSH) NC steps add the last sample's shares to the votes.
+// Accumulator i's half h is word 2i + h of the memory.
 localparam integer UW = $clog2(CLIP_T + 1) + 1;           // u in UW bits, signed
+localparam integer VOTES = 0, SUMS = NC, SQS = 2 * NC;    // accumulator addresses
 wire signed [31:0] v   = c_res_data;
 wire signed [UW-1:0] u_in = (v > 32'sd0 + CLIP_T) ? UW'(CLIP_T) :
                             (v < -(32'sd0 + CLIP_T)) ? UW'(-CLIP_T) : v[UW-1:0];
 reg  signed [UW-1:0] p_u;
-always @(posedge clk) begin
-    p_v <= sum_in && !rst;
-    if (sum_in) p_u <= u_in;
-end
 wire signed [UW-1:0] u = p_u;
 wire [31:0]        u32 = 32'($signed(u));
 wire [31:0]        sq  = 32'($signed(u) * $signed(u));
 
-reg  [CLS_W-1:0]   cls;            // class of the next word within a sample
+reg  [CLS_W-1:0]   cls;            // class of p_u within its sample
+reg                first_s;        // the query's first sample
 reg  signed [UW-1:0] best;
 reg  [NC-1:0]      tied;
 reg  [CLS_W:0]     ntied;
-reg  [31:0]        votes [0:NC-1];
-reg  [31:0]        sums  [0:NC-1];
-reg  [31:0]        sqs   [0:NC-1];
+reg  [NC-1:0]      prev_tied;      // the previous sample's tied classes ...
+reg  [31:0]        prev_share;     // ... and their share U/n
 
-// U / n for n = 1..NC tied classes
+// U / n for n = 1..NC tied classes (a table: no divider)
 function automatic [31:0] share(input integer n);
     integer i;
     begin
@@ -312,61 +307,134 @@ wire               first_c = (cls == {CLS_W{1'b0}});
 wire               gt      = first_c || (u > best);
 wire               eq      = !first_c && (u == best);
 wire [NC-1:0]      onehot  = NC'(1) << cls;
-wire [NC-1:0]      tied_n  = gt ? onehot : eq ? (tied | onehot) : tied;
-wire [CLS_W:0]     ntied_n = gt ? (CLS_W+1)'(1) : eq ? ntied + 1'b1 : ntied;
-wire [31:0]        vshare  = share(32'(ntied_n));
 wire               clear   = accept && !chain;         // a query's first run
+wire               flush   = (qs == Q_FLUSH) && ph == 2'd0;
+wire [CLS_W-1:0]   fl_cls  = oi[CLS_W-1:0];
+wire               fl_last = (oi == OUT_W'(NC - 1));
 
-integer ci;
-always @(posedge clk) begin
-    if (clear) begin
-        cls <= {CLS_W{1'b0}};
-        for (ci = 0; ci < NC; ci = ci + 1) begin
-            votes[ci] <= 32'd0;
-            sums[ci]  <= 32'd0;
-            sqs[ci]   <= 32'd0;
-        end
-    end else if (p_v) begin
-        sums[cls] <= sums[cls] + u32;
-        sqs[cls]  <= sqs[cls] + sq;
-        best      <= gt ? u : best;
-        tied      <= tied_n;
-        ntied     <= ntied_n;
-        if (cls == CLS_W'(NC - 1)) begin
-            cls <= {CLS_W{1'b0}};
-            for (ci = 0; ci < NC; ci = ci + 1) begin
-                if (tied_n[ci]) votes[ci] <= votes[ci] + vshare;
+// the accumulators: votes at k, sums at NC + k, sums of squares at 2NC + k
+reg  [15:0]        acc [0:6*NC-1];
+reg  [15:0]        acc_q;          // the read half
+reg  [OUT_W-1:0]   a_ra;           // the step's accumulator
+reg  [31:0]        a_add;          // ... its addend
+reg                a_rd;           // a read this clock
+reg                a_new;          // the step writes its addend alone
+reg                w_v, w_new, w_hf; // the clock after a half's read: write
+reg  [OUT_W:0]     w_a;
+reg  [15:0]        w_add;
+reg                carry;          // the low half's carry, for the high half
+reg  [1:0]         st_rd = 2'd0;   // Q_STATS: 0 read the low half, 1 the high, 2 offer
+reg  [15:0]        st_lo;          // ... the low half read
+wire [16:0]        w_sum = {1'b0, w_new ? 16'd0 : acc_q} + {1'b0, w_add} + {16'd0, w_hf && carry};
+wire               a_hf  = (qs == Q_STATS) ? st_rd[0] : hf;
+
+always @* begin
+    a_rd  = 1'b1;
+    a_new = first_s;
+    a_add = 32'd0;
+    a_ra  = oi;
+    case (ph)
+        2'd1: begin a_ra = OUT_W'(SUMS) + OUT_W'(cls); a_add = u32; end
+        2'd2: begin a_ra = OUT_W'(SQS) + OUT_W'(cls);  a_add = sq; end
+        2'd3: begin a_ra = OUT_W'(VOTES) + OUT_W'(cls); a_add = prev_tied[cls] ? prev_share : 32'd0; end
+        default: begin
+            a_new = 1'b0;
+            if (flush) begin
+                a_ra  = OUT_W'(VOTES) + OUT_W'(fl_cls);
+                a_add = prev_tied[fl_cls] ? prev_share : 32'd0;
+            end else begin
+                a_rd  = (qs == Q_STATS) && st_rd != 2'd2;
             end
+        end
+    endcase
+end
+
+always @(posedge clk) begin
+    if (a_rd) acc_q <= acc[{a_ra, a_hf}];
+    if (w_v)  acc[w_a] <= w_sum[15:0];
+    if (w_v && !w_hf) carry <= w_sum[16];
+end
+
+always @(posedge clk) begin
+    w_v   <= (ph != 2'd0) || flush;
+    w_a   <= {a_ra, hf};
+    w_add <= hf ? a_add[31:16] : a_add[15:0];
+    w_new <= a_new;
+    w_hf  <= hf;
+    if (sum_in) p_u <= u_in;
+    if (sum_in) begin
+        ph <= 2'd1;
+        hf <= 1'b0;
+    end else if (ph != 2'd0 || flush) begin
+        hf <= !hf;
+        if (hf) ph <= (ph == 2'd3 || ph == 2'd0) ? 2'd0 : ph + 2'd1;
+    end
+    if (ph == 2'd1 && !hf) begin
+        best  <= gt ? u : best;
+        tied  <= gt ? onehot : eq ? (tied | onehot) : tied;
+        ntied <= gt ? (CLS_W+1)'(1) : eq ? ntied + 1'b1 : ntied;
+    end
+    if (ph == 2'd3 && hf) begin
+        if (cls == CLS_W'(NC - 1)) begin
+            cls        <= {CLS_W{1'b0}};
+            first_s    <= 1'b0;
+            prev_tied  <= tied;
+            prev_share <= share(32'(ntied));
         end else begin
             cls <= cls + 1'b1;
         end
     end
-end
-
-// stats word oi: votes, then sums, then sums of squares
-reg [31:0] stat_w;
-integer si;
-always @* begin
-    stat_w = 32'd0;
-    for (si = 0; si < NC; si = si + 1) begin
-        if (32'(oi) == si)          stat_w = votes[si];
-        if (32'(oi) == NC + si)     stat_w = sums[si];
-        if (32'(oi) == 2 * NC + si) stat_w = sqs[si];
+    if (clear) begin
+        cls       <= {CLS_W{1'b0}};
+        first_s   <= 1'b1;
+        prev_tied <= {NC{1'b0}};
+    end
+    if (rst) begin
+        ph <= 2'd0;
+        hf <= 1'b0;
     end
 end
-wire stat_last = (oi == OUT_W'(3 * NC - 1));
 
-assign res_valid = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS && !p_v);
-assign res_data  = (qs == Q_STATS) ? stat_w : c_res_data;
-assign res_last  = (qs == Q_STATS) ? stat_last : (c_res_last && (!more_q || c_res_error));
-assign res_error = run && c_res_error;
+// ------------------------------------------------------------ output slice
+// two entries (rtl/lib/skid_buffer.v's scheme): res_* come from flip-flops
+wire        st_last = (oi == OUT_W'(3 * NC - 1));
+wire        ob_in_v = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS && st_rd == 2'd2);
+wire [33:0] ob_in   = (qs == Q_STATS) ? {1'b0, st_last, acc_q, st_lo}
+                                      : {c_res_error, c_res_last && (!more_q || c_res_error), c_res_data};
+reg  [33:0] ob_m, ob_s;
+reg         ob_mv = 1'b0, ob_sv = 1'b0;
+assign ob_ready = !ob_sv;
+assign ob_busy  = ob_mv || ob_sv;
+always @(posedge clk) begin
+    if (!ob_mv || res_ready) begin
+        if (ob_sv) begin
+            ob_m  <= ob_s;
+            ob_mv <= 1'b1;
+            ob_sv <= 1'b0;
+        end else begin
+            ob_m  <= ob_in;
+            ob_mv <= ob_in_v;
+        end
+    end else if (ob_in_v && !ob_sv) begin
+        ob_s  <= ob_in;
+        ob_sv <= 1'b1;
+    end
+    if (rst) begin
+        ob_mv <= 1'b0;
+        ob_sv <= 1'b0;
+    end
+end
+assign res_valid = ob_mv;
+assign res_data  = ob_m[31:0];
+assign res_last  = ob_m[32];
+assign res_error = ob_m[33];
 
 // ------------------------------------------------------------ control
 always @(posedge clk) begin
     case (qs)
         Q_IDLE: begin
             row <= {ROW_W{1'b0}};
-            if (req_valid && c_idle) qs <= Q_ROWS;
+            if (req_valid && c_idle && ph == 2'd0) qs <= Q_ROWS;   // the last run's statistics done
         end
         Q_ROWS: begin
             row <= row + 1'b1;
@@ -381,20 +449,34 @@ always @(posedge clk) begin
             end
         end
         Q_RUN: begin
-            oi <= {OUT_W{1'b0}};
+            oi    <= {OUT_W{1'b0}};
+            st_rd <= 2'd0;
             if (c_take && c_res_last) begin
                 if (c_res_error) begin
                     chain <= 1'b0;
                     qs    <= Q_IDLE;
                 end else begin
-                    qs <= (stats_q && !more_q) ? Q_STATS : Q_IDLE;
+                    qs <= (stats_q && !more_q) ? Q_FLUSH : Q_IDLE;
                 end
             end
         end
+        Q_FLUSH: begin
+            if (flush && hf) begin
+                oi <= fl_last ? {OUT_W{1'b0}} : oi + 1'b1;
+                if (fl_last) qs <= Q_STATS;
+            end
+        end
         Q_STATS: begin
-            if (res_ready && !p_v) begin
-                oi <= oi + 1'b1;
-                if (stat_last) qs <= Q_IDLE;
+            // read word oi's halves, then offer it until the slice takes it
+            if (st_rd == 2'd0) begin
+                st_rd <= 2'd1;
+            end else if (st_rd == 2'd1) begin
+                st_lo <= acc_q;
+                st_rd <= 2'd2;
+            end else if (ob_ready) begin
+                st_rd <= 2'd0;
+                oi    <= oi + 1'b1;
+                if (st_last) qs <= Q_IDLE;
             end
         end
         default: qs <= Q_IDLE;
@@ -402,6 +484,7 @@ always @(posedge clk) begin
     if (rst) begin
         qs    <= Q_IDLE;
         chain <= 1'b0;
+        st_rd <= 2'd0;
     end
 end
 

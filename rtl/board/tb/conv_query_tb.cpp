@@ -21,7 +21,8 @@
 //     images; chained requests (req_more = 1 on the first) answer the
 //     reduction of both runs' samples in stats mode (no word after the
 //     first run) and both runs' words in samples mode, res_last on the
-//     last word only.
+//     last word only; the run must meet samples with tied maxima and
+//     clipped sums (counted in reduce), or it fails.
 #include <vector>
 
 #include "Vconv_query.h"
@@ -101,6 +102,9 @@ struct Bench {
 
 static int clipv(int32_t v) { return v > CLIP_T ? CLIP_T : v < -CLIP_T ? -CLIP_T : v; }
 
+// what reduce saw: samples with tied maxima, class sums clipped
+static long n_ties = 0, n_clipped = 0;
+
 // the statistics words of samples (K x NC raw sums)
 static std::vector<uint32_t> reduce(const std::vector<uint32_t>& s) {
     uint32_t U = 1;
@@ -119,6 +123,8 @@ static std::vector<uint32_t> reduce(const std::vector<uint32_t>& s) {
             if (u > best) best = u;
         }
         for (int c = 0; c < NCL; c++) n += clipv((int32_t)s[k + c]) == best;
+        for (int c = 0; c < NCL; c++) n_clipped += clipv((int32_t)s[k + c]) != (int32_t)s[k + c];
+        n_ties += n > 1;
         for (int c = 0; c < NCL; c++)
             if (clipv((int32_t)s[k + c]) == best) votes[c] += U / n;
     }
@@ -181,11 +187,14 @@ int main(int argc, char** argv) {
             }
     }
 
-    // statistics against the same requests' samples; chains of two runs
+    // statistics against the same requests' samples; chains of two runs.
+    // Few includes (93% of the thresholds 0), so that clauses fire and
+    // the class sums, weights up to +-300 against T = 200, are clipped and
+    // tied at the clip as well as at 0.
     std::vector<uint16_t> w(WORDS);
-    const int th[] = {0, 0, 0, (int)ALWAYS, (int)ALWAYS - 1, 3, 8};
-    for (int i = 0; i < L * D; i++) w[i] = (uint16_t)th[b.rnd(0, 6)];
-    for (int i = 0; i < NCL * C; i++) w[L * D + i] = (uint16_t)(int16_t)b.rnd(-120, 120);
+    const int th[] = {(int)ALWAYS, (int)ALWAYS - 1, 3, 8};
+    for (int i = 0; i < L * D; i++) w[i] = (uint16_t)(b.rnd(0, 99) < 93 ? 0 : th[b.rnd(0, 3)]);
+    for (int i = 0; i < NCL * C; i++) w[L * D + i] = (uint16_t)(int16_t)b.rnd(-300, 300);
     b.upload(w);
     for (int q = 0; q < 12; q++) {
         std::vector<uint8_t> x1(FEATURES), x2(FEATURES);
@@ -215,6 +224,11 @@ int main(int argc, char** argv) {
         both.insert(both.end(), s2.begin(), s2.end());
         CHECK(last && c2 == reduce(both), "chained stats = the reduction of both runs' samples");
     }
-    std::printf("conv_query: %d-word uploads, 12 stats and chain checks\n", WORDS);
+    // the statistics were checked where they are hard: tied maxima (the
+    // U/n split) and sums beyond [-T, T] (the clip)
+    CHECK(n_ties > 0, "no sample with tied maxima: the vote split went unchecked");
+    CHECK(n_clipped > 0, "no clipped class sum: the clip went unchecked");
+    std::printf("conv_query: %d-word uploads, 12 stats and chain checks (%ld samples with ties, %ld clipped sums)\n", WORDS, n_ties,
+                n_clipped);
     return tb_finish("conv_query");
 }
