@@ -124,8 +124,8 @@ type ConvFile struct {
 	Lanes *Lanes
 	// SPV holds every TA's SPV, TA (c, i) = c*Literals + i, 2N states each
 	// (state n < N excludes), as integer masses summing to 2^SPVBits: the
-	// trainer's rounded by the largest remainder (fixed.QuantizeSPV) when
-	// SPVBits < Trainer.Bits.
+	// trainer's rounded half by half (SetSPVs) when SPVBits <
+	// Trainer.Bits (files written before: as a whole, fixed.QuantizeSPV).
 	SPV []uint16
 	// Include is every TA's include mass at Trainer.Bits, exactly the
 	// trainer's (the float model's P(include) is Include / 2^Trainer.Bits).
@@ -628,9 +628,9 @@ func zig(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 func unzig(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // SetSPVs fills f.SPV at f.SPVBits from the trainer's SPVs (spv(ta), masses
-// summing to 2^Trainer.Bits), rounding each by the largest remainder
-// (fixed.QuantizeSPV) when SPVBits is narrower, and f.Include with the
-// trainer's include masses.
+// summing to 2^Trainer.Bits), rounding each half by half (roundHalves:
+// the stored include mass is the trainer's rounded to SPVBits) when
+// SPVBits is narrower, and f.Include with the trainer's include masses.
 func (f *ConvFile) SetSPVs(spv func(ta int) []uint16) error {
 	n, n2 := f.Trainer.N, 2*f.Trainer.N
 	tas := f.TAs()
