@@ -96,9 +96,10 @@ func TestConvSizeByWidth(t *testing.T) {
 			t.Errorf("W %d: rounded by halves, a P(include) %.5f from the trainer's, more than half a unit plus the source's %.5f", w, halves, srcErr)
 		}
 		hl := int(binary.LittleEndian.Uint32(data[12:]))
-		est, states, widths := residualEntropy(g.SPV, n2)
+		est, states, widths, hit, off1 := residualEntropy(g.SPV, n2)
 		t.Logf("SPVs at %d bits: file %d bytes (header %d, payload %d); %d states coded, supports of median %d states (10%%: %d, 90%%: %d); records: DEFLATE %d bytes, ideal context coder about %.0f",
 			w, len(data), hl, len(data)-16-hl-32, states, widths[len(widths)/2], widths[len(widths)/10], widths[len(widths)*9/10], deflated(rawRecords(g.SPV, n2)), est)
+		t.Logf("SPVs at %d bits: a mass after one of 32-63 units predicted exactly %.3f of the time, off by one %.3f", w, hit, off1)
 		if len(data) >= prev {
 			t.Errorf("W %d: %d bytes, not fewer than at %d bits (%d)", w, len(data), w+1, prev)
 		}
@@ -142,10 +143,12 @@ func deflated(b []byte) int {
 // for the masses over each support lo..hi-1 predicted from the three
 // before (q1 + (q1 - q4)/3, the best of several tried), the residuals'
 // entropy under the context (bit length of q1, of the previous residual);
-// it returns the states coded and the supports' widths, sorted.
-func residualEntropy(spv []uint16, n2 int) (float64, int, []int) {
+// it returns the states coded, the supports' widths, sorted, and after a
+// mass of 32-63 units the fractions of residuals 0 and +-1.
+func residualEntropy(spv []uint16, n2 int) (float64, int, []int, float64, float64) {
 	counts := map[[2]int]map[int64]int{}
 	var widths []int
+	var mid [3]int
 	states := 0
 	for ta := 0; ta < len(spv)/n2; ta++ {
 		q := spv[ta*n2 : (ta+1)*n2]
@@ -167,6 +170,9 @@ func residualEntropy(spv []uint16, n2 int) (float64, int, []int) {
 				counts[c] = map[int64]int{}
 			}
 			counts[c][r]++
+			if c[0] == 6 {
+				mid[min(max(r, -r), 2)]++
+			}
 			h = [4]int64{v, h[0], h[1], h[2]}
 			last = r
 			states++
@@ -183,5 +189,6 @@ func residualEntropy(spv []uint16, n2 int) (float64, int, []int) {
 		}
 	}
 	slices.Sort(widths)
-	return e / 8, states, widths
+	all := float64(max(1, mid[0]+mid[1]+mid[2]))
+	return e / 8, states, widths, float64(mid[0]) / all, float64(mid[1]) / all
 }
