@@ -20,8 +20,9 @@
 //
 // The file's canonical content is every SPV as integers q[0..2N-1] >= 0
 // summing to exactly 2^W (W = spv_bits, 4..16): the width of the
-// fixed-point trainer's words (golden/fixedtrain, W = its B) or 16 bits for
-// a float-trained model. The float model is p = q / 2^W (exact in
+// fixed-point trainer's words (golden/fixedtrain, W = its B) or, for a
+// float-trained model, 16 bits (Encode with SPVBits 0) or 14 (`ptm train`,
+// FloatSPVBits). The float model is p = q / 2^W (exact in
 // float64), and the bank is what quantizing it at quant_bits gives
 // (fixed.Quantize; when quant_bits = W, q itself), thresholds included:
 // neither is stored, so neither can disagree with the SPVs.
@@ -37,8 +38,10 @@
 // records are then compressed with DEFLATE (compress/flate,
 // BestCompression), which takes the small second differences below a byte
 // and folds the many identical records of a trained model: Iris trained
-// with the defaults (2,880 TAs of 200 states) is about 76 KB (95 KB with
-// --fixed) against format 1's 6.9 MB. A reader accepts any valid DEFLATE
+// with 20 clauses per class (2,880 TAs of 200 states, --no-tune) is about
+// 76 KB (96 KB with --fixed) against format 1's 6.9 MB; with the tuned
+// defaults (60 clauses, 8,640 TAs) 159,517 bytes, `ptm train` storing a
+// float-trained model's SPVs at FloatSPVBits = 14 (238,380 at 16). A reader accepts any valid DEFLATE
 // stream holding canonical records and nothing after them; Encode's bytes
 // (and so the model hash) are those of this Go release's compress/flate.
 //
