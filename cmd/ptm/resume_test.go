@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,9 @@ import (
 
 // TestTrainResume: on 400 MNIST training images, `ptm train --resume`
 // of a 1-epoch model for 1 more epoch writes, with --spv-bits 15, the
-// file of 2 epochs in one run byte for byte; from 12-bit SPVs it trains
-// on (2 more epochs) to no lower test accuracy than the start's; and it
+// file of 2 epochs in one run byte for byte; from SPVs at the default 8
+// bits and at 12 it trains on (2 more epochs), keeping the width, to no
+// lower test accuracy than the start's; and it
 // refuses flags that would change the model, another data set, a tabular
 // model and a file without its lane record (unless --reseed-lanes).
 func TestTrainResume(t *testing.T) {
@@ -42,17 +44,30 @@ func TestTrainResume(t *testing.T) {
 		t.Errorf("1 + 1 epochs (%d bytes, %.16s) differ from 2 in one run (%d bytes, %.16s)", len(b), modelfile.Hash(b), len(a), modelfile.Hash(a))
 	}
 
-	// From 12-bit SPVs (the default): allowed, not exact, still learning.
-	run(append(base, "--epochs", "1", "-o", at("r1.ptm"))...)
-	out = run("train", "--resume", at("r1.ptm"), "--data", dir, "--epochs", "2", "-o", at("r3.ptm"))
-	if !strings.Contains(out, "rounded to 12 bits") {
-		t.Errorf("resume from 12 bits does not say it is not exact:\n%s", out)
-	}
-	r1, _ := evalJSONOf(t, "--model", at("r1.ptm"), "--data", dir, "--split", "test")
-	r3, _ := evalJSONOf(t, "--model", at("r3.ptm"), "--data", dir, "--split", "test")
-	t.Logf("[progress] test accuracy: 1 epoch %.4f, resumed from 12-bit SPVs to 3 epochs %.4f", r1.Accuracy, r3.Accuracy)
-	if r3.Accuracy < r1.Accuracy {
-		t.Errorf("resumed accuracy %.4f below the start's %.4f", r3.Accuracy, r1.Accuracy)
+	// From SPVs at the default width (8 bits) and at 12 (the default
+	// before): allowed, not exact, still learning.
+	for _, w := range []string{"", "12"} {
+		bits := fmt.Sprint(modelfile.DefaultConvSPVBits)
+		args := append(base, "--epochs", "1", "-o", at("r1.ptm"))
+		if w != "" {
+			bits, args = w, append(args, "--spv-bits", w)
+		}
+		run(args...)
+		out = run("train", "--resume", at("r1.ptm"), "--data", dir, "--epochs", "2", "-o", at("r3.ptm"))
+		if !strings.Contains(out, "rounded to "+bits+" bits") {
+			t.Errorf("resume from %s bits does not say it is not exact:\n%s", bits, out)
+		}
+		if f, _, err := modelfile.ReadConv(at("r3.ptm")); err != nil {
+			t.Error(err)
+		} else if fmt.Sprint(f.SPVBits) != bits {
+			t.Errorf("resumed file: spv_bits %d, want %s (the start's)", f.SPVBits, bits)
+		}
+		r1, _ := evalJSONOf(t, "--model", at("r1.ptm"), "--data", dir, "--split", "test")
+		r3, _ := evalJSONOf(t, "--model", at("r3.ptm"), "--data", dir, "--split", "test")
+		t.Logf("[progress] test accuracy: 1 epoch %.4f, resumed from %s-bit SPVs to 3 epochs %.4f", r1.Accuracy, bits, r3.Accuracy)
+		if r3.Accuracy < r1.Accuracy {
+			t.Errorf("resumed from %s bits: accuracy %.4f below the start's %.4f", bits, r3.Accuracy, r1.Accuracy)
+		}
 	}
 
 	// Refusals.

@@ -283,6 +283,16 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !*fixedTrain && *boardLink == "" && f.SPVBits == modelfile.MaxSPVBits {
+		// A float-trained model (a fixed-point one is exact at its
+		// trainer's width, at most 15): its SPVs are stored at
+		// FloatSPVBits, rounded in memory first so that the model
+		// reported, written and read back is one.
+		f.SPVBits = modelfile.FloatSPVBits
+		if _, err := f.Canonicalize(); err != nil {
+			return err
+		}
+	}
 	hash, err := modelfile.Write(*out, f)
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&c.structure, "structure", "", "conv: how clauses vote: coalesced (every clause votes for every class with a learned signed weight) or per-class (default: the recipe's, coalesced)")
 	fs.IntVar(&c.jitterSets, "jitter-sets", 0, "conv: threshold sets of the sampled pixel encoding at inference (1 = one set; default: the recipe's)")
 	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
-	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at (default 12; 15, the trainer's, stores them exactly, about 2.4x larger); inference reads the exact include masses and bank either way")
+	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at for resumed training (default 8; 15, the trainer's, stores them exactly, about 5x larger); inference reads the exact include masses and bank either way")
 	fs.IntVar(&c.trainRows, "train-rows", 0, "conv: train on the first `N` training rows only (0: all), for a quick model (make demo DATA=mnist QUICK=1); the validation rows are carved from them")
 	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
 }

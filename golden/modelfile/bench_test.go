@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ptmhw/ptm/golden/booleanize"
+	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/golden/ptm"
 )
@@ -90,4 +91,101 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(d)), "file-bytes")
+}
+
+// convTrainedLike is a convolutional MNIST-shaped model (28x28 images,
+// 10x10 window, 272 literals, N = 100) of the given clauses with 15-bit
+// SPVs shaped like trained ones (docs: a trained MNIST model's supports
+// span a median of 101 states): one TA in four a geometric tail from
+// state 0 (excluded), the rest a wide bump of 60-160 states with
+// dithering noise of a few units; stored at spvBits.
+func convTrainedLike(b testing.TB, clauses, spvBits int) *ConvFile {
+	b.Helper()
+	sh := conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}
+	rng := rand.New(rand.NewPCG(3, 4))
+	w := make([]int32, 10*clauses)
+	for i := range w {
+		w[i] = int32(rng.IntN(41) - 20)
+	}
+	head := conv.Head{Shape: sh, Structure: conv.Coalesced, Classes: 10, Clauses: clauses, T: 2000, Weights: w}
+	const n, bits = 100, 15
+	classes := make([]string, 10)
+	for i := range classes {
+		classes[i] = fmt.Sprint(i)
+	}
+	lanes := make([]uint64, clauses)
+	for i := range lanes {
+		lanes[i] = rng.Uint64() | 1
+	}
+	f := &ConvFile{Head: head, Classes: classes, Encoder: conv.Encoder{Thresholds: []int{75}}, JitterSets: 1,
+		Trainer: ConvTrainer{S: 3, N: n, Bits: bits, Seed: 1, Epochs: 7}, SPVBits: spvBits, BankBits: 4, K: 16,
+		Mapping: ptm.Mapping{Kind: ptm.Softmax, Temperature: 400}, Split: Split{Dataset: "synthetic", Rows: 70000, Train: seq(0, 60000), Test: seq(60000, 70000)},
+		Lanes: &Lanes{Control: 1, Clauses: lanes}}
+	tas := f.TAs()
+	spv := make([]uint16, 2*n)
+	x := make([]float64, 2*n)
+	err := f.SetSPVs(func(ta int) []uint16 {
+		clear(x)
+		var sum float64
+		if rng.IntN(4) == 0 {
+			r := 0.9 + 0.09*rng.Float64()
+			for k := range x {
+				x[k] = math.Pow(r, float64(k))
+				sum += x[k]
+			}
+		} else {
+			width := 60 + rng.IntN(100)
+			c := rng.IntN(2*n - width)
+			for k := range width {
+				t := float64(k-width/2) / float64(width/4)
+				x[c+k] = math.Exp(-t*t/2) * (1 + 0.01*rng.NormFloat64())
+				sum += max(x[c+k], 0)
+			}
+		}
+		q := make([]uint32, 2*n)
+		for k := range x {
+			x[k] = max(x[k], 0) / sum
+		}
+		if err := fixed.QuantizeSPV(x, bits, q); err != nil {
+			b.Fatal(err)
+		}
+		for k, v := range q {
+			spv[k] = uint16(v)
+		}
+		return spv
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.Thresh = make([]uint32, tas)
+	for ta := range f.Thresh {
+		f.Thresh[ta] = uint32(f.threshOf(int64(f.Include[ta])))
+	}
+	if err := f.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+// BenchmarkDecodeConv times reading convolutional models of 128 and 512
+// clauses with the SPVs at 8 bits (the default) and 12 (the default
+// before it), reporting the file's bytes (go test -bench DecodeConv -run
+// '^$' ./golden/modelfile).
+func BenchmarkDecodeConv(b *testing.B) {
+	for _, clauses := range []int{128, 512} {
+		for _, w := range []int{8, 12} {
+			b.Run(fmt.Sprintf("clauses=%d/spv_bits=%d", clauses, w), func(b *testing.B) {
+				d, err := EncodeConv(convTrainedLike(b, clauses, w))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if _, err := DecodeConv(d, "bench.ptm"); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(d)), "file-bytes")
+			})
+		}
+	}
 }

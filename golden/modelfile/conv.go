@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/fixed"
@@ -58,13 +59,18 @@ type Lanes struct {
 }
 
 // DefaultConvSPVBits is the width TrainConv stores a convolutional
-// model's SPVs at: the 15-bit trainer SPVs of a trained MNIST model are
-// wide, smooth distributions (supports of about 100 of the 200 states),
-// about 63 bytes per TA when stored exactly; at 12 bits about 28, with
-// every P(include) within 0.003 of the trainer's (measured on the default
-// MNIST model). Inference does not depend on it: the include masses and
-// the bank are stored exactly.
-const DefaultConvSPVBits = 12
+// model's SPVs at. Inference does not depend on it (the include masses
+// and the bank are stored exactly); resumed training restarts from the
+// SPVs at this width. A trained MNIST model's 15-bit SPVs are wide and
+// noisy (supports of a median 101 of the 200 states, the low bits
+// dithering noise): no lossless coding stores them in much less than the
+// DEFLATE-coded second differences do (about 2 bits per state even with
+// context-modelled residuals), so the width is what sets the file's size.
+// At 8 bits, with each half of an SPV rounded to its own total
+// (roundHalves: P(include) within 2^-9 of the trainer's), the default
+// 512-clause MNIST model's file is under 2 MB (3.7 MB at 12 bits); the
+// measurements are in docs/model-file-size.md.
+const DefaultConvSPVBits = 8
 
 // ConvCalibration records how the mapping parameter was fitted: on Rows
 // validation rows carved (stratified, seeded) from the training rows,
@@ -118,8 +124,8 @@ type ConvFile struct {
 	Lanes *Lanes
 	// SPV holds every TA's SPV, TA (c, i) = c*Literals + i, 2N states each
 	// (state n < N excludes), as integer masses summing to 2^SPVBits: the
-	// trainer's rounded by the largest remainder (fixed.QuantizeSPV) when
-	// SPVBits < Trainer.Bits.
+	// trainer's rounded half by half (SetSPVs) when SPVBits <
+	// Trainer.Bits (files written before: as a whole, fixed.QuantizeSPV).
 	SPV []uint16
 	// Include is every TA's include mass at Trainer.Bits, exactly the
 	// trainer's (the float model's P(include) is Include / 2^Trainer.Bits).
@@ -622,16 +628,15 @@ func zig(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 func unzig(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // SetSPVs fills f.SPV at f.SPVBits from the trainer's SPVs (spv(ta), masses
-// summing to 2^Trainer.Bits), rounding each by the largest remainder
-// (fixed.QuantizeSPV) when SPVBits is narrower, and f.Include with the
-// trainer's include masses.
+// summing to 2^Trainer.Bits), rounding each half by half (roundHalves:
+// the stored include mass is the trainer's rounded to SPVBits) when
+// SPVBits is narrower, and f.Include with the trainer's include masses.
 func (f *ConvFile) SetSPVs(spv func(ta int) []uint16) error {
 	n, n2 := f.Trainer.N, 2*f.Trainer.N
 	tas := f.TAs()
 	f.SPV = make([]uint16, tas*n2)
 	f.Include = make([]uint16, tas)
-	p := make([]float64, n2)
-	q := make([]uint32, n2)
+	var rs []remainder
 	for ta := 0; ta < tas; ta++ {
 		src := spv(ta)
 		if len(src) != n2 {
@@ -647,15 +652,77 @@ func (f *ConvFile) SetSPVs(spv func(ta int) []uint16) error {
 			copy(dst, src)
 			continue
 		}
-		for i, v := range src {
-			p[i] = float64(v)
-		}
-		if err := fixed.QuantizeSPV(p, f.SPVBits, q); err != nil {
+		if err := roundHalves(src, n, uint(f.Trainer.Bits-f.SPVBits), dst, &rs); err != nil {
 			return fmt.Errorf("modelfile: TA %d: %w", ta, err)
-		}
-		for i, v := range q {
-			dst[i] = uint16(v)
 		}
 	}
 	return nil
+}
+
+// roundHalves rounds an SPV src of 2n states (masses summing to 2^B) to
+// dst at B-sh bits, the include half (states n..2n-1) and the exclude
+// half each by the largest remainder to their own rounded total: the
+// include half holds the include mass of src rounded to the nearest unit
+// of 2^-(B-sh) (halves up), the exclude half the rest. So the stored
+// P(include) is within half a unit of the trainer's, however many states
+// there are (rounding the whole SPV at once moves it by up to n units).
+// Ties between remainders go to the lower state. scratch is reused
+// between calls (nil allowed).
+func roundHalves(src []uint16, n int, sh uint, dst []uint16, scratch *[]remainder) error {
+	if len(src) != 2*n || len(dst) != 2*n || sh > 15 {
+		return fmt.Errorf("modelfile: %d and %d states, shift %d: want 2N = %d each, shift <= 15", len(src), len(dst), sh, 2*n)
+	}
+	var inc, all uint32
+	for i, v := range src {
+		all += uint32(v)
+		if i >= n {
+			inc += uint32(v)
+		}
+	}
+	if all == 0 || all&(1<<sh-1) != 0 {
+		return fmt.Errorf("modelfile: an SPV holding %d, want a positive multiple of 2^%d", all, sh)
+	}
+	tinc := (inc + (1<<sh)>>1) >> sh
+	if sh == 0 {
+		tinc = inc
+	}
+	rs := scratch
+	if rs == nil {
+		rs = new([]remainder)
+	}
+	for h, target := range [2]uint32{all>>sh - tinc, tinc} {
+		part, out := src[h*n:(h+1)*n], dst[h*n:(h+1)*n]
+		r := (*rs)[:0]
+		var sum uint32
+		for i, v := range part {
+			out[i] = v >> sh
+			sum += uint32(v >> sh)
+			if m := v & (1<<sh - 1); m != 0 {
+				r = append(r, remainder{m, i})
+			}
+		}
+		left := int(target) - int(sum)
+		if left < 0 || left > len(r) {
+			return fmt.Errorf("modelfile: cannot distribute %d units over %d states", left, len(r))
+		}
+		if left > 0 && left < len(r) {
+			slices.SortFunc(r, func(a, b remainder) int {
+				if a.rem != b.rem {
+					return int(b.rem) - int(a.rem)
+				}
+				return a.state - b.state
+			})
+		}
+		for _, x := range r[:left] {
+			out[x.state]++
+		}
+		*rs = r
+	}
+	return nil
+}
+
+// remainder is a state's remainder in roundHalves.
+type remainder struct {
+	rem   uint16
+	state int
 }

@@ -91,7 +91,7 @@ func seq(a, b int) []int {
 // trainer's bit for bit; a tabular reader refuses it with ErrConv, and the
 // conv reader refuses a tabular file.
 func TestConvRoundTrip(t *testing.T) {
-	for _, w := range []int{10, 15} {
+	for _, w := range []int{DefaultConvSPVBits, 10, 15} {
 		testConvRoundTrip(t, w)
 	}
 }

@@ -20,8 +20,9 @@
 //
 // The file's canonical content is every SPV as integers q[0..2N-1] >= 0
 // summing to exactly 2^W (W = spv_bits, 4..16): the width of the
-// fixed-point trainer's words (golden/fixedtrain, W = its B) or 16 bits for
-// a float-trained model. The float model is p = q / 2^W (exact in
+// fixed-point trainer's words (golden/fixedtrain, W = its B) or, for a
+// float-trained model, 16 bits (Encode with SPVBits 0) or 14 (`ptm train`,
+// FloatSPVBits). The float model is p = q / 2^W (exact in
 // float64), and the bank is what quantizing it at quant_bits gives
 // (fixed.Quantize; when quant_bits = W, q itself), thresholds included:
 // neither is stored, so neither can disagree with the SPVs.
@@ -37,8 +38,10 @@
 // records are then compressed with DEFLATE (compress/flate,
 // BestCompression), which takes the small second differences below a byte
 // and folds the many identical records of a trained model: Iris trained
-// with the defaults (2,880 TAs of 200 states) is about 76 KB (95 KB with
-// --fixed) against format 1's 6.9 MB. A reader accepts any valid DEFLATE
+// with 20 clauses per class (2,880 TAs of 200 states, --no-tune) is about
+// 76 KB (96 KB with --fixed) against format 1's 6.9 MB; with the tuned
+// defaults (60 clauses, 8,640 TAs) 159,517 bytes, `ptm train` storing a
+// float-trained model's SPVs at FloatSPVBits = 14 (238,380 at 16). A reader accepts any valid DEFLATE
 // stream holding canonical records and nothing after them; Encode's bytes
 // (and so the model hash) are those of this Go release's compress/flate.
 //
@@ -72,14 +75,25 @@
 // overrode), the lanes record (optional, below), then tas, spv_values and
 // payload_bytes.
 //
-// The payload is the tabular one's: every TA's SPV, TA (c, i) = c*2F + i,
-// as integer masses summing to 2^W (the fixed-point trainer's words,
-// W <= 15, so a mass fits 16 bits), coded as support and second
-// differences and DEFLATE-compressed. Everything else is derived, so it
-// cannot disagree with the SPVs: the float model's P(include) is the
-// include states' mass / 2^W (convtrain.Trainer.Model exactly) and the
-// B-bit bank the hardware runs is fixed.QuantizeSPV and fixed.ThresholdOf
-// of every SPV (convtrain.Trainer.Bank exactly). With the weights, the
+// The payload is the tabular one's records: every TA's SPV, TA (c, i) =
+// c*2F + i, as integer masses summing to 2^W (W = spv_bits <=
+// trainer.bits <= 15, so a mass fits 16 bits), coded as support and
+// second differences; then, as zigzag varints, every TA's include mass
+// at trainer.bits less its stored SPV's include mass scaled to that width
+// (0 when W = trainer.bits), then every TA's bank threshold at bank_bits
+// less its include mass rounded to bank_bits (0 but for saturation); all
+// DEFLATE-compressed together. Inference reads the exact include masses
+// (the float model's P(include) is include / 2^trainer.bits,
+// convtrain.Trainer.Model exactly) and the exact bank
+// (convtrain.Trainer.Bank(bank_bits) exactly), whatever W is. `ptm train`
+// stores the SPVs at W = 8 (DefaultConvSPVBits; --spv-bits sets it)
+// rounded from the trainer's 15 bits half by half: the include states
+// hold the trainer's include mass rounded to the nearest 2^-W (halves
+// up), the exclude states the rest, each half's remainders distributed by
+// the largest remainder (ties to the lower state), so the stored SPV's
+// P(include) is within 2^-(W+1) of the trainer's; files written before
+// (whole SPVs rounded by fixed.QuantizeSPV) read as they are. Sizes by
+// W are in docs/model-file-size.md. With the weights, the
 // SPVs and the trainer's parameters the file holds what resumed training
 // needs but the lanes' states, which the optional header field "lanes"
 // holds: {"control": S, "clauses": [S0, S1, ...]}, the 64-bit states of

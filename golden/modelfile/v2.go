@@ -23,6 +23,14 @@ const (
 	MaxSPVBits = 16
 )
 
+// FloatSPVBits is the width `ptm train` stores a float-trained tabular
+// model's SPVs at (File.SPVBits; 0 still means MaxSPVBits for other
+// writers): rounding moves a P(include) by less than N * 2^-14 (at most
+// 0.00043 on Iris with the tuned defaults, whose file it takes from
+// 238,380 to 159,517 bytes; docs/model-file-size.md). A fixed-point
+// trained model is stored exactly at its trainer's width, at most 15.
+const FloatSPVBits = 14
+
 // maxD2 bounds the magnitude of a stored second difference: masses are
 // below 2^16, so first differences lie strictly within +-2^16 and second
 // differences within +-2^17.

@@ -61,17 +61,24 @@ func TestResumeConvIdentity(t *testing.T) {
 	}
 }
 
-// TestResumeConvRounded: from SPVs stored at 12 bits, resuming trains
-// from the rounded SPVs: the model differs from one run's but is no less
-// accurate on the test rows than the start.
+// TestResumeConvRounded: from SPVs stored at 12 bits and at the default
+// width (modelfile.DefaultConvSPVBits, 8), resuming trains from the
+// rounded SPVs and keeps the width: the model differs from one run's but
+// is no less accurate on the test rows than the start.
 func TestResumeConvRounded(t *testing.T) {
+	for _, w := range []int{12, 0} {
+		testResumeConvRounded(t, w)
+	}
+}
+
+func testResumeConvRounded(t *testing.T, w int) {
 	d, err := LoadData(stripes(t, 200, 40), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rc := stripesRecipe(t)
 	rc.Epochs = 1
-	start, err := TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 20, Workers: 2, SPVBits: 12})
+	start, err := TrainConv(d, ConvConfig{Recipe: rc, Seed: 3, ValRows: 20, Workers: 2, SPVBits: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +86,12 @@ func TestResumeConvRounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.SPVBits != 12 || got.Trainer.Epochs != 5 {
-		t.Fatalf("spv_bits %d, epochs %d", got.SPVBits, got.Trainer.Epochs)
+	want := w
+	if w == 0 {
+		want = modelfile.DefaultConvSPVBits
+	}
+	if start.SPVBits != want || got.SPVBits != want || got.Trainer.Epochs != 5 {
+		t.Fatalf("spv_bits %d then %d, want %d; epochs %d", start.SPVBits, got.SPVBits, want, got.Trainer.Epochs)
 	}
 	acc := func(f *modelfile.ConvFile) float64 {
 		rows, err := ConvRows(f, d, "test")
@@ -104,7 +115,7 @@ func TestResumeConvRounded(t *testing.T) {
 		return float64(right) / float64(len(rows))
 	}
 	a0, a1 := acc(start), acc(got)
-	t.Logf("test accuracy after 1 epoch %.3f, resumed to 5 from 12-bit SPVs %.3f", a0, a1)
+	t.Logf("test accuracy after 1 epoch %.3f, resumed to 5 from %d-bit SPVs %.3f", a0, want, a1)
 	if a1 < a0 {
 		t.Errorf("resumed accuracy %.3f below the start's %.3f", a1, a0)
 	}
