@@ -111,7 +111,7 @@ func ResumeConv(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.Co
 	if len(val) != f.Calibration.Rows || len(val)+len(fit) != len(train) {
 		return nil, fmt.Errorf("pipeline: resume: split.train: the model's %d training rows and %d validation rows are not the data's %d training rows", len(fit), f.Calibration.Rows, len(train))
 	}
-	rc := convtrain.ImageConfig{WY: sh.WY, WX: sh.WX, Thresholds: slices.Clone(f.Encoder.Thresholds), JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
+	rc := convtrain.ImageConfig{WY: sh.WY, WX: sh.WX, Thresholds: slices.Clone(f.Encoder.Thresholds), Adaptive: f.Encoder.Adaptive, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Structure: f.Head.Structure, Clauses: f.Head.Clauses, T: f.Head.T, S: f.Trainer.S, N: f.Trainer.N, BankBits: f.BankBits,
 		Epochs: f.Trainer.Epochs + cfg.Epochs, Mapping: f.Mapping.Kind, K: f.K}
 	if err := CheckConvSize(rc, sh.H, sh.W, len(fit)); err != nil {

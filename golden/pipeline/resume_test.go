@@ -24,16 +24,24 @@ func encodeConv(t *testing.T, f *modelfile.ConvFile) []byte {
 
 // TestResumeConvIdentity: with the SPVs stored exactly (--spv-bits 15),
 // training 2 epochs and resuming 3 more gives the model file of 5 epochs
-// in one run, byte for byte, for both class structures; the resumed
-// file records 5 epochs and "epochs" among the overridden fields.
+// in one run, byte for byte, for both class structures and for an
+// encoding with the adaptive plane next to the threshold plane (resume
+// once rebuilt the trainer without the adaptive plane and refused such a
+// file: "N SPV words, want M"); the resumed file records 5 epochs and
+// "epochs" among the overridden fields.
 func TestResumeConvIdentity(t *testing.T) {
 	d, err := LoadData(stripes(t, 200, 40), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []conv.Structure{conv.Coalesced, conv.PerClass} {
+	cases := []struct {
+		st       conv.Structure
+		adaptive *conv.AdaptiveThreshold
+	}{{conv.Coalesced, nil}, {conv.PerClass, nil}, {conv.Coalesced, &conv.AdaptiveThreshold{Block: 3, C: 2}}}
+	for _, c := range cases {
+		st := c.st
 		rc := stripesRecipe(t)
-		rc.Structure = st
+		rc.Structure, rc.Adaptive = st, c.adaptive
 		train := func(epochs int) *modelfile.ConvFile {
 			rc.Epochs = epochs
 			f, err := TrainConv(d, ConvConfig{Recipe: rc, Overridden: []string{"clauses", "epochs"}, Seed: 3, ValRows: 20, Workers: 2, SPVBits: 15})

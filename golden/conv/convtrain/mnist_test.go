@@ -30,11 +30,12 @@ type imageFloors struct {
 // the last 5,000 (held out), and scores the 10,000 test images at the
 // recipe's K, float and fixed point at its bank bits: the figures of the
 // earlier 1024-clause recipe in docs/fixed-point-conv.md's MNIST section
-// come from this test (the 512-clause recipe's were measured through the
-// CLI; this test has not been run with it). It runs with
-// PTM_LONG_TESTS=1 (about 45 minutes on 2 busy cores with the 1024-clause
-// recipe: training 12, then four 5,000- or 10,000-image passes of 6-14
-// each):
+// come from this test (the 512-clause recipes' were measured through the
+// CLI, the one-plane and today's two-plane one; this test has not been
+// run with either, so its floors stay the 1024-clause recipe's, below
+// the CLI's figures). It runs with PTM_LONG_TESTS=1 (about 45 minutes on
+// 2 busy cores with the 1024-clause recipe: training 12, then four 5,000-
+// or 10,000-image passes of 6-14 each):
 //
 //	PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run 'TestMNIST$' -v -timeout 180m
 func TestMNIST(t *testing.T) {
