@@ -50,6 +50,8 @@ type ConvParams struct {
 	Scan                string // Config.Scan: ScanRange or ScanFull
 	Range               bool   // Scan == ScanRange
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
+	MAW, RAW            int    // widths of an image memory row address (0..H-1) and of the patch module's row counter (0..H+1)
+	PWd, LdW            int    // widths of the image write plane (0..P-1) and of the window load counter (0..WY-1)
 	F, Lit              int    // features, literals (2F) of a patch
 	TY, TX              int    // row and column thermometer bits
 	WinBits, ImgBits    int    // WY*WX*P, P*H*W
@@ -72,15 +74,24 @@ type ConvParams struct {
 	ThreshFile, WtsFile string
 }
 
-// GroupOverhead is the cycles of one clause group besides its patch scan
-// (one cycle per scanned block): BT beats, one cycle draining the last
-// beat's decisions, with the range scan one cycle registering the range,
-// LC+1 cycles of weight accumulation.
-func (p *ConvParams) GroupOverhead() int {
+// ScanOverhead is the cycles the scan unit spends on a clause group
+// besides its blocks (one cycle each): the take, with the range scan one
+// cycle registering the range, the start of the window's load, the WY
+// rows of the load, and the cycle that sees the scan's end.
+func (p *ConvParams) ScanOverhead() int {
 	if p.Range {
-		return p.BT + 2 + p.LC + 1
+		return 3 + p.WY
 	}
-	return p.BT + 1 + p.LC + 1
+	return 2 + p.WY
+}
+
+// SampleCyclesMax bounds the cycles of a sample when every group scans all
+// of its blocks: the sampler (BT + 1 cycles per group), the scan unit
+// (ScanOverhead + ScanCycles) and the weigh unit (LC + 2) work on
+// consecutive groups at once, so a group costs the longest of the three;
+// the last group's weighing and the NC result words add LC + 2 + NC.
+func (p *ConvParams) SampleCyclesMax() int {
+	return p.G*max(p.BT+1, p.ScanOverhead()+p.ScanCycles(), p.LC+2) + p.LC + 2 + p.NC
 }
 
 // ScanCycles is the longest scan of a group: PY patch rows of
@@ -168,6 +179,10 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
 	p.YW = ubits(uint64(p.PY - 1))
+	p.MAW = clog2(p.H)
+	p.RAW = ubits(uint64(p.H + 1))
+	p.PWd = clog2(p.P)
+	p.LdW = ubits(uint64(p.WY - 1))
 	p.XW = ubits(uint64(p.PX - 1 + p.PN))
 	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
 	p.ThreshFile = p.Prefix + "_conv_thresh.hex"
@@ -366,9 +381,6 @@ func (v convView) SumToWord() string {
 func (v convView) WtExt() string {
 	return sext("wt_row[k*16 +: 16]", "wt_row[k*16 + 15]", ConvWeightBits, v.SW)
 }
-
-// RotW is the width of the patch module's row rotation counter.
-func (v convView) RotW() int { return clog2(v.H) }
 
 // TH is the thermometer include bits of one clause lane that the range
 // scan reads: 2*(TY+TX).

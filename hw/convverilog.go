@@ -8,6 +8,7 @@ func init() {
 	addConvModule("conv_mem", "memory of whole rows (iCE40 block RAM / SPRAM, registered read)", tmplConvMem)
 	addConvModuleIf("conv_spram", "the threshold memory in the UP5K's SPRAM (conv_mem marked ram_style huge)", tmplConvSPRAM, func(p *ConvParams) bool { return p.ThreshSPRAM })
 	addConvModule("conv_sampler", "LFSR lanes, include decisions and the include registers of the clause lanes (docs/fixed-point-conv.md 4)", tmplConvSampler)
+	addConvModule("conv_img", "one bit-plane of the image in block RAM, a row per cycle", tmplConvImg)
 	addConvModule("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch)
 	addConvModuleIf("conv_range", "the range scan's patch rows and columns from the clause lanes' included thermometer literals (docs/conv-core.md 3)", tmplConvRange, func(p *ConvParams) bool { return p.Range })
 	addConvModule("conv_clause", "one clause lane: AND over included literals, OR over patches (docs/fixed-point-conv.md 5.2)", tmplConvClause)
@@ -155,20 +156,52 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
+const tmplConvImg = `// One bit-plane of the image: H rows of W bits, written one row at a time
+// (wr_en) and read one row at a time (rd_en, registered: rd_data is valid
+// the cycle after rd_en and holds until the next read). One write and one
+// read port, so that yosys maps it to iCE40 block RAM.
+module {{.Prefix}}_conv_img #(
+    parameter integer W      = 1, // bits per row
+    parameter integer ADDR_W = 1, // width of a row address
+    parameter integer H      = 2  // rows
+) (
+    input  wire              clk,
+    input  wire              wr_en,
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [W-1:0]      wr_data,
+    input  wire              rd_en,
+    input  wire [ADDR_W-1:0] rd_addr,
+    output reg  [W-1:0]      rd_data
+);
+    (* ram_style = "block" *) reg [W-1:0] mem [0:H-1];
+
+    always @(posedge clk) begin
+        if (wr_en)
+            mem[wr_addr] <= wr_data;
+        if (rd_en)
+            rd_data <= mem[rd_addr];
+    end
+endmodule
+
+` + "`default_nettype wire\n"
+
 const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + j), j = 0..PN-1
 // (docs/fixed-point-conv.md 2), the patch blocks visited in raster order.
-// row_en shifts one image row in: the
-// rows of the bit-planes are written in order p*H + y (plane p's pixel
-// (y, x) in bit x of row p*H + y), P*H of them; start (re)starts the
-// scan at patch (0, 0) and must come when ready; next moves x on by PN
-// patches, or to the next patch row. rows holds the image with every plane rotated up by rot rows:
-// each move to the next patch row rotates it once, and when not scanning
-// (no next) it keeps rotating until rot is back to 0 (ready), so the image
-// is kept once. Window row (p, dy) holds row y+dy of plane p moved left by
-// x columns, so that the window bit (p, dy, dx) of patch j is its bit dx + j; the row and
-// column thermometers ty[k] = y > k and tx[k] = x > k are shift registers
-// (patch j's column thermometer is tx moved up by j, ones below). valid[j]
-// is x + j < PX.
+// The image is kept once, in block RAM (one {{.Prefix}}_conv_img per
+// bit-plane): row_en writes the next row, in order p*H + y (plane p's pixel
+// (y, x) in bit x), counted from 0 after row_rst. start (re)starts a scan
+// at patch ({{if .Range}}ylo{{else}}0{{end}}, 0): it reads the WY rows of the window's first patch
+// row from the memories, one row of every plane per cycle, and raises
+// ready WY + 1 cycles later; next moves x on by PN patches, or to the next
+// patch row. Per plane, band holds the rows y+1 .. y+WY-1 as read, and
+// window row (p, dy) holds row y+dy moved left by x columns, so that the
+// window bit (p, dy, dx) of patch j is its bit dx + j. An advance (each
+// cycle of the load, and the move to the next patch row) shifts the band
+// by one row, takes the row read the cycle before at its top and reloads
+// the window rows from the band; the row a move to the next patch row
+// needs is read in advance. The row and column thermometers ty[k] = y > k
+// and tx[k] = x > k are shift registers (patch j's column thermometer is
+// tx moved up by j, ones below). valid[j] is x + j < PX.
 module {{.Prefix}}_conv_patch #(
     // Set by the generator: regenerate rather than override.
     parameter integer H   = {{.H}}, // image rows
@@ -177,26 +210,27 @@ module {{.Prefix}}_conv_patch #(
     parameter integer WY  = {{.WY}}, // window rows
     parameter integer WX  = {{.WX}}, // window columns
     parameter integer F   = {{.F}}, // features of a patch
-    parameter integer PN  = {{.PN}}, // patches per cycle
-    parameter integer IMG = {{.ImgBits}}  // P*H*W
+    parameter integer PN  = {{.PN}}  // patches per cycle
 ) (
     input  wire              clk,
     input  wire              row_en,
     input  wire [W-1:0]      row,
+    input  wire              row_rst, // the next row written is row 0 of plane 0
     input  wire              start,
     input  wire              next,
 {{- if .Range}}
-    input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: rows below ylo pass in one cycle each,
+    input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
 {{- end}}
-    output wire              ready, // rows holds the image unrotated: start may come
+    output reg               ready, // the window holds the scan's first block
     output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
     output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
     output wire              last   // the block is the last of the scan
 );
-    reg  [IMG-1:0] rows;
-    wire [IMG-1:0] rows_rot; // every plane rotated up by one row
+    localparam integer MA_W = {{.MAW}}; // memory row address
+    localparam integer RA_W = {{.RAW}}; // row counter, up to H + 1
+
     wire x_last, x_end; // the block is the row's last: of the patch columns; of the scan's row
 {{- if not .Range}}
     wire y_last;
@@ -217,11 +251,11 @@ module {{.Prefix}}_conv_patch #(
 {{- if .Range}}
     reg [{{sub .YW 1}}:0] y;
     reg [{{sub .XW 1}}:0] x;
-    assign x_end = x_last || y < ylo || x + {{dec .XW .PN}} > xhi;
+    assign x_end = x_last || x + {{dec .XW .PN}} > xhi;
 
     always @(posedge clk) begin
         if (start) begin
-            y <= {{dec .YW 0}};
+            y <= ylo;
             x <= {{dec .XW 0}};
         end else if (next) begin
             if (x_end) begin
@@ -231,6 +265,7 @@ module {{.Prefix}}_conv_patch #(
                 x <= x + {{dec .XW .PN}};
         end
     end
+    wire [RA_W-1:0] first_row = {{if eq .RAW .YW}}ylo{{else}}{{"{"}}{{sub .RAW .YW}}'b0, ylo}{{end}};
 {{- else}}
     assign x_end  = x_last;
 {{- if gt .TY 0}}
@@ -238,38 +273,70 @@ module {{.Prefix}}_conv_patch #(
 {{- else}}
     assign y_last = 1'b1;
 {{- end}}
+    wire [RA_W-1:0] first_row = {{dec .RAW 0}};
 {{- end}}
 
-{{- if eq .H 1}}
-    assign rows_rot = rows;
-    assign ready    = 1'b1;
+    // The image memories: the write counter, the reads of the load and
+    // of the next patch rows.
+    reg  [MA_W-1:0] wa;
+{{- if gt .P 1}}
+    reg  [{{sub .PWd 1}}:0] wp;
+{{- end}}
+    always @(posedge clk) begin
+        if (row_rst) begin
+            wa <= {{dec .MAW 0}};
+{{- if gt .P 1}}
+            wp <= {{dec .PWd 0}};
+{{- end}}
+        end else if (row_en) begin
+            wa <= (wa == {{dec .MAW (sub .H 1)}}) ? {{dec .MAW 0}} : wa + 1'b1;
+{{- if gt .P 1}}
+            if (wa == {{dec .MAW (sub .H 1)}})
+                wp <= (wp == {{dec .PWd (sub .P 1)}}) ? {{dec .PWd 0}} : wp + 1'b1;
+{{- end}}
+        end
+    end
+
+    reg              loading;
+    reg  [{{sub .LdW 1}}:0]       lcnt;   // advances of the load left after this one
+    reg  [RA_W-1:0]  ra;     // the next row to read
+    wire             adv = loading || (next && x_end);
+    wire [RA_W-1:0]  rd_row = start ? first_row : ra;
+    wire             rd_en = start || (adv && ra < {{dec .RAW .H}});
+    wire [P*W-1:0]   rd;
+{{- if gt .RAW .MAW}}
+    wire [RA_W-MA_W-1:0] unused_rd_row = rd_row[RA_W-1:MA_W];
+{{- end}}
 
     always @(posedge clk) begin
-        if (row_en)
-            rows <= {{if eq .ImgBits .W}}row{{else}}{row, rows[IMG-1:W]}{{end}};
+        if (start) begin
+            loading <= 1'b1;
+            lcnt    <= {{dec .LdW (sub .WY 1)}};
+            ready   <= 1'b0;
+            ra      <= first_row + 1'b1;
+        end else begin
+            if (loading) begin
+                lcnt <= lcnt - 1'b1;
+                if (lcnt == {{dec .LdW 0}}) begin
+                    loading <= 1'b0;
+                    ready   <= 1'b1;
+                end
+            end
+            if (adv)
+                ra <= ra + 1'b1;
+        end
     end
-{{- else}}
-    reg  [{{sub .RotW 1}}:0] rot;
-    wire rotate = (next && x_end) || (!next && rot != {{dec .RotW 0}});
 
-    genvar q;
+{{- if and .Range (gt .TY 0)}}
+
+    // ty at the first patch row: ty[k] = ylo > k.
+    wire [{{sub .TY 1}}:0] ty_first;
+    genvar tk;
     generate
-        for (q = 0; q < P; q = q + 1) begin : g_rot
-            assign rows_rot[q*H*W +: H*W] = {rows[q*H*W +: W], rows[q*H*W + W +: (H-1)*W]};
+        for (tk = 0; tk < {{.TY}}; tk = tk + 1) begin : g_ty
+            assign ty_first[tk] = ylo > tk;
         end
     endgenerate
-
-    always @(posedge clk) begin
-        if (row_en) begin
-            rows <= {row, rows[IMG-1:W]};
-            rot  <= {{dec .RotW 0}};
-        end else if (rotate) begin
-            rows <= rows_rot;
-            rot  <= (rot == {{dec .RotW (sub .H 1)}}) ? {{dec .RotW 0}} : rot + 1'b1;
-        end
-    end
-
-    assign ready = rot == {{dec .RotW 0}};
 {{- end}}
 
     always @(posedge clk) begin
@@ -278,7 +345,7 @@ module {{.Prefix}}_conv_patch #(
             tx   <= {{dec .TX 0}};
 {{- end}}
 {{- if gt .TY 0}}
-            ty   <= {{dec .TY 0}};
+            ty   <= {{if .Range}}ty_first{{else}}{{dec .TY 0}}{{end}};
 {{- end}}
         end else if (next) begin
             if (x_end) begin
@@ -301,23 +368,46 @@ module {{.Prefix}}_conv_patch #(
     genvar p, dy, dx, j;
     generate
         for (p = 0; p < P; p = p + 1) begin : g_plane
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (MA_W),
+                .H      (H)
+            ) img (
+                .clk     (clk),
+                .wr_en   (row_en{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr (wa),
+                .wr_data (row),
+                .rd_en   (rd_en),
+                .rd_addr (rd_row[MA_W-1:0]),
+                .rd_data (rd[p*W +: W])
+            );
+{{- if gt .WY 1}}
+            // band: rows y+1 .. y+WY-1 of plane p, row y+1+i at i*W
+            reg [(WY-1)*W-1:0] band;
+            always @(posedge clk) begin
+                if (adv)
+                    band <= {{if eq .WY 2}}rd[p*W +: W]{{else}}{rd[p*W +: W], band[(WY-1)*W-1:W]}{{end}};
+            end
+{{- end}}
             for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
-                reg [W-1:0] win; // row y+dy of plane p, moved left by x
-                always @(posedge clk) begin
-                    if (start)
-                        win <= rows[(p*H + dy)*W +: W];
-                    else if (next) begin
-                        if (x_end)
-{{- if eq .PY 1}}
-                            win <= {W{1'b0}}; // no next row: the scan ends
+                reg  [W-1:0] win; // row y+dy of plane p, moved left by x
+                wire [W-1:0] win_adv; // ... at an advance: row y+1+dy
+                if (dy == WY-1) begin : g_top
+                    assign win_adv = rd[p*W +: W];
+                end else begin : g_band
+{{- if gt .WY 1}}
+                    assign win_adv = band[dy*W +: W];
 {{- else}}
-                            win <= rows[(p*H + dy + 1)*W +: W];
+                    assign win_adv = rd[p*W +: W];
 {{- end}}
+                end
+                always @(posedge clk) begin
+                    if (adv)
+                        win <= win_adv;
 {{- if gt .PX .PN}}
-                        else
-                            win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
+                    else if (next)
+                        win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
 {{- end}}
-                    end
                 end
 {{- if gt .W (add .WX (sub .PN 1))}}
                 wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
@@ -437,30 +527,41 @@ endmodule
 ` + "`default_nettype wire\n"
 
 const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) in the idle
-// state; a request (K, seed Q) on that image is accepted in the idle
-// state. K outside 1..MaxK is answered by one error word. Otherwise the
-// seeder loads the L lane LFSRs (L + 3 cycles); then for every sample k and
-// clause group g:
-//   sample: BT beats, one per cycle (threshold row g*BT + b, every lane
-//           draws), and one cycle for the last beat's decisions;
+// state, into block RAM (conv_patch); a request (K, seed Q) on that image
+// is accepted in the idle state. K outside 1..MaxK is answered by one
+// error word. Otherwise the seeder loads the L lane LFSRs (L + 3 cycles);
+// then three units work on consecutive clause groups at once (the K*G
+// groups of the request, sample-major):
+//   sampler: BT beats per group, one per cycle (threshold row g*BT + b,
+//            every lane draws; the decisions enter the include registers
+//            the cycle after); the group's last beat waits until the
+//            previous group was handed to the scan, so the draws are
+//            golden's in golden's order whatever the scan does;
+//   scan:    takes a complete group from the sampler (a copy of its
+//            include bits: the sampler goes on with the next group),
 {{- if .Range}}
-//   range:  one cycle: the rectangle of patches the clause lanes'
-//           included position thermometers allow (conv_range);
-//   scan:   blocks of PN patches in raster order, one per cycle, every
-//           clause lane on the same block: rows below the rectangle's one
-//           cycle each, in a row the blocks up to its last column, until
-//           its last row, every clause lane resolved (seen one cycle
-//           later: the clause lanes' fired registers) or none allowed;
+//            registers the rectangle of patches the clause lanes'
+//            included position thermometers allow (conv_range; one
+//            cycle), reads the window's WY rows at its first row from the
+//            image memory (WY + 2 cycles), then evaluates blocks of PN
+//            patches, one per cycle, every clause lane on the same block,
+//            in each row of the rectangle the blocks up to its last
+//            column, until its last row, every clause lane resolved (seen
+//            one cycle later: the clause lanes' fired registers) or none
+//            allowed (no block at all);
 {{- else}}
-//   scan:   blocks of PN patches in raster order, one per cycle, every
-//           clause lane on the same block, until every clause lane is
-//           resolved or the last patch was evaluated (seen one cycle
-//           later: the clause lanes' fired registers);
+//            reads the window's first WY rows from the image memory
+//            (WY + 2 cycles), then evaluates blocks of PN patches in
+//            raster order, one per cycle, every clause lane on the same
+//            block, until every clause lane is resolved or the last patch
+//            was evaluated (seen one cycle later: the clause lanes' fired
+//            registers);
 {{- end}}
-//   weigh:  LC + 1 cycles: clause lane ci's output adds its weight row
-//           (clause g*LC + ci) to the NC class sums;
-// and after the last group the NC class sums v_k of the sample leave as NC
-// result words (sign-extended to 32 bits), res_last on the request's last.
+//   weigh:   takes the clause outputs of a scanned group and adds clause
+//            lane ci's weight row (clause g*LC + ci) to the NC class sums
+//            when its output is 1 (LC + 1 cycles); after a sample's last
+//            group the NC class sums v_k leave as NC result words
+//            (sign-extended to 32 bits), res_last on the request's last.
 module {{.Prefix}}_conv_core #(
     // The port widths. Set by the generator like every constant below:
     // the design is specialized for them; regenerate it rather than
@@ -487,7 +588,8 @@ module {{.Prefix}}_conv_core #(
     input  wire [NC*16-1:0]    wt_wr_data,
     // Image rows (between requests): P*H = {{mul .P .H}} rows written in order
     // p*H + y before a request, plane p's pixel (y, x) in bit x of row
-    // p*H + y; the image stays for the following requests until rewritten.
+    // p*H + y, counted from row 0 after reset and after every accepted
+    // request; the image stays for the following requests until rewritten.
     input  wire                img_wr_en,
     input  wire [IMG_W-1:0]    img_wr_data,
     // Request stream.
@@ -509,21 +611,25 @@ module {{.Prefix}}_conv_core #(
     localparam integer SW     = {{.SW}}; // width of a raw class sum (signed)
     localparam integer LFSR_W = {{.LW}}; // W
 
-    localparam [3:0] S_IDLE   = 4'd0,
-                     S_SEED   = 4'd1,
-                     S_SAMPLE = 4'd2,
-                     S_DRAIN  = 4'd3,
-                     S_SCAN   = 4'd4,
-                     S_WEIGH  = 4'd5,
-                     S_OUT    = 4'd6,
-                     S_ERROR  = 4'd7{{if .Range}},
-                     S_RANGE  = 4'd8{{end}};
+    localparam [1:0] S_IDLE  = 2'd0, // request
+                     S_SEED  = 2'd1,
+                     S_RUN   = 2'd2,
+                     S_ERROR = 2'd3;
+    localparam [1:0] C_WAIT  = 2'd0, // scan unit
+{{- if .Range}}
+                     C_RANGE = 2'd1,
+{{- end}}
+                     C_START = 2'd2,
+                     C_SCAN  = 2'd3;
+    localparam [1:0] W_IDLE  = 2'd0, // weigh unit
+                     W_WEIGH = 2'd1,
+                     W_OUT   = 2'd2;
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
-    reg  [3:0]       state;
-    reg  [K_W-1:0]   k_last, sample;
+    reg  [1:0]       state, cstate, wstate;
+    reg  [K_W-1:0]   k_last, ssample, wsample;
     reg  [{{sub .BeatW 1}}:0]       beat;
-    reg  [{{sub .GroupW 1}}:0]       group;
+    reg  [{{sub .GroupW 1}}:0]       sgroup, cgroup;
     reg  [ADDR_W-1:0] addr;
     reg  [WADDR_W-1:0] waddr;
     reg  [{{sub .JW 1}}:0]       j;
@@ -536,7 +642,7 @@ module {{.Prefix}}_conv_core #(
     assign idle      = state == S_IDLE;
 
     // ---------------------------------------------------------------
-    // Seeding, lanes and threshold memory.
+    // Seeding, lanes and threshold memory: the sampler.
     wire              seed_load, seed_done;
     wire [LFSR_W-1:0] seed_state;
 
@@ -550,13 +656,55 @@ module {{.Prefix}}_conv_core #(
         .done       (seed_done)
     );
 
-    wire issue = state == S_SAMPLE; // one beat per cycle
+    reg  s_done;   // every beat of the request issued
+    reg  hold;     // a group's last beat issued and the group not yet taken by the scan
+    reg  sr_full;  // ... and its decisions are in the include registers
+    wire take;     // the scan takes the include registers' group this cycle
+    wire beat0     = beat == {{dec .BeatW 0}};
+    wire beat_last = beat == {{dec .BeatW (sub .BT 1)}};
+    // A group's first beat waits for the previous group's take: its
+    // decisions enter the include registers the cycle after.
+    wire issue = state == S_RUN && !s_done && (!beat0 || !hold || take);
     reg  valid1;                    // the beat issued last cycle: draws and thresholds present
-    reg  first1;                    // ... and it was its group's first
+    reg  first1, last1;             // ... and it was its group's first, last
     always @(posedge clk) begin
         if (rst) valid1 <= 1'b0;
         else     valid1 <= issue;
-        first1 <= beat == {{dec .BeatW 0}};
+        first1 <= beat0;
+        last1  <= beat_last;
+    end
+
+    always @(posedge clk) begin
+        if (state == S_SEED) begin
+            beat    <= {{dec .BeatW 0}};
+            sgroup  <= {{dec .GroupW 0}};
+            addr    <= {{dec .AddrW 0}};
+            ssample <= {K_W{1'b0}};
+            s_done  <= 1'b0;
+            hold    <= 1'b0;
+            sr_full <= 1'b0;
+        end else begin
+            if (issue) begin
+                addr <= (addr == {{dec .AddrW (sub .D 1)}}) ? {{dec .AddrW 0}} : addr + 1'b1;
+                beat <= beat_last ? {{dec .BeatW 0}} : beat + 1'b1;
+                if (beat_last) begin
+                    sgroup <= (sgroup == {{dec .GroupW (sub .G 1)}}) ? {{dec .GroupW 0}} : sgroup + 1'b1;
+                    if (sgroup == {{dec .GroupW (sub .G 1)}}) begin
+                        ssample <= ssample + 1'b1;
+                        if (ssample == k_last)
+                            s_done <= 1'b1;
+                    end
+                end
+            end
+            if (issue && beat_last)
+                hold <= 1'b1;
+            else if (take)
+                hold <= 1'b0;
+            if (valid1 && last1)
+                sr_full <= 1'b1;
+            else if (take)
+                sr_full <= 1'b0;
+        end
     end
 
     wire [L*BITS-1:0]     thresh;
@@ -591,17 +739,19 @@ module {{.Prefix}}_conv_core #(
     );
 
     // ---------------------------------------------------------------
-    // Patches and clause lanes.
+    // The scan unit: patches and clause lanes.
     wire [{{.PN}}*LIT-1:0] lit;
     wire [{{.PN}}-1:0]     lit_valid;
     wire           patch_last, patch_ready;
     wire [LC-1:0]  clause_out, resolved;
+    reg  [LC-1:0]  any_s;         // the scanned group's lanes have an included literal
     reg            past_last;     // the last patch has been evaluated
-    wire           scan_eval = state == S_SCAN && !past_last;
+    wire           scan_eval = cstate == C_SCAN && patch_ready && !past_last;
+    wire           wt_take;       // the weigh unit takes the scanned group's outputs
 {{- if .Range}}
-    // The range scan (conv_range): in S_RANGE the include registers are
-    // complete; the union of the lanes' ranges is registered for the scan,
-    // and a lane with an empty range counts as resolved.
+    // The range scan (conv_range): in C_RANGE the scanned group's include
+    // bits are present; the union of the lanes' ranges is registered for
+    // the scan, and a lane with an empty range counts as resolved.
     localparam integer TH = {{.TH}}; // thermometer include bits per clause lane
     wire [LC*TH-1:0] therm;
     wire [{{sub .YW 1}}:0]       r_ylo, r_yhi;
@@ -612,10 +762,11 @@ module {{.Prefix}}_conv_core #(
     reg  [{{sub .XW 1}}:0]       scan_xhi;
     reg  [LC-1:0]    scan_ok;
     wire           scan_end  = past_last || &(resolved | ~scan_ok);
+    localparam [1:0] C_FIRST = C_RANGE;
 
     {{.Prefix}}_conv_range rng (
         .therm (therm),
-        .any   (inc_any),
+        .any   (any_s),
         .ylo   (r_ylo),
         .yhi   (r_yhi),
         .xhi   (r_xhi),
@@ -624,7 +775,7 @@ module {{.Prefix}}_conv_core #(
     );
 
     always @(posedge clk) begin
-        if (state == S_RANGE) begin
+        if (cstate == C_RANGE) begin
             scan_ylo <= r_ylo;
             scan_yhi <= r_yhi;
             scan_xhi <= r_xhi;
@@ -635,40 +786,67 @@ module {{.Prefix}}_conv_core #(
     end
 {{- else}}
     wire           scan_end  = past_last || &resolved;
+    localparam [1:0] C_FIRST = C_START;
 
     always @(posedge clk) begin
-        if (state == S_DRAIN)
+        if (take)
             past_last <= 1'b0;
         else if (scan_eval && patch_last)
             past_last <= 1'b1;
     end
 {{- end}}
 
-    {{.Prefix}}_conv_patch patch (
-        .clk    (clk),
-        .row_en (img_wr_en && state == S_IDLE),
-        .row    (img_wr_data),
+    assign wt_take = cstate == C_SCAN && scan_end && wstate == W_IDLE;
+    assign take    = sr_full && (cstate == C_WAIT || wt_take);
+
+    always @(posedge clk) begin
+        if (take)
+            any_s <= inc_any;
+        if (state == S_SEED)
+            cgroup <= {{dec .GroupW 0}};
+        else if (wt_take)
+            cgroup <= (cgroup == {{dec .GroupW (sub .G 1)}}) ? {{dec .GroupW 0}} : cgroup + 1'b1;
+        if (rst || state != S_RUN)
+            cstate <= C_WAIT;
+        else case (cstate)
+            C_WAIT:  if (take)    cstate <= C_FIRST;
 {{- if .Range}}
-        .start  (state == S_RANGE),
-        .next   (scan_eval && !patch_last),
-        .ylo    (scan_ylo),
-        .yhi    (scan_yhi),
-        .xhi    (scan_xhi),
-{{- else}}
-        .start  (state == S_DRAIN),
-        .next   (scan_eval && !patch_last),
+            C_RANGE:              cstate <= r_none ? C_SCAN : C_START; // no patch can fire: nothing to read
 {{- end}}
-        .ready  (patch_ready),
-        .lit    (lit),
-        .valid  (lit_valid),
-        .last   (patch_last)
+            C_START:              cstate <= C_SCAN;
+            C_SCAN:  if (wt_take) cstate <= take ? C_FIRST : C_WAIT;
+            default:              cstate <= C_WAIT;
+        endcase
+    end
+
+    {{.Prefix}}_conv_patch patch (
+        .clk     (clk),
+        .row_en  (img_wr_en && state == S_IDLE),
+        .row     (img_wr_data),
+        .row_rst (rst || accept),
+        .start   (cstate == C_START),
+        .next    (scan_eval && !patch_last),
+{{- if .Range}}
+        .ylo     (scan_ylo),
+        .yhi     (scan_yhi),
+        .xhi     (scan_xhi),
+{{- end}}
+        .ready   (patch_ready),
+        .lit     (lit),
+        .valid   (lit_valid),
+        .last    (patch_last)
     );
 
     genvar ci;
     generate
         for (ci = 0; ci < LC; ci = ci + 1) begin : g_clause_lane
+            reg [LIT-1:0] inc_s; // the scanned group's include bits of clause lane ci
+            always @(posedge clk) begin
+                if (take)
+                    inc_s <= inc[ci*INC_W +: LIT];
+            end
 {{- if .Range}}
-            assign therm[ci*TH +: TH] = {inc[ci*INC_W + {{add .F .WinBits}} +: {{add .TY .TX}}], inc[ci*INC_W + {{.WinBits}} +: {{add .TY .TX}}]};
+            assign therm[ci*TH +: TH] = {inc_s[{{add .F .WinBits}} +: {{add .TY .TX}}], inc_s[{{.WinBits}} +: {{add .TY .TX}}]};
 {{- end}}
 {{- if gt .IncW .Lit}}
             // Bits of padding literal slots are never included (threshold 0).
@@ -676,10 +854,10 @@ module {{.Prefix}}_conv_core #(
 {{- end}}
             {{.Prefix}}_conv_clause clause (
                 .clk           (clk),
-                .clear         (state == S_DRAIN),
+                .clear         (take),
                 .eval          (scan_eval),
-                .inc           (inc[ci*INC_W +: LIT]),
-                .any           (inc_any[ci]),
+                .inc           (inc_s),
+                .any           (any_s[ci]),
                 .lit           (lit),
                 .valid         (lit_valid),
                 .out           (clause_out[ci]),
@@ -689,13 +867,14 @@ module {{.Prefix}}_conv_core #(
     endgenerate
 
     // ---------------------------------------------------------------
-    // Weights and class sums: in S_WEIGH cycle j < LC reads the weight row
-    // of clause slot waddr = g*LC + j; the next cycle adds it to the sums
-    // when clause lane j's output (outs[0] at the read) is 1.
+    // The weigh unit: weights and class sums. In W_WEIGH cycle j < LC
+    // reads the weight row of clause slot waddr = g*LC + j; the next
+    // cycle adds it to the sums when clause lane j's output (outs[0] at
+    // the read) is 1.
     reg  [LC-1:0]    outs;
-    reg              acc_v, acc_o;
+    reg              acc_v, acc_o, wlast;
     wire [NC*16-1:0] wt_row;
-    wire             weigh_read = state == S_WEIGH && j != {{dec .JW .LC}};
+    wire             weigh_read = wstate == W_WEIGH && j != {{dec .JW .LC}};
 
     {{.Prefix}}_conv_mem #(
         .WIDTH  (NC*16),
@@ -712,9 +891,8 @@ module {{.Prefix}}_conv_core #(
         .rd_data (wt_row)
     );
 
-    wire sample_start = (state == S_SEED && seed_done) || (out_end && sample != k_last);
-    wire out_take     = res_valid && res_ready;
-    wire out_end      = state == S_OUT && out_take && o_idx == {{dec .ClsW (sub .NC 1)}};
+    wire out_take = res_valid && res_ready;
+    wire out_end  = wstate == W_OUT && out_take && o_idx == {{dec .ClsW (sub .NC 1)}};
 
     reg [SW-1:0] sums [0:NC-1];
     integer k;
@@ -722,66 +900,59 @@ module {{.Prefix}}_conv_core #(
         acc_v <= weigh_read;
         acc_o <= outs[0];
         for (k = 0; k < NC; k = k + 1) begin
-            if (sample_start)
+            if (state == S_SEED || out_end)
                 sums[k] <= {SW{1'b0}};
             else if (acc_v && acc_o)
                 sums[k] <= sums[k] + {{.WtExt}};
         end
     end
 
-    // ---------------------------------------------------------------
-    // Schedule.
     always @(posedge clk) begin
         if (accept)
             k_last <= req_k - 1'b1;
-        if (sample_start) begin
-            beat  <= {{dec .BeatW 0}};
-            group <= {{dec .GroupW 0}};
-            addr  <= {{dec .AddrW 0}};
-            waddr <= {{dec .WAddrW 0}};
-            sample <= (state == S_SEED) ? {K_W{1'b0}} : sample + 1'b1;
-        end
-        if (issue) begin
-            addr <= addr + 1'b1;
-            beat <= (beat == {{dec .BeatW (sub .BT 1)}}) ? {{dec .BeatW 0}} : beat + 1'b1;
-        end
-        if (state == S_SCAN && scan_end) begin
-            outs <= clause_out;
-            j    <= {{dec .JW 0}};
+        if (wt_take) begin
+            outs  <= clause_out;
+            wlast <= cgroup == {{dec .GroupW (sub .G 1)}};
+            j     <= {{dec .JW 0}};
         end
         if (weigh_read) begin
             outs  <= outs >> 1;
             waddr <= waddr + 1'b1;
             j     <= j + 1'b1;
         end
-        if (state == S_WEIGH && !weigh_read)
-            group <= group + 1'b1;
-        if (state != S_OUT)
+        if (state == S_SEED || wstate == W_OUT)
+            waddr <= {{dec .WAddrW 0}};
+        if (state == S_SEED)
+            wsample <= {K_W{1'b0}};
+        else if (out_end)
+            wsample <= wsample + 1'b1;
+        if (wstate != W_OUT)
             o_idx <= {{dec .ClsW 0}};
         else if (out_take)
             o_idx <= o_idx + 1'b1;
+        if (rst || state != S_RUN)
+            wstate <= W_IDLE;
+        else case (wstate)
+            W_IDLE:  if (wt_take)     wstate <= W_WEIGH;
+            W_WEIGH: if (!weigh_read) wstate <= wlast ? W_OUT : W_IDLE;
+            W_OUT:   if (out_end)     wstate <= W_IDLE;
+            default:                  wstate <= W_IDLE;
+        endcase
     end
 
+    // ---------------------------------------------------------------
+    // The request.
     always @(posedge clk) begin
         if (rst) begin
             state <= S_IDLE;
         end else begin
             case (state)
-            S_IDLE:   if (accept)       state <= k_bad ? S_ERROR : S_SEED;
-            S_SEED:   if (seed_done)    state <= S_SAMPLE;
-            S_SAMPLE: if (beat == {{dec .BeatW (sub .BT 1)}})
-                                        state <= S_DRAIN;
-{{- if .Range}}
-            S_DRAIN:  if (patch_ready)  state <= S_RANGE; // the image rotated back
-            S_RANGE:                    state <= S_SCAN;
-{{- else}}
-            S_DRAIN:  if (patch_ready)  state <= S_SCAN; // the image rotated back
-{{- end}}
-            S_SCAN:   if (scan_end)     state <= S_WEIGH;
-            S_WEIGH:  if (!weigh_read)  state <= (group == {{dec .GroupW (sub .G 1)}}) ? S_OUT : S_SAMPLE;
-            S_OUT:    if (out_end)      state <= (sample == k_last) ? S_IDLE : S_SAMPLE;
-            S_ERROR:  if (out_take)     state <= S_IDLE;
-            default:                    state <= S_IDLE;
+            S_IDLE:  if (accept)    state <= k_bad ? S_ERROR : S_SEED;
+            S_SEED:  if (seed_done) state <= S_RUN;
+            S_RUN:   if (out_end && wsample == k_last)
+                                    state <= S_IDLE;
+            S_ERROR: if (out_take)  state <= S_IDLE;
+            default:                state <= S_IDLE;
             endcase
         end
     end
@@ -790,9 +961,9 @@ module {{.Prefix}}_conv_core #(
     // Result words.
     wire [SW-1:0] out_sum = sums[o_idx];
 
-    assign res_valid = state == S_OUT || state == S_ERROR;
+    assign res_valid = (state == S_RUN && wstate == W_OUT) || state == S_ERROR;
     assign res_data  = state == S_ERROR ? ERR_K : {{.SumToWord}};
-    assign res_last  = state == S_ERROR || (o_idx == {{dec .ClsW (sub .NC 1)}} && sample == k_last);
+    assign res_last  = state == S_ERROR || (o_idx == {{dec .ClsW (sub .NC 1)}} && wsample == k_last);
     assign res_error = state == S_ERROR;
 endmodule
 
