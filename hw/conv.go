@@ -50,8 +50,9 @@ type ConvParams struct {
 	Scan                string // Config.Scan: ScanRange or ScanFull
 	Range               bool   // Scan == ScanRange
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
-	MAW, RAW            int    // widths of an image memory row address (0..H-1) and of the patch module's row counter (0..H+1)
-	PWd, LdW            int    // widths of the image write plane (0..P-1) and of the window load counter (0..WY-1)
+	HH, HAW             int    // rows of an image memory (the even or the odd rows of a plane, ceil(H/2)) and the width of their address
+	MAW, RAW            int    // widths of the image write row counter (0..H-1, HAW+1) and of the read row counter (0..H+2)
+	PWd, LdW            int    // widths of the image write plane (0..P-1) and of the window load's row count (0..WY+1)
 	F, Lit              int    // features, literals (2F) of a patch
 	TY, TX              int    // row and column thermometer bits
 	WinBits, ImgBits    int    // WY*WX*P, P*H*W
@@ -74,16 +75,29 @@ type ConvParams struct {
 	ThreshFile, WtsFile string
 }
 
-// ScanOverhead is the cycles the scan unit spends on a clause group
+// ScanOverhead is the longest time the scan unit spends on a clause group
 // besides its blocks (one cycle each): the take, with the range scan one
-// cycle registering the range, the start of the window's load, the WY
-// rows of the load, and the cycle that sees the scan's end.
+// cycle registering the range, the start of the window's load, the load
+// (LoadCycles at an odd first row), and the cycle that sees the scan's
+// end.
 func (p *ConvParams) ScanOverhead() int {
-	if p.Range {
-		return 3 + p.WY
+	ld := p.LoadCycles(1)
+	if !p.Range {
+		return 2 + p.LoadCycles(0)
 	}
-	return 2 + p.WY
+	return 3 + ld
 }
+
+// LoadCycles is the cycles of the window's load from first patch row y:
+// the n = WY + y%2 rows from the even row at or below y, two per cycle,
+// the last one or two one per cycle: n - floor((n-1)/2).
+func LoadCycles(wy, y int) int {
+	n := wy + y%2
+	return n - (n-1)/2
+}
+
+// LoadCycles is LoadCycles(WY, y) of the design.
+func (p *ConvParams) LoadCycles(y int) int { return LoadCycles(p.WY, y) }
 
 // SampleCyclesMax bounds the cycles of a sample when every group scans all
 // of its blocks: the sampler (BT + 1 cycles per group), the scan unit
@@ -179,10 +193,12 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
 	p.YW = ubits(uint64(p.PY - 1))
-	p.MAW = clog2(p.H)
-	p.RAW = ubits(uint64(p.H + 1))
+	p.HH = (p.H + 1) / 2
+	p.HAW = clog2(p.HH)
+	p.MAW = p.HAW + 1
+	p.RAW = max(ubits(uint64(p.H+2)), p.HAW+1)
 	p.PWd = clog2(p.P)
-	p.LdW = ubits(uint64(p.WY - 1))
+	p.LdW = ubits(uint64(max(p.WY+1, 3)))
 	p.XW = ubits(uint64(p.PX - 1 + p.PN))
 	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
 	p.ThreshFile = p.Prefix + "_conv_thresh.hex"

@@ -187,21 +187,25 @@ endmodule
 
 const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + j), j = 0..PN-1
 // (docs/fixed-point-conv.md 2), the patch blocks visited in raster order.
-// The image is kept once, in block RAM (one {{.Prefix}}_conv_img per
-// bit-plane): row_en writes the next row, in order p*H + y (plane p's pixel
-// (y, x) in bit x), counted from 0 after row_rst. start (re)starts a scan
-// at patch ({{if .Range}}ylo{{else}}0{{end}}, 0): it reads the WY rows of the window's first patch
-// row from the memories, one row of every plane per cycle, and raises
-// ready WY + 1 cycles later; next moves x on by PN patches, or to the next
-// patch row. Per plane, band holds the rows y+1 .. y+WY-1 as read, and
-// window row (p, dy) holds row y+dy moved left by x columns, so that the
-// window bit (p, dy, dx) of patch j is its bit dx + j. An advance (each
-// cycle of the load, and the move to the next patch row) shifts the band
-// by one row, takes the row read the cycle before at its top and reloads
-// the window rows from the band; the row a move to the next patch row
-// needs is read in advance. The row and column thermometers ty[k] = y > k
-// and tx[k] = x > k are shift registers (patch j's column thermometer is
-// tx moved up by j, ones below). valid[j] is x + j < PX.
+// The image is kept once, in block RAM: per bit-plane one
+// {{.Prefix}}_conv_img of its even rows and one of its odd rows, so that a
+// read gives two rows of every plane (2a, 2a+1 at address a). row_en
+// writes the next row, in order p*H + y (plane p's pixel (y, x) in bit x),
+// counted from 0 after row_rst. start (re)starts a scan at patch
+// ({{if .Range}}ylo{{else}}0{{end}}, 0): the load reads the window's rows, from the even row at or
+// below the first patch row to its last window row (n = WY + (first & 1)
+// rows), two per cycle and the last one or two one per cycle
+// (n - floor((n-1)/2) cycles), and raises ready the cycle after; next
+// moves x on by PN patches, or to the next patch row. Per plane, band
+// holds the rows y+1 .. y+WY-1 as read, and window row (p, dy) holds row
+// y+dy moved left by x columns, so that the window bit (p, dy, dx) of
+// patch j is its bit dx + j. A double advance (the load's) shifts the
+// band by two rows read the cycle before; a single advance (the load's
+// last, and a move to the next patch row) shifts it by one and reloads the
+// window rows from the band and that row; the row a move to the next patch
+// row needs is read in advance. The row and column thermometers
+// ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
+// thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
 module {{.Prefix}}_conv_patch #(
     // Set by the generator: regenerate rather than override.
     parameter integer H   = {{.H}}, // image rows
@@ -228,46 +232,62 @@ module {{.Prefix}}_conv_patch #(
     output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
     output wire              last   // the block is the last of the scan
 );
-    localparam integer MA_W = {{.MAW}}; // memory row address
-    localparam integer RA_W = {{.RAW}}; // row counter, up to H + 1
+    localparam integer MA_W = {{.MAW}}; // the write row counter (0..H-1): HA_W + 1
+    localparam integer HA_W = {{.HAW}}; // an address of the even-row and odd-row memories ({{.HH}} rows each)
+    localparam integer RA_W = {{.RAW}}; // the read row counter, up to H + 2
 
-    wire x_last, x_end; // the block is the row's last: of the patch columns; of the scan's row
-{{- if not .Range}}
-    wire y_last;
-{{- end}}
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
-{{- if ge .PN .PX}}
-    assign x_last = 1'b1;
-{{- else}}
-    assign x_last = tx[{{sub (sub .PX .PN) 1}}];
-{{- end}}
-{{- else}}
-    assign x_last = 1'b1;
 {{- end}}
 {{- if gt .TY 0}}
     reg [{{sub .TY 1}}:0] ty;
 {{- end}}
 {{- if .Range}}
+    // The range scan's row end and last row, registered for the block
+    // they describe (they enable the window's {{mul .P (sub (mul 2 .WY) 1)}} row registers).
+    wire x_end; // the block is the last of its row in the scan
     reg [{{sub .YW 1}}:0] y;
+    reg         ye; // y == yhi
+{{- if lt .PN .PX}}
     reg [{{sub .XW 1}}:0] x;
-    assign x_end = x_last || x + {{dec .XW .PN}} > xhi;
+    reg         xe; // x + PN > xhi
+    assign x_end = xe;
+{{- else}}
+    assign x_end = 1'b1; // a row is one block
+    wire unused_xhi = ^xhi;
+{{- end}}
 
     always @(posedge clk) begin
         if (start) begin
-            y <= ylo;
-            x <= {{dec .XW 0}};
+            y  <= ylo;
+            ye <= ylo == yhi;
+{{- if lt .PN .PX}}
+            x  <= {{dec .XW 0}};
+            xe <= {{dec .XW .PN}} > xhi;
+{{- end}}
         end else if (next) begin
             if (x_end) begin
-                y <= y + 1'b1;
-                x <= {{dec .XW 0}};
-            end else
-                x <= x + {{dec .XW .PN}};
+                y  <= y + 1'b1;
+                ye <= y + 1'b1 == yhi;
+{{- if lt .PN .PX}}
+                x  <= {{dec .XW 0}};
+                xe <= {{dec .XW .PN}} > xhi;
+            end else begin
+                x  <= x + {{dec .XW .PN}};
+                xe <= x + {{dec .XW (mul 2 .PN)}} > xhi;
+{{- end}}
+            end
         end
     end
     wire [RA_W-1:0] first_row = {{if eq .RAW .YW}}ylo{{else}}{{"{"}}{{sub .RAW .YW}}'b0, ylo}{{end}};
 {{- else}}
-    assign x_end  = x_last;
+    wire x_end; // the block is the row's last
+    wire y_last;
+{{- if and (gt .TX 0) (lt .PN .PX)}}
+    assign x_end = tx[{{sub (sub .PX .PN) 1}}];
+{{- else}}
+    assign x_end = 1'b1;
+{{- end}}
 {{- if gt .TY 0}}
     assign y_last = &ty;
 {{- else}}
@@ -297,34 +317,31 @@ module {{.Prefix}}_conv_patch #(
         end
     end
 
+    // The load: rem rows from nr to the window's last row; a double
+    // advance while rem >= 3 (nr is then even), single ones after.
     reg              loading;
-    reg  [{{sub .LdW 1}}:0]       lcnt;   // advances of the load left after this one
-    reg  [RA_W-1:0]  ra;     // the next row to read
-    wire             adv = loading || (next && x_end);
-    wire [RA_W-1:0]  rd_row = start ? first_row : ra;
-    wire             rd_en = start || (adv && ra < {{dec .RAW .H}});
-    wire [P*W-1:0]   rd;
-{{- if gt .RAW .MAW}}
-    wire [RA_W-MA_W-1:0] unused_rd_row = rd_row[RA_W-1:MA_W];
-{{- end}}
+    reg  [{{sub .LdW 1}}:0]       rem;
+    reg  [RA_W-1:0]  nr;     // the next row to shift in
+    wire             pair   = loading && rem >= {{dec .LdW 3}};
+    wire             single = (loading && !pair) || (next && x_end);
+    wire [RA_W-1:0]  nr_next = start ? first_row & ~{{dec .RAW 1}} : nr + (pair ? {{dec .RAW 2}} : {{dec .RAW 1}});
+    wire             rd_en = start || ((pair || single) && nr_next < {{dec .RAW .H}});
+    wire [P*W-1:0]   rd_e, rd_o; // rows 2a and 2a+1 of every plane, read at a = nr >> 1 the cycle before
 
     always @(posedge clk) begin
         if (start) begin
             loading <= 1'b1;
-            lcnt    <= {{dec .LdW (sub .WY 1)}};
+            rem     <= {{dec .LdW .WY}} + {{if .Range}}{ {{- sub .LdW 1}}'b0, ylo[0]}{{else}}{{dec .LdW 0}}{{end}};
             ready   <= 1'b0;
-            ra      <= first_row + 1'b1;
-        end else begin
-            if (loading) begin
-                lcnt <= lcnt - 1'b1;
-                if (lcnt == {{dec .LdW 0}}) begin
-                    loading <= 1'b0;
-                    ready   <= 1'b1;
-                end
+        end else if (loading) begin
+            rem <= rem - (pair ? {{dec .LdW 2}} : {{dec .LdW 1}});
+            if (rem == {{dec .LdW 1}}) begin
+                loading <= 1'b0;
+                ready   <= 1'b1;
             end
-            if (adv)
-                ra <= ra + 1'b1;
         end
+        if (start || pair || single)
+            nr <= nr_next;
     end
 
 {{- if and .Range (gt .TY 0)}}
@@ -370,39 +387,55 @@ module {{.Prefix}}_conv_patch #(
         for (p = 0; p < P; p = p + 1) begin : g_plane
             {{.Prefix}}_conv_img #(
                 .W      (W),
-                .ADDR_W (MA_W),
-                .H      (H)
-            ) img (
+                .ADDR_W (HA_W),
+                .H      ((H + 1) / 2)
+            ) img_e (
                 .clk     (clk),
-                .wr_en   (row_en{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr (wa),
+                .wr_en   (row_en && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr (wa[HA_W:1]),
                 .wr_data (row),
                 .rd_en   (rd_en),
-                .rd_addr (rd_row[MA_W-1:0]),
-                .rd_data (rd[p*W +: W])
+                .rd_addr (nr_next[HA_W:1]),
+                .rd_data (rd_e[p*W +: W])
             );
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W),
+                .H      ((H + 1) / 2)
+            ) img_o (
+                .clk     (clk),
+                .wr_en   (row_en && wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr (wa[HA_W:1]),
+                .wr_data (row),
+                .rd_en   (rd_en),
+                .rd_addr (nr_next[HA_W:1]),
+                .rd_data (rd_o[p*W +: W])
+            );
+            wire [W-1:0] rd_1 = nr[0] ? rd_o[p*W +: W] : rd_e[p*W +: W]; // row nr
 {{- if gt .WY 1}}
             // band: rows y+1 .. y+WY-1 of plane p, row y+1+i at i*W
             reg [(WY-1)*W-1:0] band;
             always @(posedge clk) begin
-                if (adv)
-                    band <= {{if eq .WY 2}}rd[p*W +: W]{{else}}{rd[p*W +: W], band[(WY-1)*W-1:W]}{{end}};
+                if (pair)
+                    band <= {{if eq .WY 2}}rd_o[p*W +: W]{{else if eq .WY 3}}{rd_o[p*W +: W], rd_e[p*W +: W]}{{else}}{rd_o[p*W +: W], rd_e[p*W +: W], band[(WY-1)*W-1:2*W]}{{end}};
+                else if (single)
+                    band <= {{if eq .WY 2}}rd_1{{else}}{rd_1, band[(WY-1)*W-1:W]}{{end}};
             end
 {{- end}}
             for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
                 reg  [W-1:0] win; // row y+dy of plane p, moved left by x
                 wire [W-1:0] win_adv; // ... at an advance: row y+1+dy
                 if (dy == WY-1) begin : g_top
-                    assign win_adv = rd[p*W +: W];
+                    assign win_adv = rd_1;
                 end else begin : g_band
 {{- if gt .WY 1}}
                     assign win_adv = band[dy*W +: W];
 {{- else}}
-                    assign win_adv = rd[p*W +: W];
+                    assign win_adv = rd_1;
 {{- end}}
                 end
                 always @(posedge clk) begin
-                    if (adv)
+                    if (single)
                         win <= win_adv;
 {{- if gt .PX .PN}}
                     else if (next)
@@ -448,9 +481,9 @@ module {{.Prefix}}_conv_patch #(
 {{- end}}
 
 {{- if .Range}}
-    assign last = x_end && y == yhi;
+    assign last = x_end && ye;
 {{- else}}
-    assign last = x_last && y_last;
+    assign last = x_end && y_last;
 {{- end}}
 endmodule
 
@@ -662,11 +695,15 @@ module {{.Prefix}}_conv_core #(
     wire take;     // the scan takes the include registers' group this cycle
     wire beat0     = beat == {{dec .BeatW 0}};
     wire beat_last = beat == {{dec .BeatW (sub .BT 1)}};
-    // A group's first beat waits for the previous group's take: its
-    // decisions enter the include registers the cycle after.
-    wire issue = state == S_RUN && !s_done && (!beat0 || !hold || take);
+    // A group's first beat waits for the previous group's take (its
+    // decisions enter the include registers the cycle after){{if gt .BT 1}}, or for
+    // the cycle before it when the scan waits: then the take is certain{{end}}.
+    wire issue = state == S_RUN && !s_done && (!beat0 || !hold || take{{if gt .BT 1}} || early{{end}});
     reg  valid1;                    // the beat issued last cycle: draws and thresholds present
     reg  first1, last1;             // ... and it was its group's first, last
+{{- if gt .BT 1}}
+    wire early = valid1 && last1 && cstate == C_WAIT; // the group completes now and the scan waits: it takes it next cycle
+{{- end}}
     always @(posedge clk) begin
         if (rst) valid1 <= 1'b0;
         else     valid1 <= issue;
