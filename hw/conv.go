@@ -402,40 +402,45 @@ func (v convView) WtExt() string {
 // scan reads: 2*(TY+TX).
 func (v convView) TH() int { return 2 * (v.TY + v.TX) }
 
-// RangeLogic is the combinational body of conv_range: for clause lane ci,
-// from its thermometer include bits (therm, TH bits per lane: the TY row
-// and TX column thermometers included positively, then negated), the
-// allowed patch rows lo..hi and columns xl..xh (a literal "y > k" included
-// means y >= k+1, its negation y <= k), ok[ci] when the lane has an
-// included literal and its range is not empty; then the union over the ok
-// lanes (none when there is none).
+// RangeLogic is the body of conv_range: for clause lane ci, from its
+// thermometer include bits (therm, TH bits per lane: the TY row and TX
+// column thermometers included positively, then negated), the allowed
+// patch rows lo..hi and columns xl..xh (a literal "y > k" included means
+// y >= k+1, its negation y <= k), registered at load; from those
+// registers ok[ci] when the lane has an included literal and its range is
+// not empty, and the union over the ok lanes (none when there is none).
 func (v convView) RangeLogic() string {
 	var b strings.Builder
 	th := v.TH()
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "    reg [%d:0] lo_%d, hi_%d;\n    reg [%d:0] xl_%d, xh_%d;\n", v.YW-1, ci, ci, v.XW-1, ci, ci)
+		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xl_%d, e_xh_%d, xl_%d, xh_%d;\n", v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, ci, ci)
 	}
 	b.WriteString("\n    always @* begin\n")
 	for ci := 0; ci < v.LC; ci++ {
 		base := ci * th
 		fmt.Fprintf(&b, "        // clause lane %d\n", ci)
-		fmt.Fprintf(&b, "        lo_%d = %d'd0;\n", ci, v.YW)
+		fmt.Fprintf(&b, "        e_lo_%d = %d'd0;\n", ci, v.YW)
 		for k := 0; k < v.TY; k++ {
-			fmt.Fprintf(&b, "        if (therm[%d]) lo_%d = %d'd%d;\n", base+k, ci, v.YW, k+1)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_lo_%d = %d'd%d;\n", base+k, ci, v.YW, k+1)
 		}
-		fmt.Fprintf(&b, "        hi_%d = %d'd%d;\n", ci, v.YW, v.PY-1)
+		fmt.Fprintf(&b, "        e_hi_%d = %d'd%d;\n", ci, v.YW, v.PY-1)
 		for k := v.TY - 1; k >= 0; k-- {
-			fmt.Fprintf(&b, "        if (therm[%d]) hi_%d = %d'd%d;\n", base+v.TY+v.TX+k, ci, v.YW, k)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_hi_%d = %d'd%d;\n", base+v.TY+v.TX+k, ci, v.YW, k)
 		}
-		fmt.Fprintf(&b, "        xl_%d = %d'd0;\n", ci, v.XW)
+		fmt.Fprintf(&b, "        e_xl_%d = %d'd0;\n", ci, v.XW)
 		for k := 0; k < v.TX; k++ {
-			fmt.Fprintf(&b, "        if (therm[%d]) xl_%d = %d'd%d;\n", base+v.TY+k, ci, v.XW, k+1)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_xl_%d = %d'd%d;\n", base+v.TY+k, ci, v.XW, k+1)
 		}
-		fmt.Fprintf(&b, "        xh_%d = %d'd%d;\n", ci, v.XW, v.PX-1)
+		fmt.Fprintf(&b, "        e_xh_%d = %d'd%d;\n", ci, v.XW, v.PX-1)
 		for k := v.TX - 1; k >= 0; k-- {
-			fmt.Fprintf(&b, "        if (therm[%d]) xh_%d = %d'd%d;\n", base+v.TY+v.TX+v.TY+k, ci, v.XW, k)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_xh_%d = %d'd%d;\n", base+v.TY+v.TX+v.TY+k, ci, v.XW, k)
 		}
 	}
+	b.WriteString("    end\n\n    always @(posedge clk) begin\n        if (load) begin\n")
+	for ci := 0; ci < v.LC; ci++ {
+		fmt.Fprintf(&b, "            lo_%d <= e_lo_%d;\n            hi_%d <= e_hi_%d;\n            xl_%d <= e_xl_%d;\n            xh_%d <= e_xh_%d;\n", ci, ci, ci, ci, ci, ci, ci, ci)
+	}
+	b.WriteString("        end\n    end\n\n    always @* begin\n")
 	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)
 	for ci := 0; ci < v.LC; ci++ {
 		fmt.Fprintf(&b, "        ok[%d] = any[%d] && lo_%d <= hi_%d && xl_%d <= xh_%d;\n", ci, ci, ci, ci, ci, ci)

@@ -492,16 +492,20 @@ endmodule
 const tmplConvRange = `// The patches a clause lane can fire on: its included row-thermometer
 // literals "y > k" (and negations "y <= k") allow an interval of patch rows
 // lo..hi, its column-thermometer literals an interval of columns xl..xh;
-// every other patch fails one of those literals. ok[ci]: the lane has an
-// included literal and a non-empty range. The outputs are the union over
-// the ok lanes: the rows ylo..yhi and the last column xhi (none: no lane
-// is ok, no patch can fire). Combinational; the core registers them.
+// every other patch fails one of those literals. The intervals are
+// registered at load (from the include registers of the group the scan
+// takes); from them, ok[ci]: the lane has an included literal and a
+// non-empty range, and the union over the ok lanes: the rows ylo..yhi and
+// the last column xhi (none: no lane is ok, no patch can fire),
+// combinational; the core registers them.
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
     parameter integer TH = {{.TH}}  // thermometer include bits per lane, 2*(TY+TX)
 ) (
+    input  wire             clk,
+    input  wire             load,   // register the intervals of therm
     input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
-    input  wire [LC-1:0]    any,    // the lane has an included literal
+    input  wire [LC-1:0]    any,    // the lane has an included literal (registered at load by the core)
     output reg  [{{sub .YW 1}}:0]      ylo,
     output reg  [{{sub .YW 1}}:0]      yhi,
     output reg  [{{sub .XW 1}}:0]      xhi,
@@ -786,9 +790,10 @@ module {{.Prefix}}_conv_core #(
     wire           scan_eval = cstate == C_SCAN && patch_ready && !past_last;
     wire           wt_take;       // the weigh unit takes the scanned group's outputs
 {{- if .Range}}
-    // The range scan (conv_range): in C_RANGE the scanned group's include
-    // bits are present; the union of the lanes' ranges is registered for
-    // the scan, and a lane with an empty range counts as resolved.
+    // The range scan (conv_range): at the take the lanes' intervals are
+    // registered from the include registers; in C_RANGE their union is
+    // registered for the scan, and a lane with an empty range counts as
+    // resolved.
     localparam integer TH = {{.TH}}; // thermometer include bits per clause lane
     wire [LC*TH-1:0] therm;
     wire [{{sub .YW 1}}:0]       r_ylo, r_yhi;
@@ -802,6 +807,8 @@ module {{.Prefix}}_conv_core #(
     localparam [1:0] C_FIRST = C_RANGE;
 
     {{.Prefix}}_conv_range rng (
+        .clk   (clk),
+        .load  (take),
         .therm (therm),
         .any   (any_s),
         .ylo   (r_ylo),
@@ -883,7 +890,7 @@ module {{.Prefix}}_conv_core #(
                     inc_s <= inc[ci*INC_W +: LIT];
             end
 {{- if .Range}}
-            assign therm[ci*TH +: TH] = {inc_s[{{add .F .WinBits}} +: {{add .TY .TX}}], inc_s[{{.WinBits}} +: {{add .TY .TX}}]};
+            assign therm[ci*TH +: TH] = {inc[ci*INC_W + {{add .F .WinBits}} +: {{add .TY .TX}}], inc[ci*INC_W + {{.WinBits}} +: {{add .TY .TX}}]};
 {{- end}}
 {{- if gt .IncW .Lit}}
             // Bits of padding literal slots are never included (threshold 0).
