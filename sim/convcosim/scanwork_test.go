@@ -45,7 +45,7 @@ func thermRange(s conv.Shape, inc []uint64) (lo, hi, xl, xh int) {
 // literals allow (the premise of the range scan), and logs the included
 // literals per clause, the rectangle's rows and columns, and the cycles per
 // sample of schedules: the full scan and the range scan with the image in
-// a rotating register (hw 0.2), and the range scan as built since hw 0.3.0,
+// a rotating register (hw 0.2.2), and the range scan as built since hw 0.2.3,
 // the image in block RAM and the sampling overlapped with the scan.
 //
 //	PTM_CONV_MODEL=mnist128.ptm go test ./sim/convcosim -run TestScanWork -v
@@ -181,7 +181,7 @@ func TestScanWork(t *testing.T) {
 				}
 				nIn += float64(inRange)
 				cycFull += float64(BT + 1 + full + 1 + 2)
-				// The range scan as built: the image rotates back to row
+				// The range scan of hw 0.2.2: the image rotates back to row
 				// 0 during the weighing, the beats, the drain and the
 				// range cycle; rows below lo pass one per cycle.
 				wait := (H-rot)%H - (2 + BT + 2)
@@ -193,7 +193,7 @@ func TestScanWork(t *testing.T) {
 						rot = first / PX
 					}
 				}
-				// As built since hw 0.3.0: the image in block RAM and the
+				// As built since hw 0.2.3: the image in block RAM and the
 				// sampling of the next clause overlapped with the scan of
 				// this one. The scan unit takes the clause (1 cycle),
 				// registers its rectangle (1), starts the window's load
@@ -245,7 +245,7 @@ func TestScanWork(t *testing.T) {
 	samples := float64(n * K)
 	t.Logf("%s: %d test images, K = %d, 1 x %d lanes, %d patches per block: %.1f of %d literals included per clause and sample; %.1f%% of the clauses fire; the thermometer rectangle allows %.1f of %d patch rows and %.1f of %d columns (clauses with a non-empty one); the range scan evaluates %.1f blocks in it per clause",
 		path, n, K, LL, PN, nInc/N, nl, 100*nFire/N, nRows/N, PY, nCols/N, PX, nIn/N)
-	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image, hw 0.2) %.0f, block-RAM image with overlapped sampling (hw 0.3) %.0f; the sampling alone %d",
+	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image, hw 0.2.2) %.0f, block-RAM image with overlapped sampling (hw 0.2.3) %.0f; the sampling alone %d",
 		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples, C*BT)
 	t.Logf("block-RAM schedule: %.1f%% of the clauses load a window; the sampler waits for the scan to take %.1f%% of the clauses", 100*nLoaded/N, 100*nScanBound/N)
 }
