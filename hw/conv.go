@@ -50,6 +50,9 @@ type ConvParams struct {
 	Scan                string // Config.Scan: ScanRange or ScanFull
 	Range               bool   // Scan == ScanRange
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
+	HH, HAW             int    // rows of an image memory (the even or the odd rows of a plane, ceil(H/2)) and the width of their address
+	MAW, RAW            int    // widths of the image write row counter (0..H-1, HAW+1) and of the read row counter (0..H+2)
+	PWd, LdW            int    // widths of the image write plane (0..P-1) and of the window load's row count (0..WY+1)
 	F, Lit              int    // features, literals (2F) of a patch
 	TY, TX              int    // row and column thermometer bits
 	WinBits, ImgBits    int    // WY*WX*P, P*H*W
@@ -72,15 +75,37 @@ type ConvParams struct {
 	ThreshFile, WtsFile string
 }
 
-// GroupOverhead is the cycles of one clause group besides its patch scan
-// (one cycle per scanned block): BT beats, one cycle draining the last
-// beat's decisions, with the range scan one cycle registering the range,
-// LC+1 cycles of weight accumulation.
-func (p *ConvParams) GroupOverhead() int {
-	if p.Range {
-		return p.BT + 2 + p.LC + 1
+// ScanOverhead is the longest time the scan unit spends on a clause group
+// besides its blocks (one cycle each): the take, with the range scan one
+// cycle registering the range, the start of the window's load, the load
+// (LoadCycles at an odd first row), and the cycle that sees the scan's
+// end.
+func (p *ConvParams) ScanOverhead() int {
+	ld := p.LoadCycles(1)
+	if !p.Range {
+		return 2 + p.LoadCycles(0)
 	}
-	return p.BT + 1 + p.LC + 1
+	return 3 + ld
+}
+
+// LoadCycles is the cycles of the window's load from first patch row y:
+// the n = WY + y%2 rows from the even row at or below y, two per cycle,
+// the last one or two one per cycle: n - floor((n-1)/2).
+func LoadCycles(wy, y int) int {
+	n := wy + y%2
+	return n - (n-1)/2
+}
+
+// LoadCycles is LoadCycles(WY, y) of the design.
+func (p *ConvParams) LoadCycles(y int) int { return LoadCycles(p.WY, y) }
+
+// SampleCyclesMax bounds the cycles of a sample when every group scans all
+// of its blocks: the sampler (BT + 1 cycles per group), the scan unit
+// (ScanOverhead + ScanCycles) and the weigh unit (LC + 2) work on
+// consecutive groups at once, so a group costs the longest of the three;
+// the last group's weighing and the NC result words add LC + 2 + NC.
+func (p *ConvParams) SampleCyclesMax() int {
+	return p.G*max(p.BT+1, p.ScanOverhead()+p.ScanCycles(), p.LC+2) + p.LC + 2 + p.NC
 }
 
 // ScanCycles is the longest scan of a group: PY patch rows of
@@ -168,6 +193,12 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
 	p.YW = ubits(uint64(p.PY - 1))
+	p.HH = (p.H + 1) / 2
+	p.HAW = clog2(p.HH)
+	p.MAW = p.HAW + 1
+	p.RAW = max(ubits(uint64(p.H+2)), p.HAW+1)
+	p.PWd = clog2(p.P)
+	p.LdW = ubits(uint64(max(p.WY+1, 3)))
 	p.XW = ubits(uint64(p.PX - 1 + p.PN))
 	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
 	p.ThreshFile = p.Prefix + "_conv_thresh.hex"
@@ -367,47 +398,49 @@ func (v convView) WtExt() string {
 	return sext("wt_row[k*16 +: 16]", "wt_row[k*16 + 15]", ConvWeightBits, v.SW)
 }
 
-// RotW is the width of the patch module's row rotation counter.
-func (v convView) RotW() int { return clog2(v.H) }
-
 // TH is the thermometer include bits of one clause lane that the range
 // scan reads: 2*(TY+TX).
 func (v convView) TH() int { return 2 * (v.TY + v.TX) }
 
-// RangeLogic is the combinational body of conv_range: for clause lane ci,
-// from its thermometer include bits (therm, TH bits per lane: the TY row
-// and TX column thermometers included positively, then negated), the
-// allowed patch rows lo..hi and columns xl..xh (a literal "y > k" included
-// means y >= k+1, its negation y <= k), ok[ci] when the lane has an
-// included literal and its range is not empty; then the union over the ok
-// lanes (none when there is none).
+// RangeLogic is the body of conv_range: for clause lane ci, from its
+// thermometer include bits (therm, TH bits per lane: the TY row and TX
+// column thermometers included positively, then negated), the allowed
+// patch rows lo..hi and columns xl..xh (a literal "y > k" included means
+// y >= k+1, its negation y <= k), registered at load; from those
+// registers ok[ci] when the lane has an included literal and its range is
+// not empty, and the union over the ok lanes (none when there is none).
 func (v convView) RangeLogic() string {
 	var b strings.Builder
 	th := v.TH()
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "    reg [%d:0] lo_%d, hi_%d;\n    reg [%d:0] xl_%d, xh_%d;\n", v.YW-1, ci, ci, v.XW-1, ci, ci)
+		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xl_%d, e_xh_%d, xl_%d, xh_%d;\n", v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, ci, ci)
 	}
 	b.WriteString("\n    always @* begin\n")
 	for ci := 0; ci < v.LC; ci++ {
 		base := ci * th
 		fmt.Fprintf(&b, "        // clause lane %d\n", ci)
-		fmt.Fprintf(&b, "        lo_%d = %d'd0;\n", ci, v.YW)
+		fmt.Fprintf(&b, "        e_lo_%d = %d'd0;\n", ci, v.YW)
 		for k := 0; k < v.TY; k++ {
-			fmt.Fprintf(&b, "        if (therm[%d]) lo_%d = %d'd%d;\n", base+k, ci, v.YW, k+1)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_lo_%d = %d'd%d;\n", base+k, ci, v.YW, k+1)
 		}
-		fmt.Fprintf(&b, "        hi_%d = %d'd%d;\n", ci, v.YW, v.PY-1)
+		fmt.Fprintf(&b, "        e_hi_%d = %d'd%d;\n", ci, v.YW, v.PY-1)
 		for k := v.TY - 1; k >= 0; k-- {
-			fmt.Fprintf(&b, "        if (therm[%d]) hi_%d = %d'd%d;\n", base+v.TY+v.TX+k, ci, v.YW, k)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_hi_%d = %d'd%d;\n", base+v.TY+v.TX+k, ci, v.YW, k)
 		}
-		fmt.Fprintf(&b, "        xl_%d = %d'd0;\n", ci, v.XW)
+		fmt.Fprintf(&b, "        e_xl_%d = %d'd0;\n", ci, v.XW)
 		for k := 0; k < v.TX; k++ {
-			fmt.Fprintf(&b, "        if (therm[%d]) xl_%d = %d'd%d;\n", base+v.TY+k, ci, v.XW, k+1)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_xl_%d = %d'd%d;\n", base+v.TY+k, ci, v.XW, k+1)
 		}
-		fmt.Fprintf(&b, "        xh_%d = %d'd%d;\n", ci, v.XW, v.PX-1)
+		fmt.Fprintf(&b, "        e_xh_%d = %d'd%d;\n", ci, v.XW, v.PX-1)
 		for k := v.TX - 1; k >= 0; k-- {
-			fmt.Fprintf(&b, "        if (therm[%d]) xh_%d = %d'd%d;\n", base+v.TY+v.TX+v.TY+k, ci, v.XW, k)
+			fmt.Fprintf(&b, "        if (therm[%d]) e_xh_%d = %d'd%d;\n", base+v.TY+v.TX+v.TY+k, ci, v.XW, k)
 		}
 	}
+	b.WriteString("    end\n\n    always @(posedge clk) begin\n        if (load) begin\n")
+	for ci := 0; ci < v.LC; ci++ {
+		fmt.Fprintf(&b, "            lo_%d <= e_lo_%d;\n            hi_%d <= e_hi_%d;\n            xl_%d <= e_xl_%d;\n            xh_%d <= e_xh_%d;\n", ci, ci, ci, ci, ci, ci, ci, ci)
+	}
+	b.WriteString("        end\n    end\n\n    always @* begin\n")
 	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)
 	for ci := 0; ci < v.LC; ci++ {
 		fmt.Fprintf(&b, "        ok[%d] = any[%d] && lo_%d <= hi_%d && xl_%d <= xh_%d;\n", ci, ci, ci, ci, ci, ci)

@@ -142,5 +142,5 @@ func TestConvSynthUP5K(t *testing.T) {
 	t.Logf("UP5K, %d clause x %d literal lanes, %s scan, %d patches per cycle, B=4, W=16: ICESTORM_LC %d/%d, ICESTORM_RAM %d/%d, ICESTORM_SPRAM %d/%d; Fmax %v",
 		lc, ll, p.Scan, p.PN, r.Utilization["ICESTORM_LC"].Used, r.Utilization["ICESTORM_LC"].Available, r.Utilization["ICESTORM_RAM"].Used,
 		r.Utilization["ICESTORM_RAM"].Available, r.Utilization["ICESTORM_SPRAM"].Used, r.Utilization["ICESTORM_SPRAM"].Available, r.Fmax)
-	t.Logf("schedule: G=%d groups x (BT=%d beats + up to %d scan cycles + %d) cycles per sample", p.G, p.BT, p.ScanCycles(), p.GroupOverhead()-p.BT)
+	t.Logf("schedule: G=%d groups, each max(BT+1 = %d sampling, %d + up to %d scan, LC+2 = %d weighing) cycles: at most %d cycles per sample", p.G, p.BT+1, p.ScanOverhead(), p.ScanCycles(), p.LC+2, p.SampleCyclesMax())
 }

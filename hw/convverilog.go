@@ -9,6 +9,7 @@ func init() {
 	addConvModule("conv_wmem", "the weight memory: rows of 16-bit words with a write enable per word (iCE40 block RAM, registered read)", tmplConvWMem)
 	addConvModuleIf("conv_spram", "the threshold memory in the UP5K's SPRAM (conv_mem marked ram_style huge)", tmplConvSPRAM, func(p *ConvParams) bool { return p.ThreshSPRAM })
 	addConvModule("conv_sampler", "LFSR lanes, include decisions and the include registers of the clause lanes (docs/fixed-point-conv.md 4)", tmplConvSampler)
+	addConvModule("conv_img", "one bit-plane of the image in block RAM, a row per cycle", tmplConvImg)
 	addConvModule("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch)
 	addConvModuleIf("conv_range", "the range scan's patch rows and columns from the clause lanes' included thermometer literals (docs/conv-core.md 3)", tmplConvRange, func(p *ConvParams) bool { return p.Range })
 	addConvModule("conv_clause", "one clause lane: AND over included literals, OR over patches (docs/fixed-point-conv.md 5.2)", tmplConvClause)
@@ -198,20 +199,56 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
+const tmplConvImg = `// One bit-plane of the image: H rows of W bits, written one row at a time
+// (wr_en) and read one row at a time (rd_en, registered: rd_data is valid
+// the cycle after rd_en and holds until the next read). One write and one
+// read port, so that yosys maps it to iCE40 block RAM.
+module {{.Prefix}}_conv_img #(
+    parameter integer W      = 1, // bits per row
+    parameter integer ADDR_W = 1, // width of a row address
+    parameter integer H      = 2  // rows
+) (
+    input  wire              clk,
+    input  wire              wr_en,
+    input  wire [ADDR_W-1:0] wr_addr,
+    input  wire [W-1:0]      wr_data,
+    input  wire              rd_en,
+    input  wire [ADDR_W-1:0] rd_addr,
+    output reg  [W-1:0]      rd_data
+);
+    (* ram_style = "block" *) reg [W-1:0] mem [0:H-1];
+
+    always @(posedge clk) begin
+        if (wr_en)
+            mem[wr_addr] <= wr_data;
+        if (rd_en)
+            rd_data <= mem[rd_addr];
+    end
+endmodule
+
+` + "`default_nettype wire\n"
+
 const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + j), j = 0..PN-1
 // (docs/fixed-point-conv.md 2), the patch blocks visited in raster order.
-// row_en shifts one image row in: the
-// rows of the bit-planes are written in order p*H + y (plane p's pixel
-// (y, x) in bit x of row p*H + y), P*H of them; start (re)starts the
-// scan at patch (0, 0) and must come when ready; next moves x on by PN
-// patches, or to the next patch row. rows holds the image with every plane rotated up by rot rows:
-// each move to the next patch row rotates it once, and when not scanning
-// (no next) it keeps rotating until rot is back to 0 (ready), so the image
-// is kept once. Window row (p, dy) holds row y+dy of plane p moved left by
-// x columns, so that the window bit (p, dy, dx) of patch j is its bit dx + j; the row and
-// column thermometers ty[k] = y > k and tx[k] = x > k are shift registers
-// (patch j's column thermometer is tx moved up by j, ones below). valid[j]
-// is x + j < PX.
+// The image is kept once, in block RAM: per bit-plane one
+// {{.Prefix}}_conv_img of its even rows and one of its odd rows, so that a
+// read gives two rows of every plane (2a, 2a+1 at address a). row_en
+// writes the next row, in order p*H + y (plane p's pixel (y, x) in bit x),
+// counted from 0 after row_rst. start (re)starts a scan at patch
+// ({{if .Range}}ylo{{else}}0{{end}}, 0): the load reads the window's rows, from the even row at or
+// below the first patch row to its last window row (n = WY + (first & 1)
+// rows), two per cycle and the last one or two one per cycle
+// (n - floor((n-1)/2) cycles), and raises ready the cycle after; next
+// moves x on by PN patches, or to the next patch row. Per plane, band
+// holds the rows y+1 .. y+WY-1 as read, and window row (p, dy) holds row
+// y+dy moved left by x columns, so that the window bit (p, dy, dx) of
+// patch j is its bit dx + j. A double advance (the load's) shifts the
+// band by two rows read the cycle before; a single advance (the load's
+// last, and a move to the next patch row) shifts it by one and reloads the
+// window rows from the band and that row; the row a move to the next patch
+// row needs is read in advance. The row and column thermometers
+// ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
+// thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
 module {{.Prefix}}_conv_patch #(
     // Set by the generator: regenerate rather than override.
     parameter integer H   = {{.H}}, // image rows
@@ -220,99 +257,146 @@ module {{.Prefix}}_conv_patch #(
     parameter integer WY  = {{.WY}}, // window rows
     parameter integer WX  = {{.WX}}, // window columns
     parameter integer F   = {{.F}}, // features of a patch
-    parameter integer PN  = {{.PN}}, // patches per cycle
-    parameter integer IMG = {{.ImgBits}}  // P*H*W
+    parameter integer PN  = {{.PN}}  // patches per cycle
 ) (
     input  wire              clk,
     input  wire              row_en,
     input  wire [W-1:0]      row,
+    input  wire              row_rst, // the next row written is row 0 of plane 0
     input  wire              start,
     input  wire              next,
 {{- if .Range}}
-    input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: rows below ylo pass in one cycle each,
+    input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
 {{- end}}
-    output wire              ready, // rows holds the image unrotated: start may come
+    output reg               ready, // the window holds the scan's first block
     output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
     output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
     output wire              last   // the block is the last of the scan
 );
-    reg  [IMG-1:0] rows;
-    wire [IMG-1:0] rows_rot; // every plane rotated up by one row
-    wire x_last, x_end; // the block is the row's last: of the patch columns; of the scan's row
-{{- if not .Range}}
-    wire y_last;
-{{- end}}
+    localparam integer MA_W = {{.MAW}}; // the write row counter (0..H-1): HA_W + 1
+    localparam integer HA_W = {{.HAW}}; // an address of the even-row and odd-row memories ({{.HH}} rows each)
+    localparam integer RA_W = {{.RAW}}; // the read row counter, up to H + 2
+
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
-{{- if ge .PN .PX}}
-    assign x_last = 1'b1;
-{{- else}}
-    assign x_last = tx[{{sub (sub .PX .PN) 1}}];
-{{- end}}
-{{- else}}
-    assign x_last = 1'b1;
 {{- end}}
 {{- if gt .TY 0}}
     reg [{{sub .TY 1}}:0] ty;
 {{- end}}
 {{- if .Range}}
+    // The range scan's row end and last row, registered for the block
+    // they describe (they enable the window's {{mul .P (sub (mul 2 .WY) 1)}} row registers).
+    wire x_end; // the block is the last of its row in the scan
     reg [{{sub .YW 1}}:0] y;
+    reg         ye; // y == yhi
+{{- if lt .PN .PX}}
     reg [{{sub .XW 1}}:0] x;
-    assign x_end = x_last || y < ylo || x + {{dec .XW .PN}} > xhi;
+    reg         xe; // x + PN > xhi
+    assign x_end = xe;
+{{- else}}
+    assign x_end = 1'b1; // a row is one block
+    wire unused_xhi = ^xhi;
+{{- end}}
 
     always @(posedge clk) begin
         if (start) begin
-            y <= {{dec .YW 0}};
-            x <= {{dec .XW 0}};
+            y  <= ylo;
+            ye <= ylo == yhi;
+{{- if lt .PN .PX}}
+            x  <= {{dec .XW 0}};
+            xe <= {{dec .XW .PN}} > xhi;
+{{- end}}
         end else if (next) begin
             if (x_end) begin
-                y <= y + 1'b1;
-                x <= {{dec .XW 0}};
-            end else
-                x <= x + {{dec .XW .PN}};
+                y  <= y + 1'b1;
+                ye <= y + 1'b1 == yhi;
+{{- if lt .PN .PX}}
+                x  <= {{dec .XW 0}};
+                xe <= {{dec .XW .PN}} > xhi;
+            end else begin
+                x  <= x + {{dec .XW .PN}};
+                xe <= x + {{dec .XW (mul 2 .PN)}} > xhi;
+{{- end}}
+            end
         end
     end
+    wire [RA_W-1:0] first_row = {{if eq .RAW .YW}}ylo{{else}}{{"{"}}{{sub .RAW .YW}}'b0, ylo}{{end}};
 {{- else}}
-    assign x_end  = x_last;
+    wire x_end; // the block is the row's last
+    wire y_last;
+{{- if and (gt .TX 0) (lt .PN .PX)}}
+    assign x_end = tx[{{sub (sub .PX .PN) 1}}];
+{{- else}}
+    assign x_end = 1'b1;
+{{- end}}
 {{- if gt .TY 0}}
     assign y_last = &ty;
 {{- else}}
     assign y_last = 1'b1;
 {{- end}}
+    wire [RA_W-1:0] first_row = {{dec .RAW 0}};
 {{- end}}
 
-{{- if eq .H 1}}
-    assign rows_rot = rows;
-    assign ready    = 1'b1;
+    // The image memories: the write counter, the reads of the load and
+    // of the next patch rows.
+    reg  [MA_W-1:0] wa;
+{{- if gt .P 1}}
+    reg  [{{sub .PWd 1}}:0] wp;
+{{- end}}
+    always @(posedge clk) begin
+        if (row_rst) begin
+            wa <= {{dec .MAW 0}};
+{{- if gt .P 1}}
+            wp <= {{dec .PWd 0}};
+{{- end}}
+        end else if (row_en) begin
+            wa <= (wa == {{dec .MAW (sub .H 1)}}) ? {{dec .MAW 0}} : wa + 1'b1;
+{{- if gt .P 1}}
+            if (wa == {{dec .MAW (sub .H 1)}})
+                wp <= (wp == {{dec .PWd (sub .P 1)}}) ? {{dec .PWd 0}} : wp + 1'b1;
+{{- end}}
+        end
+    end
+
+    // The load: rem rows from nr to the window's last row; a double
+    // advance while rem >= 3 (nr is then even), single ones after.
+    reg              loading;
+    reg  [{{sub .LdW 1}}:0]       rem;
+    reg  [RA_W-1:0]  nr;     // the next row to shift in
+    wire             pair   = loading && rem >= {{dec .LdW 3}};
+    wire             single = (loading && !pair) || (next && x_end);
+    wire [RA_W-1:0]  nr_next = start ? first_row & ~{{dec .RAW 1}} : nr + (pair ? {{dec .RAW 2}} : {{dec .RAW 1}});
+    wire             rd_en = start || ((pair || single) && nr_next < {{dec .RAW .H}});
+    wire [P*W-1:0]   rd_e, rd_o; // rows 2a and 2a+1 of every plane, read at a = nr >> 1 the cycle before
 
     always @(posedge clk) begin
-        if (row_en)
-            rows <= {{if eq .ImgBits .W}}row{{else}}{row, rows[IMG-1:W]}{{end}};
+        if (start) begin
+            loading <= 1'b1;
+            rem     <= {{dec .LdW .WY}} + {{if .Range}}{ {{- sub .LdW 1}}'b0, ylo[0]}{{else}}{{dec .LdW 0}}{{end}};
+            ready   <= 1'b0;
+        end else if (loading) begin
+            rem <= rem - (pair ? {{dec .LdW 2}} : {{dec .LdW 1}});
+            if (rem == {{dec .LdW 1}}) begin
+                loading <= 1'b0;
+                ready   <= 1'b1;
+            end
+        end
+        if (start || pair || single)
+            nr <= nr_next;
     end
-{{- else}}
-    reg  [{{sub .RotW 1}}:0] rot;
-    wire rotate = (next && x_end) || (!next && rot != {{dec .RotW 0}});
 
-    genvar q;
+{{- if and .Range (gt .TY 0)}}
+
+    // ty at the first patch row: ty[k] = ylo > k.
+    wire [{{sub .TY 1}}:0] ty_first;
+    genvar tk;
     generate
-        for (q = 0; q < P; q = q + 1) begin : g_rot
-            assign rows_rot[q*H*W +: H*W] = {rows[q*H*W +: W], rows[q*H*W + W +: (H-1)*W]};
+        for (tk = 0; tk < {{.TY}}; tk = tk + 1) begin : g_ty
+            assign ty_first[tk] = ylo > tk;
         end
     endgenerate
-
-    always @(posedge clk) begin
-        if (row_en) begin
-            rows <= {row, rows[IMG-1:W]};
-            rot  <= {{dec .RotW 0}};
-        end else if (rotate) begin
-            rows <= rows_rot;
-            rot  <= (rot == {{dec .RotW (sub .H 1)}}) ? {{dec .RotW 0}} : rot + 1'b1;
-        end
-    end
-
-    assign ready = rot == {{dec .RotW 0}};
 {{- end}}
 
     always @(posedge clk) begin
@@ -321,7 +405,7 @@ module {{.Prefix}}_conv_patch #(
             tx   <= {{dec .TX 0}};
 {{- end}}
 {{- if gt .TY 0}}
-            ty   <= {{dec .TY 0}};
+            ty   <= {{if .Range}}ty_first{{else}}{{dec .TY 0}}{{end}};
 {{- end}}
         end else if (next) begin
             if (x_end) begin
@@ -344,23 +428,62 @@ module {{.Prefix}}_conv_patch #(
     genvar p, dy, dx, j;
     generate
         for (p = 0; p < P; p = p + 1) begin : g_plane
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W),
+                .H      ((H + 1) / 2)
+            ) img_e (
+                .clk     (clk),
+                .wr_en   (row_en && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr (wa[HA_W:1]),
+                .wr_data (row),
+                .rd_en   (rd_en),
+                .rd_addr (nr_next[HA_W:1]),
+                .rd_data (rd_e[p*W +: W])
+            );
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W),
+                .H      ((H + 1) / 2)
+            ) img_o (
+                .clk     (clk),
+                .wr_en   (row_en && wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr (wa[HA_W:1]),
+                .wr_data (row),
+                .rd_en   (rd_en),
+                .rd_addr (nr_next[HA_W:1]),
+                .rd_data (rd_o[p*W +: W])
+            );
+            wire [W-1:0] rd_1 = nr[0] ? rd_o[p*W +: W] : rd_e[p*W +: W]; // row nr
+{{- if gt .WY 1}}
+            // band: rows y+1 .. y+WY-1 of plane p, row y+1+i at i*W
+            reg [(WY-1)*W-1:0] band;
+            always @(posedge clk) begin
+                if (pair)
+                    band <= {{if eq .WY 2}}rd_o[p*W +: W]{{else if eq .WY 3}}{rd_o[p*W +: W], rd_e[p*W +: W]}{{else}}{rd_o[p*W +: W], rd_e[p*W +: W], band[(WY-1)*W-1:2*W]}{{end}};
+                else if (single)
+                    band <= {{if eq .WY 2}}rd_1{{else}}{rd_1, band[(WY-1)*W-1:W]}{{end}};
+            end
+{{- end}}
             for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
-                reg [W-1:0] win; // row y+dy of plane p, moved left by x
-                always @(posedge clk) begin
-                    if (start)
-                        win <= rows[(p*H + dy)*W +: W];
-                    else if (next) begin
-                        if (x_end)
-{{- if eq .PY 1}}
-                            win <= {W{1'b0}}; // no next row: the scan ends
+                reg  [W-1:0] win; // row y+dy of plane p, moved left by x
+                wire [W-1:0] win_adv; // ... at an advance: row y+1+dy
+                if (dy == WY-1) begin : g_top
+                    assign win_adv = rd_1;
+                end else begin : g_band
+{{- if gt .WY 1}}
+                    assign win_adv = band[dy*W +: W];
 {{- else}}
-                            win <= rows[(p*H + dy + 1)*W +: W];
+                    assign win_adv = rd_1;
 {{- end}}
+                end
+                always @(posedge clk) begin
+                    if (single)
+                        win <= win_adv;
 {{- if gt .PX .PN}}
-                        else
-                            win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
+                    else if (next)
+                        win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
 {{- end}}
-                    end
                 end
 {{- if gt .W (add .WX (sub .PN 1))}}
                 wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
@@ -401,9 +524,9 @@ module {{.Prefix}}_conv_patch #(
 {{- end}}
 
 {{- if .Range}}
-    assign last = x_end && y == yhi;
+    assign last = x_end && ye;
 {{- else}}
-    assign last = x_last && y_last;
+    assign last = x_end && y_last;
 {{- end}}
 endmodule
 
@@ -412,16 +535,20 @@ endmodule
 const tmplConvRange = `// The patches a clause lane can fire on: its included row-thermometer
 // literals "y > k" (and negations "y <= k") allow an interval of patch rows
 // lo..hi, its column-thermometer literals an interval of columns xl..xh;
-// every other patch fails one of those literals. ok[ci]: the lane has an
-// included literal and a non-empty range. The outputs are the union over
-// the ok lanes: the rows ylo..yhi and the last column xhi (none: no lane
-// is ok, no patch can fire). Combinational; the core registers them.
+// every other patch fails one of those literals. The intervals are
+// registered at load (from the include registers of the group the scan
+// takes); from them, ok[ci]: the lane has an included literal and a
+// non-empty range, and the union over the ok lanes: the rows ylo..yhi and
+// the last column xhi (none: no lane is ok, no patch can fire),
+// combinational; the core registers them.
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
     parameter integer TH = {{.TH}}  // thermometer include bits per lane, 2*(TY+TX)
 ) (
+    input  wire             clk,
+    input  wire             load,   // register the intervals of therm
     input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
-    input  wire [LC-1:0]    any,    // the lane has an included literal
+    input  wire [LC-1:0]    any,    // the lane has an included literal (registered at load by the core)
     output reg  [{{sub .YW 1}}:0]      ylo,
     output reg  [{{sub .YW 1}}:0]      yhi,
     output reg  [{{sub .XW 1}}:0]      xhi,
@@ -480,30 +607,41 @@ endmodule
 ` + "`default_nettype wire\n"
 
 const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) in the idle
-// state; a request (K, seed Q) on that image is accepted in the idle
-// state. K outside 1..MaxK is answered by one error word. Otherwise the
-// seeder loads the L lane LFSRs (L + 3 cycles); then for every sample k and
-// clause group g:
-//   sample: BT beats, one per cycle (threshold row g*BT + b, every lane
-//           draws), and one cycle for the last beat's decisions;
+// state, into block RAM (conv_patch); a request (K, seed Q) on that image
+// is accepted in the idle state. K outside 1..MaxK is answered by one
+// error word. Otherwise the seeder loads the L lane LFSRs (L + 3 cycles);
+// then three units work on consecutive clause groups at once (the K*G
+// groups of the request, sample-major):
+//   sampler: BT beats per group, one per cycle (threshold row g*BT + b,
+//            every lane draws; the decisions enter the include registers
+//            the cycle after); the group's last beat waits until the
+//            previous group was handed to the scan, so the draws are
+//            golden's in golden's order whatever the scan does;
+//   scan:    takes a complete group from the sampler (a copy of its
+//            include bits: the sampler goes on with the next group),
 {{- if .Range}}
-//   range:  one cycle: the rectangle of patches the clause lanes'
-//           included position thermometers allow (conv_range);
-//   scan:   blocks of PN patches in raster order, one per cycle, every
-//           clause lane on the same block: rows below the rectangle's one
-//           cycle each, in a row the blocks up to its last column, until
-//           its last row, every clause lane resolved (seen one cycle
-//           later: the clause lanes' fired registers) or none allowed;
+//            registers the rectangle of patches the clause lanes'
+//            included position thermometers allow (conv_range; one
+//            cycle), reads the window's WY rows at its first row from the
+//            image memory (WY + 2 cycles), then evaluates blocks of PN
+//            patches, one per cycle, every clause lane on the same block,
+//            in each row of the rectangle the blocks up to its last
+//            column, until its last row, every clause lane resolved (seen
+//            one cycle later: the clause lanes' fired registers) or none
+//            allowed (no block at all);
 {{- else}}
-//   scan:   blocks of PN patches in raster order, one per cycle, every
-//           clause lane on the same block, until every clause lane is
-//           resolved or the last patch was evaluated (seen one cycle
-//           later: the clause lanes' fired registers);
+//            reads the window's first WY rows from the image memory
+//            (WY + 2 cycles), then evaluates blocks of PN patches in
+//            raster order, one per cycle, every clause lane on the same
+//            block, until every clause lane is resolved or the last patch
+//            was evaluated (seen one cycle later: the clause lanes' fired
+//            registers);
 {{- end}}
-//   weigh:  LC + 1 cycles: clause lane ci's output adds its weight row
-//           (clause g*LC + ci) to the NC class sums;
-// and after the last group the NC class sums v_k of the sample leave as NC
-// result words (sign-extended to 32 bits), res_last on the request's last.
+//   weigh:   takes the clause outputs of a scanned group and adds clause
+//            lane ci's weight row (clause g*LC + ci) to the NC class sums
+//            when its output is 1 (LC + 1 cycles); after a sample's last
+//            group the NC class sums v_k leave as NC result words
+//            (sign-extended to 32 bits), res_last on the request's last.
 module {{.Prefix}}_conv_core #(
     // The port widths. Set by the generator like every constant below:
     // the design is specialized for them; regenerate it rather than
@@ -533,7 +671,8 @@ module {{.Prefix}}_conv_core #(
     input  wire [{{sub .ClsW 1}}:0]        wt_wr_class,
     // Image rows (between requests): P*H = {{mul .P .H}} rows written in order
     // p*H + y before a request, plane p's pixel (y, x) in bit x of row
-    // p*H + y; the image stays for the following requests until rewritten.
+    // p*H + y, counted from row 0 after reset and after every accepted
+    // request; the image stays for the following requests until rewritten.
     input  wire                img_wr_en,
     input  wire [IMG_W-1:0]    img_wr_data,
     // Request stream.
@@ -555,21 +694,25 @@ module {{.Prefix}}_conv_core #(
     localparam integer SW     = {{.SW}}; // width of a raw class sum (signed)
     localparam integer LFSR_W = {{.LW}}; // W
 
-    localparam [3:0] S_IDLE   = 4'd0,
-                     S_SEED   = 4'd1,
-                     S_SAMPLE = 4'd2,
-                     S_DRAIN  = 4'd3,
-                     S_SCAN   = 4'd4,
-                     S_WEIGH  = 4'd5,
-                     S_OUT    = 4'd6,
-                     S_ERROR  = 4'd7{{if .Range}},
-                     S_RANGE  = 4'd8{{end}};
+    localparam [1:0] S_IDLE  = 2'd0, // request
+                     S_SEED  = 2'd1,
+                     S_RUN   = 2'd2,
+                     S_ERROR = 2'd3;
+    localparam [1:0] C_WAIT  = 2'd0, // scan unit
+{{- if .Range}}
+                     C_RANGE = 2'd1,
+{{- end}}
+                     C_START = 2'd2,
+                     C_SCAN  = 2'd3;
+    localparam [1:0] W_IDLE  = 2'd0, // weigh unit
+                     W_WEIGH = 2'd1,
+                     W_OUT   = 2'd2;
     localparam [31:0] ERR_K = 32'd1; // error word: K outside 1..MaxK
 
-    reg  [3:0]       state;
-    reg  [K_W-1:0]   k_last, sample;
+    reg  [1:0]       state, cstate, wstate;
+    reg  [K_W-1:0]   k_last, ssample, wsample;
     reg  [{{sub .BeatW 1}}:0]       beat;
-    reg  [{{sub .GroupW 1}}:0]       group;
+    reg  [{{sub .GroupW 1}}:0]       sgroup, cgroup;
     reg  [ADDR_W-1:0] addr;
     reg  [WADDR_W-1:0] waddr;
     reg  [{{sub .JW 1}}:0]       j;
@@ -582,7 +725,7 @@ module {{.Prefix}}_conv_core #(
     assign idle      = state == S_IDLE;
 
     // ---------------------------------------------------------------
-    // Seeding, lanes and threshold memory.
+    // Seeding, lanes and threshold memory: the sampler.
     wire              seed_load, seed_done;
     wire [LFSR_W-1:0] seed_state;
 
@@ -596,13 +739,59 @@ module {{.Prefix}}_conv_core #(
         .done       (seed_done)
     );
 
-    wire issue = state == S_SAMPLE; // one beat per cycle
+    reg  s_done;   // every beat of the request issued
+    reg  hold;     // a group's last beat issued and the group not yet taken by the scan
+    reg  sr_full;  // ... and its decisions are in the include registers
+    wire take;     // the scan takes the include registers' group this cycle
+    wire beat0     = beat == {{dec .BeatW 0}};
+    wire beat_last = beat == {{dec .BeatW (sub .BT 1)}};
+    // A group's first beat waits for the previous group's take (its
+    // decisions enter the include registers the cycle after){{if gt .BT 1}}, or for
+    // the cycle before it when the scan waits: then the take is certain{{end}}.
+    wire issue = state == S_RUN && !s_done && (!beat0 || !hold || take{{if gt .BT 1}} || early{{end}});
     reg  valid1;                    // the beat issued last cycle: draws and thresholds present
-    reg  first1;                    // ... and it was its group's first
+    reg  first1, last1;             // ... and it was its group's first, last
+{{- if gt .BT 1}}
+    wire early = valid1 && last1 && cstate == C_WAIT; // the group completes now and the scan waits: it takes it next cycle
+{{- end}}
     always @(posedge clk) begin
         if (rst) valid1 <= 1'b0;
         else     valid1 <= issue;
-        first1 <= beat == {{dec .BeatW 0}};
+        first1 <= beat0;
+        last1  <= beat_last;
+    end
+
+    always @(posedge clk) begin
+        if (state == S_SEED) begin
+            beat    <= {{dec .BeatW 0}};
+            sgroup  <= {{dec .GroupW 0}};
+            addr    <= {{dec .AddrW 0}};
+            ssample <= {K_W{1'b0}};
+            s_done  <= 1'b0;
+            hold    <= 1'b0;
+            sr_full <= 1'b0;
+        end else begin
+            if (issue) begin
+                addr <= (addr == {{dec .AddrW (sub .D 1)}}) ? {{dec .AddrW 0}} : addr + 1'b1;
+                beat <= beat_last ? {{dec .BeatW 0}} : beat + 1'b1;
+                if (beat_last) begin
+                    sgroup <= (sgroup == {{dec .GroupW (sub .G 1)}}) ? {{dec .GroupW 0}} : sgroup + 1'b1;
+                    if (sgroup == {{dec .GroupW (sub .G 1)}}) begin
+                        ssample <= ssample + 1'b1;
+                        if (ssample == k_last)
+                            s_done <= 1'b1;
+                    end
+                end
+            end
+            if (issue && beat_last)
+                hold <= 1'b1;
+            else if (take)
+                hold <= 1'b0;
+            if (valid1 && last1)
+                sr_full <= 1'b1;
+            else if (take)
+                sr_full <= 1'b0;
+        end
     end
 
     wire [L*BITS-1:0]     thresh;
@@ -637,17 +826,20 @@ module {{.Prefix}}_conv_core #(
     );
 
     // ---------------------------------------------------------------
-    // Patches and clause lanes.
+    // The scan unit: patches and clause lanes.
     wire [{{.PN}}*LIT-1:0] lit;
     wire [{{.PN}}-1:0]     lit_valid;
     wire           patch_last, patch_ready;
     wire [LC-1:0]  clause_out, resolved;
+    reg  [LC-1:0]  any_s;         // the scanned group's lanes have an included literal
     reg            past_last;     // the last patch has been evaluated
-    wire           scan_eval = state == S_SCAN && !past_last;
+    wire           scan_eval = cstate == C_SCAN && patch_ready && !past_last;
+    wire           wt_take;       // the weigh unit takes the scanned group's outputs
 {{- if .Range}}
-    // The range scan (conv_range): in S_RANGE the include registers are
-    // complete; the union of the lanes' ranges is registered for the scan,
-    // and a lane with an empty range counts as resolved.
+    // The range scan (conv_range): at the take the lanes' intervals are
+    // registered from the include registers; in C_RANGE their union is
+    // registered for the scan, and a lane with an empty range counts as
+    // resolved.
     localparam integer TH = {{.TH}}; // thermometer include bits per clause lane
     wire [LC*TH-1:0] therm;
     wire [{{sub .YW 1}}:0]       r_ylo, r_yhi;
@@ -658,10 +850,13 @@ module {{.Prefix}}_conv_core #(
     reg  [{{sub .XW 1}}:0]       scan_xhi;
     reg  [LC-1:0]    scan_ok;
     wire           scan_end  = past_last || &(resolved | ~scan_ok);
+    localparam [1:0] C_FIRST = C_RANGE;
 
     {{.Prefix}}_conv_range rng (
+        .clk   (clk),
+        .load  (take),
         .therm (therm),
-        .any   (inc_any),
+        .any   (any_s),
         .ylo   (r_ylo),
         .yhi   (r_yhi),
         .xhi   (r_xhi),
@@ -670,7 +865,7 @@ module {{.Prefix}}_conv_core #(
     );
 
     always @(posedge clk) begin
-        if (state == S_RANGE) begin
+        if (cstate == C_RANGE) begin
             scan_ylo <= r_ylo;
             scan_yhi <= r_yhi;
             scan_xhi <= r_xhi;
@@ -681,38 +876,65 @@ module {{.Prefix}}_conv_core #(
     end
 {{- else}}
     wire           scan_end  = past_last || &resolved;
+    localparam [1:0] C_FIRST = C_START;
 
     always @(posedge clk) begin
-        if (state == S_DRAIN)
+        if (take)
             past_last <= 1'b0;
         else if (scan_eval && patch_last)
             past_last <= 1'b1;
     end
 {{- end}}
 
-    {{.Prefix}}_conv_patch patch (
-        .clk    (clk),
-        .row_en (img_wr_en && state == S_IDLE),
-        .row    (img_wr_data),
+    assign wt_take = cstate == C_SCAN && scan_end && wstate == W_IDLE;
+    assign take    = sr_full && (cstate == C_WAIT || wt_take);
+
+    always @(posedge clk) begin
+        if (take)
+            any_s <= inc_any;
+        if (state == S_SEED)
+            cgroup <= {{dec .GroupW 0}};
+        else if (wt_take)
+            cgroup <= (cgroup == {{dec .GroupW (sub .G 1)}}) ? {{dec .GroupW 0}} : cgroup + 1'b1;
+        if (rst || state != S_RUN)
+            cstate <= C_WAIT;
+        else case (cstate)
+            C_WAIT:  if (take)    cstate <= C_FIRST;
 {{- if .Range}}
-        .start  (state == S_RANGE),
-        .next   (scan_eval && !patch_last),
-        .ylo    (scan_ylo),
-        .yhi    (scan_yhi),
-        .xhi    (scan_xhi),
-{{- else}}
-        .start  (state == S_DRAIN),
-        .next   (scan_eval && !patch_last),
+            C_RANGE:              cstate <= r_none ? C_SCAN : C_START; // no patch can fire: nothing to read
 {{- end}}
-        .ready  (patch_ready),
-        .lit    (lit),
-        .valid  (lit_valid),
-        .last   (patch_last)
+            C_START:              cstate <= C_SCAN;
+            C_SCAN:  if (wt_take) cstate <= take ? C_FIRST : C_WAIT;
+            default:              cstate <= C_WAIT;
+        endcase
+    end
+
+    {{.Prefix}}_conv_patch patch (
+        .clk     (clk),
+        .row_en  (img_wr_en && state == S_IDLE),
+        .row     (img_wr_data),
+        .row_rst (rst || accept),
+        .start   (cstate == C_START),
+        .next    (scan_eval && !patch_last),
+{{- if .Range}}
+        .ylo     (scan_ylo),
+        .yhi     (scan_yhi),
+        .xhi     (scan_xhi),
+{{- end}}
+        .ready   (patch_ready),
+        .lit     (lit),
+        .valid   (lit_valid),
+        .last    (patch_last)
     );
 
     genvar ci;
     generate
         for (ci = 0; ci < LC; ci = ci + 1) begin : g_clause_lane
+            reg [LIT-1:0] inc_s; // the scanned group's include bits of clause lane ci
+            always @(posedge clk) begin
+                if (take)
+                    inc_s <= inc[ci*INC_W +: LIT];
+            end
 {{- if .Range}}
             assign therm[ci*TH +: TH] = {inc[ci*INC_W + {{add .F .WinBits}} +: {{add .TY .TX}}], inc[ci*INC_W + {{.WinBits}} +: {{add .TY .TX}}]};
 {{- end}}
@@ -722,10 +944,10 @@ module {{.Prefix}}_conv_core #(
 {{- end}}
             {{.Prefix}}_conv_clause clause (
                 .clk           (clk),
-                .clear         (state == S_DRAIN),
+                .clear         (take),
                 .eval          (scan_eval),
-                .inc           (inc[ci*INC_W +: LIT]),
-                .any           (inc_any[ci]),
+                .inc           (inc_s),
+                .any           (any_s[ci]),
                 .lit           (lit),
                 .valid         (lit_valid),
                 .out           (clause_out[ci]),
@@ -735,13 +957,14 @@ module {{.Prefix}}_conv_core #(
     endgenerate
 
     // ---------------------------------------------------------------
-    // Weights and class sums: in S_WEIGH cycle j < LC reads the weight row
-    // of clause slot waddr = g*LC + j; the next cycle adds it to the sums
-    // when clause lane j's output (outs[0] at the read) is 1.
+    // The weigh unit: weights and class sums. In W_WEIGH cycle j < LC
+    // reads the weight row of clause slot waddr = g*LC + j; the next
+    // cycle adds it to the sums when clause lane j's output (outs[0] at
+    // the read) is 1.
     reg  [LC-1:0]    outs;
-    reg              acc_v, acc_o;
+    reg              acc_v, acc_o, wlast;
     wire [NC*16-1:0] wt_row;
-    wire             weigh_read = state == S_WEIGH && j != {{dec .JW .LC}};
+    wire             weigh_read = wstate == W_WEIGH && j != {{dec .JW .LC}};
 
     {{.Prefix}}_conv_wmem #(
         .WORDS  (NC),
@@ -759,9 +982,8 @@ module {{.Prefix}}_conv_core #(
         .rd_data (wt_row)
     );
 
-    wire sample_start = (state == S_SEED && seed_done) || (out_end && sample != k_last);
-    wire out_take     = res_valid && res_ready;
-    wire out_end      = state == S_OUT && out_take && o_idx == {{dec .ClsW (sub .NC 1)}};
+    wire out_take = res_valid && res_ready;
+    wire out_end  = wstate == W_OUT && out_take && o_idx == {{dec .ClsW (sub .NC 1)}};
 
     reg [SW-1:0] sums [0:NC-1];
     integer k;
@@ -769,66 +991,59 @@ module {{.Prefix}}_conv_core #(
         acc_v <= weigh_read;
         acc_o <= outs[0];
         for (k = 0; k < NC; k = k + 1) begin
-            if (sample_start)
+            if (state == S_SEED || out_end)
                 sums[k] <= {SW{1'b0}};
             else if (acc_v && acc_o)
                 sums[k] <= sums[k] + {{.WtExt}};
         end
     end
 
-    // ---------------------------------------------------------------
-    // Schedule.
     always @(posedge clk) begin
         if (accept)
             k_last <= req_k - 1'b1;
-        if (sample_start) begin
-            beat  <= {{dec .BeatW 0}};
-            group <= {{dec .GroupW 0}};
-            addr  <= {{dec .AddrW 0}};
-            waddr <= {{dec .WAddrW 0}};
-            sample <= (state == S_SEED) ? {K_W{1'b0}} : sample + 1'b1;
-        end
-        if (issue) begin
-            addr <= addr + 1'b1;
-            beat <= (beat == {{dec .BeatW (sub .BT 1)}}) ? {{dec .BeatW 0}} : beat + 1'b1;
-        end
-        if (state == S_SCAN && scan_end) begin
-            outs <= clause_out;
-            j    <= {{dec .JW 0}};
+        if (wt_take) begin
+            outs  <= clause_out;
+            wlast <= cgroup == {{dec .GroupW (sub .G 1)}};
+            j     <= {{dec .JW 0}};
         end
         if (weigh_read) begin
             outs  <= outs >> 1;
             waddr <= waddr + 1'b1;
             j     <= j + 1'b1;
         end
-        if (state == S_WEIGH && !weigh_read)
-            group <= group + 1'b1;
-        if (state != S_OUT)
+        if (state == S_SEED || wstate == W_OUT)
+            waddr <= {{dec .WAddrW 0}};
+        if (state == S_SEED)
+            wsample <= {K_W{1'b0}};
+        else if (out_end)
+            wsample <= wsample + 1'b1;
+        if (wstate != W_OUT)
             o_idx <= {{dec .ClsW 0}};
         else if (out_take)
             o_idx <= o_idx + 1'b1;
+        if (rst || state != S_RUN)
+            wstate <= W_IDLE;
+        else case (wstate)
+            W_IDLE:  if (wt_take)     wstate <= W_WEIGH;
+            W_WEIGH: if (!weigh_read) wstate <= wlast ? W_OUT : W_IDLE;
+            W_OUT:   if (out_end)     wstate <= W_IDLE;
+            default:                  wstate <= W_IDLE;
+        endcase
     end
 
+    // ---------------------------------------------------------------
+    // The request.
     always @(posedge clk) begin
         if (rst) begin
             state <= S_IDLE;
         end else begin
             case (state)
-            S_IDLE:   if (accept)       state <= k_bad ? S_ERROR : S_SEED;
-            S_SEED:   if (seed_done)    state <= S_SAMPLE;
-            S_SAMPLE: if (beat == {{dec .BeatW (sub .BT 1)}})
-                                        state <= S_DRAIN;
-{{- if .Range}}
-            S_DRAIN:  if (patch_ready)  state <= S_RANGE; // the image rotated back
-            S_RANGE:                    state <= S_SCAN;
-{{- else}}
-            S_DRAIN:  if (patch_ready)  state <= S_SCAN; // the image rotated back
-{{- end}}
-            S_SCAN:   if (scan_end)     state <= S_WEIGH;
-            S_WEIGH:  if (!weigh_read)  state <= (group == {{dec .GroupW (sub .G 1)}}) ? S_OUT : S_SAMPLE;
-            S_OUT:    if (out_end)      state <= (sample == k_last) ? S_IDLE : S_SAMPLE;
-            S_ERROR:  if (out_take)     state <= S_IDLE;
-            default:                    state <= S_IDLE;
+            S_IDLE:  if (accept)    state <= k_bad ? S_ERROR : S_SEED;
+            S_SEED:  if (seed_done) state <= S_RUN;
+            S_RUN:   if (out_end && wsample == k_last)
+                                    state <= S_IDLE;
+            S_ERROR: if (out_take)  state <= S_IDLE;
+            default:                state <= S_IDLE;
             endcase
         end
     end
@@ -837,9 +1052,9 @@ module {{.Prefix}}_conv_core #(
     // Result words.
     wire [SW-1:0] out_sum = sums[o_idx];
 
-    assign res_valid = state == S_OUT || state == S_ERROR;
+    assign res_valid = (state == S_RUN && wstate == W_OUT) || state == S_ERROR;
     assign res_data  = state == S_ERROR ? ERR_K : {{.SumToWord}};
-    assign res_last  = state == S_ERROR || (o_idx == {{dec .ClsW (sub .NC 1)}} && sample == k_last);
+    assign res_last  = state == S_ERROR || (o_idx == {{dec .ClsW (sub .NC 1)}} && wsample == k_last);
     assign res_error = state == S_ERROR;
 endmodule
 

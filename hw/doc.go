@@ -49,8 +49,11 @@
 // design): the same LFSR lanes and seeder, dense threshold and weight
 // memories (<prefix>_conv_mem, or <prefix>_conv_spram for a large
 // threshold memory), the include decisions and registers
-// (<prefix>_conv_sampler), the patch literals formed from the image rows
-// and position thermometers (<prefix>_conv_patch), the clause AND and OR
-// over patches (<prefix>_conv_clause) and the top, <prefix>_conv_core.
+// (<prefix>_conv_sampler), the image in block RAM (<prefix>_conv_img) and
+// the patch literals formed from its rows and the position thermometers
+// (<prefix>_conv_patch), the range scan's rectangle (<prefix>_conv_range),
+// the clause AND and OR over patches (<prefix>_conv_clause) and the top,
+// <prefix>_conv_core, whose sampler, scan and weigh units work on
+// consecutive clause groups at once.
 // Package sim/convcosim co-simulates it against conv.Core.
 package hw

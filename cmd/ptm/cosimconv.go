@@ -83,7 +83,7 @@ func genConv(fs *flag.FlagSet, f *modelfile.ConvFile, hash string, hf *hwFlags, 
 		p.H, p.W, p.P, p.WY, p.WX, p.NP, p.C, p.Lit, p.C*p.Lit, p.NC, p.Structure)
 	fmt.Fprintf(stdout, "  hardware: B=%d, W=%d, L=%d (%d clause x %d literal lanes), threshold memory %d rows x %d bits, weights %d rows x %d bits, MaxK=%d\n",
 		p.Bits, p.LW, p.L, p.LC, p.LL, p.D, p.L*p.Bits, p.WDepth, p.NC*hw.ConvWeightBits, p.MaxK)
-	fmt.Fprintf(stdout, "  one sample takes %d groups x (%d beats + up to %d scan cycles (%s scan, %d patches per cycle) + %d) cycles + %d result words\n", p.G, p.BT, p.ScanCycles(), p.Scan, p.PN, p.GroupOverhead()-p.BT, p.NC)
+	fmt.Fprintf(stdout, "  one sample takes %d groups x max(%d sampling, %d + up to %d scan (%s scan, %d patches per cycle), %d weighing) cycles, at most %d\n", p.G, p.BT+1, p.ScanOverhead(), p.ScanCycles(), p.Scan, p.PN, p.LC+2, p.SampleCyclesMax())
 	return nil
 }
 

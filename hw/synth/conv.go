@@ -184,12 +184,11 @@ func lcmTo(n int) int {
 }
 
 // ConvScheduleCycles is the conv core's longest sample by its schedule
-// (docs/conv-core.md): G groups of (every patch block scanned +
-// GroupOverhead) cycles, then NC result words. The range scan visits
-// fewer blocks on a trained model, so this bounds the measured cost from
-// above.
+// (docs/conv-core.md 3): hw.ConvParams.SampleCyclesMax, every group
+// scanning every patch block. The range scan visits fewer blocks on a
+// trained model, so this bounds the measured cost from above.
 func ConvScheduleCycles(p *hw.ConvParams) int {
-	return p.G*(p.ScanCycles()+p.GroupOverhead()) + p.NC
+	return p.SampleCyclesMax()
 }
 
 // ConvMemoryBits is the model's threshold memory: D rows of L x B bits.

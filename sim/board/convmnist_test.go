@@ -242,7 +242,7 @@ func TestConvMNISTThroughput(t *testing.T) {
 	}
 	per := float64(b2-b1) * float64(o.ClksPerBit) / float64(n)
 	d := p.Build.ConvDesign.Params
-	sample := d.G*(d.BT+1+(d.ScanCycles()+1)+d.LC+1) + d.NC
+	sample := d.SampleCyclesMax()
 	core := K*sample + d.L + 3 + d.P*d.H
 	t.Logf("votes mode, K = %d: %.0f board clocks per query (%d images %d bit times, 4 images %d); the core's schedule: at most %d cycles per sample, %d per query (G = %d, BT = %d, LC = %d, %d patches); %.0f queries/s at 48 MHz; %.2f queries/s on the simulation's wall clock",
 		K, per, 4+n, b2, b1, sample, core, d.G, d.BT, d.LC, d.ScanCycles(), 48e6/per, s2.QueriesPerS)
@@ -303,7 +303,7 @@ func TestConvMNIST128(t *testing.T) {
 	s := streamConv(t, tr, m, n, stream.Config{K: K, Seed: 4, Mode: pframe.ModeVotes, Driver: driver.Opts{Window: 8, Timeout: rto, MinTimeout: rto}})
 	per := float64(s.Board.Counters["uart_bit_times"]) * float64(o.ClksPerBit) / n
 	d := p.Build.ConvDesign.Params
-	sample := d.G*(d.BT+1+(d.ScanCycles()+1)+d.LC+1) + d.NC
+	sample := d.SampleCyclesMax()
 	t.Logf("128 clauses, votes mode, K = %d: %.0f board clocks per query over %d images (%d resends); the core's schedule at most %d per sample, %d per query; %.0f queries/s at 48 MHz",
 		K, per, n, s.Retries, sample, K*sample+d.L+3+d.P*d.H, 48e6/per)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/hw"
 )
 
 // thermRange is the range scan's rectangle for one clause's include
@@ -43,9 +44,9 @@ func thermRange(s conv.Shape, inc []uint64) (lo, hi, xl, xh int) {
 // patch a clause fires on lies in the rectangle its included thermometer
 // literals allow (the premise of the range scan), and logs the included
 // literals per clause, the rectangle's rows and columns, and the cycles per
-// sample of schedules: the full scan and the range scan as built (rotating
-// image), and the range scan with the image in block RAM and the sampling
-// overlapped with the scan (not built).
+// sample of schedules: the full scan and the range scan with the image in
+// a rotating register (hw 0.2.2), and the range scan as built since hw 0.2.3,
+// the image in block RAM and the sampling overlapped with the scan.
 //
 //	PTM_CONV_MODEL=mnist128.ptm go test ./sim/convcosim -run TestScanWork -v
 //
@@ -87,6 +88,7 @@ func TestScanWork(t *testing.T) {
 	out := make([]bool, C)
 	var nInc, nRows, nCols, nFire, nIn, clauses float64
 	var cycFull, cycRange, cycNext float64
+	var nScanBound, nLoaded float64 // clauses whose scan outlasts their sampling; clauses with a window load
 	for r, img := range Xt {
 		planes, err := sets[0].Booleanize(s, img, nil)
 		if err != nil {
@@ -107,6 +109,10 @@ func TestScanWork(t *testing.T) {
 			}
 		}
 		rot := 0 // the range scan's image rotation at the end of a group
+		// The built schedule's units (cycles from the first beat): the
+		// sampler's next first beat, the scan unit's last handover (and
+		// the weigh unit's take), the weigh unit's earliest next take.
+		beat0, hand, wfree := 0, -1<<30, -1<<30
 		for k := 0; k < K; k++ {
 			for c := 0; c < C; c++ {
 				clear(inc)
@@ -175,7 +181,7 @@ func TestScanWork(t *testing.T) {
 				}
 				nIn += float64(inRange)
 				cycFull += float64(BT + 1 + full + 1 + 2)
-				// The range scan as built: the image rotates back to row
+				// The range scan of hw 0.2.2: the image rotates back to row
 				// 0 during the weighing, the beats, the drain and the
 				// range cycle; rows below lo pass one per cycle.
 				wait := (H-rot)%H - (2 + BT + 2)
@@ -187,10 +193,40 @@ func TestScanWork(t *testing.T) {
 						rot = first / PX
 					}
 				}
-				// Not built: the image in block RAM (WY rows loaded per
-				// clause, one row per patch row) and the sampling of the
-				// next clause overlapped with the scan of this one.
-				cycNext += float64(max(BT+1, 1+1+s.WY*s.Planes+1+inRange+1+2))
+				// As built since hw 0.2.3: the image in block RAM and the
+				// sampling of the next clause overlapped with the scan of
+				// this one. The scan unit takes the clause (1 cycle),
+				// registers its rectangle (1), starts the window's load
+				// (1), loads it two rows per cycle (hw.LoadCycles), scans
+				// inRange blocks and sees the end a cycle later; a clause
+				// with an empty rectangle takes 2 cycles, the weighing at
+				// least LC + 2 = 3 and the sampler BT + 1 (its first beat
+				// waits for the previous clause's take).
+				scan := 2
+				if ok {
+					scan = 3 + hw.LoadCycles(s.WY, lo) + inRange
+				}
+				last := beat0 + BT - 1      // the clause's last beat
+				take := max(last+2, hand)   // its decisions complete, the scan free
+				if BT > 1 && hand <= last { // the scan waits: the next first beat comes early
+					beat0 = last + 1
+				} else {
+					beat0 = take
+				}
+				if take > last+2 {
+					nScanBound++
+				}
+				hand = max(take+scan, wfree)
+				wfree = hand + 3 // LC + 2
+				if c == C-1 {
+					wfree += NC // the sample's result words
+				}
+				if ok {
+					nLoaded++
+				}
+			}
+			if k == K-1 {
+				cycNext += float64(hand + 3 + NC + LL + 3) // the last weighing, the words, the seeding
 			}
 			for kk := 0; kk < NC; kk++ {
 				var v int32
@@ -209,6 +245,7 @@ func TestScanWork(t *testing.T) {
 	samples := float64(n * K)
 	t.Logf("%s: %d test images, K = %d, 1 x %d lanes, %d patches per block: %.1f of %d literals included per clause and sample; %.1f%% of the clauses fire; the thermometer rectangle allows %.1f of %d patch rows and %.1f of %d columns (clauses with a non-empty one); the range scan evaluates %.1f blocks in it per clause",
 		path, n, K, LL, PN, nInc/N, nl, 100*nFire/N, nRows/N, PY, nCols/N, PX, nIn/N)
-	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image) %.0f, block-RAM image with overlapped sampling (not built) %.0f; the sampling alone %d",
-		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples+float64(NC), C*(BT+1)+NC)
+	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image, hw 0.2.2) %.0f, block-RAM image with overlapped sampling (hw 0.2.3) %.0f; the sampling alone %d",
+		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples, C*BT)
+	t.Logf("block-RAM schedule: %.1f%% of the clauses load a window; the sampler waits for the scan to take %.1f%% of the clauses", 100*nLoaded/N, 100*nScanBound/N)
 }
