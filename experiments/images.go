@@ -101,9 +101,19 @@ var imgModels = []irisModel{{"ptm", "PTM"}, {"ptm_plain", "PTM, plain"}, {"mlp",
 type imgSpec struct {
 	key, name string
 	load      func(progress func(read, total int64)) (*dataset.Dataset, error)
+	// ood is the index in imgSpecs of the data set whose test images are
+	// this data set's out-of-distribution images, and oodKey the summary
+	// keys' part that names them ("<key>.<oodKey>.MODEL.auroc_*").
+	ood    int
+	oodKey string
 }
 
-var imgSpecs = []imgSpec{{"mnist", "MNIST", dataset.MNIST}, {"fashion_mnist", "Fashion-MNIST", dataset.FashionMNIST}}
+// imgSpecs are the section's data sets: models trained on MNIST are scored
+// on Fashion-MNIST's test images out of distribution, and the reverse.
+var imgSpecs = []imgSpec{
+	{"mnist", "MNIST", dataset.MNIST, 1, "ood_fashion"},
+	{"fashion_mnist", "Fashion-MNIST", dataset.FashionMNIST, 0, "ood_mnist"},
+}
 
 // loadImages loads a built-in image data set and returns its standard
 // training and test images, subset to n and m rows when not 0.
@@ -228,8 +238,8 @@ func imgUnitSeconds(ic imagesConfig, cfg convtrain.ImageConfig, group string, ro
 
 // imgUnitOut is the results of one unit of the images section: one model
 // (for "ptm" the PTM and the plain PTM, one trained model) trained on one
-// data set's training images and queried on its test images and, for
-// MNIST, on Fashion-MNIST's test images. It holds what the report reads,
+// data set's training images and queried on its test images and on the
+// other data set's test images (imgSpec.ood). It holds what the report reads,
 // not the trained model; shards gob-encode it.
 type imgUnitOut struct {
 	// Dataset is the data set's key, Classes its class names.
@@ -324,8 +334,8 @@ func (g *imgData) testFloats() [][]float64 {
 
 // planImages declares the images section's units: per data set, one per
 // imgGroups entry ("images.mnist.ptm", "images.fashion_mnist.rf", ...).
-// The MNIST units also query their models with Fashion-MNIST's test
-// images. Each unit loads the data it needs (once per process) and seeds
+// Every unit also queries its models with the test images of the other
+// data set (imgSpec.ood). Each unit loads the data it needs (once per process) and seeds
 // its models from imgSeed alone, so it computes the same in any process
 // and any order. The cost is imgUnitSeconds in the tables' units.
 func (r *runner) planImages() ([]unit, error) {
@@ -351,10 +361,7 @@ func (r *runner) planImages() ([]unit, error) {
 		if err != nil {
 			return nil, err
 		}
-		queries := test
-		if i == 0 {
-			queries *= 2 // and Fashion-MNIST's test images
-		}
+		queries := 2 * test // and the other data set's test images
 		for _, g := range imgGroups {
 			o := &imgUnitOut{}
 			st.outs[i] = append(st.outs[i], o)
@@ -374,21 +381,17 @@ func (r *runner) imagesUnit(i int, group string, o *imgUnitOut) error {
 	if err != nil {
 		return err
 	}
-	var ood *imgData
-	if i == 0 {
-		if ood, err = r.imgLoad(1); err != nil {
-			return err
-		}
+	ood, err := r.imgLoad(spec.ood)
+	if err != nil {
+		return err
 	}
 	cfg, err := imagesPTMConfig(r.img.ic, spec, d.train.H, d.train.W, len(d.classes))
 	if err != nil {
 		return err
 	}
 	*o = imgUnitOut{Dataset: spec.key, Classes: d.classes, TrainImages: len(d.train.X), TestRows: d.test.Rows, TestY: d.test.Y,
-		Test: map[string][]metrics.QueryStats{}, FitS: map[string]float64{}}
-	if ood != nil {
-		o.OOD, o.OODImages = map[string][]metrics.QueryStats{}, len(ood.test.X)
-	}
+		Test: map[string][]metrics.QueryStats{}, FitS: map[string]float64{},
+		OOD: map[string][]metrics.QueryStats{}, OODImages: len(ood.test.X)}
 	if group == "ptm" {
 		return r.imagesPTM(cfg, spec, d, ood, o)
 	}
@@ -580,7 +583,7 @@ type imgResult struct {
 	oodImages   int
 	ptm         *imgPTMOut
 	testQ       map[string][]metrics.QueryStats // per model, the test images
-	oodQ        map[string][]metrics.QueryStats // per model, the other data set's test images (MNIST only)
+	oodQ        map[string][]metrics.QueryStats // per model, the other data set's test images (imgSpec.ood)
 	fitS        map[string]float64              // per model, training wall time (seconds)
 }
 
@@ -629,8 +632,8 @@ func (r *runner) imgResults() ([]*imgResult, error) {
 // images writes the images section's summary keys, text and figures from
 // its units' results: on MNIST and Fashion-MNIST, the convolutional PTM
 // and the baselines trained on the standard training images and scored on
-// the standard test images; the models trained on MNIST also scored on
-// Fashion-MNIST's test images (out of distribution). The loaded data sets
+// the standard test images; each data set's models also scored on the
+// other data set's test images (out of distribution). The loaded data sets
 // are released afterwards.
 func (r *runner) images() (string, error) {
 	defer func() {
@@ -666,7 +669,9 @@ func reportValue(rep metrics.Report, m string) float64 {
 }
 
 // imagesSummary writes the section's keys: "<d>.test.<model>.<metric>",
-// "mnist.ood_fashion.<model>.auroc_{entropy,mi}",
+// "mnist.ood_fashion.<model>.auroc_{entropy,mi}" (MNIST's models on
+// Fashion-MNIST's test images), "fashion_mnist.ood_mnist.<model>.auroc_*"
+// (the reverse),
 // "mnist.ptm.{model_bytes,train_s,peak_rss_mb}" and the settings.
 func (r *runner) imagesSummary(res []*imgResult) {
 	s := r.sum
@@ -681,8 +686,8 @@ func (r *runner) imagesSummary(res []*imgResult) {
 			}
 			s.set(p+".test."+m.key+".train_s", d.fitS[m.key])
 			if q, ok := d.oodQ[m.key]; ok {
-				s.set(p+".ood_fashion."+m.key+".auroc_entropy", OODAUROC(d.testQ[m.key], q, entropyOf))
-				s.set(p+".ood_fashion."+m.key+".auroc_mi", OODAUROC(d.testQ[m.key], q, miOf))
+				s.set(p+"."+d.spec.oodKey+"."+m.key+".auroc_entropy", OODAUROC(d.testQ[m.key], q, entropyOf))
+				s.set(p+"."+d.spec.oodKey+"."+m.key+".auroc_mi", OODAUROC(d.testQ[m.key], q, miOf))
 			}
 		}
 		c := d.ptm
@@ -717,7 +722,7 @@ func (r *runner) imagesReport(ic imagesConfig, res []*imgResult) (string, error)
 	}
 	m0 := res[0]
 	fmt.Fprintf(&b, "Standard splits (%d training, %d test images per data set in this run). "+
-		"**PTM**: the convolutional PTM of `convtrain.ImageDefaults` (%s), trained by the fixed-point trainer (golden/conv/convtrain) "+
+		"**PTM**: the convolutional PTM of the data set's recipe (`convtrain.ImageRecipe`, what `ptm train` uses; each data set's below), trained by the fixed-point trainer (golden/conv/convtrain) "+
 		"by pipeline.TrainConv (the train-and-fit step of `ptm train`) on %d of the training images and its %s mapping's parameter fitted by NLL on the other %d (a stratified carve, seed %d); "+
 		"queries draw K samples from the float model (golden/conv Sampler) through every threshold set. "+
 		"**PTM, plain**: the same trained model, one threshold set, the raw vote smoothed by 0.05 and nothing fitted (the tabular plain PTM's mapping). "+
@@ -725,7 +730,7 @@ func (r *runner) imagesReport(ic imagesConfig, res []*imgResult) (string, error)
 		"**MLP ensemble**: %d such MLPs without dropout, each its own seed; its samples are its members' predictions. "+
 		"**RF**: experiments/baseline/rf, %d trees%s. Baselines see the 784 pixels scaled to 0..1 (and standardize them as their package does). "+
 		"AUROC(entropy) and AUROC(MI) rank wrong predictions above right ones; ECE has %d equal-width bins.\n\n",
-		m0.trainImages, len(m0.testY), m0.ptm.Config, m0.ptm.TrainRows,
+		m0.trainImages, len(m0.testY), m0.ptm.TrainRows,
 		m0.ptm.MappingKind, m0.ptm.CalibrationRows, imgSeed,
 		ic.mlpHidden, ic.mlpEpochs, imgMLPRate, imgMLPDecay, m0.ptm.K, imgEnsemble, ic.rfTrees, rfRowsText(ic), r.cfg.bins)
 	for _, d := range res {
@@ -737,18 +742,22 @@ func (r *runner) imagesReport(ic imagesConfig, res []*imgResult) (string, error)
 			fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.4f | %s | %s | %.0f |\n", m.name, s.get(k+"accuracy"), s.get(k+"ece"), s.get(k+"nll"),
 				fmtMaybe(s.get(k+"auroc_entropy")), fmtMaybe(s.get(k+"auroc_mi")), s.get(k+"train_s"))
 		}
-		fmt.Fprintf(&b, "\nPTM mapping fitted on the validation images: %s. Model: %d bytes (%s); training %.0f s; peak RSS of the process after training %.0f MB.\n\n",
-			s.Labels[p+".ptm.mapping"], int(s.get(p+".ptm.model_bytes")), s.Labels[p+".ptm.model_bytes_is"], s.get(p+".ptm.train_s"), s.get(p+".ptm.peak_rss_mb"))
+		fmt.Fprintf(&b, "\nPTM recipe: %s. PTM mapping fitted on the validation images: %s. Model: %d bytes (%s); training %.0f s; peak RSS of the process after training %.0f MB.\n\n",
+			s.Labels[p+".ptm.config"], s.Labels[p+".ptm.mapping"], int(s.get(p+".ptm.model_bytes")), s.Labels[p+".ptm.model_bytes_is"], s.get(p+".ptm.train_s"), s.get(p+".ptm.peak_rss_mb"))
 	}
-	fmt.Fprintf(&b, "### Out of distribution: models trained on MNIST, queried with Fashion-MNIST's test images (summary keys `mnist.ood_fashion.MODEL.*`)\n\n"+
-		"AUROC of ranking the %d Fashion-MNIST test images above the %d MNIST test images by the score.\n\n", m0.oodImages, len(m0.testY))
-	b.WriteString("| model | AUROC(entropy) | AUROC(MI) | mean entropy MNIST / Fashion (bits) |\n|---|---|---|---|\n")
-	for _, m := range imgModels {
-		k := "mnist.ood_fashion." + m.key + "."
-		fmt.Fprintf(&b, "| %s | %s | %s | %.3f / %.3f |\n", m.name, fmtMaybe(s.get(k+"auroc_entropy")), fmtMaybe(s.get(k+"auroc_mi")),
-			meanOf(m0.testQ[m.key], entropyOf), meanOf(m0.oodQ[m.key], entropyOf))
+	for _, d := range res {
+		o := imgSpecs[d.spec.ood]
+		fmt.Fprintf(&b, "### Out of distribution: models trained on %s, queried with %s's test images (summary keys `%s.%s.MODEL.*`)\n\n"+
+			"AUROC of ranking the %d %s test images above the %d %s test images by the score.\n\n",
+			d.spec.name, o.name, d.spec.key, d.spec.oodKey, d.oodImages, o.name, len(d.testY), d.spec.name)
+		fmt.Fprintf(&b, "| model | AUROC(entropy) | AUROC(MI) | mean entropy %s / %s (bits) |\n|---|---|---|---|\n", imgShort[d.spec.key], imgShort[o.key])
+		for _, m := range imgModels {
+			k := d.spec.key + "." + d.spec.oodKey + "." + m.key + "."
+			fmt.Fprintf(&b, "| %s | %s | %s | %.3f / %.3f |\n", m.name, fmtMaybe(s.get(k+"auroc_entropy")), fmtMaybe(s.get(k+"auroc_mi")),
+				meanOf(d.testQ[m.key], entropyOf), meanOf(d.oodQ[m.key], entropyOf))
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
 	figs, err := r.imagesFigures(res)
 	if err != nil {
 		return "", err

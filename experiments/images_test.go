@@ -70,6 +70,8 @@ func TestImagesQuick(t *testing.T) {
 			js["mnist.test."+m.key+".accuracy"], js["fashion_mnist.test."+m.key+".accuracy"],
 			js["mnist.test."+m.key+".ece"], js["fashion_mnist.test."+m.key+".ece"],
 			js["mnist.ood_fashion."+m.key+".auroc_entropy"], js["mnist.ood_fashion."+m.key+".auroc_mi"])
+		t.Logf("%s: reverse OOD (Fashion-MNIST's models, MNIST's test images) AUROC(entropy) %.4f, (MI) %.4f", m.key,
+			js["fashion_mnist.ood_mnist."+m.key+".auroc_entropy"], js["fashion_mnist.ood_mnist."+m.key+".auroc_mi"])
 	}
 	t.Logf("model bytes %v, mapping %v", js["mnist.ptm.model_bytes"], js["mnist.ptm.mapping"])
 	for m, fl := range floors {
@@ -90,10 +92,12 @@ func TestImagesQuick(t *testing.T) {
 				}
 			}
 		}
-		for _, k := range []string{"auroc_entropy", "auroc_mi"} {
-			a := num("mnist.ood_fashion." + m + "." + k)
-			if !(a >= 0 && a <= 1) {
-				t.Errorf("mnist.ood_fashion.%s.%s = %v, want an AUROC", m, k, a)
+		for _, ood := range []string{"mnist.ood_fashion.", "fashion_mnist.ood_mnist."} {
+			for _, k := range []string{"auroc_entropy", "auroc_mi"} {
+				a := num(ood + m + "." + k)
+				if !(a >= 0 && a <= 1) {
+					t.Errorf("%s%s.%s = %v, want an AUROC", ood, m, k, a)
+				}
 			}
 		}
 	}
@@ -131,7 +135,10 @@ func TestImagesQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"## 7. Images", "### MNIST", "### Fashion-MNIST", "### Out of distribution", "--only images --quick", "| MLP ensemble |"} {
+	for _, s := range []string{"## 7. Images", "### MNIST", "### Fashion-MNIST", "--only images --quick", "| MLP ensemble |",
+		"### Out of distribution: models trained on MNIST, queried with Fashion-MNIST's test images (summary keys `mnist.ood_fashion.MODEL.*`)",
+		"### Out of distribution: models trained on Fashion-MNIST, queried with MNIST's test images (summary keys `fashion_mnist.ood_mnist.MODEL.*`)",
+		"PTM recipe: 64 coalesced clauses, T 500,"} {
 		if !bytes.Contains(report, []byte(s)) {
 			t.Errorf("report.md lacks %q", s)
 		}
