@@ -138,7 +138,12 @@ func TestImagesQuick(t *testing.T) {
 	for _, s := range []string{"## 7. Images", "### MNIST", "### Fashion-MNIST", "--only images --quick", "| MLP ensemble |",
 		"### Out of distribution: models trained on MNIST, queried with Fashion-MNIST's test images (summary keys `mnist.ood_fashion.MODEL.*`)",
 		"### Out of distribution: models trained on Fashion-MNIST, queried with MNIST's test images (summary keys `fashion_mnist.ood_mnist.MODEL.*`)",
-		"PTM recipe: 64 coalesced clauses, T 500,"} {
+		"PTM recipe: 64 coalesced clauses, T 500,",
+		fmt.Sprintf("Better of AUROC(entropy) and AUROC(MI): PTM %.3f, MLP-MCd %.3f,",
+			max(num("mnist.ood_fashion.ptm.auroc_entropy"), num("mnist.ood_fashion.ptm.auroc_mi")),
+			max(num("mnist.ood_fashion.mlp.auroc_entropy"), num("mnist.ood_fashion.mlp.auroc_mi"))),
+		// The quick PTM's best OOD AUROC (0.926 measured) is below 0.95.
+		"Target (issue 28): the PTM's >= 0.95 and >= MLP-MCd's: **not met**"} {
 		if !bytes.Contains(report, []byte(s)) {
 			t.Errorf("report.md lacks %q", s)
 		}
