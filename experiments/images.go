@@ -217,10 +217,16 @@ const imgCostPerSecond = 2000
 // (rows x clauses x epochs) and sampling (test and out-of-distribution
 // images x K x clauses), an MLP's epochs over the rows (five for the
 // ensemble), the forest's trees over its rows (n log n). The constants
-// fit the full run of the 256-clause recipe (PTM 161 s of training, MLP
-// 85 s, ensemble 441 s, forest 139 s on two cores, MNIST); the quick units
-// take less than they say (fixed costs dominate), which only shifts the
-// order of the quick sweep's units.
+// were fitted to a full run of an earlier 256-clause recipe (PTM 161 s of
+// training, MLP 85 s, ensemble 441 s, forest 139 s on two cores, MNIST)
+// and under-estimate the PTM units of today's recipes: MNIST's (512
+// clauses, 7 epochs) took 3,094 s wall (1,639 s training and the
+// mapping's fit, about 1,360 s scoring 20,000 images) beside Fashion-MNIST's
+// PTM unit at a load average of 8-13, against 1,403 estimated. The costs
+// only order the units and balance shards, and the PTM units stay the
+// most expensive either way; the quick units take less than they say
+// (fixed costs dominate), which only shifts the order of the quick
+// sweep's units.
 func imgUnitSeconds(ic imagesConfig, cfg convtrain.ImageConfig, group string, rows, queries float64) float64 {
 	switch group {
 	case "ptm":
