@@ -90,7 +90,9 @@
 // "quant.b8.agreement_mean", "xor.noisy.include.c1.not_x2",
 // "mnist.test.ptm.auroc_entropy" (one score over the standard test
 // images; "fashion_mnist.test.MODEL.{accuracy,ece,nll,auroc_entropy,
-// auroc_mi}" likewise), "mnist.ood_fashion.mlp_ens.auroc_mi" or
+// auroc_mi}" likewise), "mnist.ood_fashion.mlp_ens.auroc_mi" (models
+// trained on MNIST, Fashion-MNIST's test images out of distribution;
+// "fashion_mnist.ood_mnist.MODEL.auroc_{entropy,mi}" the reverse) or
 // "mnist.ptm.model_bytes" (the size of the model file `ptm train` would
 // write, modelfile.EncodeConv; also "mnist.ptm.train_s" and
 // "mnist.ptm.peak_rss_mb", the process's peak RSS after training); textual

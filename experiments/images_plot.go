@@ -77,48 +77,52 @@ func (r *runner) imagesFigures(res []*imgResult) (string, error) {
 	}
 	b.WriteString(r.figure("images_entropy.png", "Entropy of right and wrong test predictions per model"))
 	b.WriteString("\n")
-	// OOD: entropy histograms of MNIST test against Fashion test images,
-	// models trained on MNIST.
-	m0 := res[0]
-	var oodRow []*plot.Plot
-	for _, m := range imgModels {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s (AUROC %.3f)", imgShortModel[m.key], r.sum.get("mnist.ood_fashion."+m.key+".auroc_entropy"))
-		p.X.Label.Text = "predictive entropy (bits)"
-		for j, qs := range [][]metrics.QueryStats{m0.testQ[m.key], m0.oodQ[m.key]} {
-			v := make(plotter.Values, len(qs))
-			for i, q := range qs {
-				v[i] = q.Entropy
+	// OOD: per data set (a row), entropy histograms of its test images
+	// against the other data set's, models trained on it.
+	var oodRows [][]*plot.Plot
+	for _, d := range res {
+		in, out := imgShort[d.spec.key], imgShort[imgSpecs[d.spec.ood].key]
+		var row []*plot.Plot
+		for _, m := range imgModels {
+			p := plot.New()
+			p.Title.Text = fmt.Sprintf("trained on %s: %s (AUROC %.3f)", in, imgShortModel[m.key],
+				r.sum.get(d.spec.key+"."+d.spec.oodKey+"."+m.key+".auroc_entropy"))
+			p.X.Label.Text = "predictive entropy (bits)"
+			for j, qs := range [][]metrics.QueryStats{d.testQ[m.key], d.oodQ[m.key]} {
+				v := make(plotter.Values, len(qs))
+				for i, q := range qs {
+					v[i] = q.Entropy
+				}
+				h, err := plotter.NewHist(v, 30)
+				if err != nil {
+					return "", err
+				}
+				h.Normalize(1)
+				c, name := colClass0, in+" test"
+				if j == 1 {
+					c, name = colClass1, out+" test"
+				}
+				h.FillColor = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0x80}
+				h.LineStyle.Color = c
+				p.Add(h)
+				p.Legend.Add(name, h)
 			}
-			h, err := plotter.NewHist(v, 30)
-			if err != nil {
-				return "", err
-			}
-			h.Normalize(1)
-			c := colClass0
-			name := "MNIST test"
-			if j == 1 {
-				c, name = colClass1, "Fashion test"
-			}
-			h.FillColor = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0x80}
-			h.LineStyle.Color = c
-			p.Add(h)
-			p.Legend.Add(name, h)
+			p.Legend.Top = true
+			p.X.Min = 0
+			row = append(row, p)
 		}
-		p.Legend.Top = true
-		p.X.Min = 0
-		oodRow = append(oodRow, p)
+		oodRows = append(oodRows, row)
 	}
-	if err := savePNG(filepath.Join(r.out, "images_ood.png"), 16*vg.Inch, 3.8*vg.Inch, func(dc draw.Canvas) error {
-		drawGrid(dc, [][]*plot.Plot{oodRow}, "Models trained on MNIST: entropy on MNIST test images and on Fashion-MNIST test images (normalized histograms)")
+	if err := savePNG(filepath.Join(r.out, "images_ood.png"), 16*vg.Inch, 7.2*vg.Inch, func(dc draw.Canvas) error {
+		drawGrid(dc, oodRows, "Entropy on the training data set's test images and on the other data set's test images (normalized histograms)")
 		return nil
 	}); err != nil {
 		return "", err
 	}
-	b.WriteString(r.figure("images_ood.png", "Entropy histograms, MNIST test against Fashion-MNIST test images"))
+	b.WriteString(r.figure("images_ood.png", "Entropy histograms: models trained on MNIST, MNIST test against Fashion-MNIST test images (top); trained on Fashion-MNIST, the reverse (bottom)"))
 	b.WriteString("\n")
 	// The least and the most certain MNIST test digits under the PTM.
-	txt, err := r.imagesExtremes(0, m0)
+	txt, err := r.imagesExtremes(0, res[0])
 	if err != nil {
 		return "", err
 	}

@@ -72,6 +72,8 @@ func TestImagesQuick(t *testing.T) {
 			js["mnist.test."+m.key+".accuracy"], js["fashion_mnist.test."+m.key+".accuracy"],
 			js["mnist.test."+m.key+".ece"], js["fashion_mnist.test."+m.key+".ece"],
 			js["mnist.ood_fashion."+m.key+".auroc_entropy"], js["mnist.ood_fashion."+m.key+".auroc_mi"])
+		t.Logf("%s: reverse OOD (Fashion-MNIST's models, MNIST's test images) AUROC(entropy) %.4f, (MI) %.4f", m.key,
+			js["fashion_mnist.ood_mnist."+m.key+".auroc_entropy"], js["fashion_mnist.ood_mnist."+m.key+".auroc_mi"])
 	}
 	t.Logf("model bytes %v, mapping %v", js["mnist.ptm.model_bytes"], js["mnist.ptm.mapping"])
 	for m, fl := range floors {
@@ -92,10 +94,12 @@ func TestImagesQuick(t *testing.T) {
 				}
 			}
 		}
-		for _, k := range []string{"auroc_entropy", "auroc_mi"} {
-			a := num("mnist.ood_fashion." + m + "." + k)
-			if !(a >= 0 && a <= 1) {
-				t.Errorf("mnist.ood_fashion.%s.%s = %v, want an AUROC", m, k, a)
+		for _, ood := range []string{"mnist.ood_fashion.", "fashion_mnist.ood_mnist."} {
+			for _, k := range []string{"auroc_entropy", "auroc_mi"} {
+				a := num(ood + m + "." + k)
+				if !(a >= 0 && a <= 1) {
+					t.Errorf("%s%s.%s = %v, want an AUROC", ood, m, k, a)
+				}
 			}
 		}
 	}
@@ -134,7 +138,15 @@ func TestImagesQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"## 7. Images", "### MNIST", "### Fashion-MNIST", "### Out of distribution", "--only images --quick", "| MLP ensemble |"} {
+	for _, s := range []string{"## 7. Images", "### MNIST", "### Fashion-MNIST", "--only images --quick", "| MLP ensemble |",
+		"### Out of distribution: models trained on MNIST, queried with Fashion-MNIST's test images (summary keys `mnist.ood_fashion.MODEL.*`)",
+		"### Out of distribution: models trained on Fashion-MNIST, queried with MNIST's test images (summary keys `fashion_mnist.ood_mnist.MODEL.*`)",
+		"PTM recipe: 64 coalesced clauses, T 500,",
+		fmt.Sprintf("Better of AUROC(entropy) and AUROC(MI): PTM %.3f, MLP-MCd %.3f,",
+			max(num("mnist.ood_fashion.ptm.auroc_entropy"), num("mnist.ood_fashion.ptm.auroc_mi")),
+			max(num("mnist.ood_fashion.mlp.auroc_entropy"), num("mnist.ood_fashion.mlp.auroc_mi"))),
+		// The quick PTM's best OOD AUROC (0.926 measured) is below 0.95.
+		"Target (issue 28): the PTM's >= 0.95 and >= MLP-MCd's: **not met**"} {
 		if !bytes.Contains(report, []byte(s)) {
 			t.Errorf("report.md lacks %q", s)
 		}
