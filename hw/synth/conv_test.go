@@ -75,13 +75,17 @@ func TestConvFit(t *testing.T) {
 }
 
 // TestConvCandidateOrder: the search's candidates are ordered by the
-// schedule's longest sample, and that is G x (scan blocks + overhead) +
-// NC: on MNIST's geometry with 128 clauses, 1 x 16 lanes and 7 patches
-// per cycle, G = 128 groups of BT = 17 beats (272 literals / 16), 19 x
-// ceil(19/7) = 57 scan blocks, 17 + 2 + 1 + 1 = 21 more cycles.
+// schedule's longest sample, hw.ConvParams.SampleCyclesMax: the sampler,
+// the scan and the weigh unit work on consecutive groups, so a group
+// costs the longest of the three, and the last group's weighing and the
+// NC result words follow. On MNIST's geometry with 128 clauses, 1 x 16
+// lanes and 7 patches per cycle: G = 128 groups; the sampler BT + 1 =
+// 17 + 1 beats; the scan 3 + 6 (the window's load from an odd row, two
+// image rows per cycle) + 19 x ceil(19/7) = 57 blocks, the longest; the
+// weigh unit LC + 2 = 3; then LC + 2 + NC = 13.
 func TestConvCandidateOrder(t *testing.T) {
 	p := mnistConvParams(t, 128, 1, 16, 7)
-	if got, want := ConvScheduleCycles(p), 128*(19*3+17+2+1+1)+10; got != want {
+	if got, want := ConvScheduleCycles(p), 128*(3+6+19*3)+1+2+10; got != want {
 		t.Fatalf("schedule %d cycles per sample, want %d", got, want)
 	}
 	var cands []ConvCandidate
