@@ -85,7 +85,7 @@ elif [ -f "$out/$modelname" ] && [ "$(cat "$out/$modelname.recipe" 2>/dev/null)"
   step "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe ($want_recipe)"
   model="$out/$modelname"
 else
-  step "1/6 Train a convolutional PTM on $DATA ($want_recipe; MNIST's full recipe takes about 10 min on 2 cores)"
+  step "1/6 Train a convolutional PTM on $DATA ($want_recipe; MNIST's full recipe takes about 15 min on 2 cores)"
   rm -f "$out/$modelname.recipe"
   "$ptm" train --data "$DATA" "${recipe[@]}" -o "$out/$modelname"
   echo "$want_recipe" > "$out/$modelname.recipe"
