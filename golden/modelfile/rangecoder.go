@@ -1,0 +1,464 @@
+package modelfile
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// The range coder of the "range" SPV coding (doc.go, "SPV coding"): an
+// adaptive binary arithmetic coder in integers only (LZMA's: 32-bit
+// range, 11-bit probabilities adapting by 1/32), so that a file's bytes
+// depend on nothing but its content.
+
+const (
+	probBits  = 11
+	probOne   = 1 << probBits
+	probShift = 5
+	topValue  = 1 << 24
+	// gammaMax bounds the bit length of a gamma-coded value: residuals
+	// are within +-maxD2 (2^17), supports within 2^15 states.
+	gammaMax = 19
+)
+
+// prob is an adaptive probability that the next bit is 0, in units of
+// 2^-probBits.
+type prob uint16
+
+const probInit prob = probOne / 2
+
+// rangeEncoder appends the coded bits to out.
+type rangeEncoder struct {
+	low       uint64
+	rng       uint32
+	cache     byte
+	cacheSize int64
+	out       []byte
+}
+
+func newRangeEncoder() *rangeEncoder {
+	return &rangeEncoder{rng: 0xFFFFFFFF, cacheSize: 1}
+}
+
+func (e *rangeEncoder) shiftLow() {
+	if uint32(e.low) < 0xFF000000 || e.low>>32 != 0 {
+		carry := byte(e.low >> 32)
+		t := e.cache
+		for {
+			e.out = append(e.out, t+carry)
+			t = 0xFF
+			e.cacheSize--
+			if e.cacheSize == 0 {
+				break
+			}
+		}
+		e.cache = byte(e.low >> 24)
+	}
+	e.cacheSize++
+	e.low = (e.low & 0x00FFFFFF) << 8
+}
+
+func (e *rangeEncoder) bit(p *prob, b int) {
+	bound := (e.rng >> probBits) * uint32(*p)
+	if b == 0 {
+		e.rng = bound
+		*p += (probOne - *p) >> probShift
+	} else {
+		e.low += uint64(bound)
+		e.rng -= bound
+		*p -= *p >> probShift
+	}
+	for e.rng < topValue {
+		e.rng <<= 8
+		e.shiftLow()
+	}
+}
+
+// finish flushes the coder and returns the stream.
+func (e *rangeEncoder) finish() []byte {
+	for range 5 {
+		e.shiftLow()
+	}
+	return e.out
+}
+
+// rangeDecoder reads a stream rangeEncoder wrote. Reading past its end
+// sets over (the stream is then corrupt: every byte a valid stream has is
+// read exactly once).
+type rangeDecoder struct {
+	code, rng uint32
+	in        []byte
+	pos       int
+	over      bool
+}
+
+func newRangeDecoder(in []byte) (*rangeDecoder, error) {
+	if len(in) < 5 {
+		return nil, fmt.Errorf("a range-coded stream of %d bytes, at least 5 needed", len(in))
+	}
+	if in[0] != 0 {
+		return nil, fmt.Errorf("a range-coded stream starting with byte %#x, want 0", in[0])
+	}
+	d := &rangeDecoder{rng: 0xFFFFFFFF, in: in, pos: 5}
+	for _, b := range in[1:5] {
+		d.code = d.code<<8 | uint32(b)
+	}
+	return d, nil
+}
+
+func (d *rangeDecoder) next() uint32 {
+	if d.pos >= len(d.in) {
+		d.over = true
+		return 0
+	}
+	b := d.in[d.pos]
+	d.pos++
+	return uint32(b)
+}
+
+func (d *rangeDecoder) bit(p *prob) int {
+	bound := (d.rng >> probBits) * uint32(*p)
+	var b int
+	if d.code < bound {
+		d.rng = bound
+		*p += (probOne - *p) >> probShift
+	} else {
+		d.code -= bound
+		d.rng -= bound
+		*p -= *p >> probShift
+		b = 1
+	}
+	for d.rng < topValue {
+		d.rng <<= 8
+		d.code = d.code<<8 | d.next()
+	}
+	return b
+}
+
+// gammaModel codes a value u >= 1 as its bit length k (unary, one
+// adaptive probability per step) and its k-1 low bits (one per length and
+// bit position).
+type gammaModel struct {
+	unary [gammaMax]prob
+	mant  [gammaMax + 1][gammaMax]prob
+}
+
+func (g *gammaModel) init() {
+	for i := range g.unary {
+		g.unary[i] = probInit
+	}
+	for i := range g.mant {
+		for j := range g.mant[i] {
+			g.mant[i][j] = probInit
+		}
+	}
+}
+
+func (g *gammaModel) encode(e *rangeEncoder, u uint64) {
+	k := bits.Len64(u)
+	for i := 1; i < k; i++ {
+		e.bit(&g.unary[i-1], 1)
+	}
+	if k < gammaMax {
+		e.bit(&g.unary[k-1], 0)
+	}
+	for i := k - 2; i >= 0; i-- {
+		e.bit(&g.mant[k][i], int(u>>uint(i)&1))
+	}
+}
+
+var errGamma = errors.New("a value longer than the coder's limit")
+
+func (g *gammaModel) decode(d *rangeDecoder) (uint64, error) {
+	k := 1
+	for k < gammaMax && d.bit(&g.unary[k-1]) == 1 {
+		k++
+	}
+	if k >= gammaMax {
+		return 0, errGamma
+	}
+	u := uint64(1)
+	for i := k - 2; i >= 0; i-- {
+		u = u<<1 | uint64(d.bit(&g.mant[k][i]))
+	}
+	return u, nil
+}
+
+// Contexts of a residual: the bit length of the previous mass, of the
+// previous residual's magnitude, and the previous slope's sign.
+const (
+	ctxMass  = 16
+	ctxRes   = 12
+	ctxSlope = 3
+	ctxRem   = 6
+)
+
+// resModel codes a residual: zero or not, sign, magnitude.
+type resModel struct {
+	zero  prob
+	sign  [3]prob
+	unary [unarySteps]prob
+	mag   gammaModel
+}
+
+// unarySteps magnitudes 1..unarySteps are coded in unary, larger ones as
+// an escape then gamma-coded.
+const unarySteps = 16
+
+// spvModel is the adaptive state of the whole stream.
+type spvModel struct {
+	lo  gammaModel
+	res [ctxMass][ctxRes][ctxSlope][ctxRem]resModel
+}
+
+func newSPVModel() *spvModel {
+	m := new(spvModel)
+	m.lo.init()
+	for a := range m.res {
+		for b := range m.res[a] {
+			for c := range m.res[a][b] {
+				for d := range m.res[a][b][c] {
+					r := &m.res[a][b][c][d]
+					r.zero = probInit
+					r.sign = [3]prob{probInit, probInit, probInit}
+					r.mag.init()
+					for i := range r.unary {
+						r.unary[i] = probInit
+					}
+				}
+			}
+		}
+	}
+	return m
+}
+
+// predictor tracks the masses before the one coded and gives its
+// prediction and context.
+type predictor struct {
+	h    [4]int64 // the four masses before, h[0] the last
+	last int64    // the previous residual
+	rem  int64    // the mass not yet coded
+}
+
+func (p *predictor) predict() int64 { return max(0, p.h[0]+(p.h[0]-p.h[3]+1)/3) }
+
+func (p *predictor) model(m *spvModel) *resModel {
+	a := min(bits.Len64(uint64(p.h[0])), ctxMass-1)
+	b := min(bits.Len64(uint64(max(p.last, -p.last))), ctxRes-1)
+	c := 1
+	switch {
+	case p.h[0] < p.h[1]:
+		c = 0
+	case p.h[0] > p.h[1]:
+		c = 2
+	}
+	d := min(max(bits.Len64(uint64(p.rem))-bits.Len64(uint64(p.h[0]))+2, 0), ctxRem-1)
+	return &m.res[a][b][c][d]
+}
+
+func (p *predictor) signCtx() int {
+	switch {
+	case p.last < 0:
+		return 0
+	case p.last > 0:
+		return 2
+	}
+	return 1
+}
+
+func (p *predictor) push(v, r int64) {
+	p.h = [4]int64{v, p.h[0], p.h[1], p.h[2]}
+	p.last = r
+	p.rem -= v
+}
+
+// encodeSPVRange codes tas SPVs of n2 states each (spv(ta, q) writes TA
+// ta's masses, at least one > 0) as the "range" coding's stream: every
+// TA's support start lo and width hi-lo, then its masses over lo..hi-1,
+// each as its residual from a prediction from the masses before.
+func encodeSPVRange(tas, n2, w int, spv func(ta int, q []uint32) error) ([]byte, error) {
+	m := newSPVModel()
+	e := newRangeEncoder()
+	full := int64(1) << w
+	q := make([]uint32, n2)
+	for ta := 0; ta < tas; ta++ {
+		if err := spv(ta, q); err != nil {
+			return nil, err
+		}
+		lo, hi := 0, n2-1
+		for lo < n2 && q[lo] == 0 {
+			lo++
+		}
+		if lo == n2 {
+			return nil, fmt.Errorf("%w: TA %d: an SPV with no mass", ErrInvalid, ta)
+		}
+		for q[hi] == 0 {
+			hi--
+		}
+		m.lo.encode(e, uint64(lo)+1)
+		var p predictor
+		p.rem = full
+		for _, v := range q[lo : hi+1] {
+			r := int64(v) - p.predict()
+			rm := p.model(m)
+			if r == 0 {
+				e.bit(&rm.zero, 0)
+			} else {
+				e.bit(&rm.zero, 1)
+				s := 0
+				if r < 0 {
+					s = 1
+				}
+				e.bit(&rm.sign[p.signCtx()], s)
+				rm.encodeMag(e, uint64(max(r, -r)))
+			}
+			p.push(int64(v), r)
+		}
+	}
+	return e.finish(), nil
+}
+
+// decodeSPVRange decodes a stream of encodeSPVRange holding tas SPVs of n2
+// states at w bits, checking each record as decodeRecords does, and hands
+// every TA's masses to put (q is reused). fail reports an error at byte
+// at of the stream for TA ta (-1: after the last).
+func decodeSPVRange(stream []byte, tas, n2, w int, put func(ta int, q []uint32) error, fail func(ta, at int, msg string) error) error {
+	d, err := newRangeDecoder(stream)
+	if err != nil {
+		return fail(0, 0, err.Error())
+	}
+	full := int64(1) << w
+	m := newSPVModel()
+	q := make([]uint32, n2)
+	for ta := 0; ta < tas; ta++ {
+		at := d.pos
+		bad := func(format string, a ...any) error {
+			return fail(ta, at, fmt.Sprintf(format, a...))
+		}
+		lo, err := m.lo.decode(d)
+		if err != nil {
+			return bad("support start: %v", err)
+		}
+		lo--
+		if d.over {
+			return bad("the stream ends inside the record")
+		}
+		if lo >= uint64(n2) {
+			return bad("support start %d outside the %d states", lo, n2)
+		}
+		clear(q)
+		p := predictor{rem: full}
+		for k := int(lo); p.rem > 0; k++ {
+			if k == n2 {
+				return bad("the masses hold %d after the last state, the whole SPV %d", full-p.rem, full)
+			}
+			rm := p.model(m)
+			var r int64
+			if d.bit(&rm.zero) == 1 {
+				neg := d.bit(&rm.sign[p.signCtx()])
+				u, err := rm.decodeMag(d)
+				if err != nil {
+					return bad("state %d: %v", k, err)
+				}
+				if u >= maxD2 {
+					return bad("state %d: residual %d outside +-%d", k, u, maxD2)
+				}
+				r = int64(u)
+				if neg == 1 {
+					r = -r
+				}
+			}
+			v := p.predict() + r
+			switch {
+			case d.over:
+				return bad("state %d: the stream ends inside the record", k)
+			case v < 0 || v > p.rem:
+				return bad("state %d: mass %d outside 0..%d (what the SPV has left)", k, v, p.rem)
+			case k == int(lo) && v == 0:
+				return bad("state %d: the support starts with zero mass", k)
+			}
+			q[k] = uint32(v)
+			p.push(v, r)
+		}
+		if err := put(ta, q); err != nil {
+			return bad("%v", err)
+		}
+	}
+	if d.pos != len(stream) {
+		return fail(-1, d.pos, fmt.Sprintf("%d bytes after the last record", len(stream)-d.pos))
+	}
+	return nil
+}
+
+// encodeMag codes a magnitude u >= 1.
+func (rm *resModel) encodeMag(e *rangeEncoder, u uint64) {
+	for i := uint64(1); i <= unarySteps; i++ {
+		if u == i {
+			e.bit(&rm.unary[i-1], 0)
+			return
+		}
+		e.bit(&rm.unary[i-1], 1)
+	}
+	rm.mag.encode(e, u-unarySteps)
+}
+
+func (rm *resModel) decodeMag(d *rangeDecoder) (uint64, error) {
+	for i := uint64(1); i <= unarySteps; i++ {
+		if d.bit(&rm.unary[i-1]) == 0 {
+			return i, nil
+		}
+	}
+	u, err := rm.mag.decode(d)
+	return u + unarySteps, err
+}
+
+// maxRangePayload bounds a "range" payload of tas TAs with values SPV
+// values in all: a coded bit costs at most about 6.1 bits (the smallest
+// probability is 31 / 2^11), a mass at most 56 coded bits, a support
+// start 38; the DEFLATE-coded extras at most 6 bytes per TA, and the
+// stream's length and the coder's flush.
+func maxRangePayload(tas, values int64) int64 { return 48*values + 40*tas + 1024 }
+
+// encodeRangePayload lays out a "range" payload: the stream's length (an
+// unsigned varint), the stream of encodeSPVRange, then extra DEFLATE-
+// compressed (as encodeRecords with no TA).
+func encodeRangePayload(tas, n2, w int, extra []byte, spv func(ta int, q []uint32) error) ([]byte, error) {
+	stream, err := encodeSPVRange(tas, n2, w, spv)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := encodeRecords(0, n2, extra, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := binary.AppendUvarint(make([]byte, 0, len(stream)+len(rest)+10), uint64(len(stream)))
+	out = append(out, stream...)
+	return append(out, rest...), nil
+}
+
+// decodeRangePayload reads a payload of encodeRangePayload, data[off:
+// off+size], as decodeRecords reads a "deflate" one: put receives every
+// TA's masses, rest reads the inflated extras. Errors name the file, the
+// TA (where) and the byte offset in the file.
+func decodeRangePayload(data []byte, name string, off, size int64, tas, n2, w int, where func(ta int) string, rest func(rr *records) error, put func(ta int, q []uint32) error) error {
+	payload := data[off : off+size]
+	n, k := binary.Uvarint(payload)
+	if k <= 0 || n > uint64(len(payload)-k) {
+		return errorf(name, off, "payload", ErrInvalid, "range-coded stream length %d (varint of %d bytes) in a payload of %d bytes", n, k, len(payload))
+	}
+	start := off + int64(k)
+	stream := payload[k : k+int(n)]
+	err := decodeSPVRange(stream, tas, n2, w, put, func(ta, at int, msg string) error {
+		field := "payload"
+		if ta >= 0 {
+			field = where(ta)
+		}
+		return errorf(name, start+int64(at), field, ErrInvalid, "range-coded SPVs, record at byte %d of the stream: %s", at, msg)
+	})
+	if err != nil {
+		return err
+	}
+	eoff := start + int64(n)
+	return decodeRecords(data, name, eoff, off+size-eoff, 0, n2, w, where, rest, nil)
+}
