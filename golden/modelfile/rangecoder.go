@@ -13,20 +13,37 @@ import (
 // depend on nothing but its content.
 
 const (
-	probBits  = 11
-	probOne   = 1 << probBits
-	probShift = 5
-	topValue  = 1 << 24
+	probBits = 12
+	probOne  = 1 << probBits
+	probFast = 3
+	probSlow = 6
+	topValue = 1 << 24
 	// gammaMax bounds the bit length of a gamma-coded value: residuals
 	// are within +-maxD2 (2^17), supports within 2^15 states.
 	gammaMax = 19
 )
 
-// prob is an adaptive probability that the next bit is 0, in units of
-// 2^-probBits.
-type prob uint16
+// prob is an adaptive probability that the next bit is 0, the mean of
+// a fast- and a slow-adapting estimate, each in units of 2^-16.
+type prob struct{ fast, slow uint16 }
 
-const probInit prob = probOne / 2
+var probInit = prob{1 << 15, 1 << 15}
+
+// p0 is the probability of a 0 in units of 2^-probBits.
+func (p *prob) p0() uint32 {
+	v := (uint32(p.fast) + uint32(p.slow)) >> (17 - probBits)
+	return min(max(v, 1), probOne-1)
+}
+
+func (p *prob) update(b int) {
+	if b == 0 {
+		p.fast += (0xFFFF - p.fast) >> probFast
+		p.slow += (0xFFFF - p.slow) >> probSlow
+	} else {
+		p.fast -= p.fast >> probFast
+		p.slow -= p.slow >> probSlow
+	}
+}
 
 // rangeEncoder appends the coded bits to out.
 type rangeEncoder struct {
@@ -60,15 +77,14 @@ func (e *rangeEncoder) shiftLow() {
 }
 
 func (e *rangeEncoder) bit(p *prob, b int) {
-	bound := (e.rng >> probBits) * uint32(*p)
+	bound := (e.rng >> probBits) * p.p0()
 	if b == 0 {
 		e.rng = bound
-		*p += (probOne - *p) >> probShift
 	} else {
 		e.low += uint64(bound)
 		e.rng -= bound
-		*p -= *p >> probShift
 	}
+	p.update(b)
 	for e.rng < topValue {
 		e.rng <<= 8
 		e.shiftLow()
@@ -118,17 +134,16 @@ func (d *rangeDecoder) next() uint32 {
 }
 
 func (d *rangeDecoder) bit(p *prob) int {
-	bound := (d.rng >> probBits) * uint32(*p)
+	bound := (d.rng >> probBits) * p.p0()
 	var b int
 	if d.code < bound {
 		d.rng = bound
-		*p += (probOne - *p) >> probShift
 	} else {
 		d.code -= bound
 		d.rng -= bound
-		*p -= *p >> probShift
 		b = 1
 	}
+	p.update(b)
 	for d.rng < topValue {
 		d.rng <<= 8
 		d.code = d.code<<8 | d.next()
@@ -188,10 +203,11 @@ func (g *gammaModel) decode(d *rangeDecoder) (uint64, error) {
 // Contexts of a residual: the bit length of the previous mass, of the
 // previous residual's magnitude, and the previous slope's sign.
 const (
-	ctxMass  = 16
-	ctxRes   = 12
+	ctxMass  = 30
+	ctxRes   = 20
 	ctxSlope = 3
 	ctxRem   = 6
+	ctxUp    = 5
 )
 
 // resModel codes a residual: zero or not, sign, magnitude.
@@ -199,7 +215,7 @@ type resModel struct {
 	zero  prob
 	sign  [3]prob
 	unary [unarySteps]prob
-	mag   gammaModel
+	mag   *gammaModel // shared by the contexts of one mass bucket
 }
 
 // unarySteps magnitudes 1..unarySteps are coded in unary, larger ones as
@@ -209,22 +225,28 @@ const unarySteps = 16
 // spvModel is the adaptive state of the whole stream.
 type spvModel struct {
 	lo  gammaModel
-	res [ctxMass][ctxRes][ctxSlope][ctxRem]resModel
+	esc [ctxMass]gammaModel
+	res [ctxMass][ctxRes][ctxSlope][ctxRem][ctxUp]resModel
 }
 
 func newSPVModel() *spvModel {
 	m := new(spvModel)
 	m.lo.init()
+	for a := range m.esc {
+		m.esc[a].init()
+	}
 	for a := range m.res {
 		for b := range m.res[a] {
 			for c := range m.res[a][b] {
 				for d := range m.res[a][b][c] {
-					r := &m.res[a][b][c][d]
-					r.zero = probInit
-					r.sign = [3]prob{probInit, probInit, probInit}
-					r.mag.init()
-					for i := range r.unary {
-						r.unary[i] = probInit
+					for e := range m.res[a][b][c][d] {
+						r := &m.res[a][b][c][d][e]
+						r.zero = probInit
+						r.sign = [3]prob{probInit, probInit, probInit}
+						r.mag = &m.esc[a]
+						for i := range r.unary {
+							r.unary[i] = probInit
+						}
 					}
 				}
 			}
@@ -238,14 +260,16 @@ func newSPVModel() *spvModel {
 type predictor struct {
 	h    [4]int64 // the four masses before, h[0] the last
 	last int64    // the previous residual
+	act  int64    // recent residual magnitudes, decaying
 	rem  int64    // the mass not yet coded
+	up   int64    // the previous TA's mass at the state coded
 }
 
 func (p *predictor) predict() int64 { return max(0, p.h[0]+(p.h[0]-p.h[3]+1)/3) }
 
 func (p *predictor) model(m *spvModel) *resModel {
-	a := min(bits.Len64(uint64(p.h[0])), ctxMass-1)
-	b := min(bits.Len64(uint64(max(p.last, -p.last))), ctxRes-1)
+	a := min(logBucket(p.h[0]), ctxMass-1)
+	b := min(logBucket(p.act), ctxRes-1)
 	c := 1
 	switch {
 	case p.h[0] < p.h[1]:
@@ -254,7 +278,18 @@ func (p *predictor) model(m *spvModel) *resModel {
 		c = 2
 	}
 	d := min(max(bits.Len64(uint64(p.rem))-bits.Len64(uint64(p.h[0]))+2, 0), ctxRem-1)
-	return &m.res[a][b][c][d]
+	e := 2
+	switch u := p.up - p.predict(); {
+	case u < -2:
+		e = 0
+	case u < 0:
+		e = 1
+	case u > 2:
+		e = 4
+	case u > 0:
+		e = 3
+	}
+	return &m.res[a][b][c][d][e]
 }
 
 func (p *predictor) signCtx() int {
@@ -270,6 +305,7 @@ func (p *predictor) signCtx() int {
 func (p *predictor) push(v, r int64) {
 	p.h = [4]int64{v, p.h[0], p.h[1], p.h[2]}
 	p.last = r
+	p.act = (p.act + 4*max(r, -r)) / 2
 	p.rem -= v
 }
 
@@ -281,8 +317,9 @@ func encodeSPVRange(tas, n2, w int, spv func(ta int, q []uint32) error) ([]byte,
 	m := newSPVModel()
 	e := newRangeEncoder()
 	full := int64(1) << w
-	q := make([]uint32, n2)
+	q, prev := make([]uint32, n2), make([]uint32, n2)
 	for ta := 0; ta < tas; ta++ {
+		copy(prev, q)
 		if err := spv(ta, q); err != nil {
 			return nil, err
 		}
@@ -299,7 +336,8 @@ func encodeSPVRange(tas, n2, w int, spv func(ta int, q []uint32) error) ([]byte,
 		m.lo.encode(e, uint64(lo)+1)
 		var p predictor
 		p.rem = full
-		for _, v := range q[lo : hi+1] {
+		for k, v := range q[lo : hi+1] {
+			p.up = int64(prev[lo+k])
 			r := int64(v) - p.predict()
 			rm := p.model(m)
 			if r == 0 {
@@ -330,8 +368,9 @@ func decodeSPVRange(stream []byte, tas, n2, w int, put func(ta int, q []uint32) 
 	}
 	full := int64(1) << w
 	m := newSPVModel()
-	q := make([]uint32, n2)
+	q, prev := make([]uint32, n2), make([]uint32, n2)
 	for ta := 0; ta < tas; ta++ {
+		copy(prev, q)
 		at := d.pos
 		bad := func(format string, a ...any) error {
 			return fail(ta, at, fmt.Sprintf(format, a...))
@@ -353,6 +392,7 @@ func decodeSPVRange(stream []byte, tas, n2, w int, put func(ta int, q []uint32) 
 			if k == n2 {
 				return bad("the masses hold %d after the last state, the whole SPV %d", full-p.rem, full)
 			}
+			p.up = int64(prev[k])
 			rm := p.model(m)
 			var r int64
 			if d.bit(&rm.zero) == 1 {
@@ -461,4 +501,13 @@ func decodeRangePayload(data []byte, name string, off, size int64, tas, n2, w in
 	}
 	eoff := start + int64(n)
 	return decodeRecords(data, name, eoff, off+size-eoff, 0, n2, w, where, rest, nil)
+}
+
+// logBucket is x for x < 4, then two buckets per power of two.
+func logBucket(x int64) int {
+	if x < 4 {
+		return int(x)
+	}
+	k := bits.Len64(uint64(x))
+	return 2*k - 2 + int(x>>uint(k-2)&1)
 }
