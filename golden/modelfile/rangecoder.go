@@ -7,10 +7,11 @@ import (
 	"math/bits"
 )
 
-// The range coder of the "range" SPV coding (doc.go, "SPV coding"): an
-// adaptive binary arithmetic coder in integers only (LZMA's: 32-bit
-// range, 11-bit probabilities adapting by 1/32), so that a file's bytes
-// depend on nothing but its content.
+// The range coder of the "range" SPV coding (doc.go, "Convolutional
+// models"): an adaptive binary arithmetic coder in integers only (LZMA's
+// range coder: 32-bit range, carry propagation through a cached byte;
+// 12-bit probabilities, each the mean of two estimates adapting by 2^-3
+// and 2^-6), so that a file's bytes depend on nothing but its content.
 
 const (
 	probBits = 12
@@ -200,8 +201,11 @@ func (g *gammaModel) decode(d *rangeDecoder) (uint64, error) {
 	return u, nil
 }
 
-// Contexts of a residual: the bit length of the previous mass, of the
-// previous residual's magnitude, and the previous slope's sign.
+// Contexts of a residual (predictor.model): the previous mass and the
+// recent residuals' magnitude, in half-octave buckets (logBucket); the
+// previous slope's sign; the mass left against the previous mass (near
+// the support's end); and the previous TA's mass at the same state
+// against the prediction (below by more than 2, by 1-2, equal, above).
 const (
 	ctxMass  = 30
 	ctxRes   = 20
@@ -309,10 +313,13 @@ func (p *predictor) push(v, r int64) {
 	p.rem -= v
 }
 
-// encodeSPVRange codes tas SPVs of n2 states each (spv(ta, q) writes TA
-// ta's masses, at least one > 0) as the "range" coding's stream: every
-// TA's support start lo and width hi-lo, then its masses over lo..hi-1,
-// each as its residual from a prediction from the masses before.
+// encodeSPVRange codes tas SPVs of n2 states each, masses summing to 2^w
+// (spv(ta, q) writes TA ta's), as the "range" coding's stream: every TA's
+// support start lo (gamma-coded lo+1), then its masses from lo on, each
+// as its residual from q1 + (q1 - q4 + 1)/3 (q1..q4 the masses before,
+// 0 before lo; at least 0): zero or not, sign, magnitude in unary to 16
+// then escaped to gamma. The record ends where the masses reach 2^w,
+// so the support's end is not coded.
 func encodeSPVRange(tas, n2, w int, spv func(ta int, q []uint32) error) ([]byte, error) {
 	m := newSPVModel()
 	e := newRangeEncoder()
@@ -454,11 +461,11 @@ func (rm *resModel) decodeMag(d *rangeDecoder) (uint64, error) {
 }
 
 // maxRangePayload bounds a "range" payload of tas TAs with values SPV
-// values in all: a coded bit costs at most about 6.1 bits (the smallest
-// probability is 31 / 2^11), a mass at most 56 coded bits, a support
-// start 38; the DEFLATE-coded extras at most 6 bytes per TA, and the
-// stream's length and the coder's flush.
-func maxRangePayload(tas, values int64) int64 { return 48*values + 40*tas + 1024 }
+// values in all: a coded bit costs at most 12 bits (the smallest
+// probability is 2^-12), a mass at most 56 coded bits (84 bytes), a
+// support start 32; the DEFLATE-coded extras at most 6 bytes per TA, and
+// the stream's length and the coder's flush.
+func maxRangePayload(tas, values int64) int64 { return 84*values + 64*tas + 1024 }
 
 // encodeRangePayload lays out a "range" payload: the stream's length (an
 // unsigned varint), the stream of encodeSPVRange, then extra DEFLATE-
