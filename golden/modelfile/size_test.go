@@ -51,6 +51,7 @@ func TestConvSizeByWidth(t *testing.T) {
 	for w := min(12, f.SPVBits); w >= 8; w-- {
 		g := *f
 		g.SPVBits = w
+		g.SPVCoding = SPVCodingRange // the source may be DEFLATE-coded
 		if err := g.SetSPVs(func(ta int) []uint16 {
 			for i, v := range f.SPV[ta*n2 : (ta+1)*n2] {
 				src[i] = v << up
