@@ -169,23 +169,23 @@ func convTrainedLike(b testing.TB, clauses, spvBits int) *ConvFile {
 
 // BenchmarkDecodeConv times reading convolutional models of 128 and 512
 // clauses with the SPVs at 8 bits (the default) and 12 (the default
-// before it), reporting the file's bytes (go test -bench DecodeConv -run
+// before it), range-coded (the default) and DEFLATE-coded (files written
+// before), reporting the file's bytes (go test -bench DecodeConv -run
 // '^$' ./golden/modelfile).
 func BenchmarkDecodeConv(b *testing.B) {
 	for _, clauses := range []int{128, 512} {
 		for _, w := range []int{8, 12} {
-			b.Run(fmt.Sprintf("clauses=%d/spv_bits=%d", clauses, w), func(b *testing.B) {
-				d, err := EncodeConv(convTrainedLike(b, clauses, w))
-				if err != nil {
-					b.Fatal(err)
-				}
-				for b.Loop() {
-					if _, err := DecodeConv(d, "bench.ptm"); err != nil {
-						b.Fatal(err)
+			for _, coding := range []string{SPVCodingRange, SPVCodingDeflate} {
+				b.Run(fmt.Sprintf("clauses=%d/spv_bits=%d/%s", clauses, w, coding), func(b *testing.B) {
+					d := recoded(b, convTrainedLike(b, clauses, w), coding)
+					for b.Loop() {
+						if _, err := DecodeConv(d, "bench.ptm"); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-				b.ReportMetric(float64(len(d)), "file-bytes")
-			})
+					b.ReportMetric(float64(len(d)), "file-bytes")
+				})
+			}
 		}
 	}
 }

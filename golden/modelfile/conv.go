@@ -63,14 +63,27 @@ type Lanes struct {
 // and the bank are stored exactly); resumed training restarts from the
 // SPVs at this width. A trained MNIST model's 15-bit SPVs are wide and
 // noisy (supports of a median 101 of the 200 states, the low bits
-// dithering noise): no lossless coding stores them in much less than the
-// DEFLATE-coded second differences do (about 2 bits per state even with
-// context-modelled residuals), so the width is what sets the file's size.
-// At 8 bits, with each half of an SPV rounded to its own total
-// (roundHalves: P(include) within 2^-9 of the trainer's), the default
-// 512-clause MNIST model's file is under 2 MB (3.7 MB at 12 bits); the
+// dithering noise), so the width is what sets the file's size. At 8
+// bits, with each half of an SPV rounded to its own total (roundHalves:
+// P(include) within 2^-9 of the trainer's) and the SPVs range-coded
+// (SPVCodingRange), the default MNIST model (512 clauses x 472 literals)
+// rewritten from its 12-bit file is 1,831,402 bytes (2,799,985 with the
+// SPVs DEFLATE-coded; 5,372,030 range-coded at 12 bits); the
 // measurements are in docs/model-file-size.md.
 const DefaultConvSPVBits = 8
+
+// The SPV codings of a convolutional file (ConvFile.SPVCoding, the header
+// field "spv_coding"; doc.go).
+const (
+	// SPVCodingDeflate codes the SPVs as supports and second differences,
+	// DEFLATE-compressed with the extras: files written before the range
+	// coder (their header has no spv_coding).
+	SPVCodingDeflate = "deflate"
+	// SPVCodingRange codes the SPVs with the adaptive binary range coder
+	// (rangecoder.go), the extras DEFLATE-compressed after them: what
+	// EncodeConv writes by default.
+	SPVCodingRange = "range"
+)
 
 // ConvCalibration records how the mapping parameter was fitted: on Rows
 // validation rows carved (stratified, seeded) from the training rows,
@@ -122,6 +135,11 @@ type ConvFile struct {
 	// Lanes, if set, are the trainer's lanes at the end of training
 	// (optional: files written before the field existed have none).
 	Lanes *Lanes
+	// SPVCoding is how the file codes the SPVs: SPVCodingRange (the
+	// default, "" writes it) or SPVCodingDeflate (files written before
+	// the range coder; DecodeConv sets it, so such a file re-encodes to
+	// its own bytes).
+	SPVCoding string
 	// SPV holds every TA's SPV, TA (c, i) = c*Literals + i, 2N states each
 	// (state n < N excludes), as integer masses summing to 2^SPVBits: the
 	// trainer's rounded half by half (SetSPVs) when SPVBits <
@@ -158,6 +176,7 @@ type convHeader struct {
 	Calibration  *ConvCalibration        `json:"calibration,omitempty"`
 	Recipe       *ConvRecipe             `json:"recipe,omitempty"`
 	Lanes        *Lanes                  `json:"lanes,omitempty"`
+	SPVCoding    string                  `json:"spv_coding,omitempty"`
 	TAs          int                     `json:"tas"`
 	SPVValues    int                     `json:"spv_values"`
 	PayloadBytes int64                   `json:"payload_bytes"`
@@ -342,12 +361,25 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 		return nil, err
 	}
 	n2 := 2 * f.Trainer.N
-	payload, err := encodeRecords(f.TAs(), n2, f.extras(), func(ta int, q []uint32) error {
+	spv := func(ta int, q []uint32) error {
 		for i, v := range f.SPV[ta*n2 : (ta+1)*n2] {
 			q[i] = uint32(v)
 		}
 		return nil
-	})
+	}
+	var payload []byte
+	var err error
+	coding := f.SPVCoding
+	switch coding {
+	case SPVCodingDeflate:
+		payload, err = encodeRecords(f.TAs(), n2, f.extras(), spv)
+		coding = "" // files written before the field have none
+	case "", SPVCodingRange:
+		coding = SPVCodingRange
+		payload, err = encodeRangePayload(f.TAs(), n2, f.SPVBits, f.extras(), spv)
+	default:
+		return nil, fmt.Errorf("%w: SPV coding %q, want %q or %q", ErrInvalid, f.SPVCoding, SPVCodingRange, SPVCodingDeflate)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +391,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 	h := convHeader{Kind: KindConv, Shape: hd.Shape, Structure: hd.Structure, Classes: f.Classes, Clauses: hd.Clauses, T: hd.T,
 		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, Adaptive: f.Encoder.Adaptive, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
-		Calibration: f.Calibration, Recipe: f.Recipe, Lanes: f.Lanes, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
+		Calibration: f.Calibration, Recipe: f.Recipe, Lanes: f.Lanes, SPVCoding: coding, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
 	return frame(h, payload)
 }
 
@@ -439,7 +471,15 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 	if err != nil {
 		return nil, fail(16, "split", ErrInvalid, "%v", err)
 	}
-	f := &ConvFile{Head: conv.Head{Shape: h.Shape, Structure: h.Structure, Classes: len(h.Classes), Clauses: h.Clauses, T: h.T, Weights: h.Weights},
+	coding := SPVCodingDeflate
+	switch h.SPVCoding {
+	case "":
+	case SPVCodingRange:
+		coding = SPVCodingRange
+	default:
+		return nil, fail(16, "spv_coding", ErrInvalid, "SPV coding %q, want %q (or none: %s)", h.SPVCoding, SPVCodingRange, SPVCodingDeflate)
+	}
+	f := &ConvFile{SPVCoding: coding, Head: conv.Head{Shape: h.Shape, Structure: h.Structure, Classes: len(h.Classes), Clauses: h.Clauses, T: h.T, Weights: h.Weights},
 		Classes: h.Classes, Encoder: conv.Encoder{Thresholds: h.Thresholds, Adaptive: h.Adaptive}, JitterSets: h.JitterSets, JitterSpread: h.JitterSpread,
 		Trainer: h.Trainer, SPVBits: h.SPVBits, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, Split: split, DataFingerprint: h.Fingerprint,
 		Calibration: h.Calibration, Recipe: h.Recipe, Lanes: h.Lanes}
@@ -454,6 +494,9 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 	}
 	maxR := maxRecords(tas, int64(h.SPVValues)) + 6*tas
 	maxP := maxR + maxR/1024 + 1024
+	if coding == SPVCodingRange {
+		maxP = maxRangePayload(tas, int64(h.SPVValues))
+	}
 	if p := h.PayloadBytes; p < 1 || p > maxP || p*1032 < 2*tas {
 		return nil, fail(16, "payload_bytes", ErrInvalid, "%d bytes for %d TAs, want %d..%d", p, tas, (2*tas+1031)/1032, maxP)
 	}
@@ -473,13 +516,18 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 			return errorf(name, 16+hl, where(ta), ErrInvalid, "%s after the SPV records (byte %d of the inflated records): %v", what, rr.n, err)
 		})
 	}
-	err = decodeRecords(data, name, 16+hl, h.PayloadBytes, int(tas), n2, h.SPVBits, where, rest, func(ta int, q []uint32) error {
+	put := func(ta int, q []uint32) error {
 		dst := f.SPV[ta*n2 : (ta+1)*n2]
 		for i, v := range q {
 			dst[i] = uint16(v)
 		}
 		return nil
-	})
+	}
+	if coding == SPVCodingRange {
+		err = decodeRangePayload(data, name, 16+hl, h.PayloadBytes, int(tas), n2, h.SPVBits, where, rest, put)
+	} else {
+		err = decodeRecords(data, name, 16+hl, h.PayloadBytes, int(tas), n2, h.SPVBits, where, rest, put)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -265,6 +265,11 @@ func FuzzDecodeConv(f *testing.F) {
 	f.Add(reseal(f, good, func(h map[string]any) { delete(h, "lanes") }))
 	f.Add(reseal(f, good, func(h map[string]any) { h["lanes"].(map[string]any)["clauses"].([]any)[0] = 0 }))
 	f.Add(reseal(f, good, func(h map[string]any) { h["lanes"].(map[string]any)["control"] = uint64(1) << 63 }))
+	// The range-coded payload's corruptions, and the DEFLATE coding.
+	for _, c := range hostileRange(f, good) {
+		f.Add(c.data)
+	}
+	f.Add(recoded(f, cf, SPVCodingDeflate))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range [][]byte{data, sealed(data)} {
 			g, err := DecodeConv(d, "fuzz.ptm")

@@ -51,6 +51,7 @@ func TestConvSizeByWidth(t *testing.T) {
 	for w := min(12, f.SPVBits); w >= 8; w-- {
 		g := *f
 		g.SPVBits = w
+		g.SPVCoding = SPVCodingRange // the source may be DEFLATE-coded
 		if err := g.SetSPVs(func(ta int) []uint16 {
 			for i, v := range f.SPV[ta*n2 : (ta+1)*n2] {
 				src[i] = v << up
@@ -96,6 +97,12 @@ func TestConvSizeByWidth(t *testing.T) {
 			t.Errorf("W %d: rounded by halves, a P(include) %.5f from the trainer's, more than half a unit plus the source's %.5f", w, halves, srcErr)
 		}
 		hl := int(binary.LittleEndian.Uint32(data[12:]))
+		_, stream, rest := rangeParts(t, data)
+		def := recoded(t, &g, SPVCodingDeflate)
+		t.Logf("SPVs at %d bits: range-coded file %d bytes (SPV stream %d, DEFLATE-coded extras %d); DEFLATE-coded file %d bytes", w, len(data), len(stream), len(rest), len(def))
+		if len(data) >= len(def) {
+			t.Errorf("W %d: range-coded file %d bytes, not smaller than DEFLATE-coded (%d)", w, len(data), len(def))
+		}
 		est, states, widths, hit, off1 := residualEntropy(g.SPV, n2)
 		t.Logf("SPVs at %d bits: file %d bytes (header %d, payload %d); %d states coded, supports of median %d states (10%%: %d, 90%%: %d); records: DEFLATE %d bytes, ideal context coder about %.0f",
 			w, len(data), hl, len(data)-16-hl-32, states, widths[len(widths)/2], widths[len(widths)/10], widths[len(widths)*9/10], deflated(rawRecords(g.SPV, n2)), est)
