@@ -330,15 +330,9 @@ func encodeSPVRange(tas, n2, w int, spv func(ta int, q []uint32) error) ([]byte,
 		if err := spv(ta, q); err != nil {
 			return nil, err
 		}
-		lo, hi := 0, n2-1
-		for lo < n2 && q[lo] == 0 {
-			lo++
-		}
-		if lo == n2 {
-			return nil, fmt.Errorf("%w: TA %d: an SPV with no mass", ErrInvalid, ta)
-		}
-		for q[hi] == 0 {
-			hi--
+		lo, hi, err := spvSupport(q, ta)
+		if err != nil {
+			return nil, err
 		}
 		m.lo.encode(e, uint64(lo)+1)
 		var p predictor

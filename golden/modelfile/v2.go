@@ -172,15 +172,9 @@ func encodeRecords(tas, n2 int, extra []byte, spv func(ta int, q []uint32) error
 		if err := spv(ta, q); err != nil {
 			return nil, err
 		}
-		lo, hi := 0, n2-1
-		for lo < n2 && q[lo] == 0 {
-			lo++
-		}
-		if lo == n2 {
-			return nil, fmt.Errorf("%w: TA %d: an SPV with no mass", ErrInvalid, ta)
-		}
-		for q[hi] == 0 {
-			hi--
+		lo, hi, err := spvSupport(q, ta)
+		if err != nil {
+			return nil, err
 		}
 		rec = binary.AppendUvarint(rec[:0], uint64(lo))
 		rec = binary.AppendUvarint(rec, uint64(hi-lo))
@@ -454,4 +448,20 @@ func parseSplitRuns(raw json.RawMessage) (Split, error) {
 		return idx
 	}
 	return Split{Dataset: r.Dataset, Rows: r.Rows, Seed: r.Seed, TestFraction: r.TestFraction, Train: expand(r.Train), Test: expand(r.Test)}, nil
+}
+
+// spvSupport returns the first and last state of q with mass, the
+// support both SPV codings code; an SPV with no mass (TA ta) is an error.
+func spvSupport(q []uint32, ta int) (lo, hi int, err error) {
+	for lo < len(q) && q[lo] == 0 {
+		lo++
+	}
+	if lo == len(q) {
+		return 0, 0, fmt.Errorf("%w: TA %d: an SPV with no mass", ErrInvalid, ta)
+	}
+	hi = len(q) - 1
+	for q[hi] == 0 {
+		hi--
+	}
+	return lo, hi, nil
 }
