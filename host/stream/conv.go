@@ -137,7 +137,7 @@ func RunConv(ctx context.Context, t transport.Transport, f *modelfile.ConvFile, 
 	results, streamErr := streamAll(ctx, d, subs, want, cfg)
 	wall := time.Since(start)
 	linkFigures(s, t.Stats().Sub(link0), d.Stats(), drv0, wall)
-	boardCounters(ctx, s, d, in, status0)
+	boardCounters(ctx, s, d, in, status0, d.Stats().Completed-drv0.Completed)
 
 	mapping := rowMapping(s, f.Mapping, cfg)
 	hd := bank.Head

@@ -290,7 +290,7 @@ func Run(ctx context.Context, t transport.Transport, f *modelfile.File, hash str
 	results, streamErr := streamAll(ctx, d, subs, want, cfg)
 	wall := time.Since(start)
 	linkFigures(s, t.Stats().Sub(link0), d.Stats(), drv0, wall)
-	boardCounters(ctx, s, d, in, status0)
+	boardCounters(ctx, s, d, in, status0, d.Stats().Completed-drv0.Completed)
 
 	mapping := rowMapping(s, f.Mapping, cfg)
 	mv := modelView{classes: bank.Classes, tms: bank.TMs, sets: M, probs: func(sums []int, K int, mp ptm.Mapping) [][]float64 {
@@ -516,51 +516,100 @@ func linkFigures(s *Summary, link transport.Stats, drv, drv0 driver.Stats, wall 
 // boardCounters reads STATUS after the stream and records the board's
 // counters over the stream (against status0, read before it) and, on a
 // UART, the board's own measure of its receive line (docs/protocol.md
-// section 5). A counter below its value before the stream shows that the
-// counters were cleared meanwhile (a RESET_STATUS from another host, a
-// board reset): the counters then cover only the time since, are
-// reported as they are, with a warning, and the line utilization is the
-// host's estimate (a difference across a reset would be meaningless).
-func boardCounters(ctx context.Context, s *Summary, d *driver.Driver, in *frame.Info, status0 frame.Status) {
+// section 5). answered is the number of requests the board answered
+// during the stream (driver.Stats.Completed). When the counters were
+// cleared meanwhile (a RESET_STATUS from another host, a board reset;
+// counterDeltas tells) they cover only the time since, are reported as
+// they are, with a warning, and the line utilization is the host's
+// estimate (a difference across a reset would be meaningless).
+func boardCounters(ctx context.Context, s *Summary, d *driver.Driver, in *frame.Info, status0 frame.Status, answered uint64) {
 	st, err := d.Status(ctx)
 	if err != nil {
 		return
 	}
-	reset := false
-	for k, v := range st.Counters {
-		if v < status0.Counters[k] && !(k == frame.CounterUARTBitTimes && wrapped(status0.Counters[k], s.WallS, s.Board.BitRate)) {
-			reset = true
-		}
-	}
+	deltas, reset := counterDeltas(status0, st, answered, s.WallS, s.Board.BitRate)
 	s.Board.Counters = map[string]uint32{}
-	for k, v := range st.Counters {
-		if !reset {
-			v -= status0.Counters[k]
-		}
+	for k, v := range deltas.Counters {
 		s.Board.Counters[frame.CounterName(k)] = v
 	}
 	if reset {
 		s.Board.CountersReset = true
-		s.Board.Warnings = append(s.Board.Warnings, "the board's STATUS counters were cleared during the stream (a RESET_STATUS from another host, or a board reset): board.counters cover only the time since, and the line utilization is the host's estimate")
+		s.Board.Warnings = append(s.Board.Warnings, CountersResetWarning)
 		return
 	}
-	bytes := st.Counters[frame.CounterUARTBytes] - status0.Counters[frame.CounterUARTBytes]
-	ticks := st.Counters[frame.CounterUARTBitTimes] - status0.Counters[frame.CounterUARTBitTimes]
+	bytes, ticks := deltas.Counters[frame.CounterUARTBytes], deltas.Counters[frame.CounterUARTBitTimes]
 	if in.BitRate != 0 && ticks > 0 && st.Counters[frame.CounterUARTBitTimes] != math.MaxUint32 {
 		s.LinkUtilization, s.LinkUtilSource = 10*float64(bytes)/float64(ticks), "board"
 	}
 }
 
-// wrapped reports whether the bit-time counter, found below its value
-// before the stream, may have wrapped modulo 2^32 rather than been
-// cleared: the bit times the stream's wall time allows at the line rate
-// (with a margin) reach past 2^32 from before. It wraps after about 10
-// hours at 115,200 baud, 24 minutes at 3 Mbaud.
-func wrapped(before uint32, wallS float64, bitRate int) bool {
-	if bitRate <= 0 {
+// CountersResetWarning is the warning a Summary carries when the board's
+// STATUS counters were cleared during the stream (Board.CountersReset).
+const CountersResetWarning = "board counters reset during the stream (a RESET_STATUS from another host, or a board reset): board.counters cover only the time since, and the line utilization is the host's estimate"
+
+// minFrameBytes is the size of the smallest frame (an empty payload): a
+// board that answered a request received at least this many bytes of it.
+const minFrameBytes = 11
+
+// counterDeltas returns the board's counters over a stream, from the
+// STATUS read before it (before) and after it (after), and whether the
+// counters were cleared in between. Counters wrap modulo 2^32, so a
+// difference is taken modulo 2^32; a reset shows in two ways:
+//
+//   - a counter below its value before the stream (a reset late in the
+//     stream, or early but with few counts since), unless the stream was
+//     long enough for it to wrap (wrapped: at the line's bit rate for the
+//     bit times, at its byte rate for the others);
+//   - fewer counts than the stream must have caused, for a reset early in
+//     the stream after which the counters grew past their values before:
+//     every request the board answered (answered) was received whole and
+//     executed at least once, so a board that keeps counter 0 executed at
+//     least answered frames, and a UART board (bitRate > 0) received at
+//     least answered * 11 bytes.
+//
+// After a reset the counters are the board's values since it (after);
+// otherwise the differences.
+func counterDeltas(before, after frame.Status, answered uint64, wallS float64, bitRate int) (frame.Status, bool) {
+	reset := false
+	var d frame.Status
+	for k, v := range after.Counters {
+		// Every counter but the bit times counts at most one event per
+		// byte on the line (a frame, a core run, an error is at least a
+		// byte), so it can wrap only when the stream's bytes reach 2^32.
+		rate := bitRate / 10
+		if k == frame.CounterUARTBitTimes {
+			rate = bitRate
+		}
+		if v < before.Counters[k] && !wrapped(before.Counters[k], wallS, rate) {
+			reset = true
+		}
+		d.Counters[k] = v - before.Counters[k]
+	}
+	// Counter 0 is optional (STATUS_ALL = 0 boards read 0): a board keeps
+	// it when it counted the STATUS read before the stream.
+	if before.Counters[frame.CounterExecuted] != 0 && uint64(d.Counters[frame.CounterExecuted]) < answered {
+		reset = true
+	}
+	if bitRate > 0 && uint64(d.Counters[frame.CounterUARTBytes]) < answered*minFrameBytes {
+		reset = true
+	}
+	if reset {
+		return after, true
+	}
+	return d, false
+}
+
+// wrapped reports whether a counter found below its value before the
+// stream may have wrapped modulo 2^32 rather than been cleared: the
+// counts the stream's wall time allows at rate counts per second (with a
+// margin) reach past 2^32 from before. The bit-time counter wraps after
+// about 10 hours at 115,200 baud, 24 minutes at 3 Mbaud; the bytes
+// received ten times later.
+func wrapped(before uint32, wallS float64, rate int) bool {
+	if rate <= 0 {
 		return false
 	}
-	return float64(before)+wallS*float64(bitRate)*1.5 >= 1<<32
+	return float64(before)+wallS*float64(rate)*1.5 >= 1<<32
 }
 
 // rowMapping is the probability mapping of the rows: the model file's.
