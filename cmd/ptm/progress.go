@@ -71,6 +71,18 @@ func (p *progress) show(msg string, final bool) {
 	fmt.Fprintf(p.w, "%s %s\n", p.label, msg)
 }
 
+// end closes a bar left open (work that stopped short of its total, an
+// interrupted stream), so that what is printed next starts on a line of
+// its own.
+func (p *progress) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
 // update shows done out of total (epochs, queries).
 func (p *progress) update(done, total int) {
 	if total <= 0 {

@@ -52,6 +52,11 @@ type streamJSON struct {
 	UploadS         float64         `json:"upload_s"`
 	WallS           float64         `json:"wall_s"`
 	Metrics         *stream.Metrics `json:"metrics,omitempty"`
+	// CountersReset: the board's STATUS counters were cleared during the
+	// stream (stream.Board.CountersReset); Warnings are the run's
+	// warnings (stream.Board.Warnings).
+	CountersReset bool     `json:"board_counters_reset,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
 	// Unanswered names what the driver gave up on at its deadline.
 	Unanswered []driver.Unanswered `json:"unanswered,omitempty"`
 }
@@ -266,6 +271,7 @@ func streamOne(uart, eth string, stdout, stderr io.Writer, outFile *outfile.File
 	bar := newProgress(stderr, "streaming")
 	cfg.Progress = bar.update
 	sum, err := run(ctx, t)
+	bar.end() // an interrupted stream leaves its bar short of the total
 	// The --out file is written after the summary is printed: a write
 	// error there loses nothing the terminal shows.
 	var outErr error
@@ -284,6 +290,7 @@ func streamOne(uart, eth string, stdout, stderr io.Writer, outFile *outfile.File
 		LinkUtilSource: sum.LinkUtilSource, LinkUtilHost: sum.LinkUtilHost,
 		LinkUtilRx: sum.LinkUtilRx, FirstMismatch: sum.FirstMismatch, Link: sum.Board.Link, Mode: sum.Mode, K: sum.K,
 		Uploaded: sum.Board.Uploaded, UploadS: sum.Board.UploadS, WallS: sum.WallS, Metrics: sum.Metrics, NotRun: sum.NotRun,
+		CountersReset: sum.Board.CountersReset, Warnings: sum.Board.Warnings,
 	}
 	if asJSON {
 		if err := writeJSON(stdout, j); err != nil {
@@ -314,11 +321,19 @@ func printStream(w io.Writer, j streamJSON) {
 	if src == "" {
 		src = "unknown"
 	}
-	fmt.Fprintf(w, "streamed %d of %d rows x K=%d (%s mode) over %s in %.2fs: %.0f answered queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
-		j.Queries, j.Requested, j.K, j.Mode, j.Link, j.WallS, j.QueriesPerS, j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
+	fmt.Fprintf(w, "streamed %d of %d rows x K=%d (%s mode) over %s in %.2fs: %s answered queries/s, board receive-line utilization %.2f (measured by: %s); host estimate %.2f (host->board) / %.2f (board->host)\n",
+		j.Queries, j.Requested, j.K, j.Mode, j.Link, j.WallS, fmtRate(j.QueriesPerS), j.LinkUtilization, src, j.LinkUtilHost, j.LinkUtilRx)
 	fmt.Fprintf(w, "  verified %d, lost %d, duplicated %d, mismatches vs golden %d, retries %d, CRC errors %d\n", j.Verified, j.Lost, j.Duplicated, j.Mismatches, j.Retries, j.CRCErrors)
 	if j.NotRun > 0 {
 		fmt.Fprintf(w, "  not run (the stream was interrupted): %d\n", j.NotRun)
+	}
+	if j.CountersReset {
+		fmt.Fprintf(w, "  board counters reset during the stream: the board's counters cover only the time since, the utilization is the host's estimate\n")
+	}
+	for _, m := range j.Warnings {
+		if m != stream.CountersResetWarning {
+			fmt.Fprintf(w, "  warning: %s\n", m)
+		}
 	}
 	if j.Windows > 0 {
 		fmt.Fprintf(w, "  long answers in windows the line carries: %d windows received, %d split after a lost transmission\n", j.Windows, j.WindowSplits)
@@ -355,4 +370,14 @@ func noBoard(err error, sum *stream.Summary, spec string) error {
 		return fmt.Errorf("no answer on %s: no board seems to be running there (start one with `ptm board`, or check the port, the cable and the baud rate): %w", spec, err)
 	}
 	return err
+}
+
+// fmtRate prints a rate of at least 10 per second as an integer and a
+// smaller one with two decimals (a stream on a noisy line answers less
+// than one query a second: "0" said nothing).
+func fmtRate(r float64) string {
+	if r >= 10 {
+		return fmt.Sprintf("%.0f", r)
+	}
+	return fmt.Sprintf("%.2f", r)
 }

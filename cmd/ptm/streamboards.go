@@ -100,6 +100,7 @@ func streamBoards(uarts, eths linkFlag, f *modelfile.File, hash string, X [][]fl
 	bar := newProgress(stderr, fmt.Sprintf("streaming over %d boards", len(links)))
 	cfg.Progress = bar.update
 	sum, err := multi.Run(ctx, links, f, hash, X, multi.Config{Stream: cfg})
+	bar.end()
 	var outErr error
 	if sum != nil && outFile != nil {
 		outErr = writeOut(outFile, sum)

@@ -44,7 +44,9 @@ type Config struct {
 	// INFO keeps being retried up to the driver's deadline. 0 means
 	// DefaultConnect.
 	Connect time.Duration
-	// Progress, if set, is called as results arrive (done of total).
+	// Progress, if set, is called as results arrive (done of total
+	// requests): answered or failed, not those left undone because ctx was
+	// cancelled.
 	Progress func(done, total int)
 }
 
@@ -482,6 +484,11 @@ func streamAll(ctx context.Context, d *driver.Driver, subs []subRequest, want []
 	for r := range res {
 		if r.Index >= 0 && r.Index < len(subs) {
 			results[r.Index] = append(results[r.Index], r)
+		}
+		// A request the caller stopped (its context cancelled) was not
+		// done: the progress counts the answered and the failed ones.
+		if ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
+			continue
 		}
 		n++
 		if cfg.Progress != nil {
