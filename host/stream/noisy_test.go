@@ -20,7 +20,7 @@ import (
 // lost). A version-6 board answers them in windows sized for the line
 // (docs/protocol.md section 4, "Windows"): every answer reassembled from
 // windows, none verified by the golden answer's CRC. A version-5 board
-// (no windows, the RTL board today) still gets through by the CRC
+// (no windows: the lean RTL board, `--sets-max 1`) still gets through by the CRC
 // fallback. The board's receiver does not rescan, as the real one.
 func TestLongAnswersNoisyLine(t *testing.T) {
 	f, X, labels, ids := testRows(t)
