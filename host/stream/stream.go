@@ -534,7 +534,7 @@ func boardCounters(ctx context.Context, s *Summary, d *driver.Driver, in *frame.
 	if err != nil {
 		return
 	}
-	deltas, reset := counterDeltas(status0, st, answered, s.WallS, s.Board.BitRate)
+	deltas, reset := counterDeltas(status0, st, answered, s.WallS, s.Board.BitRate, in.BitRate != 0)
 	s.Board.Counters = map[string]uint32{}
 	for k, v := range deltas.Counters {
 		s.Board.Counters[frame.CounterName(k)] = v
@@ -564,30 +564,38 @@ const minFrameBytes = 11
 // difference is taken modulo 2^32; a reset shows in two ways:
 //
 //   - a counter below its value before the stream (a reset late in the
-//     stream, or early but with few counts since), unless the stream was
-//     long enough for it to wrap (wrapped: at the line's bit rate for the
-//     bit times, at its byte rate for the others);
+//     stream, or early but with few counts since), unless its difference
+//     modulo 2^32 is one the stream could have counted (wrapped: at the
+//     line's bit rate lineRate for the bit times, at its byte rate for
+//     the others on a UART);
 //   - fewer counts than the stream must have caused, for a reset early in
 //     the stream after which the counters grew past their values before:
 //     every request the board answered (answered) was received whole and
 //     executed at least once, so a board that keeps counter 0 executed at
-//     least answered frames, and a UART board (bitRate > 0) received at
-//     least answered * 11 bytes.
+//     least answered frames, and a board streamed to over its UART (uart:
+//     INFO word 17 is not 0) received at least answered * 11 bytes.
 //
 // After a reset the counters are the board's values since it (after);
 // otherwise the differences.
-func counterDeltas(before, after frame.Status, answered uint64, wallS float64, bitRate int) (frame.Status, bool) {
+func counterDeltas(before, after frame.Status, answered uint64, wallS float64, lineRate int, uart bool) (frame.Status, bool) {
 	reset := false
 	var d frame.Status
 	for k, v := range after.Counters {
 		// Every counter but the bit times counts at most one event per
 		// byte on the line (a frame, a core run, an error is at least a
-		// byte), so it can wrap only when the stream's bytes reach 2^32.
-		rate := bitRate / 10
-		if k == frame.CounterUARTBitTimes {
-			rate = bitRate
+		// byte), so on a UART it can wrap only when the stream's bytes
+		// reach 2^32 (days at 115,200 baud, 4 hours at 3 Mbaud). Over
+		// Ethernet that bound would allow a wrap in 5 minutes, and no
+		// counter wraps in hours there: one below its value before is a
+		// reset.
+		rate := 0
+		if uart {
+			rate = lineRate / 10
 		}
-		if v < before.Counters[k] && !wrapped(before.Counters[k], wallS, rate) {
+		if k == frame.CounterUARTBitTimes {
+			rate = lineRate
+		}
+		if v < before.Counters[k] && !wrapped(before.Counters[k], v, wallS, rate) {
 			reset = true
 		}
 		d.Counters[k] = v - before.Counters[k]
@@ -597,7 +605,7 @@ func counterDeltas(before, after frame.Status, answered uint64, wallS float64, b
 	if before.Counters[frame.CounterExecuted] != 0 && uint64(d.Counters[frame.CounterExecuted]) < answered {
 		reset = true
 	}
-	if bitRate > 0 && uint64(d.Counters[frame.CounterUARTBytes]) < answered*minFrameBytes {
+	if uart && uint64(d.Counters[frame.CounterUARTBytes]) < answered*minFrameBytes {
 		reset = true
 	}
 	if reset {
@@ -606,17 +614,19 @@ func counterDeltas(before, after frame.Status, answered uint64, wallS float64, b
 	return d, false
 }
 
-// wrapped reports whether a counter found below its value before the
-// stream may have wrapped modulo 2^32 rather than been cleared: the
-// counts the stream's wall time allows at rate counts per second (with a
-// margin) reach past 2^32 from before. The bit-time counter wraps after
-// about 10 hours at 115,200 baud, 24 minutes at 3 Mbaud; the bytes
-// received ten times later.
-func wrapped(before uint32, wallS float64, rate int) bool {
+// wrapped reports whether a counter found at after, below its value
+// before the stream, may have wrapped modulo 2^32 rather than been
+// cleared: its difference modulo 2^32 is no more than the stream's wall
+// time allows at rate counts per second (with a margin). The bit-time
+// counter wraps after about 10 hours at 115,200 baud, 24 minutes at 3
+// Mbaud; the bytes received ten times later. A reset late in the stream
+// leaves a difference near 2^32, which no stream of less than days
+// explains.
+func wrapped(before, after uint32, wallS float64, rate int) bool {
 	if rate <= 0 {
 		return false
 	}
-	return float64(before)+wallS*float64(rate)*1.5 >= 1<<32
+	return float64(after-before) <= wallS*float64(rate)*1.5
 }
 
 // rowMapping is the probability mapping of the rows: the model file's.
