@@ -69,6 +69,20 @@ func checkFileOutput(out pathFlag, inputs ...pathFlag) error {
 	return nil
 }
 
+// checkDirOutput is checkOutput for an output directory (gen, synth and
+// experiments --out), which must be a directory that can take a file or a
+// new name below one (outfile.CheckDir): a regular file, a device or a
+// FIFO is refused before any work.
+func checkDirOutput(out pathFlag, inputs ...pathFlag) error {
+	if err := checkOutput(out, inputs...); err != nil || out.path == "" {
+		return err
+	}
+	if err := outfile.CheckDir(out.path); err != nil {
+		return fmt.Errorf("%s: %w", out.flag, err)
+	}
+	return nil
+}
+
 // resolve returns the mapping the flags ask for, starting from base (the
 // model's or the default mapping). --temperature implies --mapping softmax
 // and --smoothing --mapping vote; a parameter of the other kind is refused

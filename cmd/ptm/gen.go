@@ -158,7 +158,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if *out == "" || (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: --out and exactly one of --model or --random-shape are required", errUsage)
 	}
-	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
+	if err := checkDirOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
 		return err
 	}
 	if *model != "" {

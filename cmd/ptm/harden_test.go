@@ -23,6 +23,7 @@ import (
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/internal/outfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -442,5 +443,80 @@ func TestCSVCROnlyLineEndings(t *testing.T) {
 	code, _, errs := runCLI("train", "--data", p, "-o", filepath.Join(dir, "m.ptm"))
 	if code != 1 || !strings.Contains(errs, "cr.csv:1: the header holds a carriage return") || !strings.Contains(errs, "CR-only line endings") {
 		t.Errorf("CR-only CSV: exit %d %q", code, errs)
+	}
+}
+
+// TestOutputsCheckedFirst: every output a command writes after its work
+// is checked before the work, with what writing it would do (issue 31
+// item 7: `train -o /dev/full` trained and then failed; gen --out naming
+// a file generated and then failed). Each case also names an input that
+// does not exist, read before the output is written: the output's error
+// comes first only if the output is checked first.
+func TestOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("mknod: %v (needs root)", err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.csv")
+	missingModel := filepath.Join(dir, "missing.ptm")
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"train", "--data", missing, "-o", full}, "-o: output " + full + ": write " + full + ": no space left on device"},
+		{[]string{"eval", "--model", missingModel, "--data", "iris", "--per-query", full}, "--per-query: output " + full + ": write " + full + ": no space left on device"},
+		{[]string{"gen", "--model", missingModel, "--out", file}, "--out: output directory " + file + ": not a file to write: it is a regular file"},
+		{[]string{"gen", "--model", missingModel, "--out", filepath.Join(full, "sub")}, full + " is a character device"},
+		{[]string{"synth", "--model", missingModel, "--device", "up5k", "--out", file}, "it is a regular file"},
+		{[]string{"experiments", "--out", file, "--shard", "3/2"}, "--out: output directory " + file + ": not a file to write: it is a regular file"},
+		{[]string{"experiments", "--out", filepath.Join(dir, "r"), "--selection", "iris", "--partial", full}, "--partial: output " + full + ": write " + full + ": no space left on device"},
+		{[]string{"experiments", "merge", "--out", file, filepath.Join(dir, "no-shard")}, "it is a regular file"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(c.args...)
+		if code == 0 || !strings.Contains(errs, c.msg) {
+			t.Errorf("ptm %v: exit %d %q; want a failure naming the output first: %q", c.args, code, errs, c.msg)
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "keep" {
+		t.Errorf("the regular file was changed: %q %v", b, err)
+	}
+	if fi, err := os.Lstat(full); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Errorf("the full device was replaced: %v %v", fi.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// TestOutputToRealDevNull writes a model to the machine's /dev/null, only
+// once the writer says it would write it in place (tests run as root: a
+// writer that renamed over /dev/null would break the machine), and checks
+// it is still a character device afterwards.
+func TestOutputToRealDevNull(t *testing.T) {
+	const null = "/dev/null"
+	if fi, err := os.Stat(null); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Skipf("%s is not a character device here", null)
+	}
+	o, err := outfile.Create(null)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPlace := o.InPlace()
+	o.Abort()
+	if !inPlace {
+		t.Fatalf("internal/outfile would replace %s: not running the command", null)
+	}
+	code, out, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", null)
+	if code != 0 || !strings.Contains(out, "wrote "+null) {
+		t.Errorf("-o %s: exit %d %q %q", null, code, out, errs)
+	}
+	if fi, err := os.Stat(null); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: %v %v", null, fi.Mode(), err)
 	}
 }
