@@ -23,6 +23,7 @@ import (
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/outfile"
 	"golang.org/x/sys/unix"
 )
@@ -415,8 +416,14 @@ func TestFlagsRefused(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"train", "--data", "iris", "-o", "x", "-T", "9223372036854775807"}, "-T 9223372036854775807, want 1..65536"},
-		{[]string{"train", "--data", "iris", "-o", "x", "-T", "65537"}, "-T 65537, want 1..65536"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "9223372036854775807"}, "-T 9223372036854775807, want 1..4104"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "65536"}, "-T 65536, want 1..4104"},
+		// gen, eval --fixed and the tabular boards take K up to 255: K*T^2
+		// must fit 32 bits (hw.CheckT, their rule).
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "4105"}, "-T 4105, want 1..4104: hw: bad configuration: MaxK*T^2 = 255*16851025 overflows"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "0"}, "-T 0, want 1..4104"},
+		// A convolutional board lowers its K, down to 1 (hw.CheckConvT).
+		{[]string{"train", "--data", "mnist", "-o", "x", "-T", "65536"}, "-T 65536, want 1..65535"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--label", "species"}, `--label names a column of a CSV file; "iris" is a built-in data set`},
 		{[]string{"eval", "--model", model, "--data", "iris", "--label", "y"}, `"iris" is a built-in data set`},
 		{[]string{"train", "--data", "iris", "-o", "x", "--workers", "2"}, "--workers applies to --fixed"},
@@ -518,5 +525,23 @@ func TestOutputToRealDevNull(t *testing.T) {
 	}
 	if fi, err := os.Stat(null); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
 		t.Fatalf("%s is no longer a character device: %v %v", null, fi.Mode(), err)
+	}
+}
+
+// TestTrainTAtTheHardwareEdge: the largest T train takes is one that
+// gen and eval --fixed take too (issue 31 item 9: train -T accepted
+// values up to 65536 that both refuse at their K = 255).
+func TestTrainTAtTheHardwareEdge(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.ptm")
+	edge := strconv.Itoa(hw.MaxTFor(hw.DefaultMaxK))
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-T", edge, "-o", model); code != 0 {
+		t.Fatalf("train -T %s: exit %d %q", edge, code, errs)
+	}
+	if code, _, errs := runCLI("eval", "--model", model, "--data", "iris", "--samples", "3", "--fixed"); code != 0 {
+		t.Errorf("eval --fixed of a -T %s model: exit %d %q", edge, code, errs)
+	}
+	if code, _, errs := runCLI("gen", "--model", model, "--out", filepath.Join(dir, "core")); code != 0 {
+		t.Errorf("gen of a -T %s model: exit %d %q", edge, code, errs)
 	}
 }
