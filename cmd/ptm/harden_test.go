@@ -337,9 +337,10 @@ func TestEvalBinsBounded(t *testing.T) {
 }
 
 // TestModelNamesControlCharacters: class and feature names with control
-// or bidirectional-control characters are refused when a model is read,
-// so they never reach the terminal (issue 31 item 8: inspect and eval's
-// errors printed ESC, CR, BEL and U+202E raw).
+// or bidirectional-control characters are refused when a model is read
+// for use, so they never reach the terminal (issue 31 item 8: inspect and
+// eval's errors printed ESC, CR, BEL and U+202E raw); inspect shows such a
+// file (written before the rule) with the names escaped.
 func TestModelNamesControlCharacters(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.ptm")
@@ -354,7 +355,7 @@ func TestModelNamesControlCharacters(t *testing.T) {
 				l[1] = name
 				h[field] = l
 			})
-			for _, args := range [][]string{{"inspect", "--model", p}, {"eval", "--model", p, "--data", "iris", "--samples", "2"}} {
+			for _, args := range [][]string{{"eval", "--model", p, "--data", "iris", "--samples", "2"}, {"gen", "--model", p, "--out", filepath.Join(dir, "core")}} {
 				code, out, errs := runCLI(args...)
 				if code != 1 || !strings.Contains(errs, field+"[1]: name") {
 					t.Errorf("%v with %s[1] = %q: exit %d %q", args, field, name, code, errs)
@@ -363,12 +364,20 @@ func TestModelNamesControlCharacters(t *testing.T) {
 					t.Errorf("%v: raw control character printed: %q %q", args, out, errs)
 				}
 			}
+			code, out, errs := runCLI("inspect", "--model", p, "--all")
+			if code != 0 || !strings.Contains(errs, field+"[1] hold control characters, shown escaped") || !strings.Contains(out, strconv.QuoteToASCII(name)) {
+				t.Errorf("inspect with %s[1] = %q: exit %d, want the name escaped (%s)\n%.600s\n%s", field, name, code, strconv.QuoteToASCII(name), out, errs)
+			}
+			if strings.ContainsAny(out+errs, "\x1b\r\a\u202e\u0085") {
+				t.Errorf("inspect: raw control character printed: %q %q", out, errs)
+			}
 		}
 	}
 }
 
 // TestModelHeaderTrailingData: bytes after the header's JSON value are
-// refused, naming the offset (issue 31 item 9: they were accepted).
+// refused, naming their byte offset (issue 31 item 9: they were accepted;
+// a trailing '}' or ']', which json.Decoder.More does not see, too).
 func TestModelHeaderTrailingData(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.ptm")
@@ -380,7 +389,7 @@ func TestModelHeaderTrailingData(t *testing.T) {
 		t.Fatal(err)
 	}
 	hl := int(binary.LittleEndian.Uint32(data[12:]))
-	for name, extra := range map[string]string{"second-value": ` {"x":1}`, "garbage": "\x00junk", "white-space": " \n\t"} {
+	for name, extra := range map[string]string{"second-value": ` {"x":1}`, "garbage": "\x00junk", "white-space": " \n\t", "close-brace": "}", "close-bracket": "\n]"} {
 		hj := append(append([]byte(nil), data[16:16+hl]...), extra...)
 		out := append([]byte(nil), data[:12]...)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(hj)))
@@ -398,8 +407,10 @@ func TestModelHeaderTrailingData(t *testing.T) {
 			}
 			continue
 		}
-		if code != 1 || !strings.Contains(errs, "after the header's JSON") {
-			t.Errorf("%s: exit %d %q", name, code, errs)
+		// The offset of the first byte that is not white space.
+		at := fmt.Sprintf("after the header's JSON object (byte %d of the file", 16+hl+len(extra)-len(strings.TrimLeft(extra, " \n\t")))
+		if code != 1 || !strings.Contains(errs, at) {
+			t.Errorf("%s: exit %d %q, want %q", name, code, errs, at)
 		}
 	}
 }
@@ -543,5 +554,36 @@ func TestTrainTAtTheHardwareEdge(t *testing.T) {
 	}
 	if code, _, errs := runCLI("gen", "--model", model, "--out", filepath.Join(dir, "core")); code != 0 {
 		t.Errorf("gen of a -T %s model: exit %d %q", edge, code, errs)
+	}
+}
+
+// TestCSVNamesControlCharacters: a CSV file whose column names or labels
+// hold a character a model file's names may not (U+202E, a C1 control, a
+// tab: bytes the CSV reader lets through) is refused at load with the
+// model reader's rule (internal/names), instead of training a model that
+// no command can read back (issue 31 item 8).
+func TestCSVNamesControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	rows := "1,2,x\n3,4,z\n1,2,x\n3,4,z\n1,2,x\n3,4,z\n"
+	for name, c := range map[string]struct{ csv, msg string }{
+		"bidi-feature": {"a\u202eb,b,y\n" + rows, "bidi-feature.csv:1: header: column 1: name \"a\\u202eb\""},
+		"tab-feature":  {"a,\"b\tc\",y\n" + rows, "tab-feature.csv:1: header: column 2: name \"b\\tc\""},
+		"c1-class":     {"a,b,y\n3,4,z\n1,2,x\u009b\n" + rows, "c1-class.csv:3: column \"y\": label \"x\\u009b\" (class 1)"},
+	} {
+		p := filepath.Join(dir, name+".csv")
+		if err := os.WriteFile(p, []byte(c.csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name+".ptm")
+		code, so, errs := runCLI("train", "--data", p, "--clauses", "4", "--states", "8", "--epochs", "1", "--no-tune", "-o", out)
+		if code != 1 || !strings.Contains(errs, c.msg) || !strings.Contains(errs, "control character") {
+			t.Errorf("%s: exit %d %q, want a refusal naming %q", name, code, errs, c.msg)
+		}
+		if strings.ContainsAny(so+errs, "\u202e\t\u009b") {
+			t.Errorf("%s: raw control character printed: %q", name, errs)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: a model was written", name)
+		}
 	}
 }
