@@ -69,6 +69,21 @@ func checkFileOutput(out pathFlag, inputs ...pathFlag) error {
 	return nil
 }
 
+// checkTrace checks cosim --trace before the build: the simulator writes
+// the FST waveform itself, seeking back to fill in its header, so the
+// target must be a regular file or a new name (checkFileOutput's rules
+// otherwise); a device or a FIFO is refused rather than written with
+// seeks it cannot take.
+func checkTrace(trace, model string) error {
+	if err := checkFileOutput(pathFlag{"--trace", trace}, pathFlag{"--model", model}); err != nil || trace == "" {
+		return err
+	}
+	if fi, err := os.Stat(trace); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("--trace: output %s: %w: it is %s: the simulator writes an FST waveform with seeks; give a regular file", trace, outfile.ErrRefused, outfile.Describe(fi.Mode()))
+	}
+	return nil
+}
+
 // checkDirOutput is checkOutput for an output directory (gen, synth and
 // experiments --out), which must be a directory that can take a file or a
 // new name below one (outfile.CheckDir): a regular file, a device or a

@@ -494,6 +494,9 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		{[]string{"experiments", "--out", file, "--shard", "3/2"}, "--out: output directory " + file + ": not a file to write: it is a regular file"},
 		{[]string{"experiments", "--out", filepath.Join(dir, "r"), "--selection", "iris", "--partial", full}, "--partial: output " + full + ": write " + full + ": no space left on device"},
 		{[]string{"experiments", "merge", "--out", file, filepath.Join(dir, "no-shard")}, "it is a regular file"},
+		// The simulator writes an FST waveform with seeks: a device is refused.
+		{[]string{"cosim", "--model", missingModel, "--trace", full}, "--trace: output " + full + ": not a file to write: it is a character device"},
+		{[]string{"cosim", "--model", missingModel, "--trace", dir}, "--trace: output " + dir + ": not a file to write: it is a directory"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(c.args...)

@@ -151,9 +151,9 @@ func CheckDir(dir string) error {
 		if err == nil {
 			if !fi.IsDir() {
 				if p == dir {
-					return fmt.Errorf("output directory %s: %w: it is %s", dir, ErrRefused, describe(fi.Mode()))
+					return fmt.Errorf("output directory %s: %w: it is %s", dir, ErrRefused, Describe(fi.Mode()))
 				}
-				return fmt.Errorf("output directory %s: %w: %s is %s", dir, ErrRefused, p, describe(fi.Mode()))
+				return fmt.Errorf("output directory %s: %w: %s is %s", dir, ErrRefused, p, Describe(fi.Mode()))
 			}
 			break
 		}
@@ -178,9 +178,9 @@ func CheckDir(dir string) error {
 	return nil
 }
 
-// describe names a file mode's kind for messages ("a regular file", "a
+// Describe names a file mode's kind for messages ("a regular file", "a
 // character device", ...).
-func describe(m fs.FileMode) string {
+func Describe(m fs.FileMode) string {
 	switch {
 	case m.IsRegular():
 		return "a regular file"
