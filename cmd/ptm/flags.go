@@ -75,13 +75,13 @@ func checkFileOutput(out pathFlag, inputs ...pathFlag) error {
 // otherwise); a device or a FIFO is refused rather than written with
 // seeks it cannot take.
 func checkTrace(trace, model string) error {
-	if err := checkFileOutput(pathFlag{"--trace", trace}, pathFlag{"--model", model}); err != nil || trace == "" {
-		return err
+	if trace == "" {
+		return nil
 	}
-	if fi, err := os.Stat(trace); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := os.Stat(trace); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		return fmt.Errorf("--trace: output %s: %w: it is %s: the simulator writes an FST waveform with seeks; give a regular file", trace, outfile.ErrRefused, outfile.Describe(fi.Mode()))
 	}
-	return nil
+	return checkFileOutput(pathFlag{"--trace", trace}, pathFlag{"--model", model})
 }
 
 // checkDirOutput is checkOutput for an output directory (gen, synth and
