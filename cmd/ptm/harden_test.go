@@ -408,7 +408,8 @@ func TestModelHeaderTrailingData(t *testing.T) {
 			continue
 		}
 		// The offset of the first byte that is not white space.
-		at := fmt.Sprintf("after the header's JSON object (byte %d of the file", 16+hl+len(extra)-len(strings.TrimLeft(extra, " \n\t")))
+		n := hl + len(extra) - len(strings.TrimLeft(extra, " \n\t"))
+		at := fmt.Sprintf("byte %d: header: data after the header's JSON object, %d bytes into the header", 16+n, n)
 		if code != 1 || !strings.Contains(errs, at) {
 			t.Errorf("%s: exit %d %q, want %q", name, code, errs, at)
 		}

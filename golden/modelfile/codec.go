@@ -130,7 +130,7 @@ func decode(data []byte, name string, quote *[]string) (*File, error) {
 		return nil, fail(16, "header", ErrInvalid, "%v", err)
 	}
 	if off, ok := trailingJSON(data, hl, dec); ok {
-		return nil, fail(off, "header", ErrInvalid, "data after the header's JSON object (byte %d of the file, %d of the header)", off, off-16)
+		return nil, fail(off, "header", ErrInvalid, "data after the header's JSON object, %d bytes into the header", off-16)
 	}
 	quoteNames(quote, "classes", h.Classes)
 	quoteNames(quote, "features", h.Features)

@@ -467,7 +467,7 @@ func decodeConv(data []byte, name string, quote *[]string) (*ConvFile, error) {
 		return nil, fail(16, "header", ErrInvalid, "%v", err)
 	}
 	if off, ok := trailingJSON(data, hl, dec); ok {
-		return nil, fail(off, "header", ErrInvalid, "data after the header's JSON object (byte %d of the file, %d of the header)", off, off-16)
+		return nil, fail(off, "header", ErrInvalid, "data after the header's JSON object, %d bytes into the header", off-16)
 	}
 	quoteNames(quote, "classes", h.Classes)
 	if h.Kind != KindConv {
