@@ -434,6 +434,10 @@ func TestFlagsRefused(t *testing.T) {
 		// must fit 32 bits (hw.CheckT, their rule).
 		{[]string{"train", "--data", "iris", "-o", "x", "-T", "4105"}, "-T 4105, want 1..4104: hw: bad configuration: MaxK*T^2 = 255*16851025 overflows"},
 		{[]string{"train", "--data", "iris", "-o", "x", "-T", "0"}, "-T 0, want 1..4104"},
+		// The training core's rule (hw.CheckTrainerParams), before the
+		// link is opened (/dev/null is no board).
+		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "--states", "2000"}, "--board: hw: bad configuration: trainer N = 2000, want 1..1024"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "-s", "1e300"}, "--board: hw: bad configuration: s = 1e+300, want 1..65536"},
 		// A convolutional board lowers its K, down to 1 (hw.CheckConvT).
 		{[]string{"train", "--data", "mnist", "-o", "x", "-T", "65536"}, "-T 65536, want 1..65535"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--label", "species"}, `--label names a column of a CSV file; "iris" is a built-in data set`},

@@ -203,6 +203,13 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		*noTune = true
 	}
+	if *boardLink != "" {
+		// The training core's own rule (hw.GenerateTrainer's): a board
+		// would refuse these after the data is loaded.
+		if err := hw.CheckTrainerParams(*states, *s, *T); err != nil {
+			return fmt.Errorf("%w: --board: %v", errUsage, err)
+		}
+	}
 	if *tune <= 0 {
 		return fmt.Errorf("%w: --tune %v, want a positive duration such as 10m (--no-tune: no tuning)", errUsage, *tune)
 	}
