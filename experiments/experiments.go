@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // Options configures Run.
@@ -217,6 +218,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			return nil, fmt.Errorf("experiments: %w", err)
 		}
 	}
+	// The output folder is checked before any work (internal/outfile): a
+	// run of hours must not end on a folder it cannot write.
+	if err := outfile.CheckDir(opt.Out); err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
 	start := time.Now()
 	r, secs, err := newRunner(ctx, opt)
 	if err != nil {
@@ -342,7 +348,7 @@ func (r *runner) finish(secs []section, skip map[string]bool, start time.Time) (
 	if r.only == OnlyImages {
 		report = r.header() + strings.Join(bodies, "\n")
 	}
-	if err := os.WriteFile(filepath.Join(r.out, "report.md"), []byte(report), 0o644); err != nil {
+	if err := outfile.WriteFile(filepath.Join(r.out, "report.md"), []byte(report)); err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	if err := r.sum.WriteFile(filepath.Join(r.out, "summary.json")); err != nil {

@@ -1,12 +1,11 @@
 package experiments
 
 import (
-	"bufio"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,21 +176,8 @@ func (r *runner) imagesExtremes(i int, d *imgResult) (string, error) {
 		}
 	}
 	name := d.spec.key + "_extremes.png"
-	f, err := os.Create(filepath.Join(r.out, name))
-	if err != nil {
-		return "", fmt.Errorf("figure: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := png.Encode(bw, img); err != nil {
-		f.Close()
-		return "", fmt.Errorf("figure %s: %w", name, err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return "", fmt.Errorf("figure %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("figure %s: %w", name, err)
+	if err := writeFigure(filepath.Join(r.out, name), func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	b.WriteString(r.figure(name, d.spec.name+" test images: the least certain (top) and the most certain (bottom) under the PTM"))

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"image/color"
-	"os"
+	"io"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // Colours used across figures.
@@ -36,20 +38,30 @@ func savePNG(path string, w, h vg.Length, render func(dc draw.Canvas) error) err
 	if err := render(dc); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
+	return writeFigure(path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+		return err
+	})
+}
+
+// writeFigure writes a figure file through internal/outfile (the one
+// writer of every output: a regular file replaced atomically, a device or
+// FIFO written in place, never replaced), buffered.
+func writeFigure(path string, encode func(w io.Writer) error) error {
+	f, err := outfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
 	bw := bufio.NewWriter(f)
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(bw); err != nil {
-		f.Close()
+	if err := encode(bw); err != nil {
+		f.Abort()
 		return fmt.Errorf("figure %s: %w", filepath.Base(path), err)
 	}
 	if err := bw.Flush(); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("figure %s: %w", filepath.Base(path), err)
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("figure %s: %w", filepath.Base(path), err)
 	}
 	return nil

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // Summary holds every number of the report under a stable dotted key
@@ -146,7 +147,7 @@ func (s *Summary) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := outfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("experiments: summary: %w", err)
 	}
 	return nil

@@ -382,6 +382,9 @@ func Merge(ctx context.Context, opt MergeOptions) (*Summary, error) {
 	if len(me.Duplicated) > 0 || (len(me.Missing) > 0 && !opt.Partial) {
 		return nil, me
 	}
+	if err := outfile.CheckDir(opt.Out); err != nil {
+		return nil, fmt.Errorf("experiments: merge: %w", err)
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("experiments: merge: %w", err)
 	}

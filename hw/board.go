@@ -186,8 +186,7 @@ func BankCRC(bank *fixed.Bank, h fixed.HW) uint32 { return WordsCRC(BankWords(ba
 // statistics in their 32-bit words (docs/core-interface.md, "Result
 // words"): kmax*lcm(1..nc) < 2^32, kmax*T^2 < 2^32, kmax*T < 2^31.
 func ConvKMaxOK(kmax, nc, t int) bool {
-	k := uint64(kmax)
-	return kmax >= 1 && kmax <= 65535 && k*fixed.VoteUnit(nc) < 1<<32 && k*uint64(t)*uint64(t) < 1<<32 && k*uint64(t) < 1<<31
+	return kmax <= 65535 && CheckKMax(kmax, nc, t) == nil
 }
 
 // ConvKMax is the largest K up to limit that ConvKMaxOK allows for nc

@@ -3,6 +3,7 @@ package hw
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"regexp"
 	"strconv"
@@ -116,31 +117,81 @@ func (c Config) Check(sh fixed.Shape) error {
 	if !identRE.MatchString(c.Prefix) || len(c.Prefix) > 32 {
 		return fmt.Errorf("%w: prefix %q is not a Verilog identifier of at most 32 characters", ErrConfig, c.Prefix)
 	}
-	if c.MaxK < 1 {
-		return fmt.Errorf("%w: MaxK = %d, want >= 1", ErrConfig, c.MaxK)
-	}
+	return CheckKMax(c.MaxK, sh.Classes, sh.T)
+}
+
+// CheckKMax is the rule of the 32-bit result words (docs/core-interface.md,
+// "Result words"), the one every consumer of a model applies (Config.Check
+// for gen, eval --fixed and the tabular boards, ConvKMaxOK for the
+// convolutional ones, CheckT and CheckConvT for train): K up to maxK
+// samples of a model with nc classes and margin t keep maxK*lcm(1..nc)
+// and maxK*T^2 below 2^32 and maxK*T below 2^31. The error wraps
+// ErrConfig and names the word that overflows.
+func CheckKMax(maxK, nc, t int) error {
 	const max32 = uint64(1)<<32 - 1
-	k := uint64(c.MaxK)
-	u := fixed.VoteUnit(sh.Classes)
-	t := uint64(sh.T)
+	if maxK < 1 {
+		return fmt.Errorf("%w: MaxK = %d, want >= 1", ErrConfig, maxK)
+	}
+	if t < 1 {
+		return fmt.Errorf("%w: T = %d, want >= 1", ErrConfig, t)
+	}
+	k, u, tt := uint64(maxK), fixed.VoteUnit(nc), uint64(t)
 	switch {
 	case k > max32:
-		return fmt.Errorf("%w: MaxK = %d does not fit 32 bits", ErrConfig, c.MaxK)
-	case t > MaxT:
-		return fmt.Errorf("%w: T = %d: T^2 does not fit a 32-bit sumsq word", ErrConfig, sh.T)
+		return fmt.Errorf("%w: MaxK = %d does not fit 32 bits", ErrConfig, maxK)
+	case tt > MaxT:
+		return fmt.Errorf("%w: T = %d: T^2 does not fit a 32-bit sumsq word (T at most %d)", ErrConfig, t, MaxT)
 	case k*u > max32:
-		return fmt.Errorf("%w: MaxK*lcm(1..%d) = %d*%d overflows a 32-bit votes word", ErrConfig, sh.Classes, c.MaxK, u)
-	case k*t*t > max32:
-		return fmt.Errorf("%w: MaxK*T^2 = %d*%d overflows a 32-bit sumsq word", ErrConfig, c.MaxK, t*t)
-	case k*t > max32>>1:
-		return fmt.Errorf("%w: MaxK*T = %d*%d overflows a signed 32-bit sum word", ErrConfig, c.MaxK, t)
+		return fmt.Errorf("%w: MaxK*lcm(1..%d) = %d*%d overflows a 32-bit votes word", ErrConfig, nc, maxK, u)
+	case k*tt*tt > max32:
+		return fmt.Errorf("%w: MaxK*T^2 = %d*%d overflows a 32-bit sumsq word (with MaxK = %d, T at most %d)", ErrConfig, maxK, tt*tt, maxK, MaxTFor(maxK))
+	case k*tt > max32>>1:
+		return fmt.Errorf("%w: MaxK*T = %d*%d overflows a signed 32-bit sum word", ErrConfig, maxK, t)
 	}
 	return nil
 }
 
-// MaxT is the largest T a design takes: T^2 must fit the 32-bit
-// sum-of-squares word (with MaxK = 1; a larger MaxK lowers it further).
-const MaxT = 1 << 16
+// MaxT is the largest T any design takes: T^2 must fit the 32-bit
+// sum-of-squares word with MaxK = 1 (65535^2 < 2^32 <= 65536^2); a larger
+// MaxK lowers it (MaxTFor).
+const MaxT = 1<<16 - 1
+
+// DefaultMaxK is the largest K per request of a tabular board when none is
+// asked for: gen --max-k's default, and what eval --fixed and the tabular
+// boards are built with.
+const DefaultMaxK = 255
+
+// MaxTFor is the largest T that CheckKMax allows with maxK samples per
+// request (for any class count): 4104 at DefaultMaxK.
+func MaxTFor(maxK int) int {
+	if maxK < 1 {
+		return 0
+	}
+	const max32 = uint64(1)<<32 - 1
+	t := uint64(math.Sqrt(float64(max32 / uint64(maxK))))
+	for t > 0 && (uint64(maxK)*t*t > max32 || uint64(maxK)*t > max32>>1) {
+		t--
+	}
+	for uint64(maxK)*(t+1)*(t+1) <= max32 && uint64(maxK)*(t+1) <= max32>>1 {
+		t++
+	}
+	return int(min(t, MaxT))
+}
+
+// CheckT reports whether a tabular model with margin t runs on the boards
+// gen, eval --fixed and ptm board build by default: CheckKMax at
+// DefaultMaxK (T at most 4104). ptm train refuses a T it fails.
+func CheckT(t int) error {
+	return CheckKMax(DefaultMaxK, 1, t)
+}
+
+// CheckConvT reports whether a convolutional model with nc classes and
+// margin t runs on a board at all: the convolutional boards lower MaxK
+// until the statistics fit (ConvKMax), so only K = 1 must (T at most
+// MaxT). ptm train refuses a T it fails.
+func CheckConvT(nc, t int) error {
+	return CheckKMax(1, nc, t)
+}
 
 // PlanBytes estimates the memory Generate (and a board or co-simulation
 // build around it) needs for the shape on this configuration, before

@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // File is one generated file: a Verilog module or a $readmemh bank image.
@@ -42,13 +43,19 @@ func (fs Files) File(name string) []byte {
 	return nil
 }
 
-// Write writes every file into dir (created if needed).
+// Write writes every file into dir (created if needed) through
+// internal/outfile, the one writer of every output: dir must be a
+// directory or a new name (outfile.CheckDir), and a file already there is
+// replaced atomically, or written in place if it is a device or a FIFO.
 func (fs Files) Write(dir string) error {
+	if err := outfile.CheckDir(dir); err != nil {
+		return fmt.Errorf("hw: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("hw: %w", err)
 	}
 	for _, f := range fs {
-		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+		if err := outfile.WriteFile(filepath.Join(dir, f.Name), f.Data); err != nil {
 			return fmt.Errorf("hw: %w", err)
 		}
 	}

@@ -91,6 +91,21 @@ func (p *TrainerParams) IncAddr(c, i int) (lane, addr int) {
 	return i % p.LL, c*p.Groups + i/p.LL
 }
 
+// CheckTrainerParams is the training core's rule for N, s and T (the one
+// GenerateTrainer applies; ptm train --board applies it before training):
+// N 1..1024, s 1..65536, T 1..32768. The error wraps ErrConfig.
+func CheckTrainerParams(n int, s float64, t int) error {
+	switch {
+	case n < 1 || n > 1024:
+		return fmt.Errorf("%w: trainer N = %d, want 1..1024", ErrConfig, n)
+	case !(s >= 1) || s > 65536:
+		return fmt.Errorf("%w: s = %v, want 1..65536", ErrConfig, s)
+	case t < 1 || t > 1<<15:
+		return fmt.Errorf("%w: T = %d, want 1..32768", ErrConfig, t)
+	}
+	return nil
+}
+
 // GenerateTrainer derives the on-chip trainer from the same configuration
 // as the inference core: the shape gives NT, NC, m, o, T; cfg gives B
 // (Bits, 8..15 here), the literal lanes (LiteralLanes, 1..4, 0 for 4) and
@@ -115,14 +130,11 @@ func GenerateTrainer(cfg Config, sh fixed.Shape, tp TrainParams) (*TrainerDesign
 		return nil, fmt.Errorf("%w: trainer B = %d, want %d..%d", ErrConfig, cfg.Bits, fixedtrain.MinBits, fixedtrain.MaxBits)
 	case ll < 1 || ll > MaxTrainerLanes:
 		return nil, fmt.Errorf("%w: %d trainer literal lanes, want 1..%d", ErrConfig, ll, MaxTrainerLanes)
-	case tp.N < 1 || tp.N > 1024:
-		return nil, fmt.Errorf("%w: trainer N = %d, want 1..1024", ErrConfig, tp.N)
-	case !(tp.S >= 1) || tp.S > 65536:
-		return nil, fmt.Errorf("%w: s = %v, want 1..65536", ErrConfig, tp.S)
 	case tp.Feedback != ptm.ConsistentFeedback && tp.Feedback != ptm.PaperFeedback:
 		return nil, fmt.Errorf("%w: update rule %q, want %q or %q", ErrConfig, tp.Feedback, ptm.ConsistentFeedback, ptm.PaperFeedback)
-	case sh.T > 1<<15:
-		return nil, fmt.Errorf("%w: T = %d, want <= 32768", ErrConfig, sh.T)
+	}
+	if err := CheckTrainerParams(tp.N, tp.S, sh.T); err != nil {
+		return nil, err
 	}
 	mv := fixedtrain.MovesOf(tp.S)
 	p := TrainerParams{

@@ -68,6 +68,9 @@ func cmdCosim(args []string, stdout, stderr io.Writer) error {
 	if *sets < 0 || *sets > 255 {
 		return fmt.Errorf("%w: --sets %d, want 1..255", errUsage, *sets)
 	}
+	if err := checkTrace(*trace, *model); err != nil {
+		return err
+	}
 	opts := cosim.Options{Seed: *seed, Ready: *ready, Trace: *trace}
 	var err error
 	exactSets := false

@@ -58,6 +58,17 @@ func cmdExperiments(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	// The outputs are checked before hours of work (internal/outfile):
+	// --out's folder, and --partial and --dump, rewritten after every
+	// finished split.
+	if err := checkDirOutput(pathFlag{"--out", *out}); err != nil {
+		return err
+	}
+	for _, o := range []pathFlag{{"--partial", *partial}, {"--dump", *dumpF}} {
+		if err := checkFileOutput(o); err != nil {
+			return err
+		}
+	}
 	var sh experiments.Shard
 	if *shard != "" {
 		if *sweep != "" || *ens != "" || *temp != "" || *selection != "" {
@@ -285,6 +296,9 @@ func cmdExperimentsMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" {
 		return fmt.Errorf("%w: merge: --out is required", errUsage)
+	}
+	if err := checkDirOutput(pathFlag{"--out", *out}); err != nil {
+		return err
 	}
 	if len(dirs) == 0 {
 		return fmt.Errorf("%w: merge: name the shard directories (the --out of each `ptm experiments --shard I/N` run)", errUsage)

@@ -69,6 +69,35 @@ func checkFileOutput(out pathFlag, inputs ...pathFlag) error {
 	return nil
 }
 
+// checkTrace checks cosim --trace before the build: the simulator writes
+// the FST waveform itself, seeking back to fill in its header, so the
+// target must be a regular file or a new name (checkFileOutput's rules
+// otherwise); a device or a FIFO is refused rather than written with
+// seeks it cannot take.
+func checkTrace(trace, model string) error {
+	if trace == "" {
+		return nil
+	}
+	if fi, err := os.Stat(trace); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return fmt.Errorf("--trace: output %s: %w: it is %s: the simulator writes an FST waveform with seeks; give a regular file", trace, outfile.ErrRefused, outfile.Describe(fi.Mode()))
+	}
+	return checkFileOutput(pathFlag{"--trace", trace}, pathFlag{"--model", model})
+}
+
+// checkDirOutput is checkOutput for an output directory (gen, synth and
+// experiments --out), which must be a directory that can take a file or a
+// new name below one (outfile.CheckDir): a regular file, a device or a
+// FIFO is refused before any work.
+func checkDirOutput(out pathFlag, inputs ...pathFlag) error {
+	if err := checkOutput(out, inputs...); err != nil || out.path == "" {
+		return err
+	}
+	if err := outfile.CheckDir(out.path); err != nil {
+		return fmt.Errorf("%s: %w", out.flag, err)
+	}
+	return nil
+}
+
 // resolve returns the mapping the flags ask for, starting from base (the
 // model's or the default mapping). --temperature implies --mapping softmax
 // and --smoothing --mapping vote; a parameter of the other kind is refused

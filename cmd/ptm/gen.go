@@ -45,7 +45,7 @@ func (h *hwFlags) convScan() (string, error) {
 
 func (h *hwFlags) add(fs *flag.FlagSet) {
 	h.addLanes(fs)
-	fs.IntVar(&h.maxK, "max-k", 255, "largest K a request may ask for")
+	fs.IntVar(&h.maxK, "max-k", hw.DefaultMaxK, "largest K a request may ask for")
 	fs.StringVar(&h.prefix, "prefix", hw.DefaultPrefix, "module name prefix")
 }
 
@@ -81,7 +81,7 @@ func (h *hwFlags) addLanes(fs *flag.FlagSet) {
 	fs.IntVar(&h.lanes, "lanes", 0, "lane count L, split into clause x literal lanes automatically (default: hw.DefaultLanes, 2o: one literal lane per literal)")
 	fs.IntVar(&h.lc, "clause-lanes", 0, "clause lanes LC (with --literal-lanes, instead of --lanes)")
 	fs.IntVar(&h.ll, "literal-lanes", 0, "literal lanes LL (with --clause-lanes, instead of --lanes)")
-	h.maxK, h.prefix = 255, hw.DefaultPrefix
+	h.maxK, h.prefix = hw.DefaultMaxK, hw.DefaultPrefix
 }
 
 // hwFlagsSet reports whether any flag of addLanes was given.
@@ -158,7 +158,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if *out == "" || (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: --out and exactly one of --model or --random-shape are required", errUsage)
 	}
-	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
+	if err := checkDirOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
 		return err
 	}
 	if *model != "" {

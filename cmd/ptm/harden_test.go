@@ -23,6 +23,8 @@ import (
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/softboard"
+	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/outfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -335,9 +337,10 @@ func TestEvalBinsBounded(t *testing.T) {
 }
 
 // TestModelNamesControlCharacters: class and feature names with control
-// or bidirectional-control characters are refused when a model is read,
-// so they never reach the terminal (issue 31 item 8: inspect and eval's
-// errors printed ESC, CR, BEL and U+202E raw).
+// or bidirectional-control characters are refused when a model is read
+// for use, so they never reach the terminal (issue 31 item 8: inspect and
+// eval's errors printed ESC, CR, BEL and U+202E raw); inspect shows such a
+// file (written before the rule) with the names escaped.
 func TestModelNamesControlCharacters(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.ptm")
@@ -352,7 +355,7 @@ func TestModelNamesControlCharacters(t *testing.T) {
 				l[1] = name
 				h[field] = l
 			})
-			for _, args := range [][]string{{"inspect", "--model", p}, {"eval", "--model", p, "--data", "iris", "--samples", "2"}} {
+			for _, args := range [][]string{{"eval", "--model", p, "--data", "iris", "--samples", "2"}, {"gen", "--model", p, "--out", filepath.Join(dir, "core")}} {
 				code, out, errs := runCLI(args...)
 				if code != 1 || !strings.Contains(errs, field+"[1]: name") {
 					t.Errorf("%v with %s[1] = %q: exit %d %q", args, field, name, code, errs)
@@ -361,12 +364,20 @@ func TestModelNamesControlCharacters(t *testing.T) {
 					t.Errorf("%v: raw control character printed: %q %q", args, out, errs)
 				}
 			}
+			code, out, errs := runCLI("inspect", "--model", p, "--all")
+			if code != 0 || !strings.Contains(errs, field+"[1] hold control characters, shown escaped") || !strings.Contains(out, strconv.QuoteToASCII(name)) {
+				t.Errorf("inspect with %s[1] = %q: exit %d, want the name escaped (%s)\n%.600s\n%s", field, name, code, strconv.QuoteToASCII(name), out, errs)
+			}
+			if strings.ContainsAny(out+errs, "\x1b\r\a\u202e\u0085") {
+				t.Errorf("inspect: raw control character printed: %q %q", out, errs)
+			}
 		}
 	}
 }
 
 // TestModelHeaderTrailingData: bytes after the header's JSON value are
-// refused, naming the offset (issue 31 item 9: they were accepted).
+// refused, naming their byte offset (issue 31 item 9: they were accepted;
+// a trailing '}' or ']', which json.Decoder.More does not see, too).
 func TestModelHeaderTrailingData(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.ptm")
@@ -378,7 +389,7 @@ func TestModelHeaderTrailingData(t *testing.T) {
 		t.Fatal(err)
 	}
 	hl := int(binary.LittleEndian.Uint32(data[12:]))
-	for name, extra := range map[string]string{"second-value": ` {"x":1}`, "garbage": "\x00junk", "white-space": " \n\t"} {
+	for name, extra := range map[string]string{"second-value": ` {"x":1}`, "garbage": "\x00junk", "white-space": " \n\t", "close-brace": "}", "close-bracket": "\n]"} {
 		hj := append(append([]byte(nil), data[16:16+hl]...), extra...)
 		out := append([]byte(nil), data[:12]...)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(hj)))
@@ -396,8 +407,11 @@ func TestModelHeaderTrailingData(t *testing.T) {
 			}
 			continue
 		}
-		if code != 1 || !strings.Contains(errs, "after the header's JSON") {
-			t.Errorf("%s: exit %d %q", name, code, errs)
+		// The offset of the first byte that is not white space.
+		n := hl + len(extra) - len(strings.TrimLeft(extra, " \n\t"))
+		at := fmt.Sprintf("byte %d: header: data after the header's JSON object, %d bytes into the header", 16+n, n)
+		if code != 1 || !strings.Contains(errs, at) {
+			t.Errorf("%s: exit %d %q, want %q", name, code, errs, at)
 		}
 	}
 }
@@ -414,8 +428,18 @@ func TestFlagsRefused(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"train", "--data", "iris", "-o", "x", "-T", "9223372036854775807"}, "-T 9223372036854775807, want 1..65536"},
-		{[]string{"train", "--data", "iris", "-o", "x", "-T", "65537"}, "-T 65537, want 1..65536"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "9223372036854775807"}, "-T 9223372036854775807, want 1..4104"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "65536"}, "-T 65536, want 1..4104"},
+		// gen, eval --fixed and the tabular boards take K up to 255: K*T^2
+		// must fit 32 bits (hw.CheckT, their rule).
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "4105"}, "-T 4105, want 1..4104: hw: bad configuration: MaxK*T^2 = 255*16851025 overflows"},
+		{[]string{"train", "--data", "iris", "-o", "x", "-T", "0"}, "-T 0, want 1..4104"},
+		// The training core's rule (hw.CheckTrainerParams), before the
+		// link is opened (/dev/null is no board).
+		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "--states", "2000"}, "--board: hw: bad configuration: trainer N = 2000, want 1..1024"},
+		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "-s", "1e300"}, "--board: hw: bad configuration: s = 1e+300, want 1..65536"},
+		// A convolutional board lowers its K, down to 1 (hw.CheckConvT).
+		{[]string{"train", "--data", "mnist", "-o", "x", "-T", "65536"}, "-T 65536, want 1..65535"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--label", "species"}, `--label names a column of a CSV file; "iris" is a built-in data set`},
 		{[]string{"eval", "--model", model, "--data", "iris", "--label", "y"}, `"iris" is a built-in data set`},
 		{[]string{"train", "--data", "iris", "-o", "x", "--workers", "2"}, "--workers applies to --fixed"},
@@ -442,5 +466,132 @@ func TestCSVCROnlyLineEndings(t *testing.T) {
 	code, _, errs := runCLI("train", "--data", p, "-o", filepath.Join(dir, "m.ptm"))
 	if code != 1 || !strings.Contains(errs, "cr.csv:1: the header holds a carriage return") || !strings.Contains(errs, "CR-only line endings") {
 		t.Errorf("CR-only CSV: exit %d %q", code, errs)
+	}
+}
+
+// TestOutputsCheckedFirst: every output a command writes after its work
+// is checked before the work, with what writing it would do (issue 31
+// item 7: `train -o /dev/full` trained and then failed; gen --out naming
+// a file generated and then failed). Each case also names an input that
+// does not exist, read before the output is written: the output's error
+// comes first only if the output is checked first.
+func TestOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("mknod: %v (needs root)", err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.csv")
+	missingModel := filepath.Join(dir, "missing.ptm")
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"train", "--data", missing, "-o", full}, "-o: output " + full + ": write " + full + ": no space left on device"},
+		{[]string{"eval", "--model", missingModel, "--data", "iris", "--per-query", full}, "--per-query: output " + full + ": write " + full + ": no space left on device"},
+		{[]string{"gen", "--model", missingModel, "--out", file}, "--out: output directory " + file + ": not a file to write: it is a regular file"},
+		{[]string{"gen", "--model", missingModel, "--out", filepath.Join(full, "sub")}, full + " is a character device"},
+		{[]string{"synth", "--model", missingModel, "--device", "up5k", "--out", file}, "it is a regular file"},
+		{[]string{"experiments", "--out", file, "--shard", "3/2"}, "--out: output directory " + file + ": not a file to write: it is a regular file"},
+		{[]string{"experiments", "--out", filepath.Join(dir, "r"), "--selection", "iris", "--partial", full}, "--partial: output " + full + ": write " + full + ": no space left on device"},
+		{[]string{"experiments", "merge", "--out", file, filepath.Join(dir, "no-shard")}, "it is a regular file"},
+		// The simulator writes an FST waveform with seeks: a device is refused.
+		{[]string{"cosim", "--model", missingModel, "--trace", full}, "--trace: output " + full + ": not a file to write: it is a character device"},
+		{[]string{"cosim", "--model", missingModel, "--trace", dir}, "--trace: output " + dir + ": not a file to write: it is a directory"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(c.args...)
+		if code == 0 || !strings.Contains(errs, c.msg) {
+			t.Errorf("ptm %v: exit %d %q; want a failure naming the output first: %q", c.args, code, errs, c.msg)
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "keep" {
+		t.Errorf("the regular file was changed: %q %v", b, err)
+	}
+	if fi, err := os.Lstat(full); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Errorf("the full device was replaced: %v %v", fi.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// TestOutputToRealDevNull writes a model to the machine's /dev/null, only
+// once the writer says it would write it in place (tests run as root: a
+// writer that renamed over /dev/null would break the machine), and checks
+// it is still a character device afterwards.
+func TestOutputToRealDevNull(t *testing.T) {
+	const null = "/dev/null"
+	if fi, err := os.Stat(null); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Skipf("%s is not a character device here", null)
+	}
+	o, err := outfile.Create(null)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPlace := o.InPlace()
+	o.Abort()
+	if !inPlace {
+		t.Fatalf("internal/outfile would replace %s: not running the command", null)
+	}
+	code, out, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", null)
+	if code != 0 || !strings.Contains(out, "wrote "+null) {
+		t.Errorf("-o %s: exit %d %q %q", null, code, out, errs)
+	}
+	if fi, err := os.Stat(null); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: %v %v", null, fi.Mode(), err)
+	}
+}
+
+// TestTrainTAtTheHardwareEdge: the largest T train takes is one that
+// gen and eval --fixed take too (issue 31 item 9: train -T accepted
+// values up to 65536 that both refuse at their K = 255).
+func TestTrainTAtTheHardwareEdge(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.ptm")
+	edge := strconv.Itoa(hw.MaxTFor(hw.DefaultMaxK))
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-T", edge, "-o", model); code != 0 {
+		t.Fatalf("train -T %s: exit %d %q", edge, code, errs)
+	}
+	if code, _, errs := runCLI("eval", "--model", model, "--data", "iris", "--samples", "3", "--fixed"); code != 0 {
+		t.Errorf("eval --fixed of a -T %s model: exit %d %q", edge, code, errs)
+	}
+	if code, _, errs := runCLI("gen", "--model", model, "--out", filepath.Join(dir, "core")); code != 0 {
+		t.Errorf("gen of a -T %s model: exit %d %q", edge, code, errs)
+	}
+}
+
+// TestCSVNamesControlCharacters: a CSV file whose column names or labels
+// hold a character a model file's names may not (U+202E, a C1 control, a
+// tab: bytes the CSV reader lets through) is refused at load with the
+// model reader's rule (internal/names), instead of training a model that
+// no command can read back (issue 31 item 8).
+func TestCSVNamesControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	rows := "1,2,x\n3,4,z\n1,2,x\n3,4,z\n1,2,x\n3,4,z\n"
+	for name, c := range map[string]struct{ csv, msg string }{
+		"bidi-feature": {"a\u202eb,b,y\n" + rows, "bidi-feature.csv:1: header: column 1: name \"a\\u202eb\""},
+		"tab-feature":  {"a,\"b\tc\",y\n" + rows, "tab-feature.csv:1: header: column 2: name \"b\\tc\""},
+		"c1-class":     {"a,b,y\n3,4,z\n1,2,x\u009b\n" + rows, "c1-class.csv:3: column \"y\": label \"x\\u009b\" (class 1)"},
+	} {
+		p := filepath.Join(dir, name+".csv")
+		if err := os.WriteFile(p, []byte(c.csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name+".ptm")
+		code, so, errs := runCLI("train", "--data", p, "--clauses", "4", "--states", "8", "--epochs", "1", "--no-tune", "-o", out)
+		if code != 1 || !strings.Contains(errs, c.msg) || !strings.Contains(errs, "control character") {
+			t.Errorf("%s: exit %d %q, want a refusal naming %q", name, code, errs, c.msg)
+		}
+		if strings.ContainsAny(so+errs, "\u202e\t\u009b") {
+			t.Errorf("%s: raw control character printed: %q", name, errs)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: a model was written", name)
+		}
 	}
 }

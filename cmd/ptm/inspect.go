@@ -26,9 +26,16 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
 	}
-	f, cv, hash, err := modelfile.ReadAny(*model)
+	// Names with control characters are refused by every command that uses
+	// a model; inspect shows such a file (written before the rule) with
+	// the names escaped, so they never act on the terminal.
+	f, cv, hash, quoted, err := modelfile.ReadAnyQuoted(*model)
 	if err != nil {
 		return err
+	}
+	if len(quoted) > 0 {
+		fmt.Fprintf(stderr, "ptm inspect: %s: %s hold control characters, shown escaped as Go strings; eval, gen, stream and the other commands refuse this file (rename them: ptm train writes names without them)\n",
+			*model, strings.Join(quoted, ", "))
 	}
 	if cv != nil {
 		return inspectConv(fs, *model, hash, cv, *clause, *min, stdout)

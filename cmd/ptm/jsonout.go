@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // num is a float that encodes NaN and infinities as JSON null.
@@ -21,4 +23,18 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// writeJSONFile writes v as writeJSON does to the file path, through
+// internal/outfile.
+func writeJSONFile(path string, v any) error {
+	f, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(f, v); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
 }

@@ -65,7 +65,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	if (*model == "") == (*shapeSpec == "") {
 		return fmt.Errorf("%w: exactly one of --model or --random-shape is required", errUsage)
 	}
-	if err := checkOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
+	if err := checkDirOutput(pathFlag{"--out", *out}, pathFlag{"--model", *model}); err != nil {
 		return err
 	}
 	if err := checkSetsMax(*setsMax); err != nil {
@@ -214,15 +214,7 @@ func autoMaxLanes(sh fixed.Shape) int { return min(64, sh.Literals()*sh.TotalCla
 
 // writeResultFile keeps the JSON result beside the bitstream.
 func writeResultFile(res *synth.Result) error {
-	f, err := os.Create(filepath.Join(res.BuildDir, "result.json"))
-	if err != nil {
-		return err
-	}
-	if err := writeJSON(f, res); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeJSONFile(filepath.Join(res.BuildDir, "result.json"), res)
 }
 
 func printSynth(w io.Writer, r *synth.Result) {

@@ -189,16 +189,8 @@ func reportConv(r *synth.ConvResult, err error, asJSON bool, failed convFailedRo
 			printConvSynth(w, r)
 		}
 		if err == nil && !r.SynthOnly {
-			f, ferr := os.Create(filepath.Join(r.BuildDir, "result.json"))
-			if ferr != nil {
+			if ferr := writeJSONFile(filepath.Join(r.BuildDir, "result.json"), r); ferr != nil {
 				return ferr
-			}
-			if jerr := writeJSON(f, r); jerr != nil {
-				f.Close()
-				return jerr
-			}
-			if cerr := f.Close(); cerr != nil {
-				return cerr
 			}
 		}
 	}

@@ -50,6 +50,9 @@ func cmdSynthTrainer(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := checkDirOutput(pathFlag{"--out", *out}); err != nil {
+		return err
+	}
 	if _, err := synth.LookupDevice(*device); err != nil {
 		return fmt.Errorf("%w: --device: %w", errUsage, err)
 	}

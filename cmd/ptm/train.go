@@ -171,11 +171,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if *label != "" && slices.Contains(pipeline.BuiltinNames, *data) {
 		return fmt.Errorf("%w: --label names a column of a CSV file; %q is a built-in data set with its own labels", errUsage, *data)
 	}
-	// The hardware keeps T^2 in a 32-bit sum-of-squares word (hw.Config.Check,
-	// docs/core-interface.md): a larger T gives a model that gen, eval
-	// --fixed and the boards refuse, so it is refused now.
-	if *T > hw.MaxT {
-		return fmt.Errorf("%w: -T %d, want 1..%d (the hardware's sum of squares holds T^2 in 32 bits)", errUsage, *T, hw.MaxT)
+	// The hardware keeps K*T^2 in a 32-bit sum-of-squares word: a T that
+	// gen, eval --fixed and the boards would refuse (hw.CheckT, their rule
+	// at their default K) is refused now, not after training.
+	if err := hw.CheckT(*T); err != nil {
+		return fmt.Errorf("%w: -T %d, want 1..%d: %v", errUsage, *T, hw.MaxTFor(hw.DefaultMaxK), err)
 	}
 	if *fixedTrain && !isSet(fs, "bits") {
 		*bits = fixedtrain.DefaultBits
@@ -202,6 +202,13 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --tune with --board: a training board trains the shape, T and s it was built for; tune with --fixed --host-shuffle (the same model) and pass the choice as flags", errUsage)
 		}
 		*noTune = true
+	}
+	if *boardLink != "" {
+		// The training core's own rule (hw.GenerateTrainer's): a board
+		// would refuse these after the data is loaded.
+		if err := hw.CheckTrainerParams(*states, *s, *T); err != nil {
+			return fmt.Errorf("%w: --board: %v", errUsage, err)
+		}
 	}
 	if *tune <= 0 {
 		return fmt.Errorf("%w: --tune %v, want a positive duration such as 10m (--no-tune: no tuning)", errUsage, *tune)

@@ -17,6 +17,7 @@ import (
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/golden/ptm"
+	"github.com/ptmhw/ptm/hw"
 )
 
 // Model kinds of `ptm train --kind`.
@@ -203,8 +204,9 @@ func convRecipe(fs *flag.FlagSet, cf *convFlags, dataset string, h, w, nc int) (
 	switch {
 	case rc.Clauses < 1:
 		return rc, nil, fmt.Errorf("%w: --clauses %d, want >= 1", errUsage, rc.Clauses)
-	case rc.T < 1:
-		return rc, nil, fmt.Errorf("%w: -T %d, want >= 1", errUsage, rc.T)
+	case hw.CheckConvT(nc, rc.T) != nil:
+		// The rule of the convolutional boards (hw.ConvKMaxOK at K = 1).
+		return rc, nil, fmt.Errorf("%w: -T %d, want 1..%d: %v", errUsage, rc.T, hw.MaxT, hw.CheckConvT(nc, rc.T))
 	case !(rc.S >= 1):
 		return rc, nil, fmt.Errorf("%w: -s %v, want >= 1", errUsage, rc.S)
 	case rc.N < 1 || rc.N > modelfile.MaxConvStates:

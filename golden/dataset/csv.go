@@ -177,6 +177,9 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 		if h == "" {
 			return nil, perr(headerLine, "", "header: column %d has an empty name", i+1)
 		}
+		if err := checkName(h); err != nil {
+			return nil, perr(headerLine, "", "header: column %d: name %q: %v", i+1, h, err)
+		}
 		if j, dup := seen[h]; dup {
 			return nil, perr(headerLine, h, "header: duplicate column name (columns %d and %d)", j+1, i+1)
 		}
@@ -248,6 +251,9 @@ func readCSV(r io.Reader, file, name string, opt CSVOptions) (*Dataset, error) {
 		if !ok {
 			if fixed {
 				return nil, perr(line, names[labelCol], "unknown class %q (classes: %q)", label, opt.Classes)
+			}
+			if err := checkName(label); err != nil {
+				return nil, perr(line, names[labelCol], "label %q (class %d): %v", label, len(d.Classes), err)
 			}
 			y = len(d.Classes)
 			classIndex[label] = y

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ptmhw/ptm/internal/names"
 )
 
 // Dataset is a labelled classification dataset with raw float64 features.
@@ -113,12 +115,23 @@ func (s *Split) check(rows int) error {
 	return nil
 }
 
-// checkNames reports an empty or duplicated name in names.
-func checkNames(kind string, names []string) error {
-	seen := make(map[string]int, len(names))
-	for i, n := range names {
+// checkName is internal/names' rule for a feature or class name (the one
+// the model reader applies): no control or bidirectional-control
+// character, valid UTF-8.
+func checkName(n string) error { return names.Check(n) }
+
+// checkNames reports an empty or duplicated name in list, or one that
+// internal/names refuses (a control or bidirectional-control character:
+// the rule a model file's names follow, so that a model trained on the
+// data can be read back).
+func checkNames(kind string, list []string) error {
+	seen := make(map[string]int, len(list))
+	for i, n := range list {
 		if n == "" {
 			return fmt.Errorf("%s %d has an empty name", kind, i)
+		}
+		if err := names.Check(n); err != nil {
+			return fmt.Errorf("%s %d: name %q: %w", kind, i, n, err)
 		}
 		if j, dup := seen[n]; dup {
 			return fmt.Errorf("duplicate %s name %q (indices %d and %d)", kind, n, j, i)

@@ -74,6 +74,12 @@ func frame(h any, payload []byte) ([]byte, error) {
 // Decode parses and verifies an encoded model of either format version;
 // name labels errors.
 func Decode(data []byte, name string) (*File, error) {
+	return decode(data, name, nil)
+}
+
+// decode is Decode; with quote not nil, names with control characters are
+// escaped and listed in *quote instead of refused (quoteNames).
+func decode(data []byte, name string, quote *[]string) (*File, error) {
 	fail := func(off int64, field string, sentinel error, format string, a ...any) error {
 		return errorf(name, off, field, sentinel, format, a...)
 	}
@@ -123,9 +129,11 @@ func Decode(data []byte, name string) (*File, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fail(16, "header", ErrInvalid, "%v", err)
 	}
-	if dec.More() {
-		return nil, fail(16, "header", ErrInvalid, "data after the header's JSON object")
+	if off, ok := trailingJSON(data, hl, dec); ok {
+		return nil, fail(off, "header", ErrInvalid, "data after the header's JSON object, %d bytes into the header", off-16)
 	}
+	quoteNames(quote, "classes", h.Classes)
+	quoteNames(quote, "features", h.Features)
 	var split Split
 	var err error
 	if version == VersionV1 {

@@ -423,6 +423,11 @@ func IsConv(data []byte) bool {
 // DecodeConv parses and verifies a convolutional model file; name labels
 // errors, which name the field and the byte offset.
 func DecodeConv(data []byte, name string) (*ConvFile, error) {
+	return decodeConv(data, name, nil)
+}
+
+// decodeConv is DecodeConv; quote as for decode.
+func decodeConv(data []byte, name string, quote *[]string) (*ConvFile, error) {
 	fail := func(off int64, field string, sentinel error, format string, a ...any) error {
 		return errorf(name, off, field, sentinel, format, a...)
 	}
@@ -461,9 +466,10 @@ func DecodeConv(data []byte, name string) (*ConvFile, error) {
 		}
 		return nil, fail(16, "header", ErrInvalid, "%v", err)
 	}
-	if dec.More() {
-		return nil, fail(16, "header", ErrInvalid, "data after the header's JSON object")
+	if off, ok := trailingJSON(data, hl, dec); ok {
+		return nil, fail(off, "header", ErrInvalid, "data after the header's JSON object, %d bytes into the header", off-16)
 	}
+	quoteNames(quote, "classes", h.Classes)
 	if h.Kind != KindConv {
 		return nil, fail(16, "kind", ErrInvalid, "kind %q, want %q", h.Kind, KindConv)
 	}
@@ -563,6 +569,24 @@ func WriteConv(path string, f *ConvFile) (string, error) {
 // the returned files is set (tab for a tabular model, cv for a
 // convolutional one); hash is the model hash.
 func ReadAny(path string) (tab *File, cv *ConvFile, hash string, err error) {
+	return readAny(path, nil)
+}
+
+// ReadAnyQuoted is ReadAny for looking at a file rather than using it
+// (ptm inspect): a class or feature name that ReadAny refuses for a
+// control or bidirectional-control character (internal/names) is
+// accepted in its escaped form (names.Quote: "\x1b[31mred" with the
+// quotes), and quoted lists the names so changed ("classes[1]", ...).
+// A file written before names were checked stays inspectable, and the
+// characters never reach the terminal; every other check is ReadAny's.
+func ReadAnyQuoted(path string) (tab *File, cv *ConvFile, hash string, quoted []string, err error) {
+	quoted = []string{}
+	tab, cv, hash, err = readAny(path, &quoted)
+	return tab, cv, hash, quoted, err
+}
+
+// readAny is ReadAny; quote as for decode.
+func readAny(path string, quote *[]string) (tab *File, cv *ConvFile, hash string, err error) {
 	fh, err := openModel(path)
 	if err != nil {
 		return nil, nil, "", err
@@ -577,13 +601,13 @@ func ReadAny(path string) (tab *File, cv *ConvFile, hash string, err error) {
 		return nil, nil, "", err
 	}
 	if IsConv(data) {
-		cv, err = DecodeConv(data, path)
+		cv, err = decodeConv(data, path, quote)
 		if err != nil {
 			return nil, nil, "", err
 		}
 		return nil, cv, Hash(data), nil
 	}
-	tab, err = Decode(data, path)
+	tab, err = decode(data, path, quote)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -3,15 +3,15 @@ package modelfile
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ptmhw/ptm/golden/fixed"
+	"github.com/ptmhw/ptm/internal/names"
 	"github.com/ptmhw/ptm/internal/outfile"
 )
 
@@ -70,35 +70,50 @@ func checkFingerprint(s string) error {
 	return nil
 }
 
-// checkNameRunes refuses a name that is not UTF-8 or holds a character
-// that would act on a terminal or reorder the text around it when the
-// name is printed (inspect, error messages): a control character (C0, DEL,
-// C1: ESC, CR, BEL, ...) or a bidirectional control (U+061C, U+200E,
-// U+200F, U+202A-U+202E, U+2066-U+2069). CSV loading refuses control
-// bytes the same way (golden/dataset).
-func checkNameRunes(n string) error {
-	if !utf8.ValidString(n) {
-		return errors.New("not valid UTF-8")
+// quoteNames replaces, when quote is not nil, every name of list that
+// internal/names refuses by its escaped form (names.Quote) and appends
+// "field[i]" to *quote; with quote nil it does nothing (the name is
+// refused by checkNames).
+func quoteNames(quote *[]string, field string, list []string) {
+	if quote == nil {
+		return
 	}
-	for i, r := range n {
-		if unicode.IsControl(r) || r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			return fmt.Errorf("control character %U at byte %d", r, i)
+	for i, n := range list {
+		if names.Check(n) != nil {
+			list[i] = names.Quote(n)
+			*quote = append(*quote, fmt.Sprintf("%s[%d]", field, i))
 		}
 	}
-	return nil
 }
 
-// checkNames reports an empty or duplicated name; field names the list.
-func checkNames(field string, names []string, limit int) error {
-	if len(names) > limit {
-		return fmt.Errorf("%s: %d names, limit %d", field, len(names), limit)
+// trailingJSON reports whether the header (data[16:16+hl]) holds anything
+// but white space after the JSON value dec has decoded, and the file
+// offset where it starts. (json.Decoder.More does not see a trailing ']'
+// or '}'.)
+func trailingJSON(data []byte, hl int64, dec *json.Decoder) (int64, bool) {
+	off := 16 + dec.InputOffset()
+	rest := data[off : 16+hl]
+	trimmed := bytes.TrimLeft(rest, " \t\r\n")
+	if len(trimmed) == 0 {
+		return 0, false
 	}
-	seen := make(map[string]int, len(names))
-	for i, n := range names {
+	return off + int64(len(rest)-len(trimmed)), true
+}
+
+// checkNames reports an empty or duplicated name, or one that
+// internal/names refuses (a control or bidirectional-control character,
+// which would act on the terminal inspect or an error message prints it
+// to; the CSV loader applies the same rule); field names the list.
+func checkNames(field string, list []string, limit int) error {
+	if len(list) > limit {
+		return fmt.Errorf("%s: %d names, limit %d", field, len(list), limit)
+	}
+	seen := make(map[string]int, len(list))
+	for i, n := range list {
 		if strings.TrimSpace(n) == "" {
 			return fmt.Errorf("%s[%d]: empty name", field, i)
 		}
-		if err := checkNameRunes(n); err != nil {
+		if err := names.Check(n); err != nil {
 			return fmt.Errorf("%s[%d]: name %q: %w", field, i, n, err)
 		}
 		if j, dup := seen[n]; dup {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/buildcache"
+	"github.com/ptmhw/ptm/internal/outfile"
 	"github.com/ptmhw/ptm/rtl"
 )
 
@@ -154,15 +155,15 @@ func copyFile(from, to string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(to)
+	out, err := outfile.Create(to)
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
+		out.Abort()
 		return err
 	}
-	return out.Close()
+	return out.Commit()
 }
 
 // errNoFitText is a cached no-fit error: its text, wrapping ErrNoFit.

@@ -14,6 +14,21 @@
 //     space left on device") are reported;
 //   - a directory, a block device, a socket or anything else is refused
 //     with an error naming the path and what it is.
+//
+// A symlink is followed, not refused: `-o /dev/stdout` (a link to
+// /proc/self/fd/1) and a link kept in a results folder are ordinary
+// uses, and what decides the writing is the file the link reaches, so a
+// link is written as that file is (a link to /dev/null in place, a link
+// to a regular file by replacing that file and keeping the link). Only a
+// dangling link is refused: writing through it would create a file
+// somewhere else.
+//
+// Check is the pre-flight of a command that works long before it writes
+// (training, an evaluation, a stream): it does what Create would do to
+// the target without writing anything that stays, so a target that
+// cannot be written fails at the start and no run is lost. An output
+// directory (gen --out, experiments --out) is checked by CheckDir and
+// its files written with WriteFile.
 package outfile
 
 import (
@@ -23,6 +38,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ErrRefused is wrapped by the error of a target that is not written: a
@@ -50,13 +66,137 @@ type File struct {
 	done  bool
 }
 
-// Check reports whether path can be written as an output, without
-// creating or opening anything: nil for a regular file, a new name in an
-// existing directory, a character device or a FIFO; an error wrapping
-// ErrRefused (or the stat error) otherwise.
+// Check reports whether path can be written as an output, leaving the
+// target as it was: for a regular file or a new name, a temporary file is
+// created in the directory and removed (so a directory that cannot take a
+// file fails now); a character device is opened and given a zero-byte
+// write, which /dev/full refuses with "no space left on device"; a FIFO
+// is only classified (opening it would wait for its reader). A directory,
+// block device, socket or dangling symlink gives an error wrapping
+// ErrRefused; every error names the path.
 func Check(path string) error {
-	_, _, err := classify(path)
-	return err
+	k, final, err := classify(path)
+	if err != nil {
+		return err
+	}
+	switch k {
+	case regular:
+		tmp, err := createTemp(path, final)
+		if err != nil {
+			return err
+		}
+		tmp.Close()
+		os.Remove(tmp.Name())
+	case inPlace:
+		d, err := probeDevice(path)
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			d.Close()
+		}
+	}
+	return nil
+}
+
+// createTemp creates the temporary file that is renamed over final.
+func createTemp(path, final string) (*os.File, error) {
+	dir, base := filepath.Split(final)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", path, err)
+	}
+	return tmp, nil
+}
+
+// probeDevice opens a character device for writing and writes zero bytes
+// to it: a device that can never take data (/dev/full) fails here, before
+// the work whose result it would lose. It returns nil, nil for a target
+// that is not a character device (a FIFO is opened at its first write).
+func probeDevice(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeCharDevice == 0 {
+		return nil, nil
+	}
+	d, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", path, err)
+	}
+	if _, err := d.Write(nil); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("output %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// CheckDir reports whether dir can be an output directory, whose files
+// are then written with WriteFile: an existing directory in which a file
+// can be created (a temporary file is created and removed), or a name
+// that does not exist yet below an existing directory (MkdirAll creates
+// the missing levels). Anything else (a regular file, a device, a FIFO,
+// a dangling symlink) gives an error wrapping ErrRefused and naming dir.
+func CheckDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("output directory: %w: empty name", ErrRefused)
+	}
+	p := dir
+	for {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				if p == dir {
+					return fmt.Errorf("output directory %s: %w: it is %s", dir, ErrRefused, Describe(fi.Mode()))
+				}
+				return fmt.Errorf("output directory %s: %w: %s is %s", dir, ErrRefused, p, Describe(fi.Mode()))
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("output directory %s: %w", dir, err)
+		}
+		if _, lerr := os.Lstat(p); lerr == nil {
+			return fmt.Errorf("output directory %s: %w: %s is a symlink to a missing file", dir, ErrRefused, p)
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return fmt.Errorf("output directory %s: %w", dir, err)
+		}
+		p = up
+	}
+	tmp, err := os.CreateTemp(p, ".ptm-check-*")
+	if err != nil {
+		return fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	return nil
+}
+
+// Describe names a file mode's kind for messages ("a regular file", "a
+// character device", ...).
+func Describe(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	default:
+		return fmt.Sprintf("a special file (mode %v)", m)
+	}
 }
 
 // classify returns how path is written and the file a rename replaces.
@@ -126,32 +266,15 @@ func Create(path string) (*File, error) {
 		return nil, err
 	}
 	f := &File{path: path, final: final, kind: k}
-	if k == inPlace {
-		if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeCharDevice != 0 {
-			// Open a character device now and write zero bytes: a device
-			// that can never take data (/dev/full) fails here, before the
-			// work whose result it would lose.
-			d, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return nil, fmt.Errorf("output %s: %w", path, err)
-			}
-			if _, err := d.Write(nil); err != nil {
-				d.Close()
-				return nil, fmt.Errorf("output %s: %w", path, err)
-			}
-			f.dev = d
+	switch k {
+	case inPlace:
+		if f.dev, err = probeDevice(path); err != nil {
+			return nil, err
 		}
-	}
-	if k == regular {
-		dir, base := filepath.Split(final)
-		if dir == "" {
-			dir = "."
+	case regular:
+		if f.tmp, err = createTemp(path, final); err != nil {
+			return nil, err
 		}
-		tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-		if err != nil {
-			return nil, fmt.Errorf("output %s: %w", path, err)
-		}
-		f.tmp = tmp
 	}
 	return f, nil
 }

@@ -169,3 +169,110 @@ func TestRefused(t *testing.T) {
 		t.Errorf("left behind: %v", got)
 	}
 }
+
+// TestCheckIsAPreflight: Check does what Create would do to the target,
+// so a command that works for minutes before it writes fails at once on
+// a target that cannot take its output (issue 31 item 7: `train -o
+// /dev/full` trained, then failed). It leaves nothing behind.
+func TestCheckIsAPreflight(t *testing.T) {
+	dir := t.TempDir()
+	null := mknod(t, dir, "null", 3)
+	full := mknod(t, dir, "full", 7)
+	if err := Check(null); err != nil {
+		t.Errorf("Check(null device): %v", err)
+	}
+	err := Check(full)
+	if err == nil || !errors.Is(err, unix.ENOSPC) || !strings.Contains(err.Error(), full) {
+		t.Errorf("Check(full device): %v, want no space left naming it", err)
+	}
+	if err := Check(filepath.Join(dir, "new")); err != nil {
+		t.Errorf("Check(new name): %v", err)
+	}
+	for _, p := range []string{null, full} {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+			t.Errorf("%s is no longer a character device: %v %v", p, fi.Mode(), err)
+		}
+	}
+	if got := entries(t, dir); len(got) != 2 {
+		t.Errorf("left behind: %v", got)
+	}
+}
+
+// TestRealDevices writes to the machine's own /dev/null and checks
+// /dev/full, each only after checking it is a character device, and
+// checks /dev/null is one afterwards (tests run as root: replacing
+// /dev/null would break the machine).
+func TestRealDevices(t *testing.T) {
+	isChar := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode()&fs.ModeCharDevice != 0
+	}
+	if !isChar("/dev/null") {
+		t.Skip("/dev/null is not a character device here")
+	}
+	if err := Check("/dev/null"); err != nil {
+		t.Errorf("Check(/dev/null): %v", err)
+	}
+	f, err := Create("/dev/null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.InPlace() {
+		f.Abort()
+		t.Fatal("/dev/null would be replaced, not written in place")
+	}
+	if _, err := f.Write([]byte("model")); err != nil {
+		t.Error(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Error(err)
+	}
+	if !isChar("/dev/null") {
+		t.Fatal("/dev/null is no longer a character device")
+	}
+	if isChar("/dev/full") {
+		err := Check("/dev/full")
+		if err == nil || !errors.Is(err, unix.ENOSPC) || !strings.Contains(err.Error(), "/dev/full") {
+			t.Errorf("Check(/dev/full): %v, want no space left naming it", err)
+		}
+	}
+}
+
+// TestCheckDir: an output directory is an existing directory or a new
+// name below one; a regular file, a device, a FIFO or a dangling link is
+// refused naming what it is.
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("missing", filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	for _, ok := range []string{dir, filepath.Join(dir, "new"), filepath.Join(dir, "new", "deeper")} {
+		if err := CheckDir(ok); err != nil {
+			t.Errorf("CheckDir(%s): %v", ok, err)
+		}
+	}
+	for p, want := range map[string]string{
+		file:                                "it is a regular file",
+		fifo:                                "it is a FIFO",
+		filepath.Join(file, "sub"):          file + " is a regular file",
+		filepath.Join(dir, "dangling"):      "symlink to a missing file",
+		filepath.Join(dir, "dangling", "x"): "symlink to a missing file",
+		"":                                  "empty name",
+	} {
+		err := CheckDir(p)
+		if err == nil || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckDir(%q): %v, want %q", p, err, want)
+		}
+	}
+	if got := entries(t, dir); len(got) != 3 {
+		t.Errorf("left behind: %v", got)
+	}
+}

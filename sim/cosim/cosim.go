@@ -16,6 +16,7 @@ import (
 
 	"github.com/ptmhw/ptm/golden/fixed"
 	"github.com/ptmhw/ptm/hw"
+	"github.com/ptmhw/ptm/internal/outfile"
 )
 
 // Options configure one co-simulation run.
@@ -580,7 +581,7 @@ func WriteBankImage(path string, words [][]uint32, bits int) error {
 	for _, ws := range words {
 		b.Write(hw.BankHex(ws, bits))
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := outfile.WriteFile(path, []byte(b.String())); err != nil {
 		return fmt.Errorf("cosim: %w", err)
 	}
 	return nil
