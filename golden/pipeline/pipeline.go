@@ -718,6 +718,7 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 		return err
 	}
 	s := ptm.NewSampler(f.Model, seed)
+	mm := mappingModel(f.Model)
 	for i, r := range rows {
 		if p.progress != nil && i%64 == 0 {
 			p.progress(i, len(rows))
@@ -726,7 +727,7 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 		if err != nil {
 			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
 		}
-		p.models = append(p.models, f.Model)
+		p.models = append(p.models, mm)
 		p.sums = append(p.sums, sums)
 		p.labels = append(p.labels, labels[i])
 	}
