@@ -61,3 +61,36 @@ func TestCalibrationMemoryPlanned(t *testing.T) {
 		t.Errorf("CalibrationBytes for 800,000 rows: %.4g, want under 64 MiB", cal)
 	}
 }
+
+// TestTuneReportsFoldRows: Tune's RowProgress hears of the rows of every
+// fold's training (issue 31 item 4: ptm train's tuning on 200,000 rows
+// was silent for 15 s and more while a fold trained; outOfFold dropped the
+// hook). Every candidate trains CalibrationFolds folds of epochs epochs,
+// each reporting its last row.
+func TestTuneReportsFoldRows(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := irisBase(1)
+	var ends int
+	grid := tinyGrid()[:2]
+	r, err := Tune(d, TuneConfig{Base: base, Grid: grid, Parallel: 1,
+		RowProgress: func(row, rows int) {
+			if row == rows && rows > 0 {
+				ends++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, c := range r.Candidates {
+		if c.Score != nil {
+			want += CalibrationFolds * c.Config.Params.Epochs
+		}
+	}
+	if want == 0 || ends != want {
+		t.Errorf("RowProgress reported %d finished epochs of fold training, want %d", ends, want)
+	}
+}
