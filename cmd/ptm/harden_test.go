@@ -127,6 +127,8 @@ func TestRandomShapeBounded(t *testing.T) {
 		{[]string{"cosim", "--random-shape", huge}, 2, "clauses=99999999, the limit is 1048576"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=1000,features=9999999,t=10", "--out", "g"}, 2, "features=9999999, the limit is 1048576"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=100000,features=1000,t=10", "--out", "g"}, 2, "TAs, the limit is 44739242"},
+		{[]string{"board", "--random-shape", "classes=3,clauses=10,features=10,t=9999999999", "--no-eth"}, 2, "t=9999999999, the limit is 65536"},
+		{[]string{"gen", "--random-shape", "classes=99,clauses=10,features=10", "--out", "g"}, 2, "99 classes, want 2..16"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=700000,features=10,t=10", "--lanes", "2", "--out", "g"}, 1, "GiB of memory to generate (bank depth D = 21000000"},
 	}
 	for _, c := range cases {
