@@ -63,19 +63,29 @@ func TestCalibrationMemoryPlanned(t *testing.T) {
 }
 
 // TestTuneReportsFoldRows: Tune's RowProgress hears of the rows of every
-// fold's training (issue 31 item 4: ptm train's tuning on 200,000 rows
-// was silent for 15 s and more while a fold trained; outOfFold dropped the
-// hook). Every candidate trains CalibrationFolds folds of epochs epochs,
-// each reporting its last row.
+// fold's training, and its Progress of every pass of the scoring over a
+// candidate's out-of-fold samples (issue 31 item 4: ptm train's tuning on
+// 200,000 rows was silent for 15 s while a fold trained, outOfFold
+// dropping the hook, and for over 100 s while the samples were scored).
+// Every candidate trains CalibrationFolds folds of epochs epochs, each
+// reporting its last row, and scores in 2 + 33 passes (the softmax grid).
 func TestTuneReportsFoldRows(t *testing.T) {
 	d, err := LoadData(Iris, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := irisBase(1)
-	var ends int
+	var ends, passes int
 	grid := tinyGrid()[:2]
 	r, err := Tune(d, TuneConfig{Base: base, Grid: grid, Parallel: 1,
+		Progress: func(e TuneEvent) {
+			if e.Passes > 0 {
+				if e.Passes != 35 || e.Scored != passes%35+1 {
+					t.Errorf("scoring pass %d of %d after %d passes", e.Scored, e.Passes, passes)
+				}
+				passes++
+			}
+		},
 		RowProgress: func(row, rows int) {
 			if row == rows && rows > 0 {
 				ends++
@@ -92,5 +102,8 @@ func TestTuneReportsFoldRows(t *testing.T) {
 	}
 	if want == 0 || ends != want {
 		t.Errorf("RowProgress reported %d finished epochs of fold training, want %d", ends, want)
+	}
+	if passes != 35*r.Scored {
+		t.Errorf("%d scoring passes reported for %d candidates scored, want 35 each", passes, r.Scored)
 	}
 }

@@ -710,6 +710,9 @@ type pooled struct {
 	// progress, if set, is called by add every 64 rows (rows sampled of
 	// rows to sample).
 	progress func(done, total int)
+	// pass, if set, is called by fitAbove after every candidate's pass
+	// over the rows (a pass over 160,000 rows of K = 100 takes seconds).
+	pass func()
 }
 
 func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
@@ -750,6 +753,9 @@ func (p *pooled) fitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, error
 	for _, mp := range cands {
 		if nll := p.nll(mp); nll < bestNLL {
 			best, bestNLL = mp, nll
+		}
+		if p.pass != nil {
+			p.pass()
 		}
 	}
 	return best, nil

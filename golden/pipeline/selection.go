@@ -140,7 +140,33 @@ func Validate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 
 // scorePooled scores pooled samples as Validate does.
 func scorePooled(p *pooled, mp ptm.Mapping, bins int) (ValScore, error) {
+	return scorePooledProgress(p, mp, bins, nil)
+}
+
+// scorePooledProgress is scorePooled calling progress (if set) after
+// each of its passes over the rows: the report under mp, one per
+// candidate parameter of mp's kind, the report under the fitted one.
+func scorePooledProgress(p *pooled, mp ptm.Mapping, bins int, progress func(done, total int)) (ValScore, error) {
+	passes, done := 2, 0
+	if mp.Kind == ptm.Softmax || mp.Kind == ptm.Vote {
+		cands, err := mappingCandidates(mp.Kind, 0)
+		if err != nil {
+			return ValScore{}, err
+		}
+		passes += len(cands)
+	}
+	step := func() {
+		done++
+		if progress != nil {
+			progress(done, passes)
+		}
+	}
+	if progress != nil {
+		p.pass = step
+		defer func() { p.pass = nil }()
+	}
 	report := func(mp ptm.Mapping) metrics.Report {
+		defer step()
 		qs := make([]metrics.QueryStats, len(p.sums))
 		for i, sums := range p.sums {
 			qs[i] = metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
