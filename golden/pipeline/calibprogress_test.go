@@ -107,3 +107,30 @@ func TestTuneReportsFoldRows(t *testing.T) {
 		t.Errorf("%d scoring passes reported for %d candidates scored, want 35 each", passes, r.Scored)
 	}
 }
+
+// TestTrainTunedReportsFit: TrainTuned's fit of the mapping on tuning's
+// kept out-of-fold samples (a pass over them per candidate temperature)
+// reports as calibration progress, ending at its total.
+func TestTrainTunedReportsFit(t *testing.T) {
+	d, err := LoadData(Iris, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := irisBase(1)
+	r, err := Tune(d, TuneConfig{Base: base, Grid: tinyGrid()[:2], Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OOF == nil {
+		t.Fatal("tuning kept no out-of-fold samples")
+	}
+	var calls, last, total int
+	cfg := base
+	cfg.CalibrationProgress = func(done, tot int) { calls++; last, total = done, tot }
+	if _, err := TrainTuned(d, r, cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || calls != total || last != total {
+		t.Errorf("%d calibration progress calls, the last %d of %d", calls, last, total)
+	}
+}
