@@ -378,7 +378,7 @@ func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneF
 				return
 			}
 			if e.Passes > 0 {
-				bar.show(fmt.Sprintf("candidate %d/%d (%s): scoring its out-of-fold samples, pass %d/%d", e.Candidate+1, e.Admitted, e.Label, e.Scored, e.Passes), false)
+				bar.show(fmt.Sprintf("candidate %d/%d (%s): scoring its out-of-fold samples, %.0f%%", e.Candidate+1, e.Admitted, e.Label, 100*float64(e.Scored)/float64(e.Passes)), false)
 				return
 			}
 			if e.Rows > 0 {

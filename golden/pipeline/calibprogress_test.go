@@ -68,7 +68,8 @@ func TestCalibrationMemoryPlanned(t *testing.T) {
 // 200,000 rows was silent for 15 s while a fold trained, outOfFold
 // dropping the hook, and for over 100 s while the samples were scored).
 // Every candidate trains CalibrationFolds folds of epochs epochs, each
-// reporting its last row, and scores in 2 + 33 passes (the softmax grid).
+// reporting its last row, and scores in 2 + 33 passes over its rows (the
+// softmax grid), each reporting its last row.
 func TestTuneReportsFoldRows(t *testing.T) {
 	d, err := LoadData(Iris, "")
 	if err != nil {
@@ -80,8 +81,9 @@ func TestTuneReportsFoldRows(t *testing.T) {
 	r, err := Tune(d, TuneConfig{Base: base, Grid: grid, Parallel: 1,
 		Progress: func(e TuneEvent) {
 			if e.Passes > 0 {
-				if e.Passes != 35 || e.Scored != passes%35+1 {
-					t.Errorf("scoring pass %d of %d after %d passes", e.Scored, e.Passes, passes)
+				n := e.Passes / 35
+				if e.Passes != 35*n || e.Scored != (passes%35+1)*n {
+					t.Errorf("scoring: %d rows of %d after %d passes", e.Scored, e.Passes, passes)
 				}
 				passes++
 			}
@@ -110,7 +112,8 @@ func TestTuneReportsFoldRows(t *testing.T) {
 
 // TestTrainTunedReportsFit: TrainTuned's fit of the mapping on tuning's
 // kept out-of-fold samples (a pass over them per candidate temperature)
-// reports as calibration progress, ending at its total.
+// reports as calibration progress (rows done of passes x rows), ending at
+// its total.
 func TestTrainTunedReportsFit(t *testing.T) {
 	d, err := LoadData(Iris, "")
 	if err != nil {
@@ -130,7 +133,8 @@ func TestTrainTunedReportsFit(t *testing.T) {
 	if _, err := TrainTuned(d, r, cfg, true); err != nil {
 		t.Fatal(err)
 	}
-	if calls == 0 || calls != total || last != total {
-		t.Errorf("%d calibration progress calls, the last %d of %d", calls, last, total)
+	// Iris's 120 rows: one call per pass, at its last row.
+	if n := r.OOF.Len(); calls == 0 || total != calls*n || last != total {
+		t.Errorf("%d calibration progress calls, the last %d of %d (%d rows)", calls, last, total, n)
 	}
 }

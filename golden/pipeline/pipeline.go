@@ -710,10 +710,16 @@ type pooled struct {
 	// progress, if set, is called by add every 64 rows (rows sampled of
 	// rows to sample).
 	progress func(done, total int)
-	// pass, if set, is called by fitAbove after every candidate's pass
-	// over the rows (a pass over 160,000 rows of K = 100 takes seconds).
-	pass func()
+	// rowsDone, if set, is called by every pass over the rows (nll, the
+	// reports of scorePooledProgress) every passStep rows and at the end
+	// of the pass with the rows done in it: a pass over 160,000 rows of
+	// K = 100 takes over 10 s.
+	rowsDone func(row int)
 }
+
+// passStep is how many rows a pass over pooled samples goes between two
+// calls of pooled.rowsDone.
+const passStep = 4096
 
 func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
 	labels, err := Labels(f, d, rows)
@@ -754,9 +760,7 @@ func (p *pooled) fitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, error
 		if nll := p.nll(mp); nll < bestNLL {
 			best, bestNLL = mp, nll
 		}
-		if p.pass != nil {
-			p.pass()
-		}
+
 	}
 	return best, nil
 }

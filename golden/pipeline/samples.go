@@ -95,8 +95,17 @@ func (p *pooled) nll(mp ptm.Mapping) float64 {
 	for i, sums := range p.sums {
 		q := metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
 		nll -= math.Log(math.Max(q.Mean[p.labels[i]], metrics.NLLFloor))
+		p.tick(i)
 	}
 	return nll
+}
+
+// tick calls rowsDone (if set) after row i of a pass: every passStep
+// rows and after the last.
+func (p *pooled) tick(i int) {
+	if p.rowsDone != nil && ((i+1)%passStep == 0 || i+1 == len(p.sums)) {
+		p.rowsDone(i + 1)
+	}
 }
 
 // SamplesData is the plain form of Samples, for storing a study's samples

@@ -111,9 +111,9 @@ type TuneEvent struct {
 	Candidate, Admitted int
 	Fold                int
 	Sampled, Rows       int
-	// Scored of Passes passes over the candidate's out-of-fold samples
-	// (its score and its mapping parameter's fit) are done; 0 of 0
-	// outside that step.
+	// Scored of Passes rows are done in the passes over the candidate's
+	// out-of-fold samples (its score and its mapping parameter's fit: 35
+	// passes over every row for the softmax); 0 of 0 outside that step.
 	Scored, Passes   int
 	Label            string
 	Score            *ValScore
@@ -692,9 +692,14 @@ func TrainTuned(d *Data, r *TuneResult, cfg TrainConfig, calibrate bool) (*model
 		if err != nil {
 			return nil, err
 		}
-		done := 0
-		r.OOF.p.pass = func() { done++; cp(done, len(cands)) }
-		defer func() { r.OOF.p.pass = nil }()
+		n, pass := r.OOF.Len(), 0
+		r.OOF.p.rowsDone = func(row int) {
+			cp(pass*n+row, len(cands)*n)
+			if row == n {
+				pass++
+			}
+		}
+		defer func() { r.OOF.p.rowsDone = nil }()
 	}
 	if f.Mapping, err = r.OOF.FitAbove(tc.Mapping.Kind, tc.floor()*float64(f.Model.T)); err != nil {
 		return nil, err
