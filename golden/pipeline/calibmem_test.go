@@ -93,3 +93,39 @@ func TestCalibrateKeepsNoSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanProbIsQuerys: Calibrate's shortcut to the predictive mean of the
+// label gives metrics.Query's Mean bit for bit, for both mapping kinds,
+// binary and multiclass models, on sampled class sums.
+func TestMeanProbIsQuerys(t *testing.T) {
+	for _, name := range []string{Iris, XOR} {
+		d, err := LoadData(name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Train(d, TrainConfig{Params: ptm.Params{Clauses: 6, T: 5, S: 3, N: 8, Epochs: 2, Seed: 3, Feedback: ptm.ConsistentFeedback}, SplitSeed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := SampleRows(f, d, f.Split.Test, 17, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc, pr []float64
+		n := 0
+		for _, mp := range []ptm.Mapping{{Kind: ptm.Softmax, Temperature: 0.3}, {Kind: ptm.Softmax, Temperature: 7}, {Kind: ptm.Vote, Smoothing: 0.02}} {
+			for i, sums := range s.p.sums {
+				for c := 0; c < f.Model.NumClasses; c++ {
+					want := metrics.Query(f.Model.SumsToProbs(sums, 17, mp)).Mean[c]
+					if got := meanProb(f.Model, sums, 17, mp, c, &sc, &pr); got != want {
+						t.Fatalf("%s, %v, row %d, class %d: %v, Query %v", name, mp, i, c, got, want)
+					}
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%s: nothing compared", name)
+		}
+	}
+}

@@ -843,6 +843,21 @@ type nllSums struct {
 	nll      []float64
 	progress func(done, total int)
 	sums     []int
+	sc, pr   []float64
+}
+
+// meanProb is metrics.Query(m.SumsToProbs(sums, K, mp)).Mean[label],
+// the same additions in the same order (so the same float64), without
+// the other statistics or any allocation; sc and pr are scratch buffers.
+func meanProb(m *ptm.Model, sums []int, K int, mp ptm.Mapping, label int, sc, pr *[]float64) float64 {
+	nt := m.NumTMs()
+	var acc float64
+	for k := 0; k < K; k++ {
+		*sc = m.Scores(sums[k*nt:(k+1)*nt], *sc)
+		*pr = mp.Prob(*sc, *pr)
+		acc += (*pr)[label]
+	}
+	return acc / float64(K)
 }
 
 func (n *nllSums) setProgress(fn func(done, total int)) { n.progress = fn }
@@ -863,8 +878,7 @@ func (n *nllSums) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64
 		}
 		n.sums = sums
 		for c, mp := range n.cands {
-			q := metrics.Query(f.Model.SumsToProbs(sums, K, mp))
-			n.nll[c] -= math.Log(math.Max(q.Mean[labels[i]], metrics.NLLFloor))
+			n.nll[c] -= math.Log(math.Max(meanProb(f.Model, sums, K, mp, labels[i], &n.sc, &n.pr), metrics.NLLFloor))
 		}
 	}
 	return nil

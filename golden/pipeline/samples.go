@@ -92,9 +92,9 @@ func (s *Samples) FitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, erro
 
 func (p *pooled) nll(mp ptm.Mapping) float64 {
 	var nll float64
+	var sc, pr []float64
 	for i, sums := range p.sums {
-		q := metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
-		nll -= math.Log(math.Max(q.Mean[p.labels[i]], metrics.NLLFloor))
+		nll -= math.Log(math.Max(meanProb(p.models[i], sums, p.K, mp, p.labels[i], &sc, &pr), metrics.NLLFloor))
 		p.tick(i)
 	}
 	return nll
