@@ -674,6 +674,10 @@ func allBinary(X [][]float64) bool {
 func TrainTuned(d *Data, r *TuneResult, cfg TrainConfig, calibrate bool) (*modelfile.File, error) {
 	tc := r.Chosen
 	tc.Progress, tc.RowProgress, tc.NewRowTrainer = cfg.Progress, cfg.RowProgress, cfg.NewRowTrainer
+	// Calibrated anew (no samples kept, e.g. a budget that scored
+	// nothing): its progress too (issue 31 item 4: a 1,000,000-row
+	// training set was silent through its calibration).
+	tc.CalibrationProgress = cfg.CalibrationProgress
 	if r.OOF == nil || !calibrate || cfg.NewRowTrainer != nil {
 		return TrainAndCalibrate(d, tc, calibrate)
 	}
