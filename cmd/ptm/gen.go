@@ -261,6 +261,8 @@ func parseShape(spec string) (fixed.Shape, error) {
 		return sh, fmt.Errorf("%w: --random-shape: clauses=%d, the limit is %d (a model file's)", errUsage, sh.Clauses, modelfile.MaxClauses)
 	case sh.Features > modelfile.MaxBoolFeatures:
 		return sh, fmt.Errorf("%w: --random-shape: features=%d, the limit is %d (a model file's Boolean features)", errUsage, sh.Features, modelfile.MaxBoolFeatures)
+	case sh.T > hw.MaxT:
+		return sh, fmt.Errorf("%w: --random-shape: t=%d, the limit is %d (hw.MaxT: T^2 fills the core's 32-bit sum of squares)", errUsage, sh.T, hw.MaxT)
 	case 2*tas > modelfile.MaxSPVValues:
 		return sh, fmt.Errorf("%w: --random-shape: %d TMs x %d clauses x %d literals = %.4g TAs, the limit is %d (a model file's SPV values / 2): lower clauses or features",
 			errUsage, sh.TMs, sh.Clauses, 2*sh.Features, tas, modelfile.MaxSPVValues/2)

@@ -129,6 +129,8 @@ func TestRandomShapeBounded(t *testing.T) {
 		{[]string{"cosim", "--random-shape", huge}, 2, "clauses=99999999, the limit is 1048576"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=1000,features=9999999,t=10", "--out", "g"}, 2, "features=9999999, the limit is 1048576"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=100000,features=1000,t=10", "--out", "g"}, 2, "TAs, the limit is 44739242"},
+		{[]string{"board", "--random-shape", "classes=3,clauses=10,features=10,t=9999999999", "--no-eth"}, 2, "t=9999999999, the limit is 65535"},
+		{[]string{"gen", "--random-shape", "classes=99,clauses=10,features=10", "--out", "g"}, 2, "99 classes, want 2..16"},
 		{[]string{"gen", "--random-shape", "classes=3,clauses=700000,features=10,t=10", "--lanes", "2", "--out", "g"}, 1, "GiB of memory to generate (bank depth D = 21000000"},
 	}
 	for _, c := range cases {
@@ -147,11 +149,17 @@ func TestRandomShapeBounded(t *testing.T) {
 // generation step never looked at it, and the Verilator build after it
 // neither). The shape takes tens of seconds to generate; the signal
 // comes as soon as the build starts, and the command must end with the
-// generation's cancellation.
+// generation's cancellation. SIGINT (Ctrl-C) the same.
 func TestBoardStopsOnSIGTERM(t *testing.T) {
 	if _, err := exec.LookPath("verilator"); err != nil {
 		t.Skip("no verilator")
 	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) { boardStopsOn(t, sig) })
+	}
+}
+
+func boardStopsOn(t *testing.T, sig syscall.Signal) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +182,7 @@ func TestBoardStopsOnSIGTERM(t *testing.T) {
 	for sc.Scan() {
 		log = append(log, sc.Text())
 		if strings.Contains(sc.Text(), "building the Verilated board") {
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -182,10 +190,10 @@ func TestBoardStopsOnSIGTERM(t *testing.T) {
 	err = cmd.Wait()
 	all := strings.Join(log, "\n")
 	if ctx.Err() != nil {
-		t.Fatalf("ptm board ran on after SIGTERM until the test's guard killed it:\n%s", all)
+		t.Fatalf("ptm board ran on after %v until the test's guard killed it:\n%s", sig, all)
 	}
 	if err == nil || !strings.Contains(all, "generating the core: context canceled") {
-		t.Errorf("ptm board after SIGTERM: %v\n%s", err, all)
+		t.Errorf("ptm board after %v: %v\n%s", sig, err, all)
 	}
 }
 

@@ -384,6 +384,10 @@ func tuneTrain(d *pipeline.Data, base pipeline.TrainConfig, fixed pipeline.TuneF
 					e.Candidate+1, e.Admitted, e.Label, e.Score.Report.Accuracy, e.Score.Report.NLL, time.Since(start).Seconds())
 				return
 			}
+			if e.Passes > 0 {
+				bar.show(fmt.Sprintf("candidate %d/%d (%s): scoring its out-of-fold samples, %.0f%%", e.Candidate+1, e.Admitted, e.Label, 100*float64(e.Scored)/float64(e.Passes)), false)
+				return
+			}
 			if e.Rows > 0 {
 				bar.show(fmt.Sprintf("candidate %d/%d (%s), fold %d/%d: sampling held-out row %d/%d", e.Candidate+1, e.Admitted, e.Label, e.Fold+1, pipeline.CalibrationFolds, e.Sampled, e.Rows), false)
 				return

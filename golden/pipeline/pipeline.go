@@ -710,7 +710,16 @@ type pooled struct {
 	// progress, if set, is called by add every 64 rows (rows sampled of
 	// rows to sample).
 	progress func(done, total int)
+	// rowsDone, if set, is called by every pass over the rows (nll, the
+	// reports of scorePooledProgress) every passStep rows and at the end
+	// of the pass with the rows done in it: a pass over 160,000 rows of
+	// K = 100 takes over 10 s.
+	rowsDone func(row int)
 }
+
+// passStep is how many rows a pass over pooled samples goes between two
+// calls of pooled.rowsDone.
+const passStep = 4096
 
 func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
 	labels, err := Labels(f, d, rows)
@@ -718,6 +727,7 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 		return err
 	}
 	s := ptm.NewSampler(f.Model, seed)
+	mm := mappingModel(f.Model)
 	for i, r := range rows {
 		if p.progress != nil && i%64 == 0 {
 			p.progress(i, len(rows))
@@ -726,7 +736,7 @@ func (p *pooled) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64)
 		if err != nil {
 			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
 		}
-		p.models = append(p.models, f.Model)
+		p.models = append(p.models, mm)
 		p.sums = append(p.sums, sums)
 		p.labels = append(p.labels, labels[i])
 	}
@@ -750,6 +760,7 @@ func (p *pooled) fitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, error
 		if nll := p.nll(mp); nll < bestNLL {
 			best, bestNLL = mp, nll
 		}
+
 	}
 	return best, nil
 }
@@ -788,13 +799,89 @@ const CalibrationFolds = 4
 // Samples.FitAbove). A softmax temperature is chosen among the grid's
 // temperatures >= cfg's temperature floor times the model's T
 // (TrainConfig.TemperatureFloor).
+//
+// The samples are not kept: every held-out row's NLL under every candidate
+// parameter is added up as the row is sampled (in the row order
+// Samples.FitAbove sums them, so the choice is the same), and the memory
+// of the calibration does not grow with the rows (issue 31 item 4: K = 100
+// samples of 800,000 training rows planned 4.62 GiB).
 func Calibrate(d *Data, f *modelfile.File, cfg TrainConfig) (ptm.Mapping, error) {
 	cfg.defaults()
-	s, err := OutOfFold(d, f, cfg)
+	cands, err := mappingCandidates(cfg.Mapping.Kind, cfg.floor()*float64(f.Model.T))
 	if err != nil {
 		return ptm.Mapping{}, err
 	}
-	return s.FitAbove(cfg.Mapping.Kind, cfg.floor()*float64(f.Model.T))
+	n := &nllSums{cands: cands, nll: make([]float64, len(cands))}
+	if err := foldsInto(d, f.Split.Train, cfg, calibrationK, nil, n); err != nil {
+		return ptm.Mapping{}, err
+	}
+	best, bestNLL := cands[0], math.Inf(1)
+	for c, mp := range cands {
+		if n.nll[c] < bestNLL {
+			best, bestNLL = mp, n.nll[c]
+		}
+	}
+	return best, nil
+}
+
+// foldSink takes the held-out rows of each fold of foldsInto: pooled
+// keeps their samples, nllSums only the NLL of every candidate mapping.
+type foldSink interface {
+	// add samples rows through f (K samples each, sampler seed seed).
+	add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error
+	// setProgress sets the hook add calls every 64 rows (nil: none).
+	setProgress(func(done, total int))
+}
+
+func (p *pooled) setProgress(fn func(done, total int)) { p.progress = fn }
+
+// nllSums adds up, per candidate mapping, the NLL of the K-sample
+// predictive mean of every row it is given (as pooled.nll does on kept
+// samples, row by row in the same order), keeping no samples.
+type nllSums struct {
+	cands    []ptm.Mapping
+	nll      []float64
+	progress func(done, total int)
+	sums     []int
+	sc, pr   []float64
+}
+
+// meanProb is metrics.Query(m.SumsToProbs(sums, K, mp)).Mean[label],
+// the same additions in the same order (so the same float64), without
+// the other statistics or any allocation; sc and pr are scratch buffers.
+func meanProb(m *ptm.Model, sums []int, K int, mp ptm.Mapping, label int, sc, pr *[]float64) float64 {
+	nt := m.NumTMs()
+	var acc float64
+	for k := 0; k < K; k++ {
+		*sc = m.Scores(sums[k*nt:(k+1)*nt], *sc)
+		*pr = mp.Prob(*sc, *pr)
+		acc += (*pr)[label]
+	}
+	return acc / float64(K)
+}
+
+func (n *nllSums) setProgress(fn func(done, total int)) { n.progress = fn }
+
+func (n *nllSums) add(f *modelfile.File, d *Data, rows []int, K int, seed uint64) error {
+	labels, err := Labels(f, d, rows)
+	if err != nil {
+		return err
+	}
+	s := ptm.NewSampler(f.Model, seed)
+	for i, r := range rows {
+		if n.progress != nil && i%64 == 0 {
+			n.progress(i, len(rows))
+		}
+		sums, err := SampleRow(f, s, d.X[r], K, n.sums)
+		if err != nil {
+			return fmt.Errorf("pipeline: row %d: %w", r+1, err)
+		}
+		n.sums = sums
+		for c, mp := range n.cands {
+			n.nll[c] -= math.Log(math.Max(meanProb(f.Model, sums, K, mp, labels[i], &n.sc, &n.pr), metrics.NLLFloor))
+		}
+	}
+	return nil
 }
 
 // OutOfFold returns the K = 100 samples of every training row of f from a
@@ -815,6 +902,15 @@ const calibrationK = 100
 // are sampled (done of total rows, every 64 rows) and once the fold is
 // done (done = total).
 func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold, done, total int)) (*Samples, error) {
+	s := &Samples{}
+	if err := foldsInto(d, rows, cfg, K, onFold, &s.p); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// foldsInto is outOfFold giving each fold's held-out rows to sink.
+func foldsInto(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold, done, total int), sink foldSink) error {
 	cfg.defaults()
 	cfg.Progress = nil
 	folds := make([][]int, CalibrationFolds)
@@ -838,11 +934,15 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold, do
 			k++
 		}
 	}
-	s := &Samples{}
 	// Progress in thousandths: each fold is its epochs and its sampling
-	// (one more step), each step reported row by row.
+	// (one more step), each step reported row by row. Without it, the
+	// caller's RowProgress (Tune's) still hears of every fold's training
+	// rows: a fold on 150,000 rows trains for tens of seconds.
 	cp := cfg.CalibrationProgress
-	cfg.CalibrationProgress, cfg.RowProgress, cfg.planCalibration = nil, nil, false
+	cfg.CalibrationProgress, cfg.planCalibration = nil, false
+	if cp != nil {
+		cfg.RowProgress = nil
+	}
 	steps := CalibrationFolds * (cfg.Params.Epochs + 1)
 	report := func(step int, frac float64) {
 		if cp != nil {
@@ -865,24 +965,24 @@ func outOfFold(d *Data, rows []int, cfg TrainConfig, K int, onFold func(fold, do
 		}
 		g, err := Train(d, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
+			return fmt.Errorf("pipeline: calibration fold %d: %w", i, err)
 		}
 		if cp != nil || onFold != nil {
-			s.p.progress = func(done, total int) {
+			sink.setProgress(func(done, total int) {
 				report(base+cfg.Params.Epochs, float64(done)/float64(max(total, 1)))
 				if onFold != nil {
 					onFold(i, done, total)
 				}
-			}
+			})
 		}
-		if err := s.p.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
-			return nil, err
+		if err := sink.add(g, d, val, K, cfg.Params.Seed+uint64(i)); err != nil {
+			return err
 		}
-		s.p.progress = nil
+		sink.setProgress(nil)
 		report(base+cfg.Params.Epochs+1, 0)
 		if onFold != nil {
 			onFold(i, len(val), len(val))
 		}
 	}
-	return s, nil
+	return nil
 }

@@ -183,7 +183,7 @@ func ScoreGridCV(d *Data, cfg ProtocolConfig, s int) ([]ValScore, []*Samples, er
 	oof := make([]*Samples, len(cfg.Grid))
 	for c, cand := range cfg.Grid {
 		var err error
-		if val[c], oof[c], err = scoreCV(d, cfg.trainConfig(s, cand), cfg.K, cfg.Mapping, cfg.Bins, nil); err != nil {
+		if val[c], oof[c], err = scoreCV(d, cfg.trainConfig(s, cand), cfg.K, cfg.Mapping, cfg.Bins, nil, nil); err != nil {
 			return nil, nil, fmt.Errorf("pipeline: split %d, candidate %d: %w", s, c, err)
 		}
 	}
@@ -196,7 +196,10 @@ func ScoreGridCV(d *Data, cfg ProtocolConfig, s int) ([]ValScore, []*Samples, er
 // the held-out fold sampled (K samples per row), and the pooled
 // out-of-fold samples scored under mp (and under mp's kind fitted on the
 // same samples). onFold, if set, is called as outOfFold calls it.
-func scoreCV(d *Data, tc TrainConfig, K int, mp ptm.Mapping, bins int, onFold func(fold, done, total int)) (ValScore, *Samples, error) {
+//
+// onScore, if set, is called after every pass of the scoring over the
+// pooled samples (scorePooledProgress).
+func scoreCV(d *Data, tc TrainConfig, K int, mp ptm.Mapping, bins int, onFold func(fold, done, total int), onScore func(done, total int)) (ValScore, *Samples, error) {
 	trainRows, _, err := tc.splitRows(d)
 	if err != nil {
 		return ValScore{}, nil, err
@@ -205,7 +208,7 @@ func scoreCV(d *Data, tc TrainConfig, K int, mp ptm.Mapping, bins int, onFold fu
 	if err != nil {
 		return ValScore{}, nil, err
 	}
-	v, err := scorePooled(&oof.p, mp, bins)
+	v, err := scorePooledProgress(&oof.p, mp, bins, onScore)
 	if err != nil {
 		return ValScore{}, nil, err
 	}

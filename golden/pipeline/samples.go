@@ -32,17 +32,29 @@ func SampleRows(f *modelfile.File, d *Data, rows []int, K int, seed uint64) (*Sa
 func SampleInputs(f *modelfile.File, X [][]float64, K int, seed uint64) (*Samples, error) {
 	s := &Samples{}
 	sm := ptm.NewSampler(f.Model, seed)
+	mm := mappingModel(f.Model)
 	for i, x := range X {
 		sums, err := SampleRow(f, sm, x, K, nil)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: input %d: %w", i, err)
 		}
-		s.p.models = append(s.p.models, f.Model)
+		s.p.models = append(s.p.models, mm)
 		s.p.sums = append(s.p.sums, sums)
 		s.p.labels = append(s.p.labels, -1)
 	}
 	s.p.K = K
 	return s, nil
+}
+
+// mappingModel returns what of m the mapping of class sums reads (T, the
+// number of classes, binary or not: ptm.Model.SumsToProbs), without its
+// SPVs. Samples keep it per row instead of m, so that a model sampled
+// and dropped is not held in memory by its samples: Calibrate's and
+// Tune's fold models were (issue 31 item 4: ptm train --data iris
+// --clauses 1000 --epochs 5 peaked at 5.47 GB while tuning, 0.96 GB
+// without).
+func mappingModel(m *ptm.Model) *ptm.Model {
+	return &ptm.Model{Params: ptm.Params{T: m.T}, Binary: m.Binary, NumClasses: m.NumClasses}
 }
 
 // Len is the number of rows.
@@ -80,11 +92,20 @@ func (s *Samples) FitAbove(kind ptm.MappingKind, min float64) (ptm.Mapping, erro
 
 func (p *pooled) nll(mp ptm.Mapping) float64 {
 	var nll float64
+	var sc, pr []float64
 	for i, sums := range p.sums {
-		q := metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
-		nll -= math.Log(math.Max(q.Mean[p.labels[i]], metrics.NLLFloor))
+		nll -= math.Log(math.Max(meanProb(p.models[i], sums, p.K, mp, p.labels[i], &sc, &pr), metrics.NLLFloor))
+		p.tick(i)
 	}
 	return nll
+}
+
+// tick calls rowsDone (if set) after row i of a pass: every passStep
+// rows and after the last.
+func (p *pooled) tick(i int) {
+	if p.rowsDone != nil && ((i+1)%passStep == 0 || i+1 == len(p.sums)) {
+		p.rowsDone(i + 1)
+	}
 }
 
 // SamplesData is the plain form of Samples, for storing a study's samples

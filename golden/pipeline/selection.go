@@ -140,10 +140,37 @@ func Validate(f *modelfile.File, d *Data, rows []int, K int, seed uint64, mp ptm
 
 // scorePooled scores pooled samples as Validate does.
 func scorePooled(p *pooled, mp ptm.Mapping, bins int) (ValScore, error) {
+	return scorePooledProgress(p, mp, bins, nil)
+}
+
+// scorePooledProgress is scorePooled calling progress (if set) as its
+// passes over the rows go (the report under mp, one pass per candidate
+// parameter of mp's kind, the report under the fitted one): rows done of
+// passes x rows, every passStep rows.
+func scorePooledProgress(p *pooled, mp ptm.Mapping, bins int, progress func(done, total int)) (ValScore, error) {
+	passes, pass := 2, 0
+	if mp.Kind == ptm.Softmax || mp.Kind == ptm.Vote {
+		cands, err := mappingCandidates(mp.Kind, 0)
+		if err != nil {
+			return ValScore{}, err
+		}
+		passes += len(cands)
+	}
+	if progress != nil {
+		n := len(p.sums)
+		p.rowsDone = func(row int) {
+			progress(pass*n+row, passes*n)
+			if row == n {
+				pass++
+			}
+		}
+		defer func() { p.rowsDone = nil }()
+	}
 	report := func(mp ptm.Mapping) metrics.Report {
 		qs := make([]metrics.QueryStats, len(p.sums))
 		for i, sums := range p.sums {
 			qs[i] = metrics.Query(p.models[i].SumsToProbs(sums, p.K, mp))
+			p.tick(i)
 		}
 		return metrics.Evaluate(qs, p.labels, bins)
 	}

@@ -111,9 +111,13 @@ type TuneEvent struct {
 	Candidate, Admitted int
 	Fold                int
 	Sampled, Rows       int
-	Label               string
-	Score               *ValScore
-	Work, BudgetWork    float64
+	// Scored of Passes rows are done in the passes over the candidate's
+	// out-of-fold samples (its score and its mapping parameter's fit: 35
+	// passes over every row for the softmax); 0 of 0 outside that step.
+	Scored, Passes   int
+	Label            string
+	Score            *ValScore
+	Work, BudgetWork float64
 }
 
 // TuneCandidate is one candidate of a tuning run: its full training
@@ -537,7 +541,10 @@ func Tune(d *Data, cfg TuneConfig) (*TuneResult, error) {
 			progress(ev)
 		}
 		progress(TuneEvent{Candidate: k, Admitted: admitted, Label: c.Label})
-		v, oof, err := scoreCV(d, tc, calibrationK, base.Mapping, 10, onFold)
+		onScore := func(done, total int) {
+			progress(TuneEvent{Candidate: k, Admitted: admitted, Fold: CalibrationFolds, Label: c.Label, Scored: done, Passes: total})
+		}
+		v, oof, err := scoreCV(d, tc, calibrationK, base.Mapping, 10, onFold, onScore)
 		if err != nil {
 			return ValScore{}, nil, fmt.Errorf("pipeline: tuning candidate %d (%s): %w", i+1, c.Label, err)
 		}
@@ -667,6 +674,10 @@ func allBinary(X [][]float64) bool {
 func TrainTuned(d *Data, r *TuneResult, cfg TrainConfig, calibrate bool) (*modelfile.File, error) {
 	tc := r.Chosen
 	tc.Progress, tc.RowProgress, tc.NewRowTrainer = cfg.Progress, cfg.RowProgress, cfg.NewRowTrainer
+	// Calibrated anew (no samples kept, e.g. a budget that scored
+	// nothing): its progress too (issue 31 item 4: a 1,000,000-row
+	// training set was silent through its calibration).
+	tc.CalibrationProgress = cfg.CalibrationProgress
 	if r.OOF == nil || !calibrate || cfg.NewRowTrainer != nil {
 		return TrainAndCalibrate(d, tc, calibrate)
 	}
@@ -678,6 +689,22 @@ func TrainTuned(d *Data, r *TuneResult, cfg TrainConfig, calibrate bool) (*model
 		return nil, fmt.Errorf("pipeline: tuning's out-of-fold samples (%d rows, K %d) are not the model's %d training rows at K %d", r.OOF.Len(), r.OOF.p.K, len(f.Split.Train), calibrationK)
 	}
 	tc.defaults()
+	// The fit passes over every out-of-fold sample once per candidate
+	// parameter: reported as the calibration's progress.
+	if cp := cfg.CalibrationProgress; cp != nil {
+		cands, err := mappingCandidates(tc.Mapping.Kind, tc.floor()*float64(f.Model.T))
+		if err != nil {
+			return nil, err
+		}
+		n, pass := r.OOF.Len(), 0
+		r.OOF.p.rowsDone = func(row int) {
+			cp(pass*n+row, len(cands)*n)
+			if row == n {
+				pass++
+			}
+		}
+		defer func() { r.OOF.p.rowsDone = nil }()
+	}
 	if f.Mapping, err = r.OOF.FitAbove(tc.Mapping.Kind, tc.floor()*float64(f.Model.T)); err != nil {
 		return nil, err
 	}
