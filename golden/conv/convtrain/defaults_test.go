@@ -12,11 +12,20 @@ import (
 // up5kSPRAMBits is the iCE40 UP5K's single-port RAM: 4 blocks of 256 kbit.
 const up5kSPRAMBits = 4 * 256 * 1024
 
-// TestImageRecipes pins each recipe's encoding and size on a 28 x 28, 10
-// class image (docs/fixed-point-conv.md section 9): the bit-planes and
-// the literals they make, and a dense bank at the recipe's bank bits that
-// fits the UP5K's 1 Mbit SPRAM; an unknown name and a window too large
-// for the image are refused.
+// up5kBRAMBits is the iCE40 UP5K's block RAM: 30 blocks of 4 kbit.
+const up5kBRAMBits = 30 * 4096
+
+// weightBits is the width of one class weight in the board's memory
+// budget (conv.MaxWeight fits 16 signed bits).
+const weightBits = 16
+
+// TestImageRecipes pins each recipe's encoding, size and trainer settings
+// on a 28 x 28, 10 class image (docs/fixed-point-conv.md section 9): the
+// bit-planes and the literals they make, T, s and the epochs, a dense
+// bank at the recipe's bank bits that fits the UP5K's 1 Mbit SPRAM, and
+// the bank with the class weights at 16 bits within the SPRAM and block
+// RAM together; an unknown name and a window too large for the image
+// are refused.
 func TestImageRecipes(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -26,10 +35,12 @@ func TestImageRecipes(t *testing.T) {
 		clauses    int
 		literals   int
 		bankBits   int // clauses x literals x BankBits
+		T, epochs  int
+		s          float64
 	}{
-		{convtrain.RecipeMNIST, []int{75}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 10, 512, 472, 966656},
-		{convtrain.RecipeFashionMNIST, nil, &conv.AdaptiveThreshold{Block: 11, C: 2}, 7, 1024, 182, 745472},
-		{convtrain.RecipeGeneric, []int{75}, nil, 10, 512, 272, 557056},
+		{convtrain.RecipeMNIST, []int{75}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 10, 512, 472, 966656, 2000, 5, 3},
+		{convtrain.RecipeFashionMNIST, nil, &conv.AdaptiveThreshold{Block: 11, C: 2}, 7, 1024, 182, 745472, 8000, 10, 3},
+		{convtrain.RecipeGeneric, []int{75}, nil, 10, 512, 272, 557056, 2000, 7, 3},
 	}
 	for _, c := range cases {
 		r, err := convtrain.ImageRecipe(c.name, 28, 28, 10)
@@ -45,6 +56,12 @@ func TestImageRecipes(t *testing.T) {
 		}
 		if b := r.Clauses * sh.Literals() * r.BankBits; b != c.bankBits || b > up5kSPRAMBits {
 			t.Errorf("%s: dense %d-bit bank of %d bits, want %d (at most the UP5K's %d)", c.name, r.BankBits, b, c.bankBits, up5kSPRAMBits)
+		}
+		if all := r.Clauses*sh.Literals()*r.BankBits + r.Clauses*10*weightBits; all > up5kSPRAMBits+up5kBRAMBits {
+			t.Errorf("%s: bank and weights %d bits, more than the UP5K's SPRAM and block RAM (%d)", c.name, all, up5kSPRAMBits+up5kBRAMBits)
+		}
+		if r.T != c.T || r.S != c.s || r.Epochs != c.epochs {
+			t.Errorf("%s: T %d, s %g, %d epochs, want T %d, s %g, %d epochs", c.name, r.T, r.S, r.Epochs, c.T, c.s, c.epochs)
 		}
 		if err := r.Trainer(28, 28, 10, 1).Validate(); err != nil {
 			t.Errorf("%s: trainer configuration: %v", c.name, err)
