@@ -23,9 +23,25 @@ import (
 // contents (SPRAM has none): half of the UP5K's 120 kbit of block RAM.
 const SPRAMThreshold = 60 * 1024
 
-// ConvWeightBits is the width of a clause weight in the weight memory:
-// conv.MaxWeight fits a signed 16-bit word.
+// ConvWeightBits is the width of a clause weight on the core's weight
+// write port (and of an uploaded weight word): conv.MaxWeight fits a
+// signed 16-bit word. The weight memory keeps ConvParams.WB bits of each.
 const ConvWeightBits = 16
+
+// ConvWeightWidth is the width WB of the weight memory's words for a
+// head: the fewest two's complement bits (at least 2) that hold every
+// clause weight of the model.
+func ConvWeightWidth(h *conv.Head) int {
+	var lo, hi int64
+	for _, w := range h.Weights {
+		lo, hi = min(lo, int64(w)), max(hi, int64(w))
+	}
+	b := 2
+	for lo < -(int64(1)<<(b-1)) || hi > int64(1)<<(b-1)-1 {
+		b++
+	}
+	return min(b, ConvWeightBits)
+}
 
 // ConvDesign is a generated convolutional core: its configuration, the
 // model's head, the derived parameters and files (Verilog modules in
@@ -66,6 +82,7 @@ type ConvParams struct {
 	BeatW, GroupW       int
 	WAddrW, ClsW, JW    int // weight address (G*LC rows), class index, accumulation step widths
 	SW                  int // width of a raw class sum (signed)
+	WB                  int // width of a stored weight (ConvWeightWidth), at most ConvWeightBits
 	WDepth              int // weight rows, G*LC
 	Taps                []int
 	Phi                 uint64
@@ -188,7 +205,8 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 	p.WAddrW = clog2(p.WDepth)
 	p.ClsW = clog2(p.NC)
 	p.JW = clog2(p.LC + 1)
-	p.SW = sbits(uint64(p.C) * conv.MaxWeight)
+	p.WB = ConvWeightWidth(h)
+	p.SW = sbits(uint64(p.C) << (p.WB - 1))
 	if !p.Range {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
@@ -258,7 +276,7 @@ func GenerateConv(cfg Config, bank *conv.Bank, modelHash string) (*ConvDesign, e
 	if cfg.InitBanks {
 		d.Files = append(d.Files,
 			File{Name: p.ThreshFile, Data: RowHex(ConvThreshRows(bank, cfg.HW()), p.L*p.Bits)},
-			File{Name: p.WtsFile, Data: RowHex(ConvWeightRows(&bank.Head, cfg.HW()), p.NC*ConvWeightBits)})
+			File{Name: p.WtsFile, Data: RowHex(ConvWeightRowsWB(&bank.Head, cfg.HW(), p.WB), p.NC*p.WB)})
 	}
 	return d, nil
 }
@@ -297,6 +315,12 @@ func ConvThreshRows(b *conv.Bank, h conv.HW) [][]uint32 {
 // c = 0..G*LC-1, class k's weight (two's complement, ConvWeightBits) in
 // word k; rows of padding clauses are 0.
 func ConvWeightRows(h *conv.Head, hw conv.HW) [][]uint32 {
+	return ConvWeightRowsWB(h, hw, ConvWeightBits)
+}
+
+// ConvWeightRowsWB is ConvWeightRows with each weight in wb bits (the
+// weight memory's words, ConvParams.WB).
+func ConvWeightRowsWB(h *conv.Head, hw conv.HW, wb int) [][]uint32 {
 	lay := conv.LayoutOf(h, hw)
 	rows := make([][]uint32, lay.Groups*hw.ClauseLanes)
 	for c := range rows {
@@ -305,7 +329,7 @@ func ConvWeightRows(h *conv.Head, hw conv.HW) [][]uint32 {
 			continue
 		}
 		for k := range rows[c] {
-			rows[c][k] = uint32(h.Weights[k*h.Clauses+c]) & (1<<ConvWeightBits - 1)
+			rows[c][k] = uint32(h.Weights[k*h.Clauses+c]) & (1<<wb - 1)
 		}
 	}
 	return rows
@@ -346,7 +370,7 @@ func (p *ConvParams) header(file, purpose string) string {
 	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v threshold_spram=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems, p.ThreshSPRAM)
 	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows); %s scan, PN=%d patches per cycle\n", p.G, p.BT, p.D, p.Scan, p.PN)
 	fmt.Fprintf(&b, "// LFSR       : x^%d%s, PHI=%d'h%x\n", p.LW, (&Params{Taps: p.Taps}).polyTerms(), p.LW, p.Phi)
-	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, ConvWeightBits, p.WAddrW)
+	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, p.WB, p.WAddrW)
 	b.WriteString("\n`default_nettype none\n\n")
 	return b.String()
 }
@@ -374,8 +398,8 @@ type convView struct {
 // ThreshRowW is the width of a threshold memory row, L*B.
 func (v convView) ThreshRowW() int { return v.L * v.Bits }
 
-// WRowW is the width of a weight memory row, NC*16.
-func (v convView) WRowW() int { return v.NC * ConvWeightBits }
+// WRowW is the width of a weight memory row, NC*WB.
+func (v convView) WRowW() int { return v.NC * v.WB }
 
 // IncW is the width of a clause lane's include shift register, BT*LL.
 func (v convView) IncW() int { return v.BT * v.LL }
@@ -395,7 +419,7 @@ func (v convView) SumToWord() string {
 
 // WtExt sign-extends weight k of the weight row to SW bits.
 func (v convView) WtExt() string {
-	return sext("wt_row[k*16 +: 16]", "wt_row[k*16 + 15]", ConvWeightBits, v.SW)
+	return sext(fmt.Sprintf("wt_row[k*%d +: %d]", v.WB, v.WB), fmt.Sprintf("wt_row[k*%d + %d]", v.WB, v.WB-1), v.WB, v.SW)
 }
 
 // TH is the thermometer include bits of one clause lane that the range

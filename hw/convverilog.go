@@ -55,15 +55,19 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvWMem = `// {{.Prefix}}_conv_mem with a write enable per 16-bit word: wr_mask bit k
-// writes word k of the row (the weight memory: a clause's NC weights,
-// written as a whole row or one class's weight at a time). yosys maps the
-// word enables onto the block RAM's write mask.
+const tmplConvWMem = `// {{.Prefix}}_conv_mem with a write enable per word: a row holds WORDS
+// words of WB bits, written from the low WB bits of the 16-bit words of
+// wr_data (the core's weight port; the generator chose WB to hold every
+// weight of the model, and the board refuses an upload word that does
+// not fit); wr_mask bit k writes word k of the row (the weight memory: a
+// clause's NC weights, written as a whole row or one class's weight at a
+// time). yosys maps the word enables onto the block RAM's write mask.
 module {{.Prefix}}_conv_wmem #(
-    parameter integer WORDS  = 1,  // 16-bit words per row
+    parameter integer WORDS  = 1,  // words per row
+    parameter integer WB     = 16, // bits per stored word (at most 16)
     parameter integer ADDR_W = 1,  // width of a row address
     parameter integer DEPTH  = 2{{if .InitMems}}, // rows
-    parameter INIT_FILE = ""       // $readmemh image of the initial contents
+    parameter INIT_FILE = ""       // $readmemh image of the initial contents (WORDS*WB-bit rows)
 {{- else}}   // rows
 {{- end}}
 ) (
@@ -71,25 +75,24 @@ module {{.Prefix}}_conv_wmem #(
     input  wire                wr_en,
     input  wire [WORDS-1:0]    wr_mask,
     input  wire [ADDR_W-1:0]   wr_addr,
-    input  wire [WORDS*16-1:0] wr_data,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [WORDS*16-1:0] wr_data, // bits WB..15 of each word are not stored
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire                rd_en,
     input  wire [ADDR_W-1:0]   rd_addr,
-    output reg  [WORDS*16-1:0] rd_data
+    output reg  [WORDS*WB-1:0] rd_data
 );
-    reg [WORDS*16-1:0] mem [0:DEPTH-1];
+    reg [WORDS*WB-1:0] mem [0:DEPTH-1];
 {{- if .InitMems}}
-
     initial $readmemh(INIT_FILE, mem);
 {{- end}}
-
     wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
-
     integer k;
     always @(posedge clk) begin
         if (wr_en) begin
             for (k = 0; k < WORDS; k = k + 1)
                 if (wr_mask[k])
-                    mem[addr][k*16 +: 16] <= wr_data[k*16 +: 16];
+                    mem[addr][k*WB +: WB] <= wr_data[k*16 +: WB];
         end else if (rd_en)
             rd_data <= mem[addr];
     end
@@ -199,7 +202,7 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvImg = `// One bit-plane of the image: H rows of W bits, written one row at a time
+const tmplConvImg = `// Rows of one bit-plane of two images: H rows of W bits, written one row at a time
 // (wr_en) and read one row at a time (rd_en, registered: rd_data is valid
 // the cycle after rd_en and holds until the next read). One write and one
 // read port, so that yosys maps it to iCE40 block RAM.
@@ -232,9 +235,15 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // (docs/fixed-point-conv.md 2), the patch blocks visited in raster order.
 // The image is kept once, in block RAM: per bit-plane one
 // {{.Prefix}}_conv_img of its even rows and one of its odd rows, so that a
-// read gives two rows of every plane (2a, 2a+1 at address a). row_en
-// writes the next row, in order p*H + y (plane p's pixel (y, x) in bit x),
-// counted from 0 after row_rst. start (re)starts a scan at patch
+// read gives two rows of every plane (2a, 2a+1 at address a). Each memory
+// holds two images (banks): the scan reads bank rb while row_en writes the
+// next row of bank wb, in order p*H + y (plane p's pixel (y, x) in bit x),
+// counted from 0 after rst and after every swap; once P*H rows are
+// written (wfull) further rows are ignored until the swap. swap (a
+// request accepted) makes the bank just written whole the one read (no
+// swap when no whole image was written since the last: the request reads
+// the previous image), so the next image can be written while a request
+// runs. start (re)starts a scan at patch
 // ({{if .Range}}ylo{{else}}0{{end}}, 0): the load reads the window's rows, from the even row at or
 // below the first patch row to its last window row (n = WY + (first & 1)
 // rows), two per cycle and the last one or two one per cycle
@@ -260,9 +269,10 @@ module {{.Prefix}}_conv_patch #(
     parameter integer PN  = {{.PN}}  // patches per cycle
 ) (
     input  wire              clk,
+    input  wire              rst,
     input  wire              row_en,
     input  wire [W-1:0]      row,
-    input  wire              row_rst, // the next row written is row 0 of plane 0
+    input  wire              swap,    // a request is accepted: read the image just written, write the next from row 0
     input  wire              start,
     input  wire              next,
 {{- if .Range}}
@@ -345,18 +355,32 @@ module {{.Prefix}}_conv_patch #(
 {{- if gt .P 1}}
     reg  [{{sub .PWd 1}}:0] wp;
 {{- end}}
+    reg             wfull; // P*H rows written since the last swap
+    reg             wb, rb; // the bank written, the bank read (wb != rb)
+    wire            wr     = row_en && !wfull;
+    wire            w_last = wa == MA_W'(H - 1){{if gt .P 1}} && wp == {{dec .PWd (sub .P 1)}}{{end}};
     always @(posedge clk) begin
-        if (row_rst) begin
-            wa <= {{dec .MAW 0}};
+        if (rst || swap) begin
+            wa    <= {{dec .MAW 0}};
 {{- if gt .P 1}}
-            wp <= {{dec .PWd 0}};
+            wp    <= {{dec .PWd 0}};
 {{- end}}
-        end else if (row_en) begin
+            wfull <= 1'b0;
+            if (rst) begin
+                wb <= 1'b0;
+                rb <= 1'b1;
+            end else if (wfull) begin
+                wb <= rb;
+                rb <= wb;
+            end
+        end else if (wr) begin
             wa <= (wa == {{dec .MAW (sub .H 1)}}) ? {{dec .MAW 0}} : wa + 1'b1;
 {{- if gt .P 1}}
             if (wa == {{dec .MAW (sub .H 1)}})
                 wp <= (wp == {{dec .PWd (sub .P 1)}}) ? {{dec .PWd 0}} : wp + 1'b1;
 {{- end}}
+            if (w_last)
+                wfull <= 1'b1;
         end
     end
 
@@ -430,28 +454,28 @@ module {{.Prefix}}_conv_patch #(
         for (p = 0; p < P; p = p + 1) begin : g_plane
             {{.Prefix}}_conv_img #(
                 .W      (W),
-                .ADDR_W (HA_W),
-                .H      ((H + 1) / 2)
+                .ADDR_W (HA_W + 1),
+                .H      (2 << HA_W)
             ) img_e (
                 .clk     (clk),
-                .wr_en   (row_en && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr (wa[HA_W:1]),
+                .wr_en   (wr && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa[HA_W:1]}),
                 .wr_data (row),
                 .rd_en   (rd_en),
-                .rd_addr (nr_next[HA_W:1]),
+                .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_e[p*W +: W])
             );
             {{.Prefix}}_conv_img #(
                 .W      (W),
-                .ADDR_W (HA_W),
-                .H      ((H + 1) / 2)
+                .ADDR_W (HA_W + 1),
+                .H      (2 << HA_W)
             ) img_o (
                 .clk     (clk),
-                .wr_en   (row_en && wa[0]{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr (wa[HA_W:1]),
+                .wr_en   (wr && wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa[HA_W:1]}),
                 .wr_data (row),
                 .rd_en   (rd_en),
-                .rd_addr (nr_next[HA_W:1]),
+                .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_o[p*W +: W])
             );
             wire [W-1:0] rd_1 = nr[0] ? rd_o[p*W +: W] : rd_e[p*W +: W]; // row nr
@@ -606,8 +630,9 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) in the idle
-// state, into block RAM (conv_patch); a request (K, seed Q) on that image
+const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) at any time,
+// into block RAM (conv_patch: two images, so the next one is written
+// while a request runs on the last); a request (K, seed Q) on that image
 // is accepted in the idle state. K outside 1..MaxK is answered by one
 // error word. Otherwise the seeder loads the L lane LFSRs (L + 3 cycles);
 // then three units work on consecutive clause groups at once (the K*G
@@ -663,16 +688,21 @@ module {{.Prefix}}_conv_core #(
     input  wire [L*BITS-1:0]   bank_wr_data,
     // Weight write port (between requests): the NC 16-bit weights of
     // clause slot c = g*LC + ci, class 0 in the low bits; with wt_wr_one
-    // only class wt_wr_class's weight (its 16 bits of wt_wr_data).
+    // only class wt_wr_class's weight (its 16 bits of wt_wr_data). The
+    // memory keeps the low WB = {{.WB}} bits of each (every weight of the
+    // model fits them; a wider weight would wrap).
     input  wire                wt_wr_en,
     input  wire [WADDR_W-1:0]  wt_wr_clause,
     input  wire [NC*16-1:0]    wt_wr_data,
     input  wire                wt_wr_one,
     input  wire [{{sub .ClsW 1}}:0]        wt_wr_class,
-    // Image rows (between requests): P*H = {{mul .P .H}} rows written in order
-    // p*H + y before a request, plane p's pixel (y, x) in bit x of row
-    // p*H + y, counted from row 0 after reset and after every accepted
-    // request; the image stays for the following requests until rewritten.
+    // Image rows (at any time: the image memory holds two images, the one
+    // a running request reads and the next): P*H = {{mul .P .H}} rows written in
+    // order p*H + y before a request, plane p's pixel (y, x) in bit x of
+    // row p*H + y, counted from row 0 after reset and after every accepted
+    // request; rows past P*H are ignored. A request reads the last image
+    // written whole (all P*H rows) before it was accepted: the image stays
+    // for the following requests until rewritten.
     input  wire                img_wr_en,
     input  wire [IMG_W-1:0]    img_wr_data,
     // Request stream.
@@ -911,9 +941,10 @@ module {{.Prefix}}_conv_core #(
 
     {{.Prefix}}_conv_patch patch (
         .clk     (clk),
-        .row_en  (img_wr_en && state == S_IDLE),
+        .rst     (rst),
+        .row_en  (img_wr_en),
         .row     (img_wr_data),
-        .row_rst (rst || accept),
+        .swap    (accept),
         .start   (cstate == C_START),
         .next    (scan_eval && !patch_last),
 {{- if .Range}}
@@ -963,11 +994,12 @@ module {{.Prefix}}_conv_core #(
     // the read) is 1.
     reg  [LC-1:0]    outs;
     reg              acc_v, acc_o, wlast;
-    wire [NC*16-1:0] wt_row;
+    wire [NC*{{.WB}}-1:0] wt_row; // the clause's NC weights, {{.WB}} bits each
     wire             weigh_read = wstate == W_WEIGH && j != {{dec .JW .LC}};
 
     {{.Prefix}}_conv_wmem #(
         .WORDS  (NC),
+        .WB     ({{.WB}}),
         .ADDR_W (WADDR_W),
         .DEPTH  ({{.WDepth}}){{if .InitMems}},
         .INIT_FILE ("{{.WtsFile}}"){{end}}
