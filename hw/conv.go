@@ -64,7 +64,10 @@ type ConvParams struct {
 	PY, PX, NP          int    // patch rows, columns, patches
 	PN                  int    // patches evaluated per cycle (Config.PatchLanes, at most PX)
 	Scan                string // Config.Scan: ScanRange or ScanFull
-	Range               bool   // Scan == ScanRange
+	Range               bool   // Scan == ScanRange or ScanCompact
+	Compact             bool   // Scan == ScanCompact: no row band, no include copy
+	NR                  int    // ScanCompact: image reads of a window load, ceil(WY/2)
+	NRW                 int    // ... the width of a read's pair index
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
 	HH, HAW             int    // rows of an image memory (the even or the odd rows of a plane, ceil(H/2)) and the width of their address
 	MAW, RAW            int    // widths of the image write row counter (0..H-1, HAW+1) and of the read row counter (0..H+2)
@@ -98,6 +101,9 @@ type ConvParams struct {
 // (LoadCycles at an odd first row), and the cycle that sees the scan's
 // end.
 func (p *ConvParams) ScanOverhead() int {
+	if p.Compact {
+		return 3 + p.NR + 2
+	}
 	ld := p.LoadCycles(1)
 	if !p.Range {
 		return 2 + p.LoadCycles(0)
@@ -122,12 +128,23 @@ func (p *ConvParams) LoadCycles(y int) int { return LoadCycles(p.WY, y) }
 // consecutive groups at once, so a group costs the longest of the three;
 // the last group's weighing and the NC result words add LC + 2 + NC.
 func (p *ConvParams) SampleCyclesMax() int {
+	if p.Compact { // the sampler waits for the scan: a group costs both
+		return p.G*(p.BT+2+p.ScanOverhead()+p.ScanCycles()) + p.LC + 2 + p.NC
+	}
 	return p.G*max(p.BT+1, p.ScanOverhead()+p.ScanCycles(), p.LC+2) + p.LC + 2 + p.NC
 }
 
 // ScanCycles is the longest scan of a group: PY patch rows of
 // ceil(PX/PN) blocks of PN patches, one block per cycle.
-func (p *ConvParams) ScanCycles() int { return p.PY * ((p.PX + p.PN - 1) / p.PN) }
+// ScanCompact adds the window's reload at every move to the next patch
+// row (NR + 2 cycles instead of 1).
+func (p *ConvParams) ScanCycles() int {
+	n := p.PY * ((p.PX + p.PN - 1) / p.PN)
+	if p.Compact {
+		n += (p.PY - 1) * (p.NR + 1)
+	}
+	return n
+}
 
 // ResolveConv returns c with defaults filled in (Prefix) and Lanes split
 // when ClauseLanes and LiteralLanes are both 0: LiteralLanes = the largest
@@ -174,8 +191,8 @@ func (c Config) CheckConv(h *conv.Head) error {
 	if c.PatchLanes < 0 || c.PatchLanes > 1024 {
 		return fmt.Errorf("%w: PatchLanes = %d, want 0..1024", ErrConfig, c.PatchLanes)
 	}
-	if c.Scan != ScanFull && c.Scan != ScanRange {
-		return fmt.Errorf("%w: Scan = %q, want %q or %q", ErrConfig, c.Scan, ScanRange, ScanFull)
+	if c.Scan != ScanFull && c.Scan != ScanRange && c.Scan != ScanCompact {
+		return fmt.Errorf("%w: Scan = %q, want %q, %q or %q", ErrConfig, c.Scan, ScanRange, ScanFull, ScanCompact)
 	}
 	if h.Clauses > 1<<16 {
 		return fmt.Errorf("%w: %d clauses: class sums must fit 32 bits (at most %d clauses)", ErrConfig, h.Clauses, 1<<16)
@@ -193,7 +210,7 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		NC: h.Classes, C: h.Clauses, T: h.T, Structure: string(h.Structure),
 		Bits: c.Bits, LW: c.LFSRWidth, LC: c.ClauseLanes, LL: c.LiteralLanes, L: c.ClauseLanes * c.LiteralLanes,
 		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK, PN: min(max(c.PatchLanes, 1), s.PX()),
-		Scan: c.Scan, Range: c.Scan == ScanRange && s.Features() > s.WindowBits(),
+		Scan: c.Scan, Range: (c.Scan == ScanRange || c.Scan == ScanCompact) && s.Features() > s.WindowBits(),
 		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitMems: c.InitBanks,
 	}
 	p.LaneW = clog2(p.L)
@@ -210,6 +227,9 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 	if !p.Range {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
+	p.Compact = p.Scan == ScanCompact
+	p.NR = (p.WY + 1) / 2
+	p.NRW = clog2(p.NR)
 	p.YW = ubits(uint64(p.PY - 1))
 	p.HH = (p.H + 1) / 2
 	p.HAW = clog2(p.HH)
