@@ -563,9 +563,10 @@ endmodule
 const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (y, x + j), j = 0..PN-1
 // (docs/fixed-point-conv.md 2), the patch blocks visited in raster order:
 // the compact scan's variant (hw.ScanCompact), with no band of rows below
-// the window. The image is kept once, in block RAM: per bit-plane one
-// {{.Prefix}}_conv_img of its even rows and one of its odd rows, two
-// images each (banks): the scan reads bank rb while row_en writes the
+// the window. The image is kept in block RAM: per bit-plane two
+// {{.Prefix}}_conv_img memories a and b with every row of the plane (so
+// that one read gives any two rows), two images each (banks): the scan
+// reads bank rb while row_en writes the
 // next row of bank wb, in order p*H + y (plane p's pixel (y, x) in bit
 // x), counted from 0 after rst and after every swap; once P*H rows are
 // written (wfull) further rows are ignored until the swap. swap (a
@@ -573,12 +574,10 @@ const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (
 // swap when no whole image was written since the last). start (re)starts
 // a scan at patch (ylo, 0), and a move to the next patch row (next at
 // the row's last block) reloads the window at row y + 1: the load reads
-// the window's rows r .. r+WY-1 in NR = {{.NR}} pairs (r + 2i from the
-// even or the odd memory as r is even or odd, r + 2i + 1 from the other,
-// at address (r >> 1) + i, plus 1 in the even memory when r is odd), one
-// pair per cycle from the cycle after, each written into window rows 2i,
-// 2i + 1 the cycle after its read; ready rises the cycle after the last
-// (NR + 2 cycles from start). next moves x on by PN patches. Window row
+// the window's rows r .. r+WY-1 in NR = {{.NR}} pairs (row r + 2i from
+// memory a, r + 2i + 1 from memory b), one pair per cycle from the cycle
+// after, each written into window rows 2i, 2i + 1 the cycle after its
+// read; ready rises the cycle after the last (NR + 2 cycles from start). next moves x on by PN patches. Window row
 // (p, dy) holds row y+dy moved left by x, so that the window bit (p, dy,
 // dx) of patch j is its bit dx + j. The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
@@ -609,7 +608,6 @@ module {{.Prefix}}_conv_patch #(
     output wire              last   // the block is the last of the scan
 );
     localparam integer MA_W = {{.MAW}}; // the write row counter (0..H-1): HA_W + 1
-    localparam integer HA_W = {{.HAW}}; // an address of the even-row and odd-row memories ({{.HH}} rows each)
     localparam integer NR   = {{.NR}}; // reads of a window load (row pairs)
 
 {{- if gt .TX 0}}
@@ -693,8 +691,7 @@ module {{.Prefix}}_conv_patch #(
     // pairs, each written into two window rows the cycle after.
     wire [{{.YW}}:0] r = start ? {1'b0, ylo} : {1'b0, y} + 1'b1;
     reg              loading;   // a read this cycle
-    reg  [HA_W-1:0]  la;        // its address in the odd memory (the even: la + lpar)
-    reg              lpar;      // the load's first row is odd
+    reg  [MA_W-1:0]  la, lb;    // its rows in memories a and b (rows past the image wrap: never used)
     reg  [{{.NRW}}-1:0] li;        // its pair index
     reg              wv;        // the read of last cycle is present: written now
     reg  [{{.NRW}}-1:0] wi;        // ... its pair index
@@ -703,13 +700,14 @@ module {{.Prefix}}_conv_patch #(
         wi <= li;
         if (start || adv) begin
             loading <= 1'b1;
-            la      <= HA_W'(r >> 1);
-            lpar    <= r[0];
+            la      <= MA_W'(r);
+            lb      <= MA_W'(r + 1'b1);
             li      <= {{"{"}}{{.NRW}}{1'b0}};
             ready   <= 1'b0;
         end else begin
             if (loading) begin
-                la <= la + 1'b1;
+                la <= la + MA_W'(2);
+                lb <= lb + MA_W'(2);
                 li <= li + 1'b1;
                 if (li == {{.NRW}}'(NR - 1))
                     loading <= 1'b0;
@@ -722,7 +720,7 @@ module {{.Prefix}}_conv_patch #(
             wv      <= 1'b0;
         end
     end
-    wire [P*W-1:0] rd_e, rd_o; // the pair read last cycle: the even and the odd row of every plane
+    wire [P*W-1:0] rd_a, rd_b; // the pair read last cycle: rows r + 2i and r + 2i + 1 of every plane
 {{- if gt .TY 0}}
 
     // ty at the first patch row: ty[k] = ylo > k.
@@ -766,39 +764,36 @@ module {{.Prefix}}_conv_patch #(
         for (p = 0; p < P; p = p + 1) begin : g_plane
             {{.Prefix}}_conv_img #(
                 .W      (W),
-                .ADDR_W (HA_W + 1),
-                .H      (2 << HA_W)
-            ) img_e (
+                .ADDR_W (MA_W + 1),
+                .H      (2 << MA_W)
+            ) img_a (
                 .clk     (clk),
-                .wr_en   (wr && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr ({wb, wa[HA_W:1]}),
-                .wr_data (row),
-                .rd_en   (loading),
-                .rd_addr ({rb, la + HA_W'(lpar)}),
-                .rd_data (rd_e[p*W +: W])
-            );
-            {{.Prefix}}_conv_img #(
-                .W      (W),
-                .ADDR_W (HA_W + 1),
-                .H      (2 << HA_W)
-            ) img_o (
-                .clk     (clk),
-                .wr_en   (wr && wa[0]{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr ({wb, wa[HA_W:1]}),
+                .wr_en   (wr{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa}),
                 .wr_data (row),
                 .rd_en   (loading),
                 .rd_addr ({rb, la}),
-                .rd_data (rd_o[p*W +: W])
+                .rd_data (rd_a[p*W +: W])
             );
-            // the pair's rows r + 2i and r + 2i + 1
-            wire [W-1:0] first  = lpar ? rd_o[p*W +: W] : rd_e[p*W +: W];
-            wire [W-1:0] second = lpar ? rd_e[p*W +: W] : rd_o[p*W +: W];
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (MA_W + 1),
+                .H      (2 << MA_W)
+            ) img_b (
+                .clk     (clk),
+                .wr_en   (wr{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa}),
+                .wr_data (row),
+                .rd_en   (loading),
+                .rd_addr ({rb, lb}),
+                .rd_data (rd_b[p*W +: W])
+            );
             for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
                 reg  [W-1:0] win; // row y+dy of plane p, moved left by x
                 wire ld = wv && wi == {{.NRW}}'(dy / 2);
                 always @(posedge clk) begin
                     if (ld)
-                        win <= (dy % 2 == 0) ? first : second;
+                        win <= (dy % 2 == 0) ? rd_a[p*W +: W] : rd_b[p*W +: W];
 {{- if gt .PX .PN}}
                     else if (next)
                         win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
