@@ -66,6 +66,35 @@ func TestConvConformanceDualClock(t *testing.T) {
 	conformConv(t, true)
 }
 
+// TestConvConformanceCompact is TestConvConformance on the compact scan
+// (hw.ScanCompact: no row band, no include copy), UART only.
+func TestConvConformanceCompact(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	testenv.Heartbeat(t, 0)
+	bank := randomConvBank(t, 5)
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = convRandomConfig
+	o.Config.Scan = hw.ScanCompact
+	o.NoEthernet = true
+	p := start(t, o)
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	defer tr.Close()
+	rep, err := conformance.CheckConv(testenv.Context(t), tr, bank, conformance.Opts{Strict: true, Queries: 12})
+	if err != nil {
+		t.Fatalf("conformance: %v\n%v", err, rep)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("%s: %s", f.Name, f.Detail)
+	}
+}
+
 // TestConvConformanceEthernet runs CheckConv against the random model's
 // convolutional board over Ethernet (the TAP device, the host's AF_PACKET
 // transport inside the board's network namespace). It needs root.
