@@ -32,24 +32,12 @@ func (o *Options) placeAndPack(ctx context.Context, dir string, dev Device, plac
 	path := func(name string) string { return filepath.Join(dir, name) }
 	o.step("nextpnr-ice40 %s --package %s --freq %.2f --seed %d", dev.nextpnrFlag(), dev.Package, placeMHz, o.Seed)
 	logs["nextpnr"] = path("nextpnr.log")
-	run := func(extra ...string) error {
-		stop := o.heartbeat("nextpnr-ice40")
-		defer stop()
-		return runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", append([]string{dev.nextpnrFlag(), "--package", dev.Package,
-			"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(placeMHz, 'f', -1, 64),
-			"--seed", strconv.Itoa(o.Seed), "--timing-allow-fail", "--report", path("report.json"),
-			"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q"}, extra...)...)
-	}
-	err := run()
-	if err != nil {
-		// The analytical placer (HeAP, the default) gives up near full
-		// utilisation where simulated annealing may still find a legal
-		// placement: one retry with --placer sa (its log replaces HeAP's).
-		if plog, _ := os.ReadFile(logs["nextpnr"]); strings.Contains(string(plog), "Unable to find legal placement") {
-			o.step("nextpnr-ice40: no legal placement by the analytical placer; again with --placer sa")
-			err = run("--placer", "sa")
-		}
-	}
+	stop := o.heartbeat("nextpnr-ice40")
+	err := runTool(ctx, dir, path("nextpnr.out"), "nextpnr-ice40", dev.nextpnrFlag(), "--package", dev.Package,
+		"--json", path("top.json"), "--pcf", path("build.pcf"), "--freq", strconv.FormatFloat(placeMHz, 'f', -1, 64),
+		"--seed", strconv.Itoa(o.Seed), "--timing-allow-fail", "--report", path("report.json"),
+		"--asc", path("top.asc"), "--log", logs["nextpnr"], "-q")
+	stop()
 	if err != nil {
 		plog, _ := os.ReadFile(logs["nextpnr"])
 		// The output too: a YoWASP nextpnr that stops in a trap leaves
