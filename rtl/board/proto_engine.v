@@ -43,7 +43,11 @@
  *                 offset order, a running CRC-32 is updated over their
  *                 bytes, and the answer is the new next (offset + n). Words that would land past W are neither written
  *                 nor counted in the CRC and the chunk is answered ERROR 3
- *                 (the words before W are written).
+ *                 (the words before W are written). KIND 1: a clause
+ *                 weight word outside WT_BITS bits (two's complement) is
+ *                 not written, next stays at it, the chunk's later words
+ *                 are not written, the chunk is answered ERROR 3 and the
+ *                 load ends (load_active cleared).
  *   LOAD_COMMIT   next == LANES*DEPTH (else ERROR 6, detail next) and crc
  *                 == the running CRC (else ERROR 7, detail 0): the model
  *                 becomes valid, the load is over (W not checked), an
@@ -56,8 +60,10 @@
  *                 (the host sends exactly count of them) and drains the
  *                 rest; it does not check the 131,072-byte result limit
  *                 (the host does). Query by query: set m = 0..M-1 reads
- *                 its feature vector into a register and, when K_m = K/M +
- *                 (m < K mod M) >= 1, offers it on the request stream with
+ *                 its feature vector into a register (KIND 1: no
+ *                 register; the image's rows go to the core one by one as
+ *                 its bytes arrive, img_wr_*, see g_img) and, when K_m =
+ *                 K/M + (m < K mod M) >= 1, offers it on the request stream with
  *                 K_m, seed (seed + i) + m*0x9E3779B9 and req_more = 1
  *                 unless no later set of the query runs (sets with K_m = 0
  *                 are read and dropped); the next query starts when the
