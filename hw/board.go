@@ -265,7 +265,7 @@ func (d *ConvDesign) BoardParams(b Board) ([]Param, error) {
 		{"CLAUSES", strconv.Itoa(p.C)}, {"TBITS", strconv.Itoa(p.Bits)},
 		{"CADDR_W", strconv.Itoa(p.AddrW)}, {"WADDR_W", strconv.Itoa(p.WAddrW)},
 		{"LFSR_W", strconv.Itoa(p.LW)}, {"LC", strconv.Itoa(p.LC)}, {"LL", strconv.Itoa(p.LL)},
-		{"GROUPS", strconv.Itoa(p.G)}, {"BEATS", strconv.Itoa(p.BT)},
+		{"GROUPS", strconv.Itoa(p.G)}, {"BEATS", strconv.Itoa(p.BT)}, {"WT_BITS", strconv.Itoa(p.WB)},
 		{"HASH32", fmt.Sprintf("32'h%08x", hash32)},
 		{"INFO_VER", fmt.Sprintf("32'h%08x", versionWord)},
 	}

@@ -52,7 +52,7 @@ type Config struct {
 	// AND. The tabular core ignores it.
 	PatchLanes int `json:"patch_lanes,omitempty"`
 	// Scan is the convolutional core's patch scan: ScanRange (the default
-	// when empty) or ScanFull (docs/conv-core.md 3). The tabular core
+	// when empty), ScanFull or ScanCompact (docs/conv-core.md 3). The tabular core
 	// ignores it.
 	Scan string `json:"scan,omitempty"`
 }
@@ -68,6 +68,13 @@ const (
 	// a row ends at the block holding its last allowed column, and the
 	// scan ends after the last allowed row.
 	ScanRange = "range"
+	// ScanCompact is the range scan in the least logic: no band of rows
+	// below the window (the window's rows are reloaded from the image
+	// memory at every move to the next patch row, ceil(WY/2) + 2 cycles)
+	// and no copy of the scanned group's include bits (the sampler waits
+	// for the scan before it draws the next group), for a model whose
+	// range-scan core does not fit (docs/conv-core.md 3).
+	ScanCompact = "compact"
 )
 
 // DefaultPrefix is the module prefix used when Config.Prefix is empty.

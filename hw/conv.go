@@ -23,9 +23,25 @@ import (
 // contents (SPRAM has none): half of the UP5K's 120 kbit of block RAM.
 const SPRAMThreshold = 60 * 1024
 
-// ConvWeightBits is the width of a clause weight in the weight memory:
-// conv.MaxWeight fits a signed 16-bit word.
+// ConvWeightBits is the width of a clause weight on the core's weight
+// write port (and of an uploaded weight word): conv.MaxWeight fits a
+// signed 16-bit word. The weight memory keeps ConvParams.WB bits of each.
 const ConvWeightBits = 16
+
+// ConvWeightWidth is the width WB of the weight memory's words for a
+// head: the fewest two's complement bits (at least 2) that hold every
+// clause weight of the model.
+func ConvWeightWidth(h *conv.Head) int {
+	var lo, hi int64
+	for _, w := range h.Weights {
+		lo, hi = min(lo, int64(w)), max(hi, int64(w))
+	}
+	b := 2
+	for lo < -(int64(1)<<(b-1)) || hi > int64(1)<<(b-1)-1 {
+		b++
+	}
+	return min(b, ConvWeightBits)
+}
 
 // ConvDesign is a generated convolutional core: its configuration, the
 // model's head, the derived parameters and files (Verilog modules in
@@ -48,7 +64,10 @@ type ConvParams struct {
 	PY, PX, NP          int    // patch rows, columns, patches
 	PN                  int    // patches evaluated per cycle (Config.PatchLanes, at most PX)
 	Scan                string // Config.Scan: ScanRange or ScanFull
-	Range               bool   // Scan == ScanRange
+	Range               bool   // Scan == ScanRange or ScanCompact
+	Compact             bool   // Scan == ScanCompact: no row band, no include copy
+	NR                  int    // ScanCompact: image reads of a window load, ceil(WY/2)
+	NRW                 int    // ... the width of a read's pair index
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
 	HH, HAW             int    // rows of an image memory (the even or the odd rows of a plane, ceil(H/2)) and the width of their address
 	MAW, RAW            int    // widths of the image write row counter (0..H-1, HAW+1) and of the read row counter (0..H+2)
@@ -66,6 +85,7 @@ type ConvParams struct {
 	BeatW, GroupW       int
 	WAddrW, ClsW, JW    int // weight address (G*LC rows), class index, accumulation step widths
 	SW                  int // width of a raw class sum (signed)
+	WB                  int // width of a stored weight (ConvWeightWidth), at most ConvWeightBits
 	WDepth              int // weight rows, G*LC
 	Taps                []int
 	Phi                 uint64
@@ -81,6 +101,9 @@ type ConvParams struct {
 // (LoadCycles at an odd first row), and the cycle that sees the scan's
 // end.
 func (p *ConvParams) ScanOverhead() int {
+	if p.Compact {
+		return 3 + p.NR + 2
+	}
 	ld := p.LoadCycles(1)
 	if !p.Range {
 		return 2 + p.LoadCycles(0)
@@ -105,12 +128,23 @@ func (p *ConvParams) LoadCycles(y int) int { return LoadCycles(p.WY, y) }
 // consecutive groups at once, so a group costs the longest of the three;
 // the last group's weighing and the NC result words add LC + 2 + NC.
 func (p *ConvParams) SampleCyclesMax() int {
+	if p.Compact { // the sampler waits for the scan: a group costs both
+		return p.G*(p.BT+2+p.ScanOverhead()+p.ScanCycles()) + p.LC + 2 + p.NC
+	}
 	return p.G*max(p.BT+1, p.ScanOverhead()+p.ScanCycles(), p.LC+2) + p.LC + 2 + p.NC
 }
 
 // ScanCycles is the longest scan of a group: PY patch rows of
 // ceil(PX/PN) blocks of PN patches, one block per cycle.
-func (p *ConvParams) ScanCycles() int { return p.PY * ((p.PX + p.PN - 1) / p.PN) }
+// ScanCompact adds the window's reload at every move to the next patch
+// row (NR + 2 cycles instead of 1).
+func (p *ConvParams) ScanCycles() int {
+	n := p.PY * ((p.PX + p.PN - 1) / p.PN)
+	if p.Compact {
+		n += (p.PY - 1) * (p.NR + 1)
+	}
+	return n
+}
 
 // ResolveConv returns c with defaults filled in (Prefix) and Lanes split
 // when ClauseLanes and LiteralLanes are both 0: LiteralLanes = the largest
@@ -157,8 +191,8 @@ func (c Config) CheckConv(h *conv.Head) error {
 	if c.PatchLanes < 0 || c.PatchLanes > 1024 {
 		return fmt.Errorf("%w: PatchLanes = %d, want 0..1024", ErrConfig, c.PatchLanes)
 	}
-	if c.Scan != ScanFull && c.Scan != ScanRange {
-		return fmt.Errorf("%w: Scan = %q, want %q or %q", ErrConfig, c.Scan, ScanRange, ScanFull)
+	if c.Scan != ScanFull && c.Scan != ScanRange && c.Scan != ScanCompact {
+		return fmt.Errorf("%w: Scan = %q, want %q, %q or %q", ErrConfig, c.Scan, ScanRange, ScanFull, ScanCompact)
 	}
 	if h.Clauses > 1<<16 {
 		return fmt.Errorf("%w: %d clauses: class sums must fit 32 bits (at most %d clauses)", ErrConfig, h.Clauses, 1<<16)
@@ -176,7 +210,7 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		NC: h.Classes, C: h.Clauses, T: h.T, Structure: string(h.Structure),
 		Bits: c.Bits, LW: c.LFSRWidth, LC: c.ClauseLanes, LL: c.LiteralLanes, L: c.ClauseLanes * c.LiteralLanes,
 		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK, PN: min(max(c.PatchLanes, 1), s.PX()),
-		Scan: c.Scan, Range: c.Scan == ScanRange && s.Features() > s.WindowBits(),
+		Scan: c.Scan, Range: (c.Scan == ScanRange || c.Scan == ScanCompact) && s.Features() > s.WindowBits(),
 		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitMems: c.InitBanks,
 	}
 	p.LaneW = clog2(p.L)
@@ -188,10 +222,14 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 	p.WAddrW = clog2(p.WDepth)
 	p.ClsW = clog2(p.NC)
 	p.JW = clog2(p.LC + 1)
-	p.SW = sbits(uint64(p.C) * conv.MaxWeight)
+	p.WB = ConvWeightWidth(h)
+	p.SW = sbits(uint64(p.C) << (p.WB - 1))
 	if !p.Range {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
+	p.Compact = p.Scan == ScanCompact
+	p.NR = (p.WY + 1) / 2
+	p.NRW = clog2(p.NR)
 	p.YW = ubits(uint64(p.PY - 1))
 	p.HH = (p.H + 1) / 2
 	p.HAW = clog2(p.HH)
@@ -258,7 +296,7 @@ func GenerateConv(cfg Config, bank *conv.Bank, modelHash string) (*ConvDesign, e
 	if cfg.InitBanks {
 		d.Files = append(d.Files,
 			File{Name: p.ThreshFile, Data: RowHex(ConvThreshRows(bank, cfg.HW()), p.L*p.Bits)},
-			File{Name: p.WtsFile, Data: RowHex(ConvWeightRows(&bank.Head, cfg.HW()), p.NC*ConvWeightBits)})
+			File{Name: p.WtsFile, Data: RowHex(ConvWeightRowsWB(&bank.Head, cfg.HW(), p.WB), p.NC*p.WB)})
 	}
 	return d, nil
 }
@@ -297,6 +335,12 @@ func ConvThreshRows(b *conv.Bank, h conv.HW) [][]uint32 {
 // c = 0..G*LC-1, class k's weight (two's complement, ConvWeightBits) in
 // word k; rows of padding clauses are 0.
 func ConvWeightRows(h *conv.Head, hw conv.HW) [][]uint32 {
+	return ConvWeightRowsWB(h, hw, ConvWeightBits)
+}
+
+// ConvWeightRowsWB is ConvWeightRows with each weight in wb bits (the
+// weight memory's words, ConvParams.WB).
+func ConvWeightRowsWB(h *conv.Head, hw conv.HW, wb int) [][]uint32 {
 	lay := conv.LayoutOf(h, hw)
 	rows := make([][]uint32, lay.Groups*hw.ClauseLanes)
 	for c := range rows {
@@ -305,7 +349,7 @@ func ConvWeightRows(h *conv.Head, hw conv.HW) [][]uint32 {
 			continue
 		}
 		for k := range rows[c] {
-			rows[c][k] = uint32(h.Weights[k*h.Clauses+c]) & (1<<ConvWeightBits - 1)
+			rows[c][k] = uint32(h.Weights[k*h.Clauses+c]) & (1<<wb - 1)
 		}
 	}
 	return rows
@@ -346,7 +390,7 @@ func (p *ConvParams) header(file, purpose string) string {
 	fmt.Fprintf(&b, "// Hardware   : B=%d W=%d LC=%d LL=%d L=%d MaxK=%d init_mems=%v threshold_spram=%v\n", p.Bits, p.LW, p.LC, p.LL, p.L, p.MaxK, p.InitMems, p.ThreshSPRAM)
 	fmt.Fprintf(&b, "// Schedule   : G=%d groups x BT=%d beats = D=%d beats per sample (threshold rows); %s scan, PN=%d patches per cycle\n", p.G, p.BT, p.D, p.Scan, p.PN)
 	fmt.Fprintf(&b, "// LFSR       : x^%d%s, PHI=%d'h%x\n", p.LW, (&Params{Taps: p.Taps}).polyTerms(), p.LW, p.Phi)
-	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, ConvWeightBits, p.WAddrW)
+	fmt.Fprintf(&b, "// Widths     : lane=%d addr=%d k=%d sum=%d weight=%d weight_addr=%d\n", p.LaneW, p.AddrW, p.KW, p.SW, p.WB, p.WAddrW)
 	b.WriteString("\n`default_nettype none\n\n")
 	return b.String()
 }
@@ -374,8 +418,8 @@ type convView struct {
 // ThreshRowW is the width of a threshold memory row, L*B.
 func (v convView) ThreshRowW() int { return v.L * v.Bits }
 
-// WRowW is the width of a weight memory row, NC*16.
-func (v convView) WRowW() int { return v.NC * ConvWeightBits }
+// WRowW is the width of a weight memory row, NC*WB.
+func (v convView) WRowW() int { return v.NC * v.WB }
 
 // IncW is the width of a clause lane's include shift register, BT*LL.
 func (v convView) IncW() int { return v.BT * v.LL }
@@ -395,7 +439,7 @@ func (v convView) SumToWord() string {
 
 // WtExt sign-extends weight k of the weight row to SW bits.
 func (v convView) WtExt() string {
-	return sext("wt_row[k*16 +: 16]", "wt_row[k*16 + 15]", ConvWeightBits, v.SW)
+	return sext(fmt.Sprintf("wt_row[k*%d +: %d]", v.WB, v.WB), fmt.Sprintf("wt_row[k*%d + %d]", v.WB, v.WB-1), v.WB, v.SW)
 }
 
 // TH is the thermometer include bits of one clause lane that the range

@@ -60,12 +60,13 @@ func TestConvLint(t *testing.T) {
 	for _, tc := range convLintCases {
 		// Preloaded or not at one patch per cycle; then 2 and all of a
 		// patch row's patches per cycle (PatchLanes); each with the range
-		// scan and the full scan.
+		// scan and the full scan; the compact scan at 1 and 3.
 		for _, v := range []struct {
 			init bool
 			pn   int
 			scan string
-		}{{false, 0, ScanRange}, {true, 0, ScanFull}, {false, 2, ScanRange}, {true, 64, ScanRange}, {false, 2, ScanFull}, {true, 64, ScanFull}} {
+		}{{false, 0, ScanRange}, {true, 0, ScanFull}, {false, 2, ScanRange}, {true, 64, ScanRange}, {false, 2, ScanFull}, {true, 64, ScanFull},
+			{false, 0, ScanCompact}, {true, 3, ScanCompact}} {
 			init := v.init
 			h := testConvHead(tc.s, tc.nc, tc.c, tc.st, rng)
 			b := testConvBank(h, tc.bits, rng)

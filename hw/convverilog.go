@@ -10,7 +10,8 @@ func init() {
 	addConvModuleIf("conv_spram", "the threshold memory in the UP5K's SPRAM (conv_mem marked ram_style huge)", tmplConvSPRAM, func(p *ConvParams) bool { return p.ThreshSPRAM })
 	addConvModule("conv_sampler", "LFSR lanes, include decisions and the include registers of the clause lanes (docs/fixed-point-conv.md 4)", tmplConvSampler)
 	addConvModule("conv_img", "one bit-plane of the image in block RAM, a row per cycle", tmplConvImg)
-	addConvModule("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch)
+	addConvModuleIf("conv_patch", "image bit-planes, sliding window and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2)", tmplConvPatch, func(p *ConvParams) bool { return !p.Compact })
+	addConvModuleIf("conv_patch", "image bit-planes, sliding window (reloaded at every patch row) and position thermometers: the literals of one patch (docs/fixed-point-conv.md 2), the compact scan", tmplConvPatchCompact, func(p *ConvParams) bool { return p.Compact })
 	addConvModuleIf("conv_range", "the range scan's patch rows and columns from the clause lanes' included thermometer literals (docs/conv-core.md 3)", tmplConvRange, func(p *ConvParams) bool { return p.Range })
 	addConvModule("conv_clause", "one clause lane: AND over included literals, OR over patches (docs/fixed-point-conv.md 5.2)", tmplConvClause)
 	addConvModule("conv_core", "convolutional PTM inference core: request and result streams, memory write ports, schedule, class sums", tmplConvCore)
@@ -55,15 +56,19 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvWMem = `// {{.Prefix}}_conv_mem with a write enable per 16-bit word: wr_mask bit k
-// writes word k of the row (the weight memory: a clause's NC weights,
-// written as a whole row or one class's weight at a time). yosys maps the
-// word enables onto the block RAM's write mask.
+const tmplConvWMem = `// {{.Prefix}}_conv_mem with a write enable per word: a row holds WORDS
+// words of WB bits, written from the low WB bits of the 16-bit words of
+// wr_data (the core's weight port; the generator chose WB to hold every
+// weight of the model, and the board refuses an upload word that does
+// not fit); wr_mask bit k writes word k of the row (the weight memory: a
+// clause's NC weights, written as a whole row or one class's weight at a
+// time). yosys maps the word enables onto the block RAM's write mask.
 module {{.Prefix}}_conv_wmem #(
-    parameter integer WORDS  = 1,  // 16-bit words per row
+    parameter integer WORDS  = 1,  // words per row
+    parameter integer WB     = 16, // bits per stored word (at most 16)
     parameter integer ADDR_W = 1,  // width of a row address
     parameter integer DEPTH  = 2{{if .InitMems}}, // rows
-    parameter INIT_FILE = ""       // $readmemh image of the initial contents
+    parameter INIT_FILE = ""       // $readmemh image of the initial contents (WORDS*WB-bit rows)
 {{- else}}   // rows
 {{- end}}
 ) (
@@ -71,25 +76,24 @@ module {{.Prefix}}_conv_wmem #(
     input  wire                wr_en,
     input  wire [WORDS-1:0]    wr_mask,
     input  wire [ADDR_W-1:0]   wr_addr,
-    input  wire [WORDS*16-1:0] wr_data,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [WORDS*16-1:0] wr_data, // bits WB..15 of each word are not stored
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire                rd_en,
     input  wire [ADDR_W-1:0]   rd_addr,
-    output reg  [WORDS*16-1:0] rd_data
+    output reg  [WORDS*WB-1:0] rd_data
 );
-    reg [WORDS*16-1:0] mem [0:DEPTH-1];
+    reg [WORDS*WB-1:0] mem [0:DEPTH-1];
 {{- if .InitMems}}
-
     initial $readmemh(INIT_FILE, mem);
 {{- end}}
-
     wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
-
     integer k;
     always @(posedge clk) begin
         if (wr_en) begin
             for (k = 0; k < WORDS; k = k + 1)
                 if (wr_mask[k])
-                    mem[addr][k*16 +: 16] <= wr_data[k*16 +: 16];
+                    mem[addr][k*WB +: WB] <= wr_data[k*16 +: WB];
         end else if (rd_en)
             rd_data <= mem[addr];
     end
@@ -199,7 +203,7 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvImg = `// One bit-plane of the image: H rows of W bits, written one row at a time
+const tmplConvImg = `// Rows of one bit-plane of two images: H rows of W bits, written one row at a time
 // (wr_en) and read one row at a time (rd_en, registered: rd_data is valid
 // the cycle after rd_en and holds until the next read). One write and one
 // read port, so that yosys maps it to iCE40 block RAM.
@@ -216,7 +220,10 @@ module {{.Prefix}}_conv_img #(
     input  wire [ADDR_W-1:0] rd_addr,
     output reg  [W-1:0]      rd_data
 );
-    (* ram_style = "block" *) reg [W-1:0] mem [0:H-1];
+    // no_rw_check: a read never meets a write of the same row (the core
+    // writes one image while a request reads the other), so yosys needs no
+    // collision bypass (about 63 flip-flops and 33 LUT4 per memory)
+    (* ram_style = "block", no_rw_check *) reg [W-1:0] mem [0:H-1];
 
     always @(posedge clk) begin
         if (wr_en)
@@ -232,9 +239,15 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // (docs/fixed-point-conv.md 2), the patch blocks visited in raster order.
 // The image is kept once, in block RAM: per bit-plane one
 // {{.Prefix}}_conv_img of its even rows and one of its odd rows, so that a
-// read gives two rows of every plane (2a, 2a+1 at address a). row_en
-// writes the next row, in order p*H + y (plane p's pixel (y, x) in bit x),
-// counted from 0 after row_rst. start (re)starts a scan at patch
+// read gives two rows of every plane (2a, 2a+1 at address a). Each memory
+// holds two images (banks): the scan reads bank rb while row_en writes the
+// next row of bank wb, in order p*H + y (plane p's pixel (y, x) in bit x),
+// counted from 0 after rst and after every swap; once P*H rows are
+// written (wfull) further rows are ignored until the swap. swap (a
+// request accepted) makes the bank just written whole the one read (no
+// swap when no whole image was written since the last: the request reads
+// the previous image), so the next image can be written while a request
+// runs. start (re)starts a scan at patch
 // ({{if .Range}}ylo{{else}}0{{end}}, 0): the load reads the window's rows, from the even row at or
 // below the first patch row to its last window row (n = WY + (first & 1)
 // rows), two per cycle and the last one or two one per cycle
@@ -260,9 +273,10 @@ module {{.Prefix}}_conv_patch #(
     parameter integer PN  = {{.PN}}  // patches per cycle
 ) (
     input  wire              clk,
+    input  wire              rst,
     input  wire              row_en,
     input  wire [W-1:0]      row,
-    input  wire              row_rst, // the next row written is row 0 of plane 0
+    input  wire              swap,    // a request is accepted: read the image just written, write the next from row 0
     input  wire              start,
     input  wire              next,
 {{- if .Range}}
@@ -345,18 +359,32 @@ module {{.Prefix}}_conv_patch #(
 {{- if gt .P 1}}
     reg  [{{sub .PWd 1}}:0] wp;
 {{- end}}
+    reg             wfull; // P*H rows written since the last swap
+    reg             wb, rb; // the bank written, the bank read (wb != rb)
+    wire            wr     = row_en && !wfull;
+    wire            w_last = wa == MA_W'(H - 1){{if gt .P 1}} && wp == {{dec .PWd (sub .P 1)}}{{end}};
     always @(posedge clk) begin
-        if (row_rst) begin
-            wa <= {{dec .MAW 0}};
+        if (rst || swap) begin
+            wa    <= {{dec .MAW 0}};
 {{- if gt .P 1}}
-            wp <= {{dec .PWd 0}};
+            wp    <= {{dec .PWd 0}};
 {{- end}}
-        end else if (row_en) begin
+            wfull <= 1'b0;
+            if (rst) begin
+                wb <= 1'b0;
+                rb <= 1'b1;
+            end else if (wfull) begin
+                wb <= rb;
+                rb <= wb;
+            end
+        end else if (wr) begin
             wa <= (wa == {{dec .MAW (sub .H 1)}}) ? {{dec .MAW 0}} : wa + 1'b1;
 {{- if gt .P 1}}
             if (wa == {{dec .MAW (sub .H 1)}})
                 wp <= (wp == {{dec .PWd (sub .P 1)}}) ? {{dec .PWd 0}} : wp + 1'b1;
 {{- end}}
+            if (w_last)
+                wfull <= 1'b1;
         end
     end
 
@@ -430,28 +458,28 @@ module {{.Prefix}}_conv_patch #(
         for (p = 0; p < P; p = p + 1) begin : g_plane
             {{.Prefix}}_conv_img #(
                 .W      (W),
-                .ADDR_W (HA_W),
-                .H      ((H + 1) / 2)
+                .ADDR_W (HA_W + 1),
+                .H      (2 << HA_W)
             ) img_e (
                 .clk     (clk),
-                .wr_en   (row_en && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr (wa[HA_W:1]),
+                .wr_en   (wr && !wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa[HA_W:1]}),
                 .wr_data (row),
                 .rd_en   (rd_en),
-                .rd_addr (nr_next[HA_W:1]),
+                .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_e[p*W +: W])
             );
             {{.Prefix}}_conv_img #(
                 .W      (W),
-                .ADDR_W (HA_W),
-                .H      ((H + 1) / 2)
+                .ADDR_W (HA_W + 1),
+                .H      (2 << HA_W)
             ) img_o (
                 .clk     (clk),
-                .wr_en   (row_en && wa[0]{{if gt .P 1}} && wp == p{{end}}),
-                .wr_addr (wa[HA_W:1]),
+                .wr_en   (wr && wa[0]{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa[HA_W:1]}),
                 .wr_data (row),
                 .rd_en   (rd_en),
-                .rd_addr (nr_next[HA_W:1]),
+                .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_o[p*W +: W])
             );
             wire [W-1:0] rd_1 = nr[0] ? rd_o[p*W +: W] : rd_e[p*W +: W]; // row nr
@@ -532,6 +560,288 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
+const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (y, x + j), j = 0..PN-1
+// (docs/fixed-point-conv.md 2), the patch blocks visited in raster order:
+// the compact scan's variant (hw.ScanCompact), with no band of rows below
+// the window. The image is kept in block RAM: per bit-plane two
+// {{.Prefix}}_conv_img memories a and b with every row of the plane (so
+// that one read gives any two rows), two images each (banks): the scan
+// reads bank rb while row_en writes the
+// next row of bank wb, in order p*H + y (plane p's pixel (y, x) in bit
+// x), counted from 0 after rst and after every swap; once P*H rows are
+// written (wfull) further rows are ignored until the swap. swap (a
+// request accepted) makes the bank just written whole the one read (no
+// swap when no whole image was written since the last). start (re)starts
+// a scan at patch (ylo, 0), and a move to the next patch row (next at
+// the row's last block) reloads the window at row y + 1: the load reads
+// the window's rows r .. r+WY-1 in NR = {{.NR}} pairs (row r + 2i from
+// memory a, r + 2i + 1 from memory b), one pair per cycle from the cycle
+// after, each written into window rows 2i, 2i + 1 the cycle after its
+// read; ready rises the cycle after the last (NR + 2 cycles from start). next moves x on by PN patches. Window row
+// (p, dy) holds row y+dy moved left by x, so that the window bit (p, dy,
+// dx) of patch j is its bit dx + j. The row and column thermometers
+// ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
+// thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
+module {{.Prefix}}_conv_patch #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer H   = {{.H}}, // image rows
+    parameter integer W   = {{.W}}, // image columns
+    parameter integer P   = {{.P}}, // bit-planes
+    parameter integer WY  = {{.WY}}, // window rows
+    parameter integer WX  = {{.WX}}, // window columns
+    parameter integer F   = {{.F}}, // features of a patch
+    parameter integer PN  = {{.PN}}  // patches per cycle
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              row_en,
+    input  wire [W-1:0]      row,
+    input  wire              swap,    // a request is accepted: read the image just written, write the next from row 0
+    input  wire              start,
+    input  wire              next,
+    input  wire [{{sub .YW 1}}:0]        ylo,   // the first patch row (read at start),
+    input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
+    input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
+    output reg               ready, // the window holds the present block's rows
+    output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
+    output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
+    output wire              last   // the block is the last of the scan
+);
+    localparam integer MA_W = {{.MAW}}; // the write row counter (0..H-1): HA_W + 1
+    localparam integer NR   = {{.NR}}; // reads of a window load (row pairs)
+
+{{- if gt .TX 0}}
+    reg [{{sub .TX 1}}:0] tx;
+{{- end}}
+{{- if gt .TY 0}}
+    reg [{{sub .TY 1}}:0] ty;
+{{- end}}
+    // The row end and last row, registered for the block they describe.
+    wire x_end; // the block is the last of its row in the scan
+    reg [{{sub .YW 1}}:0] y;
+    reg         ye; // y == yhi
+{{- if lt .PN .PX}}
+    reg [{{sub .XW 1}}:0] x;
+    reg         xe; // x + PN > xhi
+    assign x_end = xe;
+{{- else}}
+    assign x_end = 1'b1; // a row is one block
+    wire unused_xhi = ^xhi;
+{{- end}}
+    wire adv = next && x_end; // a move to the next patch row
+
+    always @(posedge clk) begin
+        if (start) begin
+            y  <= ylo;
+            ye <= ylo == yhi;
+{{- if lt .PN .PX}}
+            x  <= {{dec .XW 0}};
+            xe <= {{dec .XW .PN}} > xhi;
+{{- end}}
+        end else if (next) begin
+            if (x_end) begin
+                y  <= y + 1'b1;
+                ye <= y + 1'b1 == yhi;
+{{- if lt .PN .PX}}
+                x  <= {{dec .XW 0}};
+                xe <= {{dec .XW .PN}} > xhi;
+            end else begin
+                x  <= x + {{dec .XW .PN}};
+                xe <= x + {{dec .XW (mul 2 .PN)}} > xhi;
+{{- end}}
+            end
+        end
+    end
+
+    // The image memories: the write counter and the banks.
+    reg  [MA_W-1:0] wa;
+{{- if gt .P 1}}
+    reg  [{{sub .PWd 1}}:0] wp;
+{{- end}}
+    reg             wfull; // P*H rows written since the last swap
+    reg             wb, rb; // the bank written, the bank read (wb != rb)
+    wire            wr     = row_en && !wfull;
+    wire            w_last = wa == MA_W'(H - 1){{if gt .P 1}} && wp == {{dec .PWd (sub .P 1)}}{{end}};
+    always @(posedge clk) begin
+        if (rst || swap) begin
+            wa    <= {{dec .MAW 0}};
+{{- if gt .P 1}}
+            wp    <= {{dec .PWd 0}};
+{{- end}}
+            wfull <= 1'b0;
+            if (rst) begin
+                wb <= 1'b0;
+                rb <= 1'b1;
+            end else if (wfull) begin
+                wb <= rb;
+                rb <= wb;
+            end
+        end else if (wr) begin
+            wa <= (wa == {{dec .MAW (sub .H 1)}}) ? {{dec .MAW 0}} : wa + 1'b1;
+{{- if gt .P 1}}
+            if (wa == {{dec .MAW (sub .H 1)}})
+                wp <= (wp == {{dec .PWd (sub .P 1)}}) ? {{dec .PWd 0}} : wp + 1'b1;
+{{- end}}
+            if (w_last)
+                wfull <= 1'b1;
+        end
+    end
+
+    // The load: from row r = ylo (start) or y + 1 (adv), NR reads of row
+    // pairs, each written into two window rows the cycle after.
+    wire [{{.YW}}:0] r = start ? {1'b0, ylo} : {1'b0, y} + 1'b1;
+    reg              loading;   // a read this cycle
+    reg  [MA_W-1:0]  la, lb;    // its rows in memories a and b (rows past the image wrap: never used)
+    reg  [{{.NRW}}-1:0] li;        // its pair index
+    reg              wv;        // the read of last cycle is present: written now
+    reg  [{{.NRW}}-1:0] wi;        // ... its pair index
+    always @(posedge clk) begin
+        wv <= loading && !(start || adv); // a new load drops a read in flight
+        wi <= li;
+        if (start || adv) begin
+            loading <= 1'b1;
+            la      <= MA_W'(r);
+            lb      <= MA_W'(r + 1'b1);
+            li      <= {{"{"}}{{.NRW}}{1'b0}};
+            ready   <= 1'b0;
+        end else begin
+            if (loading) begin
+                la <= la + MA_W'(2);
+                lb <= lb + MA_W'(2);
+                li <= li + 1'b1;
+                if (li == {{.NRW}}'(NR - 1))
+                    loading <= 1'b0;
+            end
+            if (wv && wi == {{.NRW}}'(NR - 1))
+                ready <= 1'b1;
+        end
+        if (rst) begin
+            loading <= 1'b0;
+            wv      <= 1'b0;
+        end
+    end
+    wire [P*W-1:0] rd_a, rd_b; // the pair read last cycle: rows r + 2i and r + 2i + 1 of every plane
+{{- if gt .TY 0}}
+
+    // ty at the first patch row: ty[k] = ylo > k.
+    wire [{{sub .TY 1}}:0] ty_first;
+    genvar tk;
+    generate
+        for (tk = 0; tk < {{.TY}}; tk = tk + 1) begin : g_ty
+            assign ty_first[tk] = ylo > tk;
+        end
+    endgenerate
+{{- end}}
+
+    always @(posedge clk) begin
+        if (start) begin
+{{- if gt .TX 0}}
+            tx   <= {{dec .TX 0}};
+{{- end}}
+{{- if gt .TY 0}}
+            ty   <= ty_first;
+{{- end}}
+        end else if (next) begin
+            if (x_end) begin
+{{- if gt .TX 0}}
+                tx   <= {{dec .TX 0}};
+{{- end}}
+{{- if gt .TY 0}}
+                ty   <= {{if eq .TY 1}}1'b1{{else}}{ty[{{sub .TY 2}}:0], 1'b1}{{end}};
+{{- end}}
+{{- if gt .TX 0}}
+            end else begin
+                tx   <= {{if le .TX .PN}}{{"{"}}{{.TX}}{1'b1}}{{else}}{tx[{{sub (sub .TX 1) .PN}}:0], {{"{"}}{{.PN}}{1'b1}}}{{end}};
+{{- end}}
+            end
+        end
+    end
+
+    wire [PN*F-1:0] feat;
+
+    genvar p, dy, dx, j;
+    generate
+        for (p = 0; p < P; p = p + 1) begin : g_plane
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (MA_W + 1),
+                .H      (2 << MA_W)
+            ) img_a (
+                .clk     (clk),
+                .wr_en   (wr{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa}),
+                .wr_data (row),
+                .rd_en   (loading),
+                .rd_addr ({rb, la}),
+                .rd_data (rd_a[p*W +: W])
+            );
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (MA_W + 1),
+                .H      (2 << MA_W)
+            ) img_b (
+                .clk     (clk),
+                .wr_en   (wr{{if gt .P 1}} && wp == p{{end}}),
+                .wr_addr ({wb, wa}),
+                .wr_data (row),
+                .rd_en   (loading),
+                .rd_addr ({rb, lb}),
+                .rd_data (rd_b[p*W +: W])
+            );
+            for (dy = 0; dy < WY; dy = dy + 1) begin : g_row
+                reg  [W-1:0] win; // row y+dy of plane p, moved left by x
+                wire ld = wv && wi == {{.NRW}}'(dy / 2);
+                always @(posedge clk) begin
+                    if (ld)
+                        win <= (dy % 2 == 0) ? rd_a[p*W +: W] : rd_b[p*W +: W];
+{{- if gt .PX .PN}}
+                    else if (next)
+                        win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
+{{- end}}
+                end
+{{- if gt .W (add .WX (sub .PN 1))}}
+                wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
+{{- end}}
+                for (j = 0; j < PN; j = j + 1) begin : g_patch
+                    for (dx = 0; dx < WX; dx = dx + 1) begin : g_col
+                        assign feat[j*F + (p*WY + dy)*WX + dx] = win[dx + j];
+                    end
+                end
+            end
+        end
+        for (j = 0; j < PN; j = j + 1) begin : g_therm
+{{- if gt .TY 0}}
+            assign feat[j*F + {{.WinBits}} +: {{.TY}}] = ty;
+{{- end}}
+{{- if gt .TX 0}}
+            if (j == 0) begin : g_t0
+                assign feat[{{add .WinBits .TY}} +: {{.TX}}] = tx;
+            end else if (j < {{.TX}}) begin : g_tj
+                assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {tx[{{sub .TX 1}}-j:0], {j{1'b1}}};
+            end else begin : g_tall
+                assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {{"{"}}{{.TX}}{1'b1}};
+            end
+{{- end}}
+            assign lit[j*2*F +: 2*F] = {~feat[j*F +: F], feat[j*F +: F]};
+{{- if gt .PN 1}}
+            if (j == 0) begin : g_v0
+                assign valid[j] = 1'b1;
+            end else begin : g_vj
+                assign valid[j] = !tx[{{sub .PX 1}}-j];
+            end
+{{- end}}
+        end
+    endgenerate
+{{- if eq .PN 1}}
+
+    assign valid = 1'b1;
+{{- end}}
+
+    assign last = x_end && ye;
+endmodule
+
+` + "`default_nettype wire\n"
+
 const tmplConvRange = `// The patches a clause lane can fire on: its included row-thermometer
 // literals "y > k" (and negations "y <= k") allow an interval of patch rows
 // lo..hi, its column-thermometer literals an interval of columns xl..xh;
@@ -606,8 +916,9 @@ endmodule
 
 ` + "`default_nettype wire\n"
 
-const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) in the idle
-// state, into block RAM (conv_patch); a request (K, seed Q) on that image
+const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) at any time,
+// into block RAM (conv_patch: two images, so the next one is written
+// while a request runs on the last); a request (K, seed Q) on that image
 // is accepted in the idle state. K outside 1..MaxK is answered by one
 // error word. Otherwise the seeder loads the L lane LFSRs (L + 3 cycles);
 // then three units work on consecutive clause groups at once (the K*G
@@ -663,16 +974,21 @@ module {{.Prefix}}_conv_core #(
     input  wire [L*BITS-1:0]   bank_wr_data,
     // Weight write port (between requests): the NC 16-bit weights of
     // clause slot c = g*LC + ci, class 0 in the low bits; with wt_wr_one
-    // only class wt_wr_class's weight (its 16 bits of wt_wr_data).
+    // only class wt_wr_class's weight (its 16 bits of wt_wr_data). The
+    // memory keeps the low WB = {{.WB}} bits of each (every weight of the
+    // model fits them; a wider weight would wrap).
     input  wire                wt_wr_en,
     input  wire [WADDR_W-1:0]  wt_wr_clause,
     input  wire [NC*16-1:0]    wt_wr_data,
     input  wire                wt_wr_one,
     input  wire [{{sub .ClsW 1}}:0]        wt_wr_class,
-    // Image rows (between requests): P*H = {{mul .P .H}} rows written in order
-    // p*H + y before a request, plane p's pixel (y, x) in bit x of row
-    // p*H + y, counted from row 0 after reset and after every accepted
-    // request; the image stays for the following requests until rewritten.
+    // Image rows (at any time: the image memory holds two images, the one
+    // a running request reads and the next): P*H = {{mul .P .H}} rows written in
+    // order p*H + y before a request, plane p's pixel (y, x) in bit x of
+    // row p*H + y, counted from row 0 after reset and after every accepted
+    // request; rows past P*H are ignored. A request reads the last image
+    // written whole (all P*H rows) before it was accepted: the image stays
+    // for the following requests until rewritten.
     input  wire                img_wr_en,
     input  wire [IMG_W-1:0]    img_wr_data,
     // Request stream.
@@ -748,10 +1064,18 @@ module {{.Prefix}}_conv_core #(
     // A group's first beat waits for the previous group's take (its
     // decisions enter the include registers the cycle after){{if gt .BT 1}}, or for
     // the cycle before it when the scan waits: then the take is certain{{end}}.
+{{- if .Compact}}
+    // (compact: the clause lanes read the include registers themselves, so
+    // a group's first beat waits until the scan is done with the previous
+    // group, wt_take; its decisions enter the cycle after)
+    wire wt_take;
+    wire issue = state == S_RUN && !s_done && (!beat0 || !hold || wt_take);
+{{- else}}
     wire issue = state == S_RUN && !s_done && (!beat0 || !hold || take{{if gt .BT 1}} || early{{end}});
+{{- end}}
     reg  valid1;                    // the beat issued last cycle: draws and thresholds present
     reg  first1, last1;             // ... and it was its group's first, last
-{{- if gt .BT 1}}
+{{- if and (gt .BT 1) (not .Compact)}}
     wire early = valid1 && last1 && cstate == C_WAIT; // the group completes now and the scan waits: it takes it next cycle
 {{- end}}
     always @(posedge clk) begin
@@ -785,7 +1109,7 @@ module {{.Prefix}}_conv_core #(
             end
             if (issue && beat_last)
                 hold <= 1'b1;
-            else if (take)
+            else if ({{if .Compact}}wt_take{{else}}take{{end}})
                 hold <= 1'b0;
             if (valid1 && last1)
                 sr_full <= 1'b1;
@@ -834,7 +1158,9 @@ module {{.Prefix}}_conv_core #(
     reg  [LC-1:0]  any_s;         // the scanned group's lanes have an included literal
     reg            past_last;     // the last patch has been evaluated
     wire           scan_eval = cstate == C_SCAN && patch_ready && !past_last;
+{{- if not .Compact}}
     wire           wt_take;       // the weigh unit takes the scanned group's outputs
+{{- end}}
 {{- if .Range}}
     // The range scan (conv_range): at the take the lanes' intervals are
     // registered from the include registers; in C_RANGE their union is
@@ -911,9 +1237,10 @@ module {{.Prefix}}_conv_core #(
 
     {{.Prefix}}_conv_patch patch (
         .clk     (clk),
-        .row_en  (img_wr_en && state == S_IDLE),
+        .rst     (rst),
+        .row_en  (img_wr_en),
         .row     (img_wr_data),
-        .row_rst (rst || accept),
+        .swap    (accept),
         .start   (cstate == C_START),
         .next    (scan_eval && !patch_last),
 {{- if .Range}}
@@ -930,11 +1257,15 @@ module {{.Prefix}}_conv_core #(
     genvar ci;
     generate
         for (ci = 0; ci < LC; ci = ci + 1) begin : g_clause_lane
+{{- if .Compact}}
+            wire [LIT-1:0] inc_s = inc[ci*INC_W +: LIT]; // the include registers themselves (held until wt_take)
+{{- else}}
             reg [LIT-1:0] inc_s; // the scanned group's include bits of clause lane ci
             always @(posedge clk) begin
                 if (take)
                     inc_s <= inc[ci*INC_W +: LIT];
             end
+{{- end}}
 {{- if .Range}}
             assign therm[ci*TH +: TH] = {inc[ci*INC_W + {{add .F .WinBits}} +: {{add .TY .TX}}], inc[ci*INC_W + {{.WinBits}} +: {{add .TY .TX}}]};
 {{- end}}
@@ -963,11 +1294,12 @@ module {{.Prefix}}_conv_core #(
     // the read) is 1.
     reg  [LC-1:0]    outs;
     reg              acc_v, acc_o, wlast;
-    wire [NC*16-1:0] wt_row;
+    wire [NC*{{.WB}}-1:0] wt_row; // the clause's NC weights, {{.WB}} bits each
     wire             weigh_read = wstate == W_WEIGH && j != {{dec .JW .LC}};
 
     {{.Prefix}}_conv_wmem #(
         .WORDS  (NC),
+        .WB     ({{.WB}}),
         .ADDR_W (WADDR_W),
         .DEPTH  ({{.WDepth}}){{if .InitMems}},
         .INIT_FILE ("{{.WtsFile}}"){{end}}

@@ -160,8 +160,12 @@ func cmdBoard(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		scan, err := hf.convScan()
+		if err != nil {
+			return err
+		}
 		opts.ConvBank, opts.ModelHash = b, cvHash
-		opts.Config = hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, PatchLanes: hf.pn}
+		opts.Config = hw.Config{Bits: h.Bits, LFSRWidth: h.LFSRWidth, ClauseLanes: h.ClauseLanes, LiteralLanes: h.LiteralLanes, PatchLanes: hf.pn, Scan: scan}
 		if isSet(fs, "max-k") {
 			opts.Config.MaxK = hf.maxK
 		}

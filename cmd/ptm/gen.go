@@ -31,16 +31,16 @@ type hwFlags struct {
 // scan cycle (hw.Config.PatchLanes), and --scan, its scan (hw.Config.Scan).
 func (h *hwFlags) addPatchLanes(fs *flag.FlagSet) {
 	fs.IntVar(&h.pn, "patch-lanes", 1, "convolutional core: adjacent patches evaluated per scan cycle (each costs every clause lane a 2F-input AND)")
-	fs.StringVar(&h.scan, "scan", "", "convolutional core: the patch scan, range (default: only the patches the included position thermometers allow) or full")
+	fs.StringVar(&h.scan, "scan", "", "convolutional core: the patch scan, range (default: only the patches the included position thermometers allow), full, or compact (range in the least logic, slower)")
 }
 
 // convScan is --scan checked: "" (the default, range), range or full.
 func (h *hwFlags) convScan() (string, error) {
 	switch h.scan {
-	case "", hw.ScanRange, hw.ScanFull:
+	case "", hw.ScanRange, hw.ScanFull, hw.ScanCompact:
 		return h.scan, nil
 	}
-	return "", fmt.Errorf("%w: --scan %q: want %s or %s", errUsage, h.scan, hw.ScanRange, hw.ScanFull)
+	return "", fmt.Errorf("%w: --scan %q: want %s, %s or %s", errUsage, h.scan, hw.ScanRange, hw.ScanFull, hw.ScanCompact)
 }
 
 func (h *hwFlags) add(fs *flag.FlagSet) {

@@ -139,6 +139,18 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 		}
 		cands = append(cands, synth.ConvCandidate{ClauseLanes: g.LC, LiteralLanes: g.LL, PatchLanes: d.Params.PN, Scan: d.Params.Scan,
 			Design: d, ScheduleCycles: synth.ConvScheduleCycles(&d.Params)})
+		if scan == "" {
+			// the compact scan of the same lanes: the search's fallback
+			// when the smallest range-scan candidate does not fit
+			dc, err := gen(g.LC, g.LL, g.PN, hw.ScanCompact)
+			if err != nil {
+				return err
+			}
+			if dc.Params.Compact {
+				cands = append(cands, synth.ConvCandidate{ClauseLanes: g.LC, LiteralLanes: g.LL, PatchLanes: dc.Params.PN, Scan: dc.Params.Scan,
+					Design: dc, ScheduleCycles: synth.ConvScheduleCycles(&dc.Params)})
+			}
+		}
 	}
 	if len(cands) == 0 {
 		if fitErr == nil {

@@ -682,30 +682,72 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 	base := o.Dir
 	// The smallest candidate first, through yosys alone: when even its
 	// netlist has more LUT4 or flip-flops than the device has logic
-	// cells, no candidate fits and none is placed.
-	small := cands[0]
-	for _, c := range cands[1:] {
-		if c.ClauseLanes*c.LiteralLanes*c.PatchLanes < small.ClauseLanes*small.LiteralLanes*small.PatchLanes ||
-			(c.ClauseLanes*c.LiteralLanes*c.PatchLanes == small.ClauseLanes*small.LiteralLanes*small.PatchLanes && c.ScheduleCycles > small.ScheduleCycles) {
-			small = c
-		}
-	}
+	// cells, no candidate of its scan fits and none is placed. Candidates
+	// of the compact scan (hw.ScanCompact) are the fallback: when the
+	// smallest of the others does not fit, the smallest compact one is
+	// estimated, and only the compact candidates of its lanes x patches
+	// are tried.
 	dev, err := LookupDevice(o.Device)
 	if err != nil {
 		return nil, err
 	}
-	est := o
-	est.Design, est.SynthOnly, est.Pack = small.Design, true, true
-	est.Dir = filepath.Join(base, fmt.Sprintf("estimate-%dx%d-pn%d-%s", small.ClauseLanes, small.LiteralLanes, small.PatchLanes, small.Scan))
-	so.step("search: the smallest candidate (%d x %d lanes, %d patches per cycle) through yosys and packing first", small.ClauseLanes, small.LiteralLanes, small.PatchLanes)
-	if r, err := CachedConv(ctx, est); err != nil {
-		if !errors.Is(err, ErrNoFit) {
+	prod := func(c ConvCandidate) int { return c.ClauseLanes * c.LiteralLanes * c.PatchLanes }
+	smallest := func(cs []ConvCandidate) ConvCandidate {
+		small := cs[0]
+		for _, c := range cs[1:] {
+			if prod(c) < prod(small) || (prod(c) == prod(small) && c.ScheduleCycles > small.ScheduleCycles) {
+				small = c
+			}
+		}
+		return small
+	}
+	estimate := func(small ConvCandidate) error {
+		est := o
+		est.Design, est.SynthOnly, est.Pack = small.Design, true, true
+		est.Dir = filepath.Join(base, fmt.Sprintf("estimate-%dx%d-pn%d-%s", small.ClauseLanes, small.LiteralLanes, small.PatchLanes, small.Scan))
+		so.step("search: the smallest candidate (%d x %d lanes, %d patches per cycle, %s scan) through yosys and packing first", small.ClauseLanes, small.LiteralLanes, small.PatchLanes, small.Scan)
+		if r, err := CachedConv(ctx, est); err != nil {
+			if !errors.Is(err, ErrNoFit) {
+				return err
+			}
+			lastErr = err
+		} else if need := max(r.LUT4, r.FFs, r.LUTs); need > dev.LCs || r.BRAMs > dev.BRAMs {
+			return fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle (%s scan), needs %d LUT4 and %d flip-flops (yosys), %d logic cells and %d block RAMs (packed), the device has %d logic cells and %d block RAMs: no candidate fits (build: %s)",
+				ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, small.Scan, r.LUT4, r.FFs, r.LUTs, r.BRAMs, dev.LCs, dev.BRAMs, r.BuildDir)
+		}
+		return nil
+	}
+	var normal, compact []ConvCandidate
+	for _, c := range cands {
+		if c.Scan == hw.ScanCompact {
+			compact = append(compact, c)
+		} else {
+			normal = append(normal, c)
+		}
+	}
+	err = nil
+	if len(normal) > 0 {
+		err = estimate(smallest(normal))
+		if err == nil {
+			cands = normal
+		} else if !errors.Is(err, ErrNoFit) || len(compact) == 0 {
 			return nil, err
 		}
-		lastErr = err
-	} else if need := max(r.LUT4, r.FFs, r.LUTs); need > dev.LCs || r.BRAMs > dev.BRAMs {
-		return nil, fmt.Errorf("%w on %s: the smallest candidate, %d x %d lanes with %d patch per cycle, needs %d LUT4 and %d flip-flops (yosys), %d logic cells and %d block RAMs (packed), the device has %d logic cells and %d block RAMs: no candidate fits (build: %s)",
-			ErrNoFit, dev.Name, small.ClauseLanes, small.LiteralLanes, small.PatchLanes, r.LUT4, r.FFs, r.LUTs, r.BRAMs, dev.LCs, dev.BRAMs, r.BuildDir)
+	}
+	if len(normal) == 0 || err != nil {
+		small := smallest(compact)
+		if cerr := estimate(small); cerr != nil {
+			if err != nil && errors.Is(cerr, ErrNoFit) {
+				return nil, fmt.Errorf("%w; with the compact scan: %w", err, cerr)
+			}
+			return nil, cerr
+		}
+		cands = nil
+		for _, c := range compact {
+			if prod(c) == prod(small) {
+				cands = append(cands, c)
+			}
+		}
 	}
 	for _, c := range cands {
 		oc := o

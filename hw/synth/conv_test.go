@@ -88,6 +88,15 @@ func TestConvCandidateOrder(t *testing.T) {
 	if got, want := ConvScheduleCycles(p), 128*(3+6+19*3)+1+2+10; got != want {
 		t.Fatalf("schedule %d cycles per sample, want %d", got, want)
 	}
+	// The compact scan: the sampler waits for the scan, so a group costs
+	// BT + 2 + the scan's overhead (3 + NR + 2 = 10, NR = 5 row pairs) +
+	// its blocks (57) and the window's reload at each of the 18 moves to
+	// the next patch row (NR + 1 = 6 more each).
+	pc := *p
+	pc.Compact, pc.NR = true, 5
+	if got, want := ConvScheduleCycles(&pc), 128*(17+2+10+57+18*6)+1+2+10; got != want {
+		t.Fatalf("compact schedule %d cycles per sample, want %d", got, want)
+	}
 	var cands []ConvCandidate
 	for _, g := range ConvCandidateGrid {
 		q := mnistConvParams(t, 128, g.LC, g.LL, g.PN)

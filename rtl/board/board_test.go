@@ -210,6 +210,7 @@ func getConvCore(t *testing.T) (*hw.ConvDesign, string) {
 	convOnce.Do(func() {
 		h := conv.Head{Shape: conv.Shape{H: 7, W: 6, Planes: 2, WY: 3, WX: 4}, Structure: conv.Coalesced, Classes: 3, Clauses: 9, T: 200}
 		h.Weights = make([]int32, h.Classes*h.Clauses)
+		h.Weights[0], h.Weights[1] = -512, 511 // 10-bit weights (hw.ConvParams.WB)
 		b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
 		cfg := hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: 2, LiteralLanes: 7, MaxK: 100, Prefix: "tinyc"}
 		convD, convErr = hw.GenerateConv(cfg, b, "0123abcd")
@@ -264,8 +265,7 @@ func convQueryParams(t *testing.T, d *hw.ConvDesign) []param {
 			ps[i].value = fmt.Sprint(v)
 		}
 	}
-	p := d.Params
-	return append(ps, param{"IMG_ROWS", fmt.Sprint(p.P * p.H)})
+	return ps
 }
 
 // coreParams are the board_top parameters that describe a generated core.
@@ -566,7 +566,7 @@ func benchArgs(t *testing.T, b bench, dir string) (args, inputs []string) {
 	if b.conv {
 		d, dir := getConvCore(t)
 		params = append(convQueryParams(t, d), params...)
-		args = append(args, "+define+PTM_CONV_CORE="+d.Top(), "-CFLAGS", fmt.Sprintf("-DCONV_F=%d", d.Params.F))
+		args = append(args, "+define+PTM_CONV_CORE="+d.Top(), "-CFLAGS", fmt.Sprintf("-DCONV_F=%d -DCONV_WB=%d", d.Params.F, d.Params.WB))
 		for _, f := range d.VerilogFiles() {
 			files = append(files, filepath.Join(dir, f))
 		}

@@ -59,6 +59,9 @@
  *                     LFSR width, lanes LC x LL, groups G, beats BT, model
  *                     hash prefix and info version word (conv_query's
  *                     info ROM; hw.ConvDesign.BoardParams sets them all)
+ *   WT_BITS           KIND 1: the width of the core's stored weights
+ *                     (hw.ConvParams.WB): proto_engine refuses an uploaded
+ *                     weight word outside it (ERROR 3, the load ends)
  *   STATUS_ALL        1: every STATUS counter is kept; 0: the optional
  *                     counters 0, 8, 9, 10 (frames executed and sent, core
  *                     runs, ERRORs) read 0 (docs/protocol.md section 5).
@@ -157,6 +160,7 @@ module board_top #(
     parameter LL               = 1,
     parameter GROUPS           = 1,
     parameter BEATS            = 1,
+    parameter WT_BITS          = 16,    // KIND 1: the core's stored weight width (uploaded weights outside it are refused)
     parameter [31:0] HASH32    = 32'h00000000,
     parameter [31:0] INFO_VER  = 32'h50540002
     /* verilator lint_on UNUSEDPARAM */
@@ -390,6 +394,8 @@ wire [ADDR_W-1:0]   bank_wr_addr;
 wire [BITS-1:0]     bank_wr_data;
 wire                req_valid, req_ready, req_stats, req_more;
 wire [FEATURES-1:0] req_features;
+wire                img_wr_en;
+wire [(KIND != 0 ? IMG_W : 1)-1:0] img_wr_data;
 wire [K_W-1:0]      req_k;
 wire [31:0]         req_seed;
 wire                res_valid, res_ready, res_last, res_error;
@@ -410,7 +416,7 @@ proto_engine #(
     // (SETS_MAX 1, issue 12's 1,000-cell shell) stays at version 5
     .WINDOWS((SETS_MAX > 1) ? 1 : 0),
     .KIND(KIND), .IMG_H(IMG_H), .IMG_W(IMG_W), .PLANES(PLANES), .WIN_Y(WIN_Y), .WIN_X(WIN_X),
-    .EXTRA_WORDS((KIND != 0) ? NC * CLAUSES : 0)
+    .EXTRA_WORDS((KIND != 0) ? NC * CLAUSES : 0), .WT_BITS(WT_BITS)
 ) u_engine (
     .clk(clk), .rst(rst),
     .s_desc_valid(a_dvalid), .s_desc_ready(a_dready), .s_desc_type(a_dtype),
@@ -423,6 +429,7 @@ proto_engine #(
     .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
     .bank_wr_data(bank_wr_data),
     .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
+    .img_wr_en(img_wr_en), .img_wr_data(img_wr_data),
     .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
     .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
     .res_last(res_last), .res_error(res_error),
@@ -439,6 +446,11 @@ proto_engine #(
 );
 
 generate
+    if (KIND == 0) begin : g_noimg
+        wire unused_img = &{1'b0, img_wr_en, img_wr_data};
+    end else begin : g_nofeat
+        wire unused_feat = &{1'b0, req_features};   // the image goes through img_wr_*
+    end
     if (CORE_CLK == 0 && KIND == 0) begin : g_core
         `PTM_CORE core (
             .clk(clk), .rst(rst),
@@ -483,7 +495,7 @@ generate
     end else if (CORE_CLK == 0) begin : g_conv_core
         // the convolutional query path and core on clk
         conv_query #(
-            .FEATURES(FEATURES), .IMG_W(IMG_W), .IMG_ROWS(PLANES * IMG_H), .BITS(BITS), .TBITS(TBITS),
+            .FEATURES(FEATURES), .IMG_W(IMG_W), .BITS(BITS), .TBITS(TBITS),
             .LANES(LANES), .LANE_W(LANE_W), .DEPTH(DEPTH), .ADDR_W(ADDR_W), .CADDR_W(CADDR_W),
             .NC(NC), .CLAUSES(CLAUSES), .WADDR_W(WADDR_W), .K_W(K_W), .CLIP_T(CLIP_T),
             .INFO_VER(INFO_VER), .LFSR_W(LFSR_W), .LC(LC), .LL(LL), .MAXK(KMAX), .HASH32(HASH32),
@@ -492,23 +504,33 @@ generate
             .clk(clk), .rst(rst),
             .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
             .bank_wr_data(bank_wr_data),
-            .req_valid(req_valid), .req_ready(req_ready), .req_features(req_features),
+            .img_wr_en(img_wr_en), .img_wr_data(img_wr_data),
+            .req_valid(req_valid), .req_ready(req_ready),
             .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
             .res_valid(res_valid), .res_ready(res_ready), .res_data(res_data),
             .res_last(res_last), .res_error(res_error),
             .idle(core_idle), .info_addr(info_addr), .info_data(info_data)
         );
     end else begin : g_conv_xing
-        // the same on clk_core, through core_xing like the tabular core
-        wire c_rst, c_bank_wr_en, c_req_valid, c_req_ready, c_res_valid, c_res_ready, c_idle;
+        // the same on clk_core, through core_xing like the tabular core;
+        // an image row crosses as a bank word marked by its top bit
+        // (rows come at most every IMG_W >= 2 clocks, bank words every
+        // second clock, never both at once: LOAD_DATA and INFER)
+        wire c_rst, c_x_en, c_req_valid, c_req_ready, c_res_valid, c_res_ready, c_idle;
+        wire              c_x_img;
+        wire [IMG_W-1:0]  c_img_wr_data;
         wire [LANE_W-1:0] c_bank_wr_lane;
         wire [ADDR_W-1:0] c_bank_wr_addr;
         wire [BITS-1:0]   c_bank_wr_data;
+        wire              c_bank_wr_en = c_x_en && !c_x_img;
+        wire              c_img_wr_en  = c_x_en && c_x_img;
 
-        core_xing #(.BANK_W(LANE_W + ADDR_W + BITS)) u_xing (
+        core_xing #(.BANK_W(1 + IMG_W + LANE_W + ADDR_W + BITS)) u_xing (
             .clk(clk), .rst(rst), .clk_core(clk_core), .rst_core(c_rst),
-            .s_bank_wr_en(bank_wr_en), .s_bank_wr_word({bank_wr_lane, bank_wr_addr, bank_wr_data}),
-            .c_bank_wr_en(c_bank_wr_en), .c_bank_wr_word({c_bank_wr_lane, c_bank_wr_addr, c_bank_wr_data}),
+            .s_bank_wr_en(bank_wr_en || img_wr_en),
+            .s_bank_wr_word({img_wr_en, img_wr_data, bank_wr_lane, bank_wr_addr, bank_wr_data}),
+            .c_bank_wr_en(c_x_en),
+            .c_bank_wr_word({c_x_img, c_img_wr_data, c_bank_wr_lane, c_bank_wr_addr, c_bank_wr_data}),
             .s_req_valid(req_valid), .s_req_ready(req_ready),
             .c_req_valid(c_req_valid), .c_req_ready(c_req_ready),
             .c_res_valid(c_res_valid), .c_res_ready(c_res_ready),
@@ -517,7 +539,7 @@ generate
         );
 
         conv_query #(
-            .FEATURES(FEATURES), .IMG_W(IMG_W), .IMG_ROWS(PLANES * IMG_H), .BITS(BITS), .TBITS(TBITS),
+            .FEATURES(FEATURES), .IMG_W(IMG_W), .BITS(BITS), .TBITS(TBITS),
             .LANES(LANES), .LANE_W(LANE_W), .DEPTH(DEPTH), .ADDR_W(ADDR_W), .CADDR_W(CADDR_W),
             .NC(NC), .CLAUSES(CLAUSES), .WADDR_W(WADDR_W), .K_W(K_W), .CLIP_T(CLIP_T),
             .INFO_VER(INFO_VER), .LFSR_W(LFSR_W), .LC(LC), .LL(LL), .MAXK(KMAX), .HASH32(HASH32),
@@ -526,7 +548,8 @@ generate
             .clk(clk_core), .rst(c_rst),
             .bank_wr_en(c_bank_wr_en), .bank_wr_lane(c_bank_wr_lane), .bank_wr_addr(c_bank_wr_addr),
             .bank_wr_data(c_bank_wr_data),
-            .req_valid(c_req_valid), .req_ready(c_req_ready), .req_features(req_features),
+            .img_wr_en(c_img_wr_en), .img_wr_data(c_img_wr_data),
+            .req_valid(c_req_valid), .req_ready(c_req_ready),
             .req_k(req_k), .req_seed(req_seed), .req_stats(req_stats), .req_more(req_more),
             .res_valid(c_res_valid), .res_ready(c_res_ready), .res_data(res_data),
             .res_last(res_last), .res_error(res_error),

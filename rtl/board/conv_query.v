@@ -7,7 +7,8 @@
  *              section 4, "Image queries", protocol version 7)
  *
  *   proto_engine --bank_wr (word by word)--> threshold rows, weight rows --> <conv core>
- *                --req (image, K_m, Q_m)---> image rows, one core request -->
+ *                --img_wr (row by row)-----> image rows ----------------------->
+ *                --req (K_m, Q_m)----------> one core request ----------------->
  *                <--res (samples or stats)-- class sums, or their statistics <--
  *
  * Hand-written; the core it wraps is generated (hw.GenerateConv) and named
@@ -29,10 +30,13 @@
  * (proto_engine's next), a threshold word restarts the weight position
  * at class 0, clause 0.
  *
- * Requests: a request's features are one booleanized image, P*H rows of
- * IMG_W bits (row r = p*H + y at bits r*IMG_W, pixel x in bit x): written
- * through img_wr_* (IMG_ROWS clocks, the core idle), then one core request
- * with the request's K and seed; req_ready is the core's acceptance. The
+ * Requests: a request's image, P*H rows of IMG_W bits (row p*H + y, pixel
+ * x in bit x), comes before it on img_wr_* row by row, as proto_engine
+ * takes the image's bytes from the frame, straight into the core's image
+ * memory (which holds two images: the next one is written while a request
+ * runs on the last, and a request reads the last image written whole);
+ * nothing of the image is kept here. A request is one core request with
+ * its K and seed; req_ready is the core's acceptance. The
  * core answers K*NC raw class sums (samples mode only):
  *   samples mode (req_stats = 0): the words pass through, res_last only on
  *     the last run of a query (req_more = 0), as the tabular core;
@@ -60,8 +64,8 @@
  * words with NT = NC, m = C, o = P*H*W (INFO words 3..14).
  *
  * Parameters:
- *   FEATURES          P*H*W, the bits of one booleanized image
- *   IMG_W, IMG_ROWS   W, and P*H, the rows written per request
+ *   FEATURES          P*H*W, the bits of one booleanized image (INFO word 4)
+ *   IMG_W             W, the bits of an image row
  *   BITS              the width of an upload word on bank_wr_data (16)
  *   TBITS             B, the threshold width
  *   LANES, LANE_W     L = LC*LL lanes, the width of bank_wr_lane
@@ -82,7 +86,6 @@
 module conv_query #(
     parameter FEATURES = 16,
     parameter IMG_W    = 4,
-    parameter IMG_ROWS = 4,
     parameter BITS     = 16,
     parameter TBITS    = 4,
     parameter LANES    = 4,
@@ -110,9 +113,10 @@ module conv_query #(
     input  wire [LANE_W-1:0]   bank_wr_lane,
     input  wire [ADDR_W-1:0]   bank_wr_addr,
     input  wire [BITS-1:0]     bank_wr_data,
+    input  wire                img_wr_en,
+    input  wire [IMG_W-1:0]    img_wr_data,
     input  wire                req_valid,
     output wire                req_ready,
-    input  wire [FEATURES-1:0] req_features,
     input  wire [K_W-1:0]      req_k,
     input  wire [31:0]         req_seed,
     input  wire                req_stats,
@@ -128,7 +132,6 @@ module conv_query #(
 );
 
 localparam integer CLS_W  = (NC > 1) ? $clog2(NC) : 1;
-localparam integer ROW_W  = (IMG_ROWS > 1) ? $clog2(IMG_ROWS) : 1;
 localparam integer OUT_W  = $clog2(3 * NC);
 localparam integer CW     = $clog2(CLAUSES + 1);
 
@@ -153,14 +156,13 @@ endfunction
 localparam integer VOTE_U = vote_unit(NC);
 
 // ------------------------------------------------------------ the core
-wire             c_bank_wr_en, c_wt_wr_en, c_img_wr_en, c_req_valid, c_req_ready;
+wire             c_bank_wr_en, c_wt_wr_en, c_req_valid, c_req_ready;
 wire [CADDR_W-1:0] c_bank_wr_addr;
 wire [LANES*TBITS-1:0] c_bank_wr_data;
 wire [WADDR_W-1:0] c_wt_wr_clause;
 wire [NC*16-1:0]  c_wt_wr_data;
 wire             c_wt_wr_one;
 wire [CLS_W-1:0]  c_wt_wr_class;
-wire [IMG_W-1:0]  c_img_wr_data;
 wire             c_res_valid, c_res_ready, c_res_last, c_res_error, c_idle;
 wire [31:0]      c_res_data;
 
@@ -169,7 +171,7 @@ wire [31:0]      c_res_data;
     .bank_wr_en(c_bank_wr_en), .bank_wr_addr(c_bank_wr_addr), .bank_wr_data(c_bank_wr_data),
     .wt_wr_en(c_wt_wr_en), .wt_wr_clause(c_wt_wr_clause), .wt_wr_data(c_wt_wr_data),
     .wt_wr_one(c_wt_wr_one), .wt_wr_class(c_wt_wr_class),
-    .img_wr_en(c_img_wr_en), .img_wr_data(c_img_wr_data),
+    .img_wr_en(img_wr_en), .img_wr_data(img_wr_data),
     .req_valid(c_req_valid), .req_ready(c_req_ready), .req_k(req_k), .req_seed(req_seed),
     .res_valid(c_res_valid), .res_ready(c_res_ready), .res_data(c_res_data),
     .res_last(c_res_last), .res_error(c_res_error), .idle(c_idle)
@@ -222,9 +224,8 @@ assign c_wt_wr_one    = 1'b1;
 assign c_wt_wr_class  = wk;
 
 // ------------------------------------------------------------ requests
-localparam [2:0] Q_IDLE = 3'd0, Q_ROWS = 3'd1, Q_REQ = 3'd2, Q_RUN = 3'd3, Q_FLUSH = 3'd4, Q_STATS = 3'd5;
+localparam [2:0] Q_IDLE = 3'd0, Q_REQ = 3'd2, Q_RUN = 3'd3, Q_FLUSH = 3'd4, Q_STATS = 3'd5;
 reg  [2:0]       qs = Q_IDLE;
-reg  [ROW_W-1:0] row;
 reg              more_q;           // the running request has req_more
 reg              stats_q;          // ... and req_stats
 reg              chain = 1'b0;     // the last accepted request had req_more: accumulate on
@@ -235,18 +236,6 @@ wire             ob_ready;         // the output slice takes a word
 wire             ob_busy;          // ... holds one
 
 wire accept = (qs == Q_REQ) && c_req_ready;
-assign c_img_wr_en   = (qs == Q_ROWS);
-// row `row` of the image: an AND-OR over the rows (an indexed part-select
-// made yosys build a 784-bit barrel shifter, about 4,000 LUT4 at MNIST)
-reg [IMG_W-1:0] img_row;
-integer ri;
-always @* begin
-    img_row = {IMG_W{1'b0}};
-    for (ri = 0; ri < IMG_ROWS; ri = ri + 1) begin
-        if (row == ROW_W'(ri)) img_row = img_row | req_features[ri*IMG_W +: IMG_W];
-    end
-end
-assign c_img_wr_data = img_row;
 assign c_req_valid   = (qs == Q_REQ);
 assign req_ready     = accept;
 assign idle          = (qs == Q_IDLE) && c_idle && ph == 2'd0 && !ob_busy;
@@ -433,12 +422,7 @@ assign res_error = ob_m[33];
 always @(posedge clk) begin
     case (qs)
         Q_IDLE: begin
-            row <= {ROW_W{1'b0}};
-            if (req_valid && c_idle && ph == 2'd0) qs <= Q_ROWS;   // the last run's statistics done
-        end
-        Q_ROWS: begin
-            row <= row + 1'b1;
-            if (row == ROW_W'(IMG_ROWS - 1)) qs <= Q_REQ;
+            if (req_valid && c_idle && ph == 2'd0) qs <= Q_REQ;   // the last run's statistics done
         end
         Q_REQ: begin
             if (accept) begin

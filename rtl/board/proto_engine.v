@@ -43,7 +43,11 @@
  *                 offset order, a running CRC-32 is updated over their
  *                 bytes, and the answer is the new next (offset + n). Words that would land past W are neither written
  *                 nor counted in the CRC and the chunk is answered ERROR 3
- *                 (the words before W are written).
+ *                 (the words before W are written). KIND 1: a clause
+ *                 weight word outside WT_BITS bits (two's complement) is
+ *                 not written, next stays at it, the chunk's later words
+ *                 are not written, the chunk is answered ERROR 3 and the
+ *                 load ends (load_active cleared).
  *   LOAD_COMMIT   next == LANES*DEPTH (else ERROR 6, detail next) and crc
  *                 == the running CRC (else ERROR 7, detail 0): the model
  *                 becomes valid, the load is over (W not checked), an
@@ -56,8 +60,10 @@
  *                 (the host sends exactly count of them) and drains the
  *                 rest; it does not check the 131,072-byte result limit
  *                 (the host does). Query by query: set m = 0..M-1 reads
- *                 its feature vector into a register and, when K_m = K/M +
- *                 (m < K mod M) >= 1, offers it on the request stream with
+ *                 its feature vector into a register (KIND 1: no
+ *                 register; the image's rows go to the core one by one as
+ *                 its bytes arrive, img_wr_*, see g_img) and, when K_m =
+ *                 K/M + (m < K mod M) >= 1, offers it on the request stream with
  *                 K_m, seed (seed + i) + m*0x9E3779B9 and req_more = 1
  *                 unless no later set of the query runs (sets with K_m = 0
  *                 are read and dropped); the next query starts when the
@@ -226,7 +232,10 @@ module proto_engine #(
     parameter PLANES      = 0,
     parameter WIN_Y       = 0,
     parameter WIN_X       = 0,
-    parameter EXTRA_WORDS = 0
+    parameter EXTRA_WORDS = 0,
+    // KIND 1: the width of the core's stored weights (2..16); an uploaded
+    // weight word outside -2^(WT_BITS-1) .. 2^(WT_BITS-1)-1 is refused
+    parameter WT_BITS     = 16
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -259,7 +268,9 @@ module proto_engine #(
     output wire [BITS-1:0]     bank_wr_data,
     output wire                req_valid,
     input  wire                req_ready,
-    output wire [FEATURES-1:0] req_features,
+    output wire [FEATURES-1:0] req_features,   // KIND 0 (KIND 1: 0, the image goes through img_wr_*)
+    output wire                img_wr_en,      // KIND 1: the next image row ...
+    output wire [(KIND != 0 ? IMG_W : 1)-1:0] img_wr_data,   // ... (pixel x in bit x)
     output wire [K_W-1:0]      req_k,
     output wire [31:0]         req_seed,
     output wire                req_stats,
@@ -454,16 +465,14 @@ reg [31:0]       lcrc = (INIT_LOADED != 0) ? ~INIT_CRC : 32'hFFFFFFFF;
 reg              at_end = (INIT_LOADED != 0);   // next == W
 reg [LANE_W-1:0] wl = {LANE_W{1'b0}};    // lane and address of word next (LANES not a power of 2)
 reg [ADDR_W-1:0] wa = {ADDR_W{1'b0}};
-reg              over;              // a word of this LOAD_DATA fell past W
+reg              over;              // a word of this LOAD_DATA fell past W, or was refused
+reg              wref;              // KIND 1: a weight word of this LOAD_DATA was refused (WT_BITS)
 reg              half;              // the next byte is a word's second
 reg [7:0]        pb;                // a payload byte: a LOAD_DATA word's first byte, or INFER's K low byte (never needed together)
 reg              bw_en = 1'b0;      // word next is written (its lane and address are next's)
 reg [7:0]        bw_hi;             // the word's second byte (BITS > 8 only)
 
 // inference
-/* verilator lint_off UNUSEDSIGNAL */
-reg [FB*8-1:0]   feat;              // bits above FEATURES are ignored
-/* verilator lint_on UNUSEDSIGNAL */
 reg [FBI_W-1:0]  fbi;
 reg              req_pend = 1'b0;
 reg              feeding;           // the query's vectors are being read
@@ -569,9 +578,26 @@ always @* begin
 end
 wire        seed_in  = (state == S_PARAM) ? sb[0] : (p_seed[0] ^ s_k ^ s_cy);
 
+// KIND 1: the word completed by this (second) byte is a clause weight
+// (offset next >= LANES*DEPTH) outside the WT_BITS-bit range the core keeps
+wire        wt_bad;
+wire [15:0] w_word = {s_axis_tdata, pb};
+generate
+    if (CONV && WT_BITS < 16) begin : g_wtchk
+        wire in_wts = !lt_c(32'(next), 32'(LANES * DEPTH));
+        wire [16-WT_BITS:0] w_top = w_word[15:WT_BITS-1];
+        assign wt_bad = in_wts && !(&w_top || ~|w_top);
+        wire unused_lo = &{1'b0, w_word[WT_BITS-2:0]};
+    end else begin : g_wtok
+        assign wt_bad = 1'b0;
+        wire unused_w = &{1'b0, w_word};
+    end
+endgenerate
+
 // ------------------------------------------------------------ handshakes
 wire take_desc = (state == S_IDLE) && s_desc_valid;               // start a frame
-wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy;
+wire img_busy;                      // KIND 1: the image rows of the last byte are still being written
+wire feed_rdy  = (state == S_INFER) && feeding && !req_pend && !s_busy && !img_busy;
 assign s_desc_ready  = (state == S_FLUSH) && (rem == {LEN_W{1'b0}}) && !s_busy;  // done with it
 assign s_axis_tready = ((state == S_PARAM) && (pidx != pneed) && !s_busy) ||
                        ((state == S_WRITE) && w_more && !s_busy) ||
@@ -884,8 +910,7 @@ generate
         wire unused_hi = &{1'b0, bw_hi, pb};
     end
 endgenerate
-assign req_valid    = req_pend;
-assign req_features = feat[FEATURES-1:0];
+assign req_valid    = req_pend && !img_busy;    // KIND 1: after the image's last row
 assign req_k        = SETS1 ? p_k : kq + {{(K_W-1){1'b0}}, sm_lo};   // SETS_MAX 1: K itself (kq is not kept)
 assign req_seed     = p_seed;
 assign req_stats    = p_mode[0] ^ p_mode[1];                   // modes 1 and 2
@@ -962,13 +987,70 @@ wire feat_shift = feed_rdy && byte_in;
 wire vec_done  = feat_shift && (fbi == FBI_W'(FB - 1));              // a set's vector is in feat
 wire set_end   = (req_pend && req_ready) || (vec_done && !set_runs);  // a set ran or was skipped
 generate
-    if (FB == 1) begin : g_feat1
+    if (CONV) begin : g_img
+        // KIND 1: no feature register. The image's bits go bit-serially
+        // (one per clock, bit 0 of a byte first) into a row register of
+        // IMG_W bits; each whole row is written to the core's image
+        // memory (img_wr_*, the clock after its last bit), which keeps
+        // two images (the running request's and the next) and counts the
+        // rows itself. Rows are written only for a set that runs (ion,
+        // from the vector's first byte: sm moves on before the last
+        // byte's bits are out); the bits of the last byte past the image
+        // are written as at most one more row, which the core ignores.
+        // The next byte waits for the last one's 8 bits (img_busy), and so
+        // does the request: req_valid follows the image's last row.
+        localparam integer IRC_W = (IMG_W > 1) ? $clog2(IMG_W) : 1;
+        reg [7:0]       ib;                 // the byte being shifted out, bit 0 next
+        reg [3:0]       ibn = 4'd0;         // its bits still to shift
+        reg [IMG_W-1:0] irow;               // the row being assembled (new bits enter at the top)
+        reg [IRC_W-1:0] irc;                // bits of the row so far
+        reg             iwe = 1'b0;         // irow is a whole row: written this clock
+        reg             ion;                // the vector's set runs
         always @(posedge clk) begin
-            if (feat_shift) feat <= s_axis_tdata;
+            iwe <= 1'b0;
+            if (feat_shift) begin
+                ib  <= s_axis_tdata;
+                ibn <= 4'd8;
+                if (fbi == {FBI_W{1'b0}}) begin
+                    irc <= {IRC_W{1'b0}};
+                    ion <= set_runs;
+                end
+            end else if (ibn != 4'd0) begin
+                ib   <= {1'b0, ib[7:1]};
+                ibn  <= ibn - 1'b1;
+                irow <= IMG_W'({ib[0], irow} >> 1);
+                if (irc == IRC_W'(IMG_W - 1)) begin
+                    irc <= {IRC_W{1'b0}};
+                    iwe <= ion;
+                end else begin
+                    irc <= irc + 1'b1;
+                end
+            end
+            if (rst) begin
+                ibn <= 4'd0;
+                iwe <= 1'b0;
+            end
         end
-    end else begin : g_featn
-        always @(posedge clk) begin
-            if (feat_shift) feat <= {s_axis_tdata, feat[FB*8-1:8]};
+        assign img_busy    = (ibn != 4'd0) || iwe;
+        assign img_wr_en   = iwe;
+        assign img_wr_data = irow;
+        assign req_features = {FEATURES{1'b0}};
+    end else begin : g_feat
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [FB*8-1:0] feat;        // the feature vector; bits above FEATURES are ignored
+        /* verilator lint_on UNUSEDSIGNAL */
+        assign req_features = feat[FEATURES-1:0];
+        assign img_busy    = 1'b0;
+        assign img_wr_en   = 1'b0;
+        assign img_wr_data = 1'b0;
+        if (FB == 1) begin : g_feat1
+            always @(posedge clk) begin
+                if (feat_shift) feat <= s_axis_tdata;
+            end
+        end else begin : g_featn
+            always @(posedge clk) begin
+                if (feat_shift) feat <= {s_axis_tdata, feat[FB*8-1:8]};
+            end
         end
     end
 endgenerate
@@ -1142,6 +1224,7 @@ always @(posedge clk) begin
                 rw     <= 1'b0;
                 gap    <= 1'b0;
                 over   <= 1'b0;
+                wref   <= 1'b0;
                 half   <= 1'b0;
                 kstep  <= 5'(K_W);
                 if (d_code != 5'd0) begin
@@ -1243,7 +1326,16 @@ always @(posedge clk) begin
                     over <= 1'b1;           // not written, not in the CRC
                 end
                 half <= !half;
-                if (half && !at_end) begin
+                if (half && !at_end && !wref && wt_bad) begin
+                    // a weight that does not fit the core's WT_BITS: not
+                    // written, next stays at it, the chunk's later words
+                    // are not written either, the chunk is answered
+                    // ERROR 3 and the load ends (a LOAD_COMMIT then gets
+                    // ERROR 6 with next, the refused word's offset)
+                    wref        <= 1'b1;
+                    over        <= 1'b1;
+                    load_active <= 1'b0;
+                end else if (half && !at_end && !wref) begin
                     // the second byte of a word: written next clock at
                     // word next's lane and address, then next steps on
                     bw_en   <= 1'b1;

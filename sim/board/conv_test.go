@@ -7,6 +7,8 @@ import (
 
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/host/conformance"
+	"github.com/ptmhw/ptm/host/driver"
+	pframe "github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/transport"
 	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/testenv"
@@ -64,6 +66,35 @@ func TestConvConformanceDualClock(t *testing.T) {
 	conformConv(t, true)
 }
 
+// TestConvConformanceCompact is TestConvConformance on the compact scan
+// (hw.ScanCompact: no row band, no include copy), UART only.
+func TestConvConformanceCompact(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	testenv.Heartbeat(t, 0)
+	bank := randomConvBank(t, 5)
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = convRandomConfig
+	o.Config.Scan = hw.ScanCompact
+	o.NoEthernet = true
+	p := start(t, o)
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	defer tr.Close()
+	rep, err := conformance.CheckConv(testenv.Context(t), tr, bank, conformance.Opts{Strict: true, Queries: 12})
+	if err != nil {
+		t.Fatalf("conformance: %v\n%v", err, rep)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("%s: %s", f.Name, f.Detail)
+	}
+}
+
 // TestConvConformanceEthernet runs CheckConv against the random model's
 // convolutional board over Ethernet (the TAP device, the host's AF_PACKET
 // transport inside the board's network namespace). It needs root.
@@ -90,6 +121,63 @@ func TestConvConformanceEthernet(t *testing.T) {
 		t.Errorf("%s: %s", f.Name, f.Detail)
 	}
 	t.Logf("\n%s", rep)
+}
+
+// TestConvWeightRefused: the convolutional board keeps its clause
+// weights at the model's width (hw.ConvParams.WB: 7 bits for
+// randomConvBank's -40..40) and refuses an uploaded weight outside it
+// instead of wrapping it: the upload of a bank with one weight of 64
+// (and, the second time, -65) fails with ERROR 3 on that LOAD_DATA, the
+// board has no model after it, and the right bank then loads and commits.
+func TestConvWeightRefused(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end simulation skipped in -short mode")
+	}
+	testenv.Heartbeat(t, 0)
+	bank := randomConvBank(t, 5)
+	if wb := hw.ConvWeightWidth(&bank.Head); wb != 7 {
+		t.Fatalf("weights -40..40 stored at %d bits, want 7", wb)
+	}
+	o := DefaultOptions()
+	o.ConvBank = bank
+	o.Config = convRandomConfig
+	o.NoEthernet = true
+	p := start(t, o)
+	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
+	if err != nil {
+		t.Fatalf("opening the pty with host/transport: %v", err)
+	}
+	defer tr.Close()
+	ctx := testenv.Context(t)
+	dr := driver.New(tr, driver.Opts{})
+	defer dr.Close()
+	in, err := dr.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := pframe.ConvBankWords(bank, in.HW())
+	wt0 := len(words) - bank.Classes*bank.Clauses // the first weight word
+	for i, bad := range []int16{64, -65} {
+		w := append([]uint16(nil), words...)
+		at := wt0 + 5 + 7*i
+		w[at] = uint16(bad)
+		err := dr.Load(ctx, w)
+		var be *pframe.BoardError
+		if !errors.As(err, &be) || be.Code != pframe.CodeBadLength || be.Cmd != pframe.TypeLoadData {
+			t.Fatalf("upload with weight word %d = %d (7-bit weights): %v, want ERROR 3 on LOAD_DATA", at, bad, err)
+		}
+		t.Logf("weight word %d = %d refused: %v", at, bad, err)
+		if in2, err := dr.Info(ctx); err != nil || in2.Loaded != 0 {
+			t.Fatalf("INFO after the refused upload: %v, loaded %v; want no model", err, in2)
+		}
+	}
+	if err := dr.Load(ctx, words); err != nil {
+		t.Fatalf("the bank whose weights fit: %v", err)
+	}
+	if in2, err := dr.Info(ctx); err != nil || in2.Loaded != 1 || in2.ModelCRC != pframe.WordsCRC(words) {
+		t.Fatalf("INFO after the upload: %v, %+v; want loaded with CRC 0x%08x", err, in2, pframe.WordsCRC(words))
+	}
 }
 
 // conformConv runs CheckConv on the random model's board, single-clock

@@ -46,7 +46,9 @@ var shapeCases = []shapeCase{
 
 // TestRandomShapes co-simulates random banks and random images on every
 // shape with the range scan, at one patch per cycle and at tc.pn patches
-// per cycle (whole patch rows, partial last blocks), and with the full scan
+// per cycle (whole patch rows, partial last blocks), with the compact scan
+// (hw.ScanCompact) at 1 or tc.pn patches per cycle on every third shape
+// (every shape with PTM_LONG_TESTS=1), and with the full scan
 // at tc.pn patches per cycle on every third shape: 0 mismatches in every
 // class-sum word.
 func TestRandomShapes(t *testing.T) {
@@ -58,6 +60,15 @@ func TestRandomShapes(t *testing.T) {
 			pn   int
 			scan string
 		}{{1, hw.ScanRange}, {tc.pn, hw.ScanRange}}
+		// the compact scan (no row band, no include copy) at one patch per
+		// cycle on even shapes and tc.pn on odd ones: on every third shape
+		// (every shape with PTM_LONG_TESTS=1)
+		if i%3 == 2 || testenv.Long() {
+			runs = append(runs, struct {
+				pn   int
+				scan string
+			}{[]int{1, tc.pn}[i%2], hw.ScanCompact})
+		}
 		if i%3 == 0 {
 			runs = append(runs, struct {
 				pn   int

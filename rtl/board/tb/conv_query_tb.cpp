@@ -2,11 +2,16 @@
 // generated convolutional core (rtl/board's TestBench generates it: 7 x 6
 // images of 2 planes, a 3 x 4 window, 3 classes, 9 clauses, T = 200, 2 x 7
 // lanes; the parameters arrive as -D defines, CONV_F the features of a
-// patch)
+// patch, CONV_WB the width of the core's stored weights: the model's
+// weights span -2^(WB-1) .. 2^(WB-1)-1)
 //
 // What conv_query itself does, checked without a golden model:
 //   - info ROM: words 1..12, 14, 15 are the parameters (NT = NC, m = C,
 //     o = P*H*W, T, B, W, LC, LL, D, MaxK, hash; U = lcm(1..NC); G, BT);
+//   - images: a request's image goes row by row into the core (img_wr_*)
+//     before it; the image of the next request is written while a request
+//     runs (the core keeps two), and a request with no image written
+//     since the last reads the last one again;
 //   - upload: thresholds word by word (word w = addr*L + lane, random
 //     high bits above B that the core must ignore) and class-major weights
 //     (k*C + c): with every threshold 0 except clause c's TA of literal 0
@@ -23,6 +28,7 @@
 //     first run) and both runs' words in samples mode, res_last on the
 //     last word only; the run must meet samples with tied maxima and
 //     clipped sums (counted in reduce), or it fails.
+#include <algorithm>
 #include <vector>
 
 #include "Vconv_query.h"
@@ -30,6 +36,7 @@
 
 static const int L = LANES, D = DEPTH, NCL = NC, C = CLAUSES, F = CONV_F;
 static const int WORDS = L * D + NCL * C;
+static const int WMAX = (1 << (CONV_WB - 1)) - 1;   // the weights the core keeps: -WMAX-1 .. WMAX
 
 struct Bench {
     Tb<Vconv_query> tb;
@@ -38,6 +45,7 @@ struct Bench {
         Vconv_query* m = tb.m.get();
         m->rst = 1;
         m->bank_wr_en = 0;
+        m->img_wr_en = 0;
         m->req_valid = 0;
         m->res_ready = 0;
         tb.settle();
@@ -65,13 +73,39 @@ struct Bench {
         }
     }
 
-    // one request; returns its words (res_last seen: *last)
-    std::vector<uint32_t> request(const std::vector<uint8_t>& img, int k, uint32_t seed, bool stats, bool more, bool* last) {
+    // image row r of img on img_wr_data
+    void set_row(const std::vector<uint8_t>& img, int r) {
         Vconv_query* m = tb.m.get();
-        for (int i = 0; i < FEATURES; i++) {
-            if (img[i]) m->req_features[i / 32] |= 1u << (i % 32);
-            else m->req_features[i / 32] &= ~(1u << (i % 32));
+        uint64_t v = 0;
+        for (int x = 0; x < IMG_W; x++)
+            if (img[r * IMG_W + x]) v |= 1ull << x;
+        m->img_wr_data = v;
+    }
+    // writes the rows of img, one every 1..3 clocks
+    void write_image(const std::vector<uint8_t>& img) {
+        Vconv_query* m = tb.m.get();
+        for (int r = 0; r < FEATURES / IMG_W; r++) {
+            set_row(img, r);
+            m->img_wr_en = 1;
+            tb.settle();
+            tb.tick();
+            m->img_wr_en = 0;
+            for (int g = rnd(0, 2); g > 0; g--) {
+                tb.settle();
+                tb.tick();
+            }
         }
+        tb.settle();
+    }
+
+    // one request on img (img == nullptr: no image written, the last one
+    // is read again); with next, next's rows are written while it runs
+    // (after it was taken); returns its words (res_last seen: *last)
+    std::vector<uint32_t> request(const std::vector<uint8_t>* img, int k, uint32_t seed, bool stats, bool more, bool* last,
+                                  const std::vector<uint8_t>* next = nullptr) {
+        Vconv_query* m = tb.m.get();
+        if (img) write_image(*img);
+        int nr = 0;   // next's rows written
         m->req_k = k;
         m->req_seed = seed;
         m->req_stats = stats;
@@ -91,11 +125,17 @@ struct Bench {
                 CHECK(!m->res_error, "res_error on a valid request");
             }
             tb.tick();
+            m->img_wr_en = 0;
             if (taken) m->req_valid = 0;
+            if (taken && next && nr < FEATURES / IMG_W && rnd(0, 3) == 0) {
+                set_row(*next, nr++);
+                m->img_wr_en = 1;
+            }
             tb.settle();
-            if (taken && m->idle) break;
+            if (taken && m->idle && !m->img_wr_en && (!next || nr == FEATURES / IMG_W)) break;
         }
         CHECK(taken && m->idle, "request not finished");
+        CHECK(!next || nr == FEATURES / IMG_W, "the next image not written during the request");
         return out;
     }
 };
@@ -169,13 +209,13 @@ int main(int argc, char** argv) {
         }
         std::vector<int32_t> wt(NCL * C);
         for (int i = 0; i < NCL * C; i++) {
-            wt[i] = b.rnd(-32767, 32767);
+            wt[i] = i == 0 ? -WMAX - 1 : i == 1 ? WMAX : b.rnd(-WMAX - 1, WMAX);   // the extremes the core keeps
             w[L * D + i] = (uint16_t)wt[i];
         }
         b.upload(w);
         bool last;
         int k = b.rnd(1, 4);
-        std::vector<uint32_t> got = b.request(ones, k, (uint32_t)b.rng(), false, false, &last);
+        std::vector<uint32_t> got = b.request(&ones, k, (uint32_t)b.rng(), false, false, &last);
         CHECK(last, "res_last on the last word");
         CHECK_EQ(got.size(), (size_t)(k * NCL), "samples words");
         for (int s = 0; s < k; s++)
@@ -194,7 +234,7 @@ int main(int argc, char** argv) {
     std::vector<uint16_t> w(WORDS);
     const int th[] = {(int)ALWAYS, (int)ALWAYS - 1, 3, 8};
     for (int i = 0; i < L * D; i++) w[i] = (uint16_t)(b.rnd(0, 99) < 93 ? 0 : th[b.rnd(0, 3)]);
-    for (int i = 0; i < NCL * C; i++) w[L * D + i] = (uint16_t)(int16_t)b.rnd(-300, 300);
+    for (int i = 0; i < NCL * C; i++) w[L * D + i] = (uint16_t)(int16_t)b.rnd(-std::min(300, WMAX), std::min(300, WMAX));
     b.upload(w);
     for (int q = 0; q < 12; q++) {
         std::vector<uint8_t> x1(FEATURES), x2(FEATURES);
@@ -205,21 +245,22 @@ int main(int argc, char** argv) {
         int k1 = b.rnd(1, 6), k2 = b.rnd(1, 6);
         uint32_t q1 = (uint32_t)b.rng(), q2 = (uint32_t)b.rng();
         bool last;
-        std::vector<uint32_t> s1 = b.request(x1, k1, q1, false, false, &last);
+        std::vector<uint32_t> s1 = b.request(&x1, k1, q1, false, false, &last);
         CHECK(last && s1.size() == (size_t)(k1 * NCL), "samples of run 1");
-        std::vector<uint32_t> st = b.request(x1, k1, q1, true, false, &last);
+        std::vector<uint32_t> st = b.request(nullptr, k1, q1, true, false, &last);   // x1 again, not rewritten
         CHECK(last, "res_last on the stats' last word");
         CHECK(st == reduce(s1), "stats = the reduction of the samples");
-        std::vector<uint32_t> s2 = b.request(x2, k2, q2, false, false, &last);
-        // chained, samples mode: both runs' words, res_last only at the end
-        std::vector<uint32_t> c1 = b.request(x1, k1, q1, false, true, &last);
+        std::vector<uint32_t> s2 = b.request(&x2, k2, q2, false, false, &last);
+        // chained, samples mode: both runs' words, res_last only at the end;
+        // x2 written while run 1 runs
+        std::vector<uint32_t> c1 = b.request(&x1, k1, q1, false, true, &last, &x2);
         CHECK(!last && c1 == s1, "chained samples, run 1: its words, no res_last");
-        std::vector<uint32_t> c2 = b.request(x2, k2, q2, false, false, &last);
-        CHECK(last && c2 == s2, "chained samples, run 2: its words, res_last");
+        std::vector<uint32_t> c2 = b.request(nullptr, k2, q2, false, false, &last);
+        CHECK(last && c2 == s2, "chained samples, run 2 (its image written during run 1): its words, res_last");
         // chained, stats mode: no words after run 1, then both runs' reduction
-        c1 = b.request(x1, k1, q1, true, true, &last);
+        c1 = b.request(&x1, k1, q1, true, true, &last);
         CHECK(c1.empty() && !last, "chained stats, run 1: no words");
-        c2 = b.request(x2, k2, q2, true, false, &last);
+        c2 = b.request(&x2, k2, q2, true, false, &last);
         std::vector<uint32_t> both = s1;
         both.insert(both.end(), s2.begin(), s2.end());
         CHECK(last && c2 == reduce(both), "chained stats = the reduction of both runs' samples");
