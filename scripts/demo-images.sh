@@ -72,23 +72,41 @@ esac
 mkdir -p "$out"
 steps_init "$out"
 
-# 1. The model: MODEL, else the one an earlier run left in OUTDIR with the
-# same recipe (the recipe is recorded beside it), else trained now.
-want_recipe="ptm train --data $DATA ${recipe[*]}"
+# 1. The model: MODEL, else the one an earlier run left in OUTDIR when
+# it was trained with what `ptm train` would train now, else trained now.
+# Beside the model the script keeps the line `ptm train --print-recipe`
+# printed when it trained it (the recipe after the flags, the seeds and
+# the rows, as JSON); a model is reused only when today's line is the
+# same, so a changed recipe (convtrain.ImageRecipe) or flag retrains it.
+train=(train --data "$DATA" "${recipe[@]}" -o "$out/$modelname")
+stamp="$out/$modelname.recipe"
 if [ -n "$MODEL" ]; then
   step "1/6 Model: $MODEL (MODEL=..., not trained here)"
   model=$MODEL
   [ -f "$model" ] || { echo "demo-images.sh: MODEL=$MODEL: no such file" >&2; exit 2; }
   "$ptm" inspect --model "$model" > "$out/inspect.txt"
   head -3 "$out/inspect.txt"
-elif [ -f "$out/$modelname" ] && [ "$(cat "$out/$modelname.recipe" 2>/dev/null)" = "$want_recipe" ]; then
-  step "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe ($want_recipe)"
-  model="$out/$modelname"
 else
-  step "1/6 Train a convolutional PTM on $DATA ($want_recipe; MNIST's full recipe takes about 15 min on 2 cores)"
-  rm -f "$out/$modelname.recipe"
-  "$ptm" train --data "$DATA" "${recipe[@]}" -o "$out/$modelname"
-  echo "$want_recipe" > "$out/$modelname.recipe"
+  step "1/6 Model: the recipe of $DATA today (ptm ${train[*]} --print-recipe), then reuse or train"
+  if ! want_recipe=$("$ptm" "${train[@]}" --print-recipe 2> "$out/print-recipe.log"); then
+    echo "demo-images.sh: $ptm ${train[*]} --print-recipe failed:" >&2
+    cat "$out/print-recipe.log" >&2
+    exit 1
+  fi
+  echo "recipe: $want_recipe"
+  had_recipe=$(cat "$stamp" 2>/dev/null || true)
+  if [ -f "$out/$modelname" ] && [ "$had_recipe" = "$want_recipe" ]; then
+    step_rename "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe (ptm ${train[*]})"
+  else
+    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; MNIST's full recipe takes about 15 min on 2 cores)"
+    if [ -f "$out/$modelname" ]; then
+      echo "$out/$modelname is not reused: it was trained with another recipe than today's"
+      echo "  its recipe: ${had_recipe:-(none recorded)}"
+    fi
+    rm -f "$stamp"
+    "$ptm" "${train[@]}"
+    printf '%s\n' "$want_recipe" > "$stamp"
+  fi
   model="$out/$modelname"
 fi
 

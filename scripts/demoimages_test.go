@@ -220,15 +220,77 @@ func TestDemoImagesQuick(t *testing.T) {
 		t.Logf("report.md:\n%s\nscript output:\n%s", report, logw.buf.String())
 	}
 
-	// A second run reuses the model the first left (same recipe).
-	cmd = exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
-	cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD=")
-	logw = &progressLines{t: t}
-	cmd.Stdout, cmd.Stderr = logw, logw
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("second run: %v\n%s", err, logw.buf.String())
+	// The first run recorded the recipe it trained beside the model: `ptm
+	// train --print-recipe`'s line, the quick recipe on MNIST.
+	stampPath := filepath.Join(out, "mnist-quick.ptm.recipe")
+	stamp, err := os.ReadFile(stampPath)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(logw.buf.String(), "reused from an earlier run with the same recipe") {
-		t.Errorf("the second run did not reuse the model:\n%s", logw.buf.String())
+	var rec struct {
+		Data   string `json:"data"`
+		Recipe struct {
+			Name     string
+			Clauses  int
+			T        int
+			Epochs   int
+			Adaptive *struct{ Block, C int }
+		} `json:"recipe"`
+		TrainRows int `json:"train_rows"`
+		ValRows   int `json:"val_rows"`
+	}
+	if err := json.Unmarshal(stamp, &rec); err != nil {
+		t.Fatalf("%s: %v\n%s", stampPath, err, stamp)
+	}
+	if r := rec.Recipe; rec.Data != "mnist" || r.Name != "mnist" || r.Clauses != 32 || r.T != 100 || r.Epochs != 1 || r.Adaptive == nil ||
+		rec.TrainRows != 3000 || rec.ValRows != 300 {
+		t.Errorf("%s: %s; want MNIST's recipe with the quick overrides (32 clauses, T 100, 1 epoch, 3000 training and 300 validation rows)", stampPath, stamp)
+	}
+	modelPath := filepath.Join(out, "mnist-quick.ptm")
+	again := func(what string) (string, time.Time) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
+		cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD=")
+		logw := &progressLines{t: t}
+		cmd.Stdout, cmd.Stderr = logw, logw
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, logw.buf.String())
+		}
+		fi, err := os.Stat(modelPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return logw.buf.String(), fi.ModTime()
+	}
+	fi, err := os.Stat(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trained := fi.ModTime()
+
+	// A second run reuses the model the first left (same recipe).
+	log, mt := again("second run")
+	if !strings.Contains(log, "reused from an earlier run with the same recipe") || !mt.Equal(trained) {
+		t.Errorf("the second run did not reuse the model (modified %v, trained %v):\n%s", mt, trained, log)
+	}
+
+	// A model trained under another recipe (here the stamp of yesterday's
+	// one-plane MNIST recipe, no adaptive plane) is not reused: the third
+	// run trains again and records today's recipe.
+	old := strings.Replace(string(stamp), `"Adaptive":{"block":11,"c":2}`, `"Adaptive":null`, 1)
+	if old == string(stamp) {
+		t.Fatalf("%s: no adaptive plane to remove: %s", stampPath, stamp)
+	}
+	if err := os.WriteFile(stampPath, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // a retrained model's time differs
+	log, mt = again("third run")
+	if strings.Contains(log, "reused from an earlier run") || !strings.Contains(log, "is not reused: it was trained with another recipe than today's") ||
+		!strings.Contains(log, "its recipe: "+strings.TrimSpace(old)) || mt.Equal(trained) {
+		t.Errorf("the third run reused a model of another recipe (modified %v, first trained %v):\n%s", mt, trained, log)
+	}
+	if now, err := os.ReadFile(stampPath); err != nil || string(now) != string(stamp) {
+		t.Errorf("after retraining %s holds %q (%v), want today's recipe %q", stampPath, now, err, stamp)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ type convFlags struct {
 	recipe, adaptive                string
 	jitterSets, jitterSpread        int
 	valRows, spvBits, trainRows     int
+	printRecipe                     bool
 }
 
 func (c *convFlags) add(fs *flag.FlagSet) {
@@ -46,6 +48,7 @@ func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
 	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at for resumed training (default 8; 15, the trainer's, stores them exactly, about 5x larger); inference reads the exact include masses and bank either way")
 	fs.IntVar(&c.trainRows, "train-rows", 0, "conv: train on the first `N` training rows only (0: all), for a quick model (make demo DATA=mnist QUICK=1); the validation rows are carved from them")
+	fs.BoolVar(&c.printRecipe, "print-recipe", false, "conv: print what these flags would train, as one line of JSON (the --data value, the recipe after the flags, the seeds and the rows: every setting the model depends on), and exit without training or writing -o; scripts/demo-images.sh reuses a model only when this line is the one it trained with")
 	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
 }
 
@@ -54,7 +57,7 @@ var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin",
 	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
 
 // convOnly lists train's flags that only a convolutional model takes.
-var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows"}
+var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows", "print-recipe"}
 
 // imageSource reports whether a --data value names image data: the
 // built-in image sets or a folder (of IDX files).
@@ -228,6 +231,36 @@ func convRecipe(fs *flag.FlagSet, cf *convFlags, dataset string, h, w, nc int) (
 	return rc, over, nil
 }
 
+// convPlan is what `ptm train --print-recipe` prints: every input a
+// convolutional model depends on (the worker count is not one). Data is
+// the --data value as given (a built-in set's name or a folder's path).
+type convPlan struct {
+	Data         string                `json:"data"`
+	Recipe       convtrain.ImageConfig `json:"recipe"`
+	Overridden   []string              `json:"overridden"`
+	Seed         uint64                `json:"seed"`
+	SplitSeed    uint64                `json:"split_seed"`
+	TestFraction float64               `json:"test_fraction"`
+	ValRows      int                   `json:"val_rows"`
+	TrainRows    int                   `json:"train_rows"`
+	SPVBits      int                   `json:"spv_bits"`
+}
+
+// printConvPlan writes p as one line of JSON: the same line for the same
+// plan, whatever the flags' order (encoding/json writes struct fields in
+// declaration order; Overridden is in convRecipe's fixed order).
+func printConvPlan(w io.Writer, p convPlan) error {
+	if p.Overridden == nil {
+		p.Overridden = []string{}
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("--print-recipe: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
 // peakRSS returns the process's peak resident set size in bytes (0 if
 // unknown).
 func peakRSS() int64 {
@@ -255,6 +288,10 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	}
 	if cf.trainRows < 0 {
 		return fmt.Errorf("%w: --train-rows %d, want >= 0 (0: every training row)", errUsage, cf.trainRows)
+	}
+	if cf.printRecipe {
+		return printConvPlan(stdout, convPlan{Data: flagValue(fs, "data").(string), Recipe: rc, Overridden: over, Seed: seed, SplitSeed: splitSeed,
+			TestFraction: testFrac, ValRows: cf.valRows, TrainRows: cf.trainRows, SPVBits: cf.spvBits})
 	}
 	start := time.Now()
 	bar := newProgress(stderr, "training")

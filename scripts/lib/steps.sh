@@ -4,6 +4,8 @@
 #   steps_init OUTDIR   start the clock; steps go to OUTDIR/steps.tsv
 #   step TEXT           end the running step (its time printed and logged)
 #                       and start the next, printing the time since start
+#   step_rename TEXT    name the running step TEXT in steps.tsv (when what
+#                       it does is decided after it started), printing TEXT
 #   finish_step         end the running step
 #   elapsed START       seconds since START (date +%s.%N), one decimal
 #
@@ -34,6 +36,11 @@ step() {
   step_name="$*"
   step_start=$(date +%s.%N)
   printf '\n==> [%s s] %s\n' "$(elapsed "$demo_start")" "$*"
+}
+
+step_rename() {
+  step_name="$*"
+  printf '    %s\n' "$*"
 }
 
 board_pid=""
