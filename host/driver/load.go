@@ -313,6 +313,15 @@ func (u *upload) answer(c *call) error {
 		if live {
 			u.goBack()
 		}
+	case errors.As(c.err, &be) && be.Code == frame.CodeNoLoad && int(be.Detail) >= u.acked && int(be.Detail) < len(u.words):
+		// No load in progress, and the board's next offset lies between
+		// the words it acknowledged and the end of the bank: the load
+		// ended at that word without a commit. Only a refused word does
+		// that (ERROR 3, which ends the load), so an earlier transmission
+		// of the chunk holding it was refused and that answer was lost.
+		// Report the refusal it stands for.
+		return fmt.Errorf("%s (seq %d, offset %d, %d words): the board has no load in progress and its next offset is %d of %d words, so a transmission holding word %d was refused and that answer was lost: %w",
+			c.label, c.seq, off, n, be.Detail, len(u.words), be.Detail, &frame.BoardError{Code: frame.CodeBadLength, Cmd: frame.TypeLoadData, Detail: be.Detail})
 	default:
 		return c.err
 	}

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -172,6 +173,22 @@ func TestConvWeightRefused(t *testing.T) {
 			t.Fatalf("INFO after the refused upload: %v, loaded %v; want no model", err, in2)
 		}
 	}
+	// The board's ERROR 3 answer is lost on the way: the driver resends
+	// the chunk, and the resend finds no load in progress with the
+	// board's next offset at the refused word. The driver reports the
+	// refusal that answer stood for.
+	lossy := &dropFirstRefusal{Transport: tr}
+	lossyDr := driver.New(lossy, driver.Opts{})
+	w := append([]uint16(nil), words...)
+	at := wt0 + 3
+	w[at] = uint16(64)
+	err = lossyDr.Load(ctx, w)
+	lossyDr.Close()
+	var be *pframe.BoardError
+	if lossy.dropped != 1 || !errors.As(err, &be) || be.Code != pframe.CodeBadLength || be.Cmd != pframe.TypeLoadData || int(be.Detail) != at {
+		t.Fatalf("upload with weight word %d = 64, its ERROR 3 answer dropped (%d dropped): %v, want ERROR 3 on LOAD_DATA at word %d", at, lossy.dropped, err, at)
+	}
+	t.Logf("with resends, weight word %d refused: %v", at, err)
 	if err := dr.Load(ctx, words); err != nil {
 		t.Fatalf("the bank whose weights fit: %v", err)
 	}
@@ -234,5 +251,30 @@ func TestConvOptions(t *testing.T) {
 		if _, _, err := o2.resolved(); !errors.Is(err, ErrOptions) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// dropFirstRefusal loses the first ERROR 3 (bad length) answer it
+// receives, as a noisy line would.
+type dropFirstRefusal struct {
+	transport.Transport
+	dropped int
+}
+
+// Recv returns the next frame but the first ERROR 3.
+func (d *dropFirstRefusal) Recv(ctx context.Context) ([]byte, error) {
+	for {
+		b, err := d.Transport.Recv(ctx)
+		if err != nil {
+			return b, err
+		}
+		var f pframe.Frame
+		var be pframe.BoardError
+		if d.dropped == 0 && f.DecodeFromBytes(b) == nil && f.Type == pframe.TypeError &&
+			be.DecodeFromBytes(f.Payload) == nil && be.Code == pframe.CodeBadLength {
+			d.dropped++
+			continue
+		}
+		return b, nil
 	}
 }
