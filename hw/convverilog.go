@@ -513,44 +513,7 @@ module {{.Prefix}}_conv_patch #(
                         win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
 {{- end}}
                 end
-{{- if gt .W (add .WX (sub .PN 1))}}
-                wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
-{{- end}}
-                for (j = 0; j < PN; j = j + 1) begin : g_patch
-                    for (dx = 0; dx < WX; dx = dx + 1) begin : g_col
-                        assign feat[j*F + (p*WY + dy)*WX + dx] = win[dx + j];
-                    end
-                end
-            end
-        end
-        for (j = 0; j < PN; j = j + 1) begin : g_therm
-{{- if gt .TY 0}}
-            assign feat[j*F + {{.WinBits}} +: {{.TY}}] = ty;
-{{- end}}
-{{- if gt .TX 0}}
-            if (j == 0) begin : g_t0
-                assign feat[{{add .WinBits .TY}} +: {{.TX}}] = tx;
-            end else if (j < {{.TX}}) begin : g_tj
-                assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {tx[{{sub .TX 1}}-j:0], {j{1'b1}}};
-            end else begin : g_tall
-                assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {{"{"}}{{.TX}}{1'b1}};
-            end
-{{- end}}
-            assign lit[j*2*F +: 2*F] = {~feat[j*F +: F], feat[j*F +: F]};
-{{- if gt .PN 1}}
-            if (j == 0) begin : g_v0
-                assign valid[j] = 1'b1;
-            end else begin : g_vj
-                assign valid[j] = !tx[{{sub .PX 1}}-j];
-            end
-{{- end}}
-        end
-    endgenerate
-{{- if eq .PN 1}}
-
-    assign valid = 1'b1;
-{{- end}}
-
+` + tmplConvPatchLiterals + `
 {{- if .Range}}
     assign last = x_end && ye;
 {{- else}}
@@ -799,7 +762,16 @@ module {{.Prefix}}_conv_patch #(
                         win <= {{"{"}}{{.PN}}'b0, win[W-1:{{.PN}}]};
 {{- end}}
                 end
-{{- if gt .W (add .WX (sub .PN 1))}}
+` + tmplConvPatchLiterals + `
+    assign last = x_end && ye;
+endmodule
+
+` + "`default_nettype wire\n"
+
+// tmplConvPatchLiterals is the part the range and compact patch modules
+// share: a window row's columns as the PN patches' features, the
+// position thermometers, the literals and the patches' valid bits.
+const tmplConvPatchLiterals = `{{- if gt .W (add .WX (sub .PN 1))}}
                 wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
 {{- end}}
                 for (j = 0; j < PN; j = j + 1) begin : g_patch
@@ -836,11 +808,7 @@ module {{.Prefix}}_conv_patch #(
 
     assign valid = 1'b1;
 {{- end}}
-
-    assign last = x_end && ye;
-endmodule
-
-` + "`default_nettype wire\n"
+`
 
 const tmplConvRange = `// The patches a clause lane can fire on: its included row-thermometer
 // literals "y > k" (and negations "y <= k") allow an interval of patch rows
