@@ -446,6 +446,9 @@ func TestFlagsRefused(t *testing.T) {
 		// link is opened (/dev/null is no board).
 		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "--states", "2000"}, "--board: hw: bad configuration: trainer N = 2000, want 1..1024"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "-s", "1e300"}, "--board: hw: bad configuration: s = 1e+300, want 1..65536"},
+		// The fixed-point trainer's move probability 1/s is a 16-bit
+		// fraction (fixedtrain.MovesOf).
+		{[]string{"train", "--data", "iris", "-o", "x", "--fixed", "-s", "70000"}, "-s 70000 with --fixed: the fixed-point trainer's move probability 1/s is a 16-bit fraction, want s 1..65536"},
 		// A convolutional board lowers its K, down to 1 (hw.CheckConvT).
 		{[]string{"train", "--data", "mnist", "-o", "x", "-T", "65536"}, "-T 65536, want 1..65535"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--label", "species"}, `--label names a column of a CSV file; "iris" is a built-in data set`},

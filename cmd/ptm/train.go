@@ -210,6 +210,11 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --board: %v", errUsage, err)
 		}
 	}
+	if *fixedTrain && *s > 65536 {
+		// fixedtrain.MovesOf: 1/s is a 16-bit fraction, so a larger s
+		// would train another specificity than the one the model records.
+		return fmt.Errorf("%w: -s %v with --fixed: the fixed-point trainer's move probability 1/s is a 16-bit fraction, want s 1..65536", errUsage, *s)
+	}
 	if *tune <= 0 {
 		return fmt.Errorf("%w: --tune %v, want a positive duration such as 10m (--no-tune: no tuning)", errUsage, *tune)
 	}
