@@ -322,6 +322,11 @@ func (u *upload) answer(c *call) error {
 		// Report the refusal it stands for.
 		return fmt.Errorf("%s (seq %d, offset %d, %d words): the board has no load in progress and its next offset is %d of %d words, so a transmission holding word %d was refused and that answer was lost: %w",
 			c.label, c.seq, off, n, be.Detail, len(u.words), be.Detail, &frame.BoardError{Code: frame.CodeBadLength, Cmd: frame.TypeLoadData, Detail: be.Detail})
+	case errors.As(c.err, &be) && be.Code == frame.CodeBadLength:
+		// ERROR 3 to LOAD_DATA: the board wrote the words before the one
+		// it refused and ended the load (docs/protocol.md section 3).
+		return fmt.Errorf("%s (seq %d, offset %d, %d words): the board refused a word of this chunk and ended the load (the words before it are written): a word past the board's bank (INFO gives its size; this upload has %d words), or on a convolutional board a class weight outside the board's weight bits: %w",
+			c.label, c.seq, off, n, len(u.words), c.err)
 	default:
 		return c.err
 	}

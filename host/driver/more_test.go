@@ -201,7 +201,8 @@ func TestHostChecksVersion4(t *testing.T) {
 	}
 	W := len(softboard.BankWords(r.bank, testmodel.HW))
 	var be *frame.BoardError
-	if err := r.d.Load(ctx, make([]uint16, W+1)); !errors.As(err, &be) || be.Cmd != frame.TypeLoadData || be.Code != frame.CodeBadLength {
+	if err := r.d.Load(ctx, make([]uint16, W+1)); !errors.As(err, &be) || be.Cmd != frame.TypeLoadData || be.Code != frame.CodeBadLength ||
+		!strings.Contains(err.Error(), "the board refused a word of this chunk and ended the load") {
 		t.Fatalf("Load of W+1 words without INFO: %v, want the board's ERROR 3 to LOAD_DATA", err)
 	}
 	loaded(t, r, ctx)
