@@ -113,6 +113,7 @@ func streamBoards(uarts, eths linkFlag, f *modelfile.File, hash string, X [][]fl
 		Queries: s.Queries, Requested: s.Requested, Verified: s.Verified, VerifiedByCRC: s.VerifiedByCRC, Lost: s.Lost, Duplicated: s.Duplicated,
 		Mismatches: s.Mismatches, Retries: s.Retries, CRCErrors: s.CRCErrors, QueriesPerS: s.QueriesPerS, FirstMismatch: s.FirstMismatch,
 		Link: s.Board.Link, Mode: s.Mode, K: s.K, WallS: s.WallS, Metrics: s.Metrics, NotRun: s.NotRun,
+		CountersReset: s.Board.CountersReset,
 	}, Boards: sum.Boards, Resent: sum.Resent}
 	for _, b := range sum.Boards {
 		j.Uploaded = j.Uploaded || b.Uploaded
@@ -129,6 +130,9 @@ func streamBoards(uarts, eths linkFlag, f *modelfile.File, hash string, X [][]fl
 				float64(b.Queries)/max(b.StreamS, 1e-9), b.Uploaded, b.Retries)
 			if b.Failed != "" {
 				fmt.Fprintf(stdout, "; dropped (%s), %d rows re-sent to the others", b.Failed, b.Unanswered)
+			}
+			if b.CountersReset {
+				fmt.Fprintf(stdout, "; its counters reset during the stream")
 			}
 			fmt.Fprintln(stdout)
 		}

@@ -118,3 +118,69 @@ func TestStreamInterruptProgress(t *testing.T) {
 		t.Errorf("the progress reached 150/150 in an interrupted stream")
 	}
 }
+
+// TestStreamBoardsCountersReset: over several boards, a board whose
+// counters are cleared during one of its pieces is named in the text
+// summary, and the run's JSON says the counters reset (the single-board
+// line above; before, the multi-board summary dropped it).
+func TestStreamBoardsCountersReset(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	portA, a := softboardPTY(t, model)
+	portB, b := softboardPTY(t, model)
+	a.SetExecTime(2 * time.Millisecond)
+	b.SetExecTime(2 * time.Millisecond)
+	for _, asJSON := range []bool{false, true} {
+		// Reset board B's counters 5 rows into its first piece.
+		inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
+		before := inferred()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if inferred() >= before+5 {
+					b.Execute(nil, frame.Frame{Type: frame.TypeResetStatus, Seq: 0xbeef})
+					return
+				}
+			}
+		}()
+		args := []string{"stream", "--uart", portA, "--uart", portB, "--model", model, "--data", "iris", "--split", "all", "--samples", "5"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		code, out, errs := runCLI(args...)
+		<-done
+		if code != 0 {
+			t.Fatalf("stream: exit %d\n%s\n%s", code, out, errs)
+		}
+		if !asJSON {
+			if !strings.Contains(out, "board counters reset during the stream") || strings.Count(out, "its counters reset during the stream") != 1 {
+				t.Errorf("the text summary does not name the one board whose counters reset:\n%s", out)
+			}
+			continue
+		}
+		var j struct {
+			Reset  bool `json:"board_counters_reset"`
+			Boards []struct {
+				Link  string `json:"link"`
+				Reset bool   `json:"counters_reset"`
+			} `json:"boards"`
+			Verified int `json:"verified"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("--json: %v\n%s", err, out)
+		}
+		resets := 0
+		for _, bd := range j.Boards {
+			if bd.Reset {
+				resets++
+			}
+		}
+		if !j.Reset || len(j.Boards) != 2 || resets != 1 || j.Verified != 150 {
+			t.Errorf("--json after a reset of one board: %+v", j)
+		}
+	}
+}

@@ -66,6 +66,9 @@ type BoardReport struct {
 	// Unanswered counts the rows it left, re-sent to the other boards.
 	Failed     string `json:"failed,omitempty"`
 	Unanswered int    `json:"unanswered,omitempty"`
+	// CountersReset: the board's STATUS counters went backwards during
+	// one of its pieces (stream.Board.CountersReset).
+	CountersReset bool `json:"counters_reset,omitempty"`
 }
 
 // Summary is the result of a stream over several boards.
@@ -225,6 +228,7 @@ func Run(ctx context.Context, links []transport.Transport, f *modelfile.File, ha
 					rep.StreamS += s.WallS
 					rep.Retries += s.Retries
 					rep.CRCErrors += s.CRCErrors
+					rep.CountersReset = rep.CountersReset || s.Board.CountersReset
 					out.Retries += s.Retries
 					out.CRCErrors += s.CRCErrors
 					out.Timeouts += s.Timeouts
@@ -291,6 +295,10 @@ func Run(ctx context.Context, links []transport.Transport, f *modelfile.File, ha
 		names[b] = links[b].Name()
 	}
 	s.Board.Link = strings.Join(names, ", ")
+	s.Board.CountersReset = false
+	for _, b := range out.Boards {
+		s.Board.CountersReset = s.Board.CountersReset || b.CountersReset
+	}
 	left := map[int]bool{}
 	for _, i := range q.left() {
 		left[i] = true
