@@ -138,7 +138,7 @@ else
   board=(board --model "$model" --no-eth --baud "$BAUD")
 fi
 rm -f "$out/board.out" "$out/board.log"
-"$ptm" "${board[@]}" > "$out/board.out" 2> "$out/board.log" &
+"${with_parent[@]}" "$ptm" "${board[@]}" > "$out/board.out" 2> "$out/board.log" &
 board_pid=$!
 pty=""
 waited=0

@@ -79,7 +79,7 @@ step "4/6 Generate the image's Verilog core for reading ($lanes lanes)"
 
 step "5/6 Start the Verilated board of that image (UART only, $cpb clocks per bit; UART bridged bit by bit to a pseudo-terminal)"
 rm -f "$out/board.out" "$out/board.log" # a pty line left by an earlier run must not be read
-"$ptm" board --model "$out/iris.ptm" --bits "$BITS" --lfsr-width "$W" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
+"${with_parent[@]}" "$ptm" board --model "$out/iris.ptm" --bits "$BITS" --lfsr-width "$W" --clause-lanes "$lc" --literal-lanes "$ll" --preload \
   --no-eth --core-clock-ratio "$RATIO" --clock-hz "$(awk -v m="$shell_mhz" 'BEGIN { printf "%d", m * 1e6 + 0.5 }')" --clks-per-bit "$cpb" --baud "$baud" > "$out/board.out" 2> "$out/board.log" &
 board_pid=$!
 pty=""

@@ -10,7 +10,11 @@
 #   elapsed START       seconds since START (date +%s.%N), one decimal
 #
 # board_pid, if set, is a Verilated board's process: it is stopped when
-# the sourcing script exits.
+# the sourcing script exits. A script killed with SIGKILL runs no trap,
+# so boards are started as "${with_parent[@]}" "$ptm" board ...:
+# setpriv --pdeathsig TERM (util-linux) has the kernel send the board
+# SIGTERM when the script dies, and `ptm board` stops its simulator on
+# SIGTERM.
 
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -42,6 +46,11 @@ step_rename() {
   step_name="$*"
   printf '    %s\n' "$*"
 }
+
+with_parent=()
+if command -v setpriv > /dev/null 2>&1 && setpriv --help 2>&1 | grep -q -- --pdeathsig; then
+  with_parent=(setpriv --pdeathsig TERM --)
+fi
 
 board_pid=""
 stop_board() {
