@@ -86,10 +86,10 @@ func cmdCosimTrain(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *shapes < 0 || *shapes > 1000:
 		return fmt.Errorf("%w: --shapes %d, want 1..1000", errUsage, *shapes)
-	case *examples < 1:
-		return fmt.Errorf("%w: --examples %d, want >= 1", errUsage, *examples)
-	case *epochs < 1:
-		return fmt.Errorf("%w: --epochs %d, want >= 1", errUsage, *epochs)
+	case *examples < 1 || *examples > maxCosimExamples:
+		return fmt.Errorf("%w: --examples %d, want 1..%d", errUsage, *examples, maxCosimExamples)
+	case *epochs < 1 || *epochs > maxCosimEpochs:
+		return fmt.Errorf("%w: --epochs %d, want 1..%d", errUsage, *epochs, maxCosimEpochs)
 	case *bits < fixedtrain.MinBits || *bits > fixedtrain.MaxBits:
 		return fmt.Errorf("%w: --bits %d, want %d..%d", errUsage, *bits, fixedtrain.MinBits, fixedtrain.MaxBits)
 	case *lanes < 1 || *lanes > hw.MaxTrainerLanes:
@@ -184,6 +184,14 @@ func cmdCosimTrain(args []string, stdout, stderr io.Writer) error {
 }
 
 // cosimTrainShapes is `ptm cosim --train --shapes K`.
+// maxCosimExamples and maxCosimEpochs bound a training co-simulation's
+// length: a Verilated training step takes about a millisecond or more,
+// so the bounds are days of simulation, not a typo's years.
+const (
+	maxCosimExamples = 1_000_000
+	maxCosimEpochs   = 10_000
+)
+
 func cosimTrainShapes(n, examples int, seed uint64, asJSON bool, stdout, stderr io.Writer) error {
 	res := &trainCosimResult{Data: "random shapes", Seed: seed, EveryExample: true}
 	start := time.Now()

@@ -446,6 +446,8 @@ func TestFlagsRefused(t *testing.T) {
 		// link is opened (/dev/null is no board).
 		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "--states", "2000"}, "--board: hw: bad configuration: trainer N = 2000, want 1..1024"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--board", "/dev/null", "-s", "1e300"}, "--board: hw: bad configuration: s = 1e+300, want 1..65536"},
+		{[]string{"cosim", "--train", "--shapes", "1", "--examples", "9999999999"}, "--examples 9999999999, want 1..1000000"},
+		{[]string{"cosim", "--train", "--data", "iris", "--epochs", "99999"}, "--epochs 99999, want 1..10000"},
 		// The fixed-point trainer's move probability 1/s is a 16-bit
 		// fraction (fixedtrain.MovesOf).
 		{[]string{"train", "--data", "iris", "-o", "x", "--fixed", "-s", "70000"}, "-s 70000 with --fixed: the fixed-point trainer's move probability 1/s is a 16-bit fraction, want s 1..65536"},
