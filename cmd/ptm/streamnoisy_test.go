@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ptmhw/ptm/host/frame"
+	"github.com/ptmhw/ptm/host/softboard"
 )
 
 // TestStreamCountersResetReported: a RESET_STATUS reaching the board
@@ -31,18 +32,7 @@ func TestStreamCountersResetReported(t *testing.T) {
 	b.SetExecTime(2 * time.Millisecond)
 	for _, asJSON := range []bool{false, true} {
 		// Reset the board's counters once 20 more rows have run.
-		inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
-		before := inferred()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-				if inferred() >= before+20 {
-					b.Execute(nil, frame.Frame{Type: frame.TypeResetStatus, Seq: 0xbeef})
-					return
-				}
-			}
-		}()
+		done := resetCountersAfter(b, 20)
 		args := []string{"stream", "--uart", port, "--model", model, "--data", "iris", "--split", "all", "--samples", "5"}
 		if asJSON {
 			args = append(args, "--json")
@@ -72,6 +62,25 @@ func TestStreamCountersResetReported(t *testing.T) {
 			t.Errorf("--json after a reset: %+v", j)
 		}
 	}
+}
+
+// resetCountersAfter clears b's STATUS counters (RESET_STATUS, as a
+// second host would) once it has inferred rows more rows than now; the
+// channel closes when it did, or after 10 minutes without.
+func resetCountersAfter(b *softboard.Board, rows uint32) <-chan struct{} {
+	inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
+	before := inferred()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if inferred() >= before+rows {
+				b.Execute(nil, frame.Frame{Type: frame.TypeResetStatus, Seq: 0xbeef})
+				return
+			}
+		}
+	}()
+	return done
 }
 
 // TestStreamInterruptProgress: SIGINT in the middle of a stream stops it
@@ -135,18 +144,7 @@ func TestStreamBoardsCountersReset(t *testing.T) {
 	b.SetExecTime(2 * time.Millisecond)
 	for _, asJSON := range []bool{false, true} {
 		// Reset board B's counters 5 rows into its first piece.
-		inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
-		before := inferred()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				if inferred() >= before+5 {
-					b.Execute(nil, frame.Frame{Type: frame.TypeResetStatus, Seq: 0xbeef})
-					return
-				}
-			}
-		}()
+		done := resetCountersAfter(b, 5)
 		args := []string{"stream", "--uart", portA, "--uart", portB, "--model", model, "--data", "iris", "--split", "all", "--samples", "5"}
 		if asJSON {
 			args = append(args, "--json")
