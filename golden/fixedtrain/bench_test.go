@@ -239,3 +239,50 @@ func BenchmarkTypeIChunks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEpochWork counts the Type I work of one serial epoch at each
+// benchShape after its warm-up epochs (docs/fixed-point-training.md 10.1):
+// TA updates (TPM1 or TPM3, one per literal of a clause given Type I
+// feedback), the TPM1 share, chunks of 32 states moved (those from the
+// support's lowest to its highest before the update; fixed points move
+// none) and the mean support.
+func BenchmarkEpochWork(b *testing.B) {
+	for _, sh := range benchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			X, y := benchData(sh)
+			tr, err := New(Config{Params: benchParams(sh), Workers: 1}, 2, sh.features, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for e := 0; e < sh.warm; e++ {
+				_ = tr.RunEpoch(X, y)
+			}
+			var updates, tpm1, chunks, states int
+			typeIHook = func(tr *Trainer, c int, fires bool) {
+				for i := 0; i < tr.lits; i++ {
+					ta := c*tr.lits + i
+					lo, hi := int(tr.lo[ta]), int(tr.hi[ta])
+					up := fires && tr.lit[i]
+					if (up && lo == 2*tr.n-1) || (!up && hi == 0) {
+						continue
+					}
+					updates++
+					if up {
+						tpm1++
+					}
+					chunks += hi/chunk - lo/chunk + 1
+					states += hi - lo + 1
+				}
+			}
+			defer func() { typeIHook = nil }()
+			for i := 0; i < b.N; i++ {
+				_ = tr.RunEpoch(X, y)
+			}
+			e := float64(b.N)
+			b.ReportMetric(float64(updates)/e, "TA-updates/epoch")
+			b.ReportMetric(float64(tpm1)/float64(updates), "TPM1-share")
+			b.ReportMetric(float64(chunks)/e, "chunks/epoch")
+			b.ReportMetric(float64(states)/float64(updates), "support")
+		})
+	}
+}

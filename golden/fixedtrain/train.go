@@ -420,8 +420,15 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
 // gets one rounding draw, in literal order, and TPM1 (literal 1, clause
 // fires), TPM2 (literal 0, clause fires, paper rule only) or TPM3.
 func (tr *Trainer) typeI(c int) {
+	if typeIHook != nil {
+		typeIHook(tr, c, tr.zeros[c] == 0)
+	}
 	tr.clane[c].s = tr.typeIRange(c, 0, tr.lits, tr.zeros[c] == 0, tr.clane[c].s)
 }
+
+// typeIHook, when set (by a benchmark, on one goroutine), is called
+// before each serial Type I feedback with the clause and whether it fired.
+var typeIHook func(tr *Trainer, c int, fires bool)
 
 // typeIRange is Type I feedback for the literals i0..i1-1 of global
 // clause c, whose lane holds s before the draw of literal i0; it returns
