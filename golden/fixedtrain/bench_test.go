@@ -240,13 +240,13 @@ func BenchmarkTypeIChunks(b *testing.B) {
 	}
 }
 
-// BenchmarkEpochWork counts the Type I work of one serial epoch at each
+// BenchmarkTypeIWork counts the Type I work of one serial epoch at each
 // benchShape after its warm-up epochs (docs/fixed-point-training.md 10.1):
 // TA updates (TPM1 or TPM3, one per literal of a clause given Type I
 // feedback), the TPM1 share, chunks of 32 states moved (those from the
 // support's lowest to its highest before the update; fixed points move
 // none) and the mean support.
-func BenchmarkEpochWork(b *testing.B) {
+func BenchmarkTypeIWork(b *testing.B) {
 	for _, sh := range benchShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			X, y := benchData(sh)
