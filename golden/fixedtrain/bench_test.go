@@ -171,3 +171,118 @@ func TestWriteBenchRows(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTypeIChunks is Type I feedback (TPM3: the clause does not
+// fire) on TAs whose mass spreads over states 0..99 of N = 100 (four
+// chunks of 32 states, the supports of the 784-feature benchmark after two
+// epochs), three passes over a clause after each restore of its SPVs:
+// "l1" one clause of 16 TAs (6.4 KB of SPVs, in the first-level cache),
+// "l3" the clauses of the 784-feature benchmark in turn (1,568 TAs, 627
+// KB, each; 12.5 MB in all). ns/chunk is the CPU time of the passes
+// less that of a restore alone (measured in the same run), per chunk of 32
+// states moved: the kernel's cost per chunk with the data in cache and
+// with the data where training finds it (docs/fixed-point-training.md
+// 10.1).
+func BenchmarkTypeIChunks(b *testing.B) {
+	for _, sh := range []struct {
+		name            string
+		features, count int
+	}{{"l1", 8, 1}, {"l3", 784, 10}} {
+		b.Run(sh.name, func(b *testing.B) {
+			tr, err := New(Config{Params: benchParams(benchShape{clauses: sh.count})}, 2, sh.features, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n2 := 2 * tr.n
+			for ta := range tr.inc {
+				q := tr.spv[ta*n2 : (ta+1)*n2]
+				clear(q)
+				left := 1 << uint(tr.bits)
+				for i := 0; i < 100; i++ {
+					q[i] = uint16(left / (100 - i))
+					left -= int(q[i])
+				}
+				tr.lo[ta], tr.hi[ta], tr.inc[ta] = 0, 99, 0
+			}
+			saved := tr.SPVs()
+			savedInc := append([]uint16(nil), tr.inc...)
+			savedLo := append([]uint16(nil), tr.lo...)
+			savedHi := append([]uint16(nil), tr.hi...)
+			nc, nl := 2*sh.count, tr.lits
+			restore := func(c int) {
+				copy(tr.spv[c*nl*n2:(c+1)*nl*n2], saved[c*nl*n2:])
+				copy(tr.inc[c*nl:(c+1)*nl], savedInc[c*nl:])
+				copy(tr.lo[c*nl:(c+1)*nl], savedLo[c*nl:])
+				copy(tr.hi[c*nl:(c+1)*nl], savedHi[c*nl:])
+			}
+			// a TPM3 pass moves mass at most one state down: the supports
+			// stay 0..96 or wider, four chunks, over three passes
+			const passes = 3
+			c0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				c := i % nc
+				restore(c)
+				for p := 0; p < passes; p++ {
+					tr.clane[c].s = tr.typeIRange(c, 0, nl, false, tr.clane[c].s)
+				}
+			}
+			work := cpuTime() - c0
+			c0 = cpuTime()
+			for i := 0; i < b.N; i++ {
+				restore(i % nc)
+			}
+			work -= cpuTime() - c0
+			if err := tr.Check(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(work.Nanoseconds())/float64(4*passes*b.N*nl), "ns/chunk")
+		})
+	}
+}
+
+// BenchmarkTypeIWork counts the Type I work of one serial epoch at each
+// benchShape after its warm-up epochs (docs/fixed-point-training.md 10.1):
+// TA updates (TPM1 or TPM3, one per literal of a clause given Type I
+// feedback), the TPM1 share, chunks of 32 states moved (those from the
+// support's lowest to its highest before the update; fixed points move
+// none) and the mean support.
+func BenchmarkTypeIWork(b *testing.B) {
+	for _, sh := range benchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			X, y := benchData(sh)
+			tr, err := New(Config{Params: benchParams(sh), Workers: 1}, 2, sh.features, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for e := 0; e < sh.warm; e++ {
+				_ = tr.RunEpoch(X, y)
+			}
+			var updates, tpm1, chunks, states int
+			typeIHook = func(tr *Trainer, c int, fires bool) {
+				for i := 0; i < tr.lits; i++ {
+					ta := c*tr.lits + i
+					lo, hi := int(tr.lo[ta]), int(tr.hi[ta])
+					up := fires && tr.lit[i]
+					if (up && lo == 2*tr.n-1) || (!up && hi == 0) {
+						continue
+					}
+					updates++
+					if up {
+						tpm1++
+					}
+					chunks += hi/chunk - lo/chunk + 1
+					states += hi - lo + 1
+				}
+			}
+			defer func() { typeIHook = nil }()
+			for i := 0; i < b.N; i++ {
+				_ = tr.RunEpoch(X, y)
+			}
+			e := float64(b.N)
+			b.ReportMetric(float64(updates)/e, "TA-updates/epoch")
+			b.ReportMetric(float64(tpm1)/float64(updates), "TPM1-share")
+			b.ReportMetric(float64(chunks)/e, "chunks/epoch")
+			b.ReportMetric(float64(states)/float64(updates), "support")
+		})
+	}
+}

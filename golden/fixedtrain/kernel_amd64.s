@@ -264,7 +264,7 @@ d32end:
 #define A_FIRES 124
 
 // PFD is how many TAs ahead typeI32 prefetches, PFD4 tpm4s.
-#define PFD 6
+#define PFD 10
 #define PFD4 6
 
 // CHUNKMASK sets K7 to the mask of the chunk at byte offset BX: the SPV's
@@ -331,9 +331,11 @@ TEXT ·typeI32(SB), NOSPLIT, $0-8
 tiloop:
 	// Prefetch the support of the TA PFD ahead: the SPVs are read in TA
 	// order but only around each support, which the hardware prefetcher
-	// does not predict. The lines of chunk lo/32, the one above, and the
-	// last two of chunk hi/32 (a support spans at most three chunks in
-	// trained clauses); a prefetch never changes a word.
+	// does not predict. The three lines from chunk lo/32 on and the last
+	// two of chunk hi/32: the five lines of a support of four chunks (at
+	// 784 features the supports span states 0..~100, four chunks that
+	// straddle five lines of an SPV not aligned to 64 bytes); a prefetch
+	// never changes a word.
 	LEAQ    PFD(R9), AX
 	CMPQ    AX, A_NL(DI)
 	JGE     tinopf
@@ -350,6 +352,7 @@ tiloop:
 	ADDQ    SI, AX
 	PREFETCHT0 (AX)(CX*1)
 	PREFETCHT0 64(AX)(CX*1)
+	PREFETCHT0 128(AX)(CX*1)
 	PREFETCHT0 63(AX)(BX*1)
 	PREFETCHT0 -1(AX)(BX*1)
 
@@ -667,7 +670,9 @@ TEXT ·tpm4s(SB), NOSPLIT, $0-8
 t4loop:
 	CMPQ R9, B_CNT(DI)
 	JGE  t4end
-	// prefetch the bottom of the support of TA idx[k+PFD4]
+	// prefetch the four lines from the bottom of the support of TA
+	// idx[k+PFD4] (the exclude states TPM4 moves: states 0..N-1 of N 100
+	// are 200 bytes)
 	LEAQ    PFD4(R9), AX
 	CMPQ    AX, B_CNT(DI)
 	JGE     t4nopf
@@ -678,6 +683,8 @@ t4loop:
 	ADDQ    SI, AX
 	PREFETCHT0 (AX)(CX*2)
 	PREFETCHT0 64(AX)(CX*2)
+	PREFETCHT0 128(AX)(CX*2)
+	PREFETCHT0 192(AX)(CX*2)
 
 t4nopf:
 	MOVLQSX (R15)(R9*4), R10 // TA base+i: offset i

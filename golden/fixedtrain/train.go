@@ -250,12 +250,39 @@ func (tr *Trainer) update(x []bool, y int) {
 		tr.updateTM(0, y == 1)
 		return
 	}
-	tr.updateTM(y, true)
+	// The negative class is drawn first (the control lane serves nothing
+	// else within an example) and both classes' clauses are sampled
+	// before either gets feedback, as on the parallel schedule: the two
+	// TMs share no clause, lane or TA, so the words are those of one TM
+	// update after the other. Adjacent classes (always, with two) are
+	// sampled as one range, 8 clauses per sample8 call.
 	other := int(uint64(tr.ctl.draw32()) * uint64(tr.classes-1) >> 32)
 	if other >= y {
 		other++
 	}
-	tr.updateTM(other, false)
+	m := tr.clauses
+	var vy, vo int
+	if lo := min(y, other); max(y, other) == lo+1 {
+		tr.sample(lo*m, lo*m+2*m)
+		vy, vo = tr.classSum(y), tr.classSum(other)
+	} else {
+		vy = tr.sample(y*m, y*m+m)
+		vo = tr.sample(other*m, other*m+m)
+	}
+	tr.feedbackTM(y, true, vy)
+	tr.feedbackTM(other, false, vo)
+}
+
+// classSum is the class sum of TM t from its clauses' sampled 0-literal
+// counts (sample's partial sum over the TM's clauses).
+func (tr *Trainer) classSum(t int) (v int) {
+	m := tr.clauses
+	for j, z := range tr.zeros[t*m : t*m+m] {
+		if z == 0 {
+			v += 1 - 2*(j%2) // even clauses vote for the class
+		}
+	}
+	return v
 }
 
 // b2u is 1 for true and 0 for false (a flag move, not a branch).
@@ -271,9 +298,15 @@ func b2u(b bool) uint8 {
 // target positive (y = 1) or negative, on the calling goroutine
 // (updateParallel is the schedule on several).
 func (tr *Trainer) updateTM(t int, positive bool) {
+	c0 := t * tr.clauses
+	tr.feedbackTM(t, positive, tr.sample(c0, c0+tr.clauses))
+}
+
+// feedbackTM gives the clauses of TM t, sampled with class sum v, their
+// feedback towards target positive or negative.
+func (tr *Trainer) feedbackTM(t int, positive bool, v int) {
 	m := tr.clauses
 	c0 := t * m
-	v := tr.sample(c0, c0+m)
 	T := tr.cfg.T
 	v = max(-T, min(T, v))
 	a := T - v
@@ -387,8 +420,15 @@ func (tr *Trainer) feedback(a0, b0 int, positive bool, a int) {
 // gets one rounding draw, in literal order, and TPM1 (literal 1, clause
 // fires), TPM2 (literal 0, clause fires, paper rule only) or TPM3.
 func (tr *Trainer) typeI(c int) {
+	if typeIHook != nil {
+		typeIHook(tr, c, tr.zeros[c] == 0)
+	}
 	tr.clane[c].s = tr.typeIRange(c, 0, tr.lits, tr.zeros[c] == 0, tr.clane[c].s)
 }
+
+// typeIHook, when set (by a benchmark, on one goroutine), is called
+// before each serial Type I feedback with the clause and whether it fired.
+var typeIHook func(tr *Trainer, c int, fires bool)
 
 // typeIRange is Type I feedback for the literals i0..i1-1 of global
 // clause c, whose lane holds s before the draw of literal i0; it returns
