@@ -47,10 +47,24 @@ const (
 	RecipeFashionMNIST = "fashion-mnist"
 	// RecipeGeneric is the recipe of other image data (an IDX folder).
 	RecipeGeneric = "generic"
+	// RecipeMNISTUP5K is MNIST's recipe for the iCE40 UP5K core: a
+	// model whose sampler fits the core's 1 x 16 lanes at 10,000
+	// samples per second or more (UP5KAutomata).
+	RecipeMNISTUP5K = "mnist-up5k"
 )
 
+// UP5KAutomata is the UP5K budget of RecipeMNISTUP5K: automata per
+// sample (clauses x literals), all of which the core samples every
+// sample, 16 per cycle at B = 4 (1 x 16 lanes, thresholds read from
+// SPRAM). 128 x 272 = 34,816 make 2,176 sampler cycles of the 2,567
+// cycles per sample measured with 7 patch lanes and the range scan
+// (docs/conv-core.md section 6), 11,551 samples/s at the 29.65 MHz the
+// core meets: about 36,000 automata is the most that keeps the
+// 10,000 samples/s floor.
+const UP5KAutomata = 36000
+
 // RecipeNames lists the image recipes.
-var RecipeNames = []string{RecipeMNIST, RecipeFashionMNIST, RecipeGeneric}
+var RecipeNames = []string{RecipeMNIST, RecipeFashionMNIST, RecipeGeneric, RecipeMNISTUP5K}
 
 // RecipeFor names the recipe of a data set: MNIST's and Fashion-MNIST's
 // own (by the names "mnist" and "fashion-mnist"), RecipeGeneric
@@ -118,6 +132,8 @@ func ImageRecipe(name string, h, w, classes int) (ImageConfig, error) {
 		c.Adaptive = &conv.AdaptiveThreshold{Block: 11, C: 2}
 		c.Epochs = 5
 	case RecipeGeneric:
+	case RecipeMNISTUP5K:
+		c.Clauses, c.T, c.Epochs = 128, 1000, 3
 	case RecipeFashionMNIST:
 		c.WY, c.WX, c.Thresholds = 7, 7, nil
 		c.Adaptive = &conv.AdaptiveThreshold{Block: 11, C: 2}
