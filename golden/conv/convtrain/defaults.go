@@ -59,8 +59,9 @@ const (
 // SPRAM). 128 x 272 = 34,816 make 2,176 sampler cycles of the 2,567
 // cycles per sample measured with 7 patch lanes and the range scan
 // (docs/conv-core.md section 6), 11,551 samples/s at the 29.65 MHz the
-// core meets: about 36,000 automata is the most that keeps the
-// 10,000 samples/s floor.
+// core meets. The floor of 10,000 samples/s allows 2,965 cycles per
+// sample; 36,000 automata (2,250 sampler cycles) keeps the scan's
+// overhead of about 400-500 cycles inside it.
 const UP5KAutomata = 36000
 
 // RecipeNames lists the image recipes.
