@@ -46,8 +46,8 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "read %s: format %d, %d bytes (sha256 %s)\n", *model, f.Format, fi.Size(), hash[:16])
-	fmt.Fprintf(stdout, "wrote %s: format %d, SPVs at %d bits, %d bytes (sha256 %s)\n", *out, modelfile.Version, r.Bits, fo.Size(), newHash[:16])
+	fmt.Fprintf(stdout, "read %s: format %d, %d bytes (model hash %s)\n", *model, f.Format, fi.Size(), hash[:16])
+	fmt.Fprintf(stdout, "wrote %s: format %d, SPVs at %d bits, %d bytes (model hash %s)\n", *out, modelfile.Version, r.Bits, fo.Size(), newHash[:16])
 	if r.TAs > 0 {
 		fmt.Fprintf(stdout, "rounded %d of %d TAs to %d bits: a state's probability moved by at most %.3g, a P(include) by at most %.3g\n",
 			r.TAs, f.Model.NumTAs(), r.Bits, r.MaxSPV, r.MaxInclude)

@@ -76,7 +76,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) error {
 	if f.Format == modelfile.VersionV1 {
 		format = fmt.Sprintf("format %d, float64 SPVs: `ptm convert` rewrites it in format %d", f.Format, modelfile.Version)
 	}
-	fmt.Fprintf(stdout, "model %s (sha256 %s, %s)\n", *model, hash[:16], format)
+	fmt.Fprintf(stdout, "model %s (model hash %s, %s)\n", *model, hash[:16], format)
 	fmt.Fprintf(stdout, "  %d classes (%s), binary=%v; %d TMs x %d clauses; %d Boolean features from %s\n",
 		m.NumClasses, strings.Join(f.Classes, ", "), m.Binary, m.NumTMs(), m.Clauses, m.NumFeatures, strings.Join(f.Features, ", "))
 	fmt.Fprintf(stdout, "  T=%d s=%g N=%d epochs=%d seed=%d feedback=%s; trained on %s (%d train / %d test rows); quantized to %d bits\n",

@@ -54,7 +54,7 @@ func inspectConv(fs *flag.FlagSet, path, hash string, f *modelfile.ConvFile, cla
 	if f.SPVBits < f.Trainer.Bits {
 		exact = fmt.Sprintf("the trainer's %d-bit SPVs rounded; include masses and the bank exact", f.Trainer.Bits)
 	}
-	fmt.Fprintf(stdout, "model %s (sha256 %s, format %d, convolutional, SPVs stored at %d bits: %s)\n", path, hash[:16], modelfile.Version, f.SPVBits, exact)
+	fmt.Fprintf(stdout, "model %s (model hash %s, format %d, convolutional, SPVs stored at %d bits: %s)\n", path, hash[:16], modelfile.Version, f.SPVBits, exact)
 	fmt.Fprintf(stdout, "  %d classes (%s); %dx%d images, %d bit-plane(s) (%s), %dx%d window, %d patches; %d literals\n",
 		h.Classes, strings.Join(f.Classes, ", "), sh.H, sh.W, sh.Planes, describeEncoder(f.Encoder), sh.WY, sh.WX, sh.Patches(), sh.Literals())
 	fmt.Fprintf(stdout, "  %d %s clauses x %d literals = %d TAs; T=%d s=%g N=%d seed=%d epochs=%d\n",

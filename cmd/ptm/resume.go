@@ -100,7 +100,7 @@ func trainResume(fs *flag.FlagSet, model, data, label, out string, epochs, worke
 		model, exact, f.Trainer.Epochs, epochs, g.Trainer.Epochs, len(g.Split.Train), d.Name, time.Since(start).Seconds(), float64(peakRSS())/1e6)
 	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f (before: NLL %.4f, accuracy %.4f)\n",
 		describeMapping(g.Mapping), g.Calibration.K, g.Calibration.NLL, g.Calibration.Accuracy, f.Calibration.NLL, f.Calibration.Accuracy)
-	fmt.Fprintf(stdout, "wrote %s (%d bytes, sha256 %s)\n", out, size, hash[:16])
+	fmt.Fprintf(stdout, "wrote %s (%d bytes, model hash %s)\n", out, size, hash[:16])
 	return nil
 }
 
@@ -141,6 +141,6 @@ func resumeTabular(fs *flag.FlagSet, f *modelfile.File, model, data, label, out 
 	}
 	fmt.Fprintf(stdout, "resumed %s exactly (the model one run of all the epochs gives)%s: %d + %d = %d epochs on %d training rows of %s; %.1fs\n",
 		model, tuned, f.Model.Epochs, epochs, g.Model.Epochs, len(g.Split.Train), d.Name, time.Since(start).Seconds())
-	fmt.Fprintf(stdout, "mapping %s\nwrote %s (sha256 %s)\n", describeMapping(g.Mapping), out, hash[:16])
+	fmt.Fprintf(stdout, "mapping %s\nwrote %s (model hash %s)\n", describeMapping(g.Mapping), out, hash[:16])
 	return nil
 }

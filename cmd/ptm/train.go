@@ -331,7 +331,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "trained on the board: %d models (the model and %d calibration folds); the model: %d examples, %.0f trainer clocks per example\n",
 			len(boardStats), len(boardStats)-1, in.Trained, float64(in.TrainCycles)/float64(max(in.Trained, 1)))
 	}
-	fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", *out, hash[:16])
+	fmt.Fprintf(stdout, "wrote %s (model hash %s)\n", *out, hash[:16])
 	return nil
 }
 

@@ -329,7 +329,7 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	} else {
 		fmt.Fprintf(stdout, "recipe: %s\n", f.Recipe.Source)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d bytes, sha256 %s)\n", out, size, hash[:16])
+	fmt.Fprintf(stdout, "wrote %s (%d bytes, model hash %s)\n", out, size, hash[:16])
 	return nil
 }
 
