@@ -64,11 +64,21 @@ func TestTrainPrintRecipe(t *testing.T) {
 		t.Errorf("the same flags in another order print\n%s, want\n%s", again, line)
 	}
 
+	// The UP5K recipe is the one --print-recipe shows for it.
+	p, _ = plan("--recipe", "mnist-up5k")
+	want, err = convtrain.ImageRecipe(convtrain.RecipeMNISTUP5K, 28, 28, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Recipe, want) || len(p.Overridden) != 0 || p.Recipe.Clauses != 128 {
+		t.Errorf("--recipe mnist-up5k: %+v; want recipe %+v (128 clauses), nothing overridden", p, want)
+	}
+
 	// Each of these changes the model, so each must change the line.
 	seen := map[string][]string{base: nil}
 	for _, args := range [][]string{
 		{"--epochs", "3"}, {"--clauses", "64"}, {"-T", "100"}, {"-s", "4"}, {"--adaptive", "11,2"}, {"--pixel-thresholds", "60"},
-		{"--window", "7"}, {"--recipe", "fashion-mnist"}, {"--seed", "2"}, {"--split-seed", "3"}, {"--test-fraction", "0.1"},
+		{"--window", "7"}, {"--recipe", "fashion-mnist"}, {"--recipe", "mnist-up5k"}, {"--seed", "2"}, {"--split-seed", "3"}, {"--test-fraction", "0.1"},
 		{"--val-rows", "100"}, {"--train-rows", "100"}, {"--spv-bits", "15"}, {"--bits", "5"}, {"--mapping", "vote"},
 	} {
 		_, l := plan(args...)

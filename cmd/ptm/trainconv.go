@@ -39,7 +39,7 @@ type convFlags struct {
 
 func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&c.kind, "kind", kindAuto, "model `kind`: conv (convolutional PTM), tabular, or auto (conv on image data: mnist, fashion-mnist, an IDX folder; tabular otherwise)")
-	fs.StringVar(&c.recipe, "recipe", "", "conv: the image `recipe` the other conv flags override: mnist, fashion-mnist or generic (default: the data set's own for mnist and fashion-mnist, generic otherwise)")
+	fs.StringVar(&c.recipe, "recipe", "", "conv: the image `recipe` the other conv flags override: mnist, fashion-mnist, generic or mnist-up5k (the UP5K core's 128-clause MNIST model) (default: the data set's own for mnist and fashion-mnist, generic otherwise)")
 	fs.StringVar(&c.adaptive, "adaptive", "", "conv: the adaptive (local contrast) bit-plane after the --pixel-thresholds planes, `BLOCK,C` (pixel > its BLOCKxBLOCK Gaussian-weighted mean - C), or none (default: the recipe's)")
 	fs.StringVar(&c.window, "window", "", "conv: the clause window `HxW` (or N for NxN), stride 1 (default: the recipe's, 10x10)")
 	fs.StringVar(&c.pixels, "pixel-thresholds", "", "conv: pixel thresholds, one bit-plane each (pixel > t), comma-separated, or empty for none (default: the recipe's)")

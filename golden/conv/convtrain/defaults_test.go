@@ -41,6 +41,7 @@ func TestImageRecipes(t *testing.T) {
 		{convtrain.RecipeMNIST, []int{75}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 10, 512, 472, 966656, 2000, 5, 3},
 		{convtrain.RecipeFashionMNIST, nil, &conv.AdaptiveThreshold{Block: 11, C: 2}, 7, 1024, 182, 745472, 8000, 10, 3},
 		{convtrain.RecipeGeneric, []int{75}, nil, 10, 512, 272, 557056, 2000, 7, 3},
+		{convtrain.RecipeMNISTUP5K, []int{75}, nil, 10, 128, 272, 139264, 1000, 3, 3},
 	}
 	for _, c := range cases {
 		r, err := convtrain.ImageRecipe(c.name, 28, 28, 10)
@@ -74,5 +75,31 @@ func TestImageRecipes(t *testing.T) {
 	// no position literals but is a valid shape.
 	if r, err := convtrain.ImageRecipe(convtrain.RecipeMNIST, 6, 6, 10); err != nil || r.WY != 6 || r.WX != 6 {
 		t.Errorf("MNIST recipe on a 6 x 6 image: window %d x %d, error %v, want 6 x 6", r.WY, r.WX, err)
+	}
+}
+
+// TestUP5KRecipeBudget: the mnist-up5k recipe's sampler fits the UP5K
+// core's budget (convtrain.UP5KAutomata: every automaton is sampled each
+// sample, 16 per cycle), and the other MNIST recipes do not (so the
+// budget separates what the core can run fast enough from what it
+// cannot); the recipe is listed for --recipe.
+func TestUP5KRecipeBudget(t *testing.T) {
+	if !slices.Contains(convtrain.RecipeNames, convtrain.RecipeMNISTUP5K) {
+		t.Errorf("RecipeNames %v lacks %q", convtrain.RecipeNames, convtrain.RecipeMNISTUP5K)
+	}
+	automata := func(name string) int {
+		r, err := convtrain.ImageRecipe(name, 28, 28, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r.Clauses * r.Shape(28, 28).Literals()
+	}
+	if a := automata(convtrain.RecipeMNISTUP5K); a != 34816 || a > convtrain.UP5KAutomata {
+		t.Errorf("%s: %d automata, want 128 x 272 = 34816 (at most %d)", convtrain.RecipeMNISTUP5K, a, convtrain.UP5KAutomata)
+	}
+	for _, name := range []string{convtrain.RecipeMNIST, convtrain.RecipeGeneric} {
+		if a := automata(name); a <= convtrain.UP5KAutomata {
+			t.Errorf("%s: %d automata, within the UP5K budget %d; the budget no longer separates the recipes", name, a, convtrain.UP5KAutomata)
+		}
 	}
 }
