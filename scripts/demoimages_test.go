@@ -87,6 +87,69 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
+// unsetSim clears the settings of the recipe and of the Verilated
+// board's core, so that a test's run takes the script's defaults.
+var unsetSim = []string{"RECIPE=", "LANES=", "PATCHES=", "W=", "SCAN=", "COSIM="}
+
+// TestDemoImagesBadSettings gives scripts/demo-images.sh a bad value of
+// each of its recipe and board-configuration settings: each must be
+// refused before any work (no output folder made) with exit status 2 and
+// a message naming the setting and its value.
+func TestDemoImagesBadSettings(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip(err)
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx := testenv.Context(t)
+	tmp := t.TempDir()
+	ptm := filepath.Join(tmp, "ptm")
+	build := exec.CommandContext(ctx, gocmd, "build", "-o", ptm, "./cmd/ptm")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		set  string
+		want string // in the message, beside "SETTING=value"
+	}{
+		{"LANES=16", "want CLAUSExLITERAL lanes"},
+		{"LANES=1x", "want CLAUSExLITERAL lanes"},
+		{"LANES=0x16", "want CLAUSExLITERAL lanes"},
+		{"LANES=ax16", "want CLAUSExLITERAL lanes"},
+		{"PATCHES=0", "want a positive count of patches"},
+		{"PATCHES=seven", "want a positive count of patches"},
+		{"W=-16", "want a positive LFSR width"},
+		{"SCAN=sideways", "want range, full or compact"},
+		{"COSIM=many", "want a count of images"},
+		{"RECIPE=--clauses", "want a recipe name"},
+		{"RECIPE=mnist-up6k", "want one of mnist, fashion-mnist"},
+	} {
+		out := filepath.Join(tmp, "out")
+		cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
+		cmd.Env = append(os.Environ(), append(append([]string{"QUICK=", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=sim", "SYNTH=", "OOD="}, unsetSim...), c.set)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err == nil {
+			code = 0
+		}
+		msg := stderr.String()
+		if code != 2 || !strings.Contains(msg, "demo-images.sh: "+c.set+": ") || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: exit %d (%v), stderr %q; want exit 2 and a message naming %s with %q", c.set, code, err, msg, c.set, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: the script made %s before refusing the setting", c.set, out)
+		}
+	}
+}
+
 // TestDemoImagesQuick runs `make demo DATA=mnist QUICK=1`'s script
 // (scripts/demo-images.sh: a 32-clause model trained on 3,000 MNIST
 // images for one epoch, the software board, 30 test images and 20
@@ -122,7 +185,7 @@ func TestDemoImagesQuick(t *testing.T) {
 	t.Logf("[progress] built ptm in %.1fs (load %s)", time.Since(start).Seconds(), testenv.LoadString())
 	out := filepath.Join(tmp, "demo")
 	cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
-	cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=", "SYNTH=", "OOD=")
+	cmd.Env = append(os.Environ(), append([]string{"QUICK=1", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=", "SYNTH=", "OOD="}, unsetSim...)...)
 	logw := &progressLines{t: t}
 	cmd.Stdout, cmd.Stderr = logw, logw
 	start = time.Now()
@@ -250,7 +313,7 @@ func TestDemoImagesQuick(t *testing.T) {
 	again := func(what string) (string, time.Time) {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
-		cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD=")
+		cmd.Env = append(os.Environ(), append([]string{"QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD="}, unsetSim...)...)
 		logw := &progressLines{t: t}
 		cmd.Stdout, cmd.Stderr = logw, logw
 		if err := cmd.Run(); err != nil {
