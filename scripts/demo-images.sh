@@ -123,6 +123,15 @@ if [ -n "$RECIPE" ] && [ -z "$MODEL" ]; then
   fi
   rm -f "${TMPDIR:-/tmp}/demo-images-recipe.$$"
 fi
+# The core the board runs decides each sample's random bits (one LFSR of
+# width W per lane), so step 2's golden evaluation takes the same lanes
+# and width: the soft board's are eval --fixed's defaults, the Verilated
+# board's the settings above (the patches and the scan change the cycles,
+# not the answers).
+core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
+config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
+evalhw=()
+if [ "$BOARD" = sim ]; then evalhw=(--clause-lanes "$clanes" --literal-lanes "$llanes" --lfsr-width "$W"); fi
 
 mkdir -p "$out"
 steps_init "$out"
@@ -153,7 +162,7 @@ else
   if [ -f "$out/$modelname" ] && [ "$had_recipe" = "$want_recipe" ]; then
     step_rename "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe (ptm ${train[*]})"
   else
-    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; MNIST's full recipe takes about 15 min on 2 cores)"
+    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; the default MNIST recipe takes about 15 min on 2 cores, mnist-up5k about 2)"
     if [ -f "$out/$modelname" ]; then
       echo "$out/$modelname is not reused: it was trained with another recipe than today's"
       echo "  its recipe: ${had_recipe:-(none recorded)}"
@@ -165,8 +174,8 @@ else
   model="$out/$modelname"
 fi
 
-step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
-"$ptm" eval --model "$model" --data "$DATA" --split test --fixed --samples "$K" --limit "$nl" \
+step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed${evalhw[*]:+ ${evalhw[*]}}) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
+"$ptm" eval --model "$model" --data "$DATA" --split test --fixed "${evalhw[@]}" --samples "$K" --limit "$nl" \
   --ood "$OOD" --ood-limit "$ml" --json > "$out/golden-eval.json"
 "$ptm" report --eval "$out/golden-eval.json"
 
@@ -188,8 +197,6 @@ if [ "$BOARD" = soft ]; then
   step "4/6 Start the software board (ptm board --soft, protocol 7, model preloaded, UART paced at $BAUD baud)"
   board=(board --soft --model "$model" --preload --baud "$BAUD")
 else
-  core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
-  config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
   step "4/6 Start the Verilated RTL board (ptm board --model, UART only, core $config; the host uploads the model)"
   cycles=""
   rm -f "$out/cosim.json"
@@ -199,6 +206,7 @@ else
     jnum() { grep -o "\"$1\": *[0-9.]*" "$out/cosim.json" | head -1 | sed 's/.*: *//'; }
     cmis=$(jnum mismatches)
     cycles=$(jnum cycles_per_sample)
+    if [ -n "$cycles" ]; then cycles=$(printf '%.1f' "$cycles"); fi
     echo "cosim: ${cmis:-?} mismatches, ${cycles:-?} cycles per sample"
     if [ "${cmis:-x}" != 0 ]; then echo "demo-images.sh: ptm cosim reported ${cmis:-no} mismatches: $out/cosim.json" >&2; exit 1; fi
   fi
