@@ -27,7 +27,8 @@
 #          golden conv.Core behind the protocol-7 engine); sim: the
 #          Verilated RTL board, `ptm board --model` (board_top KIND 1 with
 #          conv_query and the generated core; the host uploads the model;
-#          a 512-clause model answers about one query per second there)
+#          the 128-clause mnist-up5k model answers about 20 images per
+#          second of simulation there)
 #   LANES  BOARD=sim: the core's clause x literal lanes (default 1x16,
 #          the UP5K image's configuration)
 #   PATCHES BOARD=sim: patches per scan cycle (default 7, the UP5K's)
@@ -174,7 +175,8 @@ else
   model="$out/$modelname"
 fi
 
-step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed${evalhw[*]:+ ${evalhw[*]}}) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
+first() { if [ "$1" = all ]; then echo "all"; else echo "the first $1"; fi; }
+step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed${evalhw[*]:+ ${evalhw[*]}}) on $(first "$N") $DATA test images and $(first "$M") $OOD test images (OOD), K=$K"
 "$ptm" eval --model "$model" --data "$DATA" --split test --fixed "${evalhw[@]}" --samples "$K" --limit "$nl" \
   --ood "$OOD" --ood-limit "$ml" --json > "$out/golden-eval.json"
 "$ptm" report --eval "$out/golden-eval.json"
