@@ -14,6 +14,10 @@
 # Settings (environment, as make passes them):
 #   DATA   mnist (default) or fashion-mnist; OOD the other one by default
 #   MODEL  a trained model file to use instead of training (step 1)
+#   RECIPE the training recipe, passed as `ptm train --recipe` (default:
+#          the data set's own; mnist-up5k: the model the UP5K core runs);
+#          it is part of the recorded --print-recipe line, so a changed
+#          recipe retrains, and the model is kept as OUTDIR/RECIPE.ptm
 #   QUICK  1: a tiny model (the first 3,000 training images, 32 clauses,
 #          T 100, 1 epoch: seconds) and N=30, M=20, for tests
 #   N, M   test images streamed (default 1000) and OOD images (default
@@ -23,7 +27,16 @@
 #          golden conv.Core behind the protocol-7 engine); sim: the
 #          Verilated RTL board, `ptm board --model` (board_top KIND 1 with
 #          conv_query and the generated core; the host uploads the model;
-#          a 512-clause model answers about one query per second there)
+#          the 128-clause mnist-up5k model answers about 20 images per
+#          second of simulation there)
+#   LANES  BOARD=sim: the core's clause x literal lanes (default 1x16,
+#          the UP5K image's configuration)
+#   PATCHES BOARD=sim: patches per scan cycle (default 7, the UP5K's)
+#   W      BOARD=sim: LFSR width per lane (default 16, the UP5K's)
+#   SCAN   BOARD=sim: the patch scan, range (default), full or compact
+#   COSIM  BOARD=sim: images co-simulated first on the same core
+#          configuration (`ptm cosim`), for the core's cycles per sample
+#          in the report (default 100; 0 skips it)
 #   SYNTH  1: run `ptm synth` for the UP5K image of the model (step 3;
 #          today it refuses MNIST models: the board does not fit the UP5K)
 #   BAUD   the UART rate the board reports and paces (default 3000000,
@@ -53,6 +66,14 @@ else
   recipe=()
   modelname="$DATA.ptm"
 fi
+RECIPE=${RECIPE:-}
+if [ -n "$RECIPE" ]; then
+  case "$RECIPE" in
+    *[!a-z0-9-]* | -*) echo "demo-images.sh: RECIPE=$RECIPE: want a recipe name of ptm train --recipe (letters, digits and -)" >&2; exit 2 ;;
+  esac
+  recipe=(--recipe "$RECIPE" "${recipe[@]}")
+  if [ "$QUICK" = 1 ]; then modelname="$RECIPE-quick.ptm"; else modelname="$RECIPE.ptm"; fi
+fi
 K=${K:-16}
 BOARD=${BOARD:-soft}
 SYNTH=${SYNTH:-0}
@@ -68,6 +89,50 @@ case "$BOARD" in
   soft | sim) ;;
   *) echo "demo-images.sh: BOARD=$BOARD: want soft or sim" >&2; exit 2 ;;
 esac
+# The Verilated board's core configuration (BOARD=sim): by default the
+# one the UP5K image of the mnist-up5k model holds (1 clause lane x 16
+# literal lanes, 7 patches per cycle, LFSR width 16, range scan), so the
+# RTL that answers is the RTL the UP5K would run.
+LANES=${LANES:-1x16}
+PATCHES=${PATCHES:-7}
+W=${W:-16}
+SCAN=${SCAN:-range}
+COSIM=${COSIM:-100}
+posint() { case "$1" in '' | *[!0-9]* | 0*) return 1 ;; esac; }
+case "$LANES" in
+  *x*) clanes=${LANES%%x*} llanes=${LANES#*x} ;;
+  *) clanes="" llanes="" ;;
+esac
+if ! posint "$clanes" || ! posint "$llanes"; then
+  echo "demo-images.sh: LANES=$LANES: want CLAUSExLITERAL lanes, two positive counts, e.g. 1x16" >&2; exit 2
+fi
+if ! posint "$PATCHES"; then echo "demo-images.sh: PATCHES=$PATCHES: want a positive count of patches per cycle, e.g. 7" >&2; exit 2; fi
+if ! posint "$W"; then echo "demo-images.sh: W=$W: want a positive LFSR width, e.g. 16" >&2; exit 2; fi
+case "$SCAN" in
+  range | full | compact) ;;
+  *) echo "demo-images.sh: SCAN=$SCAN: want range, full or compact" >&2; exit 2 ;;
+esac
+case "$COSIM" in
+  '' | *[!0-9]*) echo "demo-images.sh: COSIM=$COSIM: want a count of images (0: none)" >&2; exit 2 ;;
+esac
+if [ -n "$RECIPE" ] && [ -z "$MODEL" ]; then
+  # An unknown recipe is a bad setting: ptm train names the ones it has.
+  if ! "$ptm" train --data "$DATA" "${recipe[@]}" -o /dev/null --print-recipe > /dev/null 2> "${TMPDIR:-/tmp}/demo-images-recipe.$$"; then
+    echo "demo-images.sh: RECIPE=$RECIPE: $(cat "${TMPDIR:-/tmp}/demo-images-recipe.$$")" >&2
+    rm -f "${TMPDIR:-/tmp}/demo-images-recipe.$$"
+    exit 2
+  fi
+  rm -f "${TMPDIR:-/tmp}/demo-images-recipe.$$"
+fi
+# The core the board runs decides each sample's random bits (one LFSR of
+# width W per lane), so step 2's golden evaluation takes the same lanes
+# and width: the soft board's are eval --fixed's defaults, the Verilated
+# board's the settings above (the patches and the scan change the cycles,
+# not the answers).
+core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
+config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
+evalhw=()
+if [ "$BOARD" = sim ]; then evalhw=(--clause-lanes "$clanes" --literal-lanes "$llanes" --lfsr-width "$W"); fi
 
 mkdir -p "$out"
 steps_init "$out"
@@ -98,7 +163,7 @@ else
   if [ -f "$out/$modelname" ] && [ "$had_recipe" = "$want_recipe" ]; then
     step_rename "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe (ptm ${train[*]})"
   else
-    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; MNIST's full recipe takes about 15 min on 2 cores)"
+    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; the default MNIST recipe takes about 15 min on 2 cores, mnist-up5k about 2)"
     if [ -f "$out/$modelname" ]; then
       echo "$out/$modelname is not reused: it was trained with another recipe than today's"
       echo "  its recipe: ${had_recipe:-(none recorded)}"
@@ -110,8 +175,9 @@ else
   model="$out/$modelname"
 fi
 
-step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed) on the first $N $DATA test images and $M $OOD test images (OOD), K=$K"
-"$ptm" eval --model "$model" --data "$DATA" --split test --fixed --samples "$K" --limit "$nl" \
+first() { if [ "$1" = all ]; then echo "all"; else echo "the first $1"; fi; }
+step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed${evalhw[*]:+ ${evalhw[*]}}) on $(first "$N") $DATA test images and $(first "$M") $OOD test images (OOD), K=$K"
+"$ptm" eval --model "$model" --data "$DATA" --split test --fixed "${evalhw[@]}" --samples "$K" --limit "$nl" \
   --ood "$OOD" --ood-limit "$ml" --json > "$out/golden-eval.json"
 "$ptm" report --eval "$out/golden-eval.json"
 
@@ -133,9 +199,24 @@ if [ "$BOARD" = soft ]; then
   step "4/6 Start the software board (ptm board --soft, protocol 7, model preloaded, UART paced at $BAUD baud)"
   board=(board --soft --model "$model" --preload --baud "$BAUD")
 else
-  kind="the Verilated RTL board (\`ptm board --model\`, UART bridged to a pseudo-terminal)"
-  step "4/6 Start the Verilated RTL board (ptm board --model, UART only; the host uploads the model)"
-  board=(board --model "$model" --no-eth --baud "$BAUD")
+  step "4/6 Start the Verilated RTL board (ptm board --model, UART only, core $config; the host uploads the model)"
+  cycles=""
+  rm -f "$out/cosim.json"
+  if [ "$COSIM" != 0 ]; then
+    echo "the core's cycles per sample: ptm cosim on the first $COSIM $DATA test images, K=$K, the same core configuration"
+    "$ptm" cosim --model "$model" --data "$DATA" --split test --vectors "$COSIM" --k "$K" "${core[@]}" --json > "$out/cosim.json"
+    jnum() { grep -o "\"$1\": *[0-9.]*" "$out/cosim.json" | head -1 | sed 's/.*: *//'; }
+    cmis=$(jnum mismatches)
+    cycles=$(jnum cycles_per_sample)
+    if [ -n "$cycles" ]; then cycles=$(printf '%.1f' "$cycles"); fi
+    echo "cosim: ${cmis:-?} mismatches, ${cycles:-?} cycles per sample"
+    if [ "${cmis:-x}" != 0 ]; then echo "demo-images.sh: ptm cosim reported ${cmis:-no} mismatches: $out/cosim.json" >&2; exit 1; fi
+  fi
+  kind="the Verilated RTL board (\`ptm board --model\`, board_top KIND 1, UART bridged to a pseudo-terminal), core $config"
+  if [ -n "$cycles" ]; then
+    kind="$kind; the core's $cycles cycles per sample (\`ptm cosim\` of the same configuration on the first $COSIM $DATA test images, K=$K, 0 mismatches)"
+  fi
+  board=(board --model "$model" --no-eth --baud "$BAUD" "${core[@]}")
 fi
 rm -f "$out/board.out" "$out/board.log"
 "${with_parent[@]}" "$ptm" "${board[@]}" > "$out/board.out" 2> "$out/board.log" &

@@ -3,6 +3,7 @@ package scripts_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -87,21 +88,15 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// TestDemoImagesQuick runs `make demo DATA=mnist QUICK=1`'s script
-// (scripts/demo-images.sh: a 32-clause model trained on 3,000 MNIST
-// images for one epoch, the software board, 30 test images and 20
-// Fashion-MNIST images at K = 16) and checks its report: every answer
-// verified against the golden model (0 mismatches, 0 lost), every figure
-// the report computes from the board's answers equal to `ptm eval
-// --fixed` on the same images (the script's golden-eval.json), and the
-// five figures written as PNG images.
-func TestDemoImagesQuick(t *testing.T) {
-	if _, err := dataset.MNISTDir(); err != nil {
-		t.Skipf("MNIST: %v", err)
-	}
-	if _, err := os.Stat(dataset.FashionMNISTDir); err != nil && os.Getenv(dataset.EnvFashionMNISTDir) == "" {
-		t.Skipf("Fashion-MNIST: %v", err)
-	}
+// unsetSim clears the settings of the recipe and of the Verilated
+// board's core, so that a test's run takes the script's defaults.
+var unsetSim = []string{"RECIPE=", "LANES=", "PATCHES=", "W=", "SCAN=", "COSIM="}
+
+// TestDemoImagesBadSettings gives scripts/demo-images.sh a bad value of
+// each of its recipe and board-configuration settings: each must be
+// refused before any work (no output folder made) with exit status 2 and
+// a message naming the setting and its value.
+func TestDemoImagesBadSettings(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip(err)
@@ -113,6 +108,74 @@ func TestDemoImagesQuick(t *testing.T) {
 	ctx := testenv.Context(t)
 	tmp := t.TempDir()
 	ptm := filepath.Join(tmp, "ptm")
+	build := exec.CommandContext(ctx, gocmd, "build", "-o", ptm, "./cmd/ptm")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		set  string
+		want string // in the message, beside "SETTING=value"
+	}{
+		{"LANES=16", "want CLAUSExLITERAL lanes"},
+		{"LANES=1x", "want CLAUSExLITERAL lanes"},
+		{"LANES=0x16", "want CLAUSExLITERAL lanes"},
+		{"LANES=ax16", "want CLAUSExLITERAL lanes"},
+		{"PATCHES=0", "want a positive count of patches"},
+		{"PATCHES=seven", "want a positive count of patches"},
+		{"W=-16", "want a positive LFSR width"},
+		{"SCAN=sideways", "want range, full or compact"},
+		{"COSIM=many", "want a count of images"},
+		{"RECIPE=--clauses", "want a recipe name"},
+		{"RECIPE=mnist-up6k", "want one of mnist, fashion-mnist"},
+	} {
+		out := filepath.Join(tmp, "out")
+		cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
+		cmd.Env = append(os.Environ(), append(append([]string{"QUICK=", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=sim", "SYNTH=", "OOD="}, unsetSim...), c.set)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err == nil {
+			code = 0
+		}
+		msg := stderr.String()
+		if code != 2 || !strings.Contains(msg, "demo-images.sh: "+c.set+": ") || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: exit %d (%v), stderr %q; want exit 2 and a message naming %s with %q", c.set, code, err, msg, c.set, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: the script made %s before refusing the setting", c.set, out)
+		}
+	}
+}
+
+// quickDemo runs `make demo DATA=mnist QUICK=1 BOARD=board`'s script
+// and checks its report (every answer verified, every figure the board's
+// answers give equal to eval --fixed's, the board row starting with
+// boardRow, the five figures, six steps); it returns the ptm binary, the
+// output folder, bash and the test's context.
+func quickDemo(t *testing.T, board, boardRow string) (ptm, out, bash string, ctx context.Context) {
+	t.Helper()
+	var err error
+	if _, err := dataset.MNISTDir(); err != nil {
+		t.Skipf("MNIST: %v", err)
+	}
+	if _, err := os.Stat(dataset.FashionMNISTDir); err != nil && os.Getenv(dataset.EnvFashionMNISTDir) == "" {
+		t.Skipf("Fashion-MNIST: %v", err)
+	}
+	bash, err = exec.LookPath("bash")
+	if err != nil {
+		t.Skip(err)
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx = testenv.Context(t)
+	tmp := t.TempDir()
+	ptm = filepath.Join(tmp, "ptm")
 	start := time.Now()
 	build := exec.CommandContext(ctx, gocmd, "build", "-o", ptm, "./cmd/ptm")
 	build.Dir = ".."
@@ -120,9 +183,9 @@ func TestDemoImagesQuick(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	t.Logf("[progress] built ptm in %.1fs (load %s)", time.Since(start).Seconds(), testenv.LoadString())
-	out := filepath.Join(tmp, "demo")
+	out = filepath.Join(tmp, "demo")
 	cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
-	cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=", "SYNTH=", "OOD=")
+	cmd.Env = append(os.Environ(), append([]string{"QUICK=1", "DATA=mnist", "MODEL=", "N=", "M=", "K=", "BOARD=" + board, "SYNTH=", "OOD="}, unsetSim...)...)
 	logw := &progressLines{t: t}
 	cmd.Stdout, cmd.Stderr = logw, logw
 	start = time.Now()
@@ -187,7 +250,7 @@ func TestDemoImagesQuick(t *testing.T) {
 		"| mnist test images N (verified) | 30 (30) |",
 		"| mismatches vs the golden fixed-point model | 0 (lost 0, duplicated 0) |",
 		"| link, mode, K | uart ",
-		"| board | the software board (`ptm board --soft`",
+		boardRow,
 		"| model hash | ",
 	} {
 		if !strings.Contains(report, w) {
@@ -218,6 +281,54 @@ func TestDemoImagesQuick(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("report.md:\n%s\nscript output:\n%s", report, logw.buf.String())
+	}
+	return ptm, out, bash, ctx
+}
+
+// TestDemoImagesQuickSim runs the quick demo on the Verilated RTL board
+// (BOARD=sim: the UP5K core configuration, 1 x 16 lanes, 7 patches per
+// cycle, 16-bit LFSRs, and a cosim of 100 images first) and checks the
+// same report, so the golden column (eval --fixed with the board's lanes
+// and LFSR width) equals the board's answers; the board row names the
+// configuration and the cosim's cycles per sample. About 3 minutes at
+// load 6 (the Verilator builds of a new shape): PTM_LONG_TESTS=1.
+func TestDemoImagesQuickSim(t *testing.T) {
+	testenv.SkipUnlessLong(t, "the quick demo on the Verilated board (about 3 minutes)")
+	_, out, _, _ := quickDemo(t, "sim", "| board | the Verilated RTL board (`ptm board --model`, board_top KIND 1, UART bridged to a pseudo-terminal), core 1 clause x 16 literal lanes, 7 patches per cycle, LFSR width 16, range scan; the core's ")
+	var cs struct {
+		Mismatches      int     `json:"mismatches"`
+		CyclesPerSample float64 `json:"cycles_per_sample"`
+		Images          int     `json:"images"`
+		ClauseLanes     int     `json:"clause_lanes"`
+		LiteralLanes    int     `json:"literal_lanes"`
+		PatchLanes      int     `json:"patch_lanes"`
+		LFSRWidth       int     `json:"lfsr_width"`
+	}
+	readJSON(t, filepath.Join(out, "cosim.json"), &cs)
+	if cs.Mismatches != 0 || cs.Images != 100 || cs.CyclesPerSample <= 0 || cs.ClauseLanes != 1 || cs.LiteralLanes != 16 || cs.PatchLanes != 7 || cs.LFSRWidth != 16 {
+		t.Errorf("cosim.json: %+v; want 100 images on 1 x 16 lanes, 7 patches, W 16, 0 mismatches", cs)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("the core's %.1f cycles per sample (`ptm cosim` of the same configuration on the first 100 mnist test images, K=16, 0 mismatches)", cs.CyclesPerSample); !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+}
+
+// TestDemoImagesQuick runs `make demo DATA=mnist QUICK=1`'s script
+// (scripts/demo-images.sh: a 32-clause model trained on 3,000 MNIST
+// images for one epoch, the software board, 30 test images and 20
+// Fashion-MNIST images at K = 16) and checks its report: every answer
+// verified against the golden model (0 mismatches, 0 lost), every figure
+// the report computes from the board's answers equal to `ptm eval
+// --fixed` on the same images (the script's golden-eval.json), and the
+// five figures written as PNG images.
+func TestDemoImagesQuick(t *testing.T) {
+	ptm, out, bash, ctx := quickDemo(t, "soft", "| board | the software board (`ptm board --soft`")
+	if t.Failed() {
+		return
 	}
 
 	// The first run recorded the recipe it trained beside the model: `ptm
@@ -250,7 +361,7 @@ func TestDemoImagesQuick(t *testing.T) {
 	again := func(what string) (string, time.Time) {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, bash, "demo-images.sh", ptm, out)
-		cmd.Env = append(os.Environ(), "QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD=")
+		cmd.Env = append(os.Environ(), append([]string{"QUICK=1", "DATA=mnist", "MODEL=", "N=5", "M=5", "K=", "BOARD=", "SYNTH=", "OOD="}, unsetSim...)...)
 		logw := &progressLines{t: t}
 		cmd.Stdout, cmd.Stderr = logw, logw
 		if err := cmd.Run(); err != nil {
