@@ -647,12 +647,24 @@ var ConvCandidateGrid = []struct{ LC, LL, PN int }{
 }
 
 // OrderConvCandidates sorts candidates by their schedule's cycles per
-// sample, fewest first (ties: fewer lanes x patches first, the smaller
-// design).
+// sample, fewest first. Ties (the longest scan, the same for every lane
+// count at the same patches per cycle, hides the sampling): the fewer
+// sampling cycles per sample (G x BT: more literal lanes first, which the
+// range scan's measured cycles follow, docs/conv-core.md 6), then fewer
+// lanes x patches (the smaller design).
 func OrderConvCandidates(c []ConvCandidate) {
+	sampling := func(k ConvCandidate) int {
+		if k.Design == nil {
+			return 0
+		}
+		return k.Design.Params.G * k.Design.Params.BT
+	}
 	sort.SliceStable(c, func(i, j int) bool {
 		if c[i].ScheduleCycles != c[j].ScheduleCycles {
 			return c[i].ScheduleCycles < c[j].ScheduleCycles
+		}
+		if si, sj := sampling(c[i]), sampling(c[j]); si != sj {
+			return si < sj
 		}
 		return c[i].ClauseLanes*c[i].LiteralLanes*c[i].PatchLanes < c[j].ClauseLanes*c[j].LiteralLanes*c[j].PatchLanes
 	})

@@ -154,6 +154,7 @@ function automatic integer vote_unit(input integer n);
     end
 endfunction
 localparam integer VOTE_U = vote_unit(NC);
+localparam integer VU_W   = $clog2(VOTE_U + 1);    // a vote share U/n in VU_W bits
 
 // ------------------------------------------------------------ the core
 wire             c_bank_wr_en, c_wt_wr_en, c_req_valid, c_req_ready;
@@ -279,7 +280,7 @@ reg  signed [UW-1:0] best;
 reg  [NC-1:0]      tied;
 reg  [CLS_W:0]     ntied;
 reg  [NC-1:0]      prev_tied;      // the previous sample's tied classes ...
-reg  [31:0]        prev_share;     // ... and their share U/n
+reg  [VU_W-1:0]    prev_share;     // ... and their share U/n (at most U: VU_W bits)
 
 // U / n for n = 1..NC tied classes (a table: no divider)
 function automatic [31:0] share(input integer n);
@@ -325,12 +326,12 @@ always @* begin
     case (ph)
         2'd1: begin a_ra = OUT_W'(SUMS) + OUT_W'(cls); a_add = u32; end
         2'd2: begin a_ra = OUT_W'(SQS) + OUT_W'(cls);  a_add = sq; end
-        2'd3: begin a_ra = OUT_W'(VOTES) + OUT_W'(cls); a_add = prev_tied[cls] ? prev_share : 32'd0; end
+        2'd3: begin a_ra = OUT_W'(VOTES) + OUT_W'(cls); a_add = prev_tied[cls] ? 32'(prev_share) : 32'd0; end
         default: begin
             a_new = 1'b0;
             if (flush) begin
                 a_ra  = OUT_W'(VOTES) + OUT_W'(fl_cls);
-                a_add = prev_tied[fl_cls] ? prev_share : 32'd0;
+                a_add = prev_tied[fl_cls] ? 32'(prev_share) : 32'd0;
             end else begin
                 a_rd  = (qs == Q_STATS) && st_rd != 2'd2;
             end
@@ -368,7 +369,7 @@ always @(posedge clk) begin
             cls        <= {CLS_W{1'b0}};
             first_s    <= 1'b0;
             prev_tied  <= tied;
-            prev_share <= share(32'(ntied));
+            prev_share <= VU_W'(share(32'(ntied)));
         end else begin
             cls <= cls + 1'b1;
         end
