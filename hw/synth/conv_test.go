@@ -19,10 +19,16 @@ import (
 // thresholds and weights: they are uploaded through the ports).
 func smallConvDesign(t *testing.T, lc, ll, pn int) *hw.ConvDesign {
 	t.Helper()
+	return smallConvDesignScan(t, lc, ll, pn, "")
+}
+
+// smallConvDesignScan is smallConvDesign with the scan scan ("": range).
+func smallConvDesignScan(t *testing.T, lc, ll, pn int, scan string) *hw.ConvDesign {
+	t.Helper()
 	h := conv.Head{Shape: conv.Shape{H: 8, W: 8, Planes: 1, WY: 3, WX: 3}, Structure: conv.Coalesced, Classes: 3, Clauses: 8, T: 50}
 	h.Weights = make([]int32, h.Classes*h.Clauses)
 	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
-	d, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: lc, LiteralLanes: ll, PatchLanes: pn, MaxK: 255}, b, "0123456789ab")
+	d, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: lc, LiteralLanes: ll, PatchLanes: pn, MaxK: 255, Scan: scan}, b, "0123456789ab")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,38 +264,35 @@ func TestConvBoardUP5K(t *testing.T) {
 }
 
 // mnist128Board is the configuration of the 128-clause MNIST board on
-// the UP5K closest to placing (docs/synthesis-flow.md "Convolutional
-// models"): 1 x 8 lanes, one patch per cycle, SETS_MAX 2 packs into 4,689
-// of 5,280 logic cells (88.8%), and nextpnr's placer finds no legal
-// placement (seeds 1 and 2, with and without global promotion); 1 x 8
-// lanes at two patches pack 4,866, 1 x 16 lanes at seven 5,941.
+// the UP5K (docs/synthesis-flow.md "Convolutional models"): the compact
+// scan at 1 x 8 lanes and one patch per cycle, SETS_MAX 2, 27 MHz (4,163
+// of 5,280 logic cells, Fmax 31.16 MHz). The range scan does not place:
+// 1 x 8 lanes at one patch per cycle pack 4,689 cells (88.8%) and the
+// placer finds no legal placement; 1 x 16 lanes at seven pack 5,941.
 var mnist128Board = struct {
 	LC, LL, PN, SetsMax int
+	Scan                string
 	MHz                 float64
-}{LC: 1, LL: 8, PN: 1, SetsMax: 2, MHz: 27}
+}{LC: 1, LL: 8, PN: 1, SetsMax: 2, Scan: hw.ScanCompact, MHz: 27}
 
 // TestConvBoardMNIST128UP5K runs the whole flow on the UART-only board
 // around the conv core of a 128-clause model of MNIST's geometry (28 x 28
 // images, one bit-plane, a 10 x 10 window, 10 classes: 128 x 272
 // automata; untrained, since the netlist does not depend on the values,
-// which are uploaded) at mnist128Board's lanes, patches, SETS_MAX and
-// clock: it must fit the UP5K (the thresholds in SPRAM, the statistics'
-// square in one DSP), meet timing and write a bitstream. Today it fails
-// (no legal placement), so it runs only with PTM_CONV_BOARD=mnist128;
+// which are uploaded) at mnist128Board's lanes, patches, scan, SETS_MAX
+// and clock: it must fit the UP5K (the thresholds in SPRAM, the
+// statistics' square in one DSP), meet timing and write a bitstream.
 // PTM_CONV_BOARD_DIR=DIR keeps the build folder.
 //
-//	PTM_LONG_TESTS=1 PTM_CONV_BOARD=mnist128 go test ./hw/synth -run TestConvBoardMNIST128UP5K -v -timeout 90m
+//	PTM_LONG_TESTS=1 go test ./hw/synth -run TestConvBoardMNIST128UP5K -v -timeout 60m
 func TestConvBoardMNIST128UP5K(t *testing.T) {
 	testenv.SkipUnlessLong(t, "yosys, nextpnr and icepack on the 128-clause MNIST board")
-	if os.Getenv("PTM_CONV_BOARD") != "mnist128" {
-		t.Skip("the 128-clause MNIST board does not place on the UP5K yet (docs/synthesis-flow.md); PTM_CONV_BOARD=mnist128 runs it")
-	}
 	needTools(t, Tools...)
 	c := mnist128Board
 	h := conv.Head{Shape: conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, Structure: conv.Coalesced, Classes: 10, Clauses: 128, T: 1000}
 	h.Weights = make([]int32, h.Classes*h.Clauses)
 	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
-	d, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: c.LC, LiteralLanes: c.LL, PatchLanes: c.PN, MaxK: 255}, b, "")
+	d, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: c.LC, LiteralLanes: c.LL, PatchLanes: c.PN, MaxK: 255, Scan: c.Scan}, b, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,8 +304,8 @@ func TestConvBoardMNIST128UP5K(t *testing.T) {
 	if r == nil {
 		t.Fatal(err)
 	}
-	t.Logf("UP5K MNIST board %dx%d lanes, %d patches, SETS_MAX %d: %d/%d LCs (yosys %d LUT4, %d FF, %d carry), %d/%d BRAMs, %d SPRAMs, %d DSPs, Fmax %.2f MHz at %.2f; %.0f s",
-		c.LC, c.LL, c.PN, c.SetsMax, r.LUTs, r.LUTsAvailable, r.LUT4, r.FFs, r.Carry, r.BRAMs, r.BRAMsAvailable, r.SPRAMs, r.DSPs, r.FmaxMHz, r.ClockMHz, r.Seconds)
+	t.Logf("UP5K MNIST board %dx%d lanes, %d patches, %s scan, SETS_MAX %d: %d/%d LCs (yosys %d LUT4, %d FF, %d carry), %d/%d BRAMs, %d SPRAMs, %d DSPs, Fmax %.2f MHz at %.2f; %.0f s",
+		c.LC, c.LL, c.PN, c.Scan, c.SetsMax, r.LUTs, r.LUTsAvailable, r.LUT4, r.FFs, r.Carry, r.BRAMs, r.BRAMsAvailable, r.SPRAMs, r.DSPs, r.FmaxMHz, r.ClockMHz, r.Seconds)
 	if err != nil {
 		t.Fatalf("not met: %v", err)
 	}
@@ -314,6 +317,43 @@ func TestConvBoardMNIST128UP5K(t *testing.T) {
 	} else if _, err := os.Stat(r.Bitstream); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestAutoConvCompactFallback: when no range-scan candidate places
+// although the smallest packs within the device, the search goes on with
+// the compact candidates. The range candidate is the 128-clause MNIST
+// board at 1 x 8 lanes and one patch per cycle (4,689 cells packed: the
+// estimate passes, the placer finds no legal placement), the compact one
+// the small board; the compact one must be returned, after the range
+// one's step "does not fit".
+//
+//	PTM_LONG_TESTS=1 go test ./hw/synth -run TestAutoConvCompactFallback -v -timeout 60m
+func TestAutoConvCompactFallback(t *testing.T) {
+	testenv.SkipUnlessLong(t, "yosys and nextpnr on the 128-clause MNIST board and a small board")
+	needTools(t, Tools...)
+	h := conv.Head{Shape: conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, Structure: conv.Coalesced, Classes: 10, Clauses: 128, T: 1000}
+	h.Weights = make([]int32, h.Classes*h.Clauses)
+	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
+	big, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: 1, LiteralLanes: 8, PatchLanes: 1, MaxK: 255}, b, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := smallConvDesignScan(t, 2, 4, 1, hw.ScanCompact)
+	cands := []ConvCandidate{
+		{ClauseLanes: 1, LiteralLanes: 8, PatchLanes: 1, Scan: big.Params.Scan, Design: big, ScheduleCycles: ConvScheduleCycles(&big.Params)},
+		{ClauseLanes: 2, LiteralLanes: 4, PatchLanes: 1, Scan: small.Params.Scan, Design: small, ScheduleCycles: ConvScheduleCycles(&small.Params)},
+	}
+	if !small.Params.Compact || big.Params.Compact {
+		t.Fatalf("scans %s and %s, want range and compact", big.Params.Scan, small.Params.Scan)
+	}
+	r, err := AutoConv(testenv.Context(t), ConvOptions{Device: "up5k", FreqMHz: 24, SetsMax: 2, Dir: t.TempDir(), Progress: newProgress(t)}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Scan != hw.ScanCompact || r.ClauseLanes != 2 || !r.TimingMet || len(r.Search) != 2 || r.Search[0].Outcome != "does not fit" {
+		t.Errorf("want the range candidate refused, then the compact one placed; got %dx%d lanes, %s scan, steps %+v", r.ClauseLanes, r.LiteralLanes, r.Scan, r.Search)
+	}
+	t.Logf("steps %+v", r.Search)
 }
 
 // TestAutoConvUP5K runs the search on two candidates of the small board
