@@ -280,8 +280,9 @@ var mnist128Board = struct {
 // around the conv core of a 128-clause model of MNIST's geometry (28 x 28
 // images, one bit-plane, a 10 x 10 window, 10 classes: 128 x 272
 // automata; untrained, since the netlist does not depend on the values,
-// which are uploaded) at mnist128Board's lanes, patches, scan, SETS_MAX
-// and clock: it must fit the UP5K (the thresholds in SPRAM, the
+// which are uploaded; only the weights' width, 10 bits here, shapes the
+// weight memory) at mnist128Board's lanes, patches, scan, SETS_MAX and
+// clock: it must fit the UP5K (the thresholds in SPRAM, the
 // statistics' square in one DSP), meet timing and write a bitstream.
 // PTM_CONV_BOARD_DIR=DIR keeps the build folder.
 //
@@ -292,6 +293,7 @@ func TestConvBoardMNIST128UP5K(t *testing.T) {
 	c := mnist128Board
 	h := conv.Head{Shape: conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, Structure: conv.Coalesced, Classes: 10, Clauses: 128, T: 1000}
 	h.Weights = make([]int32, h.Classes*h.Clauses)
+	h.Weights[0] = 511 // 10-bit weights, as mnist128.ptm's: the weight memory's width follows the model's weights
 	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
 	d, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: c.LC, LiteralLanes: c.LL, PatchLanes: c.PN, MaxK: 255, Scan: c.Scan}, b, "")
 	if err != nil {
@@ -334,6 +336,7 @@ func TestAutoConvCompactFallback(t *testing.T) {
 	needTools(t, Tools...)
 	h := conv.Head{Shape: conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, Structure: conv.Coalesced, Classes: 10, Clauses: 128, T: 1000}
 	h.Weights = make([]int32, h.Classes*h.Clauses)
+	h.Weights[0] = 511 // 10-bit weights, as mnist128.ptm's
 	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
 	big, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: 1, LiteralLanes: 8, PatchLanes: 1, MaxK: 255}, b, "")
 	if err != nil {
