@@ -647,12 +647,24 @@ var ConvCandidateGrid = []struct{ LC, LL, PN int }{
 }
 
 // OrderConvCandidates sorts candidates by their schedule's cycles per
-// sample, fewest first (ties: fewer lanes x patches first, the smaller
-// design).
+// sample, fewest first. Ties (the longest scan, the same for every lane
+// count at the same patches per cycle, hides the sampling): the fewer
+// sampling cycles per sample (G x BT: more literal lanes first, which the
+// range scan's measured cycles follow, docs/conv-core.md 6), then fewer
+// lanes x patches (the smaller design).
 func OrderConvCandidates(c []ConvCandidate) {
+	sampling := func(k ConvCandidate) int {
+		if k.Design == nil {
+			return 0
+		}
+		return k.Design.Params.G * k.Design.Params.BT
+	}
 	sort.SliceStable(c, func(i, j int) bool {
 		if c[i].ScheduleCycles != c[j].ScheduleCycles {
 			return c[i].ScheduleCycles < c[j].ScheduleCycles
+		}
+		if si, sj := sampling(c[i]), sampling(c[j]); si != sj {
+			return si < sj
 		}
 		return c[i].ClauseLanes*c[i].LiteralLanes*c[i].PatchLanes < c[j].ClauseLanes*c[j].LiteralLanes*c[j].PatchLanes
 	})
@@ -667,8 +679,11 @@ func OrderConvCandidates(c []ConvCandidate) {
 // o.FreqMHz, each through the result cache, and returns the first that
 // fits and meets timing, with the steps it took. A candidate whose
 // timing fails is retried once at the highest multiple of 3 MHz below its
-// Fmax (at least 16 MHz) before the next is tried. The error of the last
-// step when none succeeds.
+// Fmax (at least 16 MHz) before the next is tried. When no range-scan
+// candidate places (the estimate passed, but each was refused at packing
+// or by the placer, which needs a margin below the device's logic cells),
+// the compact candidates are tried the same way, fastest first. The error
+// of the last step when none succeeds.
 func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvResult, error) {
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("%w: no candidate configurations", ErrOptions)
@@ -749,41 +764,59 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 			}
 		}
 	}
-	for _, c := range cands {
-		oc := o
-		oc.Design = c.Design
-		oc.Dir = filepath.Join(base, fmt.Sprintf("%dx%d-pn%d-%s", c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan))
-		for try := 0; try < 2; try++ {
-			so.step("search: %d x %d lanes, %d patches per cycle, %s scan (schedule %d cycles/sample) at %.1f MHz",
-				c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan, c.ScheduleCycles, oc.FreqMHz)
-			r, err := CachedConv(ctx, oc)
-			st := ConvStep{ClauseLanes: c.ClauseLanes, LiteralLanes: c.LiteralLanes, PatchLanes: c.PatchLanes, Scan: c.Scan,
-				FreqMHz: oc.FreqMHz, Schedule: c.ScheduleCycles}
-			if r != nil {
-				st.LUTs, st.FmaxMHz, st.Cached = r.LUTs, r.FmaxMHz, r.Cached
-			}
-			switch {
-			case err == nil:
-				st.Outcome = "fits, timing met"
-				r.Search = append(steps, st)
-				return r, nil
-			case errors.Is(err, ErrTiming) && r != nil:
-				st.Outcome = "timing not met"
-				steps = append(steps, st)
-				lastErr = err
-				next := math.Floor(r.FmaxMHz/3) * 3
-				if try == 0 && next >= 16 && next < oc.FreqMHz {
-					oc.FreqMHz = next
-					continue
+	// place tries list in order; nil, nil when none fits and meets timing
+	place := func(list []ConvCandidate) (*ConvResult, error) {
+		for _, c := range list {
+			oc := o
+			oc.Design = c.Design
+			oc.Dir = filepath.Join(base, fmt.Sprintf("%dx%d-pn%d-%s", c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan))
+			for try := 0; try < 2; try++ {
+				so.step("search: %d x %d lanes, %d patches per cycle, %s scan (schedule %d cycles/sample) at %.1f MHz",
+					c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan, c.ScheduleCycles, oc.FreqMHz)
+				r, err := CachedConv(ctx, oc)
+				st := ConvStep{ClauseLanes: c.ClauseLanes, LiteralLanes: c.LiteralLanes, PatchLanes: c.PatchLanes, Scan: c.Scan,
+					FreqMHz: oc.FreqMHz, Schedule: c.ScheduleCycles}
+				if r != nil {
+					st.LUTs, st.FmaxMHz, st.Cached = r.LUTs, r.FmaxMHz, r.Cached
 				}
-			case errors.Is(err, ErrNoFit):
-				st.Outcome = "does not fit"
-				steps = append(steps, st)
-				lastErr = err
-			default:
-				return nil, err
+				switch {
+				case err == nil:
+					st.Outcome = "fits, timing met"
+					r.Search = append(steps, st)
+					return r, nil
+				case errors.Is(err, ErrTiming) && r != nil:
+					st.Outcome = "timing not met"
+					steps = append(steps, st)
+					lastErr = err
+					next := math.Floor(r.FmaxMHz/3) * 3
+					if try == 0 && next >= 16 && next < oc.FreqMHz {
+						oc.FreqMHz = next
+						continue
+					}
+				case errors.Is(err, ErrNoFit):
+					st.Outcome = "does not fit"
+					steps = append(steps, st)
+					lastErr = err
+				default:
+					return nil, err
+				}
+				break
 			}
-			break
+		}
+		return nil, nil
+	}
+	r, err := place(cands)
+	if r != nil || err != nil {
+		return r, err
+	}
+	// No range-scan candidate placed although the smallest packed within
+	// the device (the placer needs a margin: the 128-clause MNIST board
+	// finds no legal placement at 88.8% of the logic cells): the compact
+	// candidates, smaller and slower, fastest first.
+	if len(compact) > 0 && len(normal) > 0 && cands[0].Scan != hw.ScanCompact {
+		so.step("search: no range-scan candidate placed; the compact scan's candidates")
+		if r, err := place(compact); r != nil || err != nil {
+			return r, err
 		}
 	}
 	return nil, fmt.Errorf("no candidate fits and meets timing (%d steps): %w", len(steps), lastErr)

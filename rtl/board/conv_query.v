@@ -49,7 +49,8 @@
  *     Head.Stats, fixed.Core's stats words). The 3*NC 32-bit
  *     accumulators are one memory of 16-bit halves (one block RAM)
  *     updated serially by one 16-bit adder, low half first: a class sum
- *     is taken every sixth clock and adds into its class's sum, its
+ *     is taken every seventh clock (registered, clipped the clock after)
+ *     and adds into its class's sum, its
  *     square (SB_MAC16 with synth_ice40 -dsp) and, one sample late, the
  *     previous sample's vote share; the last sample's votes are added
  *     after the query's last word (2*NC clocks), then the words are read
@@ -154,6 +155,7 @@ function automatic integer vote_unit(input integer n);
     end
 endfunction
 localparam integer VOTE_U = vote_unit(NC);
+localparam integer VU_W   = $clog2(VOTE_U + 1);    // a vote share U/n in VU_W bits
 
 // ------------------------------------------------------------ the core
 wire             c_bank_wr_en, c_wt_wr_en, c_req_valid, c_req_ready;
@@ -231,6 +233,8 @@ reg              stats_q;          // ... and req_stats
 reg              chain = 1'b0;     // the last accepted request had req_more: accumulate on
 reg  [OUT_W-1:0] oi;               // stats word read (Q_STATS), vote flushed (Q_FLUSH)
 reg  [1:0]       ph = 2'd0;        // the statistics' step of the class sum in p_u (0: none)
+reg              pv = 1'b0;        // a class sum taken into v_q, clipped into p_u next
+wire             st_idle = (ph == 2'd0) && !pv;   // no class sum in the statistics
 reg              hf = 1'b0;        // ... its half (0: low, 1: high)
 wire             ob_ready;         // the output slice takes a word
 wire             ob_busy;          // ... holds one
@@ -238,18 +242,20 @@ wire             ob_busy;          // ... holds one
 wire accept = (qs == Q_REQ) && c_req_ready;
 assign c_req_valid   = (qs == Q_REQ);
 assign req_ready     = accept;
-assign idle          = (qs == Q_IDLE) && c_idle && ph == 2'd0 && !ob_busy;
+assign idle          = (qs == Q_IDLE) && c_idle && st_idle && !ob_busy;
 
-// stats mode takes a class sum every sixth clock (when its statistics
+// stats mode takes a class sum every seventh clock (when its statistics
 // steps are done); samples mode passes them on through the output slice
 wire run       = (qs == Q_RUN);
 wire c_take    = c_res_valid && c_res_ready;
 wire sum_in    = run && stats_q && c_take && !c_res_error;
-wire st_free   = (ph == 2'd0) || (ph == 2'd3 && hf);
+wire st_free   = st_idle || (ph == 2'd3 && hf);
 assign c_res_ready = run && ((stats_q && !c_res_error) ? st_free : ob_ready);
 
 // ------------------------------------------------------------ statistics
-// u = clip(v, -T, T), registered with the class sum's take (p_u); then
+// The class sum is registered as taken (v_q) and u = clip(v_q, -T, T)
+// the clock after (p_u), so no path runs from the core's result word
+// (its class-sum select) through the clip's comparisons; then
 // three steps (ph = 1, 2, 3), each a read-modify-write of one 32-bit
 // accumulator in two clocks, its low half (hf = 0) then its high half
 // with the low half's carry (each half read in its clock, written the
@@ -265,7 +271,8 @@ assign c_res_ready = run && ((stats_q && !c_res_error) ? st_free : ob_ready);
 // Accumulator i's half h is word 2i + h of the memory.
 localparam integer UW = $clog2(CLIP_T + 1) + 1;           // u in UW bits, signed
 localparam integer VOTES = 0, SUMS = NC, SQS = 2 * NC;    // accumulator addresses
-wire signed [31:0] v   = c_res_data;
+reg  signed [31:0] v_q;             // the class sum taken
+wire signed [31:0] v   = v_q;
 wire signed [UW-1:0] u_in = (v > 32'sd0 + CLIP_T) ? UW'(CLIP_T) :
                             (v < -(32'sd0 + CLIP_T)) ? UW'(-CLIP_T) : v[UW-1:0];
 reg  signed [UW-1:0] p_u;
@@ -279,7 +286,7 @@ reg  signed [UW-1:0] best;
 reg  [NC-1:0]      tied;
 reg  [CLS_W:0]     ntied;
 reg  [NC-1:0]      prev_tied;      // the previous sample's tied classes ...
-reg  [31:0]        prev_share;     // ... and their share U/n
+reg  [VU_W-1:0]    prev_share;     // ... and their share U/n (at most U: VU_W bits)
 
 // U / n for n = 1..NC tied classes (a table: no divider)
 function automatic [31:0] share(input integer n);
@@ -297,7 +304,7 @@ wire               gt      = first_c || (u > best);
 wire               eq      = !first_c && (u == best);
 wire [NC-1:0]      onehot  = NC'(1) << cls;
 wire               clear   = accept && !chain;         // a query's first run
-wire               flush   = (qs == Q_FLUSH) && ph == 2'd0;
+wire               flush   = (qs == Q_FLUSH) && st_idle;
 wire [CLS_W-1:0]   fl_cls  = oi[CLS_W-1:0];
 wire               fl_last = (oi == OUT_W'(NC - 1));
 
@@ -325,12 +332,12 @@ always @* begin
     case (ph)
         2'd1: begin a_ra = OUT_W'(SUMS) + OUT_W'(cls); a_add = u32; end
         2'd2: begin a_ra = OUT_W'(SQS) + OUT_W'(cls);  a_add = sq; end
-        2'd3: begin a_ra = OUT_W'(VOTES) + OUT_W'(cls); a_add = prev_tied[cls] ? prev_share : 32'd0; end
+        2'd3: begin a_ra = OUT_W'(VOTES) + OUT_W'(cls); a_add = prev_tied[cls] ? 32'(prev_share) : 32'd0; end
         default: begin
             a_new = 1'b0;
             if (flush) begin
                 a_ra  = OUT_W'(VOTES) + OUT_W'(fl_cls);
-                a_add = prev_tied[fl_cls] ? prev_share : 32'd0;
+                a_add = prev_tied[fl_cls] ? 32'(prev_share) : 32'd0;
             end else begin
                 a_rd  = (qs == Q_STATS) && st_rd != 2'd2;
             end
@@ -350,8 +357,10 @@ always @(posedge clk) begin
     w_add <= hf ? a_add[31:16] : a_add[15:0];
     w_new <= a_new;
     w_hf  <= hf;
-    if (sum_in) p_u <= u_in;
-    if (sum_in) begin
+    if (sum_in) v_q <= c_res_data;
+    if (pv) p_u <= u_in;
+    pv <= sum_in;
+    if (pv) begin
         ph <= 2'd1;
         hf <= 1'b0;
     end else if (ph != 2'd0 || flush) begin
@@ -368,7 +377,7 @@ always @(posedge clk) begin
             cls        <= {CLS_W{1'b0}};
             first_s    <= 1'b0;
             prev_tied  <= tied;
-            prev_share <= share(32'(ntied));
+            prev_share <= VU_W'(share(32'(ntied)));
         end else begin
             cls <= cls + 1'b1;
         end
@@ -381,6 +390,7 @@ always @(posedge clk) begin
     if (rst) begin
         ph <= 2'd0;
         hf <= 1'b0;
+        pv <= 1'b0;
     end
 end
 
@@ -422,7 +432,7 @@ assign res_error = ob_m[33];
 always @(posedge clk) begin
     case (qs)
         Q_IDLE: begin
-            if (req_valid && c_idle && ph == 2'd0) qs <= Q_REQ;   // the last run's statistics done
+            if (req_valid && c_idle && st_idle) qs <= Q_REQ;   // the last run's statistics done
         end
         Q_REQ: begin
             if (accept) begin
