@@ -52,6 +52,16 @@ var quick = map[string]quickForm{
 	"make demo DATA=mnist QUICK=1":         {run: "make -n demo DATA=mnist QUICK=1"},
 	"make demo DATA=mnist":                 {run: "make -n demo DATA=mnist"},
 	"make demo DATA=mnist MODEL=mnist.ptm": {run: "make -n demo DATA=mnist MODEL=mnist.ptm"},
+	// The UP5K model on the Verilated board: minutes (scripts
+	// TestDemoImagesQuickSim runs the script with QUICK=1 BOARD=sim under
+	// PTM_LONG_TESTS=1), and every test image: 11 minutes.
+	"make demo DATA=mnist RECIPE=mnist-up5k BOARD=sim": {run: "make -n demo DATA=mnist RECIPE=mnist-up5k BOARD=sim"},
+	"MODEL=build/demo-mnist/mnist-up5k.ptm RECIPE=mnist-up5k BOARD=sim N=all M=500 bash scripts/demo-images.sh build/ptm build/demo-mnist-all": {run: "bash -n scripts/demo-images.sh build/ptm build/demo-mnist-all"},
+
+	// docs/howto-image-data.md: the mnist-up5k recipe on 2,000 images
+	// and its cosim on 3 (the full run: minutes).
+	"build/ptm train --data mnist --recipe mnist-up5k -o mnist-up5k.ptm":                                                                                   {run: "build/ptm train --data mnist --recipe mnist-up5k -o mnist-up5k.ptm --epochs 1 --train-rows 2000 --val-rows 300"},
+	"build/ptm cosim --model mnist-up5k.ptm --data mnist --vectors 1000 --k 16 --clause-lanes 1 --literal-lanes 16 --lfsr-width 16 --patch-lanes 7 --json": {run: "build/ptm cosim --model mnist-up5k.ptm --data mnist --vectors 3 --k 2 --clause-lanes 1 --literal-lanes 16 --lfsr-width 16 --patch-lanes 7 --json"},
 
 	// docs/howto-run-tests.md
 	"make test TESTFLAGS=-count=1": {run: "make -n test TESTFLAGS=-count=1"},
