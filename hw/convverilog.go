@@ -262,24 +262,7 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // row needs is read in advance. The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
 // thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
-module {{.Prefix}}_conv_patch #(
-    // Set by the generator: regenerate rather than override.
-    parameter integer H   = {{.H}}, // image rows
-    parameter integer W   = {{.W}}, // image columns
-    parameter integer P   = {{.P}}, // bit-planes
-    parameter integer WY  = {{.WY}}, // window rows
-    parameter integer WX  = {{.WX}}, // window columns
-    parameter integer F   = {{.F}}, // features of a patch
-    parameter integer PN  = {{.PN}}  // patches per cycle
-) (
-    input  wire              clk,
-    input  wire              rst,
-    input  wire              row_en,
-    input  wire [W-1:0]      row,
-    input  wire              swap,    // a request is accepted: read the image just written, write the next from row 0
-    input  wire              start,
-    input  wire              next,
-{{- if .Range}}
+` + tmplConvPatchPorts + `{{- if .Range}}
     input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
@@ -545,24 +528,7 @@ const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (
 // dx) of patch j is its bit dx + j. The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
 // thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
-module {{.Prefix}}_conv_patch #(
-    // Set by the generator: regenerate rather than override.
-    parameter integer H   = {{.H}}, // image rows
-    parameter integer W   = {{.W}}, // image columns
-    parameter integer P   = {{.P}}, // bit-planes
-    parameter integer WY  = {{.WY}}, // window rows
-    parameter integer WX  = {{.WX}}, // window columns
-    parameter integer F   = {{.F}}, // features of a patch
-    parameter integer PN  = {{.PN}}  // patches per cycle
-) (
-    input  wire              clk,
-    input  wire              rst,
-    input  wire              row_en,
-    input  wire [W-1:0]      row,
-    input  wire              swap,    // a request is accepted: read the image just written, write the next from row 0
-    input  wire              start,
-    input  wire              next,
-    input  wire [{{sub .YW 1}}:0]        ylo,   // the first patch row (read at start),
+` + tmplConvPatchPorts + `    input  wire [{{sub .YW 1}}:0]        ylo,   // the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
     output reg               ready, // the window holds the present block's rows
@@ -767,6 +733,27 @@ module {{.Prefix}}_conv_patch #(
 endmodule
 
 ` + "`default_nettype wire\n"
+
+// tmplConvPatchPorts is the head the range and compact patch modules
+// share: the parameters and the ports before the scan's range inputs.
+const tmplConvPatchPorts = `module {{.Prefix}}_conv_patch #(
+    // Set by the generator: regenerate rather than override.
+    parameter integer H   = {{.H}}, // image rows
+    parameter integer W   = {{.W}}, // image columns
+    parameter integer P   = {{.P}}, // bit-planes
+    parameter integer WY  = {{.WY}}, // window rows
+    parameter integer WX  = {{.WX}}, // window columns
+    parameter integer F   = {{.F}}, // features of a patch
+    parameter integer PN  = {{.PN}}  // patches per cycle
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              row_en,
+    input  wire [W-1:0]      row,
+    input  wire              swap,    // a request is accepted: read the image just written, write the next from row 0
+    input  wire              start,
+    input  wire              next,
+`
 
 // tmplConvPatchLiterals is the part the range and compact patch modules
 // share: a window row's columns as the PN patches' features, the
