@@ -52,7 +52,7 @@ func TestConvConformance(t *testing.T) {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
 	testenv.Heartbeat(t, 0)
-	conformConv(t, false)
+	conformConv(t, func(*Options) {})
 }
 
 // TestConvConformanceDualClock is TestConvConformance on the dual-clock
@@ -64,7 +64,7 @@ func TestConvConformanceDualClock(t *testing.T) {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
 	testenv.Heartbeat(t, 0)
-	conformConv(t, true)
+	conformConv(t, func(o *Options) { o.CoreClock, o.NoEthernet = true, true })
 }
 
 // TestConvConformanceCompact is TestConvConformance on the compact scan
@@ -75,25 +75,10 @@ func TestConvConformanceCompact(t *testing.T) {
 		t.Skip("end-to-end simulation skipped in -short mode")
 	}
 	testenv.Heartbeat(t, 0)
-	bank := randomConvBank(t, 5)
-	o := DefaultOptions()
-	o.ConvBank = bank
-	o.Config = convRandomConfig
-	o.Config.Scan = hw.ScanCompact
-	o.NoEthernet = true
-	p := start(t, o)
-	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
-	if err != nil {
-		t.Fatalf("opening the pty with host/transport: %v", err)
-	}
-	defer tr.Close()
-	rep, err := conformance.CheckConv(testenv.Context(t), tr, bank, conformance.Opts{Strict: true, Queries: 12})
-	if err != nil {
-		t.Fatalf("conformance: %v\n%v", err, rep)
-	}
-	for _, f := range rep.Failed() {
-		t.Errorf("%s: %s", f.Name, f.Detail)
-	}
+	conformConv(t, func(o *Options) {
+		o.Config.Scan = hw.ScanCompact
+		o.NoEthernet = true
+	})
 }
 
 // TestConvConformanceEthernet runs CheckConv against the random model's
@@ -197,15 +182,16 @@ func TestConvWeightRefused(t *testing.T) {
 	}
 }
 
-// conformConv runs CheckConv on the random model's board, single-clock
-// (with Ethernet, on the UART) or dual-clock (UART only).
-func conformConv(t *testing.T, coreClock bool) {
+// conformConv runs CheckConv on the UART of the random model's board,
+// its options (single clock, with Ethernet, the range scan) changed by
+// set.
+func conformConv(t *testing.T, set func(*Options)) {
 	t.Helper()
 	bank := randomConvBank(t, 5)
 	o := DefaultOptions()
 	o.ConvBank = bank
 	o.Config = convRandomConfig
-	o.CoreClock, o.NoEthernet = coreClock, coreClock
+	set(&o)
 	p := start(t, o)
 	tr, err := transport.OpenUART(p.UART, transport.UARTOpts{Baud: DefaultReportedBaud})
 	if err != nil {
