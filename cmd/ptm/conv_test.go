@@ -296,8 +296,8 @@ func TestConvRecipeFlags(t *testing.T) {
 	}{
 		{nil, []string{"1 bit-plane(s) (pixel > [75]), 10 coalesced clauses x 272 literals", "recipe: convtrain.ImageRecipe(generic), overridden by flags: clauses, T, epochs"},
 			conv.Encoder{Thresholds: []int{75}}, "convtrain.ImageRecipe(generic)"},
-		{[]string{"--recipe", "fashion-mnist"}, []string{"1 bit-plane(s) (adaptive 11,2), 10 coalesced clauses x 182 literals", "7x7 window"},
-			conv.Encoder{Adaptive: &conv.AdaptiveThreshold{Block: 11, C: 2}}, "convtrain.ImageRecipe(fashion-mnist)"},
+		{[]string{"--recipe", "fashion-mnist"}, []string{"2 bit-plane(s) (pixel > [0], adaptive 11,2), 10 coalesced clauses x 280 literals", "7x7 window"},
+			conv.Encoder{Thresholds: []int{0}, Adaptive: &conv.AdaptiveThreshold{Block: 11, C: 2}}, "convtrain.ImageRecipe(fashion-mnist)"},
 		{[]string{"--adaptive", "5,-3"}, []string{"2 bit-plane(s) (pixel > [75], adaptive 5,-3)", "overridden by flags: clauses, T, epochs, adaptive"},
 			conv.Encoder{Thresholds: []int{75}, Adaptive: &conv.AdaptiveThreshold{Block: 5, C: -3}}, "convtrain.ImageRecipe(generic)"},
 		{[]string{"--recipe", "fashion-mnist", "--adaptive", "none", "--pixel-thresholds", "60"}, []string{"1 bit-plane(s) (pixel > [60])"},

@@ -101,17 +101,17 @@ func ImageDefaults(h, w, classes int) (ImageConfig, error) {
 //     saturate the class sums and accuracy falls after two epochs),
 //     5 epochs (512 x 472 x 4 bits = 967 kbit dense at 4 bits, fits
 //     the UP5K's 1 Mbit SPRAM).
-//   - RecipeFashionMNIST: one bit-plane, the adaptive (local contrast)
-//     plane of block 11, C 2 (conv.AdaptiveThreshold): one threshold
-//     drops the texture and inner edges that tell garments apart; 7 x 7
-//     window (as accurate as 10 x 10 on validation rows, with two thirds
-//     of the literals; a threshold plane next to it, at the 896
-//     clauses that fit, or three planes in a 5 x 5 window learn no
-//     better on 20,000 rows in 3 epochs); 1024 clauses, T 8000 (8 per clause), 10 epochs (0.8266
-//     on the validation rows `ptm train` carves against 0.8220 after
-//     5, within a standard error; 27.5 minutes of `ptm train` on two
-//     busy cores) (1024 x 182 x 4 bits = 745 kbit, fits the UP5K's
-//     SPRAM; with the class weights at 16 bits 909 kbit).
+//   - RecipeFashionMNIST: two bit-planes, pixel > 0 (the garment's
+//     silhouette) and the adaptive (local contrast) plane of block 11,
+//     C 2 (conv.AdaptiveThreshold), which alone marks a flat garment
+//     and the flat background alike; 7 x 7 window; 896 clauses (the
+//     largest multiple of 128 whose bank and weights fit with 280
+//     literals), T 7168 (8 per clause), 12 epochs: 0.8386 on the
+//     validation rows `ptm train` carves, against 0.8266 for the
+//     adaptive plane alone (1024 clauses, T 8000, 10 epochs); 30
+//     minutes of `ptm train` on two busy cores. 896 x 280 x 4 bits =
+//     1,003,520 bits fits the UP5K's SPRAM; with the class weights at
+//     16 bits 1,146,880, within the SPRAM and block RAM together.
 //   - RecipeGeneric (an IDX folder of the user's): MNIST's recipe
 //     before the adaptive plane: one bit-plane, pixel > 75, otherwise as
 //     RecipeMNIST, with 7 epochs (557 kbit at 28 x 28; the adaptive
@@ -144,9 +144,9 @@ func ImageRecipe(name string, h, w, classes int) (ImageConfig, error) {
 	case RecipeMNISTUP5K:
 		c.Clauses, c.T, c.Epochs = 128, 1000, 3
 	case RecipeFashionMNIST:
-		c.WY, c.WX, c.Thresholds = 7, 7, nil
+		c.WY, c.WX, c.Thresholds = 7, 7, []int{0}
 		c.Adaptive = &conv.AdaptiveThreshold{Block: 11, C: 2}
-		c.Clauses, c.T, c.Epochs = 1024, 8000, 10
+		c.Clauses, c.T, c.Epochs = 896, 7168, 12
 	default:
 		return ImageConfig{}, fmt.Errorf("convtrain: image recipe %q, want one of %v", name, RecipeNames)
 	}

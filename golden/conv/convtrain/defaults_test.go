@@ -39,7 +39,7 @@ func TestImageRecipes(t *testing.T) {
 		s          float64
 	}{
 		{convtrain.RecipeMNIST, []int{75}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 10, 512, 472, 966656, 2000, 5, 3},
-		{convtrain.RecipeFashionMNIST, nil, &conv.AdaptiveThreshold{Block: 11, C: 2}, 7, 1024, 182, 745472, 8000, 10, 3},
+		{convtrain.RecipeFashionMNIST, []int{0}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 7, 896, 280, 1003520, 7168, 12, 3},
 		{convtrain.RecipeGeneric, []int{75}, nil, 10, 512, 272, 557056, 2000, 7, 3},
 		{convtrain.RecipeMNISTUP5K, []int{75}, nil, 10, 128, 272, 139264, 1000, 3, 3},
 	}
