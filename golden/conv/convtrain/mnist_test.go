@@ -50,17 +50,16 @@ func TestMNIST(t *testing.T) {
 }
 
 // TestFashionMNIST is TestMNIST on Fashion-MNIST with its own recipe,
-// ImageRecipe(fashion-mnist) (the adaptive plane, a 7 x 7 window, 10
-// epochs), without the float-vs-float noise floor, to save a third pass.
-// The recipe misses the issue's 0.85 on Fashion-MNIST: through `ptm
-// train` it scores 0.8266 on 5,000 validation rows carved from the
-// training rows (docs/fixed-point-conv.md section 9); this test's loop
-// (train on the first 55,000, validate on the last 5,000) has not been
-// run with it, and its floors sit below the CLI's test figures (float
-// accuracy 0.8181, ECE 0.014, AUROC(entropy) 0.827; the 5-epoch recipe's
-// fixed point was 0.3 points below its float; the agreement floor is the
-// one-threshold recipe's 0.96 less a margin). About an hour on 2 busy
-// cores:
+// ImageRecipe(fashion-mnist) (pixel > 0 and the adaptive plane, a 7 x 7
+// window, 896 clauses, 12 epochs), without the float-vs-float noise
+// floor, to save a third pass. The recipe misses the issue's 0.85 on
+// Fashion-MNIST: through `ptm train` it scores 0.8386 on 5,000
+// validation rows carved from the training rows (docs/fixed-point-conv.md
+// section 9); this test's loop (train on the first 55,000, validate on
+// the last 5,000) has not been run with it, and its floors sit below the
+// CLI's test figures (float accuracy 0.8242, ECE 0.015, AUROC(entropy)
+// 0.849; the agreement floor is the one-threshold recipe's 0.96 less a
+// margin). About an hour on 2 busy cores:
 //
 //	PTM_LONG_TESTS=1 go test ./golden/conv/convtrain -run 'TestFashionMNIST$' -v -timeout 180m
 func TestFashionMNIST(t *testing.T) {
