@@ -28,6 +28,12 @@ type ImageConfig struct {
 	Clauses, T               int
 	S                        float64
 	N                        int
+	// WeightClip and LiteralBudget are the trainer's (Config): the class
+	// weights saturate at +-WeightClip (0: conv.MaxWeight), and Type I
+	// feedback to a clause that includes LiteralBudget literals or more
+	// is given as if it had not fired (0: no budget).
+	WeightClip    int `json:",omitempty"`
+	LiteralBudget int `json:",omitempty"`
 	// BankBits is B of the quantized bank that fixed-point inference and
 	// the hardware run (the trainer's SPVs keep fixedtrain.DefaultBits).
 	BankBits int
@@ -170,5 +176,5 @@ func (c ImageConfig) Shape(h, w int) conv.Shape {
 // Trainer returns the trainer configuration of the recipe.
 func (c ImageConfig) Trainer(h, w, classes int, seed uint64) Config {
 	return Config{Shape: c.Shape(h, w), Structure: c.Structure, Classes: classes,
-		Clauses: c.Clauses, T: c.T, S: c.S, N: c.N, Seed: seed}
+		Clauses: c.Clauses, T: c.T, S: c.S, N: c.N, Seed: seed, WeightClip: c.WeightClip, LiteralBudget: c.LiteralBudget}
 }
