@@ -165,7 +165,7 @@ else
   if [ -f "$out/$modelname" ] && [ "$had_recipe" = "$want_recipe" ]; then
     step_rename "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe (ptm ${train[*]})"
   else
-    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; the default MNIST recipe takes about 15 min on 2 cores, mnist-up5k about 2)"
+    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; the default MNIST recipe takes about 15 min on 2 cores, mnist-up5k about 4)"
     if [ -f "$out/$modelname" ]; then
       echo "$out/$modelname is not reused: it was trained with another recipe than today's"
       echo "  its recipe: ${had_recipe:-(none recorded)}"
