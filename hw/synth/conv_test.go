@@ -271,7 +271,7 @@ func TestConvBoardUP5K(t *testing.T) {
 // patches per cycle 4,639 cells packed). The range scan does not place:
 // 1 x 8 lanes at one patch per cycle packed 4,689 cells (88.8%) before
 // those cuts and the placer found no legal placement; 1 x 16 lanes at
-// seven pack 5,787.
+// seven pack 5,780.
 var mnist128Board = struct {
 	LC, LL, PN, SetsMax int
 	Scan                string
