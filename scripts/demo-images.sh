@@ -165,7 +165,7 @@ else
   if [ -f "$out/$modelname" ] && [ "$had_recipe" = "$want_recipe" ]; then
     step_rename "1/6 Model: $out/$modelname, reused from an earlier run with the same recipe (ptm ${train[*]})"
   else
-    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; the default MNIST recipe takes about 15 min on 2 cores, mnist-up5k about 2)"
+    step_rename "1/6 Train a convolutional PTM on $DATA (ptm ${train[*]}; the default MNIST recipe takes about 15 min on 2 cores, mnist-up5k about 4)"
     if [ -f "$out/$modelname" ]; then
       echo "$out/$modelname is not reused: it was trained with another recipe than today's"
       echo "  its recipe: ${had_recipe:-(none recorded)}"
@@ -189,8 +189,8 @@ if [ "$SYNTH" = 1 ]; then
 else
   # SYNTH=1 runs it as above and the report takes --synth. The default
   # MNIST model's board does not fit the UP5K; the mnist-up5k model's
-  # fits only with the compact scan (1 x 16 lanes, 3 patches per cycle:
-  # 4,709 of 5,280 logic cells, 8,650 cycles per sample at 30 MHz), and
+  # fits only with the compact scan (1 x 16 lanes, 4 patches per cycle:
+  # 4,798 of 5,280 logic cells, 8,010 cycles per sample at 30 MHz), and
   # the search that finds it takes half an hour or more
   # (docs/synthesis-flow.md, "Convolutional models").
   echo "skipped (SYNTH=1 runs it: $ptm synth --model $model --device up5k --no-eth --json; half an hour or more):"

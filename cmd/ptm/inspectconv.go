@@ -59,6 +59,17 @@ func inspectConv(fs *flag.FlagSet, path, hash string, f *modelfile.ConvFile, cla
 		h.Classes, strings.Join(f.Classes, ", "), sh.H, sh.W, sh.Planes, describeEncoder(f.Encoder), sh.WY, sh.WX, sh.Patches(), sh.Literals())
 	fmt.Fprintf(stdout, "  %d %s clauses x %d literals = %d TAs; T=%d s=%g N=%d seed=%d epochs=%d\n",
 		h.Clauses, h.Structure, sh.Literals(), h.TAs(), h.T, f.Trainer.S, f.Trainer.N, f.Trainer.Seed, f.Trainer.Epochs)
+	if t := f.Trainer; t.WeightClip != 0 || t.LiteralBudget != 0 {
+		budget := "none"
+		if t.LiteralBudget != 0 {
+			budget = fmt.Sprint(t.LiteralBudget)
+		}
+		clip := conv.MaxWeight
+		if t.WeightClip != 0 {
+			clip = t.WeightClip
+		}
+		fmt.Fprintf(stdout, "  trained with the class weights clipped at +-%d, literal budget %s\n", clip, budget)
+	}
 	fmt.Fprintf(stdout, "  inference: K=%d, mapping %s, %d threshold set(s) spread +-%d; trained on %s (%d train / %d test rows)\n",
 		f.K, describeMapping(f.Mapping), f.JitterSets, f.JitterSpread, f.Split.Dataset, len(f.Split.Train), len(f.Split.Test))
 	if c := f.Calibration; c != nil {

@@ -52,6 +52,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	var hf hwFlags
 	hf.addImage(fs)
 	hf.addPatchLanes(fs)
+	packOnly := fs.Bool("pack-only", false, "convolutional model with lanes: yosys and nextpnr-ice40 --pack-only only (seconds to a minute): the logic cells placement would need, no placement, no bitstream")
 	cycles := fs.Float64("cycles-per-sample", 0, "convolutional model: the core's measured cycles per sample for the rates (ptm cosim --json's cycles_per_sample with the same lanes; 0: the schedule's longest sample)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -87,12 +88,12 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 		}
 		if cv != nil {
 			return synthConv(fs, convSynthArgs{model: *model, file: cv, hash: cvHash, hf: &hf, device: *device, freq: *freq, seed: *seed,
-				setsMax: *setsMax, cycles: *cycles, out: *out, cache: *cache, noCache: *noCache, asJSON: *asJSON, quiet: *quiet,
+				setsMax: *setsMax, cycles: *cycles, packOnly: *packOnly, out: *out, cache: *cache, noCache: *noCache, asJSON: *asJSON, quiet: *quiet,
 				other: []bool{*coreOnly, *coreRatio == 2, *closeTiming, *noPack, *noRelax, *maxFreq != 0}}, stdout, stderr)
 		}
 	}
-	if isSet(fs, "patch-lanes") || isSet(fs, "scan") || isSet(fs, "cycles-per-sample") {
-		return fmt.Errorf("%w: --patch-lanes, --scan and --cycles-per-sample are for a convolutional model", errUsage)
+	if isSet(fs, "patch-lanes") || isSet(fs, "scan") || isSet(fs, "cycles-per-sample") || *packOnly {
+		return fmt.Errorf("%w: --patch-lanes, --scan, --cycles-per-sample and --pack-only are for a convolutional model", errUsage)
 	}
 	var (
 		bank *fixed.Bank

@@ -27,6 +27,7 @@ type convSynthArgs struct {
 	freq            float64
 	seed, setsMax   int
 	cycles          float64
+	packOnly        bool // yosys and nextpnr's packing only (explicit lanes)
 	out, cache      string
 	noCache, asJSON bool
 	quiet           bool
@@ -80,6 +81,9 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 		return hw.GenerateConv(cfg, bank, a.hash)
 	}
 	explicit := isSet(fs, "clause-lanes") || isSet(fs, "literal-lanes") || isSet(fs, "patch-lanes") || isSet(fs, "scan")
+	if a.packOnly && !explicit {
+		return fmt.Errorf("%w: --pack-only: give the configuration (--clause-lanes, --literal-lanes, --patch-lanes, --scan); the search packs its smallest candidate itself", errUsage)
+	}
 	name := strings.TrimSuffix(filepath.Base(a.model), filepath.Ext(a.model))
 	o := synth.ConvOptions{Model: a.model, Device: dev.Name, FreqMHz: a.freq, Seed: a.seed, SetsMax: a.setsMax,
 		CyclesPerSample: a.cycles, Cache: a.cache}
@@ -111,6 +115,7 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 			return err
 		}
 		o.Design = d
+		o.SynthOnly, o.Pack = a.packOnly, a.packOnly
 		o.Dir = a.out
 		if o.Dir == "" {
 			o.Dir = filepath.Join("build", "synth", fmt.Sprintf("%s-%s-conv-%dx%d-pn%d-%s-B%d-W%d-%gMHz-s%d",
@@ -220,8 +225,15 @@ func printConvSynth(w io.Writer, r *synth.ConvResult) {
 		mem = "SPRAM"
 	}
 	fmt.Fprintf(w, "  model: %dx%d x %d images, %d clauses, %d classes, %.1f kbit of thresholds (in %s)\n", r.ImageH, r.ImageW, r.Planes, r.Clauses, r.Classes, r.ModelKbits, mem)
-	fmt.Fprintf(w, "  logic cells %d/%d (%.0f%%; %d LUT4, %d FF, %d carry), block RAM %d/%d, SPRAM %d/4\n",
-		r.LUTs, r.LUTsAvailable, 100*float64(r.LUTs)/float64(r.LUTsAvailable), r.LUT4, r.FFs, r.Carry, r.BRAMs, r.BRAMsAvailable, r.SPRAMs)
+	packed := ""
+	if r.SynthOnly {
+		packed = " packed (nextpnr-ice40 --pack-only; not placed)"
+	}
+	fmt.Fprintf(w, "  logic cells %d/%d%s (%.0f%%; %d LUT4, %d FF, %d carry), block RAM %d/%d, SPRAM %d/4\n",
+		r.LUTs, r.LUTsAvailable, packed, 100*float64(r.LUTs)/float64(r.LUTsAvailable), r.LUT4, r.FFs, r.Carry, r.BRAMs, r.BRAMsAvailable, r.SPRAMs)
+	if r.SynthOnly {
+		return
+	}
 	met := "met"
 	if !r.TimingMet {
 		met = "NOT met"

@@ -34,6 +34,7 @@ type convFlags struct {
 	recipe, adaptive                string
 	jitterSets, jitterSpread        int
 	valRows, spvBits, trainRows     int
+	weightClip, literalBudget       int
 	printRecipe                     bool
 }
 
@@ -47,6 +48,8 @@ func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&c.jitterSets, "jitter-sets", 0, "conv: threshold sets of the sampled pixel encoding at inference (1 = one set; default: the recipe's)")
 	fs.IntVar(&c.jitterSpread, "jitter-spread", 0, "conv: the sets' pixel thresholds spread evenly over +-this `value` around --pixel-thresholds (default: the recipe's)")
 	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at for resumed training (default 8; 15, the trainer's, stores them exactly, about 5x larger); inference reads the exact include masses and bank either way")
+	fs.IntVar(&c.weightClip, "weight-clip", 0, "conv: the coalesced class weights saturate at +-this `value` in training, 1..32767 (0: 32767, no clip) (default: the recipe's)")
+	fs.IntVar(&c.literalBudget, "literal-budget", 0, "conv: per-clause literal budget: a clause whose sampled action includes this many literals or more gets Type I feedback as if it had not fired, 1..the clause's literals (0: none) (default: the recipe's)")
 	fs.IntVar(&c.trainRows, "train-rows", 0, "conv: train on the first `N` training rows only (0: all), for a quick model (make demo DATA=mnist QUICK=1); the validation rows are carved from them")
 	fs.BoolVar(&c.printRecipe, "print-recipe", false, "conv: print what these flags would train, as one line of JSON (the --data value, the recipe after the flags, the seeds and the rows: every setting the model depends on), and exit without training or writing -o; scripts/demo-images.sh reuses a model only when this line is the one it trained with")
 	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
@@ -57,7 +60,7 @@ var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin",
 	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
 
 // convOnly lists train's flags that only a convolutional model takes.
-var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows", "print-recipe"}
+var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows", "print-recipe", "weight-clip", "literal-budget"}
 
 // imageSource reports whether a --data value names image data: the
 // built-in image sets or a folder (of IDX files).
@@ -198,6 +201,12 @@ func convRecipe(fs *flag.FlagSet, cf *convFlags, dataset string, h, w, nc int) (
 			return rc, nil, fmt.Errorf("%w: --structure %q, want coalesced or per-class", errUsage, cf.structure)
 		}
 	}
+	if set("weight-clip") {
+		rc.WeightClip = cf.weightClip
+	}
+	if set("literal-budget") {
+		rc.LiteralBudget = cf.literalBudget
+	}
 	if set("jitter-sets") {
 		rc.JitterSets = cf.jitterSets
 	}
@@ -218,6 +227,12 @@ func convRecipe(fs *flag.FlagSet, cf *convFlags, dataset string, h, w, nc int) (
 		return rc, nil, fmt.Errorf("%w: --epochs %d, want >= 1", errUsage, rc.Epochs)
 	case rc.Structure == conv.PerClass && rc.Clauses%nc != 0:
 		return rc, nil, fmt.Errorf("%w: --structure per-class needs --clauses (%d) a multiple of the %d classes", errUsage, rc.Clauses, nc)
+	case rc.WeightClip < 0 || rc.WeightClip > conv.MaxWeight:
+		return rc, nil, fmt.Errorf("%w: --weight-clip %d, want 1..%d (0: no clip)", errUsage, rc.WeightClip, conv.MaxWeight)
+	case rc.WeightClip != 0 && rc.Structure == conv.PerClass:
+		return rc, nil, fmt.Errorf("%w: --weight-clip %d with --structure per-class, whose weights are fixed at +-1", errUsage, rc.WeightClip)
+	case rc.LiteralBudget < 0 || rc.LiteralBudget > rc.Shape(h, w).Literals():
+		return rc, nil, fmt.Errorf("%w: --literal-budget %d, want 1..%d (the literals of a %dx%d window on %dx%d images; 0: none)", errUsage, rc.LiteralBudget, rc.Shape(h, w).Literals(), rc.WY, rc.WX, h, w)
 	case rc.JitterSets < 1 || rc.JitterSets > modelfile.MaxJitterSets:
 		return rc, nil, fmt.Errorf("%w: --jitter-sets %d, want 1..%d", errUsage, rc.JitterSets, modelfile.MaxJitterSets)
 	case rc.JitterSpread < 0 || rc.JitterSpread > 255:

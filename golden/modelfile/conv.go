@@ -46,6 +46,13 @@ type ConvTrainer struct {
 	Bits   int    `json:"bits"`
 	Seed   uint64 `json:"seed"`
 	Epochs int    `json:"epochs"`
+	// WeightClip is the trainer's class-weight bound (convtrain.Config):
+	// 1..conv.MaxWeight, or 0 (absent from the header) for conv.MaxWeight.
+	// Every stored weight is within it.
+	WeightClip int `json:"weight_clip,omitempty"`
+	// LiteralBudget is the trainer's per-clause literal budget
+	// (convtrain.Config): 1..the clause's literals, or 0 (absent) for none.
+	LiteralBudget int `json:"literal_budget,omitempty"`
 }
 
 // Lanes records the trainer's random lanes at the end of training:
@@ -256,6 +263,17 @@ func (f *ConvFile) check() (string, error) {
 		return "spv_bits", fmt.Errorf("SPVs stored at %d bits, want %d..%d (trainer.bits)", f.SPVBits, MinSPVBits, t.Bits)
 	case t.Epochs < 0 || t.Epochs > 1<<20:
 		return "trainer.epochs", fmt.Errorf("%d epochs, want 0..%d", t.Epochs, 1<<20)
+	case t.WeightClip < 0 || t.WeightClip > conv.MaxWeight:
+		return "trainer.weight_clip", fmt.Errorf("weight clip %d, want 1..%d (0 or absent: %d)", t.WeightClip, conv.MaxWeight, conv.MaxWeight)
+	case t.LiteralBudget < 0 || t.LiteralBudget > h.Shape.Literals():
+		return "trainer.literal_budget", fmt.Errorf("literal budget %d, want 1..%d (the clause's literals; 0 or absent: none)", t.LiteralBudget, h.Shape.Literals())
+	}
+	if c := int32(t.WeightClip); c > 0 {
+		for i, w := range h.Weights {
+			if w < -c || w > c {
+				return "weights", fmt.Errorf("weight of class %d clause %d is %d, outside trainer.weight_clip +-%d", i/h.Clauses, i%h.Clauses, w, c)
+			}
+		}
 	}
 	if err := fixed.CheckBits(f.BankBits); err != nil {
 		return "bank_bits", err

@@ -220,6 +220,9 @@ func TestConvCorrupt(t *testing.T) {
 		{"lanes short", reseal(t, good, func(h map[string]any) { l := h["lanes"].(map[string]any); l["clauses"] = l["clauses"].([]any)[1:] }), []string{"byte 16", "lanes", "11 clause lanes for 12 clauses"}},
 		{"lane zero", reseal(t, good, func(h map[string]any) { h["lanes"].(map[string]any)["clauses"].([]any)[3] = 0 }), []string{"byte 16", "lanes", "clauses[3]: lane state 0"}},
 		{"control zero", reseal(t, good, func(h map[string]any) { h["lanes"].(map[string]any)["control"] = 0 }), []string{"byte 16", "lanes", "control lane state 0"}},
+		{"weight clip", reseal(t, good, func(h map[string]any) { h["trainer"].(map[string]any)["weight_clip"] = 40000 }), []string{"byte 16", "trainer.weight_clip", "40000"}},
+		{"weight over clip", reseal(t, good, func(h map[string]any) { h["trainer"].(map[string]any)["weight_clip"] = 1 }), []string{"byte 16", "weights", "outside trainer.weight_clip +-1"}},
+		{"literal budget", reseal(t, good, func(h map[string]any) { h["trainer"].(map[string]any)["literal_budget"] = 39 }), []string{"byte 16", "trainer.literal_budget", "want 1..38"}},
 		{"lane not a number", reseal(t, good, func(h map[string]any) { h["lanes"].(map[string]any)["control"] = "x" }), []string{"byte 16", "header", "control"}},
 	}
 	for _, c := range cases {
@@ -347,5 +350,40 @@ func TestConvAdaptiveRoundTrip(t *testing.T) {
 	f.Encoder = conv.Encoder{Thresholds: []int{100}, Adaptive: &conv.AdaptiveThreshold{Block: 11, C: 2}}
 	if _, err := EncodeConv(f); err == nil {
 		t.Error("2 encoder planes on a 1-plane shape accepted")
+	}
+}
+
+// TestConvKnobsRoundTrip: a file of a model trained with a weight clip and
+// a literal budget records them (trainer.weight_clip, .literal_budget) and
+// reads them back; a file without them has neither key, so older files and
+// their hashes are unchanged.
+func TestConvKnobsRoundTrip(t *testing.T) {
+	f, _ := convSample(t)
+	data, err := EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("weight_clip")) || bytes.Contains(data, []byte("literal_budget")) {
+		t.Fatal("a file trained without the knobs names them")
+	}
+	var m int32
+	for _, w := range f.Head.Weights {
+		m = max(m, w, -w)
+	}
+	f.Trainer.WeightClip, f.Trainer.LiteralBudget = int(m), 7
+	data, err = EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := DecodeConv(data, "k.ptm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Trainer.WeightClip != int(m) || g.Trainer.LiteralBudget != 7 {
+		t.Errorf("read back weight_clip %d, literal_budget %d, want %d and 7", g.Trainer.WeightClip, g.Trainer.LiteralBudget, m)
+	}
+	f.Trainer.WeightClip = int(m) - 1
+	if _, err := EncodeConv(f); err == nil || !strings.Contains(err.Error(), "weight_clip") {
+		t.Errorf("EncodeConv of a weight past the clip: %v", err)
 	}
 }

@@ -68,7 +68,10 @@
 // clause weights), the encoder (pixel_thresholds, adaptive_threshold
 // when the encoder has the adaptive plane (block, c), jitter_sets,
 // jitter_spread: conv.Jitter's sets), the trainer's parameters (s, N,
-// spv_bits W, seed, epochs), bank_bits B, the default K, the mapping, the
+// spv_bits W, seed, epochs, and weight_clip and literal_budget when they
+// are not 0: convtrain.Config's, absent from files trained without them,
+// so those files and their hashes are unchanged; every weight lies within
+// +-weight_clip), bank_bits B, the default K, the mapping, the
 // split (as runs), the data fingerprint, the calibration record (the
 // validation rows carved from the training rows that fitted the mapping
 // parameter) and the recipe record (the recipe and the fields flags

@@ -257,7 +257,8 @@ func finishConv(tr *convtrain.Trainer, d *Data, rc convtrain.ImageConfig, enc co
 	ctl, lanes := tr.Lanes()
 	f := &modelfile.ConvFile{Head: *tr.Head(), Classes: slices.Clone(d.Classes), Encoder: enc,
 		JitterSets: rc.JitterSets, JitterSpread: rc.JitterSpread, SPVBits: sw,
-		Trainer:  modelfile.ConvTrainer{S: tc.S, N: tc.N, Bits: cl.Bits(), Seed: tc.Seed, Epochs: tr.Epochs},
+		Trainer: modelfile.ConvTrainer{S: tc.S, N: tc.N, Bits: cl.Bits(), Seed: tc.Seed, Epochs: tr.Epochs,
+			WeightClip: tc.WeightClip, LiteralBudget: tc.LiteralBudget},
 		BankBits: rc.BankBits, K: rc.K, Mapping: ptm.Mapping{Kind: rc.Mapping},
 		Split:           sp,
 		DataFingerprint: d.Fingerprint(),

@@ -49,9 +49,10 @@ var quick = map[string]quickForm{
 
 	// docs/howto-demo-images.md: scripts TestDemoImagesQuick runs the
 	// script with QUICK=1.
-	"make demo DATA=mnist QUICK=1":         {run: "make -n demo DATA=mnist QUICK=1"},
-	"make demo DATA=mnist":                 {run: "make -n demo DATA=mnist"},
-	"make demo DATA=mnist MODEL=mnist.ptm": {run: "make -n demo DATA=mnist MODEL=mnist.ptm"},
+	"make demo DATA=mnist QUICK=1":               {run: "make -n demo DATA=mnist QUICK=1"},
+	"make demo DATA=mnist":                       {run: "make -n demo DATA=mnist"},
+	"make demo DATA=mnist MODEL=mnist.ptm":       {run: "make -n demo DATA=mnist MODEL=mnist.ptm"},
+	"make demo DATA=mnist MODEL=build/mnist.ptm": {run: "make -n demo DATA=mnist MODEL=build/mnist.ptm"},
 	// The UP5K model on the Verilated board: minutes (scripts
 	// TestDemoImagesQuickSim runs the script with QUICK=1 BOARD=sim under
 	// PTM_LONG_TESTS=1), and every test image: 11 minutes.

@@ -499,7 +499,7 @@ generate
             .LANES(LANES), .LANE_W(LANE_W), .DEPTH(DEPTH), .ADDR_W(ADDR_W), .CADDR_W(CADDR_W),
             .NC(NC), .CLAUSES(CLAUSES), .WADDR_W(WADDR_W), .K_W(K_W), .CLIP_T(CLIP_T),
             .INFO_VER(INFO_VER), .LFSR_W(LFSR_W), .LC(LC), .LL(LL), .MAXK(KMAX), .HASH32(HASH32),
-            .GROUPS(GROUPS), .BEATS(BEATS)
+            .GROUPS(GROUPS), .BEATS(BEATS), .WT_BITS(WT_BITS)
         ) core (
             .clk(clk), .rst(rst),
             .bank_wr_en(bank_wr_en), .bank_wr_lane(bank_wr_lane), .bank_wr_addr(bank_wr_addr),
@@ -543,7 +543,7 @@ generate
             .LANES(LANES), .LANE_W(LANE_W), .DEPTH(DEPTH), .ADDR_W(ADDR_W), .CADDR_W(CADDR_W),
             .NC(NC), .CLAUSES(CLAUSES), .WADDR_W(WADDR_W), .K_W(K_W), .CLIP_T(CLIP_T),
             .INFO_VER(INFO_VER), .LFSR_W(LFSR_W), .LC(LC), .LL(LL), .MAXK(KMAX), .HASH32(HASH32),
-            .GROUPS(GROUPS), .BEATS(BEATS)
+            .GROUPS(GROUPS), .BEATS(BEATS), .WT_BITS(WT_BITS)
         ) core (
             .clk(clk_core), .rst(c_rst),
             .bank_wr_en(c_bank_wr_en), .bank_wr_lane(c_bank_wr_lane), .bank_wr_addr(c_bank_wr_addr),

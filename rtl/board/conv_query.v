@@ -55,9 +55,10 @@
  *     previous sample's vote share; the last sample's votes are added
  *     after the query's last word (2*NC clocks), then the words are read
  *     out (two reads each).
- * Every result word leaves through a two-entry register slice, so no
- * combinational path runs from the core's result word (or the
- * statistics memory) to res_data, res_valid or res_last.
+ * Every result word leaves through a one-entry register slice that
+ * takes a word only when empty, so no combinational path runs from the
+ * core's result word (or the statistics memory) to res_data, res_valid
+ * or res_last, nor from res_ready back into the core.
  * An error word of the core (K outside 1..MaxK: proto_engine checks K
  * first, so it does not occur) is passed on with res_last and res_error.
  *
@@ -77,6 +78,10 @@
  *   WADDR_W           the core's weight row address width (G*LC rows)
  *   K_W               width of req_k (the core's)
  *   CLIP_T            T: the statistics clip the class sums to [-T, T]
+ *   WT_BITS           the width of the core's stored weights (hw.ConvParams.WB):
+ *                     a class sum is at most CLAUSES * 2^(WT_BITS-1) in
+ *                     magnitude, so the statistics keep the sign-extended
+ *                     sum in SUM_W = clog2(CLAUSES) + WT_BITS + 1 bits
  *   INFO_VER, LFSR_W, LC, LL, MAXK, HASH32, GROUPS, BEATS
  *                     info ROM words (version, W, lanes, MaxK, model
  *                     hash prefix, G and BT)
@@ -106,7 +111,8 @@ module conv_query #(
     parameter MAXK     = 255,
     parameter [31:0] HASH32 = 32'h00000000,
     parameter GROUPS   = 2,
-    parameter BEATS    = 4
+    parameter BEATS    = 4,
+    parameter WT_BITS  = 16
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -270,11 +276,15 @@ assign c_res_ready = run && ((stats_q && !c_res_error) ? st_free : ob_ready);
 // (Q_FLUSH) NC steps add the last sample's shares to the votes.
 // Accumulator i's half h is word 2i + h of the memory.
 localparam integer UW = $clog2(CLIP_T + 1) + 1;           // u in UW bits, signed
+localparam integer SUM_W = ($clog2(CLAUSES) + WT_BITS + 1 < 32) ? $clog2(CLAUSES) + WT_BITS + 1 : 32;
 localparam integer VOTES = 0, SUMS = NC, SQS = 2 * NC;    // accumulator addresses
-reg  signed [31:0] v_q;             // the class sum taken
-wire signed [31:0] v   = v_q;
-wire signed [UW-1:0] u_in = (v > 32'sd0 + CLIP_T) ? UW'(CLIP_T) :
-                            (v < -(32'sd0 + CLIP_T)) ? UW'(-CLIP_T) : v[UW-1:0];
+localparam integer VW = ((SUM_W > UW) ? SUM_W : UW) + 1;  // v, T and -T compared in VW bits, signed
+localparam signed [VW-1:0] PT = VW'(CLIP_T);
+localparam signed [VW-1:0] NT = VW'(-CLIP_T);
+reg  signed [SUM_W-1:0] v_q;        // the class sum taken (the core's word is its sign extension)
+wire signed [VW-1:0] v    = VW'(v_q);
+wire signed [UW-1:0] u_in = (v > PT) ? UW'(CLIP_T) :
+                            (v < NT) ? UW'(-CLIP_T) : v[UW-1:0];
 reg  signed [UW-1:0] p_u;
 wire signed [UW-1:0] u = p_u;
 wire [31:0]        u32 = 32'($signed(u));
@@ -357,7 +367,7 @@ always @(posedge clk) begin
     w_add <= hf ? a_add[31:16] : a_add[15:0];
     w_new <= a_new;
     w_hf  <= hf;
-    if (sum_in) v_q <= c_res_data;
+    if (sum_in) v_q <= c_res_data[SUM_W-1:0];
     if (pv) p_u <= u_in;
     pv <= sum_in;
     if (pv) begin
@@ -395,33 +405,26 @@ always @(posedge clk) begin
 end
 
 // ------------------------------------------------------------ output slice
-// two entries (rtl/lib/skid_buffer.v's scheme): res_* come from flip-flops
+// one entry that takes a word only when empty (a word every second clock
+// at most: proto_engine takes one per byte it sends, and drops at most
+// one per clock, so this costs a clock per dropped word): res_* come from
+// flip-flops, and no path runs from res_ready back into the core
 wire        st_last = (oi == OUT_W'(3 * NC - 1));
 wire        ob_in_v = (run && c_res_valid && (!stats_q || c_res_error)) || (qs == Q_STATS && st_rd == 2'd2);
 wire [33:0] ob_in   = (qs == Q_STATS) ? {1'b0, st_last, acc_q, st_lo}
                                       : {c_res_error, c_res_last && (!more_q || c_res_error), c_res_data};
-reg  [33:0] ob_m, ob_s;
-reg         ob_mv = 1'b0, ob_sv = 1'b0;
-assign ob_ready = !ob_sv;
-assign ob_busy  = ob_mv || ob_sv;
+reg  [33:0] ob_m;
+reg         ob_mv = 1'b0;
+assign ob_ready = !ob_mv;
+assign ob_busy  = ob_mv;
 always @(posedge clk) begin
-    if (!ob_mv || res_ready) begin
-        if (ob_sv) begin
-            ob_m  <= ob_s;
-            ob_mv <= 1'b1;
-            ob_sv <= 1'b0;
-        end else begin
-            ob_m  <= ob_in;
-            ob_mv <= ob_in_v;
-        end
-    end else if (ob_in_v && !ob_sv) begin
-        ob_s  <= ob_in;
-        ob_sv <= 1'b1;
-    end
-    if (rst) begin
+    if (!ob_mv) begin
+        ob_m  <= ob_in;
+        ob_mv <= ob_in_v;
+    end else if (res_ready) begin
         ob_mv <= 1'b0;
-        ob_sv <= 1'b0;
     end
+    if (rst) ob_mv <= 1'b0;
 end
 assign res_valid = ob_mv;
 assign res_data  = ob_m[31:0];

@@ -41,7 +41,7 @@ func TestImageRecipes(t *testing.T) {
 		{convtrain.RecipeMNIST, []int{75}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 10, 512, 472, 966656, 2000, 5, 3},
 		{convtrain.RecipeFashionMNIST, []int{0}, &conv.AdaptiveThreshold{Block: 11, C: 2}, 7, 896, 280, 1003520, 7168, 12, 3},
 		{convtrain.RecipeGeneric, []int{75}, nil, 10, 512, 272, 557056, 2000, 7, 3},
-		{convtrain.RecipeMNISTUP5K, []int{75}, nil, 10, 128, 272, 139264, 1000, 3, 3},
+		{convtrain.RecipeMNISTUP5K, []int{75}, nil, 10, 128, 272, 139264, 1000, 15, 3},
 	}
 	for _, c := range cases {
 		r, err := convtrain.ImageRecipe(c.name, 28, 28, 10)
@@ -63,6 +63,15 @@ func TestImageRecipes(t *testing.T) {
 		}
 		if r.T != c.T || r.S != c.s || r.Epochs != c.epochs {
 			t.Errorf("%s: T %d, s %g, %d epochs, want T %d, s %g, %d epochs", c.name, r.T, r.S, r.Epochs, c.T, c.s, c.epochs)
+		}
+		// mnist-up5k clips the class weights at 8 signed bits (the
+		// board's weight memory); the others keep conv.MaxWeight.
+		wantClip := 0
+		if c.name == convtrain.RecipeMNISTUP5K {
+			wantClip = 127
+		}
+		if r.WeightClip != wantClip || r.LiteralBudget != 0 || r.Trainer(28, 28, 10, 1).WeightClip != wantClip {
+			t.Errorf("%s: weight clip %d, literal budget %d, want %d and 0", c.name, r.WeightClip, r.LiteralBudget, wantClip)
 		}
 		if err := r.Trainer(28, 28, 10, 1).Validate(); err != nil {
 			t.Errorf("%s: trainer configuration: %v", c.name, err)

@@ -21,7 +21,22 @@
 //     nowhere. Feedback uses that patch's literals: Type I when the
 //     clause's weight for the class has the class's sign (w >= 0 for y,
 //     w < 0 for o), Type II otherwise; a coalesced clause that fired moves
-//     its weight by +1 for y and -1 for o (saturating at conv.MaxWeight).
+//     its weight by +1 for y and -1 for o, saturating at +-WeightClip
+//     (Config.WeightClip; conv.MaxWeight by default).
+//
+// The literal budget (Config.LiteralBudget, tmu's max_included_literals
+// carried over to sampled actions): Type I feedback to a clause that
+// fired is Type Ia (TPM1 on the patch's 1-literals, TPM3 on its
+// 0-literals) only while the clause's sampled action of the step
+// includes fewer than LiteralBudget literals; at LiteralBudget or more it
+// is Type Ib, as if the clause had not fired (TPM3 on every literal), so
+// no literal is pushed towards include and every one drifts towards
+// exclude at rate 1/s. The weight update still counts the clause as
+// fired. The rule adds no draw (TypeI makes one rounding draw per literal
+// either way) and depends only on the clause's own sample, so it keeps
+// the trainer bit-exact for any number of workers. The defaults
+// (WeightClip 0, LiteralBudget 0) are the rule before the two knobs, word
+// for word (TestGoldenHash).
 //
 // Steps 1 and 3 run clause-parallel on a persistent worker pool: each
 // clause uses only its own lane, so the result does not depend on the

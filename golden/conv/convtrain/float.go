@@ -2,6 +2,7 @@ package convtrain
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/ptmhw/ptm/golden/conv"
@@ -159,14 +160,22 @@ func (f *Float) step(y int) {
 			}
 			wt := &f.head.Weights[k*C+c]
 			if (*wt >= 0) == positive {
-				f.typeI(c)
+				fires := f.out[c]
+				if b := f.cfg.LiteralBudget; b > 0 && fires {
+					n := 0
+					for _, wd := range inc {
+						n += bits.OnesCount64(wd)
+					}
+					fires = n < b
+				}
+				f.typeI(c, fires)
 			} else {
 				f.typeII(c, inc)
 			}
 			if f.cfg.Structure == conv.Coalesced && f.out[c] {
-				if positive && *wt < conv.MaxWeight {
+				if clip := f.cfg.Clip(); positive && *wt < clip {
 					*wt++
-				} else if !positive && *wt > -conv.MaxWeight {
+				} else if !positive && *wt > -clip {
 					*wt--
 				}
 			}
@@ -185,9 +194,8 @@ func (f *Float) apply(k ptm.TPM, ta int) {
 }
 
 // typeI: consistent rule, TPM1 for a literal of value 1 when the clause
-// fired, TPM3 otherwise.
-func (f *Float) typeI(c int) {
-	fires := f.out[c]
+// fired (within its literal budget), TPM3 otherwise.
+func (f *Float) typeI(c int, fires bool) {
 	for i, v := range f.lit {
 		k := ptm.TPM3
 		if fires && v {

@@ -47,8 +47,8 @@ func (tr *Trainer) Resume(st State) error {
 		if tr.cfg.Structure == conv.PerClass && w != tr.head.Weights[i] {
 			return fmt.Errorf("convtrain: resume: weight %d of class %d is %d, the per-class structure's is %d", i%C, i/C, w, tr.head.Weights[i])
 		}
-		if w < -conv.MaxWeight || w > conv.MaxWeight {
-			return fmt.Errorf("convtrain: resume: weight %d of class %d is %d, outside +-%d", i%C, i/C, w, conv.MaxWeight)
+		if w < -tr.clip || w > tr.clip {
+			return fmt.Errorf("convtrain: resume: weight %d of class %d is %d, outside the weight clip +-%d", i%C, i/C, w, tr.clip)
 		}
 	}
 	if st.Control == 0 {

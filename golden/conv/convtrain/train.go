@@ -29,6 +29,24 @@ type Config struct {
 	// Workers is the number of goroutines updating disjoint clauses; 0
 	// means runtime.GOMAXPROCS(0). The result does not depend on it.
 	Workers int
+	// WeightClip bounds the coalesced class weights: they saturate at
+	// +-WeightClip (1..conv.MaxWeight); 0 means conv.MaxWeight. Per-class
+	// weights are fixed at +-1, so it must be 0 for them.
+	WeightClip int
+	// LiteralBudget, when not 0 (1..literals), is the per-clause literal
+	// budget: Type I feedback to a clause whose sampled action includes
+	// LiteralBudget literals or more is given as if the clause had not
+	// fired (package doc, step 3). 0 means no budget.
+	LiteralBudget int
+}
+
+// Clip returns the class weights' saturation bound (WeightClip, or
+// conv.MaxWeight when it is 0).
+func (c Config) Clip() int32 {
+	if c.WeightClip == 0 {
+		return conv.MaxWeight
+	}
+	return int32(c.WeightClip)
 }
 
 // Validate reports the first invalid setting.
@@ -49,6 +67,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("convtrain: T = %d, want >= 1", c.T)
 	case c.Workers < 0:
 		return fmt.Errorf("convtrain: %d workers, want >= 0", c.Workers)
+	case c.WeightClip < 0 || c.WeightClip > conv.MaxWeight:
+		return fmt.Errorf("convtrain: weight clip %d, want 1..%d (0: %d)", c.WeightClip, conv.MaxWeight, conv.MaxWeight)
+	case c.WeightClip != 0 && c.Structure == conv.PerClass:
+		return fmt.Errorf("convtrain: weight clip %d with the per-class structure, whose weights are fixed at +-1 (want 0)", c.WeightClip)
+	case c.LiteralBudget < 0 || c.LiteralBudget > c.Shape.Literals():
+		return fmt.Errorf("convtrain: literal budget %d, want 1..%d (the clause's literals) or 0 for none", c.LiteralBudget, c.Shape.Literals())
 	}
 	return nil
 }
@@ -62,6 +86,8 @@ type Trainer struct {
 	nw, nl int
 	inc    []uint64 // sampled include words per clause
 	out    []bool   // clause outputs of the current step
+	ninc   []int32  // included literals per clause of the current step (LiteralBudget only)
+	clip   int32    // the weights' bound (Config.Clip)
 	// The image's literals: lp (literal-major, planesFit shapes) or
 	// patches (patch-major, the others); fmask holds, per clause, the
 	// patches where it fired (lp's words per plane each).
@@ -112,7 +138,10 @@ func New(cfg Config) (*Trainer, error) {
 		return nil, fmt.Errorf("convtrain: control lane: %w", err)
 	}
 	tr := &Trainer{cfg: cfg, cl: cl, ctl: ctl, nw: sh.Words(), nl: sh.Literals(),
-		inc: make([]uint64, cfg.Clauses*sh.Words()), out: make([]bool, cfg.Clauses)}
+		inc: make([]uint64, cfg.Clauses*sh.Words()), out: make([]bool, cfg.Clauses), clip: cfg.Clip()}
+	if cfg.LiteralBudget > 0 {
+		tr.ninc = make([]int32, cfg.Clauses)
+	}
 	if usePlanes && planesFit(sh) {
 		tr.lp = newLitPlanes(sh)
 		tr.fmask = make([]uint64, cfg.Clauses*tr.lp.pw)
@@ -241,7 +270,10 @@ func (tr *Trainer) runPerClass(w *worker, phase int) {
 // sample draws clause c's actions and evaluates it on the image's patches.
 func (tr *Trainer) sample(c int) {
 	inc := tr.inc[c*tr.nw : (c+1)*tr.nw]
-	tr.cl.Sample(c, inc)
+	n := tr.cl.Sample(c, inc)
+	if tr.ninc != nil {
+		tr.ninc[c] = int32(n)
+	}
 	if lp := tr.lp; lp != nil {
 		tr.out[c] = lp.fires(inc, tr.fmask[c*lp.pw:(c+1)*lp.pw])
 		return
@@ -396,14 +428,17 @@ func (tr *Trainer) feedback(w *worker, c int) {
 		}
 		wt := &tr.head.Weights[k*C+c]
 		if (*wt >= 0) == positive {
-			tr.cl.TypeI(c, w.lit, tr.out[c])
+			// Type Ia when the clause fired within its literal budget,
+			// Type Ib (as if it had not fired) otherwise.
+			fires := tr.out[c] && (tr.ninc == nil || int(tr.ninc[c]) < tr.cfg.LiteralBudget)
+			tr.cl.TypeI(c, w.lit, fires)
 		} else {
 			tr.cl.TypeII(c, w.lit, inc)
 		}
 		if tr.cfg.Structure == conv.Coalesced && tr.out[c] {
-			if positive && *wt < conv.MaxWeight {
+			if positive && *wt < tr.clip {
 				*wt++
-			} else if !positive && *wt > -conv.MaxWeight {
+			} else if !positive && *wt > -tr.clip {
 				*wt--
 			}
 		}

@@ -26,7 +26,9 @@
 //     images; chained requests (req_more = 1 on the first) answer the
 //     reduction of both runs' samples in stats mode (no word after the
 //     first run) and both runs' words in samples mode, res_last on the
-//     last word only; the run must meet samples with tied maxima and
+//     last word only; then two requests with tied classes by
+//     construction (class 1's weights equal to class 0's, the others'
+//     equal or negated); the run must meet samples with tied maxima and
 //     clipped sums (counted in reduce), or it fails.
 #include <algorithm>
 #include <vector>
@@ -265,11 +267,35 @@ int main(int argc, char** argv) {
         both.insert(both.end(), s2.begin(), s2.end());
         CHECK(last && c2 == reduce(both), "chained stats = the reduction of both runs' samples");
     }
+    // tied maxima by construction (the random requests above meet them
+    // only by chance): class 1's weights equal to class 0's and the other
+    // classes' to class 0's (every sample ties all classes) or their
+    // negation (classes 0 and 1 tie unless class 0's sum is negative; all
+    // tie when it is 0)
+    for (int neg = 0; neg < 2; neg++) {
+        for (int c = 0; c < C; c++) {
+            int16_t w0 = (int16_t)b.rnd(-std::min(300, WMAX), std::min(300, WMAX));
+            w[L * D + c] = (uint16_t)w0;
+            for (int cl = 1; cl < NCL; cl++) w[L * D + cl * C + c] = (uint16_t)(int16_t)(cl >= 2 && neg ? -w0 : w0);
+        }
+        b.upload(w);
+        std::vector<uint8_t> x(FEATURES);
+        for (int i = 0; i < FEATURES; i++) x[i] = b.rnd(0, 2) == 0;
+        int k = b.rnd(4, 6);
+        uint32_t q = (uint32_t)b.rng();
+        bool last;
+        long ties0 = n_ties;
+        std::vector<uint32_t> s = b.request(&x, k, q, false, false, &last);
+        CHECK(last && s.size() == (size_t)(k * NCL), "samples, tied classes");
+        std::vector<uint32_t> st = b.request(nullptr, k, q, true, false, &last);
+        CHECK(last && st == reduce(s), "stats, tied classes = the reduction of the same request's samples");
+        CHECK(neg || n_ties - ties0 == k, "equal weights: every sample tied");
+    }
     // the statistics were checked where they are hard: tied maxima (the
     // U/n split) and sums beyond [-T, T] (the clip)
     CHECK(n_ties > 0, "no sample with tied maxima: the vote split went unchecked");
     CHECK(n_clipped > 0, "no clipped class sum: the clip went unchecked");
-    std::printf("conv_query: %d-word uploads, 12 stats and chain checks (%ld samples with ties, %ld clipped sums)\n", WORDS, n_ties,
+    std::printf("conv_query: %d-word uploads, 12 stats and chain checks, 2 with tied classes (%ld samples with ties, %ld clipped sums)\n", WORDS, n_ties,
                 n_clipped);
     return tb_finish("conv_query");
 }
