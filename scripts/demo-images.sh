@@ -190,7 +190,7 @@ else
   # SYNTH=1 runs it as above and the report takes --synth. The default
   # MNIST model's board does not fit the UP5K; the mnist-up5k model's
   # fits only with the compact scan (1 x 16 lanes, 4 patches per cycle:
-  # 4,798 of 5,280 logic cells, 8,010 cycles per sample at 30 MHz), and
+  # 4,741 of 5,280 logic cells, 8,917 cycles per sample at 30 MHz), and
   # the search that finds it takes half an hour or more
   # (docs/synthesis-flow.md, "Convolutional models").
   echo "skipped (SYNTH=1 runs it: $ptm synth --model $model --device up5k --no-eth --json; half an hour or more):"
