@@ -274,10 +274,7 @@ func TestStreamOutDevicesAndInterrupt(t *testing.T) {
 	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(dir, "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, dir)
 	port, b := softboardPTY(t, model)
 	inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
 	code, _, errs := runCLI("stream", "--uart", port, "--model", model, "--data", "iris", "--samples", "5", "--out", full)
@@ -351,10 +348,7 @@ func TestEvalBinsBounded(t *testing.T) {
 // file (written before the rule) with the names escaped.
 func TestModelNamesControlCharacters(t *testing.T) {
 	dir := t.TempDir()
-	model := filepath.Join(dir, "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, dir)
 	for i, name := range []string{"\x1b[31mred", "a\rb", "bell\a", "\u202eevil", "nel\u0085"} {
 		for _, field := range []string{"classes", "features"} {
 			p := filepath.Join(dir, fmt.Sprintf("%s-%d.ptm", field, i))
@@ -388,10 +382,7 @@ func TestModelNamesControlCharacters(t *testing.T) {
 // a trailing '}' or ']', which json.Decoder.More does not see, too).
 func TestModelHeaderTrailingData(t *testing.T) {
 	dir := t.TempDir()
-	model := filepath.Join(dir, "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, dir)
 	data, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)
@@ -428,10 +419,7 @@ func TestModelHeaderTrailingData(t *testing.T) {
 // a T the hardware cannot take, --label with a built-in data set,
 // --workers without --fixed, a flag given twice.
 func TestFlagsRefused(t *testing.T) {
-	model := filepath.Join(t.TempDir(), "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, t.TempDir())
 	cases := []struct {
 		args []string
 		msg  string

@@ -19,6 +19,17 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// tinyIrisModel trains the tests' smallest Iris model (4 clauses, 8
+// states, one epoch) into dir/m.ptm and returns its path.
+func tinyIrisModel(t *testing.T, dir string) string {
+	t.Helper()
+	model := filepath.Join(dir, "m.ptm")
+	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
+		t.Fatalf("train: %s", errs)
+	}
+	return model
+}
+
 func TestUsageErrors(t *testing.T) {
 	cases := []struct {
 		args []string

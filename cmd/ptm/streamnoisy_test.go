@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +22,7 @@ import (
 // is computed across it (issue 31 item 6: utilization 10.00, counters near
 // 4.29e9).
 func TestStreamCountersResetReported(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, t.TempDir())
 	port, b := softboardPTY(t, model)
 	b.SetExecTime(2 * time.Millisecond)
 	for _, asJSON := range []bool{false, true} {
@@ -88,11 +83,7 @@ func resetCountersAfter(b *softboard.Board, rows uint32) <-chan struct{} {
 // the progress shown no further than the rows done (issue 31 item 9: the
 // bar jumped to 150/150 as the cancelled rows came back).
 func TestStreamInterruptProgress(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, t.TempDir())
 	port, b := softboardPTY(t, model)
 	b.SetExecTime(20 * time.Millisecond)
 	inferred := func() uint32 { return b.Status().Counters[frame.CounterInferred] }
@@ -133,11 +124,7 @@ func TestStreamInterruptProgress(t *testing.T) {
 // summary, and the run's JSON says the counters reset (the single-board
 // line above; before, the multi-board summary dropped it).
 func TestStreamBoardsCountersReset(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "m.ptm")
-	if code, _, errs := runCLI("train", "--data", "iris", "--clauses", "4", "--states", "8", "--epochs", "1", "-o", model); code != 0 {
-		t.Fatalf("train: %s", errs)
-	}
+	model := tinyIrisModel(t, t.TempDir())
 	portA, a := softboardPTY(t, model)
 	portB, b := softboardPTY(t, model)
 	a.SetExecTime(2 * time.Millisecond)
