@@ -73,6 +73,7 @@ type ConvParams struct {
 	MAW, RAW            int    // widths of the image write row counter (0..H-1, HAW+1) and of the read row counter (0..H+2)
 	PWd, LdW            int    // widths of the image write plane (0..P-1) and of the window load's row count (0..WY+1)
 	F, Lit              int    // features, literals (2F) of a patch
+	FO                  int    // features the clause AND tests: the window bits with Range (the rectangle stands for the thermometers), else F
 	TY, TX              int    // row and column thermometer bits
 	WinBits, ImgBits    int    // WY*WX*P, P*H*W
 	NC, C, T            int
@@ -212,6 +213,10 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		G: lay.Groups, BT: lay.Beats, D: lay.Depth, MaxK: c.MaxK, PN: min(max(c.PatchLanes, 1), s.PX()),
 		Scan: c.Scan, Range: (c.Scan == ScanRange || c.Scan == ScanCompact) && s.Features() > s.WindowBits(),
 		Taps: lfsr.Taps[c.LFSRWidth], Phi: lfsr.Phi(c.LFSRWidth), Hash: hash, InitMems: c.InitBanks,
+	}
+	p.FO = p.F
+	if p.Range {
+		p.FO = p.WinBits
 	}
 	p.LaneW = clog2(p.L)
 	p.AddrW = clog2(p.D)
@@ -449,15 +454,19 @@ func (v convView) TH() int { return 2 * (v.TY + v.TX) }
 // RangeLogic is the body of conv_range: for clause lane ci, from its
 // thermometer include bits (therm, TH bits per lane: the TY row and TX
 // column thermometers included positively, then negated), the allowed
-// patch rows lo..hi and columns xl..xh (a literal "y > k" included means
-// y >= k+1, its negation y <= k), registered at load; from those
-// registers ok[ci] when the lane has an included literal and its range is
-// not empty, and the union over the ok lanes (none when there is none).
+// patch rows lo..hi (a literal "y > k" included means y >= k+1, its
+// negation y <= k), the allowed columns as a mask cols (column c is
+// allowed when no "x > k" with k >= c and no "x <= k" with k < c is
+// included) and the last allowed column xh, registered at load; from
+// those registers ok[ci] when the lane has an included literal and its
+// rectangle is not empty, the union over the ok lanes (none when there
+// is none), and the gates (gateLogic).
 func (v convView) RangeLogic() string {
 	var b strings.Builder
 	th := v.TH()
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xl_%d, e_xh_%d, xl_%d, xh_%d;\n", v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, ci, ci)
+		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xh_%d, xh_%d;\n    reg [%d:0] cols_%d; // the lane's columns, bit c: column c\n",
+			v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, v.PX-1, ci)
 	}
 	b.WriteString("\n    always @* begin\n")
 	for ci := 0; ci < v.LC; ci++ {
@@ -471,23 +480,41 @@ func (v convView) RangeLogic() string {
 		for k := v.TY - 1; k >= 0; k-- {
 			fmt.Fprintf(&b, "        if (therm[%d]) e_hi_%d = %d'd%d;\n", base+v.TY+v.TX+k, ci, v.YW, k)
 		}
-		fmt.Fprintf(&b, "        e_xl_%d = %d'd0;\n", ci, v.XW)
-		for k := 0; k < v.TX; k++ {
-			fmt.Fprintf(&b, "        if (therm[%d]) e_xl_%d = %d'd%d;\n", base+v.TY+k, ci, v.XW, k+1)
-		}
 		fmt.Fprintf(&b, "        e_xh_%d = %d'd%d;\n", ci, v.XW, v.PX-1)
 		for k := v.TX - 1; k >= 0; k-- {
 			fmt.Fprintf(&b, "        if (therm[%d]) e_xh_%d = %d'd%d;\n", base+v.TY+v.TX+v.TY+k, ci, v.XW, k)
 		}
 	}
-	b.WriteString("    end\n\n    always @(posedge clk) begin\n        if (load) begin\n")
+	b.WriteString("    end\n\n")
+	// the column masks: x > k included (pos, bit TY + k) kills columns
+	// 0..k, x <= k included (neg, bit 2TY + TX + k) kills k+1..PX-1
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "            lo_%d <= e_lo_%d;\n            hi_%d <= e_hi_%d;\n            xl_%d <= e_xl_%d;\n            xh_%d <= e_xh_%d;\n", ci, ci, ci, ci, ci, ci, ci, ci)
+		base := ci * th
+		pos, neg := base+v.TY, base+v.TY+v.TX+v.TY
+		fmt.Fprintf(&b, "    wire [%d:0] e_cols_%d;\n", v.PX-1, ci)
+		for c := 0; c < v.PX; c++ {
+			var terms []string
+			if c < v.TX {
+				terms = append(terms, fmt.Sprintf("therm[%d:%d]", pos+v.TX-1, pos+c))
+			}
+			if c > 0 {
+				terms = append(terms, fmt.Sprintf("therm[%d:%d]", neg+c-1, neg))
+			}
+			if len(terms) == 0 {
+				fmt.Fprintf(&b, "    assign e_cols_%d[%d] = 1'b1;\n", ci, c)
+				continue
+			}
+			fmt.Fprintf(&b, "    assign e_cols_%d[%d] = ~|{%s};\n", ci, c, strings.Join(terms, ", "))
+		}
+	}
+	b.WriteString("\n    always @(posedge clk) begin\n        if (load) begin\n")
+	for ci := 0; ci < v.LC; ci++ {
+		fmt.Fprintf(&b, "            lo_%d   <= e_lo_%d;\n            hi_%d   <= e_hi_%d;\n            xh_%d   <= e_xh_%d;\n            cols_%d <= e_cols_%d;\n", ci, ci, ci, ci, ci, ci, ci, ci)
 	}
 	b.WriteString("        end\n    end\n\n    always @* begin\n")
 	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "        ok[%d] = any[%d] && lo_%d <= hi_%d && xl_%d <= xh_%d;\n", ci, ci, ci, ci, ci, ci)
+		fmt.Fprintf(&b, "        ok[%d] = any[%d] && lo_%d <= hi_%d && |cols_%d;\n", ci, ci, ci, ci, ci)
 		fmt.Fprintf(&b, "        if (ok[%d]) begin\n", ci)
 		fmt.Fprintf(&b, "            if (none || lo_%d < ylo) ylo = lo_%d;\n", ci, ci)
 		fmt.Fprintf(&b, "            if (none || hi_%d > yhi) yhi = hi_%d;\n", ci, ci)
@@ -495,5 +522,40 @@ func (v convView) RangeLogic() string {
 		b.WriteString("            none = 1'b0;\n        end\n")
 	}
 	b.WriteString("    end\n")
+	v.gateLogic(&b)
 	return b.String()
+}
+
+// gateLogic writes conv_range's gates: per clause lane ci a register of
+// the present block's columns (sh_ci, bit j: column x + j is in the
+// lane's columns; loaded from cols_ci at the start of every patch row,
+// shifted down by PN at every move along it, so columns past PX shift in
+// as 0); with several clause lanes also whether the present patch row is
+// in the lane's rows (yin_ci, registered at the start of every row: the
+// group scans the union of its lanes' rows). gate[ci*PN + j] is patch
+// j's: inside the rectangle every included thermometer literal holds,
+// outside it one fails.
+func (v convView) gateLogic(b *strings.Builder) {
+	b.WriteString("\n    // The gates of the present block's patches.\n")
+	b.WriteString("    wire adv = next && row_end; // a move to the next patch row\n")
+	if v.LC > 1 {
+		fmt.Fprintf(b, "    reg  [%d:0] yr;   // the present patch row\n", v.YW-1)
+		fmt.Fprintf(b, "    wire [%d:0] ny = start ? ylo : yr + 1'b1; // the row a start or adv moves to\n", v.YW-1)
+		b.WriteString("    always @(posedge clk) begin\n        if (start || adv)\n            yr <= ny;\n    end\n")
+	}
+	for ci := 0; ci < v.LC; ci++ {
+		fmt.Fprintf(b, "    reg  [%d:0] sh_%d;\n", v.PX-1, ci)
+		fmt.Fprintf(b, "    always @(posedge clk) begin\n        if (start || adv)\n            sh_%d <= cols_%d;\n", ci, ci)
+		if v.PN < v.PX {
+			fmt.Fprintf(b, "        else if (next)\n            sh_%d <= {%d'b0, sh_%d[%d:%d]};\n", ci, v.PN, ci, v.PX-1, v.PN)
+		}
+		b.WriteString("    end\n")
+		if v.LC > 1 {
+			fmt.Fprintf(b, "    reg yin_%d; // the present row is in lane %d's rows\n", ci, ci)
+			fmt.Fprintf(b, "    always @(posedge clk) begin\n        if (start || adv)\n            yin_%d <= ny >= lo_%d && ny <= hi_%d;\n    end\n", ci, ci, ci)
+			fmt.Fprintf(b, "    assign gate[%d +: %d] = sh_%d[%d:0] & {%d{yin_%d}};\n", ci*v.PN, v.PN, ci, v.PN-1, v.PN, ci)
+		} else {
+			fmt.Fprintf(b, "    assign gate[%d +: %d] = sh_%d[%d:0]; // one clause lane: the scan's rows are its rows\n", ci*v.PN, v.PN, ci, v.PN-1)
+		}
+	}
 }

@@ -268,19 +268,25 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
 {{- end}}
     output reg               ready, // the window holds the scan's first block
-    output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
+{{- if .Range}}
+    output wire [PN*FO-1:0]  feat,  // patch j's window bits at j*FO (features 0..FO-1: the rectangle stands for the thermometers)
+    output wire              row_end, // the block is the last of its row in the scan
+{{- else}}
+    output wire [PN*FO-1:0]  feat,  // patch j's features at j*FO (FO = F)
     output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
+{{- end}}
     output wire              last   // the block is the last of the scan
 );
     localparam integer MA_W = {{.MAW}}; // the write row counter (0..H-1): HA_W + 1
     localparam integer HA_W = {{.HAW}}; // an address of the even-row and odd-row memories ({{.HH}} rows each)
     localparam integer RA_W = {{.RAW}}; // the read row counter, up to H + 2
-
+{{- if not .Range}}
 {{- if gt .TX 0}}
     reg [{{sub .TX 1}}:0] tx;
 {{- end}}
 {{- if gt .TY 0}}
     reg [{{sub .TY 1}}:0] ty;
+{{- end}}
 {{- end}}
 {{- if .Range}}
     // The range scan's row end and last row, registered for the block
@@ -398,17 +404,7 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             nr <= nr_next;
     end
 
-{{- if and .Range (gt .TY 0)}}
-
-    // ty at the first patch row: ty[k] = ylo > k.
-    wire [{{sub .TY 1}}:0] ty_first;
-    genvar tk;
-    generate
-        for (tk = 0; tk < {{.TY}}; tk = tk + 1) begin : g_ty
-            assign ty_first[tk] = ylo > tk;
-        end
-    endgenerate
-{{- end}}
+{{- if not .Range}}
 
     always @(posedge clk) begin
         if (start) begin
@@ -416,7 +412,7 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             tx   <= {{dec .TX 0}};
 {{- end}}
 {{- if gt .TY 0}}
-            ty   <= {{if .Range}}ty_first{{else}}{{dec .TY 0}}{{end}};
+            ty   <= {{dec .TY 0}};
 {{- end}}
         end else if (next) begin
             if (x_end) begin
@@ -433,8 +429,7 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             end
         end
     end
-
-    wire [PN*F-1:0] feat;
+{{- end}}
 
     genvar p, dy, dx, j;
     generate
@@ -532,19 +527,12 @@ const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
     output reg               ready, // the window holds the present block's rows
-    output wire [PN*2*F-1:0] lit,   // patch j's literals at j*2F: literal i < F is feature i, F + i its negation
-    output wire [PN-1:0]     valid, // patch j exists (x + j < PX)
+    output wire [PN*FO-1:0]  feat,  // patch j's window bits at j*FO (features 0..FO-1: the rectangle stands for the thermometers)
+    output wire              row_end, // the block is the last of its row in the scan
     output wire              last   // the block is the last of the scan
 );
     localparam integer MA_W = {{.MAW}}; // the write row counter (0..H-1): HA_W + 1
     localparam integer NR   = {{.NR}}; // reads of a window load (row pairs)
-
-{{- if gt .TX 0}}
-    reg [{{sub .TX 1}}:0] tx;
-{{- end}}
-{{- if gt .TY 0}}
-    reg [{{sub .TY 1}}:0] ty;
-{{- end}}
     // The row end and last row, registered for the block they describe.
     wire x_end; // the block is the last of its row in the scan
     reg [{{sub .YW 1}}:0] y;
@@ -650,43 +638,6 @@ const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (
         end
     end
     wire [P*W-1:0] rd_a, rd_b; // the pair read last cycle: rows r + 2i and r + 2i + 1 of every plane
-{{- if gt .TY 0}}
-
-    // ty at the first patch row: ty[k] = ylo > k.
-    wire [{{sub .TY 1}}:0] ty_first;
-    genvar tk;
-    generate
-        for (tk = 0; tk < {{.TY}}; tk = tk + 1) begin : g_ty
-            assign ty_first[tk] = ylo > tk;
-        end
-    endgenerate
-{{- end}}
-
-    always @(posedge clk) begin
-        if (start) begin
-{{- if gt .TX 0}}
-            tx   <= {{dec .TX 0}};
-{{- end}}
-{{- if gt .TY 0}}
-            ty   <= ty_first;
-{{- end}}
-        end else if (next) begin
-            if (x_end) begin
-{{- if gt .TX 0}}
-                tx   <= {{dec .TX 0}};
-{{- end}}
-{{- if gt .TY 0}}
-                ty   <= {{if eq .TY 1}}1'b1{{else}}{ty[{{sub .TY 2}}:0], 1'b1}{{end}};
-{{- end}}
-{{- if gt .TX 0}}
-            end else begin
-                tx   <= {{if le .TX .PN}}{{"{"}}{{.TX}}{1'b1}}{{else}}{tx[{{sub (sub .TX 1) .PN}}:0], {{"{"}}{{.PN}}{1'b1}}}{{end}};
-{{- end}}
-            end
-        end
-    end
-
-    wire [PN*F-1:0] feat;
 
     genvar p, dy, dx, j;
     generate
@@ -743,7 +694,10 @@ const tmplConvPatchPorts = `module {{.Prefix}}_conv_patch #(
     parameter integer P   = {{.P}}, // bit-planes
     parameter integer WY  = {{.WY}}, // window rows
     parameter integer WX  = {{.WX}}, // window columns
+{{- if and (not .Range) (gt .F .WinBits)}}
     parameter integer F   = {{.F}}, // features of a patch
+{{- end}}
+    parameter integer FO  = {{.FO}}, // features output per patch: {{if .Range}}the window bits (WY*WX*P){{else}}all F{{end}}
     parameter integer PN  = {{.PN}}  // patches per cycle
 ) (
     input  wire              clk,
@@ -755,19 +709,22 @@ const tmplConvPatchPorts = `module {{.Prefix}}_conv_patch #(
     input  wire              next,
 `
 
-// tmplConvPatchLiterals is the part the range and compact patch modules
-// share: a window row's columns as the PN patches' features, the
-// position thermometers, the literals and the patches' valid bits.
+// tmplConvPatchLiterals is the part the patch modules share: a window
+// row's columns as the PN patches' features; with the full scan also the
+// position thermometers and the patches' valid bits (with the range and
+// compact scans the clause lanes' rectangles stand for both: conv_range's
+// gates).
 const tmplConvPatchLiterals = `{{- if gt .W (add .WX (sub .PN 1))}}
                 wire unused_win = ^win[W-1:{{add .WX (sub .PN 1)}}];
 {{- end}}
                 for (j = 0; j < PN; j = j + 1) begin : g_patch
                     for (dx = 0; dx < WX; dx = dx + 1) begin : g_col
-                        assign feat[j*F + (p*WY + dy)*WX + dx] = win[dx + j];
+                        assign feat[j*FO + (p*WY + dy)*WX + dx] = win[dx + j];
                     end
                 end
             end
         end
+{{- if and (not .Range) (or (gt .TY 0) (gt .TX 0) (gt .PN 1))}}
         for (j = 0; j < PN; j = j + 1) begin : g_therm
 {{- if gt .TY 0}}
             assign feat[j*F + {{.WinBits}} +: {{.TY}}] = ty;
@@ -781,7 +738,6 @@ const tmplConvPatchLiterals = `{{- if gt .W (add .WX (sub .PN 1))}}
                 assign feat[j*F + {{add .WinBits .TY}} +: {{.TX}}] = {{"{"}}{{.TX}}{1'b1}};
             end
 {{- end}}
-            assign lit[j*2*F +: 2*F] = {~feat[j*F +: F], feat[j*F +: F]};
 {{- if gt .PN 1}}
             if (j == 0) begin : g_v0
                 assign valid[j] = 1'b1;
@@ -790,8 +746,12 @@ const tmplConvPatchLiterals = `{{- if gt .W (add .WX (sub .PN 1))}}
             end
 {{- end}}
         end
+{{- end}}
     endgenerate
-{{- if eq .PN 1}}
+{{- if .Range}}
+
+    assign row_end = x_end;
+{{- else if eq .PN 1}}
 
     assign valid = 1'b1;
 {{- end}}
@@ -806,54 +766,77 @@ const tmplConvRange = `// The patches a clause lane can fire on: its included ro
 // non-empty range, and the union over the ok lanes: the rows ylo..yhi and
 // the last column xhi (none: no lane is ok, no patch can fire),
 // combinational; the core registers them.
+//
+// Inside a lane's rectangle every included thermometer literal holds, so
+// the clause lanes test only the window's literals, gated by gate: bit
+// ci*PN + j is 1 when patch j of the present block (y, x + j) lies in
+// clause lane ci's rectangle (it exists, x + j < PX{{if gt .LC 1}}, and y is in
+// the lane's rows: the group scans the union of its lanes' rows{{else}}; with one clause
+// lane the scan visits the lane's rows only{{end}}). The
+// gates follow the patch module's blocks: start (the scan's first row),
+// next (the next block), row_end (... which starts the next row).
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
-    parameter integer TH = {{.TH}}  // thermometer include bits per lane, 2*(TY+TX)
+    parameter integer TH = {{.TH}}, // thermometer include bits per lane, 2*(TY+TX)
+    parameter integer PN = {{.PN}}  // patches per block
 ) (
     input  wire             clk,
     input  wire             load,   // register the intervals of therm
     input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
     input  wire [LC-1:0]    any,    // the lane has an included literal (registered at load by the core)
+    input  wire             start,  // the scan starts at patch (ylo, 0)
+    input  wire             next,   // the scan moves on by one block
+    input  wire             row_end, // the present block is the last of its row
     output reg  [{{sub .YW 1}}:0]      ylo,
     output reg  [{{sub .YW 1}}:0]      yhi,
     output reg  [{{sub .XW 1}}:0]      xhi,
     output reg              none,
-    output reg  [LC-1:0]    ok
+    output reg  [LC-1:0]    ok,
+    output wire [LC*PN-1:0] gate    // patch j of the present block is in clause lane ci's rectangle, at ci*PN + j
 );
 {{.RangeLogic}}endmodule
 
 ` + "`default_nettype wire\n"
 
 const tmplConvClause = `// One clause lane over a group's patch scan. With inc the clause's include
-// bits (literal i at bit i) and lit the present PN patches' literals,
-//     fire = OR over valid patches j of AND over i of (!inc[i] || lit_j[i]),
+// bits of the FO features the lane tests (feature f's literal at bit f,
+// its negation at FO + f: {{if .Range}}the window's literals; the rectangle of the
+// included thermometer literals is conv_range's gate, valid{{else}}all 2F literals{{end}}) and feat
+// the present PN patches' features,
+//     fire = OR over patches j with valid[j] of AND over f of
+//            (feat_j[f] ? !inc[FO + f] : !inc[f]),
 // fired is the OR of fire over the patches evaluated since clear (a
 // register: it includes the present patch from the next cycle), any the
-// OR of inc (a register of the sampler). The clause output is any && fired (a clause with no included
-// literal outputs 0); it can no longer change once the clause fired or
-// when it has no included literal (resolved). Both come from registers,
-// so that the scan's control does not wait for the AND of this cycle.
+// OR of the clause's include bits (a register of the sampler). The clause
+// output is any && fired (a clause with no included literal outputs 0);
+// it can no longer change once the clause fired or when it has no
+// included literal (resolved). Both come from registers, so that the
+// scan's control does not wait for the AND of this cycle.
 module {{.Prefix}}_conv_clause #(
-    parameter integer LIT = {{.Lit}}, // literals of a patch, 2F (set by the generator)
-    parameter integer PN  = {{.PN}}  // patches evaluated per cycle
+    parameter integer FO = {{.FO}}, // features tested per patch (set by the generator)
+    parameter integer PN = {{.PN}}  // patches evaluated per cycle
 ) (
-    input  wire           clk,
-    input  wire           clear,
-    input  wire           eval,          // the present patches count
-    input  wire [LIT-1:0] inc,
-    input  wire           any,           // OR of inc (the sampler keeps it)
-    input  wire [PN*LIT-1:0] lit,        // patch j's literals at j*LIT
-    input  wire [PN-1:0]  valid,         // patch j exists
-    output wire           out,           // the output over the patches evaluated before this cycle
-    output wire           resolved       // ... which no further patch changes
+    input  wire             clk,
+    input  wire             clear,
+    input  wire             eval,          // the present patches count
+    input  wire [2*FO-1:0]  inc,
+    input  wire             any,           // some literal of the clause is included (the sampler keeps it)
+    input  wire [PN*FO-1:0] feat,          // patch j's features at j*FO
+    input  wire [PN-1:0]    valid,         // patch j {{if .Range}}lies in the clause's rectangle{{else}}exists{{end}}
+    output wire             out,           // the output over the patches evaluated before this cycle
+    output wire             resolved       // ... which no further patch changes
 );
     reg fired;
 
+    wire [FO-1:0] inc_p = inc[FO-1:0];    // literal f included
+    wire [FO-1:0] inc_n = inc[2*FO-1:FO]; // its negation included
     wire [PN-1:0] fire_j;
     genvar j;
     generate
         for (j = 0; j < PN; j = j + 1) begin : g_patch
-            assign fire_j[j] = valid[j] & (&(~inc | lit[j*LIT +: LIT]));
+            wire [FO-1:0] f = feat[j*FO +: FO];
+            // per feature, not per literal: yosys maps it into fewer LUT4
+            assign fire_j[j] = valid[j] & (&((f & ~inc_n) | (~f & ~inc_p)));
         end
     endgenerate
     wire fire = |fire_j;
@@ -960,7 +943,6 @@ module {{.Prefix}}_conv_core #(
     output wire                idle           // no request in progress
 );
     localparam integer LC     = {{.LC}}; // clause lanes (LL = {{.LL}} literal lanes each)
-    localparam integer LIT    = {{.Lit}}; // literals of a patch, 2F
     localparam integer INC_W  = {{.IncW}}; // BT*LL
     localparam integer SW     = {{.SW}}; // width of a raw class sum (signed)
     localparam integer LFSR_W = {{.LW}}; // W
@@ -1106,8 +1088,14 @@ module {{.Prefix}}_conv_core #(
 
     // ---------------------------------------------------------------
     // The scan unit: patches and clause lanes.
-    wire [{{.PN}}*LIT-1:0] lit;
+    localparam integer FO = {{.FO}}; // features the clause AND tests{{if .Range}}: the window's (the rectangle stands for the thermometers){{end}}
+    wire [{{.PN}}*FO-1:0] feat;
+{{- if .Range}}
+    wire           row_end;      // the present block ends its patch row
+    wire [LC*{{.PN}}-1:0] gate;  // patch j is in clause lane ci's rectangle (conv_range), at ci*PN + j
+{{- else}}
     wire [{{.PN}}-1:0]     lit_valid;
+{{- end}}
     wire           patch_last, patch_ready;
     wire [LC-1:0]  clause_out, resolved;
     reg  [LC-1:0]  any_s;         // the scanned group's lanes have an included literal
@@ -1134,15 +1122,19 @@ module {{.Prefix}}_conv_core #(
     localparam [1:0] C_FIRST = C_RANGE;
 
     {{.Prefix}}_conv_range rng (
-        .clk   (clk),
-        .load  (take),
-        .therm (therm),
-        .any   (any_s),
-        .ylo   (r_ylo),
-        .yhi   (r_yhi),
-        .xhi   (r_xhi),
-        .none  (r_none),
-        .ok    (r_ok)
+        .clk     (clk),
+        .load    (take),
+        .therm   (therm),
+        .any     (any_s),
+        .start   (cstate == C_START),
+        .next    (scan_eval && !patch_last),
+        .row_end (row_end),
+        .ylo     (r_ylo),
+        .yhi     (r_yhi),
+        .xhi     (r_xhi),
+        .none    (r_none),
+        .ok      (r_ok),
+        .gate    (gate)
     );
 
     always @(posedge clk) begin
@@ -1204,21 +1196,28 @@ module {{.Prefix}}_conv_core #(
         .xhi     (scan_xhi),
 {{- end}}
         .ready   (patch_ready),
-        .lit     (lit),
+        .feat    (feat),
+{{- if .Range}}
+        .row_end (row_end),
+{{- else}}
         .valid   (lit_valid),
+{{- end}}
         .last    (patch_last)
     );
 
     genvar ci;
     generate
         for (ci = 0; ci < LC; ci = ci + 1) begin : g_clause_lane
+            // the include bits of the FO features the AND tests: literal f
+            // at f, its negation (literal F + f) at FO + f
+            wire [2*FO-1:0] inc_f = {{if .Range}}{inc[ci*INC_W + {{.F}} +: FO], inc[ci*INC_W +: FO]}{{else}}inc[ci*INC_W +: {{.Lit}}]{{end}};
 {{- if .Compact}}
-            wire [LIT-1:0] inc_s = inc[ci*INC_W +: LIT]; // the include registers themselves (held until wt_take)
+            wire [2*FO-1:0] inc_s = inc_f; // the include registers themselves (held until wt_take)
 {{- else}}
-            reg [LIT-1:0] inc_s; // the scanned group's include bits of clause lane ci
+            reg [2*FO-1:0] inc_s; // the scanned group's include bits of clause lane ci
             always @(posedge clk) begin
                 if (take)
-                    inc_s <= inc[ci*INC_W +: LIT];
+                    inc_s <= inc_f;
             end
 {{- end}}
 {{- if .Range}}
@@ -1226,7 +1225,7 @@ module {{.Prefix}}_conv_core #(
 {{- end}}
 {{- if gt .IncW .Lit}}
             // Bits of padding literal slots are never included (threshold 0).
-            wire unused_pad = ^inc[ci*INC_W + LIT +: INC_W - LIT];
+            wire unused_pad = ^inc[ci*INC_W + {{.Lit}} +: INC_W - {{.Lit}}];
 {{- end}}
             {{.Prefix}}_conv_clause clause (
                 .clk           (clk),
@@ -1234,8 +1233,8 @@ module {{.Prefix}}_conv_core #(
                 .eval          (scan_eval),
                 .inc           (inc_s),
                 .any           (any_s[ci]),
-                .lit           (lit),
-                .valid         (lit_valid),
+                .feat          (feat),
+                .valid         ({{if .Range}}gate[ci*{{.PN}} +: {{.PN}}]{{else}}lit_valid{{end}}),
                 .out           (clause_out[ci]),
                 .resolved      (resolved[ci])
             );
