@@ -259,9 +259,11 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // band by two rows read the cycle before; a single advance (the load's
 // last, and a move to the next patch row) shifts it by one and reloads the
 // window rows from the band and that row; the row a move to the next patch
-// row needs is read in advance. The row and column thermometers
+// row needs is read in advance. {{if .Range}}Only the window's bits leave: the
+// clause lanes' rectangles (conv_range) stand for the position
+// thermometers and for x + j < PX; row_end marks a row's last block.{{else}}The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
-// thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
+// thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.{{end}}
 ` + tmplConvPatchPorts + `{{- if .Range}}
     input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
@@ -520,9 +522,9 @@ const tmplConvPatchCompact = `// The literals of PN = {{.PN}} adjacent patches (
 // after, each written into window rows 2i, 2i + 1 the cycle after its
 // read; ready rises the cycle after the last (NR + 2 cycles from start). next moves x on by PN patches. Window row
 // (p, dy) holds row y+dy moved left by x, so that the window bit (p, dy,
-// dx) of patch j is its bit dx + j. The row and column thermometers
-// ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
-// thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.
+// dx) of patch j is its bit dx + j. Only the window's bits leave: the
+// clause lanes' rectangles (conv_range) stand for the position
+// thermometers and for x + j < PX; row_end marks a row's last block.
 ` + tmplConvPatchPorts + `    input  wire [{{sub .YW 1}}:0]        ylo,   // the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)

@@ -50,9 +50,11 @@
 // memories (<prefix>_conv_mem, or <prefix>_conv_spram for a large
 // threshold memory), the include decisions and registers
 // (<prefix>_conv_sampler), the image in block RAM (<prefix>_conv_img) and
-// the patch literals formed from its rows and the position thermometers
-// (<prefix>_conv_patch), the range scan's rectangle (<prefix>_conv_range),
-// the clause AND and OR over patches (<prefix>_conv_clause) and the top,
+// the patch features formed from its rows (with the full scan also the
+// position thermometers; <prefix>_conv_patch), the range scan's rectangle
+// and the clause lanes' gates, patch in rectangle, which stand for the
+// thermometer literals (<prefix>_conv_range), the clause AND over the
+// features tested and OR over patches (<prefix>_conv_clause) and the top,
 // <prefix>_conv_core, whose sampler, scan and weigh units work on
 // consecutive clause groups at once.
 // Package sim/convcosim co-simulates it against conv.Core.

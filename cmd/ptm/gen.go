@@ -30,7 +30,7 @@ type hwFlags struct {
 // addPatchLanes adds --patch-lanes, the convolutional core's patches per
 // scan cycle (hw.Config.PatchLanes), and --scan, its scan (hw.Config.Scan).
 func (h *hwFlags) addPatchLanes(fs *flag.FlagSet) {
-	fs.IntVar(&h.pn, "patch-lanes", 1, "convolutional core: adjacent patches evaluated per scan cycle (each costs every clause lane a 2F-input AND)")
+	fs.IntVar(&h.pn, "patch-lanes", 1, "convolutional core: adjacent patches evaluated per scan cycle (each costs every clause lane an AND over the patch features: F with the full scan, the WY*WX*P window bits with range and compact)")
 	fs.StringVar(&h.scan, "scan", "", "convolutional core: the patch scan, range (default: only the patches the included position thermometers allow), full, or compact (range in the least logic, slower)")
 }
 
