@@ -68,7 +68,9 @@ func TestConvConformanceDualClock(t *testing.T) {
 }
 
 // TestConvConformanceCompact is TestConvConformance on the compact scan
-// (hw.ScanCompact: no row band, no include copy), UART only.
+// (hw.ScanCompact: no row band, no include copy), UART only, without the
+// set loop (SETS_MAX 1, MMAX 1 in INFO, as the UP5K MNIST boards are
+// built: a query of two sets is refused with ERROR 3, INFER_WINDOW kept).
 func TestConvConformanceCompact(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -78,6 +80,7 @@ func TestConvConformanceCompact(t *testing.T) {
 	conformConv(t, func(o *Options) {
 		o.Config.Scan = hw.ScanCompact
 		o.NoEthernet = true
+		o.SetsMax = 1
 	})
 }
 
