@@ -214,8 +214,8 @@ func conformConv(t *testing.T, set func(*Options)) {
 // TestConvOptions: a convolutional model's options resolve to `ptm eval
 // --fixed`'s lanes (min(8, C) x min(8, 2F)), the bank's bits, 32-bit
 // LFSRs and the largest MaxK up to 255 that keeps the statistics in 32
-// bits; a preloaded convolutional board, one set per query and a MaxK
-// that overflows are refused with ErrOptions.
+// bits; a preloaded convolutional board and a MaxK that overflows are
+// refused with ErrOptions; one set per query (SETS_MAX 1) is a board.
 func TestConvOptions(t *testing.T) {
 	bank := randomConvBank(t, 5)
 	o := DefaultOptions()
@@ -229,9 +229,13 @@ func TestConvOptions(t *testing.T) {
 	if m.conv != bank || c.Bits != 4 || c.LFSRWidth != 32 || c.ClauseLanes != 8 || c.LiteralLanes != 8 || c.MaxK != 255 {
 		t.Errorf("resolved config %+v", c)
 	}
+	one := o
+	one.SetsMax = 1
+	if r1, _, err := one.resolved(); err != nil || r1.SetsMax != 1 {
+		t.Errorf("SetsMax 1: %v (SetsMax %d)", err, r1.SetsMax)
+	}
 	for name, f := range map[string]func(*Options){
 		"preload":  func(o *Options) { o.Preload = true },
-		"sets 1":   func(o *Options) { o.SetsMax = 1 },
 		"max K":    func(o *Options) { o.Config.MaxK = 70000 },
 		"bad bank": func(o *Options) { b := *bank; b.Thresh = b.Thresh[:1]; o.ConvBank = &b },
 	} {
