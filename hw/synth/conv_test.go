@@ -39,6 +39,12 @@ func smallConvDesignScan(t *testing.T, lc, ll, pn int, scan string) *hw.ConvDesi
 // geometry (28 x 28, 10 x 10 window, 10 classes) with c clauses.
 func mnistConvParams(t *testing.T, c, lc, ll, pn int) *hw.ConvParams {
 	t.Helper()
+	return &mnistConvDesign(t, c, lc, ll, pn).Params
+}
+
+// mnistConvDesign is the conv core of mnistConvParams.
+func mnistConvDesign(t *testing.T, c, lc, ll, pn int) *hw.ConvDesign {
+	t.Helper()
 	h := conv.Head{Shape: conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, Structure: conv.Coalesced, Classes: 10, Clauses: c, T: 2000}
 	h.Weights = make([]int32, h.Classes*h.Clauses)
 	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
@@ -46,7 +52,7 @@ func mnistConvParams(t *testing.T, c, lc, ll, pn int) *hw.ConvParams {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &d.Params
+	return d
 }
 
 // TestConvFit: the memory check before any tool runs. MNIST's geometry
