@@ -223,8 +223,8 @@ func (d *ConvDesign) BoardParams(b Board) ([]Param, error) {
 	if sets == 0 {
 		sets = DefaultSetsMax
 	}
-	if sets < 2 || sets > 255 {
-		return nil, fmt.Errorf("%w: %d sets per query: a convolutional board (protocol 7) has the set loop, want 2..255", ErrConfig, sets)
+	if sets < 1 || sets > 255 {
+		return nil, fmt.Errorf("%w: %d sets per query: want 1..255", ErrConfig, sets)
 	}
 	if b.Preload != nil || d.Config.InitBanks {
 		return nil, fmt.Errorf("%w: a convolutional board is not preloaded: generate it without InitBanks and upload the model", ErrConfig)

@@ -19,8 +19,10 @@ import (
 
 // SPRAMThreshold is the size in bits above which the threshold memory is
 // marked for the UP5K's SPRAM (ram_style "huge") when its rows fit the
-// four SPRAMs side by side (at most 64 bits) and it has no initial
-// contents (SPRAM has none): half of the UP5K's 120 kbit of block RAM.
+// four SPRAMs side by side (at most 64 bits), its lanes are whole nibbles
+// (B a multiple of 4: the lanes are written one at a time through the
+// SPRAMs' 4-bit write masks) and it has no initial contents (SPRAM has
+// none): half of the UP5K's 120 kbit of block RAM.
 const SPRAMThreshold = 60 * 1024
 
 // ConvWeightBits is the width of a clause weight on the core's weight
@@ -243,7 +245,7 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 	p.PWd = clog2(p.P)
 	p.LdW = ubits(uint64(max(p.WY+1, 3)))
 	p.XW = ubits(uint64(p.PX - 1 + p.PN))
-	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.D <= 1<<14
+	p.ThreshSPRAM = !c.InitBanks && p.D*p.L*p.Bits > SPRAMThreshold && p.L*p.Bits <= 64 && p.Bits%4 == 0 && p.D <= 1<<14
 	p.ThreshFile = p.Prefix + "_conv_thresh.hex"
 	p.WtsFile = p.Prefix + "_conv_weights.hex"
 	return p

@@ -41,8 +41,18 @@ func TestConvBoardParams(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
-	if _, err := d.BoardParams(Board{ClksPerBit: 8, SetsMax: 1}); !errors.Is(err, ErrConfig) {
-		t.Errorf("SetsMax 1: %v", err)
+	// SetsMax 1: the board without the set loop (protocol 7, INFER_WINDOW kept)
+	one, err := d.BoardParams(Board{ClksPerBit: 8, SetsMax: 1})
+	if err != nil {
+		t.Fatalf("SetsMax 1: %v", err)
+	}
+	for _, p := range one {
+		if p.Name == "SETS_MAX" && p.Value != "1" {
+			t.Errorf("SetsMax 1: SETS_MAX = %q", p.Value)
+		}
+	}
+	if _, err := d.BoardParams(Board{ClksPerBit: 8, SetsMax: 256}); !errors.Is(err, ErrConfig) {
+		t.Errorf("SetsMax 256: %v", err)
 	}
 	if _, err := d.BoardParams(Board{ClksPerBit: 8, Preload: &fixed.Bank{}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("preload: %v", err)

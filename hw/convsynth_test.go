@@ -25,7 +25,7 @@ func convHarness(d *ConvDesign) (string, int) {
 		name string
 		w    int
 	}{
-		{"bank_wr_en", 1}, {"bank_wr_addr", p.AddrW}, {"bank_wr_data", p.L * p.Bits},
+		{"bank_wr_en", 1}, {"bank_wr_mask", p.L}, {"bank_wr_addr", p.AddrW}, {"bank_wr_data", p.L * p.Bits},
 		{"wt_wr_en", 1}, {"wt_wr_clause", p.WAddrW}, {"wt_wr_data", p.NC * ConvWeightBits},
 		{"img_wr_en", 1}, {"img_wr_data", p.W}, {"req_valid", 1}, {"req_k", p.KW}, {"req_seed", 32}, {"res_ready", 1},
 	}

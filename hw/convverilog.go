@@ -17,39 +17,45 @@ func init() {
 	addConvModule("conv_core", "convolutional PTM inference core: request and result streams, memory write ports, schedule, class sums", tmplConvCore)
 }
 
-const tmplConvMem = `// DEPTH rows of WIDTH bits, written and read a whole row at a time through
-// one port (a write wins; the core writes only between requests and reads
-// only within them); the read is registered: rd_data is valid the cycle
-// after rd_en. One port, so that yosys maps it to iCE40 block RAM or, with
-// synth_ice40 -spram, to the UP5K's single-ported SPRAM.
+const tmplConvMem = `// DEPTH rows of LANES lanes of LB bits, read a whole row at a time and
+// written lane by lane through one port: wr_mask bit l writes lane l
+// (bits l*LB +: LB) of row wr_addr (a write wins; the core writes only
+// between requests and reads only within them); the read is registered:
+// rd_data is valid the cycle after rd_en. One port, so that yosys maps it
+// to iCE40 block RAM (the lanes' enables onto its bit mask).
 module {{.Prefix}}_conv_mem #(
-    parameter integer WIDTH  = 1,  // bits per row
+    parameter integer LANES  = 1,  // lanes per row
+    parameter integer LB     = 1,  // bits per lane
     parameter integer ADDR_W = 1,  // width of a row address
     parameter integer DEPTH  = 2{{if .InitMems}}, // rows
     parameter INIT_FILE = ""       // $readmemh image of the initial contents
 {{- else}}   // rows
 {{- end}}
 ) (
-    input  wire              clk,
-    input  wire              wr_en,
-    input  wire [ADDR_W-1:0] wr_addr,
-    input  wire [WIDTH-1:0]  wr_data,
-    input  wire              rd_en,
-    input  wire [ADDR_W-1:0] rd_addr,
-    output reg  [WIDTH-1:0]  rd_data
+    input  wire                  clk,
+    input  wire                  wr_en,
+    input  wire [LANES-1:0]      wr_mask,
+    input  wire [ADDR_W-1:0]     wr_addr,
+    input  wire [LANES*LB-1:0]   wr_data,
+    input  wire                  rd_en,
+    input  wire [ADDR_W-1:0]     rd_addr,
+    output reg  [LANES*LB-1:0]   rd_data
 );
-    reg [WIDTH-1:0] mem [0:DEPTH-1];
+    reg [LANES*LB-1:0] mem [0:DEPTH-1];
 {{- if .InitMems}}
 
     initial $readmemh(INIT_FILE, mem);
 {{- end}}
 
     wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
+    integer l;
 
     always @(posedge clk) begin
-        if (wr_en)
-            mem[addr] <= wr_data;
-        else if (rd_en)
+        if (wr_en) begin
+            for (l = 0; l < LANES; l = l + 1)
+                if (wr_mask[l])
+                    mem[addr][l*LB +: LB] <= wr_data[l*LB +: LB];
+        end else if (rd_en)
             rd_data <= mem[addr];
     end
 endmodule
@@ -103,29 +109,36 @@ endmodule
 
 const tmplConvSPRAM = `// {{.Prefix}}_conv_mem with the memory marked ram_style "huge": yosys
 // (synth_ice40 -spram) maps it to the UP5K's SPRAMs (16 bits x 16K words
-// each), which its cost model would otherwise leave to block RAM. SPRAM
-// has no initial contents: the core's write port loads it.
+// each), which its cost model would otherwise leave to block RAM, and the
+// lanes' write enables onto their 4-bit write masks (MASKWREN: LB is a
+// multiple of 4, hw.ConvParams.ThreshSPRAM). SPRAM has no initial
+// contents: the core's write port loads it.
 module {{.Prefix}}_conv_spram #(
-    parameter integer WIDTH  = 1,  // bits per row
+    parameter integer LANES  = 1,  // lanes per row
+    parameter integer LB     = 4,  // bits per lane
     parameter integer ADDR_W = 1,  // width of a row address
     parameter integer DEPTH  = 2   // rows
 ) (
-    input  wire              clk,
-    input  wire              wr_en,
-    input  wire [ADDR_W-1:0] wr_addr,
-    input  wire [WIDTH-1:0]  wr_data,
-    input  wire              rd_en,
-    input  wire [ADDR_W-1:0] rd_addr,
-    output reg  [WIDTH-1:0]  rd_data
+    input  wire                  clk,
+    input  wire                  wr_en,
+    input  wire [LANES-1:0]      wr_mask,
+    input  wire [ADDR_W-1:0]     wr_addr,
+    input  wire [LANES*LB-1:0]   wr_data,
+    input  wire                  rd_en,
+    input  wire [ADDR_W-1:0]     rd_addr,
+    output reg  [LANES*LB-1:0]   rd_data
 );
-    (* ram_style = "huge" *) reg [WIDTH-1:0] mem [0:DEPTH-1];
+    (* ram_style = "huge" *) reg [LANES*LB-1:0] mem [0:DEPTH-1];
 
     wire [ADDR_W-1:0] addr = wr_en ? wr_addr : rd_addr;
+    integer l;
 
     always @(posedge clk) begin
-        if (wr_en)
-            mem[addr] <= wr_data;
-        else if (rd_en)
+        if (wr_en) begin
+            for (l = 0; l < LANES; l = l + 1)
+                if (wr_mask[l])
+                    mem[addr][l*LB +: LB] <= wr_data[l*LB +: LB];
+        end else if (rd_en)
             rd_data <= mem[addr];
     end
 endmodule
@@ -908,8 +921,11 @@ module {{.Prefix}}_conv_core #(
     input  wire                clk,
     input  wire                rst,           // synchronous, active high (control only)
     // Threshold write port (between requests): row addr = g*BT + b, the
-    // thresholds of the beat's L lanes, lane 0 in the low BITS bits.
+    // thresholds of the beat's L lanes, lane 0 in the low BITS bits; only
+    // the lanes whose bit of bank_wr_mask is set are written (all ones: the
+    // whole row; one: a lane at a time, as the board uploads them).
     input  wire                bank_wr_en,
+    input  wire [L-1:0]        bank_wr_mask,
     input  wire [ADDR_W-1:0]   bank_wr_addr,
     input  wire [L*BITS-1:0]   bank_wr_data,
     // Weight write port (between requests): the NC 16-bit weights of
@@ -1062,13 +1078,15 @@ module {{.Prefix}}_conv_core #(
     wire [LC-1:0]         inc_any;
 
     {{.Prefix}}_conv_{{if .ThreshSPRAM}}spram{{else}}mem{{end}} #(
-        .WIDTH  (L*BITS),
+        .LANES  (L),
+        .LB     (BITS),
         .ADDR_W (ADDR_W),
         .DEPTH  ({{.D}}){{if .InitMems}},
         .INIT_FILE ("{{.ThreshFile}}"){{end}}
     ) tmem (
         .clk     (clk),
         .wr_en   (bank_wr_en && state == S_IDLE),
+        .wr_mask (bank_wr_mask),
         .wr_addr (bank_wr_addr),
         .wr_data (bank_wr_data),
         .rd_en   (issue),

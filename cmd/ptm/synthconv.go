@@ -60,9 +60,6 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if a.setsMax == 1 {
-		return fmt.Errorf("%w: --sets-max 1: a convolutional board (protocol 7) has the set loop", errUsage)
-	}
 	f := a.file
 	bits := f.BankBits
 	if isSet(fs, "bits") {

@@ -34,7 +34,7 @@ func TestSynthConvRefusals(t *testing.T) {
 		{[]string{"--device", "hx8k", "--clause-lanes", "2", "--literal-lanes", "8"}, 1, "128 kbit and no SPRAM"},
 		{[]string{"--core-only"}, 2, "--core-only: not available for a convolutional model"},
 		{[]string{"--lanes", "16"}, 2, "--lanes: a convolutional core takes --clause-lanes"},
-		{[]string{"--sets-max", "1"}, 2, "has the set loop"},
+		{[]string{"--sets-max", "0"}, 2, "--sets-max 0, want 1..255"},
 		{[]string{"--scan", "diagonal"}, 2, `--scan "diagonal"`},
 		{[]string{"--pack-only"}, 2, "--pack-only: give the configuration"},
 		{[]string{"--clause-lanes", "3"}, 1, "(not in SPRAM: its rows of 48 lanes x 4 bits are wider than the 4 SPRAMs' 64; at most 16 lanes)"},

@@ -69,6 +69,11 @@ func CheckConv(ctx context.Context, t transport.Transport, bank *conv.Bank, opts
 	}
 	c.expectError("INFER K = 0", frame.TypeInfer, infer(frame.ModeStats, 0, 1), frame.CodeBadK, 0, true)
 	c.expectError("INFER one image byte short", frame.TypeInfer, infer(frame.ModeStats, 1, 1)[:frame.InferHeaderLen+fb-1], frame.CodeBadLength, 0, true)
+	if in.MMax < 255 {
+		bad := infer(frame.ModeStats, 1, int(in.MMax)+1) // one query of MMAX+1 images (sets)
+		bad[1], bad[8] = byte(in.MMax+1), 1
+		c.expectError("INFER with MMAX+1 sets", frame.TypeInfer, bad, frame.CodeBadLength, 0, true)
+	}
 
 	core, err := conv.NewCore(bank, hw)
 	if err != nil {

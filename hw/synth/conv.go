@@ -226,6 +226,8 @@ func CheckConvFit(p *hw.ConvParams, dev Device) error {
 		why := ""
 		if bits > hw.SPRAMThreshold && p.L*p.Bits > 64 {
 			why = fmt.Sprintf(" (not in SPRAM: its rows of %d lanes x %d bits are wider than the 4 SPRAMs' 64; at most %d lanes)", p.L, p.Bits, 64/p.Bits)
+		} else if bits > hw.SPRAMThreshold && p.Bits%4 != 0 {
+			why = fmt.Sprintf(" (not in SPRAM: its %d-bit lanes are not whole nibbles of the SPRAMs' 4-bit write masks)", p.Bits)
 		}
 		return fmt.Errorf("%w on %s: the threshold memory (%.1f kbit) and class weights (%.1f kbit) need %.1f kbit of block RAM, the device has %d x 4 kbit = %d kbit%s",
 			ErrNoFit, dev.Name, float64(bits)/1024, float64(wbits)/1024, float64(bits+wbits)/1024, dev.BRAMs, have/1024, why)

@@ -413,8 +413,9 @@ proto_engine #(
     .INIT_LOADED(INIT_LOADED), .INIT_CRC(INIT_CRC), .LEN_W(LEN_W),
     .ETH_COUNTERS(ETH_ENABLE), .STATUS_ALL(STATUS_ALL), .RX_FRAMES_UART(UART_FRAMES - 1),
     // INFER_WINDOW (protocol version 6) with the set loop; the lean engine
-    // (SETS_MAX 1, issue 12's 1,000-cell shell) stays at version 5
-    .WINDOWS((SETS_MAX > 1) ? 1 : 0),
+    // (SETS_MAX 1, issue 12's 1,000-cell shell) stays at version 5; a
+    // convolutional board (protocol version 7) has it at any SETS_MAX
+    .WINDOWS((SETS_MAX > 1 || KIND != 0) ? 1 : 0),
     .KIND(KIND), .IMG_H(IMG_H), .IMG_W(IMG_W), .PLANES(PLANES), .WIN_Y(WIN_Y), .WIN_X(WIN_X),
     .EXTRA_WORDS((KIND != 0) ? NC * CLAUSES : 0), .WT_BITS(WT_BITS)
 ) u_engine (

@@ -20,8 +20,9 @@
  * "A convolutional board"): proto_engine writes word w = addr*LANES + lane
  * of the L*D + NC*C words one at a time (bank_wr_*, BITS = 16: the word as
  * received). Words with addr < DEPTH are thresholds: lane l's low TBITS
- * bits are kept in a row register, and the row is written through the
- * core's bank_wr_* port with its last lane's word. The words after them
+ * bits are written at once into lane l of row addr through the core's
+ * bank_wr_* port (bank_wr_mask selects the lane), so no row is staged
+ * here. The words after them
  * are the clause weights, class-major (class k's weight of clause c at
  * L*D + k*C + c): each is written as it comes, into class k's 16-bit
  * column of clause c's row of the core's weight memory (wt_wr_one,
@@ -163,10 +164,33 @@ endfunction
 localparam integer VOTE_U = vote_unit(NC);
 localparam integer VU_W   = $clog2(VOTE_U + 1);    // a vote share U/n in VU_W bits
 
+// x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
+// ABC packs it into a few LUT4 where yosys would spend a carry chain
+// (one SB_CARRY per bit) on the comparison (proto_engine's functions)
+function automatic lt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (!x[i] || r) : (!x[i] && r);
+        lt_c = r;
+    end
+endfunction
+function automatic gt_c(input [31:0] x, input [31:0] c);
+    integer i;
+    reg r;
+    begin
+        r = 1'b0;
+        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
+        gt_c = r;
+    end
+endfunction
+
 // ------------------------------------------------------------ the core
 wire             c_bank_wr_en, c_wt_wr_en, c_req_valid, c_req_ready;
 wire [CADDR_W-1:0] c_bank_wr_addr;
 wire [LANES*TBITS-1:0] c_bank_wr_data;
+wire [LANES-1:0] c_bank_wr_mask;
 wire [WADDR_W-1:0] c_wt_wr_clause;
 wire [NC*16-1:0]  c_wt_wr_data;
 wire             c_wt_wr_one;
@@ -176,7 +200,7 @@ wire [31:0]      c_res_data;
 
 `PTM_CONV_CORE core (
     .clk(clk), .rst(rst),
-    .bank_wr_en(c_bank_wr_en), .bank_wr_addr(c_bank_wr_addr), .bank_wr_data(c_bank_wr_data),
+    .bank_wr_en(c_bank_wr_en), .bank_wr_mask(c_bank_wr_mask), .bank_wr_addr(c_bank_wr_addr), .bank_wr_data(c_bank_wr_data),
     .wt_wr_en(c_wt_wr_en), .wt_wr_clause(c_wt_wr_clause), .wt_wr_data(c_wt_wr_data),
     .wt_wr_one(c_wt_wr_one), .wt_wr_class(c_wt_wr_class),
     .img_wr_en(img_wr_en), .img_wr_data(img_wr_data),
@@ -186,26 +210,14 @@ wire [31:0]      c_res_data;
 );
 
 // ------------------------------------------------------------ upload
-wire thr_word = (32'(bank_wr_addr) < 32'(DEPTH));      // a threshold word
+wire thr_word = lt_c(32'(bank_wr_addr), 32'(DEPTH));   // a threshold word
 
-// threshold rows: lanes 0..L-2 kept, the row written with lane L-1
-generate
-    if (LANES > 1) begin : g_trow
-        reg [(LANES-1)*TBITS-1:0] trow;
-        genvar tl;
-        for (tl = 0; tl < LANES - 1; tl = tl + 1) begin : g_lane
-            always @(posedge clk) begin
-                if (bank_wr_en && thr_word && bank_wr_lane == LANE_W'(tl)) begin
-                    trow[tl*TBITS +: TBITS] <= bank_wr_data[TBITS-1:0];
-                end
-            end
-        end
-        assign c_bank_wr_data = {bank_wr_data[TBITS-1:0], trow};
-    end else begin : g_trow1
-        assign c_bank_wr_data = bank_wr_data[TBITS-1:0];
-    end
-endgenerate
-assign c_bank_wr_en   = bank_wr_en && thr_word && (bank_wr_lane == LANE_W'(LANES - 1));
+// thresholds: each word is written at once into its lane of the core's
+// row (the core's threshold memory has a write enable per lane: the
+// SPRAMs' and block RAMs' write masks), so no row is kept here
+assign c_bank_wr_data = {LANES{bank_wr_data[TBITS-1:0]}};
+assign c_bank_wr_mask = LANES'(1) << bank_wr_lane;
+assign c_bank_wr_en   = bank_wr_en && thr_word;
 assign c_bank_wr_addr = bank_wr_addr[CADDR_W-1:0];
 
 // weights: class wk's weight of clause wc is the next weight word,
@@ -283,8 +295,14 @@ localparam signed [VW-1:0] PT = VW'(CLIP_T);
 localparam signed [VW-1:0] NT = VW'(-CLIP_T);
 reg  signed [SUM_W-1:0] v_q;        // the class sum taken (the core's word is its sign extension)
 wire signed [VW-1:0] v    = VW'(v_q);
-wire signed [UW-1:0] u_in = (v > PT) ? UW'(CLIP_T) :
-                            (v < NT) ? UW'(-CLIP_T) : v[UW-1:0];
+// v > T: v non-negative and its bits above T's; v < -T: v negative and,
+// as VW-bit two's complement, below -T's (order is kept among negatives);
+// the constant comparisons take 32 bits (VW > 32 only with 2^15 clauses
+// of 16-bit weights: then the comparators)
+wire v_hi = (VW > 32) ? (v > PT) : (!v[VW-1] && gt_c(32'(v[VW-2:0]), 32'(PT[VW-2:0])));
+wire v_lo = (VW > 32) ? (v < NT) : (v[VW-1] && lt_c(32'($unsigned(v)), 32'($unsigned(NT))));
+wire signed [UW-1:0] u_in = v_hi ? UW'(CLIP_T) :
+                            v_lo ? UW'(-CLIP_T) : v[UW-1:0];
 reg  signed [UW-1:0] p_u;
 wire signed [UW-1:0] u = p_u;
 wire [31:0]        u32 = 32'($signed(u));

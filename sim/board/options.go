@@ -196,9 +196,6 @@ func (o Options) resolved() (Options, model, error) {
 		if o.Preload {
 			return o, m, fmt.Errorf("%w: Preload: a convolutional board is not preloaded (the host uploads the model)", ErrOptions)
 		}
-		if o.SetsMax == 1 {
-			return o, m, fmt.Errorf("%w: SetsMax 1: a convolutional board (protocol 7) has the set loop", ErrOptions)
-		}
 		h := m.conv
 		if c.Bits == 0 {
 			c.Bits = h.Bits

@@ -123,6 +123,18 @@ func setter(port string, bits int) string {
 	return fmt.Sprintf("    for (int i = 0; i < %d; i++) top->%s[i] = w[i];", (bits+31)/32, port)
 }
 
+// allOnes is the C++ statement setting a port of width bits to all ones.
+func allOnes(port string, bits int) string {
+	switch {
+	case bits < 64:
+		return fmt.Sprintf("    top->%s = (1ULL << %d) - 1;", port, bits)
+	case bits == 64:
+		return fmt.Sprintf("    top->%s = ~0ULL;", port)
+	}
+	return fmt.Sprintf("    for (int i = 0; i < %d; i++) top->%s[i] = i < %d ? 0xFFFFFFFFu : (1u << %d) - 1;",
+		(bits+31)/32, port, bits/32, bits%32)
+}
+
 // harness renders the C++ harness for a design.
 func harness(d *hw.ConvDesign) ([]byte, error) {
 	p := d.Params
@@ -133,6 +145,7 @@ func harness(d *hw.ConvDesign) ([]byte, error) {
 		"ImageWords": (p.ImgBits + 31) / 32, "Rows": p.P * p.H, "RowBits": p.W, "RowWords": (p.W + 31) / 32,
 		"SetRow":    setter("img_wr_data", p.W),
 		"BankWords": (bankBits + 31) / 32, "SetBank": setter("bank_wr_data", bankBits),
+		"BankMask":    allOnes("bank_wr_mask", p.L),
 		"WeightWords": (wtBits + 31) / 32, "SetWeights": setter("wt_wr_data", wtBits),
 	})
 	if err != nil {
