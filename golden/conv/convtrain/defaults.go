@@ -142,8 +142,8 @@ func ImageDefaults(h, w, classes int) (ImageConfig, error) {
 //     float, none at 4 bits; the deterministic readout loses 1.3-1.8)
 //     nor overfitting (0.9598 on training rows), and none of random
 //     shifts of +-1 pixel, focused negative sampling, pixel thresholds
-//     50 or 100, the adaptive plane alone, N 50 or 200, s 4, or T 2000
-//     with the clip at 255 beat it on the carved rows
+//     50 or 100, the adaptive plane alone, N 50 or 200, s 2.5 or 4,
+//     or T 2000 with the clip at 255 beat it on the carved rows
 //     (docs/fixed-point-conv.md section 9, "where the gap to 0.975
 //     is").
 //     Not the MNIST default: it scores below RecipeMNIST.
