@@ -137,7 +137,15 @@ func ImageDefaults(h, w, classes int) (ImageConfig, error) {
 //     T / 4 (255) still falls, T / 32 (31) pins every weight at the
 //     clip; at 15 epochs T 800 and T 1500 (clip 127) and clip 63 at
 //     T 500 score 0.950, 0.945 and 0.951; a literal budget of 32 loses
-//     2 points.
+//     2 points. Issue 29 asks 0.975 of this model (0.9633 on the test
+//     set): the gap is not the sampling (K = 64 gains 0.16 points in
+//     float, none at 4 bits; the deterministic readout loses 1.3-1.8)
+//     nor overfitting (0.9598 on training rows), and none of random
+//     shifts of +-1 pixel, focused negative sampling, pixel thresholds
+//     50 or 100, the adaptive plane alone, N 50 or 200, s 2.5 or 4,
+//     or T 2000 with the clip at 255 beat it on the carved rows
+//     (docs/fixed-point-conv.md section 9, "where the gap to 0.975
+//     is").
 //     Not the MNIST default: it scores below RecipeMNIST.
 //
 // The values were chosen on validation rows carved from each data set's
