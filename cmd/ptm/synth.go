@@ -36,7 +36,7 @@ func cmdSynth(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int("seed", 1, "nextpnr placement seed")
 	coreOnly := fs.Bool("core-only", false, "the core alone (out of context) instead of the full board top")
 	noEth := fs.Bool("no-eth", false, "the UART-only board (no Ethernet MII link): smaller, for the UP5K")
-	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255; 1 leaves the set loop out, the host then sends one request per set)")
+	setsMax := fs.Int("sets-max", hw.DefaultSetsMax, "the board's MMAX, the most sets per INFER query (SETS_MAX, 1..255; 1 leaves the set loop out, the host then sends one request per set); a convolutional model's board defaults to the model's threshold sets")
 	coreRatio := fs.Int("core-clock-ratio", 0, "1: one clock; 2: the core on the PLL's clock (--freq) and the board shell on half of it (board tops, not --core-only; docs/synthesis.md \"The dual-clock board\"); 0: chosen by the lane search without a lane count (both tried), else 1")
 	maxFreq := fs.Float64("max-freq", 0, "the highest core clock in `MHz` the lane search tries (no lane count; 0: the device's, up5k 60, hx8k 108)")
 	closeTiming := fs.Bool("close", false, "if timing fails, retry at the highest multiple of 3 MHz below the Fmax reached (up to 3 runs)")

@@ -61,6 +61,7 @@ func synthConv(fs *flag.FlagSet, a convSynthArgs, stdout, stderr io.Writer) erro
 		return err
 	}
 	f := a.file
+	a.setsMax = convSetsMax(fs, a.setsMax, f)
 	bits := f.BankBits
 	if isSet(fs, "bits") {
 		bits = a.hf.bits
@@ -248,4 +249,15 @@ func printConvSynth(w io.Writer, r *synth.ConvResult) {
 		bit = "none (timing not met: no image to flash)"
 	}
 	fmt.Fprintf(w, "  binding: %s\n  bitstream: %s\n", r.Binding, bit)
+}
+
+// convSetsMax is the conv board's SETS_MAX: --sets-max when given, else
+// the model's threshold sets (its queries carry no more, and every set
+// the loop could hold beyond them costs the board logic cells: about 120
+// at the MNIST board's lanes, docs/synthesis-flow.md).
+func convSetsMax(fs *flag.FlagSet, given int, f *modelfile.ConvFile) int {
+	if isSet(fs, "sets-max") {
+		return given
+	}
+	return max(1, f.JitterSets)
 }

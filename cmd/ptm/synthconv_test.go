@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ptmhw/ptm/golden/modelfile"
+	"github.com/ptmhw/ptm/hw"
 	"github.com/ptmhw/ptm/internal/testenv"
 )
 
@@ -102,4 +105,30 @@ func TestSynthConvPackOnly(t *testing.T) {
 		t.Errorf("text form: exit %d: %s%s", code, out, errs)
 	}
 	t.Logf("packed %d logic cells (%d LUT4, %d FF, %d carry)", r.LUTs, r.LUT4, r.FFs, r.Carry)
+}
+
+// TestConvSetsMax: a convolutional board's SETS_MAX is the model's
+// threshold sets unless --sets-max is given (then the flag, even when it
+// equals the tabular default).
+func TestConvSetsMax(t *testing.T) {
+	for _, c := range []struct {
+		sets int
+		args []string
+		want int
+	}{
+		{1, nil, 1},
+		{3, nil, 3},
+		{1, []string{"--sets-max", "8"}, 8},
+		{3, []string{"--sets-max", "2"}, 2},
+	} {
+		fs := flag.NewFlagSet("synth", flag.ContinueOnError)
+		v := fs.Int("sets-max", hw.DefaultSetsMax, "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		f := &modelfile.ConvFile{JitterSets: c.sets}
+		if got := convSetsMax(fs, *v, f); got != c.want {
+			t.Errorf("%d sets, %v: SETS_MAX %d, want %d", c.sets, c.args, got, c.want)
+		}
+	}
 }
