@@ -73,6 +73,7 @@ type convEval struct {
 	Kind         string   `json:"kind"`
 	Queries      int      `json:"queries"`
 	Samples      int      `json:"samples"`
+	Temperature  float64  `json:"temperature"`
 	Accuracy     float64  `json:"accuracy"`
 	ECE          float64  `json:"ece"`
 	NLL          float64  `json:"nll"`
