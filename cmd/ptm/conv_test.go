@@ -73,6 +73,7 @@ type convEval struct {
 	Kind         string   `json:"kind"`
 	Queries      int      `json:"queries"`
 	Samples      int      `json:"samples"`
+	Temperature  float64  `json:"temperature"`
 	Accuracy     float64  `json:"accuracy"`
 	ECE          float64  `json:"ece"`
 	NLL          float64  `json:"nll"`
@@ -155,7 +156,8 @@ func TestConvTrainEval(t *testing.T) {
 	}
 
 	// --fixed is conv.Core at the bank's bits, 8 x 8 lanes, W = 32, row r
-	// queried with seed 9 + r.
+	// queried with seed 9 + r, its class sums mapped with the file's
+	// fixed-point mapping.
 	f, _, err := modelfile.ReadConv(model)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +189,10 @@ func TestConvTrainEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		qs = append(qs, metrics.Query(bank.Probs(sums, f.K, f.Mapping)))
+		if f.FixedMapping == nil {
+			t.Fatal("the trained file has no fixed-point mapping")
+		}
+		qs = append(qs, metrics.Query(bank.Probs(sums, f.K, *f.FixedMapping)))
 		labels = append(labels, d.Y[r])
 	}
 	rep := metrics.Evaluate(qs, labels, metrics.DefaultBins)

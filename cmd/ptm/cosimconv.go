@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/ptmhw/ptm/golden/conv"
-	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
 	"github.com/ptmhw/ptm/hw"
@@ -33,7 +32,7 @@ type convCosimJSON struct {
 // defaults (the file's bank bits, the default LFSR width, 8 x 8 lanes)
 // where a flag is not given.
 func convHW(fs *flag.FlagSet, f *modelfile.ConvFile, hf *hwFlags) (conv.HW, error) {
-	h := conv.HW{Bits: f.BankBits, LFSRWidth: lfsr.DefaultWidth, ClauseLanes: min(convClauseLanes, f.Head.Clauses), LiteralLanes: min(convLiteralLanes, f.Head.Shape.Literals())}
+	h := pipeline.DefaultConvHW(&f.Head, f.BankBits)
 	if isSet(fs, "bits") {
 		h.Bits = hf.bits
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
@@ -13,10 +14,10 @@ import (
 )
 
 // Default lanes of the convolutional fixed-point core in `ptm eval
-// --fixed` (TestMNIST's: 8 clause lanes x 8 literal lanes).
+// --fixed` (pipeline's: 8 clause lanes x 8 literal lanes).
 const (
-	convClauseLanes  = 8
-	convLiteralLanes = 8
+	convClauseLanes  = pipeline.DefaultConvClauseLanes
+	convLiteralLanes = pipeline.DefaultConvLiteralLanes
 )
 
 // oodSeedOffset is added to --seed for the OOD rows' queries, so that an
@@ -97,7 +98,18 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 	if isSet(fs, "samples") {
 		K = o.K
 	}
-	mp, err := mf.resolve(fs, f.Mapping)
+	// The fixed-point core at the bank's width maps its class sums with
+	// the mapping fitted on them (the file's fixed mapping, if any).
+	var hwc conv.HW
+	base := f.Mapping
+	if o.fixed {
+		var err error
+		if hwc, err = convHW(fs, f, hf); err != nil {
+			return err
+		}
+		base = f.MappingAt(hwc.Bits)
+	}
+	mp, err := mf.resolve(fs, base)
 	if err != nil {
 		return err
 	}
@@ -123,10 +135,7 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 		if o.seed > math.MaxUint32 {
 			return fmt.Errorf("%w: --seed %d: the fixed-point model takes a 32-bit seed", errUsage, o.seed)
 		}
-		h, err := convHW(fs, f, hf)
-		if err != nil {
-			return err
-		}
+		h := hwc
 		s.Fixed = &h
 		if s.Bank, err = f.Bank(h.Bits); err != nil {
 			return err
@@ -177,6 +186,9 @@ func evalConv(fs *flag.FlagSet, o evalOpts, f *modelfile.ConvFile, hf *hwFlags, 
 	model := "float"
 	if o.fixed {
 		model = fmt.Sprintf("fixed point, %d-bit bank, %dx%d lanes", s.Fixed.Bits, s.Fixed.ClauseLanes, s.Fixed.LiteralLanes)
+		if f.FixedMapping != nil && s.Fixed.Bits == f.BankBits && mp == *f.FixedMapping {
+			model += ", the mapping fitted on this core's class sums"
+		}
 	}
 	if o.asJSON {
 		return writeJSON(stdout, evalJSON{

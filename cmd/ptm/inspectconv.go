@@ -76,6 +76,7 @@ func inspectConv(fs *flag.FlagSet, path, hash string, f *modelfile.ConvFile, cla
 		fmt.Fprintf(stdout, "  mapping fitted on %d validation rows carved from the training rows (seed %d, K %d): NLL %.4f, accuracy %.4f; final model trained on them too: %v\n",
 			c.Rows, c.Seed, c.K, c.NLL, c.Accuracy, c.FinalOnCarve)
 	}
+	printFixedMapping(stdout, f, "  ")
 	if r := f.Recipe; r != nil {
 		over := "none"
 		if len(r.Overridden) > 0 {

@@ -36,8 +36,8 @@ func trainResume(fs *flag.FlagSet, model, data, label, out string, epochs, worke
 		return fmt.Errorf("%w: --resume needs --data (the data the model was trained on) and -o", errUsage)
 	case !isSet(fs, "epochs"):
 		return fmt.Errorf("%w: --resume needs --epochs, the epochs to train on top of the file's", errUsage)
-	case epochs < 1:
-		return fmt.Errorf("%w: --epochs %d, want >= 1", errUsage, epochs)
+	case epochs < 0:
+		return fmt.Errorf("%w: --epochs %d, want >= 1 (or 0: refit a convolutional model's fixed-point mapping only)", errUsage, epochs)
 	case workers < 0:
 		return fmt.Errorf("%w: --workers %d, want >= 0", errUsage, workers)
 	case isSet(fs, "spv-bits") && (spvBits < modelfile.MinSPVBits || spvBits > modelfile.MaxConvSPVBits):
@@ -51,6 +51,9 @@ func trainResume(fs *flag.FlagSet, model, data, label, out string, epochs, worke
 		return err
 	}
 	if tab != nil {
+		if epochs == 0 {
+			return fmt.Errorf("%w: --epochs 0 refits a convolutional model's fixed-point mapping; %s is a tabular model: give --epochs >= 1", errUsage, model)
+		}
 		return resumeTabular(fs, tab, model, data, label, out, epochs, workers, stdout, stderr)
 	}
 	if isSet(fs, "label") {
@@ -59,22 +62,27 @@ func trainResume(fs *flag.FlagSet, model, data, label, out string, epochs, worke
 	if f.Lanes != nil && reseed {
 		return fmt.Errorf("%w: %s records its lanes: --reseed-lanes is for files without them", errUsage, model)
 	}
+	if epochs == 0 {
+		for _, n := range []string{"spv-bits", "reseed-lanes"} {
+			if isSet(fs, n) {
+				return fmt.Errorf("%w: --epochs 0 refits the fixed-point mapping and keeps the model as it is: --%s does not apply", errUsage, n)
+			}
+		}
+	}
 	d, err := pipeline.LoadDataProgress(data, "", newProgress(stderr, "loading "+data).bytes)
 	if err != nil {
 		return err
 	}
+	if epochs == 0 {
+		return refitConv(d, f, model, out, workers, stdout, stderr)
+	}
 	start := time.Now()
 	bar := newProgress(stderr, "training")
 	bar.update(0, epochs)
-	var cal *progress
 	g, err := pipeline.ResumeConv(d, f, pipeline.ResumeConfig{Epochs: epochs, SPVBits: spvBits, ReseedLanes: reseed, Workers: workers,
 		Progress: bar.update, RowProgress: bar.rows,
-		CalibrationProgress: func(done, total int) {
-			if cal == nil {
-				cal = newProgress(stderr, "calibrating (sampling the validation rows)")
-			}
-			cal.update(done, total)
-		}})
+		CalibrationProgress:      lazyProgress(stderr, "calibrating (sampling the validation rows)"),
+		FixedCalibrationProgress: lazyProgress(stderr, fmt.Sprintf("calibrating the %d-bit core (sampling the validation rows)", f.BankBits))})
 	if err != nil {
 		if errors.Is(err, pipeline.ErrNoLanes) {
 			return fmt.Errorf("%w: %s: %w", errUsage, model, err)
@@ -100,7 +108,34 @@ func trainResume(fs *flag.FlagSet, model, data, label, out string, epochs, worke
 		model, exact, f.Trainer.Epochs, epochs, g.Trainer.Epochs, len(g.Split.Train), d.Name, time.Since(start).Seconds(), float64(peakRSS())/1e6)
 	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f (before: NLL %.4f, accuracy %.4f)\n",
 		describeMapping(g.Mapping), g.Calibration.K, g.Calibration.NLL, g.Calibration.Accuracy, f.Calibration.NLL, f.Calibration.Accuracy)
+	printFixedMapping(stdout, g, "")
 	fmt.Fprintf(stdout, "wrote %s (%d bytes, model hash %s)\n", out, size, hash[:16])
+	return nil
+}
+
+// refitConv is `ptm train --resume MODEL --epochs 0` of a convolutional
+// model: the file again with its fixed-point mapping fitted on the
+// calibration rows (pipeline.RefitConvFixed), the model unchanged.
+func refitConv(d *pipeline.Data, f *modelfile.ConvFile, model, out string, workers int, stdout, stderr io.Writer) error {
+	start := time.Now()
+	g, err := pipeline.RefitConvFixed(d, f, pipeline.ResumeConfig{Workers: workers,
+		FixedCalibrationProgress: lazyProgress(stderr, fmt.Sprintf("calibrating the %d-bit core (sampling the validation rows)", f.BankBits))})
+	if err != nil {
+		return fmt.Errorf("%s: %w", model, err)
+	}
+	hash, err := modelfile.WriteConv(out, g)
+	if err != nil {
+		return err
+	}
+	before := "none: the fixed-point core used the mapping"
+	if f.FixedMapping != nil {
+		before = describeMapping(*f.FixedMapping)
+	}
+	fmt.Fprintf(stdout, "refitted the fixed-point mapping of %s (the model unchanged) on its %d validation rows at K %d; %.1fs\n",
+		model, g.Calibration.Rows, g.Calibration.K, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "mapping %s (float model, kept), fitted NLL %.4f, accuracy %.4f\n", describeMapping(g.Mapping), g.Calibration.NLL, g.Calibration.Accuracy)
+	printFixedMapping(stdout, g, "")
+	fmt.Fprintf(stdout, "before: fixed-point mapping %s\nwrote %s (model hash %s)\n", before, out, hash[:16])
 	return nil
 }
 

@@ -145,3 +145,102 @@ func TestTrainResumeTabular(t *testing.T) {
 		t.Errorf("--spv-bits on a tabular resume: exit %d: %s", code, errs)
 	}
 }
+
+// TestTrainRefitFixedMapping: `ptm train` fits a convolutional model's
+// fixed-point mapping (fixed_mapping, calibration.fixed at the bank's
+// width) and `ptm inspect` prints it; `ptm train --resume FILE --epochs 0`
+// of the file without it (as written before the field) writes the
+// trained file again byte for byte (the same rows, seed and core);
+// `ptm eval --fixed` maps the core's class sums with the fixed mapping at
+// the bank's width only (float, another --bits and a file without one use
+// the mapping; --temperature overrides); --epochs 0 is refused for a
+// tabular model and with --spv-bits.
+func TestTrainRefitFixedMapping(t *testing.T) {
+	dir := mnistSubset(t, 400, 100)
+	tmp := t.TempDir()
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("ptm %s: exit %d: %s", strings.Join(args, " "), code, errs)
+		}
+		return out
+	}
+	out := run("train", "--data", dir, "--clauses", "32", "-T", "100", "--val-rows", "40", "--workers", "2", "--epochs", "1", "-o", at("m.ptm"))
+	if !strings.Contains(out, "fixed-point mapping softmax") {
+		t.Errorf("train output lacks the fixed-point mapping:\n%s", out)
+	}
+	f, _, err := modelfile.ReadConv(at("m.ptm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := f.Calibration.Fixed
+	if f.FixedMapping == nil || x == nil || x.Bits != f.BankBits || x.ClauseLanes != 8 || x.LiteralLanes != 8 || f.FixedMapping.Kind != f.Mapping.Kind {
+		t.Fatalf("fixed mapping %+v, calibration %+v, bank %d bits", f.FixedMapping, x, f.BankBits)
+	}
+	t.Logf("[progress] trained: float temperature %.4g (NLL %.4f), %d-bit core's %.4g (NLL %.4f)", f.Mapping.Temperature, f.Calibration.NLL, x.Bits, f.FixedMapping.Temperature, x.NLL)
+	if out := run("inspect", "--model", at("m.ptm")); !strings.Contains(out, "fixed-point mapping") {
+		t.Errorf("inspect lacks the fixed-point mapping:\n%s", out)
+	}
+	// The file as written before the field: refitted to the trained file.
+	g := *f
+	cal := *f.Calibration
+	cal.Fixed, g.FixedMapping, g.Calibration = nil, nil, &cal
+	if _, err := modelfile.WriteConv(at("old.ptm"), &g); err != nil {
+		t.Fatal(err)
+	}
+	out = run("train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "0", "-o", at("refit.ptm"))
+	if !strings.Contains(out, "refitted the fixed-point mapping") || !strings.Contains(out, "before: fixed-point mapping none") {
+		t.Errorf("refit output:\n%s", out)
+	}
+	a, _ := os.ReadFile(at("m.ptm"))
+	b, _ := os.ReadFile(at("refit.ptm"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("refitted file (%d bytes, %.16s) differs from the trained one (%d bytes, %.16s)", len(b), modelfile.Hash(b), len(a), modelfile.Hash(a))
+	}
+	// eval: a fixed mapping set apart from the float one is used by
+	// --fixed at the bank's width only.
+	fm := *f.FixedMapping
+	fm.Temperature = 3 * f.Mapping.Temperature
+	g.FixedMapping, cal.Fixed = &fm, x
+	if _, err := modelfile.WriteConv(at("apart.ptm"), &g); err != nil {
+		t.Fatal(err)
+	}
+	evalArgs := []string{"--data", dir, "--split", "test", "--samples", "4"}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		want  float64
+		fixed bool
+	}{
+		{"fixed", []string{"--model", at("apart.ptm"), "--fixed"}, fm.Temperature, true},
+		{"float", []string{"--model", at("apart.ptm")}, f.Mapping.Temperature, false},
+		{"fixed at 8 bits", []string{"--model", at("apart.ptm"), "--fixed", "--bits", "8"}, f.Mapping.Temperature, true},
+		{"fixed, --temperature", []string{"--model", at("apart.ptm"), "--fixed", "--temperature", "2"}, 2, true},
+		{"fixed, old file", []string{"--model", at("old.ptm"), "--fixed"}, f.Mapping.Temperature, true},
+	} {
+		r, _ := evalJSONOf(t, append(c.args, evalArgs...)...)
+		if r.Temperature != c.want {
+			t.Errorf("%s: temperature %v, want %v", c.name, r.Temperature, c.want)
+		}
+	}
+	run("train", "--data", "iris", "--epochs", "5", "--clauses", "10", "--no-tune", "--calibrate=false", "-o", at("iris.ptm"))
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"tabular", []string{"train", "--resume", at("iris.ptm"), "--data", "iris", "--epochs", "0", "-o", at("x.ptm")}, "tabular"},
+		{"spv-bits", []string{"train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "0", "--spv-bits", "15", "-o", at("x.ptm")}, "--spv-bits"},
+		{"negative", []string{"train", "--resume", at("old.ptm"), "--data", dir, "--epochs", "-1", "-o", at("x.ptm")}, "--epochs -1"},
+	} {
+		code, _, errs := runCLI(c.args...)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, %q; want an error naming %q", c.name, code, errs, c.want)
+		}
+	}
+	if _, err := os.Stat(at("x.ptm")); err == nil {
+		t.Error("a refused refit wrote its output")
+	}
+}

@@ -93,7 +93,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	mf.add(fs, string(pipeline.DefaultMapping.Kind), pipeline.DefaultMapping.Temperature, pipeline.PlainMapping.Smoothing)
 	var cf convFlags
 	cf.add(fs)
-	resume := fs.String("resume", "", "continue training the convolutional model in this `file` for --epochs more epochs with its recipe, trainer parameters and split (--data: the data it was trained on); exact with SPVs stored at --spv-bits 15 (docs/cli.md)")
+	resume := fs.String("resume", "", "continue training the convolutional model in this `file` for --epochs more epochs with its recipe, trainer parameters and split (--data: the data it was trained on); exact with SPVs stored at --spv-bits 15; --epochs 0 refits its fixed-point mapping only (docs/cli.md)")
 	reseed := fs.Bool("reseed-lanes", false, "with --resume: resume a model file without a lane record, with lanes seeded from its seed and epochs (not the model one run gives)")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -311,15 +311,10 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 	start := time.Now()
 	bar := newProgress(stderr, "training")
 	bar.update(0, rc.Epochs)
-	var cal *progress
 	cfg := pipeline.ConvConfig{Recipe: rc, Overridden: over, Seed: seed, SplitSeed: splitSeed, TestFraction: testFrac,
 		Workers: workers, ValRows: cf.valRows, TrainRows: cf.trainRows, SPVBits: cf.spvBits, Progress: bar.update, RowProgress: bar.rows,
-		CalibrationProgress: func(done, total int) {
-			if cal == nil {
-				cal = newProgress(stderr, "calibrating (sampling the validation rows)")
-			}
-			cal.update(done, total)
-		}}
+		CalibrationProgress:      lazyProgress(stderr, "calibrating (sampling the validation rows)"),
+		FixedCalibrationProgress: lazyProgress(stderr, fmt.Sprintf("calibrating the %d-bit core (sampling the validation rows)", rc.BankBits))}
 	f, err := pipeline.TrainConv(d, cfg)
 	if err != nil {
 		return err
@@ -339,6 +334,7 @@ func trainConv(fs *flag.FlagSet, cf *convFlags, d *pipeline.Data, out string, se
 		f.Head.T, f.Trainer.S, f.Trainer.Epochs, len(f.Split.Train), f.Calibration.Rows, len(f.Split.Test), time.Since(start).Seconds(), float64(peakRSS())/1e6)
 	fmt.Fprintf(stdout, "mapping %s, fitted on the validation rows at K %d: NLL %.4f, accuracy %.4f\n",
 		describeMapping(f.Mapping), f.Calibration.K, f.Calibration.NLL, f.Calibration.Accuracy)
+	printFixedMapping(stdout, f, "")
 	if len(over) > 0 {
 		fmt.Fprintf(stdout, "recipe: %s, overridden by flags: %s\n", f.Recipe.Source, strings.Join(over, ", "))
 	} else {
@@ -359,4 +355,27 @@ func describeEncoder(e conv.Encoder) string {
 		parts = append(parts, fmt.Sprintf("adaptive %d,%d", a.Block, a.C))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// lazyProgress returns a progress callback whose bar, labelled label,
+// appears at its first call.
+func lazyProgress(stderr io.Writer, label string) func(done, total int) {
+	var p *progress
+	return func(done, total int) {
+		if p == nil {
+			p = newProgress(stderr, label)
+		}
+		p.update(done, total)
+	}
+}
+
+// printFixedMapping prints the line of a convolutional model's
+// fixed-point mapping (none for a file without one), prefixed by indent.
+func printFixedMapping(w io.Writer, f *modelfile.ConvFile, indent string) {
+	if f.FixedMapping == nil || f.Calibration == nil || f.Calibration.Fixed == nil {
+		return
+	}
+	x := f.Calibration.Fixed
+	fmt.Fprintf(w, "%sfixed-point mapping %s (the %d-bit core's: ptm eval --fixed, ptm stream), fitted on the same rows on the %d-bit core: NLL %.4f, accuracy %.4f\n",
+		indent, describeMapping(*f.FixedMapping), x.Bits, x.Bits, x.NLL, x.Accuracy)
 }

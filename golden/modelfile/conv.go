@@ -105,6 +105,24 @@ type ConvCalibration struct {
 	NLL          float64 `json:"nll"`
 	Accuracy     float64 `json:"accuracy"`
 	FinalOnCarve bool    `json:"final_on_carve"`
+	// Fixed, if set, records the fit of ConvFile.FixedMapping: the same
+	// rows, K and seed (uint32(Seed)) on the bit-exact fixed-point core
+	// (absent from files written before the field: their hashes are
+	// unchanged).
+	Fixed *ConvFixedCalibration `json:"fixed,omitempty"`
+}
+
+// ConvFixedCalibration records the fixed-point core that fitted
+// ConvFile.FixedMapping (bits, LFSR width, lanes: Bits is the file's
+// BankBits) and the NLL and accuracy of the fitted mapping on the
+// calibration rows' class sums from that core.
+type ConvFixedCalibration struct {
+	Bits         int     `json:"bits"`
+	LFSRWidth    int     `json:"lfsr_width"`
+	ClauseLanes  int     `json:"clause_lanes"`
+	LiteralLanes int     `json:"literal_lanes"`
+	NLL          float64 `json:"nll"`
+	Accuracy     float64 `json:"accuracy"`
 }
 
 // ConvRecipe records where the hyper-parameters came from: Source names
@@ -134,7 +152,13 @@ type ConvFile struct {
 	// K is the default samples per query.
 	K       int
 	Mapping ptm.Mapping
-	Split   Split
+	// FixedMapping, if set, is the mapping of the fixed-point core's
+	// class sums at BankBits (the hardware's probabilities): Mapping's
+	// kind with the parameter fitted on that core's class sums of the
+	// calibration rows (Calibration.Fixed). Nil in files written before
+	// the field: the fixed-point core then uses Mapping (MappingAt).
+	FixedMapping *ptm.Mapping
+	Split        Split
 	// DataFingerprint is as File.DataFingerprint.
 	DataFingerprint string
 	Calibration     *ConvCalibration
@@ -178,6 +202,7 @@ type convHeader struct {
 	BankBits     int                     `json:"bank_bits"`
 	K            int                     `json:"K"`
 	Mapping      ptm.Mapping             `json:"mapping"`
+	FixedMapping *ptm.Mapping            `json:"fixed_mapping,omitempty"`
 	Split        json.RawMessage         `json:"split"`
 	Fingerprint  string                  `json:"data_fingerprint,omitempty"`
 	Calibration  *ConvCalibration        `json:"calibration,omitempty"`
@@ -196,6 +221,17 @@ func (f *ConvFile) Sets() ([]conv.Encoder, error) {
 
 // TAs is the number of automata.
 func (f *ConvFile) TAs() int { return f.Head.TAs() }
+
+// MappingAt returns the mapping for class sums of the model sampled at
+// bits: bits 0 is the float model (Mapping); the fixed-point core at
+// BankBits uses FixedMapping when the file has one; any other width, or
+// a file without FixedMapping, uses Mapping.
+func (f *ConvFile) MappingAt(bits int) ptm.Mapping {
+	if bits != 0 && bits == f.BankBits && f.FixedMapping != nil {
+		return *f.FixedMapping
+	}
+	return f.Mapping
+}
 
 // Validate checks that the parts of f agree with each other.
 func (f *ConvFile) Validate() error {
@@ -284,6 +320,14 @@ func (f *ConvFile) check() (string, error) {
 	if err := f.Mapping.Validate(); err != nil {
 		return "mapping", err
 	}
+	if fm := f.FixedMapping; fm != nil {
+		if err := fm.Validate(); err != nil {
+			return "fixed_mapping", err
+		}
+		if fm.Kind != f.Mapping.Kind {
+			return "fixed_mapping", fmt.Errorf("kind %q, the mapping's is %q: want the same kind", fm.Kind, f.Mapping.Kind)
+		}
+	}
 	if err := f.Split.Check(); err != nil {
 		return "split", err
 	}
@@ -293,6 +337,20 @@ func (f *ConvFile) check() (string, error) {
 	if c := f.Calibration; c != nil {
 		if c.Rows < 1 || c.K < 1 || !(c.Accuracy >= 0 && c.Accuracy <= 1) || !(c.NLL >= 0) || math.IsInf(c.NLL, 0) {
 			return "calibration", fmt.Errorf("rows %d, K %d, accuracy %v, nll %v: want rows, K >= 1, accuracy 0..1, a finite nll >= 0", c.Rows, c.K, c.Accuracy, c.NLL)
+		}
+		if x := c.Fixed; x != nil {
+			hw := conv.HW{Bits: x.Bits, LFSRWidth: x.LFSRWidth, ClauseLanes: x.ClauseLanes, LiteralLanes: x.LiteralLanes}
+			switch {
+			case f.FixedMapping == nil:
+				return "calibration.fixed", errors.New("a fixed-point calibration record without fixed_mapping")
+			case x.Bits != f.BankBits:
+				return "calibration.fixed", fmt.Errorf("fitted on a %d-bit core, the bank is %d bits (bank_bits)", x.Bits, f.BankBits)
+			case !(x.Accuracy >= 0 && x.Accuracy <= 1) || !(x.NLL >= 0) || math.IsInf(x.NLL, 0):
+				return "calibration.fixed", fmt.Errorf("accuracy %v, nll %v: want accuracy 0..1, a finite nll >= 0", x.Accuracy, x.NLL)
+			}
+			if err := conv.CheckHW(h, hw); err != nil {
+				return "calibration.fixed", err
+			}
 		}
 	}
 	if r := f.Recipe; r != nil {
@@ -408,7 +466,7 @@ func EncodeConv(f *ConvFile) ([]byte, error) {
 	hd := f.Head
 	h := convHeader{Kind: KindConv, Shape: hd.Shape, Structure: hd.Structure, Classes: f.Classes, Clauses: hd.Clauses, T: hd.T,
 		Weights: hd.Weights, Thresholds: f.Encoder.Thresholds, Adaptive: f.Encoder.Adaptive, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
-		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, Split: split, Fingerprint: f.DataFingerprint,
+		Trainer: f.Trainer, SPVBits: f.SPVBits, BankBits: f.BankBits, K: f.K, Mapping: f.Mapping, FixedMapping: f.FixedMapping, Split: split, Fingerprint: f.DataFingerprint,
 		Calibration: f.Calibration, Recipe: f.Recipe, Lanes: f.Lanes, SPVCoding: coding, TAs: f.TAs(), SPVValues: len(f.SPV), PayloadBytes: int64(len(payload))}
 	return frame(h, payload)
 }
@@ -505,7 +563,7 @@ func decodeConv(data []byte, name string, quote *[]string) (*ConvFile, error) {
 	}
 	f := &ConvFile{SPVCoding: coding, Head: conv.Head{Shape: h.Shape, Structure: h.Structure, Classes: len(h.Classes), Clauses: h.Clauses, T: h.T, Weights: h.Weights},
 		Classes: h.Classes, Encoder: conv.Encoder{Thresholds: h.Thresholds, Adaptive: h.Adaptive}, JitterSets: h.JitterSets, JitterSpread: h.JitterSpread,
-		Trainer: h.Trainer, SPVBits: h.SPVBits, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, Split: split, DataFingerprint: h.Fingerprint,
+		Trainer: h.Trainer, SPVBits: h.SPVBits, BankBits: h.BankBits, K: h.K, Mapping: h.Mapping, FixedMapping: h.FixedMapping, Split: split, DataFingerprint: h.Fingerprint,
 		Calibration: h.Calibration, Recipe: h.Recipe, Lanes: h.Lanes}
 	// Check every field before allocating from them (the SPV count
 	// against tas and spv_values, the slice itself comes later).

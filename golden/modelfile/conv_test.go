@@ -387,3 +387,86 @@ func TestConvKnobsRoundTrip(t *testing.T) {
 		t.Errorf("EncodeConv of a weight past the clip: %v", err)
 	}
 }
+
+// TestConvFixedMapping: the fixed-point mapping (fixed_mapping and
+// calibration.fixed) is written and read back, and MappingAt returns it
+// for the bank's width only; a file without it (every file written
+// before the field, as the committed fixture) has neither key, loads
+// with FixedMapping nil, re-encodes to its own bytes and maps every width
+// with the mapping; inconsistent records are refused, naming the field.
+func TestConvFixedMapping(t *testing.T) {
+	f, _ := convSample(t)
+	f.Mapping = ptm.Mapping{Kind: ptm.Softmax, Temperature: 5}
+	old, err := EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(old, []byte("fixed_mapping")) || bytes.Contains(old, []byte(`"fixed"`)) {
+		t.Fatal("a file without a fixed mapping names it")
+	}
+	fm := ptm.Mapping{Kind: ptm.Softmax, Temperature: 7.5}
+	f.FixedMapping = &fm
+	f.Calibration.Fixed = &ConvFixedCalibration{Bits: 4, LFSRWidth: 32, ClauseLanes: 8, LiteralLanes: 8, NLL: 0.35, Accuracy: 0.92}
+	data, err := EncodeConv(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := DecodeConv(data, "fixed.ptm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.FixedMapping == nil || *g.FixedMapping != fm || g.Calibration.Fixed == nil || *g.Calibration.Fixed != *f.Calibration.Fixed {
+		t.Fatalf("read back fixed mapping %+v, calibration %+v; want %+v, %+v", g.FixedMapping, g.Calibration.Fixed, fm, f.Calibration.Fixed)
+	}
+	for _, c := range []struct {
+		bits int
+		want ptm.Mapping
+	}{{0, f.Mapping}, {4, fm}, {8, f.Mapping}} {
+		if got := g.MappingAt(c.bits); got != c.want {
+			t.Errorf("MappingAt(%d) = %+v, want %+v", c.bits, got, c.want)
+		}
+	}
+	if b, err := EncodeConv(g); err != nil || !bytes.Equal(b, data) {
+		t.Errorf("re-encoding the file with a fixed mapping: %v", err)
+	}
+	// A file without one: MappingAt is the mapping at every width.
+	h, err := DecodeConv(old, "old.ptm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.FixedMapping != nil || h.Calibration.Fixed != nil || h.MappingAt(4) != f.Mapping {
+		t.Fatalf("old file: fixed mapping %+v, calibration %+v, MappingAt(4) %+v", h.FixedMapping, h.Calibration.Fixed, h.MappingAt(4))
+	}
+	if b, err := EncodeConv(h); err != nil || !bytes.Equal(b, old) {
+		t.Errorf("re-encoding the old file: %v", err)
+	}
+	fx, _, err := ReadConv(filepath.Join("testdata", "conv-bars-spv8-deflate.ptm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx.FixedMapping != nil || fx.MappingAt(fx.BankBits) != fx.Mapping {
+		t.Errorf("fixture: fixed mapping %+v, MappingAt(%d) %+v, mapping %+v", fx.FixedMapping, fx.BankBits, fx.MappingAt(fx.BankBits), fx.Mapping)
+	}
+	// Inconsistent records.
+	for _, c := range []struct {
+		name, field string
+		edit        func(f *ConvFile)
+	}{
+		{"other kind", "fixed_mapping", func(f *ConvFile) { f.FixedMapping = &ptm.Mapping{Kind: ptm.Vote, Smoothing: 0.05} }},
+		{"bad temperature", "fixed_mapping", func(f *ConvFile) { f.FixedMapping = &ptm.Mapping{Kind: ptm.Softmax, Temperature: -1} }},
+		{"record without mapping", "calibration.fixed", func(f *ConvFile) { f.FixedMapping = nil }},
+		{"other width", "calibration.fixed", func(f *ConvFile) { f.Calibration.Fixed.Bits = 8 }},
+		{"bad lanes", "calibration.fixed", func(f *ConvFile) { f.Calibration.Fixed.ClauseLanes = 0 }},
+		{"bad nll", "calibration.fixed", func(f *ConvFile) { f.Calibration.Fixed.NLL = -1 }},
+	} {
+		e := *f
+		cal := *f.Calibration
+		x := *cal.Fixed
+		cal.Fixed = &x
+		e.Calibration = &cal
+		c.edit(&e)
+		if field, err := e.check(); err == nil || field != c.field {
+			t.Errorf("%s: field %q, error %v; want field %q", c.name, field, err, c.field)
+		}
+	}
+}

@@ -131,6 +131,21 @@
 // epochs in one run, byte for byte (pipeline's TestResumeConvIdentity);
 // at fewer bits it restarts from the rounded SPVs.
 //
+// The optional header field "fixed_mapping" (ConvFile.FixedMapping) is
+// the mapping of the fixed-point core's class sums at bank_bits: the
+// mapping's kind with its parameter fitted on the calibration rows'
+// class sums from the bit-exact core (conv.Core at bank_bits, the LFSR
+// width and lanes of "calibration": {"fixed": {"bits", "lfsr_width",
+// "clause_lanes", "literal_lanes", "nll", "accuracy"}}, seed
+// uint32(calibration.seed)), so that the hardware's probabilities are
+// calibrated for its own class sums (docs/calibration.md). `ptm train`
+// writes both for a convolutional model; `ptm eval --fixed` and `ptm
+// stream` use fixed_mapping at bank_bits (ConvFile.MappingAt), the float
+// model and other widths the mapping. Files written before the field have
+// neither and load unchanged (the fixed-point core uses the mapping, as
+// before; their hashes are unchanged); `ptm train --resume FILE --epochs
+// 0` fits and adds them without training.
+//
 // Decode (and Read) refuse a convolutional file with an error wrapping
 // ErrConv, so that commands that read tabular models only (synth, board
 // without --soft, convert) name the problem; DecodeConv, ReadConv

@@ -12,6 +12,7 @@ import (
 	"github.com/ptmhw/ptm/golden/conv"
 	"github.com/ptmhw/ptm/golden/conv/convtrain"
 	"github.com/ptmhw/ptm/golden/dataset"
+	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/metrics"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/ptm"
@@ -57,6 +58,24 @@ type ConvConfig struct {
 	Progress            func(epoch, epochs int)
 	RowProgress         func(done, total int)
 	CalibrationProgress func(done, total int)
+	// FixedCalibrationProgress is called while the validation rows are
+	// sampled on the fixed-point core (the fixed mapping's fit).
+	FixedCalibrationProgress func(done, total int)
+}
+
+// The lanes of the fixed-point core TrainConv fits the fixed mapping on
+// and `ptm eval --fixed` runs by default (TestMNIST's: 8 clause lanes x 8
+// literal lanes, fewer for a smaller model). The lanes change which
+// random draws a TA gets, not their distribution.
+const (
+	DefaultConvClauseLanes  = 8
+	DefaultConvLiteralLanes = 8
+)
+
+// DefaultConvHW is the fixed-point core at bits with the default LFSR
+// width and lanes (at most the head's clauses and literals).
+func DefaultConvHW(h *conv.Head, bits int) conv.HW {
+	return conv.HW{Bits: bits, LFSRWidth: lfsr.DefaultWidth, ClauseLanes: min(DefaultConvClauseLanes, h.Clauses), LiteralLanes: min(DefaultConvLiteralLanes, h.Shape.Literals())}
 }
 
 // IsImage reports whether d's features are the pixels of images.
@@ -228,21 +247,25 @@ func TrainConv(d *Data, cfg ConvConfig) (*modelfile.ConvFile, error) {
 	if d.FixedTrain != nil {
 		sp.TestFraction = 0
 	}
-	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: &modelfile.ConvRecipe{Source: ConvRecipeSource(rc.Name), Overridden: cfg.Overridden}, Seed: cfg.Seed, SPVBits: cfg.SPVBits, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
+	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: &modelfile.ConvRecipe{Source: ConvRecipeSource(rc.Name), Overridden: cfg.Overridden}, Seed: cfg.Seed, SPVBits: cfg.SPVBits, Workers: cfg.Workers,
+		Progress: cfg.CalibrationProgress, FixedProgress: cfg.FixedCalibrationProgress})
 }
 
 // convFinish is what finishConv needs besides the trainer and the recipe.
 type convFinish struct {
-	Recipe   *modelfile.ConvRecipe
-	Seed     uint64
-	SPVBits  int
-	Workers  int
-	Progress func(done, total int)
+	Recipe        *modelfile.ConvRecipe
+	Seed          uint64
+	SPVBits       int
+	Workers       int
+	Progress      func(done, total int)
+	FixedProgress func(done, total int)
 }
 
 // finishConv writes trained tr's model file (SPVs at c.SPVBits, the lanes,
 // the bank at rc.BankBits), closes tr and fits the mapping parameter on
-// the validation rows val: the end TrainConv and ResumeConv share.
+// the validation rows val, for the float model and for the fixed-point
+// core at rc.BankBits (FitConvFixedMapping): the end TrainConv and
+// ResumeConv share.
 func finishConv(tr *convtrain.Trainer, d *Data, rc convtrain.ImageConfig, enc conv.Encoder, sp modelfile.Split, val []int, c convFinish) (*modelfile.ConvFile, error) {
 	defer tr.Close()
 	tc := tr.Config()
@@ -293,10 +316,39 @@ func finishConv(tr *convtrain.Trainer, d *Data, rc convtrain.ImageConfig, enc co
 	}
 	f.Mapping = best
 	f.Calibration = &modelfile.ConvCalibration{Rows: len(val), Seed: c.Seed, K: rc.K, NLL: bestNLL, Accuracy: bestAcc}
+	sums = nil
+	if err := fitFixed(f, d, val, labels, c.Workers, c.FixedProgress); err != nil {
+		return nil, err
+	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// fitFixed samples the validation rows val (labels their classes) on the
+// fixed-point core at f.BankBits (DefaultConvHW, K and seed
+// uint32(Seed) of f.Calibration) and sets f.FixedMapping and
+// f.Calibration.Fixed to the mapping of f.Mapping's kind fitted on them
+// (fitConvMapping).
+func fitFixed(f *modelfile.ConvFile, d *Data, val, labels []int, workers int, progress func(done, total int)) error {
+	c := f.Calibration
+	hw := DefaultConvHW(&f.Head, f.BankBits)
+	bank, err := f.Bank(f.BankBits)
+	if err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	sums, err := SampleConv(f, d, val, ConvSampling{K: c.K, Seed: uint64(uint32(c.Seed)), Fixed: &hw, Bank: bank, Workers: workers, Progress: progress})
+	if err != nil {
+		return err
+	}
+	mp, nll, acc, err := fitConvMapping(&f.Head, sums, c.K, labels, f.Mapping.Kind)
+	if err != nil {
+		return err
+	}
+	f.FixedMapping = &mp
+	c.Fixed = &modelfile.ConvFixedCalibration{Bits: hw.Bits, LFSRWidth: hw.LFSRWidth, ClauseLanes: hw.ClauseLanes, LiteralLanes: hw.LiteralLanes, NLL: nll, Accuracy: acc}
+	return nil
 }
 
 // fitConvMapping fits the parameter of a mapping kind by NLL of the

@@ -31,10 +31,12 @@ type ResumeConfig struct {
 	ReseedLanes bool
 	// Workers is the goroutines of training and sampling (0: GOMAXPROCS).
 	Workers int
-	// Progress, RowProgress and CalibrationProgress are ConvConfig's.
-	Progress            func(epoch, epochs int)
-	RowProgress         func(done, total int)
-	CalibrationProgress func(done, total int)
+	// Progress, RowProgress, CalibrationProgress and
+	// FixedCalibrationProgress are ConvConfig's.
+	Progress                 func(epoch, epochs int)
+	RowProgress              func(done, total int)
+	CalibrationProgress      func(done, total int)
+	FixedCalibrationProgress func(done, total int)
 }
 
 // ResumeLaneSeed is the seed the lanes of a resumed file without a lane
@@ -67,23 +69,11 @@ func ResumeConv(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.Co
 		return nil, fmt.Errorf("pipeline: resume: %d + %d epochs, at most %d in all", f.Trainer.Epochs, cfg.Epochs, 1<<20)
 	}
 	sh := f.Head.Shape
-	if err := checkImages(d, sh); err != nil {
+	if err := checkConvData(d, f); err != nil {
 		return nil, fmt.Errorf("pipeline: resume: %w", err)
 	}
-	if !slices.Equal(d.Classes, f.Classes) {
-		return nil, fmt.Errorf("pipeline: resume: classes: the data has %q, the model %q", d.Classes, f.Classes)
-	}
-	if f.Split.Rows != d.Len() {
-		return nil, fmt.Errorf("pipeline: resume: split.rows: the model was trained on %q with %d rows, this data set has %d", f.Split.Dataset, f.Split.Rows, d.Len())
-	}
-	if fp := d.Fingerprint(); f.DataFingerprint != fp {
-		if f.DataFingerprint == "" {
-			return nil, fmt.Errorf("pipeline: resume: data_fingerprint: the model file records none, so the data cannot be checked: resume needs it")
-		}
-		return nil, fmt.Errorf("pipeline: resume: data_fingerprint: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs", f.Split.Dataset, f.DataFingerprint, d.Name, fp)
-	}
-	if f.Calibration == nil || f.Recipe == nil {
-		return nil, fmt.Errorf("pipeline: resume: the model file has no calibration or recipe record (not written by ptm train)")
+	if f.Recipe == nil {
+		return nil, fmt.Errorf("pipeline: resume: the model file has no recipe record (not written by ptm train)")
 	}
 	if f.Lanes == nil && !cfg.ReseedLanes {
 		return nil, fmt.Errorf("pipeline: resume: %w (written before lanes were recorded): --reseed-lanes resumes it with new lanes, not the model one run gives", ErrNoLanes)
@@ -92,24 +82,10 @@ func ResumeConv(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.Co
 	if sw == 0 {
 		sw = f.SPVBits
 	}
-	// The rows: the file's training rows; the validation rows are the
-	// data's training rows less them, as TrainConv carved them.
-	train, test, err := d.Split(f.Split.TestFraction, f.Split.Seed)
+	fit := f.Split.Train
+	val, err := convValRows(d, f)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: resume: %w", err)
-	}
-	if !slices.Equal(test, f.Split.Test) {
-		return nil, fmt.Errorf("pipeline: resume: split.test: the data's test rows (%d) are not the model's (%d)", len(test), len(f.Split.Test))
-	}
-	fit := f.Split.Train
-	var val []int
-	for _, r := range train {
-		if _, in := slices.BinarySearch(fit, r); !in {
-			val = append(val, r)
-		}
-	}
-	if len(val) != f.Calibration.Rows || len(val)+len(fit) != len(train) {
-		return nil, fmt.Errorf("pipeline: resume: split.train: the model's %d training rows and %d validation rows are not the data's %d training rows", len(fit), f.Calibration.Rows, len(train))
 	}
 	rc := convtrain.ImageConfig{WY: sh.WY, WX: sh.WX, Thresholds: slices.Clone(f.Encoder.Thresholds), Adaptive: f.Encoder.Adaptive, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Structure: f.Head.Structure, Clauses: f.Head.Clauses, T: f.Head.T, S: f.Trainer.S, N: f.Trainer.N, BankBits: f.BankBits,
@@ -168,7 +144,91 @@ func ResumeConv(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.Co
 	sp := f.Split
 	sp.Train, sp.Test = slices.Clone(sp.Train), slices.Clone(sp.Test)
 	recipe := &modelfile.ConvRecipe{Source: f.Recipe.Source, Overridden: withEpochs(f.Recipe.Overridden)}
-	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: recipe, Seed: f.Calibration.Seed, SPVBits: sw, Workers: cfg.Workers, Progress: cfg.CalibrationProgress})
+	return finishConv(tr, d, rc, enc, sp, val, convFinish{Recipe: recipe, Seed: f.Calibration.Seed, SPVBits: sw, Workers: cfg.Workers,
+		Progress: cfg.CalibrationProgress, FixedProgress: cfg.FixedCalibrationProgress})
+}
+
+// checkConvData checks that d is the data convolutional model f was
+// trained on (image shape, classes, rows, fingerprint) and that f has the
+// calibration record of ptm train.
+func checkConvData(d *Data, f *modelfile.ConvFile) error {
+	if err := checkImages(d, f.Head.Shape); err != nil {
+		return err
+	}
+	if !slices.Equal(d.Classes, f.Classes) {
+		return fmt.Errorf("classes: the data has %q, the model %q", d.Classes, f.Classes)
+	}
+	if f.Split.Rows != d.Len() {
+		return fmt.Errorf("split.rows: the model was trained on %q with %d rows, this data set has %d", f.Split.Dataset, f.Split.Rows, d.Len())
+	}
+	if fp := d.Fingerprint(); f.DataFingerprint != fp {
+		if f.DataFingerprint == "" {
+			return fmt.Errorf("data_fingerprint: the model file records none, so the data cannot be checked")
+		}
+		return fmt.Errorf("data_fingerprint: the model was trained on %q (fingerprint %.23s...), this data (%q, fingerprint %.23s...) differs", f.Split.Dataset, f.DataFingerprint, d.Name, fp)
+	}
+	if f.Calibration == nil {
+		return fmt.Errorf("the model file has no calibration record (not written by ptm train)")
+	}
+	return nil
+}
+
+// convValRows returns the validation rows TrainConv carved for model f
+// from d's training rows (the data's training rows less the file's) and
+// checks them against the file's split and calibration record.
+func convValRows(d *Data, f *modelfile.ConvFile) ([]int, error) {
+	train, test, err := d.Split(f.Split.TestFraction, f.Split.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(test, f.Split.Test) {
+		return nil, fmt.Errorf("split.test: the data's test rows (%d) are not the model's (%d)", len(test), len(f.Split.Test))
+	}
+	fit := f.Split.Train
+	var val []int
+	for _, r := range train {
+		if _, in := slices.BinarySearch(fit, r); !in {
+			val = append(val, r)
+		}
+	}
+	if len(val) != f.Calibration.Rows || len(val)+len(fit) != len(train) {
+		return nil, fmt.Errorf("split.train: the model's %d training rows and %d validation rows are not the data's %d training rows", len(fit), f.Calibration.Rows, len(train))
+	}
+	return val, nil
+}
+
+// RefitConvFixed returns a copy of convolutional model f with its
+// fixed-point mapping (FixedMapping, Calibration.Fixed) fitted as
+// TrainConv fits it, on d, the data f was trained on: the calibration
+// rows carved when f was trained, sampled on the fixed-point core at
+// f.BankBits. Nothing else changes (the model, the float mapping); a file
+// written before the fixed mapping existed gains it. cfg's Workers and
+// FixedCalibrationProgress apply; its other fields are not used.
+func RefitConvFixed(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.ConvFile, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("pipeline: refit: %w", err)
+	}
+	if err := checkConvData(d, f); err != nil {
+		return nil, fmt.Errorf("pipeline: refit: %w", err)
+	}
+	val, err := convValRows(d, f)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: refit: %w", err)
+	}
+	g := *f
+	cal := *f.Calibration
+	g.Calibration = &cal
+	labels, err := ConvLabels(&g, d, val)
+	if err != nil {
+		return nil, err
+	}
+	if err := fitFixed(&g, d, val, labels, cfg.Workers, cfg.FixedCalibrationProgress); err != nil {
+		return nil, fmt.Errorf("pipeline: refit: %w", err)
+	}
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("pipeline: refit: %w", err)
+	}
+	return &g, nil
 }
 
 // withEpochs returns the overridden fields of a recipe record with

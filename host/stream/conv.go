@@ -139,7 +139,9 @@ func RunConv(ctx context.Context, t transport.Transport, f *modelfile.ConvFile, 
 	linkFigures(s, t.Stats().Sub(link0), d.Stats(), drv0, wall)
 	boardCounters(ctx, s, d, in, status0, d.Stats().Completed-drv0.Completed)
 
-	mapping := rowMapping(s, f.Mapping, cfg)
+	// The board's class sums are the fixed-point core's at its width:
+	// the file's mapping fitted on them when the width is the bank's.
+	mapping := rowMapping(s, f.MappingAt(int(in.B)), cfg)
 	hd := bank.Head
 	mv := modelView{classes: hd.Classes, tms: hd.Classes, sets: M, probs: func(sums []int, K int, mp ptm.Mapping) [][]float64 {
 		v := make([]int32, len(sums))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/ptmhw/ptm/golden/lfsr"
 	"github.com/ptmhw/ptm/golden/modelfile"
 	"github.com/ptmhw/ptm/golden/pipeline"
+	"github.com/ptmhw/ptm/golden/ptm"
 	"github.com/ptmhw/ptm/host/frame"
 	"github.com/ptmhw/ptm/host/softboard"
 	"github.com/ptmhw/ptm/host/stream"
@@ -160,12 +162,24 @@ func TestStreamConvEqualsEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evalQ := pipeline.ConvQueries(&fx.f.Head, sums, K, fx.f.Mapping)
+	// The file's fixed-point mapping, set apart from the float one, is
+	// the one the rows use (the board's class sums are the fixed core's).
+	f := *fx.f
+	if f.Mapping.Kind != ptm.Softmax {
+		t.Fatalf("mapping %+v, want softmax", f.Mapping)
+	}
+	fm := ptm.Mapping{Kind: ptm.Softmax, Temperature: 2 * f.Mapping.Temperature}
+	f.FixedMapping = &fm
+	evalQ := pipeline.ConvQueries(&f.Head, sums, K, f.MappingAt(fx.hw.Bits))
+	floatQ := pipeline.ConvQueries(&f.Head, sums, K, f.Mapping)
+	if slices.Equal(evalQ[0].Mean, floatQ[0].Mean) {
+		t.Fatalf("image 0: the fixed and float mappings give the same probabilities %v", evalQ[0].Mean)
+	}
 	for _, mode := range []frame.Mode{frame.ModeSums, frame.ModeSamples, frame.ModeStats, frame.ModeVotes} {
 		t.Run(mode.String(), func(t *testing.T) {
 			b := convBoard(t, fx, softboard.Config{QueueFrames: 31})
 			tr := pipeTo(t, b, nil)
-			s, err := stream.RunConv(context.Background(), tr, fx.f, "", fx.images, stream.Config{K: K, Mode: mode, Seed: seed, Labels: fx.labels, RowIDs: fx.ids})
+			s, err := stream.RunConv(context.Background(), tr, &f, "", fx.images, stream.Config{K: K, Mode: mode, Seed: seed, Labels: fx.labels, RowIDs: fx.ids})
 			if err != nil {
 				t.Fatalf("%v (summary %+v)", err, s)
 			}

@@ -9,13 +9,20 @@ import (
 	"github.com/ptmhw/ptm/golden/ptm"
 )
 
+// SoftmaxGridSteps is the steps per octave of SoftmaxGrid: 16, so that
+// neighbouring temperatures differ by 4.4%. At 4 steps (19%; the grid
+// before) one step moved the Fashion-MNIST model's ECE on its carved rows
+// from 0.0093 to 0.0235 (docs/calibration.md).
+const SoftmaxGridSteps = 16
+
 // SoftmaxGrid returns the candidate softmax temperatures FitSoftmax
-// chooses among for a model with vote margin T: T * 2^(e/4) for e = -32..4
-// (T/256 to 2T), so that the grid scales with the clipped class sums.
+// chooses among for a model with vote margin T: T * 2^(e/16) for e =
+// -128..16 (T/256 to 2T), so that the grid scales with the clipped class
+// sums.
 func SoftmaxGrid(T int) []float64 {
-	g := make([]float64, 0, 37)
-	for e := -32; e <= 4; e++ {
-		g = append(g, float64(T)*math.Pow(2, float64(e)/4))
+	g := make([]float64, 0, 9*SoftmaxGridSteps+1)
+	for e := -8 * SoftmaxGridSteps; e <= SoftmaxGridSteps; e++ {
+		g = append(g, float64(T)*math.Pow(2, float64(e)/SoftmaxGridSteps))
 	}
 	return g
 }
