@@ -55,8 +55,11 @@ func VerilatorVersion() (string, error) {
 }
 
 // buildFlags are the verilator flags of every simulator build.
+// --unroll-count: a convolutional core's conv_mem writes a row lane by
+// lane in a for loop (sim/convcosim's buildFlags say why Verilator needs
+// it unrolled).
 var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
-	"--top-module", "board_top", "-o", "board_sim"}
+	"--unroll-count", "4096", "--top-module", "board_top", "-o", "board_sim"}
 
 // params returns the board_top parameters of a design (hw.Design.BoardParams).
 func params(o Options, d *hw.Design, m model) (map[string]string, error) {

@@ -109,8 +109,13 @@ func DefaultCacheDir() string {
 }
 
 // buildFlags are the verilator flags of every simulator build.
+// --unroll-count: conv_mem writes a row lane by lane in a for loop over
+// its LANES lanes (the idiom yosys maps onto a block RAM's bit mask);
+// Verilator 5.006 refuses a delayed array write in a loop it does not
+// unroll (BLKLOOPINIT), and unrolls only 64 iterations by default, fewer
+// than an 8 x 16-lane core's 128.
 var buildFlags = []string{"--cc", "--exe", "--build", "-O3", "--x-assign", "unique", "--x-initial", "unique",
-	"-Wno-fatal", "-CFLAGS", "-O1"}
+	"--unroll-count", "4096", "-Wno-fatal", "-CFLAGS", "-O1"}
 
 // setter is the C++ statement setting a port of width bits from w[].
 func setter(port string, bits int) string {
