@@ -164,27 +164,7 @@ endfunction
 localparam integer VOTE_U = vote_unit(NC);
 localparam integer VU_W   = $clog2(VOTE_U + 1);    // a vote share U/n in VU_W bits
 
-// x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
-// ABC packs it into a few LUT4 where yosys would spend a carry chain
-// (one SB_CARRY per bit) on the comparison (proto_engine's functions)
-function automatic lt_c(input [31:0] x, input [31:0] c);
-    integer i;
-    reg r;
-    begin
-        r = 1'b0;
-        for (i = 0; i < 32; i = i + 1) r = c[i] ? (!x[i] || r) : (!x[i] && r);
-        lt_c = r;
-    end
-endfunction
-function automatic gt_c(input [31:0] x, input [31:0] c);
-    integer i;
-    reg r;
-    begin
-        r = 1'b0;
-        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
-        gt_c = r;
-    end
-endfunction
+`include "../lib/const_cmp.vh"
 
 // ------------------------------------------------------------ the core
 wire             c_bank_wr_en, c_wt_wr_en, c_req_valid, c_req_ready;

@@ -314,27 +314,7 @@ localparam [191:0] INFO_EXT = (192'(WIN_X) << 160) | (192'(WIN_Y) << 128) | (192
                               (192'(IMG_W) << 64) | (192'(IMG_H) << 32) | 192'(KIND);
 localparam [LANE_W-1:0] LANE_LAST = LANE_W'(LANES - 1);
 
-// x < c and x > c for a constant c, as an AND/OR chain from bit 0 up:
-// ABC packs it into a few LUT4 where yosys would spend a carry chain
-// (one SB_CARRY per bit) on the comparison
-function automatic lt_c(input [31:0] x, input [31:0] c);
-    integer i;
-    reg r;
-    begin
-        r = 1'b0;
-        for (i = 0; i < 32; i = i + 1) r = c[i] ? (!x[i] || r) : (!x[i] && r);
-        lt_c = r;
-    end
-endfunction
-function automatic gt_c(input [31:0] x, input [31:0] c);
-    integer i;
-    reg r;
-    begin
-        r = 1'b0;
-        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
-        gt_c = r;
-    end
-endfunction
+`include "../lib/const_cmp.vh"
 
 // U = lcm(1..NC), the core's vote unit (docs/core-interface.md)
 function automatic integer vote_unit(input integer n);

@@ -220,17 +220,7 @@ localparam [3:0] P_CRC0 = 4'd8;    // 8..11: the CRC bytes
 localparam [3:0] P_CRC3 = 4'd11;
 localparam [3:0] P_END  = 4'd12;   // the candidate is complete (a byte here is hunted)
 
-// x > c for a constant c, as an AND/OR chain from bit 0 up: ABC packs it
-// into a few LUT4 where yosys would spend a carry chain on it
-function automatic gt_c(input [31:0] x, input [31:0] c);
-    integer i;
-    reg r;
-    begin
-        r = 1'b0;
-        for (i = 0; i < 32; i = i + 1) r = c[i] ? (x[i] && r) : (x[i] || r);
-        gt_c = r;
-    end
-endfunction
+`include "../lib/const_cmp.vh"
 
 
 // ------------------------------------------------------------ queue
