@@ -270,25 +270,25 @@ func TestConvBoardUP5K(t *testing.T) {
 }
 
 // mnist128Board is the configuration of the 128-clause MNIST board on
-// the UP5K (docs/synthesis-flow.md "Convolutional models"): the compact
-// scan at 1 x 16 lanes and 4 patches per cycle, SETS_MAX 1 (no set
-// loop: the MNIST recipes have one threshold set), 30 MHz (measured on
-// today's mnist-up5k.ptm, 8-bit weights, with the shell's cuts: 4,565 of
-// 5,280 logic cells, Fmax 31.52 MHz at nextpnr seed 2, 30.28 at seed 1).
-// The range scan does not place: 1 x 8 lanes at one patch per cycle
-// packed 4,689 cells (88.8%) before those cuts and the placer found no
-// legal placement; 1 x 16 lanes at seven pack 5,521.
+// the UP5K (docs/synthesis-flow.md "Convolutional models", "Both
+// together"): the range scan at 1 x 16 lanes and 4 patches per cycle,
+// SETS_MAX 1 (no set loop: the MNIST recipes have one threshold set,
+// and `ptm synth` defaults a conv board to the model's sets), 30 MHz
+// (measured on today's mnist-up5k.ptm, 8-bit weights, generator 0.2.4
+// with the shell's cuts: 4,816 of 5,280 logic cells, Fmax 30.86 MHz at
+// nextpnr seed 1). Seven patches per cycle, which the 10,000 samples/s
+// floor needs, pack 5,189 cells and do not place.
 var mnist128Board = struct {
 	LC, LL, PN, SetsMax int
 	Scan                string
 	MHz                 float64
-}{LC: 1, LL: 16, PN: 4, SetsMax: 1, Scan: hw.ScanCompact, MHz: 30}
+}{LC: 1, LL: 16, PN: 4, SetsMax: 1, Scan: hw.ScanRange, MHz: 30}
 
 // TestConvBoardMNIST128UP5K runs the whole flow on the UART-only board
 // around the conv core of a 128-clause model of MNIST's geometry (28 x 28
 // images, one bit-plane, a 10 x 10 window, 10 classes: 128 x 272
 // automata; untrained, since the netlist does not depend on the values,
-// which are uploaded; only the weights' width, 10 bits here, shapes the
+// which are uploaded; only the weights' width, 8 bits here, shapes the
 // weight memory) at mnist128Board's lanes, patches, scan, SETS_MAX and
 // clock: it must fit the UP5K (the thresholds in SPRAM, the
 // statistics' square in one DSP), meet timing and write a bitstream.
@@ -301,7 +301,7 @@ func TestConvBoardMNIST128UP5K(t *testing.T) {
 	c := mnist128Board
 	h := conv.Head{Shape: conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, Structure: conv.Coalesced, Classes: 10, Clauses: 128, T: 1000}
 	h.Weights = make([]int32, h.Classes*h.Clauses)
-	h.Weights[0] = 511 // 10-bit weights, as mnist128.ptm's: the weight memory's width follows the model's weights
+	h.Weights[0] = 127 // 8-bit weights, as mnist-up5k.ptm's (clipped at +-127): the weight memory's width follows the model's weights
 	b := &conv.Bank{Head: h, Bits: 4, Thresh: make([]uint32, h.TAs())}
 	d, err := hw.GenerateConv(hw.Config{Bits: 4, LFSRWidth: 16, ClauseLanes: c.LC, LiteralLanes: c.LL, PatchLanes: c.PN, MaxK: 255, Scan: c.Scan}, b, "")
 	if err != nil {
