@@ -23,14 +23,7 @@ func TestTrainResume(t *testing.T) {
 	tmp := t.TempDir()
 	at := func(name string) string { return filepath.Join(tmp, name) }
 	base := []string{"train", "--data", dir, "--clauses", "32", "-T", "100", "--val-rows", "40", "--workers", "2"}
-	run := func(args ...string) string {
-		t.Helper()
-		code, out, errs := runCLI(args...)
-		if code != 0 {
-			t.Fatalf("ptm %s: exit %d: %s", strings.Join(args, " "), code, errs)
-		}
-		return out
-	}
+	run := func(args ...string) string { return runOK(t, args...) }
 	run(append(base, "--epochs", "1", "--spv-bits", "15", "-o", at("e1.ptm"))...)
 	out := run("train", "--resume", at("e1.ptm"), "--data", dir, "--epochs", "1", "-o", at("e1+1.ptm"))
 	t.Logf("[progress] resumed: %s", out)
@@ -159,14 +152,7 @@ func TestTrainRefitFixedMapping(t *testing.T) {
 	dir := mnistSubset(t, 400, 100)
 	tmp := t.TempDir()
 	at := func(name string) string { return filepath.Join(tmp, name) }
-	run := func(args ...string) string {
-		t.Helper()
-		code, out, errs := runCLI(args...)
-		if code != 0 {
-			t.Fatalf("ptm %s: exit %d: %s", strings.Join(args, " "), code, errs)
-		}
-		return out
-	}
+	run := func(args ...string) string { return runOK(t, args...) }
 	out := run("train", "--data", dir, "--clauses", "32", "-T", "100", "--val-rows", "40", "--workers", "2", "--epochs", "1", "-o", at("m.ptm"))
 	if !strings.Contains(out, "fixed-point mapping softmax") {
 		t.Errorf("train output lacks the fixed-point mapping:\n%s", out)
@@ -243,4 +229,15 @@ func TestTrainRefitFixedMapping(t *testing.T) {
 	if _, err := os.Stat(at("x.ptm")); err == nil {
 		t.Error("a refused refit wrote its output")
 	}
+}
+
+// runOK runs ptm with args and returns its standard output; a non-zero
+// exit fails the test with the command and its standard error.
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("ptm %s: exit %d: %s", strings.Join(args, " "), code, errs)
+	}
+	return out
 }
