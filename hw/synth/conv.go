@@ -109,7 +109,9 @@ type ConvResult struct {
 	Seed      int     `json:"seed"`
 
 	// CyclesPerSample is the cost of one sample the rates use, from
-	// CyclesSource: "cosim" (ConvOptions.CyclesPerSample) or "schedule"
+	// CyclesSource: "cosim" (ConvOptions.CyclesPerSample), "estimate"
+	// (AutoConv's choice without a measured figure: its
+	// ConvCandidate.ExpectedCycles, an upper estimate) or "schedule"
 	// (ConvScheduleCycles, the longest sample). ScheduleCycles is the
 	// schedule's longest sample either way.
 	CyclesPerSample float64 `json:"cycles_per_sample"`
@@ -616,9 +618,23 @@ type ConvCandidate struct {
 	ClauseLanes, LiteralLanes, PatchLanes int
 	Scan                                  string
 	Design                                *hw.ConvDesign
-	// ScheduleCycles is ConvScheduleCycles of the design; the candidates
-	// are ordered by it (fewest first: fastest at a given clock).
+	// ScheduleCycles is ConvScheduleCycles of the design: its bound
+	// when every group scans all of its blocks.
 	ScheduleCycles int
+	// ExpectedCycles is the design's cycles per sample expected on the
+	// model (hw.ConvParams.ExpectedSampleCycles; 0: not estimated). The
+	// candidates are ordered by it when every candidate has one, else by
+	// ScheduleCycles (fewest first: fastest at a given clock).
+	ExpectedCycles float64
+}
+
+// cyclesText is the candidate's cycles per sample for the search's
+// progress lines.
+func (c ConvCandidate) cyclesText() string {
+	if c.ExpectedCycles > 0 {
+		return fmt.Sprintf("about %.0f cycles/sample expected on the model, schedule bound %d", c.ExpectedCycles, c.ScheduleCycles)
+	}
+	return fmt.Sprintf("schedule %d cycles/sample", c.ScheduleCycles)
 }
 
 // ConvStep is one step of AutoConv.
@@ -629,6 +645,7 @@ type ConvStep struct {
 	Scan         string  `json:"scan"`
 	FreqMHz      float64 `json:"freq_mhz"`
 	Schedule     int     `json:"schedule_cycles_per_sample"`
+	Expected     float64 `json:"expected_cycles_per_sample,omitempty"`
 	LUTs         int     `json:"luts,omitempty"`
 	FmaxMHz      float64 `json:"fmax_mhz,omitempty"`
 	Outcome      string  `json:"outcome"`
@@ -648,12 +665,17 @@ var ConvCandidateGrid = []struct{ LC, LL, PN int }{
 	{1, 8, 4}, {1, 8, 2}, {1, 8, 1}, {2, 4, 1}, {1, 4, 1},
 }
 
-// OrderConvCandidates sorts candidates by their schedule's cycles per
-// sample, fewest first. Ties (the longest scan, the same for every lane
-// count at the same patches per cycle, hides the sampling): the fewer
-// sampling cycles per sample (G x BT: more literal lanes first, which the
-// range scan's measured cycles follow, docs/conv-core.md 6), then fewer
-// lanes x patches (the smaller design).
+// OrderConvCandidates sorts candidates by their cycles per sample, fewest
+// first: ExpectedCycles when every candidate has one (the range scan
+// visits only its clauses' rectangles, so its bound ScheduleCycles ranks
+// a trained model's candidates wrongly: 1 x 16 lanes at 7 patches per
+// cycle is bounded by 8,461 cycles and takes about 2,900 on MNIST, 4 x 4
+// lanes at 2 patches by 6,384 and takes more), else ScheduleCycles. Ties
+// (the longest scan, the same for every lane count at the same patches
+// per cycle, hides the sampling): the fewer sampling cycles per sample
+// (G x BT: more literal lanes first, which the range scan's measured
+// cycles follow, docs/conv-core.md 6), then fewer lanes x patches (the
+// smaller design).
 func OrderConvCandidates(c []ConvCandidate) {
 	sampling := func(k ConvCandidate) int {
 		if k.Design == nil {
@@ -661,7 +683,14 @@ func OrderConvCandidates(c []ConvCandidate) {
 		}
 		return k.Design.Params.G * k.Design.Params.BT
 	}
+	expected := len(c) > 0
+	for _, k := range c {
+		expected = expected && k.ExpectedCycles > 0
+	}
 	sort.SliceStable(c, func(i, j int) bool {
+		if expected && c[i].ExpectedCycles != c[j].ExpectedCycles {
+			return c[i].ExpectedCycles < c[j].ExpectedCycles
+		}
 		if c[i].ScheduleCycles != c[j].ScheduleCycles {
 			return c[i].ScheduleCycles < c[j].ScheduleCycles
 		}
@@ -773,17 +802,22 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 			oc.Design = c.Design
 			oc.Dir = filepath.Join(base, fmt.Sprintf("%dx%d-pn%d-%s", c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan))
 			for try := 0; try < 2; try++ {
-				so.step("search: %d x %d lanes, %d patches per cycle, %s scan (schedule %d cycles/sample) at %.1f MHz",
-					c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan, c.ScheduleCycles, oc.FreqMHz)
+				so.step("search: %d x %d lanes, %d patches per cycle, %s scan (%s) at %.1f MHz",
+					c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan, c.cyclesText(), oc.FreqMHz)
 				r, err := CachedConv(ctx, oc)
 				st := ConvStep{ClauseLanes: c.ClauseLanes, LiteralLanes: c.LiteralLanes, PatchLanes: c.PatchLanes, Scan: c.Scan,
-					FreqMHz: oc.FreqMHz, Schedule: c.ScheduleCycles}
+					FreqMHz: oc.FreqMHz, Schedule: c.ScheduleCycles, Expected: math.Round(c.ExpectedCycles*10) / 10}
 				if r != nil {
 					st.LUTs, st.FmaxMHz, st.Cached = r.LUTs, r.FmaxMHz, r.Cached
 				}
 				switch {
 				case err == nil:
 					st.Outcome = "fits, timing met"
+					if o.CyclesPerSample == 0 && c.ExpectedCycles > 0 {
+						// the model's estimate, closer than the bound
+						fillConvThroughput(r, &c.Design.Params, c.ExpectedCycles)
+						r.CyclesSource = "estimate"
+					}
 					r.Search = append(steps, st)
 					return r, nil
 				case errors.Is(err, ErrTiming) && r != nil:

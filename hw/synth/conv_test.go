@@ -86,8 +86,8 @@ func TestConvFit(t *testing.T) {
 	}
 }
 
-// TestConvCandidateOrder: the search's candidates are ordered by the
-// schedule's longest sample, hw.ConvParams.SampleCyclesMax: the sampler,
+// TestConvCandidateOrder: without the model's estimate the search's
+// candidates are ordered by the schedule's longest sample, hw.ConvParams.SampleCyclesMax: the sampler,
 // the scan and the weigh unit work on consecutive groups, so a group
 // costs the longest of the three, and the last group's weighing and the
 // NC result words follow. On MNIST's geometry with 128 clauses, 1 x 16
@@ -156,6 +156,34 @@ func TestConvCandidateOrder(t *testing.T) {
 	for i, ll := range []int{16, 8, 4} {
 		if ties[i].LiteralLanes != ll {
 			t.Errorf("tie %d: %d literal lanes, want %d (fewer sampling beats first)", i, ties[i].LiteralLanes, ll)
+		}
+	}
+}
+
+// TestConvCandidateOrderExpected: with every candidate's expected cycles
+// on the model (hw.ConvParams.ExpectedSampleCycles) the search ranks by
+// them, not by the schedule's bound; one candidate without an estimate
+// puts the whole list back on the bound.
+func TestConvCandidateOrderExpected(t *testing.T) {
+	mk := func(lc, ll, pn int, exp float64) ConvCandidate {
+		q := mnistConvParams(t, 128, lc, ll, pn)
+		return ConvCandidate{ClauseLanes: lc, LiteralLanes: ll, PatchLanes: pn, Scan: q.Scan, ScheduleCycles: ConvScheduleCycles(q), ExpectedCycles: exp}
+	}
+	// the 128-clause MNIST model's estimates (docs/synthesis-flow.md):
+	// 1 x 16 at 7 patches 3,234, 2 x 8 at 4 4,347, 4 x 4 at 2 5,680;
+	// their bounds 8,461, 6,670 and 6,384 rank them the other way round
+	c := []ConvCandidate{mk(4, 4, 2, 5680.4), mk(2, 8, 4, 4347.2), mk(1, 16, 7, 3233.6)}
+	OrderConvCandidates(c)
+	for i, want := range []int{7, 4, 2} {
+		if c[i].PatchLanes != want {
+			t.Errorf("by the estimate: candidate %d has %d patches per cycle, want %d (%+v)", i, c[i].PatchLanes, want, c)
+		}
+	}
+	c[0].ExpectedCycles = 0
+	OrderConvCandidates(c)
+	for i, want := range []int{2, 4, 7} {
+		if c[i].PatchLanes != want {
+			t.Errorf("by the bound: candidate %d has %d patches per cycle, want %d", i, c[i].PatchLanes, want)
 		}
 	}
 }
