@@ -194,7 +194,8 @@ func (f *Float) apply(k ptm.TPM, ta int) {
 }
 
 // typeI: consistent rule, TPM1 for a literal of value 1 when the clause
-// fired (within its literal budget), TPM3 otherwise.
+// fired (within its literal budget; at probability 1, shiftUp, with
+// Config.BoostTruePositive), TPM3 otherwise.
 func (f *Float) typeI(c int, fires bool) {
 	for i, v := range f.lit {
 		k := ptm.TPM3
