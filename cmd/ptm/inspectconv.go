@@ -70,6 +70,9 @@ func inspectConv(fs *flag.FlagSet, path, hash string, f *modelfile.ConvFile, cla
 		}
 		fmt.Fprintf(stdout, "  trained with the class weights clipped at +-%d, literal budget %s\n", clip, budget)
 	}
+	if f.Trainer.BoostTruePositive {
+		fmt.Fprintf(stdout, "  trained with boosted true-positive feedback (Type Ia's TPM1 at probability 1)\n")
+	}
 	fmt.Fprintf(stdout, "  inference: K=%d, mapping %s, %d threshold set(s) spread +-%d; trained on %s (%d train / %d test rows)\n",
 		f.K, describeMapping(f.Mapping), f.JitterSets, f.JitterSpread, f.Split.Dataset, len(f.Split.Train), len(f.Split.Test))
 	if c := f.Calibration; c != nil {

@@ -35,7 +35,7 @@ type convFlags struct {
 	jitterSets, jitterSpread        int
 	valRows, spvBits, trainRows     int
 	weightClip, literalBudget       int
-	printRecipe                     bool
+	printRecipe, boostTruePositive  bool
 }
 
 func (c *convFlags) add(fs *flag.FlagSet) {
@@ -50,6 +50,7 @@ func (c *convFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&c.spvBits, "spv-bits", 0, "conv: the width the model file stores the SPVs at for resumed training (default 8; 15, the trainer's, stores them exactly, about 5x larger); inference reads the exact include masses and bank either way")
 	fs.IntVar(&c.weightClip, "weight-clip", 0, "conv: the coalesced class weights saturate at +-this `value` in training, 1..32767 (0: 32767, no clip) (default: the recipe's)")
 	fs.IntVar(&c.literalBudget, "literal-budget", 0, "conv: per-clause literal budget: a clause whose sampled action includes this many literals or more gets Type I feedback as if it had not fired, 1..the clause's literals (0: none) (default: the recipe's)")
+	fs.BoolVar(&c.boostTruePositive, "boost-true-positive", false, "conv: boosted true-positive feedback (tmu's boost_true_positive_feedback): Type I feedback to a clause that fired moves every 1-literal of its patch towards include with probability 1 instead of (s-1)/s; --boost-true-positive=false turns a recipe's off (default: the recipe's)")
 	fs.IntVar(&c.trainRows, "train-rows", 0, "conv: train on the first `N` training rows only (0: all), for a quick model (make demo DATA=mnist QUICK=1); the validation rows are carved from them")
 	fs.BoolVar(&c.printRecipe, "print-recipe", false, "conv: print what these flags would train, as one line of JSON (the --data value, the recipe after the flags, the seeds and the rows: every setting the model depends on), and exit without training or writing -o; scripts/demo-images.sh reuses a model only when this line is the one it trained with")
 	fs.IntVar(&c.valRows, "val-rows", pipeline.DefaultConvValRows, "conv: validation rows carved (stratified, seeded by --seed) from the training rows to fit the mapping parameter; at most a tenth of them; the model trains on the rest")
@@ -60,7 +61,7 @@ var tabularOnly = []string{"label", "thresholds", "sets", "bandwidth", "margin",
 	"board", "tune", "no-tune", "plain", "feedback", "calibrate", "temperature-floor", "temperature", "smoothing"}
 
 // convOnly lists train's flags that only a convolutional model takes.
-var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows", "print-recipe", "weight-clip", "literal-budget"}
+var convOnly = []string{"recipe", "adaptive", "window", "pixel-thresholds", "structure", "jitter-sets", "jitter-spread", "val-rows", "spv-bits", "train-rows", "print-recipe", "weight-clip", "literal-budget", "boost-true-positive"}
 
 // imageSource reports whether a --data value names image data: the
 // built-in image sets or a folder (of IDX files).
@@ -206,6 +207,9 @@ func convRecipe(fs *flag.FlagSet, cf *convFlags, dataset string, h, w, nc int) (
 	}
 	if set("literal-budget") {
 		rc.LiteralBudget = cf.literalBudget
+	}
+	if set("boost-true-positive") {
+		rc.BoostTruePositive = cf.boostTruePositive
 	}
 	if set("jitter-sets") {
 		rc.JitterSets = cf.jitterSets

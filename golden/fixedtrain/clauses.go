@@ -229,6 +229,42 @@ func (cl *Clauses) TypeI(c int, lit []bool, fires bool) {
 	cl.lanes[c] = l
 }
 
+// TypeIBoost is TypeI with boosted true-positive feedback (tmu's
+// boost_true_positive_feedback): when the clause fires, a literal of
+// value 1 gets TPM1 at move probability 1 instead of UP/2^16 (every state
+// but the top hands all its mass up one state: the SPV shifts up by one,
+// the top state absorbing), which is the integer TPM1 with P = 2^16
+// exactly, whatever the rounding draw. The draws are TypeI's (one
+// rounding draw per literal in order, made and, for a boosted literal,
+// unused), so a clause's lane advances as under TypeI. With fires false
+// it is TypeI.
+func (cl *Clauses) TypeIBoost(c int, lit []bool, fires bool) {
+	if !fires {
+		cl.TypeI(c, lit, false)
+		return
+	}
+	nl, n2 := cl.lits, 2*cl.n
+	_ = lit[nl-1]
+	l := cl.lanes[c]
+	base := c * nl
+	top := uint16(n2 - 1)
+	for i := 0; i < nl; i++ {
+		r := l.draw16()
+		ta := base + i
+		lo, hi := cl.lo[ta], cl.hi[ta]
+		if lit[i] {
+			if lo != top {
+				cl.shiftUp(ta)
+			}
+			continue
+		}
+		if hi != 0 {
+			cl.apply(TPM3, ta, lo, hi, r)
+		}
+	}
+	cl.lanes[c] = l
+}
+
 // TypeII gives clause c Type II feedback under the consistent rule with
 // literal values lit and the clause's sampled includes (Sample's words):
 // TPM4 on every literal of value 0 when none of them was included, on the

@@ -37,6 +37,30 @@ func (s *spvs) tpm4(ta int) {
 	s.lo[ta], s.hi[ta] = uint16(lo+1), uint16(max(hi, e+1))
 }
 
+// shiftUp applies TPM1 at move probability 1 to TA ta: every state below
+// the top hands all its mass up one state, the top state keeps its own
+// (TypeIBoost). The support's bottom moves up one state, its top too
+// unless it is the top state.
+func (s *spvs) shiftUp(ta int) {
+	lo, hi, n := int(s.lo[ta]), int(s.hi[ta]), s.n
+	n2 := 2 * n
+	top := n2 - 1
+	if lo >= top { // all mass in the top state: unchanged
+		return
+	}
+	q := s.spv[ta*n2 : (ta+1)*n2 : (ta+1)*n2]
+	s.inc[ta] += q[n-1] // the mass crossing from state N-1 to N
+	if hi == top {
+		q[top] += q[top-1]
+		copy(q[lo+1:top], q[lo:top-1])
+	} else {
+		copy(q[lo+1:hi+2], q[lo:hi+1])
+		hi++
+	}
+	q[lo] = 0
+	s.lo[ta], s.hi[ta] = uint16(lo+1), uint16(hi)
+}
+
 // apply applies TPM k to TA ta, whose support is lo..hi, with rounding
 // offset r, and keeps its include mass and support.
 func (s *spvs) apply(k TPM, ta int, lo, hi uint16, r uint32) {

@@ -53,6 +53,9 @@ type ConvTrainer struct {
 	// LiteralBudget is the trainer's per-clause literal budget
 	// (convtrain.Config): 1..the clause's literals, or 0 (absent) for none.
 	LiteralBudget int `json:"literal_budget,omitempty"`
+	// BoostTruePositive is the trainer's boosted true-positive feedback
+	// (convtrain.Config.BoostTruePositive), absent when false.
+	BoostTruePositive bool `json:"boost_true_positive,omitempty"`
 }
 
 // Lanes records the trainer's random lanes at the end of training:

@@ -69,7 +69,8 @@
 // when the encoder has the adaptive plane (block, c), jitter_sets,
 // jitter_spread: conv.Jitter's sets), the trainer's parameters (s, N,
 // spv_bits W, seed, epochs, and weight_clip and literal_budget when they
-// are not 0: convtrain.Config's, absent from files trained without them,
+// are not 0 and boost_true_positive when true: convtrain.Config's,
+// absent from files trained without them,
 // so those files and their hashes are unchanged; every weight lies within
 // +-weight_clip), bank_bits B, the default K, the mapping, the
 // split (as runs), the data fingerprint, the calibration record (the

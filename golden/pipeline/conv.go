@@ -281,7 +281,7 @@ func finishConv(tr *convtrain.Trainer, d *Data, rc convtrain.ImageConfig, enc co
 	f := &modelfile.ConvFile{Head: *tr.Head(), Classes: slices.Clone(d.Classes), Encoder: enc,
 		JitterSets: rc.JitterSets, JitterSpread: rc.JitterSpread, SPVBits: sw,
 		Trainer: modelfile.ConvTrainer{S: tc.S, N: tc.N, Bits: cl.Bits(), Seed: tc.Seed, Epochs: tr.Epochs,
-			WeightClip: tc.WeightClip, LiteralBudget: tc.LiteralBudget},
+			WeightClip: tc.WeightClip, LiteralBudget: tc.LiteralBudget, BoostTruePositive: tc.BoostTruePositive},
 		BankBits: rc.BankBits, K: rc.K, Mapping: ptm.Mapping{Kind: rc.Mapping},
 		Split:           sp,
 		DataFingerprint: d.Fingerprint(),

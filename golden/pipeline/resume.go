@@ -89,7 +89,7 @@ func ResumeConv(d *Data, f *modelfile.ConvFile, cfg ResumeConfig) (*modelfile.Co
 	}
 	rc := convtrain.ImageConfig{WY: sh.WY, WX: sh.WX, Thresholds: slices.Clone(f.Encoder.Thresholds), Adaptive: f.Encoder.Adaptive, JitterSets: f.JitterSets, JitterSpread: f.JitterSpread,
 		Structure: f.Head.Structure, Clauses: f.Head.Clauses, T: f.Head.T, S: f.Trainer.S, N: f.Trainer.N, BankBits: f.BankBits,
-		WeightClip: f.Trainer.WeightClip, LiteralBudget: f.Trainer.LiteralBudget,
+		WeightClip: f.Trainer.WeightClip, LiteralBudget: f.Trainer.LiteralBudget, BoostTruePositive: f.Trainer.BoostTruePositive,
 		Epochs: f.Trainer.Epochs + cfg.Epochs, Mapping: f.Mapping.Kind, K: f.K}
 	if err := CheckConvSize(rc, sh.H, sh.W, len(fit)); err != nil {
 		return nil, err

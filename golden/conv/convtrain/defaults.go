@@ -34,6 +34,9 @@ type ImageConfig struct {
 	// is given as if it had not fired (0: no budget).
 	WeightClip    int `json:",omitempty"`
 	LiteralBudget int `json:",omitempty"`
+	// BoostTruePositive is the trainer's (Config.BoostTruePositive): Type
+	// Ia's TPM1 at move probability 1.
+	BoostTruePositive bool `json:",omitempty"`
 	// BankBits is B of the quantized bank that fixed-point inference and
 	// the hardware run (the trainer's SPVs keep fixedtrain.DefaultBits).
 	BankBits int
@@ -192,5 +195,6 @@ func (c ImageConfig) Shape(h, w int) conv.Shape {
 // Trainer returns the trainer configuration of the recipe.
 func (c ImageConfig) Trainer(h, w, classes int, seed uint64) Config {
 	return Config{Shape: c.Shape(h, w), Structure: c.Structure, Classes: classes,
-		Clauses: c.Clauses, T: c.T, S: c.S, N: c.N, Seed: seed, WeightClip: c.WeightClip, LiteralBudget: c.LiteralBudget}
+		Clauses: c.Clauses, T: c.T, S: c.S, N: c.N, Seed: seed, WeightClip: c.WeightClip, LiteralBudget: c.LiteralBudget,
+		BoostTruePositive: c.BoostTruePositive}
 }

@@ -38,6 +38,12 @@
 // (WeightClip 0, LiteralBudget 0) are the rule before the two knobs, word
 // for word (TestGoldenHash).
 //
+// Boosted true-positive feedback (Config.BoostTruePositive, tmu's
+// boost_true_positive_feedback) gives Type Ia's TPM1 move probability 1
+// instead of (s-1)/s: the SPV of a 1-literal of a firing clause's patch
+// shifts up one state (fixedtrain.Clauses.TypeIBoost), with the same
+// draws. Off (the default) it is the rule before the knob, word for word.
+//
 // Steps 1 and 3 run clause-parallel on a persistent worker pool: each
 // clause uses only its own lane, so the result does not depend on the
 // number of workers (TestWorkersBitExact). The control lane is separate

@@ -194,15 +194,35 @@ func (f *Float) apply(k ptm.TPM, ta int) {
 }
 
 // typeI: consistent rule, TPM1 for a literal of value 1 when the clause
-// fired (within its literal budget), TPM3 otherwise.
+// fired (within its literal budget; at probability 1, shiftUp, with
+// Config.BoostTruePositive), TPM3 otherwise.
 func (f *Float) typeI(c int, fires bool) {
 	for i, v := range f.lit {
 		k := ptm.TPM3
 		if fires && v {
+			if f.cfg.BoostTruePositive {
+				f.shiftUp(c*f.nl + i)
+				continue
+			}
 			k = ptm.TPM1
 		}
 		f.apply(k, c*f.nl+i)
 	}
+}
+
+// shiftUp is TPM1 at move probability 1 (Config.BoostTruePositive):
+// every state but the top hands all its mass up one state.
+func (f *Float) shiftUp(ta int) {
+	p := f.SPV(ta)
+	top := f.n2 - 1
+	p[top] += p[top-1]
+	copy(p[1:top], p[:top-1])
+	p[0] = 0
+	var s float64
+	for _, v := range p[f.cfg.N:] {
+		s += v
+	}
+	f.pinc[ta] = min(1, s)
 }
 
 // typeII: TPM4 on the patch's 0-literals when none was sampled included,

@@ -38,6 +38,12 @@ type Config struct {
 	// LiteralBudget literals or more is given as if the clause had not
 	// fired (package doc, step 3). 0 means no budget.
 	LiteralBudget int
+	// BoostTruePositive, when true, gives Type Ia feedback's TPM1 (a
+	// literal of value 1 in the patch of a clause that fired) move
+	// probability 1 instead of (s-1)/s: tmu's
+	// boost_true_positive_feedback (package doc). false is the rule
+	// before the knob, word for word.
+	BoostTruePositive bool
 }
 
 // Clip returns the class weights' saturation bound (WeightClip, or
@@ -431,7 +437,11 @@ func (tr *Trainer) feedback(w *worker, c int) {
 			// Type Ia when the clause fired within its literal budget,
 			// Type Ib (as if it had not fired) otherwise.
 			fires := tr.out[c] && (tr.ninc == nil || int(tr.ninc[c]) < tr.cfg.LiteralBudget)
-			tr.cl.TypeI(c, w.lit, fires)
+			if tr.cfg.BoostTruePositive {
+				tr.cl.TypeIBoost(c, w.lit, fires)
+			} else {
+				tr.cl.TypeI(c, w.lit, fires)
+			}
 		} else {
 			tr.cl.TypeII(c, w.lit, inc)
 		}
