@@ -68,6 +68,8 @@ type ConvParams struct {
 	Scan                string // Config.Scan: ScanRange or ScanFull
 	Range               bool   // Scan == ScanRange or ScanCompact
 	Compact             bool   // Scan == ScanCompact: no row band, no include copy
+	Lane1               bool   // the range scan (not compact) at one clause lane: no range cycle, rows from the block of the first allowed column, the end seen at the last block (docs/conv-core.md 3)
+	NB, XBW             int    // blocks per patch row, ceil(PX/PN), and the width of a block index (Lane1's first block)
 	NR                  int    // ScanCompact: image reads of a window load, ceil(WY/2)
 	NRW                 int    // ... the width of a read's pair index
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
@@ -110,6 +112,9 @@ func (p *ConvParams) ScanOverhead() int {
 	ld := p.LoadCycles(1)
 	if !p.Range {
 		return 2 + p.LoadCycles(0)
+	}
+	if p.Lane1 { // the take starts the load the cycle after
+		return 2 + ld
 	}
 	return 3 + ld
 }
@@ -235,6 +240,9 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
 	p.Compact = p.Scan == ScanCompact
+	p.Lane1 = p.Range && !p.Compact && p.LC == 1
+	p.NB = (p.PX + p.PN - 1) / p.PN
+	p.XBW = max(clog2(p.NB), 1)
 	p.NR = (p.WY + 1) / 2
 	p.NRW = clog2(p.NR)
 	p.YW = ubits(uint64(p.PY - 1))
@@ -466,9 +474,13 @@ func (v convView) TH() int { return 2 * (v.TY + v.TX) }
 func (v convView) RangeLogic() string {
 	var b strings.Builder
 	th := v.TH()
+	colc := "column c"
+	if v.Lane1 {
+		colc = "column xs + c"
+	}
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xh_%d, xh_%d;\n    reg [%d:0] cols_%d; // the lane's columns, bit c: column c\n",
-			v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, v.PX-1, ci)
+		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xh_%d, xh_%d;\n    reg [%d:0] cols_%d; // the lane's columns, bit c: %s\n",
+			v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, v.PX-1, ci, colc)
 	}
 	b.WriteString("\n    always @* begin\n")
 	for ci := 0; ci < v.LC; ci++ {
@@ -509,9 +521,19 @@ func (v convView) RangeLogic() string {
 			fmt.Fprintf(&b, "    assign e_cols_%d[%d] = ~|{%s};\n", ci, c, strings.Join(terms, ", "))
 		}
 	}
+	if v.Lane1 {
+		v.firstBlock(&b)
+	}
 	b.WriteString("\n    always @(posedge clk) begin\n        if (load) begin\n")
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "            lo_%d   <= e_lo_%d;\n            hi_%d   <= e_hi_%d;\n            xh_%d   <= e_xh_%d;\n            cols_%d <= e_cols_%d;\n", ci, ci, ci, ci, ci, ci, ci, ci)
+		cols := fmt.Sprintf("e_cols_%d", ci)
+		if v.Lane1 {
+			cols = "e_cs_0"
+		}
+		fmt.Fprintf(&b, "            lo_%d   <= e_lo_%d;\n            hi_%d   <= e_hi_%d;\n            xh_%d   <= e_xh_%d;\n            cols_%d <= %s;\n", ci, ci, ci, ci, ci, ci, ci, cols)
+	}
+	if v.Lane1 {
+		b.WriteString("            xs     <= e_xs;\n            xb     <= e_xb;\n")
 	}
 	b.WriteString("        end\n    end\n\n    always @* begin\n")
 	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)
@@ -526,6 +548,62 @@ func (v convView) RangeLogic() string {
 	b.WriteString("    end\n")
 	v.gateLogic(&b)
 	return b.String()
+}
+
+// firstBlock writes Lane1's first block of every patch row: the block
+// e_xb (first column e_xs = e_xb*PN) holding the lane's first allowed
+// column xl (an included "x > k" means xl >= k + 1: the block b is at or
+// below xl's when one with k >= b*PN - 1 is included), and the lane's
+// column mask moved down by e_xs (e_cs_0: bit c is column e_xs + c, 0
+// past PX), which cols_0 keeps instead of the unmoved mask: the scan's
+// rows start at block e_xb (conv_patch moves the image rows by xs as they
+// are read), so sh_0's bit j is again patch j of the present block.
+func (v convView) firstBlock(b *strings.Builder) {
+	pos := v.TY // the column thermometers "x > k" of lane 0
+	fmt.Fprintf(b, "\n    // Lane1: the first block of every patch row.\n    reg  [%d:0] e_xs;\n    reg  [%d:0] e_xb;\n", v.XW-1, v.XBW-1)
+	fmt.Fprintf(b, "    always @* begin\n        e_xs = %d'd0;\n        e_xb = %d'd0;\n", v.XW, v.XBW)
+	for k := 1; k < v.NB; k++ {
+		lo := k*v.PN - 1
+		if lo > v.TX-1 {
+			break
+		}
+		fmt.Fprintf(b, "        if (|therm[%d:%d]) begin\n            e_xs = %d'd%d;\n            e_xb = %d'd%d;\n        end\n", pos+v.TX-1, pos+lo, v.XW, k*v.PN, v.XBW, k)
+	}
+	b.WriteString("    end\n")
+	fmt.Fprintf(b, "    reg  [%d:0] e_cs_0; // e_cols_0 moved down by e_xs\n    always @* begin\n        case (e_xb)\n", v.PX-1)
+	for k := 0; k < v.NB; k++ {
+		var bits []string
+		for c := v.PX - 1; c >= 0; c-- {
+			if c+k*v.PN <= v.PX-1 {
+				bits = append(bits, fmt.Sprintf("e_cols_0[%d]", c+k*v.PN))
+			} else {
+				bits = append(bits, "1'b0")
+			}
+		}
+		label := fmt.Sprintf("%d'd%d", v.XBW, k)
+		if k == v.NB-1 {
+			label = "default"
+		}
+		fmt.Fprintf(b, "        %s: e_cs_0 = {%s};\n", label, strings.Join(bits, ", "))
+	}
+	b.WriteString("        endcase\n    end\n")
+}
+
+// ShiftRow is Lane1's image row src (W bits) moved down by xs = xb*PN
+// columns, as conv_patch reads it: bit i is src's bit i + xb*PN; bits
+// past W-1 (which only patches outside the rectangle read) are whatever
+// costs least.
+func (v convView) ShiftRow(src string) string {
+	var bits []string
+	for i := v.W - 1; i >= 0; i-- {
+		m := min(v.NB-1, (v.W-1-i)/v.PN) // the highest block whose shift keeps bit i inside the row
+		e := fmt.Sprintf("%s[%d]", src, i+m*v.PN)
+		for k := m - 1; k >= 0; k-- {
+			e = fmt.Sprintf("(xb == %d'd%d ? %s[%d] : %s)", v.XBW, k, src, i+k*v.PN, e)
+		}
+		bits = append(bits, e)
+	}
+	return "{" + strings.Join(bits, ",\n                ") + "}"
 }
 
 // gateLogic writes conv_range's gates: per clause lane ci a register of

@@ -282,6 +282,10 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
 {{- end}}
+{{- if .Lane1}}
+    input  wire [{{sub .XW 1}}:0]        xs,    // one clause lane: every row starts at the block of column xs (held like xhi),
+    input  wire [{{sub .XBW 1}}:0]        xb,    // ... block xb (xs = xb*PN): the rows are read moved down by xs
+{{- end}}
     output reg               ready, // the window holds the scan's first block
 {{- if .Range}}
     output wire [PN*FO-1:0]  feat,  // patch j's window bits at j*FO (features 0..FO-1: the rectangle stands for the thermometers)
@@ -323,16 +327,16 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             y  <= ylo;
             ye <= ylo == yhi;
 {{- if lt .PN .PX}}
-            x  <= {{dec .XW 0}};
-            xe <= {{dec .XW .PN}} > xhi;
+            x  <= {{if .Lane1}}xs{{else}}{{dec .XW 0}}{{end}};
+            xe <= {{if .Lane1}}xs + {{end}}{{dec .XW .PN}} > xhi;
 {{- end}}
         end else if (next) begin
             if (x_end) begin
                 y  <= y + 1'b1;
                 ye <= y + 1'b1 == yhi;
 {{- if lt .PN .PX}}
-                x  <= {{dec .XW 0}};
-                xe <= {{dec .XW .PN}} > xhi;
+                x  <= {{if .Lane1}}xs{{else}}{{dec .XW 0}}{{end}};
+                xe <= {{if .Lane1}}xs + {{end}}{{dec .XW .PN}} > xhi;
             end else begin
                 x  <= x + {{dec .XW .PN}};
                 xe <= x + {{dec .XW (mul 2 .PN)}} > xhi;
@@ -340,6 +344,9 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             end
         end
     end
+{{- if and .Lane1 (ge .PN .PX)}}
+    wire unused_xs = ^{xs, xb};
+{{- end}}
     wire [RA_W-1:0] first_row = {{if eq .RAW .YW}}ylo{{else}}{{"{"}}{{sub .RAW .YW}}'b0, ylo}{{end}};
 {{- else}}
     wire x_end; // the block is the row's last
@@ -475,13 +482,23 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
                 .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_o[p*W +: W])
             );
-            wire [W-1:0] rd_1 = nr[0] ? rd_o[p*W +: W] : rd_e[p*W +: W]; // row nr
+{{- if .Lane1}}
+            wire [W-1:0] ue = rd_e[p*W +: W];
+            wire [W-1:0] uo = rd_o[p*W +: W];
+            // the rows as the scan uses them: moved down by xs = xb*PN
+            wire [W-1:0] re = {{.ShiftRow "ue"}};
+            wire [W-1:0] ro = {{.ShiftRow "uo"}};
+{{- else}}
+            wire [W-1:0] re = rd_e[p*W +: W];
+            wire [W-1:0] ro = rd_o[p*W +: W];
+{{- end}}
+            wire [W-1:0] rd_1 = nr[0] ? ro : re; // row nr
 {{- if gt .WY 1}}
             // band: rows y+1 .. y+WY-1 of plane p, row y+1+i at i*W
             reg [(WY-1)*W-1:0] band;
             always @(posedge clk) begin
                 if (pair)
-                    band <= {{if eq .WY 2}}rd_o[p*W +: W]{{else if eq .WY 3}}{rd_o[p*W +: W], rd_e[p*W +: W]}{{else}}{rd_o[p*W +: W], rd_e[p*W +: W], band[(WY-1)*W-1:2*W]}{{end}};
+                    band <= {{if eq .WY 2}}ro{{else if eq .WY 3}}{ro, re}{{else}}{ro, re, band[(WY-1)*W-1:2*W]}{{end}};
                 else if (single)
                     band <= {{if eq .WY 2}}rd_1{{else}}{rd_1, band[(WY-1)*W-1:W]}{{end}};
             end
@@ -790,6 +807,13 @@ const tmplConvRange = `// The patches a clause lane can fire on: its included ro
 // lane the scan visits the lane's rows only{{end}}). The
 // gates follow the patch module's blocks: start (the scan's first row),
 // next (the next block), row_end (... which starts the next row).
+{{- if .Lane1}}
+// With one clause lane (the range scan, not the compact one) every patch
+// row starts at block xb, the one holding the lane's first allowed column
+// (xs = xb*PN): the blocks before it cannot fire, so they are not
+// visited, and the mask the gates start from at every row is the lane's
+// columns moved down by xs.
+{{- end}}
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
     parameter integer TH = {{.TH}}, // thermometer include bits per lane, 2*(TY+TX)
@@ -807,6 +831,10 @@ module {{.Prefix}}_conv_range #(
     output reg  [{{sub .XW 1}}:0]      xhi,
     output reg              none,
     output reg  [LC-1:0]    ok,
+{{- if .Lane1}}
+    output reg  [{{sub .XW 1}}:0]      xs,     // one clause lane: the first column of every patch row's first block, xb*PN
+    output reg  [{{sub .XBW 1}}:0]      xb,     // ... its block, the one holding the lane's first allowed column
+{{- end}}
     output wire [LC*PN-1:0] gate    // patch j of the present block is in clause lane ci's rectangle, at ci*PN + j
 );
 {{.RangeLogic}}endmodule
@@ -838,7 +866,7 @@ module {{.Prefix}}_conv_clause #(
     input  wire             any,           // some literal of the clause is included (the sampler keeps it)
     input  wire [PN*FO-1:0] feat,          // patch j's features at j*FO
     input  wire [PN-1:0]    valid,         // patch j {{if .Range}}lies in the clause's rectangle{{else}}exists{{end}}
-    output wire             out,           // the output over the patches evaluated before this cycle
+    output wire             out,           // the output over the patches evaluated before this cycle{{if .Lane1}} (and, with eval, this cycle's){{end}}
     output wire             resolved       // ... which no further patch changes
 );
     reg fired;
@@ -863,7 +891,11 @@ module {{.Prefix}}_conv_clause #(
             fired <= fired | fire;
     end
 
+{{- if .Lane1}}
+    assign out      = any & (fired | (eval & fire)); // one clause lane: the scan may end at this cycle's block
+{{- else}}
     assign out      = any & fired;
+{{- end}}
     assign resolved = ~any | fired;
 endmodule
 
@@ -970,7 +1002,7 @@ module {{.Prefix}}_conv_core #(
                      S_RUN   = 2'd2,
                      S_ERROR = 2'd3;
     localparam [1:0] C_WAIT  = 2'd0, // scan unit
-{{- if .Range}}
+{{- if and .Range (not .Lane1)}}
                      C_RANGE = 2'd1,
 {{- end}}
                      C_START = 2'd2,
@@ -1135,11 +1167,25 @@ module {{.Prefix}}_conv_core #(
     wire [{{sub .XW 1}}:0]       r_xhi;
     wire             r_none;
     wire [LC-1:0]    r_ok;
+{{- if .Lane1}}
+    // One clause lane: the union is the lane's rectangle, registered at
+    // the take, so the window's load starts the cycle after (no C_RANGE),
+    // and the scan ends as its last block is evaluated (the clause's
+    // output then includes that block's AND).
+    wire [{{sub .XW 1}}:0]       r_xs;
+    wire [{{sub .XBW 1}}:0]       r_xb;
+    wire [{{sub .YW 1}}:0]       scan_ylo = r_ylo, scan_yhi = r_yhi;
+    wire [{{sub .XW 1}}:0]       scan_xhi = r_xhi;
+    wire [LC-1:0]    scan_ok  = r_ok;
+    wire           scan_end  = past_last || &(resolved | ~scan_ok) || (scan_eval && patch_last);
+    localparam [1:0] C_FIRST = C_START;
+{{- else}}
     reg  [{{sub .YW 1}}:0]       scan_ylo, scan_yhi;
     reg  [{{sub .XW 1}}:0]       scan_xhi;
     reg  [LC-1:0]    scan_ok;
     wire           scan_end  = past_last || &(resolved | ~scan_ok);
     localparam [1:0] C_FIRST = C_RANGE;
+{{- end}}
 
     {{.Prefix}}_conv_range rng (
         .clk     (clk),
@@ -1154,17 +1200,27 @@ module {{.Prefix}}_conv_core #(
         .xhi     (r_xhi),
         .none    (r_none),
         .ok      (r_ok),
+{{- if .Lane1}}
+        .xs      (r_xs),
+        .xb      (r_xb),
+{{- end}}
         .gate    (gate)
     );
 
     always @(posedge clk) begin
+{{- if .Lane1}}
+        if (cstate == C_START)
+            past_last <= r_none; // no patch can fire: the load started is not waited for
+{{- else}}
         if (cstate == C_RANGE) begin
             scan_ylo <= r_ylo;
             scan_yhi <= r_yhi;
             scan_xhi <= r_xhi;
             scan_ok  <= r_ok;
             past_last <= r_none;
-        end else if (scan_eval && patch_last)
+        end
+{{- end}}
+        else if (scan_eval && patch_last)
             past_last <= 1'b1;
     end
 {{- else}}
@@ -1193,7 +1249,7 @@ module {{.Prefix}}_conv_core #(
             cstate <= C_WAIT;
         else case (cstate)
             C_WAIT:  if (take)    cstate <= C_FIRST;
-{{- if .Range}}
+{{- if and .Range (not .Lane1)}}
             C_RANGE:              cstate <= r_none ? C_SCAN : C_START; // no patch can fire: nothing to read
 {{- end}}
             C_START:              cstate <= C_SCAN;
@@ -1214,6 +1270,10 @@ module {{.Prefix}}_conv_core #(
         .ylo     (scan_ylo),
         .yhi     (scan_yhi),
         .xhi     (scan_xhi),
+{{- end}}
+{{- if .Lane1}}
+        .xs      (r_xs),
+        .xb      (r_xb),
 {{- end}}
         .ready   (patch_ready),
         .feat    (feat),
