@@ -104,7 +104,9 @@ type ConvParams struct {
 // besides its blocks (one cycle each): the take, with the range scan one
 // cycle registering the range, the start of the window's load, the load
 // (LoadCycles at an odd first row), and the cycle that sees the scan's
-// end.
+// end. With Lane1 the load starts the cycle after the take (the range is
+// registered at the take) and a scan that reaches its last block ends as
+// that block is evaluated, so only a fired clause's end costs a cycle.
 func (p *ConvParams) ScanOverhead() int {
 	if p.Compact {
 		return 3 + p.NR + 2

@@ -274,7 +274,12 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // window rows from the band and that row; the row a move to the next patch
 // row needs is read in advance. {{if .Range}}Only the window's bits leave: the
 // clause lanes' rectangles (conv_range) stand for the position
-// thermometers and for x + j < PX; row_end marks a row's last block.{{else}}The row and column thermometers
+// thermometers and for x + j < PX; row_end marks a row's last block.{{if .Lane1}}
+// With one clause lane every patch row starts at x = xs = xb*PN, the block
+// of the lane's first allowed column (the blocks before it cannot fire):
+// the rows are moved down by xs as they are read (re, ro), so window row
+// (p, dy) holds row y+dy moved left by x and the window bit (p, dy, dx) of
+// patch j is again its bit dx + j.{{end}}{{else}}The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
 // thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.{{end}}
 ` + tmplConvPatchPorts + `{{- if .Range}}
@@ -916,6 +921,18 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 //   scan:    takes a complete group from the sampler (a copy of its
 //            include bits: the sampler goes on with the next group),
 {{- if .Range}}
+{{- if .Lane1}}
+//            registers the rectangle of patches the clause lane's
+//            included position thermometers allow (conv_range, at the
+//            take), reads the window's WY rows at its first row from the
+//            image memory (from the cycle after the take), then evaluates
+//            blocks of PN patches, one per cycle, in each row of the
+//            rectangle from the block holding its first column to the one
+//            holding its last, until its last row (the scan ends as the
+//            last block is evaluated), the clause lane resolved (seen one
+//            cycle later: its fired register) or no patch allowed (no
+//            block at all);
+{{- else}}
 //            registers the rectangle of patches the clause lanes'
 //            included position thermometers allow (conv_range; one
 //            cycle), reads the window's WY rows at its first row from the
@@ -925,6 +942,7 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 //            column, until its last row, every clause lane resolved (seen
 //            one cycle later: the clause lanes' fired registers) or none
 //            allowed (no block at all);
+{{- end}}
 {{- else}}
 //            reads the window's first WY rows from the image memory
 //            (WY + 2 cycles), then evaluates blocks of PN patches in
