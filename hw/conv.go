@@ -68,7 +68,7 @@ type ConvParams struct {
 	Scan                string // Config.Scan: ScanRange or ScanFull
 	Range               bool   // Scan == ScanRange or ScanCompact
 	Compact             bool   // Scan == ScanCompact: no row band, no include copy
-	Lane1               bool   // the range scan (not compact) at one clause lane: no range cycle, rows from the block of the first allowed column, the end seen at the last block (docs/conv-core.md 3)
+	Lane1               bool   // the range scan (not compact) at one clause lane and at most Lane1MaxBlocks blocks per patch row: no range cycle, rows from the block of the first allowed column, the end seen at the last block (docs/conv-core.md 3)
 	NB, XBW             int    // blocks per patch row, ceil(PX/PN), and the width of a block index (Lane1's first block)
 	NR                  int    // ScanCompact: image reads of a window load, ceil(WY/2)
 	NRW                 int    // ... the width of a read's pair index
@@ -99,6 +99,26 @@ type ConvParams struct {
 	ThreshSPRAM         bool // the threshold memory is marked for SPRAM (SPRAMThreshold)
 	ThreshFile, WtsFile string
 }
+
+// RowInterval is the fewest cycles from one image row write (img_wr_en)
+// to the next: 1, or NB with Lane1 (each row is written as NB copies in
+// the NB cycles after it). The board's protocol engine writes a row every
+// W clocks at most (one image bit per clock).
+func (p *ConvParams) RowInterval() int {
+	if p.Lane1 {
+		return p.NB
+	}
+	return 1
+}
+
+// Lane1MaxBlocks bounds the blocks per patch row, NB = ceil(PX/PN), of a
+// one-lane range scan that starts its rows at the first allowed column's
+// block (ConvParams.Lane1): the image memories keep NB copies of every
+// row, copy k moved down by k*PN columns (written in the NB cycles after
+// the row, so rows must come at least NB cycles apart), in 2^ceil(log2 NB)
+// times the words (MNIST at 4 patches per cycle: 5 blocks per row, 256
+// words per memory, still one block RAM deep; at one patch 19).
+const Lane1MaxBlocks = 8
 
 // ScanOverhead is the longest time the scan unit spends on a clause group
 // besides its blocks (one cycle each): the take, with the range scan one
@@ -242,8 +262,8 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
 	p.Compact = p.Scan == ScanCompact
-	p.Lane1 = p.Range && !p.Compact && p.LC == 1
 	p.NB = (p.PX + p.PN - 1) / p.PN
+	p.Lane1 = p.Range && !p.Compact && p.LC == 1 && p.NB <= Lane1MaxBlocks
 	p.XBW = max(clog2(p.NB), 1)
 	p.NR = (p.WY + 1) / 2
 	p.NRW = clog2(p.NR)
@@ -559,7 +579,8 @@ func (v convView) RangeLogic() string {
 // column mask moved down by e_xs (e_cs_0: bit c is column e_xs + c, 0
 // past PX), which cols_0 keeps instead of the unmoved mask: the scan's
 // rows start at block e_xb (conv_patch moves the image rows by xs as they
-// are read), so sh_0's bit j is again patch j of the present block.
+// are read from copy xb of the image rows), so sh_0's bit j is again
+// patch j of the present block.
 func (v convView) firstBlock(b *strings.Builder) {
 	pos := v.TY // the column thermometers "x > k" of lane 0
 	fmt.Fprintf(b, "\n    // Lane1: the first block of every patch row.\n    reg  [%d:0] e_xs;\n    reg  [%d:0] e_xb;\n", v.XW-1, v.XBW-1)
@@ -589,23 +610,6 @@ func (v convView) firstBlock(b *strings.Builder) {
 		fmt.Fprintf(b, "        %s: e_cs_0 = {%s};\n", label, strings.Join(bits, ", "))
 	}
 	b.WriteString("        endcase\n    end\n")
-}
-
-// ShiftRow is Lane1's image row src (W bits) moved down by xs = xb*PN
-// columns, as conv_patch reads it: bit i is src's bit i + xb*PN; bits
-// past W-1 (which only patches outside the rectangle read) are whatever
-// costs least.
-func (v convView) ShiftRow(src string) string {
-	var bits []string
-	for i := v.W - 1; i >= 0; i-- {
-		m := min(v.NB-1, (v.W-1-i)/v.PN) // the highest block whose shift keeps bit i inside the row
-		e := fmt.Sprintf("%s[%d]", src, i+m*v.PN)
-		for k := m - 1; k >= 0; k-- {
-			e = fmt.Sprintf("(xb == %d'd%d ? %s[%d] : %s)", v.XBW, k, src, i+k*v.PN, e)
-		}
-		bits = append(bits, e)
-	}
-	return "{" + strings.Join(bits, ",\n                ") + "}"
 }
 
 // gateLogic writes conv_range's gates: per clause lane ci a register of

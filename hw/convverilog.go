@@ -277,7 +277,8 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // thermometers and for x + j < PX; row_end marks a row's last block.{{if .Lane1}}
 // With one clause lane every patch row starts at x = xs = xb*PN, the block
 // of the lane's first allowed column (the blocks before it cannot fire):
-// the rows are moved down by xs as they are read (re, ro), so window row
+// the rows are read moved down by xs (each row is written as NB copies,
+// copy k moved down by k*PN, and read from copy xb), so window row
 // (p, dy) holds row y+dy moved left by x and the window bit (p, dy, dx) of
 // patch j is again its bit dx + j.{{end}}{{else}}The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
@@ -403,6 +404,42 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
                 wfull <= 1'b1;
         end
     end
+{{- if .Lane1}}
+
+    // One clause lane: each row is written NB = {{.NB}} times in the NB
+    // cycles after row_en (rows come at least NB cycles apart), copy k
+    // moved down by k*PN columns at address {bank, k, row/2}, so that the
+    // load reads the rows as the scan uses them, moved down by xs =
+    // xb*PN, at {rb, xb, row/2}.
+    reg  [W-1:0]      cw_row;  // the copy written next
+    reg  [{{sub .XBW 1}}:0]        cw_k;    // ... its number
+    reg               cw_on;   // a copy is written
+    reg               cw_odd, cw_bank;
+    reg  [HA_W-1:0]   cw_half; // the row's address in the even or odd memory
+{{- if gt .P 1}}
+    reg  [{{sub .PWd 1}}:0] cw_p;
+{{- end}}
+    always @(posedge clk) begin
+        if (wr) begin
+            cw_row  <= row;
+            cw_k    <= {{dec .XBW 0}};
+            cw_on   <= 1'b1;
+            cw_odd  <= wa[0];
+            cw_bank <= wb;
+            cw_half <= wa[HA_W:1];
+{{- if gt .P 1}}
+            cw_p    <= wp;
+{{- end}}
+        end else if (cw_on) begin
+            cw_row  <= cw_row >> {{.PN}};
+            cw_k    <= cw_k + 1'b1;
+            if (cw_k == {{dec .XBW (sub .NB 1)}})
+                cw_on <= 1'b0;
+        end
+        if (rst)
+            cw_on <= 1'b0;
+    end
+{{- end}}
 
     // The load: rem rows from nr to the window's last row; a double
     // advance while rem >= 3 (nr is then even), single ones after.
@@ -461,6 +498,34 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
     genvar p, dy, dx, j;
     generate
         for (p = 0; p < P; p = p + 1) begin : g_plane
+{{- if .Lane1}}
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W + 1 + {{.XBW}}),
+                .H      (2 << (HA_W + {{.XBW}}))
+            ) img_e (
+                .clk     (clk),
+                .wr_en   (cw_on && !cw_odd{{if gt .P 1}} && cw_p == p{{end}}),
+                .wr_addr ({cw_bank, cw_k, cw_half}),
+                .wr_data (cw_row),
+                .rd_en   (rd_en),
+                .rd_addr ({rb, xb, nr_next[HA_W:1]}),
+                .rd_data (rd_e[p*W +: W])
+            );
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W + 1 + {{.XBW}}),
+                .H      (2 << (HA_W + {{.XBW}}))
+            ) img_o (
+                .clk     (clk),
+                .wr_en   (cw_on && cw_odd{{if gt .P 1}} && cw_p == p{{end}}),
+                .wr_addr ({cw_bank, cw_k, cw_half}),
+                .wr_data (cw_row),
+                .rd_en   (rd_en),
+                .rd_addr ({rb, xb, nr_next[HA_W:1]}),
+                .rd_data (rd_o[p*W +: W])
+            );
+{{- else}}
             {{.Prefix}}_conv_img #(
                 .W      (W),
                 .ADDR_W (HA_W + 1),
@@ -487,16 +552,9 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
                 .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_o[p*W +: W])
             );
-{{- if .Lane1}}
-            wire [W-1:0] ue = rd_e[p*W +: W];
-            wire [W-1:0] uo = rd_o[p*W +: W];
-            // the rows as the scan uses them: moved down by xs = xb*PN
-            wire [W-1:0] re = {{.ShiftRow "ue"}};
-            wire [W-1:0] ro = {{.ShiftRow "uo"}};
-{{- else}}
-            wire [W-1:0] re = rd_e[p*W +: W];
-            wire [W-1:0] ro = rd_o[p*W +: W];
 {{- end}}
+            wire [W-1:0] re = rd_e[p*W +: W]; // {{if .Lane1}}rows 2a, 2a+1 moved down by xs{{else}}rows 2a, 2a+1{{end}}
+            wire [W-1:0] ro = rd_o[p*W +: W];
             wire [W-1:0] rd_1 = nr[0] ? ro : re; // row nr
 {{- if gt .WY 1}}
             // band: rows y+1 .. y+WY-1 of plane p, row y+1+i at i*W
