@@ -499,6 +499,7 @@ func (v convView) RangeLogic() string {
 	colc := "column c"
 	if v.Lane1 {
 		colc = "column xs + c"
+		b.WriteString("    reg ok_0r; // the lane has an included literal and a non-empty rectangle\n")
 	}
 	for ci := 0; ci < v.LC; ci++ {
 		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xh_%d, xh_%d;\n    reg [%d:0] cols_%d; // the lane's columns, bit c: %s\n",
@@ -556,6 +557,13 @@ func (v convView) RangeLogic() string {
 	}
 	if v.Lane1 {
 		b.WriteString("            xs     <= e_xs;\n            xb     <= e_xb;\n")
+		// ok registered at the take (any: the sampler's), so that no
+		// comparison lies between a register and the scan's end
+		b.WriteString("            ok_0r  <= any[0] && e_lo_0 <= e_hi_0 && |e_cs_0;\n")
+		b.WriteString("        end\n    end\n\n    always @* begin\n")
+		b.WriteString("        ok[0] = ok_0r;\n        none  = !ok_0r;\n        ylo   = lo_0;\n        yhi   = hi_0;\n        xhi   = xh_0;\n    end\n")
+		v.gateLogic(&b)
+		return b.String()
 	}
 	b.WriteString("        end\n    end\n\n    always @* begin\n")
 	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)

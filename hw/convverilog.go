@@ -885,7 +885,7 @@ module {{.Prefix}}_conv_range #(
     input  wire             clk,
     input  wire             load,   // register the intervals of therm
     input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
-    input  wire [LC-1:0]    any,    // the lane has an included literal (registered at load by the core)
+    input  wire [LC-1:0]    any,    // the lane has an included literal ({{if .Lane1}}the sampler's, registered here at load{{else}}registered at load by the core{{end}})
     input  wire             start,  // the scan starts at patch (ylo, 0)
     input  wire             next,   // the scan moves on by one block
     input  wire             row_end, // the present block is the last of its row
@@ -1267,7 +1267,7 @@ module {{.Prefix}}_conv_core #(
         .clk     (clk),
         .load    (take),
         .therm   (therm),
-        .any     (any_s),
+        .any     ({{if .Lane1}}inc_any{{else}}any_s{{end}}),
         .start   (cstate == C_START),
         .next    (scan_eval && !patch_last),
         .row_end (row_end),
