@@ -1311,7 +1311,44 @@ module {{.Prefix}}_conv_core #(
     end
 {{- end}}
 
+{{- if .Lane1}}
+    // One clause lane: the scanned clauses' outputs wait for the weigh
+    // unit in a queue of WQ entries, so that the scan goes on while the
+    // weigh unit sends a sample's NC words (which a board that takes a
+    // word every few clocks makes tens of cycles long).
+    // A scanned clause's output is registered at the take (c_out: no
+    // logic between the clause's AND and a register besides its own) and
+    // enters the queue the cycle after.
+    localparam integer WQ = 4;
+    reg           c_v, c_out, c_last; // the clause taken last cycle
+    reg  [WQ-1:0] q_out, q_last; // entry i at bit i, entry 0 the oldest: the clause's output, the sample's last group
+    reg  [2:0]    q_n;           // entries
+    wire          q_pop = wstate == W_IDLE && q_n != 3'd0;
+    wire [2:0]    q_n1  = q_n - {2'b0, q_pop};
+    wire [1:0]    q_w   = q_n1[1:0]; // the entry c_v writes (q_n1 <= 3 then)
+    assign wt_take = cstate == C_SCAN && scan_end && q_n + {2'b0, c_v} != 3'd4;
+    always @(posedge clk) begin
+        c_v <= wt_take && !rst;
+        if (wt_take) begin
+            c_out  <= clause_out[0];
+            c_last <= cgroup == {{dec .GroupW (sub .G 1)}};
+        end
+        if (q_pop) begin
+            q_out  <= q_out >> 1;
+            q_last <= q_last >> 1;
+        end
+        if (c_v) begin // at the first free entry after the pop
+            q_out[q_w]  <= c_out;
+            q_last[q_w] <= c_last;
+        end
+        if (rst || state == S_SEED)
+            q_n <= 3'd0;
+        else
+            q_n <= q_n1 + {2'b0, c_v};
+    end
+{{- else}}
     assign wt_take = cstate == C_SCAN && scan_end && wstate == W_IDLE;
+{{- end}}
     assign take    = sr_full && (cstate == C_WAIT || wt_take);
 
     always @(posedge clk) begin
@@ -1443,11 +1480,19 @@ module {{.Prefix}}_conv_core #(
     always @(posedge clk) begin
         if (accept)
             k_last <= req_k - 1'b1;
+{{- if .Lane1}}
+        if (q_pop) begin
+            outs  <= q_out[0];
+            wlast <= q_last[0];
+            j     <= {{dec .JW 0}};
+        end
+{{- else}}
         if (wt_take) begin
             outs  <= clause_out;
             wlast <= cgroup == {{dec .GroupW (sub .G 1)}};
             j     <= {{dec .JW 0}};
         end
+{{- end}}
         if (weigh_read) begin
             outs  <= outs >> 1;
             waddr <= waddr + 1'b1;
@@ -1466,7 +1511,7 @@ module {{.Prefix}}_conv_core #(
         if (rst || state != S_RUN)
             wstate <= W_IDLE;
         else case (wstate)
-            W_IDLE:  if (wt_take)     wstate <= W_WEIGH;
+            W_IDLE:  if ({{if .Lane1}}q_pop{{else}}wt_take{{end}}){{if .Lane1}}  {{else}}    {{end}} wstate <= W_WEIGH;
             W_WEIGH: if (!weigh_read) wstate <= wlast ? W_OUT : W_IDLE;
             W_OUT:   if (out_end)     wstate <= W_IDLE;
             default:                  wstate <= W_IDLE;
