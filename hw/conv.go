@@ -494,16 +494,14 @@ func (v convView) TH() int { return 2 * (v.TY + v.TX) }
 // rectangle is not empty, the union over the ok lanes (none when there
 // is none), and the gates (gateLogic).
 func (v convView) RangeLogic() string {
+	if v.Lane1 {
+		return v.lane1RangeLogic()
+	}
 	var b strings.Builder
 	th := v.TH()
-	colc := "column c"
-	if v.Lane1 {
-		colc = "column xs + c"
-		b.WriteString("    reg ok_0r; // the lane has an included literal and a non-empty rectangle\n")
-	}
 	for ci := 0; ci < v.LC; ci++ {
-		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xh_%d, xh_%d;\n    reg [%d:0] cols_%d; // the lane's columns, bit c: %s\n",
-			v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, v.PX-1, ci, colc)
+		fmt.Fprintf(&b, "    reg [%d:0] e_lo_%d, e_hi_%d, lo_%d, hi_%d;\n    reg [%d:0] e_xh_%d, xh_%d;\n    reg [%d:0] cols_%d; // the lane's columns, bit c: column c\n",
+			v.YW-1, ci, ci, ci, ci, v.XW-1, ci, ci, v.PX-1, ci)
 	}
 	b.WriteString("\n    always @* begin\n")
 	for ci := 0; ci < v.LC; ci++ {
@@ -544,26 +542,9 @@ func (v convView) RangeLogic() string {
 			fmt.Fprintf(&b, "    assign e_cols_%d[%d] = ~|{%s};\n", ci, c, strings.Join(terms, ", "))
 		}
 	}
-	if v.Lane1 {
-		v.firstBlock(&b)
-	}
 	b.WriteString("\n    always @(posedge clk) begin\n        if (load) begin\n")
 	for ci := 0; ci < v.LC; ci++ {
-		cols := fmt.Sprintf("e_cols_%d", ci)
-		if v.Lane1 {
-			cols = "e_cs_0"
-		}
-		fmt.Fprintf(&b, "            lo_%d   <= e_lo_%d;\n            hi_%d   <= e_hi_%d;\n            xh_%d   <= e_xh_%d;\n            cols_%d <= %s;\n", ci, ci, ci, ci, ci, ci, ci, cols)
-	}
-	if v.Lane1 {
-		b.WriteString("            xs     <= e_xs;\n            xb     <= e_xb;\n")
-		// ok registered at the take (any: the sampler's), so that no
-		// comparison lies between a register and the scan's end
-		b.WriteString("            ok_0r  <= any[0] && e_lo_0 <= e_hi_0 && |e_cs_0;\n")
-		b.WriteString("        end\n    end\n\n    always @* begin\n")
-		b.WriteString("        ok[0] = ok_0r;\n        none  = !ok_0r;\n        ylo   = lo_0;\n        yhi   = hi_0;\n        xhi   = xh_0;\n    end\n")
-		v.gateLogic(&b)
-		return b.String()
+		fmt.Fprintf(&b, "            lo_%d   <= e_lo_%d;\n            hi_%d   <= e_hi_%d;\n            xh_%d   <= e_xh_%d;\n            cols_%d <= e_cols_%d;\n", ci, ci, ci, ci, ci, ci, ci, ci)
 	}
 	b.WriteString("        end\n    end\n\n    always @* begin\n")
 	fmt.Fprintf(&b, "        none = 1'b1;\n        ylo  = %d'd0;\n        yhi  = %d'd0;\n        xhi  = %d'd0;\n", v.YW, v.YW, v.XW)
@@ -580,44 +561,68 @@ func (v convView) RangeLogic() string {
 	return b.String()
 }
 
-// firstBlock writes Lane1's first block of every patch row: the block
-// e_xb (first column e_xs = e_xb*PN) holding the lane's first allowed
-// column xl (an included "x > k" means xl >= k + 1: the block b is at or
-// below xl's when one with k >= b*PN - 1 is included), and the lane's
-// column mask moved down by e_xs (e_cs_0: bit c is column e_xs + c, 0
-// past PX), which cols_0 keeps instead of the unmoved mask: the scan's
-// rows start at block e_xb (conv_patch moves the image rows by xs as they
-// are read from copy xb of the image rows), so sh_0's bit j is again
-// patch j of the present block.
-func (v convView) firstBlock(b *strings.Builder) {
-	pos := v.TY // the column thermometers "x > k" of lane 0
-	fmt.Fprintf(b, "\n    // Lane1: the first block of every patch row.\n    reg  [%d:0] e_xs;\n    reg  [%d:0] e_xb;\n", v.XW-1, v.XBW-1)
-	fmt.Fprintf(b, "    always @* begin\n        e_xs = %d'd0;\n        e_xb = %d'd0;\n", v.XW, v.XBW)
+// lane1RangeLogic is conv_range's body with Lane1 (one clause lane):
+// from the lane's thermometer include bits, registered at load, its rows
+// lo..hi and last column xh (the scan's), the block xb holding its first
+// allowed column xl (an included "x > k" means xl >= k + 1: block b is at
+// or below xl's when one with k >= b*PN - 1 is included) and that block's
+// first column xs = xb*PN, where every patch row starts, the first and
+// last columns' offsets from xs, and ok (an included literal and a
+// non-empty rectangle; registered, so that no comparison lies between a
+// register and the scan's end). The gates are counted from the offsets:
+// rm, the last column's offset from the present block's first column
+// (xh - xs at every row's start, PN less at every block), and fb, the
+// row's first block: patch j lies in the rectangle when j <= rm and, in
+// the first block, j >= xl - xs.
+func (v convView) lane1RangeLogic() string {
+	var b strings.Builder
+	yw, xw := v.YW, v.XW
+	pos, neg := v.TY, v.TY+v.TX+v.TY // the column thermometers "x > k", then "x <= k"
+	fmt.Fprintf(&b, "    reg [%d:0] e_lo, e_hi, lo_0, hi_0;\n    reg [%d:0] e_xl, e_xh, e_xs, xh_0, xlm, xhm; // xlm, xhm: xl - xs, xh - xs\n    reg [%d:0] e_xb;\n    reg       ok_0r;\n\n", yw-1, xw-1, v.XBW-1)
+	b.WriteString("    always @* begin\n")
+	fmt.Fprintf(&b, "        e_lo = %d'd0;\n", yw)
+	for k := 0; k < v.TY; k++ {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_lo = %d'd%d;\n", k, yw, k+1)
+	}
+	fmt.Fprintf(&b, "        e_hi = %d'd%d;\n", yw, v.PY-1)
+	for k := v.TY - 1; k >= 0; k-- {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_hi = %d'd%d;\n", v.TY+v.TX+k, yw, k)
+	}
+	fmt.Fprintf(&b, "        e_xl = %d'd0;\n", xw)
+	for k := 0; k < v.TX; k++ {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_xl = %d'd%d;\n", pos+k, xw, k+1)
+	}
+	fmt.Fprintf(&b, "        e_xh = %d'd%d;\n", xw, v.PX-1)
+	for k := v.TX - 1; k >= 0; k-- {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_xh = %d'd%d;\n", neg+k, xw, k)
+	}
+	fmt.Fprintf(&b, "        e_xs = %d'd0;\n        e_xb = %d'd0;\n", xw, v.XBW)
 	for k := 1; k < v.NB; k++ {
 		lo := k*v.PN - 1
 		if lo > v.TX-1 {
 			break
 		}
-		fmt.Fprintf(b, "        if (|therm[%d:%d]) begin\n            e_xs = %d'd%d;\n            e_xb = %d'd%d;\n        end\n", pos+v.TX-1, pos+lo, v.XW, k*v.PN, v.XBW, k)
+		fmt.Fprintf(&b, "        if (|therm[%d:%d]) begin\n            e_xs = %d'd%d;\n            e_xb = %d'd%d;\n        end\n", pos+v.TX-1, pos+lo, xw, k*v.PN, v.XBW, k)
 	}
-	b.WriteString("    end\n")
-	fmt.Fprintf(b, "    reg  [%d:0] e_cs_0; // e_cols_0 moved down by e_xs\n    always @* begin\n        case (e_xb)\n", v.PX-1)
-	for k := 0; k < v.NB; k++ {
-		var bits []string
-		for c := v.PX - 1; c >= 0; c-- {
-			if c+k*v.PN <= v.PX-1 {
-				bits = append(bits, fmt.Sprintf("e_cols_0[%d]", c+k*v.PN))
-			} else {
-				bits = append(bits, "1'b0")
-			}
-		}
-		label := fmt.Sprintf("%d'd%d", v.XBW, k)
-		if k == v.NB-1 {
-			label = "default"
-		}
-		fmt.Fprintf(b, "        %s: e_cs_0 = {%s};\n", label, strings.Join(bits, ", "))
+	b.WriteString("    end\n\n")
+	b.WriteString("    always @(posedge clk) begin\n        if (load) begin\n")
+	b.WriteString("            lo_0  <= e_lo;\n            hi_0  <= e_hi;\n            xh_0  <= e_xh;\n            xs    <= e_xs;\n            xb    <= e_xb;\n")
+	b.WriteString("            xlm   <= e_xl - e_xs;\n            xhm   <= e_xh - e_xs;\n")
+	b.WriteString("            ok_0r <= any[0] && e_lo <= e_hi && e_xl <= e_xh;\n        end\n    end\n\n")
+	b.WriteString("    always @* begin\n        ok[0] = ok_0r;\n        none  = !ok_0r;\n        ylo   = lo_0;\n        yhi   = hi_0;\n        xhi   = xh_0;\n    end\n")
+	b.WriteString("\n    // The gates of the present block's patches.\n")
+	b.WriteString("    wire adv = next && row_end; // a move to the next patch row\n")
+	fmt.Fprintf(&b, "    reg  [%d:0] rm; // the last column's offset from the block's first column\n    reg        fb; // the block is its row's first\n", xw-1)
+	b.WriteString("    always @(posedge clk) begin\n        if (start || adv) begin\n            rm <= xhm;\n            fb <= 1'b1;\n")
+	if v.PN < v.PX {
+		fmt.Fprintf(&b, "        end else if (next) begin\n            rm <= rm - %d'd%d;\n            fb <= 1'b0;\n", xw, v.PN)
 	}
-	b.WriteString("        endcase\n    end\n")
+	b.WriteString("        end\n    end\n")
+	fmt.Fprintf(&b, "    assign gate[0] = !fb || xlm == %d'd0; // rm >= 0\n", xw)
+	for j := 1; j < v.PN; j++ {
+		fmt.Fprintf(&b, "    assign gate[%d] = rm >= %d'd%d && (!fb || xlm <= %d'd%d);\n", j, xw, j, xw, j)
+	}
+	return b.String()
 }
 
 // gateLogic writes conv_range's gates: per clause lane ci a register of

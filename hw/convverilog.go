@@ -874,8 +874,8 @@ const tmplConvRange = `// The patches a clause lane can fire on: its included ro
 // With one clause lane (the range scan, not the compact one) every patch
 // row starts at block xb, the one holding the lane's first allowed column
 // (xs = xb*PN): the blocks before it cannot fire, so they are not
-// visited, and the mask the gates start from at every row is the lane's
-// columns moved down by xs.
+// visited, and the gates are counted from the offsets of the lane's first
+// and last columns from xs (no column mask).
 {{- end}}
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
