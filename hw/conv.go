@@ -569,11 +569,11 @@ func (v convView) RangeLogic() string {
 // first column xs = xb*PN, where every patch row starts, the first and
 // last columns' offsets from xs, and ok (an included literal and a
 // non-empty rectangle; registered, so that no comparison lies between a
-// register and the scan's end). The gates are counted from the offsets:
-// rm, the last column's offset from the present block's first column
-// (xh - xs at every row's start, PN less at every block), and fb, the
-// row's first block: patch j lies in the rectangle when j <= rm and, in
-// the first block, j >= xl - xs.
+// register and the scan's end). The gates are registers, set for the
+// block that comes: at a row's start patch j lies in the rectangle when
+// xl - xs <= j <= xh - xs; at the next block when j <= rm - PN, rm the
+// last column's offset from the present block's first column (xh - xs at
+// a row's start, PN less at every block).
 func (v convView) lane1RangeLogic() string {
 	var b strings.Builder
 	yw, xw := v.YW, v.XW
@@ -612,16 +612,25 @@ func (v convView) lane1RangeLogic() string {
 	b.WriteString("    always @* begin\n        ok[0] = ok_0r;\n        none  = !ok_0r;\n        ylo   = lo_0;\n        yhi   = hi_0;\n        xhi   = xh_0;\n    end\n")
 	b.WriteString("\n    // The gates of the present block's patches.\n")
 	b.WriteString("    wire adv = next && row_end; // a move to the next patch row\n")
-	fmt.Fprintf(&b, "    reg  [%d:0] rm; // the last column's offset from the block's first column\n    reg        fb; // the block is its row's first\n", xw-1)
-	b.WriteString("    always @(posedge clk) begin\n        if (start || adv) begin\n            rm <= xhm;\n            fb <= 1'b1;\n")
 	if v.PN < v.PX {
-		fmt.Fprintf(&b, "        end else if (next) begin\n            rm <= rm - %d'd%d;\n            fb <= 1'b0;\n", xw, v.PN)
+		fmt.Fprintf(&b, "    reg  [%d:0] rm; // the last column's offset from the present block's first column\n", xw-1)
 	}
-	b.WriteString("        end\n    end\n")
-	fmt.Fprintf(&b, "    assign gate[0] = !fb || xlm == %d'd0; // rm >= 0\n", xw)
+	fmt.Fprintf(&b, "    reg  [%d:0] gr; // the present block's gates\n", v.PN-1)
+	b.WriteString("    always @(posedge clk) begin\n        if (start || adv) begin // the row's first block\n")
+	if v.PN < v.PX {
+		b.WriteString("            rm    <= xhm;\n")
+	}
+	fmt.Fprintf(&b, "            gr[0] <= xlm == %d'd0;\n", xw)
 	for j := 1; j < v.PN; j++ {
-		fmt.Fprintf(&b, "    assign gate[%d] = rm >= %d'd%d && (!fb || xlm <= %d'd%d);\n", j, xw, j, xw, j)
+		fmt.Fprintf(&b, "            gr[%d] <= xhm >= %d'd%d && xlm <= %d'd%d;\n", j, xw, j, xw, j)
 	}
+	if v.PN < v.PX {
+		fmt.Fprintf(&b, "        end else if (next) begin\n            rm    <= rm - %d'd%d;\n", xw, v.PN)
+		for j := 0; j < v.PN; j++ {
+			fmt.Fprintf(&b, "            gr[%d] <= rm >= %d'd%d;\n", j, xw, v.PN+j)
+		}
+	}
+	b.WriteString("        end\n    end\n    assign gate = gr;\n")
 	return b.String()
 }
 
