@@ -449,7 +449,14 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
     wire             pair   = loading && rem >= {{dec .LdW 3}};
     wire             single = (loading && !pair) || (next && x_end);
     wire [RA_W-1:0]  nr_next = start ? first_row & ~{{dec .RAW 1}} : nr + (pair ? {{dec .RAW 2}} : {{dec .RAW 1}});
+{{- if .Lane1}}
+    // (one clause lane: a row past the image is read too, into unused
+    // words: only a scan's last move reads one, and no patch uses it; no
+    // comparison on the way to the block RAMs' read enable)
+    wire             rd_en = start || pair || single;
+{{- else}}
     wire             rd_en = start || ((pair || single) && nr_next < {{dec .RAW .H}});
+{{- end}}
     wire [P*W-1:0]   rd_e, rd_o; // rows 2a and 2a+1 of every plane, read at a = nr >> 1 the cycle before
 
     always @(posedge clk) begin
