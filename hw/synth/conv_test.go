@@ -92,12 +92,14 @@ func TestConvFit(t *testing.T) {
 // costs the longest of the three, and the last group's weighing and the
 // NC result words follow. On MNIST's geometry with 128 clauses, 1 x 16
 // lanes and 7 patches per cycle: G = 128 groups; the sampler BT + 1 =
-// 17 + 1 beats; the scan 3 + 6 (the window's load from an odd row, two
-// image rows per cycle) + 19 x ceil(19/7) = 57 blocks, the longest; the
-// weigh unit LC + 2 = 3; then LC + 2 + NC = 13.
+// 17 + 1 beats; the scan 2 + 6 (one clause lane, generator 0.2.5's
+// Lane1: the take, then the window's load from an odd row, two image
+// rows per cycle; a fired clause seen a cycle late) + 19 x ceil(19/7) =
+// 57 blocks, the longest; the weigh unit LC + 2 = 3; then LC + 2 + NC =
+// 13.
 func TestConvCandidateOrder(t *testing.T) {
 	p := mnistConvParams(t, 128, 1, 16, 7)
-	if got, want := ConvScheduleCycles(p), 128*(3+6+19*3)+1+2+10; got != want {
+	if got, want := ConvScheduleCycles(p), 128*(2+6+19*3)+1+2+10; got != want {
 		t.Fatalf("schedule %d cycles per sample, want %d", got, want)
 	}
 	// The compact scan: the sampler waits for the scan, so a group costs
