@@ -68,6 +68,8 @@ type ConvParams struct {
 	Scan                string // Config.Scan: ScanRange or ScanFull
 	Range               bool   // Scan == ScanRange or ScanCompact
 	Compact             bool   // Scan == ScanCompact: no row band, no include copy
+	Lane1               bool   // the range scan (not compact) at one clause lane and at most Lane1MaxBlocks blocks per patch row: no range cycle, rows from the block of the first allowed column, the end seen at the last block (docs/conv-core.md 3)
+	NB, XBW             int    // blocks per patch row, ceil(PX/PN), and the width of a block index (Lane1's first block)
 	NR                  int    // ScanCompact: image reads of a window load, ceil(WY/2)
 	NRW                 int    // ... the width of a read's pair index
 	YW, XW              int    // widths of a patch row index (0..PY-1) and of a column x + PN
@@ -98,11 +100,33 @@ type ConvParams struct {
 	ThreshFile, WtsFile string
 }
 
+// RowInterval is the fewest cycles from one image row write (img_wr_en)
+// to the next: 1, or NB with Lane1 (each row is written as NB copies in
+// the NB cycles after it). The board's protocol engine writes a row every
+// W clocks at most (one image bit per clock).
+func (p *ConvParams) RowInterval() int {
+	if p.Lane1 {
+		return p.NB
+	}
+	return 1
+}
+
+// Lane1MaxBlocks bounds the blocks per patch row, NB = ceil(PX/PN), of a
+// one-lane range scan that starts its rows at the first allowed column's
+// block (ConvParams.Lane1): the image memories keep NB copies of every
+// row, copy k moved down by k*PN columns (written in the NB cycles after
+// the row, so rows must come at least NB cycles apart), in 2^ceil(log2 NB)
+// times the words (MNIST at 4 patches per cycle: 5 blocks per row, 256
+// words per memory, still one block RAM deep; at one patch 19).
+const Lane1MaxBlocks = 8
+
 // ScanOverhead is the longest time the scan unit spends on a clause group
 // besides its blocks (one cycle each): the take, with the range scan one
 // cycle registering the range, the start of the window's load, the load
 // (LoadCycles at an odd first row), and the cycle that sees the scan's
-// end.
+// end. With Lane1 the load starts the cycle after the take (the range is
+// registered at the take) and a scan that reaches its last block ends as
+// that block is evaluated, so only a fired clause's end costs a cycle.
 func (p *ConvParams) ScanOverhead() int {
 	if p.Compact {
 		return 3 + p.NR + 2
@@ -110,6 +134,9 @@ func (p *ConvParams) ScanOverhead() int {
 	ld := p.LoadCycles(1)
 	if !p.Range {
 		return 2 + p.LoadCycles(0)
+	}
+	if p.Lane1 { // the take starts the load the cycle after
+		return 2 + ld
 	}
 	return 3 + ld
 }
@@ -235,6 +262,9 @@ func deriveConvParams(c Config, h *conv.Head, hash string) *ConvParams {
 		p.Scan = ScanFull // a shape of one patch has nothing to skip
 	}
 	p.Compact = p.Scan == ScanCompact
+	p.NB = (p.PX + p.PN - 1) / p.PN
+	p.Lane1 = p.Range && !p.Compact && p.LC == 1 && p.NB <= Lane1MaxBlocks
+	p.XBW = max(clog2(p.NB), 1)
 	p.NR = (p.WY + 1) / 2
 	p.NRW = clog2(p.NR)
 	p.YW = ubits(uint64(p.PY - 1))
@@ -464,6 +494,9 @@ func (v convView) TH() int { return 2 * (v.TY + v.TX) }
 // rectangle is not empty, the union over the ok lanes (none when there
 // is none), and the gates (gateLogic).
 func (v convView) RangeLogic() string {
+	if v.Lane1 {
+		return v.lane1RangeLogic()
+	}
 	var b strings.Builder
 	th := v.TH()
 	for ci := 0; ci < v.LC; ci++ {
@@ -525,6 +558,79 @@ func (v convView) RangeLogic() string {
 	}
 	b.WriteString("    end\n")
 	v.gateLogic(&b)
+	return b.String()
+}
+
+// lane1RangeLogic is conv_range's body with Lane1 (one clause lane):
+// from the lane's thermometer include bits, registered at load, its rows
+// lo..hi and last column xh (the scan's), the block xb holding its first
+// allowed column xl (an included "x > k" means xl >= k + 1: block b is at
+// or below xl's when one with k >= b*PN - 1 is included) and that block's
+// first column xs = xb*PN, where every patch row starts, the first and
+// last columns' offsets from xs, and ok (an included literal and a
+// non-empty rectangle; registered, so that no comparison lies between a
+// register and the scan's end). The gates are registers, set for the
+// block that comes: at a row's start patch j lies in the rectangle when
+// xl - xs <= j <= xh - xs; at the next block when j <= rm - PN, rm the
+// last column's offset from the present block's first column (xh - xs at
+// a row's start, PN less at every block).
+func (v convView) lane1RangeLogic() string {
+	var b strings.Builder
+	yw, xw := v.YW, v.XW
+	pos, neg := v.TY, v.TY+v.TX+v.TY // the column thermometers "x > k", then "x <= k"
+	fmt.Fprintf(&b, "    reg [%d:0] e_lo, e_hi, lo_0, hi_0;\n    reg [%d:0] e_xl, e_xh, e_xs, xh_0, xlm, xhm; // xlm, xhm: xl - xs, xh - xs\n    reg [%d:0] e_xb;\n    reg       ok_0r;\n\n", yw-1, xw-1, v.XBW-1)
+	b.WriteString("    always @* begin\n")
+	fmt.Fprintf(&b, "        e_lo = %d'd0;\n", yw)
+	for k := 0; k < v.TY; k++ {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_lo = %d'd%d;\n", k, yw, k+1)
+	}
+	fmt.Fprintf(&b, "        e_hi = %d'd%d;\n", yw, v.PY-1)
+	for k := v.TY - 1; k >= 0; k-- {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_hi = %d'd%d;\n", v.TY+v.TX+k, yw, k)
+	}
+	fmt.Fprintf(&b, "        e_xl = %d'd0;\n", xw)
+	for k := 0; k < v.TX; k++ {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_xl = %d'd%d;\n", pos+k, xw, k+1)
+	}
+	fmt.Fprintf(&b, "        e_xh = %d'd%d;\n", xw, v.PX-1)
+	for k := v.TX - 1; k >= 0; k-- {
+		fmt.Fprintf(&b, "        if (therm[%d]) e_xh = %d'd%d;\n", neg+k, xw, k)
+	}
+	fmt.Fprintf(&b, "        e_xs = %d'd0;\n        e_xb = %d'd0;\n", xw, v.XBW)
+	for k := 1; k < v.NB; k++ {
+		lo := k*v.PN - 1
+		if lo > v.TX-1 {
+			break
+		}
+		fmt.Fprintf(&b, "        if (|therm[%d:%d]) begin\n            e_xs = %d'd%d;\n            e_xb = %d'd%d;\n        end\n", pos+v.TX-1, pos+lo, xw, k*v.PN, v.XBW, k)
+	}
+	b.WriteString("    end\n\n")
+	b.WriteString("    always @(posedge clk) begin\n        if (load) begin\n")
+	b.WriteString("            lo_0  <= e_lo;\n            hi_0  <= e_hi;\n            xh_0  <= e_xh;\n            xs    <= e_xs;\n            xb    <= e_xb;\n")
+	b.WriteString("            xlm   <= e_xl - e_xs;\n            xhm   <= e_xh - e_xs;\n")
+	b.WriteString("            ok_0r <= any[0] && e_lo <= e_hi && e_xl <= e_xh;\n        end\n    end\n\n")
+	b.WriteString("    always @* begin\n        ok[0] = ok_0r;\n        none  = !ok_0r;\n        ylo   = lo_0;\n        yhi   = hi_0;\n        xhi   = xh_0;\n    end\n")
+	b.WriteString("\n    // The gates of the present block's patches.\n")
+	b.WriteString("    wire adv = next && row_end; // a move to the next patch row\n")
+	if v.PN < v.PX {
+		fmt.Fprintf(&b, "    reg  [%d:0] rm; // the last column's offset from the present block's first column\n", xw-1)
+	}
+	fmt.Fprintf(&b, "    reg  [%d:0] gr; // the present block's gates\n", v.PN-1)
+	b.WriteString("    always @(posedge clk) begin\n        if (start || adv) begin // the row's first block\n")
+	if v.PN < v.PX {
+		b.WriteString("            rm    <= xhm;\n")
+	}
+	fmt.Fprintf(&b, "            gr[0] <= xlm == %d'd0;\n", xw)
+	for j := 1; j < v.PN; j++ {
+		fmt.Fprintf(&b, "            gr[%d] <= xhm >= %d'd%d && xlm <= %d'd%d;\n", j, xw, j, xw, j)
+	}
+	if v.PN < v.PX {
+		fmt.Fprintf(&b, "        end else if (next) begin\n            rm    <= rm - %d'd%d;\n", xw, v.PN)
+		for j := 0; j < v.PN; j++ {
+			fmt.Fprintf(&b, "            gr[%d] <= rm >= %d'd%d;\n", j, xw, v.PN+j)
+		}
+	}
+	b.WriteString("        end\n    end\n    assign gate = gr;\n")
 	return b.String()
 }
 

@@ -49,6 +49,9 @@ var convLintCases = []struct {
 	{conv.Shape{H: 4, W: 4, Planes: 2, WY: 4, WX: 4}, 2, 5, conv.Coalesced, 1, 3, 4, 16},
 	{conv.Shape{H: 3, W: 7, Planes: 1, WY: 3, WX: 2}, 4, 7, conv.Coalesced, 3, 20, 8, 32},
 	{conv.Shape{H: 7, W: 3, Planes: 3, WY: 2, WX: 3}, 5, 10, conv.PerClass, 4, 1, 4, 24},
+	// one clause lane, two planes, several blocks per patch row: the
+	// one-lane scan's row copies per plane (ConvParams.Lane1)
+	{conv.Shape{H: 11, W: 13, Planes: 2, WY: 4, WX: 3}, 3, 9, conv.Coalesced, 1, 8, 4, 16},
 	// MNIST's geometry, 64 clauses on 1 x 16 lanes: a threshold memory of
 	// 1088 rows x 64 bits, marked for SPRAM when not preloaded.
 	{conv.Shape{H: 28, W: 28, Planes: 1, WY: 10, WX: 10}, 10, 64, conv.Coalesced, 1, 16, 4, 16},

@@ -274,13 +274,23 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
 // window rows from the band and that row; the row a move to the next patch
 // row needs is read in advance. {{if .Range}}Only the window's bits leave: the
 // clause lanes' rectangles (conv_range) stand for the position
-// thermometers and for x + j < PX; row_end marks a row's last block.{{else}}The row and column thermometers
+// thermometers and for x + j < PX; row_end marks a row's last block.{{if .Lane1}}
+// With one clause lane every patch row starts at x = xs = xb*PN, the block
+// of the lane's first allowed column (the blocks before it cannot fire):
+// the rows are read moved down by xs (each row is written as NB copies,
+// copy k moved down by k*PN, and read from copy xb), so window row
+// (p, dy) holds row y+dy moved left by x and the window bit (p, dy, dx) of
+// patch j is again its bit dx + j.{{end}}{{else}}The row and column thermometers
 // ty[k] = y > k and tx[k] = x > k are shift registers (patch j's column
 // thermometer is tx moved up by j, ones below). valid[j] is x + j < PX.{{end}}
 ` + tmplConvPatchPorts + `{{- if .Range}}
     input  wire [{{sub .YW 1}}:0]        ylo,   // range scan: the first patch row (read at start),
     input  wire [{{sub .YW 1}}:0]        yhi,   // ... the scan ends after row yhi,
     input  wire [{{sub .XW 1}}:0]        xhi,   // ... a row ends at the block holding column xhi (held from start to the scan's end)
+{{- end}}
+{{- if .Lane1}}
+    input  wire [{{sub .XW 1}}:0]        xs,    // one clause lane: every row starts at the block of column xs (held like xhi),
+    input  wire [{{sub .XBW 1}}:0]        xb,    // ... block xb (xs = xb*PN): the rows are read moved down by xs
 {{- end}}
     output reg               ready, // the window holds the scan's first block
 {{- if .Range}}
@@ -323,16 +333,16 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             y  <= ylo;
             ye <= ylo == yhi;
 {{- if lt .PN .PX}}
-            x  <= {{dec .XW 0}};
-            xe <= {{dec .XW .PN}} > xhi;
+            x  <= {{if .Lane1}}xs{{else}}{{dec .XW 0}}{{end}};
+            xe <= {{if .Lane1}}xs + {{end}}{{dec .XW .PN}} > xhi;
 {{- end}}
         end else if (next) begin
             if (x_end) begin
                 y  <= y + 1'b1;
                 ye <= y + 1'b1 == yhi;
 {{- if lt .PN .PX}}
-                x  <= {{dec .XW 0}};
-                xe <= {{dec .XW .PN}} > xhi;
+                x  <= {{if .Lane1}}xs{{else}}{{dec .XW 0}}{{end}};
+                xe <= {{if .Lane1}}xs + {{end}}{{dec .XW .PN}} > xhi;
             end else begin
                 x  <= x + {{dec .XW .PN}};
                 xe <= x + {{dec .XW (mul 2 .PN)}} > xhi;
@@ -340,6 +350,9 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
             end
         end
     end
+{{- if and .Lane1 (ge .PN .PX)}}
+    wire unused_xs = ^{xs, xb};
+{{- end}}
     wire [RA_W-1:0] first_row = {{if eq .RAW .YW}}ylo{{else}}{{"{"}}{{sub .RAW .YW}}'b0, ylo}{{end}};
 {{- else}}
     wire x_end; // the block is the row's last
@@ -391,6 +404,42 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
                 wfull <= 1'b1;
         end
     end
+{{- if .Lane1}}
+
+    // One clause lane: each row is written NB = {{.NB}} times in the NB
+    // cycles after row_en (rows come at least NB cycles apart), copy k
+    // moved down by k*PN columns at address {bank, k, row/2}, so that the
+    // load reads the rows as the scan uses them, moved down by xs =
+    // xb*PN, at {rb, xb, row/2}.
+    reg  [W-1:0]      cw_row;  // the copy written next
+    reg  [{{sub .XBW 1}}:0]        cw_k;    // ... its number
+    reg               cw_on;   // a copy is written
+    reg               cw_odd, cw_bank;
+    reg  [HA_W-1:0]   cw_half; // the row's address in the even or odd memory
+{{- if gt .P 1}}
+    reg  [{{sub .PWd 1}}:0] cw_p;
+{{- end}}
+    always @(posedge clk) begin
+        if (wr) begin
+            cw_row  <= row;
+            cw_k    <= {{dec .XBW 0}};
+            cw_on   <= 1'b1;
+            cw_odd  <= wa[0];
+            cw_bank <= wb;
+            cw_half <= wa[HA_W:1];
+{{- if gt .P 1}}
+            cw_p    <= wp;
+{{- end}}
+        end else if (cw_on) begin
+            cw_row  <= cw_row >> {{.PN}};
+            cw_k    <= cw_k + 1'b1;
+            if (cw_k == {{dec .XBW (sub .NB 1)}})
+                cw_on <= 1'b0;
+        end
+        if (rst)
+            cw_on <= 1'b0;
+    end
+{{- end}}
 
     // The load: rem rows from nr to the window's last row; a double
     // advance while rem >= 3 (nr is then even), single ones after.
@@ -400,7 +449,14 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
     wire             pair   = loading && rem >= {{dec .LdW 3}};
     wire             single = (loading && !pair) || (next && x_end);
     wire [RA_W-1:0]  nr_next = start ? first_row & ~{{dec .RAW 1}} : nr + (pair ? {{dec .RAW 2}} : {{dec .RAW 1}});
+{{- if .Lane1}}
+    // (one clause lane: a row past the image is read too, into unused
+    // words: only a scan's last move reads one, and no patch uses it; no
+    // comparison on the way to the block RAMs' read enable)
+    wire             rd_en = start || pair || single;
+{{- else}}
     wire             rd_en = start || ((pair || single) && nr_next < {{dec .RAW .H}});
+{{- end}}
     wire [P*W-1:0]   rd_e, rd_o; // rows 2a and 2a+1 of every plane, read at a = nr >> 1 the cycle before
 
     always @(posedge clk) begin
@@ -449,6 +505,34 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
     genvar p, dy, dx, j;
     generate
         for (p = 0; p < P; p = p + 1) begin : g_plane
+{{- if .Lane1}}
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W + 1 + {{.XBW}}),
+                .H      (2 << (HA_W + {{.XBW}}))
+            ) img_e (
+                .clk     (clk),
+                .wr_en   (cw_on && !cw_odd{{if gt .P 1}} && cw_p == p{{end}}),
+                .wr_addr ({cw_bank, cw_k, cw_half}),
+                .wr_data (cw_row),
+                .rd_en   (rd_en),
+                .rd_addr ({rb, xb, nr_next[HA_W:1]}),
+                .rd_data (rd_e[p*W +: W])
+            );
+            {{.Prefix}}_conv_img #(
+                .W      (W),
+                .ADDR_W (HA_W + 1 + {{.XBW}}),
+                .H      (2 << (HA_W + {{.XBW}}))
+            ) img_o (
+                .clk     (clk),
+                .wr_en   (cw_on && cw_odd{{if gt .P 1}} && cw_p == p{{end}}),
+                .wr_addr ({cw_bank, cw_k, cw_half}),
+                .wr_data (cw_row),
+                .rd_en   (rd_en),
+                .rd_addr ({rb, xb, nr_next[HA_W:1]}),
+                .rd_data (rd_o[p*W +: W])
+            );
+{{- else}}
             {{.Prefix}}_conv_img #(
                 .W      (W),
                 .ADDR_W (HA_W + 1),
@@ -475,13 +559,16 @@ const tmplConvPatch = `// The literals of PN = {{.PN}} adjacent patches (y, x + 
                 .rd_addr ({rb, nr_next[HA_W:1]}),
                 .rd_data (rd_o[p*W +: W])
             );
-            wire [W-1:0] rd_1 = nr[0] ? rd_o[p*W +: W] : rd_e[p*W +: W]; // row nr
+{{- end}}
+            wire [W-1:0] re = rd_e[p*W +: W]; // {{if .Lane1}}rows 2a, 2a+1 moved down by xs{{else}}rows 2a, 2a+1{{end}}
+            wire [W-1:0] ro = rd_o[p*W +: W];
+            wire [W-1:0] rd_1 = nr[0] ? ro : re; // row nr
 {{- if gt .WY 1}}
             // band: rows y+1 .. y+WY-1 of plane p, row y+1+i at i*W
             reg [(WY-1)*W-1:0] band;
             always @(posedge clk) begin
                 if (pair)
-                    band <= {{if eq .WY 2}}rd_o[p*W +: W]{{else if eq .WY 3}}{rd_o[p*W +: W], rd_e[p*W +: W]}{{else}}{rd_o[p*W +: W], rd_e[p*W +: W], band[(WY-1)*W-1:2*W]}{{end}};
+                    band <= {{if eq .WY 2}}ro{{else if eq .WY 3}}{ro, re}{{else}}{ro, re, band[(WY-1)*W-1:2*W]}{{end}};
                 else if (single)
                     band <= {{if eq .WY 2}}rd_1{{else}}{rd_1, band[(WY-1)*W-1:W]}{{end}};
             end
@@ -790,6 +877,13 @@ const tmplConvRange = `// The patches a clause lane can fire on: its included ro
 // lane the scan visits the lane's rows only{{end}}). The
 // gates follow the patch module's blocks: start (the scan's first row),
 // next (the next block), row_end (... which starts the next row).
+{{- if .Lane1}}
+// With one clause lane (the range scan, not the compact one) every patch
+// row starts at block xb, the one holding the lane's first allowed column
+// (xs = xb*PN): the blocks before it cannot fire, so they are not
+// visited, and the gates are counted from the offsets of the lane's first
+// and last columns from xs (no column mask).
+{{- end}}
 module {{.Prefix}}_conv_range #(
     parameter integer LC = {{.LC}}, // clause lanes (set by the generator)
     parameter integer TH = {{.TH}}, // thermometer include bits per lane, 2*(TY+TX)
@@ -798,7 +892,7 @@ module {{.Prefix}}_conv_range #(
     input  wire             clk,
     input  wire             load,   // register the intervals of therm
     input  wire [LC*TH-1:0] therm,  // lane ci at ci*TH: row, column thermometers included, then their negations
-    input  wire [LC-1:0]    any,    // the lane has an included literal (registered at load by the core)
+    input  wire [LC-1:0]    any,    // the lane has an included literal ({{if .Lane1}}the sampler's, registered here at load{{else}}registered at load by the core{{end}})
     input  wire             start,  // the scan starts at patch (ylo, 0)
     input  wire             next,   // the scan moves on by one block
     input  wire             row_end, // the present block is the last of its row
@@ -807,6 +901,10 @@ module {{.Prefix}}_conv_range #(
     output reg  [{{sub .XW 1}}:0]      xhi,
     output reg              none,
     output reg  [LC-1:0]    ok,
+{{- if .Lane1}}
+    output reg  [{{sub .XW 1}}:0]      xs,     // one clause lane: the first column of every patch row's first block, xb*PN
+    output reg  [{{sub .XBW 1}}:0]      xb,     // ... its block, the one holding the lane's first allowed column
+{{- end}}
     output wire [LC*PN-1:0] gate    // patch j of the present block is in clause lane ci's rectangle, at ci*PN + j
 );
 {{.RangeLogic}}endmodule
@@ -838,7 +936,7 @@ module {{.Prefix}}_conv_clause #(
     input  wire             any,           // some literal of the clause is included (the sampler keeps it)
     input  wire [PN*FO-1:0] feat,          // patch j's features at j*FO
     input  wire [PN-1:0]    valid,         // patch j {{if .Range}}lies in the clause's rectangle{{else}}exists{{end}}
-    output wire             out,           // the output over the patches evaluated before this cycle
+    output wire             out,           // the output over the patches evaluated before this cycle{{if .Lane1}} (and, with eval, this cycle's){{end}}
     output wire             resolved       // ... which no further patch changes
 );
     reg fired;
@@ -863,7 +961,11 @@ module {{.Prefix}}_conv_clause #(
             fired <= fired | fire;
     end
 
+{{- if .Lane1}}
+    assign out      = any & (fired | (eval & fire)); // one clause lane: the scan may end at this cycle's block
+{{- else}}
     assign out      = any & fired;
+{{- end}}
     assign resolved = ~any | fired;
 endmodule
 
@@ -884,6 +986,18 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 //   scan:    takes a complete group from the sampler (a copy of its
 //            include bits: the sampler goes on with the next group),
 {{- if .Range}}
+{{- if .Lane1}}
+//            registers the rectangle of patches the clause lane's
+//            included position thermometers allow (conv_range, at the
+//            take), reads the window's WY rows at its first row from the
+//            image memory (from the cycle after the take), then evaluates
+//            blocks of PN patches, one per cycle, in each row of the
+//            rectangle from the block holding its first column to the one
+//            holding its last, until its last row (the scan ends as the
+//            last block is evaluated), the clause lane resolved (seen one
+//            cycle later: its fired register) or no patch allowed (no
+//            block at all);
+{{- else}}
 //            registers the rectangle of patches the clause lanes'
 //            included position thermometers allow (conv_range; one
 //            cycle), reads the window's WY rows at its first row from the
@@ -893,6 +1007,7 @@ const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_e
 //            column, until its last row, every clause lane resolved (seen
 //            one cycle later: the clause lanes' fired registers) or none
 //            allowed (no block at all);
+{{- end}}
 {{- else}}
 //            reads the window's first WY rows from the image memory
 //            (WY + 2 cycles), then evaluates blocks of PN patches in
@@ -970,7 +1085,7 @@ module {{.Prefix}}_conv_core #(
                      S_RUN   = 2'd2,
                      S_ERROR = 2'd3;
     localparam [1:0] C_WAIT  = 2'd0, // scan unit
-{{- if .Range}}
+{{- if and .Range (not .Lane1)}}
                      C_RANGE = 2'd1,
 {{- end}}
                      C_START = 2'd2,
@@ -1135,17 +1250,31 @@ module {{.Prefix}}_conv_core #(
     wire [{{sub .XW 1}}:0]       r_xhi;
     wire             r_none;
     wire [LC-1:0]    r_ok;
+{{- if .Lane1}}
+    // One clause lane: the union is the lane's rectangle, registered at
+    // the take, so the window's load starts the cycle after (no C_RANGE),
+    // and the scan ends as its last block is evaluated (the clause's
+    // output then includes that block's AND).
+    wire [{{sub .XW 1}}:0]       r_xs;
+    wire [{{sub .XBW 1}}:0]       r_xb;
+    wire [{{sub .YW 1}}:0]       scan_ylo = r_ylo, scan_yhi = r_yhi;
+    wire [{{sub .XW 1}}:0]       scan_xhi = r_xhi;
+    wire [LC-1:0]    scan_ok  = r_ok;
+    wire           scan_end  = past_last || &(resolved | ~scan_ok) || (scan_eval && patch_last);
+    localparam [1:0] C_FIRST = C_START;
+{{- else}}
     reg  [{{sub .YW 1}}:0]       scan_ylo, scan_yhi;
     reg  [{{sub .XW 1}}:0]       scan_xhi;
     reg  [LC-1:0]    scan_ok;
     wire           scan_end  = past_last || &(resolved | ~scan_ok);
     localparam [1:0] C_FIRST = C_RANGE;
+{{- end}}
 
     {{.Prefix}}_conv_range rng (
         .clk     (clk),
         .load    (take),
         .therm   (therm),
-        .any     (any_s),
+        .any     ({{if .Lane1}}inc_any{{else}}any_s{{end}}),
         .start   (cstate == C_START),
         .next    (scan_eval && !patch_last),
         .row_end (row_end),
@@ -1154,17 +1283,27 @@ module {{.Prefix}}_conv_core #(
         .xhi     (r_xhi),
         .none    (r_none),
         .ok      (r_ok),
+{{- if .Lane1}}
+        .xs      (r_xs),
+        .xb      (r_xb),
+{{- end}}
         .gate    (gate)
     );
 
     always @(posedge clk) begin
+{{- if .Lane1}}
+        if (cstate == C_START)
+            past_last <= r_none; // no patch can fire: the load started is not waited for
+{{- else}}
         if (cstate == C_RANGE) begin
             scan_ylo <= r_ylo;
             scan_yhi <= r_yhi;
             scan_xhi <= r_xhi;
             scan_ok  <= r_ok;
             past_last <= r_none;
-        end else if (scan_eval && patch_last)
+        end
+{{- end}}
+        else if (scan_eval && patch_last)
             past_last <= 1'b1;
     end
 {{- else}}
@@ -1179,7 +1318,44 @@ module {{.Prefix}}_conv_core #(
     end
 {{- end}}
 
+{{- if .Lane1}}
+    // One clause lane: the scanned clauses' outputs wait for the weigh
+    // unit in a queue of WQ entries, so that the scan goes on while the
+    // weigh unit sends a sample's NC words (which a board that takes a
+    // word every few clocks makes tens of cycles long).
+    // A scanned clause's output is registered at the take (c_out: no
+    // logic between the clause's AND and a register besides its own) and
+    // enters the queue the cycle after.
+    localparam integer WQ = 4;
+    reg           c_v, c_out, c_last; // the clause taken last cycle
+    reg  [WQ-1:0] q_out, q_last; // entry i at bit i, entry 0 the oldest: the clause's output, the sample's last group
+    reg  [2:0]    q_n;           // entries
+    wire          q_pop = wstate == W_IDLE && q_n != 3'd0;
+    wire [2:0]    q_n1  = q_n - {2'b0, q_pop};
+    wire [1:0]    q_w   = q_n1[1:0]; // the entry c_v writes (q_n1 <= 3 then)
+    assign wt_take = cstate == C_SCAN && scan_end && q_n + {2'b0, c_v} != 3'd4;
+    always @(posedge clk) begin
+        c_v <= wt_take && !rst;
+        if (wt_take) begin
+            c_out  <= clause_out[0];
+            c_last <= cgroup == {{dec .GroupW (sub .G 1)}};
+        end
+        if (q_pop) begin
+            q_out  <= q_out >> 1;
+            q_last <= q_last >> 1;
+        end
+        if (c_v) begin // at the first free entry after the pop
+            q_out[q_w]  <= c_out;
+            q_last[q_w] <= c_last;
+        end
+        if (rst || state == S_SEED)
+            q_n <= 3'd0;
+        else
+            q_n <= q_n1 + {2'b0, c_v};
+    end
+{{- else}}
     assign wt_take = cstate == C_SCAN && scan_end && wstate == W_IDLE;
+{{- end}}
     assign take    = sr_full && (cstate == C_WAIT || wt_take);
 
     always @(posedge clk) begin
@@ -1193,7 +1369,7 @@ module {{.Prefix}}_conv_core #(
             cstate <= C_WAIT;
         else case (cstate)
             C_WAIT:  if (take)    cstate <= C_FIRST;
-{{- if .Range}}
+{{- if and .Range (not .Lane1)}}
             C_RANGE:              cstate <= r_none ? C_SCAN : C_START; // no patch can fire: nothing to read
 {{- end}}
             C_START:              cstate <= C_SCAN;
@@ -1214,6 +1390,10 @@ module {{.Prefix}}_conv_core #(
         .ylo     (scan_ylo),
         .yhi     (scan_yhi),
         .xhi     (scan_xhi),
+{{- end}}
+{{- if .Lane1}}
+        .xs      (r_xs),
+        .xb      (r_xb),
 {{- end}}
         .ready   (patch_ready),
         .feat    (feat),
@@ -1307,11 +1487,19 @@ module {{.Prefix}}_conv_core #(
     always @(posedge clk) begin
         if (accept)
             k_last <= req_k - 1'b1;
+{{- if .Lane1}}
+        if (q_pop) begin
+            outs  <= q_out[0];
+            wlast <= q_last[0];
+            j     <= {{dec .JW 0}};
+        end
+{{- else}}
         if (wt_take) begin
             outs  <= clause_out;
             wlast <= cgroup == {{dec .GroupW (sub .G 1)}};
             j     <= {{dec .JW 0}};
         end
+{{- end}}
         if (weigh_read) begin
             outs  <= outs >> 1;
             waddr <= waddr + 1'b1;
@@ -1330,7 +1518,7 @@ module {{.Prefix}}_conv_core #(
         if (rst || state != S_RUN)
             wstate <= W_IDLE;
         else case (wstate)
-            W_IDLE:  if (wt_take)     wstate <= W_WEIGH;
+            W_IDLE:  if ({{if .Lane1}}q_pop{{else}}wt_take{{end}}){{if .Lane1}}  {{else}}    {{end}} wstate <= W_WEIGH;
             W_WEIGH: if (!weigh_read) wstate <= wlast ? W_OUT : W_IDLE;
             W_OUT:   if (out_end)     wstate <= W_IDLE;
             default:                  wstate <= W_IDLE;

@@ -92,12 +92,14 @@ func TestConvFit(t *testing.T) {
 // costs the longest of the three, and the last group's weighing and the
 // NC result words follow. On MNIST's geometry with 128 clauses, 1 x 16
 // lanes and 7 patches per cycle: G = 128 groups; the sampler BT + 1 =
-// 17 + 1 beats; the scan 3 + 6 (the window's load from an odd row, two
-// image rows per cycle) + 19 x ceil(19/7) = 57 blocks, the longest; the
-// weigh unit LC + 2 = 3; then LC + 2 + NC = 13.
+// 17 + 1 beats; the scan 2 + 6 (one clause lane, generator 0.2.5's
+// Lane1: the take, then the window's load from an odd row, two image
+// rows per cycle; a fired clause seen a cycle late) + 19 x ceil(19/7) =
+// 57 blocks, the longest; the weigh unit LC + 2 = 3; then LC + 2 + NC =
+// 13.
 func TestConvCandidateOrder(t *testing.T) {
 	p := mnistConvParams(t, 128, 1, 16, 7)
-	if got, want := ConvScheduleCycles(p), 128*(3+6+19*3)+1+2+10; got != want {
+	if got, want := ConvScheduleCycles(p), 128*(2+6+19*3)+1+2+10; got != want {
 		t.Fatalf("schedule %d cycles per sample, want %d", got, want)
 	}
 	// The compact scan: the sampler waits for the scan, so a group costs
@@ -298,19 +300,20 @@ func TestConvBoardUP5K(t *testing.T) {
 }
 
 // mnist128Board is the configuration of the 128-clause MNIST board on
-// the UP5K (docs/synthesis-flow.md "Convolutional models", "Both
-// together"): the range scan at 1 x 16 lanes and 4 patches per cycle,
-// SETS_MAX 1 (no set loop: the MNIST recipes have one threshold set,
-// and `ptm synth` defaults a conv board to the model's sets), 30 MHz
-// (measured on today's mnist-up5k.ptm, 8-bit weights, generator 0.2.4
-// with the shell's cuts: 4,816 of 5,280 logic cells, Fmax 30.86 MHz at
-// nextpnr seed 1). Seven patches per cycle, which the 10,000 samples/s
-// floor needs, pack 5,189 cells and do not place.
+// the UP5K (docs/synthesis-flow.md "Convolutional models", "Generator
+// 0.2.5"): the range scan at 1 x 16 lanes and 4 patches per cycle (one
+// clause lane: generator 0.2.5's one-lane scan, 2,982.5 cycles per
+// sample on mnist-up5k.ptm), SETS_MAX 1 (no set loop: the MNIST recipes
+// have one threshold set, and `ptm synth` defaults a conv board to the
+// model's sets), 27 MHz, a multiple of 3 MHz, so the UART still runs at 3
+// Mbaud (measured on today's mnist-up5k.ptm, 8-bit weights: 4,911 of
+// 5,280 logic cells; at 30 MHz, which the 10,000 samples/s floor needs,
+// nextpnr seeds 1-5 reached 28.3-29.6 MHz).
 var mnist128Board = struct {
 	LC, LL, PN, SetsMax int
 	Scan                string
 	MHz                 float64
-}{LC: 1, LL: 16, PN: 4, SetsMax: 1, Scan: hw.ScanRange, MHz: 30}
+}{LC: 1, LL: 16, PN: 4, SetsMax: 1, Scan: hw.ScanRange, MHz: 27}
 
 // TestConvBoardMNIST128UP5K runs the whole flow on the UART-only board
 // around the conv core of a 128-clause model of MNIST's geometry (28 x 28

@@ -146,7 +146,7 @@ func harness(d *hw.ConvDesign) ([]byte, error) {
 	bankBits, wtBits := p.L*p.Bits, p.NC*hw.ConvWeightBits
 	var b bytes.Buffer
 	err := harnessTmpl.Execute(&b, map[string]any{
-		"Top": d.Top(), "Watchdog": 1_000_000, "KW": p.KW, "Depth": p.D, "WDepth": p.WDepth,
+		"Top": d.Top(), "Watchdog": 1_000_000, "KW": p.KW, "Depth": p.D, "WDepth": p.WDepth, "RowGap": p.RowInterval() - 1,
 		"ImageWords": (p.ImgBits + 31) / 32, "Rows": p.P * p.H, "RowBits": p.W, "RowWords": (p.W + 31) / 32,
 		"SetRow":    setter("img_wr_data", p.W),
 		"BankWords": (bankBits + 31) / 32, "SetBank": setter("bank_wr_data", bankBits),

@@ -42,6 +42,9 @@ var shapeCases = []shapeCase{
 	{"10x9-w4x3-coalesced", conv.Shape{H: 10, W: 9, Planes: 2, WY: 4, WX: 3}, 10, 24, conv.Coalesced, 8, 16, 4, 32, false, 100, 7},
 	{"8x8-w5-b6", conv.Shape{H: 8, W: 8, Planes: 1, WY: 5, WX: 5}, 6, 13, conv.Coalesced, 5, 7, 6, 20, true, 80, 3},
 	{"12x12-w6x4-perclass", conv.Shape{H: 12, W: 12, Planes: 1, WY: 6, WX: 4}, 2, 16, conv.PerClass, 4, 12, 4, 16, false, 100, 5},
+	// one clause lane with several blocks per patch row: hw's Lane1 (rows
+	// from the block of the first allowed column, moved image rows)
+	{"11x13-w4x3-lane1-2planes", conv.Shape{H: 11, W: 13, Planes: 2, WY: 4, WX: 3}, 3, 9, conv.Coalesced, 1, 8, 4, 16, false, 100, 3},
 }
 
 // TestRandomShapes co-simulates random banks and random images on every

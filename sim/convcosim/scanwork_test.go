@@ -3,6 +3,7 @@ package convcosim
 import (
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/ptmhw/ptm/golden/conv"
@@ -45,13 +46,17 @@ func thermRange(s conv.Shape, inc []uint64) (lo, hi, xl, xh int) {
 // literals allow (the premise of the range scan), and logs the included
 // literals per clause, the rectangle's rows and columns, and the cycles per
 // sample of schedules: the full scan and the range scan with the image in
-// a rotating register (hw 0.2.2), and the range scan as built since hw 0.2.3,
-// the image in block RAM and the sampling overlapped with the scan.
+// a rotating register (hw 0.2.2), the range scan as built in hw 0.2.3-0.2.4,
+// the image in block RAM and the sampling overlapped with the scan, and as
+// built since hw 0.2.5 at one clause lane (hw.ConvParams.Lane1: no range
+// cycle, rows from the block of the first allowed column, the end seen at
+// the last block).
 //
 //	PTM_CONV_MODEL=mnist128.ptm go test ./sim/convcosim -run TestScanWork -v
 //
 // PTM_CONV_MODEL is a convolutional model file of MNIST's geometry (the
-// test is skipped without it); 200 test images at K = 16, seed = row.
+// test is skipped without it); 200 test images at K = 16, seed = row;
+// PTM_CONV_PN the patches per cycle (7 when unset).
 func TestScanWork(t *testing.T) {
 	path := os.Getenv("PTM_CONV_MODEL")
 	if path == "" {
@@ -61,7 +66,13 @@ func TestScanWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const bits, W, LL, K, n, PN = 4, 16, 16, 16, 200, 7
+	const bits, W, LL, K, n = 4, 16, 16, 16, 200
+	PN := 7
+	if v := os.Getenv("PTM_CONV_PN"); v != "" {
+		if PN, err = strconv.Atoi(v); err != nil || PN < 1 {
+			t.Fatalf("PTM_CONV_PN=%q: want a positive integer", v)
+		}
+	}
 	bank, err := f.Bank(bits)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +98,7 @@ func TestScanWork(t *testing.T) {
 	var fired []int32
 	out := make([]bool, C)
 	var nInc, nRows, nCols, nFire, nIn, clauses float64
-	var cycFull, cycRange, cycNext float64
+	var cycFull, cycRange, cycNext, cycLane1, nIn1 float64
 	var nScanBound, nLoaded float64 // clauses whose scan outlasts their sampling; clauses with a window load
 	for r, img := range Xt {
 		planes, err := sets[0].Booleanize(s, img, nil)
@@ -113,6 +124,7 @@ func TestScanWork(t *testing.T) {
 		// sampler's next first beat, the scan unit's last handover (and
 		// the weigh unit's take), the weigh unit's earliest next take.
 		beat0, hand, wfree := 0, -1<<30, -1<<30
+		beat1, hand1, wfree1 := 0, -1<<30, -1<<30 // the same for hw 0.2.5's one-lane scan
 		for k := 0; k < K; k++ {
 			for c := 0; c < C; c++ {
 				clear(inc)
@@ -157,8 +169,19 @@ func TestScanWork(t *testing.T) {
 				} else if first >= 0 {
 					full = first/PX*nb + first%PX/PN + 1
 				}
-				rangeBlocks, inRange := 0, 0
+				rangeBlocks, inRange, inRange1 := 0, 0, 0
 				if ok {
+					// hw 0.2.5 (Lane1): every row from the block holding xl
+					xs := xl / PN * PN
+					per1 := (xh-xs)/PN + 1
+					last1 := hi
+					if first >= 0 {
+						last1 = first / PX
+					}
+					inRange1 = (last1 - lo + 1) * per1
+					if first >= 0 {
+						inRange1 -= per1 - ((first%PX-xs)/PN + 1)
+					}
 					nRows += float64(hi - lo + 1)
 					nCols += float64(xh - xl + 1)
 					last := hi
@@ -180,6 +203,7 @@ func TestScanWork(t *testing.T) {
 					nFire++
 				}
 				nIn += float64(inRange)
+				nIn1 += float64(inRange1)
 				cycFull += float64(BT + 1 + full + 1 + 2)
 				// The range scan of hw 0.2.2: the image rotates back to row
 				// 0 during the weighing, the beats, the drain and the
@@ -224,9 +248,32 @@ func TestScanWork(t *testing.T) {
 				if ok {
 					nLoaded++
 				}
+				// hw 0.2.5 (Lane1): the load starts the cycle after the
+				// take, and a scan that evaluates its last block ends with
+				// it (a fired clause is seen a cycle later, as before).
+				scan1 := 2
+				if ok {
+					scan1 = 2 + hw.LoadCycles(s.WY, lo) + inRange1
+					if first < 0 {
+						scan1--
+					}
+				}
+				last1 := beat1 + BT - 1
+				take1 := max(last1+2, hand1)
+				if BT > 1 && hand1 <= last1 {
+					beat1 = last1 + 1
+				} else {
+					beat1 = take1
+				}
+				hand1 = max(take1+scan1, wfree1)
+				wfree1 = hand1 + 3
+				if c == C-1 {
+					wfree1 += NC
+				}
 			}
 			if k == K-1 {
 				cycNext += float64(hand + 3 + NC + LL + 3) // the last weighing, the words, the seeding
+				cycLane1 += float64(hand1 + 3 + NC + LL + 3)
 			}
 			for kk := 0; kk < NC; kk++ {
 				var v int32
@@ -248,4 +295,5 @@ func TestScanWork(t *testing.T) {
 	t.Logf("cycles per sample: full scan %.0f, range scan (rotating image, hw 0.2.2) %.0f, block-RAM image with overlapped sampling (hw 0.2.3) %.0f; the sampling alone %d",
 		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples, C*BT)
 	t.Logf("block-RAM schedule: %.1f%% of the clauses load a window; the sampler waits for the scan to take %.1f%% of the clauses", 100*nLoaded/N, 100*nScanBound/N)
+	t.Logf("one-lane scan (hw 0.2.5: rows from the block of the first allowed column, no range cycle, the end at the last block): %.1f blocks per clause, %.0f cycles per sample", nIn1/N, cycLane1/samples)
 }
