@@ -18,7 +18,10 @@ import (
 // LC clause lanes, the union of the lanes' rectangles: patch rows ylo..yhi
 // from column 0 to the last column xhi, one block of PN patches per
 // cycle, after its overhead (the take, the range, the load's start, the
-// window's load from row ylo, the end; the compact scan reloads the
+// window's load from row ylo, the end; at one clause lane (Lane1) the
+// rows start at the block of the first column xlo, there is no range
+// cycle and a scan that does not fire ends with its last block, so it
+// costs 1 + the load + its blocks; the compact scan reloads the
 // window at every further row, and its sampler waits for the scan, so a
 // group costs both); a group none of whose lanes has an
 // included literal and a non-empty rectangle takes 2 cycles. A group
@@ -49,7 +52,7 @@ func (p *ConvParams) ExpectedSampleCycles(thresh []uint32, draws int, seed uint6
 	total := 0
 	for s := 0; s < draws; s++ {
 		for g := 0; g < p.G; g++ {
-			ylo, yhi, xhi, ok := p.PY, -1, -1, false
+			ylo, yhi, xlo, xhi, ok := p.PY, -1, p.PX, -1, false
 			for ci := 0; ci < p.LC; ci++ {
 				c := g*p.LC + ci
 				if c >= p.C {
@@ -81,13 +84,16 @@ func (p *ConvParams) ExpectedSampleCycles(thresh []uint32, draws int, seed uint6
 				}
 				if any && lo <= hi && xl <= xh {
 					ok = true
-					ylo, yhi, xhi = min(ylo, lo), max(yhi, hi), max(xhi, xh)
+					ylo, yhi, xlo, xhi = min(ylo, lo), max(yhi, hi), min(xlo, xl), max(xhi, xh)
 				}
 			}
 			scan := 2
 			if ok {
 				rows := yhi - ylo + 1
 				scan = 3 + p.LoadCycles(ylo) + rows*(xhi/p.PN+1)
+				if p.Lane1 { // rows from the first column's block, no range cycle, the end at the last block
+					scan = 1 + p.LoadCycles(ylo) + rows*((xhi-xlo/p.PN*p.PN)/p.PN+1)
+				}
 				if p.Compact { // the window reloaded at every further row
 					scan = p.ScanOverhead() + rows*(xhi/p.PN+1) + (rows-1)*(p.NR+1)
 				}

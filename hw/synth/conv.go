@@ -669,7 +669,7 @@ var ConvCandidateGrid = []struct{ LC, LL, PN int }{
 // first: ExpectedCycles when every candidate has one (the range scan
 // visits only its clauses' rectangles, so its bound ScheduleCycles ranks
 // a trained model's candidates wrongly: 1 x 16 lanes at 7 patches per
-// cycle is bounded by 8,461 cycles and takes about 2,900 on MNIST, 4 x 4
+// cycle is bounded by 8,333 cycles and takes about 2,600 on MNIST, 4 x 4
 // lanes at 2 patches by 6,384 and takes more), else ScheduleCycles. Ties
 // (the longest scan, the same for every lane count at the same patches
 // per cycle, hides the sampling): the fewer sampling cycles per sample
