@@ -102,21 +102,7 @@ func TestScanLevers(t *testing.T) {
 		}
 		for k := 0; k < K; k++ {
 			for c := 0; c < C; c++ {
-				clear(inc)
-				any := false
-				for b := 0; b < BT; b++ {
-					for li, ln := range lanes {
-						d := uint32(ln.Next())
-						i := b*LL + li
-						if i >= nl {
-							continue
-						}
-						if th := bank.Thresh[c*nl+i]; th == always || d < th {
-							inc[i/64] |= 1 << uint(i%64)
-							any = true
-						}
-					}
-				}
+				any := drawClause(lanes, bank.Thresh[c*nl:(c+1)*nl], always, BT, inc)
 				fired = pt.Firing(inc, fired[:0])
 				first := -1
 				if any && len(fired) > 0 {

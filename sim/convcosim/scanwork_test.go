@@ -38,6 +38,31 @@ func thermRange(s conv.Shape, inc []uint64) (lo, hi, xl, xh int) {
 	return lo, hi, xl, xh
 }
 
+// drawClause draws one clause's include decisions as conv.Core does
+// (fixed-point-conv.md 4): beat b's lane l draws for literal b*LL + l,
+// len(lanes) = LL, the literal is included when its threshold th (of
+// thresh, the clause's) is always (2^B - 1) or above the draw. inc gets
+// the decisions (cleared first); the result says whether any literal is
+// included.
+func drawClause(lanes []*lfsr.LFSR, thresh []uint32, always uint32, BT int, inc []uint64) bool {
+	clear(inc)
+	any := false
+	for b := 0; b < BT; b++ {
+		for li, ln := range lanes {
+			d := uint32(ln.Next())
+			i := b*len(lanes) + li
+			if i >= len(thresh) {
+				continue
+			}
+			if th := thresh[i]; th == always || d < th {
+				inc[i/64] |= 1 << uint(i%64)
+				any = true
+			}
+		}
+	}
+	return any
+}
+
 // TestScanWork measures what a scan of a trained model's clauses costs,
 // on one clause lane of 16 literal lanes (the UP5K's core): it draws every
 // TA as conv.Core does (golden/lfsr lanes, fixed-point-conv.md 4; the
@@ -127,21 +152,7 @@ func TestScanWork(t *testing.T) {
 		beat1, hand1, wfree1 := 0, -1<<30, -1<<30 // the same for hw 0.2.5's one-lane scan
 		for k := 0; k < K; k++ {
 			for c := 0; c < C; c++ {
-				clear(inc)
-				any := false
-				for b := 0; b < BT; b++ {
-					for li, ln := range lanes {
-						d := uint32(ln.Next())
-						i := b*LL + li
-						if i >= nl {
-							continue
-						}
-						if th := bank.Thresh[c*nl+i]; th == always || d < th {
-							inc[i/64] |= 1 << uint(i%64)
-							any = true
-						}
-					}
-				}
+				any := drawClause(lanes, bank.Thresh[c*nl:(c+1)*nl], always, BT, inc)
 				clauses++
 				for _, w := range inc {
 					for ; w != 0; w &= w - 1 {
