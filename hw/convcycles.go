@@ -6,33 +6,35 @@ import (
 )
 
 // ExpectedSampleCycles estimates the cycles per sample of the design on
-// the model whose 4-bit (or B-bit) thresholds are thresh (conv.Bank's
-// Thresh: clause c's literal i at c*Lit + i, the bank's width p.Bits):
-// the mean over draws samples of SampleCyclesMax's schedule with each
-// group's scan cut to what the range scan visits.
+// the model whose B-bit thresholds are thresh (conv.Bank's Thresh: clause
+// c's literal i at c*Lit + i, B = p.Bits): the mean over draws samples of
+// SampleCyclesMax's schedule with each group's scan cut to what the range
+// scan visits.
 //
 // Every clause's include decisions are drawn as the core draws them in
-// distribution (literal included with probability thresh / 2^B, always at
+// distribution (included with probability thresh / 2^B, always at
 // threshold 2^B - 1) from a seeded generator, not from the core's LFSRs.
-// The range scan (docs/conv-core.md section 3) then visits, of a group of
-// LC clause lanes, the union of the lanes' rectangles: patch rows ylo..yhi
-// from column 0 to the last column xhi, one block of PN patches per
-// cycle, after its overhead (the take, the range, the load's start, the
-// window's load from row ylo, the end; at one clause lane (Lane1) the
-// rows start at the block of the first column xlo, there is no range
-// cycle and a scan that does not fire ends with its last block, so it
-// costs 1 + the load + its blocks; the compact scan reloads the
-// window at every further row, and its sampler waits for the scan, so a
-// group costs both); a group none of whose lanes has an
-// included literal and a non-empty rectangle takes 2 cycles. A group
-// costs the longest of its sampling (BT + 1), its scan and its weighing
-// (LC + 2), as in SampleCyclesMax. The estimate ignores the scan's early
-// end at the first block where every lane has fired (most clauses fire on
-// no patch of an image, docs/conv-core.md section 3), so it is an upper
-// estimate of what the core measures on images, and far below
-// SampleCyclesMax for a trained model, whose clauses include position
-// literals. The full scan has no rectangles: its estimate is
-// SampleCyclesMax.
+// A group of LC clause lanes scans the union of its lanes' thermometer
+// rectangles, patch rows ylo..yhi, one block of PN patches per cycle
+// (docs/conv-core.md section 3):
+//   - the range scan: each row from column 0 to the last column xhi,
+//     after 3 cycles (the take, the range, the load's start) and the
+//     window's load from row ylo;
+//   - at one clause lane (Lane1): each row from the block of the first
+//     column xlo, after 1 cycle and the load (no range cycle; a scan that
+//     does not fire ends with its last block);
+//   - the compact scan: the window reloaded at every further row, and the
+//     sampler waits for the scan, so a group costs both.
+//
+// A group none of whose lanes has an included literal and a non-empty
+// rectangle scans for 2 cycles. A group costs the longest of its sampling
+// (BT + 1), its scan and its weighing (LC + 2), as in SampleCyclesMax.
+// The estimate ignores the scan's early end where every lane has fired
+// (most clauses fire on no patch of an image), so it is an upper estimate
+// of what the core measures on images (1.09-1.22 times on mnist-up5k,
+// docs/synthesis-flow.md), and far below SampleCyclesMax for a trained
+// model, whose clauses include position literals. The full scan has no
+// rectangles: its estimate is SampleCyclesMax.
 //
 // AutoConv's search ranks its candidates by this estimate when the CLI
 // gives it the model (ptm synth without lanes).
