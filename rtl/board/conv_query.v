@@ -198,7 +198,7 @@ wire thr_word = lt_c(32'(bank_wr_addr), 32'(DEPTH));   // a threshold word
 assign c_bank_wr_data = {LANES{bank_wr_data[TBITS-1:0]}};
 assign c_bank_wr_mask = LANES'(1) << bank_wr_lane;
 assign c_bank_wr_en   = bank_wr_en && thr_word;
-assign c_bank_wr_addr = bank_wr_addr[CADDR_W-1:0];
+assign c_bank_wr_addr = CADDR_W'(bank_wr_addr); // the core's rows (ADDR_W also counts the weight rows)
 
 // weights: class wk's weight of clause wc is the next weight word,
 // written at once into class wk's column of the core's row wc
@@ -219,7 +219,7 @@ always @(posedge clk) begin
 end
 assign c_wt_wr_en     = bank_wr_en && !thr_word;
 assign c_wt_wr_clause = wc[WADDR_W-1:0];
-assign c_wt_wr_data   = {NC{bank_wr_data[15:0]}};
+assign c_wt_wr_data   = {NC{16'(bank_wr_data)}};
 assign c_wt_wr_one    = 1'b1;
 assign c_wt_wr_class  = wk;
 
