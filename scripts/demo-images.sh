@@ -31,16 +31,22 @@
 #          second of simulation there)
 #   LANES  BOARD=sim: the core's clause x literal lanes (default 1x16,
 #          the UP5K image's configuration)
-#   PATCHES BOARD=sim: patches per scan cycle (default 7, the UP5K's)
+#   PATCHES BOARD=sim: patches per scan cycle (default: the UP5K image's,
+#          from step 3's search when it ran with the same lanes, else 4)
 #   W      BOARD=sim: LFSR width per lane (default 16, the UP5K's)
-#   SCAN   BOARD=sim: the patch scan, range (default), full or compact
+#   SCAN   BOARD=sim: the patch scan, range, full or compact (default:
+#          the UP5K image's as PATCHES, else range)
 #   COSIM  BOARD=sim: images co-simulated first on the same core
 #          configuration (`ptm cosim`), for the core's cycles per sample
 #          in the report (default 100; 0 skips it)
-#   SYNTH  1: run `ptm synth` for the UP5K image of the model (step 3;
-#          its search takes half an hour or more: the default MNIST
-#          model's board does not fit, the mnist-up5k model's fits only
-#          with the compact scan, about 3,500 samples/s)
+#   SYNTH  1: build the UP5K image of the model in step 3 (`ptm synth`'s
+#          search: the fastest configuration that fits and meets timing,
+#          a bitstream; 5-10 minutes on 2 cores, instant from its result
+#          cache; the report then has the image's cells, clock and
+#          samples/s, at the cycles `ptm cosim` measured when BOARD=sim
+#          runs the same configuration); 0: skip it. Default 1 with
+#          RECIPE=mnist-up5k, else 0 (the default MNIST model's board
+#          does not fit the UP5K)
 #   BAUD   the UART rate the board reports and paces (default 3000000,
 #          the UP5K image's)
 #
@@ -78,7 +84,11 @@ if [ -n "$RECIPE" ]; then
 fi
 K=${K:-16}
 BOARD=${BOARD:-soft}
-SYNTH=${SYNTH:-0}
+if [ "$RECIPE" = mnist-up5k ]; then SYNTH=${SYNTH:-1}; else SYNTH=${SYNTH:-0}; fi
+case "$SYNTH" in
+  0 | 1) ;;
+  *) echo "demo-images.sh: SYNTH=$SYNTH: want 1 (build the UP5K image) or 0" >&2; exit 2 ;;
+esac
 BAUD=${BAUD:-3000000}
 MODEL=${MODEL:-}
 limit() { if [ "$1" = all ]; then echo 0; else echo "$1"; fi; }
@@ -93,10 +103,13 @@ case "$BOARD" in
 esac
 # The Verilated board's core configuration (BOARD=sim): by default the
 # one the UP5K image of the mnist-up5k model holds (1 clause lane x 16
-# literal lanes, 7 patches per cycle, LFSR width 16, range scan), so the
-# RTL that answers is the RTL the UP5K would run.
+# literal lanes, 4 patches per cycle, LFSR width 16, range scan; step 3's
+# search, when it runs, decides the patches and the scan), so the RTL
+# that answers is the RTL the UP5K runs.
+patches_given=${PATCHES:+1}
+scan_given=${SCAN:+1}
 LANES=${LANES:-1x16}
-PATCHES=${PATCHES:-7}
+PATCHES=${PATCHES:-4}
 W=${W:-16}
 SCAN=${SCAN:-range}
 COSIM=${COSIM:-100}
@@ -184,18 +197,35 @@ step "2/6 Golden evaluation: the bit-exact fixed-point model (eval --fixed${eval
 "$ptm" report --eval "$out/golden-eval.json"
 
 step "3/6 The image for the iCEBreaker (UP5K)"
+rm -f "$out/synth.json" "$out/synth-search.json"
+image=""
 if [ "$SYNTH" = 1 ]; then
-  "$ptm" synth --model "$model" --device up5k --no-eth --out "$out/synth" --json > "$out/synth.json"
+  # The search (docs/synthesis-flow.md, "Convolutional models"): the
+  # configurations fastest first by the cycles expected on the model,
+  # each through yosys and nextpnr until one fits and meets timing.
+  echo "$ptm synth --model $model --device up5k --no-eth --lfsr-width $W --json (the search; its result cache makes a repeat instant)"
+  if "$ptm" synth --model "$model" --device up5k --no-eth --lfsr-width "$W" --out "$out/synth" --json > "$out/synth-search.json"; then
+    jstr() { grep -o "\"$1\": *\"\{0,1\}[a-z0-9.]*" "$out/synth-search.json" | head -1 | sed 's/.*: *"\{0,1\}//'; }
+    i_lc=$(jstr clause_lanes) i_ll=$(jstr literal_lanes) i_pn=$(jstr patch_lanes) i_scan=$(jstr scan)
+    i_mhz=$(jstr clock_mhz) i_seed=$(jstr seed)
+    image="$i_lc x $i_ll lanes, $i_pn patches per cycle, $i_scan scan, at $i_mhz MHz"
+    echo "the image: $image ($out/synth/top.bin)"
+    if [ "$i_lc" = "$clanes" ] && [ "$i_ll" = "$llanes" ]; then
+      # the Verilated board runs the image's core unless told otherwise
+      if [ -z "$patches_given" ]; then PATCHES=$i_pn; fi
+      if [ -z "$scan_given" ]; then SCAN=$i_scan; fi
+      core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
+      config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
+    else
+      echo "note: the image has $i_lc x $i_ll lanes, the board LANES=$LANES (the same class sums at each lane count's own random bits; the rates below are the image's estimate)"
+    fi
+    cp "$out/synth-search.json" "$out/synth.json"
+  else
+    echo "demo-images.sh: ptm synth found no UP5K image for $model (above); the report has no FPGA figures" >&2
+  fi
 else
-  # SYNTH=1 runs it as above and the report takes --synth. The default
-  # MNIST model's board does not fit the UP5K; the mnist-up5k model's
-  # fits only with the compact scan (1 x 16 lanes, 4 patches per cycle:
-  # 4,741 of 5,280 logic cells, 8,917 cycles per sample at 30 MHz), and
-  # the search that finds it takes half an hour or more
-  # (docs/synthesis-flow.md, "Convolutional models").
-  echo "skipped (SYNTH=1 runs it: $ptm synth --model $model --device up5k --no-eth --json; half an hour or more):"
-  echo "the default MNIST model's board does not fit the UP5K, the mnist-up5k model's fits with the compact scan only (docs/synthesis-flow.md, \"Convolutional models\"); the report has no FPGA figures."
-  rm -f "$out/synth.json"
+  echo "skipped (SYNTH=1 builds it: $ptm synth --model $model --device up5k --no-eth --json, the search; RECIPE=mnist-up5k's default):"
+  echo "the default MNIST model's board does not fit the UP5K (docs/synthesis-flow.md, \"Convolutional models\"); the report has no FPGA figures."
 fi
 
 if [ "$BOARD" = soft ]; then
@@ -219,6 +249,14 @@ else
   kind="the Verilated RTL board (\`ptm board --model\`, board_top KIND 1, UART bridged to a pseudo-terminal), core $config"
   if [ -n "$cycles" ]; then
     kind="$kind; the core's $cycles cycles per sample (\`ptm cosim\` of the same configuration on the first $COSIM $DATA test images, K=$K, 0 mismatches)"
+    if [ -n "$image" ] && [ "$image" = "$clanes x $llanes lanes, $PATCHES patches per cycle, $SCAN scan, at $i_mhz MHz" ]; then
+      # the image's rates at the measured cycles (the same build: a
+      # result-cache hit, no tool runs)
+      echo "the image's rates at the measured cycles: $ptm synth ... --freq $i_mhz --seed $i_seed --cycles-per-sample $cycles"
+      "$ptm" synth --model "$model" --device up5k --no-eth "${core[@]}" --freq "$i_mhz" --seed "$i_seed" \
+        --cycles-per-sample "$cycles" --out "$out/synth" --json > "$out/synth.json"
+      kind="$kind, the core of the UP5K image ($image)"
+    fi
   fi
   board=(board --model "$model" --no-eth --baud "$BAUD" "${core[@]}")
 fi

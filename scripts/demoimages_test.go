@@ -126,6 +126,7 @@ func TestDemoImagesBadSettings(t *testing.T) {
 		{"W=-16", "want a positive LFSR width"},
 		{"SCAN=sideways", "want range, full or compact"},
 		{"COSIM=many", "want a count of images"},
+		{"SYNTH=2", "want 1 (build the UP5K image) or 0"},
 		{"RECIPE=--clauses", "want a recipe name"},
 		{"RECIPE=mnist-up6k", "want one of mnist, fashion-mnist"},
 	} {
