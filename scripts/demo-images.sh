@@ -291,6 +291,7 @@ step "6/6 Stream $M $OOD test images through the same board as out-of-distributi
 finish_step
 synth=()
 if [ -f "$out/synth.json" ]; then synth=(--synth "$out/synth.json"); fi
+if [ -f "$out/synth.json" ] && [ -f "$out/synth-search.json" ]; then synth+=(--synth-search "$out/synth-search.json"); fi
 printf '\n==================== PTM on images: report ====================\n'
 "$ptm" report --eval "$out/golden-eval.json" --stream "$out/stream.json" "${synth[@]}" \
   --md "$out/report.md" --rows "$out/stream-full.json" --steps "$steps" \

@@ -59,10 +59,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		steps: fs.String("steps", "", "the demo's timed steps (seconds<TAB>step lines)"),
 		images: fs.String("images", "", "the image report: the image data set the --rows were streamed from (mnist, fashion-mnist, an IDX folder), for its pictures; "+
 			"writes entropy histograms and the least certain images beside --md"),
-		oodRows:   fs.String("ood-rows", "", "image report: per-query results of `ptm stream --ood --out` (the out-of-distribution images)"),
-		oodStream: fs.String("ood-stream", "", "image report: the summary of that stream (`ptm stream --ood --json`)"),
-		oodName:   fs.String("ood-name", "", "image report: the out-of-distribution data set's name"),
-		board:     fs.String("board", "", "image report: the kind of board that answered, as the report names it"),
+		oodRows:     fs.String("ood-rows", "", "image report: per-query results of `ptm stream --ood --out` (the out-of-distribution images)"),
+		oodStream:   fs.String("ood-stream", "", "image report: the summary of that stream (`ptm stream --ood --json`)"),
+		oodName:     fs.String("ood-name", "", "image report: the out-of-distribution data set's name"),
+		board:       fs.String("board", "", "image report: the kind of board that answered, as the report names it"),
+		synthSearch: fs.String("synth-search", "", "image report: the `ptm synth --json` of the search that chose the image (its steps are listed; --synth is the image itself, e.g. the same build at measured cycles)"),
 	}
 	if err := parse(fs, args); err != nil {
 		return err

@@ -44,3 +44,42 @@ func TestReportUnits(t *testing.T) {
 		t.Errorf("the report says LUTs (the unit is logic cells)")
 	}
 }
+
+// TestImageSynthSection checks the image report's section on the UP5K
+// image: the image's figures from its synth JSON and one table row per
+// step of the search, outcome and all.
+func TestImageSynthSection(t *testing.T) {
+	sy := map[string]any{"device": "up5k", "board": "icebreaker", "toolchain": "debian", "clause_lanes": 1.0, "literal_lanes": 16.0,
+		"patch_lanes": 4.0, "scan": "range", "bits": 4.0, "lfsr_width": 16.0, "luts": 4922.0, "luts_available": 5280.0,
+		"brams": 18.0, "brams_available": 30.0, "sprams": 4.0, "dsps": 1.0, "clock_mhz": 27.0, "timing_met": true,
+		"fmax_mhz": 28.067, "seed": 1.0, "uart_baud": 3e6, "clks_per_bit": 9.0, "cycles_per_sample": 2982.5,
+		"cycles_source": "cosim", "samples_per_s_at_clock": 9052.8, "queries_per_s_k16_at_clock": 565.8,
+		"binding": "core cycles per sample", "bitstream": "synth/top.bin"}
+	search := map[string]any{"search": []any{
+		map[string]any{"clause_lanes": 1.0, "literal_lanes": 16.0, "patch_lanes": 7.0, "scan": "range", "freq_mhz": 30.0,
+			"expected_cycles_per_sample": 2800.3, "outcome": "does not fit"},
+		map[string]any{"clause_lanes": 1.0, "literal_lanes": 16.0, "patch_lanes": 4.0, "scan": "range", "freq_mhz": 27.0,
+			"expected_cycles_per_sample": 3329.5, "luts": 4922.0, "fmax_mhz": 28.067, "outcome": "fits, timing met"},
+	}}
+	var b strings.Builder
+	writeImageSynth(&b, sy, search)
+	got := b.String()
+	for _, want := range []string{
+		"| core | 1 x 16 lanes, 4 patches per cycle, range scan, B = 4, LFSR width 16 |",
+		"| logic cells (packed) | 4922 / 5280 |",
+		"| clock | 27.00 MHz, timing met: true (Fmax 28.07 MHz, nextpnr seed 1) |",
+		"| cycles per sample | 2982.5 (cosim) |",
+		"| rate at the clock | 9053 samples/s, 566 queries/s at K = 16 |",
+		"| 1 x 16 | 7 | range | 30 | 2800.3 | n/a | n/a | does not fit |",
+		"| 1 x 16 | 4 | range | 27 | 3329.5 | 4922 | 28.07 | fits, timing met |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("section lacks %q:\n%s", want, got)
+		}
+	}
+	b.Reset()
+	writeImageSynth(&b, sy, nil)
+	if strings.Contains(b.String(), "step by step") {
+		t.Errorf("no search given, but a search table:\n%s", b.String())
+	}
+}

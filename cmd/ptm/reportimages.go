@@ -52,6 +52,7 @@ func computeImageFigures(in, ood []streamRow) imageFigures {
 type imageReport struct {
 	md                string
 	ev, st, stOOD     map[string]any // eval --json, stream --json (in-distribution and OOD)
+	sy, sySearch      map[string]any // synth --json: the image, and the search that chose it (nil: none)
 	full              map[string]any // the in-distribution stream --out file (its board object)
 	in, ood           []streamRow
 	data              *pipeline.Data // the in-distribution images (the rows' pixels)
@@ -110,6 +111,9 @@ func (r *imageReport) write(stdout io.Writer) error {
 		fmt.Fprintf(&b, "| %s test images M, out of distribution (verified) | %s (%s) |\n", r.oodName, field(r.stOOD, "%.0f", "queries"), field(r.stOOD, "%.0f", "verified"))
 		fmt.Fprintf(&b, "| their mismatches vs the golden model | %s (lost %s, duplicated %s); %s queries/s |\n", field(r.stOOD, "%.0f", "mismatches_vs_golden"),
 			field(r.stOOD, "%.0f", "lost"), field(r.stOOD, "%.0f", "duplicated"), field(r.stOOD, "%.1f", "queries_per_s"))
+	}
+	if r.sy != nil {
+		writeImageSynth(&b, r.sy, r.sySearch)
 	}
 	b.WriteString("\n## Uncertainty: the board's answers and the golden evaluation of the same images\n\n")
 	b.WriteString("The board column is computed from the answers the board sent (`ptm stream --out`), with golden/metrics; ")
@@ -337,4 +341,40 @@ func (r *imageReport) gridPNG(path string, idx []int) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return o.Commit()
+}
+
+// writeImageSynth writes the image report's section on the UP5K image:
+// sy is its `ptm synth --json`, search (nil: none) the search's, whose
+// steps are listed.
+func writeImageSynth(b *strings.Builder, sy, search map[string]any) {
+	fmt.Fprintf(b, "\n## The image for the iCEBreaker (`ptm synth`)\n\n| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| device, board | %s, %s (%s toolchain) |\n", field(sy, "%s", "device"), field(sy, "%s", "board"), field(sy, "%s", "toolchain"))
+	fmt.Fprintf(b, "| core | %s x %s lanes, %s patches per cycle, %s scan, B = %s, LFSR width %s |\n", field(sy, "%.0f", "clause_lanes"),
+		field(sy, "%.0f", "literal_lanes"), field(sy, "%.0f", "patch_lanes"), field(sy, "%s", "scan"), field(sy, "%.0f", "bits"), field(sy, "%.0f", "lfsr_width"))
+	fmt.Fprintf(b, "| logic cells (packed) | %s / %s |\n", field(sy, "%.0f", "luts"), field(sy, "%.0f", "luts_available"))
+	fmt.Fprintf(b, "| block RAMs, SPRAMs, DSPs | %s / %s, %s, %s |\n", field(sy, "%.0f", "brams"), field(sy, "%.0f", "brams_available"),
+		field(sy, "%.0f", "sprams"), field(sy, "%.0f", "dsps"))
+	fmt.Fprintf(b, "| clock | %s MHz, timing met: %s (Fmax %s MHz, nextpnr seed %s) |\n", field(sy, "%.2f", "clock_mhz"), field(sy, "%v", "timing_met"),
+		field(sy, "%.2f", "fmax_mhz"), field(sy, "%.0f", "seed"))
+	fmt.Fprintf(b, "| UART | %s baud (%s clocks per bit) |\n", field(sy, "%.0f", "uart_baud"), field(sy, "%.0f", "clks_per_bit"))
+	fmt.Fprintf(b, "| cycles per sample | %s (%s) |\n", field(sy, "%.1f", "cycles_per_sample"), field(sy, "%s", "cycles_source"))
+	fmt.Fprintf(b, "| rate at the clock | %s samples/s, %s queries/s at K = 16 |\n", field(sy, "%.0f", "samples_per_s_at_clock"),
+		field(sy, "%.0f", "queries_per_s_k16_at_clock"))
+	fmt.Fprintf(b, "| binding | %s |\n", field(sy, "%s", "binding"))
+	fmt.Fprintf(b, "| bitstream | %s |\n", field(sy, "%s", "bitstream"))
+	steps, _ := search["search"].([]any)
+	if len(steps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nThe search (docs/synthesis-flow.md, \"Convolutional models\"), step by step:\n\n")
+	b.WriteString("| lanes | patches per cycle | scan | target MHz | expected cycles per sample | logic cells | Fmax MHz | outcome |\n|---|---|---|---|---|---|---|---|\n")
+	for _, x := range steps {
+		st, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(b, "| %s x %s | %s | %s | %s | %s | %s | %s | %s |\n", field(st, "%.0f", "clause_lanes"), field(st, "%.0f", "literal_lanes"),
+			field(st, "%.0f", "patch_lanes"), field(st, "%s", "scan"), field(st, "%g", "freq_mhz"), field(st, "%.1f", "expected_cycles_per_sample"),
+			field(st, "%.0f", "luts"), field(st, "%.2f", "fmax_mhz"), field(st, "%s", "outcome"))
+	}
 }

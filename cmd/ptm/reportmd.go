@@ -274,14 +274,15 @@ type reportMDFlags struct {
 	// the image report (--images): the OOD rows, their summary, the
 	// image data set, the OOD data set's name and the board's kind
 	oodRows, oodStream, images, oodName, board *string
+	synthSearch                                *string // the search's ptm synth --json (image report)
 }
 
 func (f reportMDFlags) write(ev, st, sy map[string]any, stdout, stderr io.Writer) error {
 	if *f.images != "" {
-		return f.writeImages(ev, st, stdout, stderr)
+		return f.writeImages(ev, st, sy, stdout, stderr)
 	}
-	if *f.oodRows != "" || *f.oodStream != "" {
-		return fmt.Errorf("%w: --ood-rows and --ood-stream belong to the image report (--images)", errUsage)
+	if *f.oodRows != "" || *f.oodStream != "" || *f.synthSearch != "" {
+		return fmt.Errorf("%w: --ood-rows, --ood-stream and --synth-search belong to the image report (--images)", errUsage)
 	}
 	if *f.md == "" {
 		return nil
@@ -306,15 +307,21 @@ func (f reportMDFlags) write(ev, st, sy map[string]any, stdout, stderr io.Writer
 
 // writeImages is `ptm report --images`: the image report of a stream of
 // images (scripts/demo-images.sh), its figures from the board's answers.
-func (f reportMDFlags) writeImages(ev, st map[string]any, stdout, stderr io.Writer) error {
+func (f reportMDFlags) writeImages(ev, st, sy map[string]any, stdout, stderr io.Writer) error {
 	if *f.md == "" || *f.rows == "" {
 		return fmt.Errorf("%w: --images writes the image report: give --md and --rows too", errUsage)
 	}
-	r := imageReport{md: *f.md, ev: ev, st: st, board: *f.board, dataName: *f.images, oodName: *f.oodName}
+	r := imageReport{md: *f.md, ev: ev, st: st, sy: sy, board: *f.board, dataName: *f.images, oodName: *f.oodName}
+	var err error
+	if r.sySearch, err = readJSONMap(*f.synthSearch); err != nil {
+		return fmt.Errorf("--synth-search: %w", err)
+	}
+	if r.sySearch != nil && sy == nil {
+		return fmt.Errorf("%w: --synth-search lists the search of the image: give the image too (--synth)", errUsage)
+	}
 	if r.board == "" {
 		r.board = "not named (give --board)"
 	}
-	var err error
 	if r.in, err = readStreamRows(*f.rows); err != nil {
 		return fmt.Errorf("--rows: %w", err)
 	}

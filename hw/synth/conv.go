@@ -710,7 +710,9 @@ func OrderConvCandidates(c []ConvCandidate) {
 // o.FreqMHz, each through the result cache, and returns the first that
 // fits and meets timing, with the steps it took. A candidate whose
 // timing fails is retried once at the highest multiple of 3 MHz below its
-// Fmax (at least 16 MHz) before the next is tried. When no range-scan
+// Fmax (at least 16 MHz), and when that run's Fmax clears a higher
+// multiple, once more there (closeConvClock), before the next is tried.
+// When no range-scan
 // candidate places (the estimate passed, but each was refused at packing
 // or by the placer, which needs a margin below the device's logic cells),
 // the compact candidates are tried the same way, fastest first. The error
@@ -798,45 +800,49 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 	// place tries list in order; nil, nil when none fits and meets timing
 	place := func(list []ConvCandidate) (*ConvResult, error) {
 		for _, c := range list {
-			oc := o
-			oc.Design = c.Design
-			oc.Dir = filepath.Join(base, fmt.Sprintf("%dx%d-pn%d-%s", c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan))
-			for try := 0; try < 2; try++ {
+			dir := filepath.Join(base, fmt.Sprintf("%dx%d-pn%d-%s", c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan))
+			run := func(freq float64, probe bool) (*ConvResult, error) {
+				oc := o
+				oc.Design, oc.FreqMHz, oc.Dir = c.Design, freq, dir
+				if probe {
+					// its own folder: the bitstream met below stays if this one misses
+					oc.Dir = fmt.Sprintf("%s-%gmhz", dir, freq)
+				}
 				so.step("search: %d x %d lanes, %d patches per cycle, %s scan (%s) at %.1f MHz",
-					c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan, c.cyclesText(), oc.FreqMHz)
+					c.ClauseLanes, c.LiteralLanes, c.PatchLanes, c.Scan, c.cyclesText(), freq)
 				r, err := CachedConv(ctx, oc)
 				st := ConvStep{ClauseLanes: c.ClauseLanes, LiteralLanes: c.LiteralLanes, PatchLanes: c.PatchLanes, Scan: c.Scan,
-					FreqMHz: oc.FreqMHz, Schedule: c.ScheduleCycles, Expected: math.Round(c.ExpectedCycles*10) / 10}
+					FreqMHz: freq, Schedule: c.ScheduleCycles, Expected: math.Round(c.ExpectedCycles*10) / 10}
 				if r != nil {
 					st.LUTs, st.FmaxMHz, st.Cached = r.LUTs, r.FmaxMHz, r.Cached
 				}
 				switch {
 				case err == nil:
 					st.Outcome = "fits, timing met"
-					if o.CyclesPerSample == 0 && c.ExpectedCycles > 0 {
-						// the model's estimate, closer than the bound
-						fillConvThroughput(r, &c.Design.Params, c.ExpectedCycles)
-						r.CyclesSource = "estimate"
-					}
-					r.Search = append(steps, st)
-					return r, nil
 				case errors.Is(err, ErrTiming) && r != nil:
 					st.Outcome = "timing not met"
-					steps = append(steps, st)
-					lastErr = err
-					next := math.Floor(r.FmaxMHz/3) * 3
-					if try == 0 && next >= 16 && next < oc.FreqMHz {
-						oc.FreqMHz = next
-						continue
-					}
 				case errors.Is(err, ErrNoFit):
 					st.Outcome = "does not fit"
-					steps = append(steps, st)
-					lastErr = err
 				default:
 					return nil, err
 				}
-				break
+				steps = append(steps, st)
+				return r, err
+			}
+			r, err := closeConvClock(o.FreqMHz, run)
+			switch {
+			case err == nil:
+				if o.CyclesPerSample == 0 && c.ExpectedCycles > 0 {
+					// the model's estimate, closer than the bound
+					fillConvThroughput(r, &c.Design.Params, c.ExpectedCycles)
+					r.CyclesSource = "estimate"
+				}
+				r.Search = steps
+				return r, nil
+			case errors.Is(err, ErrTiming), errors.Is(err, ErrNoFit):
+				lastErr = err
+			default:
+				return nil, err
 			}
 		}
 		return nil, nil
@@ -856,4 +862,41 @@ func AutoConv(ctx context.Context, o ConvOptions, cands []ConvCandidate) (*ConvR
 		}
 	}
 	return nil, fmt.Errorf("no candidate fits and meets timing (%d steps): %w", len(steps), lastErr)
+}
+
+// closeConvClock runs one candidate at freq (run(freq, false)). When its
+// timing fails it is run once more at the highest multiple of 3 MHz below
+// the Fmax reached (at least 16 MHz; multiples of 3 MHz keep the UART's
+// 3 Mbaud exact). When that run meets timing with an Fmax a multiple of
+// 3 MHz higher still (the placer reaches more at a lower target), one
+// more run probes that clock (run(f, true): in its own folder, so the
+// met build's bitstream stays when the probe misses), below freq. It
+// returns the fastest run that met timing, else the last run and its
+// error; an error that is neither ErrTiming nor ErrNoFit at once.
+func closeConvClock(freq float64, run func(freq float64, probe bool) (*ConvResult, error)) (*ConvResult, error) {
+	r, err := run(freq, false)
+	if err == nil || !errors.Is(err, ErrTiming) || r == nil {
+		return r, err
+	}
+	next := math.Floor(r.FmaxMHz/3) * 3
+	if next < 16 || next >= freq {
+		return r, err
+	}
+	met, err := run(next, false)
+	if err != nil {
+		return met, err
+	}
+	up := math.Floor(met.FmaxMHz/3) * 3
+	if up <= next || up >= freq {
+		return met, nil
+	}
+	probe, err := run(up, true)
+	switch {
+	case err == nil:
+		return probe, nil
+	case errors.Is(err, ErrTiming), errors.Is(err, ErrNoFit):
+		return met, nil
+	default:
+		return nil, err
+	}
 }

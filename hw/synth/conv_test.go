@@ -3,6 +3,7 @@ package synth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -429,4 +430,72 @@ func TestAutoConvUP5K(t *testing.T) {
 			cands[0], r.ClauseLanes, r.LiteralLanes, r.Search, r.TimingMet)
 	}
 	t.Logf("search: %dx%d lanes, %d/%d LCs, Fmax %.2f MHz, steps %+v", r.ClauseLanes, r.LiteralLanes, r.LUTs, r.LUTsAvailable, r.FmaxMHz, r.Search)
+}
+
+// TestCloseConvClock checks the clock steps of one search candidate on
+// recorded placer outcomes: the retry below a missed target, the probe
+// one multiple of 3 MHz higher when the retry's Fmax clears it, the met
+// run kept when the probe misses, and errors passed on.
+func TestCloseConvClock(t *testing.T) {
+	type run struct {
+		freq  float64
+		probe bool
+	}
+	toolErr := errors.New("nextpnr-ice40 crashed")
+	for _, c := range []struct {
+		name     string
+		freq     float64
+		fmax     map[float64]float64 // Fmax reached at each target
+		fail     error               // returned instead at the last run
+		want     []run
+		wantFreq float64 // the result's clock; 0: an error
+		wantErr  error
+	}{
+		{"met at once", 30, map[float64]float64{30: 31}, nil, []run{{30, false}}, 30, nil},
+		{"retry met, no higher multiple", 30, map[float64]float64{30: 29.3, 27: 28.1}, nil,
+			[]run{{30, false}, {27, false}}, 27, nil},
+		{"retry met, probe met", 48, map[float64]float64{48: 26.8, 24: 28.2, 27: 27.5}, nil,
+			[]run{{48, false}, {24, false}, {27, true}}, 27, nil},
+		{"retry met, probe missed", 48, map[float64]float64{48: 26.8, 24: 28.2, 27: 26.9}, nil,
+			[]run{{48, false}, {24, false}, {27, true}}, 24, nil},
+		{"probe not above the target", 30, map[float64]float64{30: 26.5, 24: 31}, nil,
+			[]run{{30, false}, {24, false}}, 24, nil},
+		{"retry missed", 30, map[float64]float64{30: 28.5, 27: 26.2}, nil,
+			[]run{{30, false}, {27, false}}, 0, ErrTiming},
+		{"Fmax too low to retry", 30, map[float64]float64{30: 17.9}, nil, []run{{30, false}}, 0, ErrTiming},
+		{"does not fit", 30, nil, ErrNoFit, []run{{30, false}}, 0, ErrNoFit},
+		{"tool error in the probe", 48, map[float64]float64{48: 26.8, 24: 28.2}, toolErr,
+			[]run{{48, false}, {24, false}, {27, true}}, 0, toolErr},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []run
+			r, err := closeConvClock(c.freq, func(f float64, probe bool) (*ConvResult, error) {
+				got = append(got, run{f, probe})
+				fm, ok := c.fmax[f]
+				if !ok {
+					return nil, c.fail
+				}
+				res := &ConvResult{FmaxMHz: fm, TargetMHz: f}
+				if fm < f {
+					return res, fmt.Errorf("%w: clock %.2f MHz below the %.2f MHz target", ErrTiming, fm, f)
+				}
+				return res, nil
+			})
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("runs %v, want %v", got, c.want)
+			}
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("error %v, want %v", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.TargetMHz != c.wantFreq {
+				t.Errorf("result at %g MHz, want %g", r.TargetMHz, c.wantFreq)
+			}
+		})
+	}
 }
