@@ -477,7 +477,7 @@ reg [5:0]        sn = 6'd0;         // serial clocks left
 reg              s_crc;             // 1: lcrc steps (S_WRITE: CRC of sb; else rotates); 0: p_seed steps
 reg              s_cy;              // seed step: carry
 reg              s_last;            // seed step: after a query's last set
-reg              s_busy = 1'b0;     // sn != 0, registered (no 6-bit comparison in front of the byte handshakes)
+wire             s_busy  = (sn != 6'd0);
 
 // ------------------------------------------------------------ derived values
 wire [7:0]  crc_lo  = ~lcrc[7:0];    // byte j of the CRC after 8*j rotations
@@ -1150,8 +1150,6 @@ always @(posedge clk) begin
     if (rst) begin
         sn <= 6'd0;
     end
-    // sn's next value is not 0
-    s_busy <= !rst && (set_end || s_load_crc || s_load_seed || (s_busy && sn != 6'd1));
 end
 
 // ------------------------------------------------------------ main FSM
