@@ -577,24 +577,6 @@ func (v convView) RangeLogic() string {
 // xl - xs <= j <= xh - xs; at the next block when j <= rm - PN, rm the
 // last column's offset from the present block's first column (xh - xs at
 // a row's start, PN less at every block).
-// emptyTerm is the Verilog OR over m < n of therm[neg+m] AND the OR of
-// therm[pos+m .. pos+n-1]: some included "> k" (at pos + k) and "<= m"
-// (at neg + m) with k >= m; 1'b0 when n is 0.
-func emptyTerm(pos, neg, n int) string {
-	if n == 0 {
-		return "1'b0"
-	}
-	terms := make([]string, n)
-	for m := 0; m < n; m++ {
-		sfx := fmt.Sprintf("therm[%d]", pos+m)
-		if m < n-1 {
-			sfx = fmt.Sprintf("(|therm[%d:%d])", pos+n-1, pos+m)
-		}
-		terms[m] = fmt.Sprintf("(therm[%d] & %s)", neg+m, sfx)
-	}
-	return strings.Join(terms, "\n                   | ")
-}
-
 func (v convView) lane1RangeLogic() string {
 	var b strings.Builder
 	yw, xw := v.YW, v.XW
@@ -626,18 +608,10 @@ func (v convView) lane1RangeLogic() string {
 		fmt.Fprintf(&b, "        if (|therm[%d:%d]) begin\n            e_xs = %d'd%d;\n            e_xb = %d'd%d;\n        end\n", pos+v.TX-1, pos+lo, xw, k*v.PN, v.XBW, k)
 	}
 	b.WriteString("    end\n\n")
-	// The rectangle is empty when an included "y > k" and an included
-	// "y <= m" have k >= m (e_lo = k+1 > e_hi = m; TY = PY-1, so the
-	// defaults 0 and PY-1 never make it empty), and the same for the
-	// columns: an OR of ANDs with suffix ORs, not the encoders and a
-	// comparison in series (generator 0.2.6).
-	b.WriteString("    // the rectangle is empty: an included \"y > k\" and \"y <= m\" (or x) with k >= m\n")
-	b.WriteString("    wire y_empty = " + emptyTerm(0, v.TY+v.TX, v.TY) + ";\n")
-	b.WriteString("    wire x_empty = " + emptyTerm(pos, neg, v.TX) + ";\n\n")
 	b.WriteString("    always @(posedge clk) begin\n        if (load) begin\n")
 	b.WriteString("            lo_0  <= e_lo;\n            hi_0  <= e_hi;\n            xh_0  <= e_xh;\n            xs    <= e_xs;\n            xb    <= e_xb;\n")
 	b.WriteString("            xlm   <= e_xl - e_xs;\n            xhm   <= e_xh - e_xs;\n")
-	b.WriteString("            ok_0r <= any[0] && !y_empty && !x_empty;\n        end\n    end\n\n")
+	b.WriteString("            ok_0r <= any[0] && e_lo <= e_hi && e_xl <= e_xh;\n        end\n    end\n\n")
 	b.WriteString("    always @* begin\n        ok[0] = ok_0r;\n        none  = !ok_0r;\n        ylo   = lo_0;\n        yhi   = hi_0;\n        xhi   = xh_0;\n    end\n")
 	b.WriteString("\n    // The gates of the present block's patches.\n")
 	b.WriteString("    wire adv = next && row_end; // a move to the next patch row\n")
