@@ -1238,14 +1238,7 @@ module {{.Prefix}}_conv_core #(
     wire wt_take;
     wire issue = state == S_RUN && !s_done && (!beat0 || !hold || wt_take);
 {{- else}}
-{{- if .Lane1}}
-    // (one clause lane: not at the take itself but the cycle after, when
-    // hold is clear: the take, the end of a scan, is the far end of the
-    // scan's control, and the step enables every LFSR)
-    wire issue = state == S_RUN && !s_done && (!beat0 || !hold{{if gt .BT 1}} || early{{end}});
-{{- else}}
     wire issue = state == S_RUN && !s_done && (!beat0 || !hold || take{{if gt .BT 1}} || early{{end}});
-{{- end}}
 {{- end}}
     reg  valid1;                    // the beat issued last cycle: draws and thresholds present
     reg  first1, last1;             // ... and it was its group's first, last

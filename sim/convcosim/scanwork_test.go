@@ -286,10 +286,8 @@ func TestScanWork(t *testing.T) {
 				}
 				// hw 0.2.6 (Lane1, the clause AND pipelined): a fired
 				// clause is seen two cycles after its firing block (two
-				// more blocks, at most to the rectangle's last), its
-				// output reaches the weigh unit a cycle later, and a
-				// group's first beat waiting for the take issues the
-				// cycle after it.
+				// more blocks, at most to the rectangle's last), and its
+				// output reaches the weigh unit a cycle later.
 				scan2 := 2
 				if ok {
 					scan2 = 1 + hw.LoadCycles(s.WY, lo) + inRange1
@@ -302,7 +300,7 @@ func TestScanWork(t *testing.T) {
 				if BT > 1 && hand2 <= last2 {
 					beat2 = last2 + 1
 				} else {
-					beat2 = take2 + 1 // the first beat the cycle after the take
+					beat2 = take2
 				}
 				hand2 = max(take2+scan2, wfree2)
 				wfree2 = hand2 + 1 + 3
