@@ -76,7 +76,7 @@ func TestBoardParams(t *testing.T) {
 	want := map[string]string{
 		"FEATURES": itoa(p.O), "BITS": "8", "LANE_W": itoa(p.LaneW), "ADDR_W": itoa(p.AddrW), "K_W": itoa(p.KW),
 		"CLK_HZ": "36000000", "CLKS_PER_BIT": "12", "LANES": "8", "DEPTH": itoa(p.D), "NT": "3", "NC": "3",
-		"KMAX": "10", "GEN_VERSION": "32'h00000205", "INIT_LOADED": "1", "ETH_ENABLE": "0",
+		"KMAX": "10", "GEN_VERSION": "32'h00000206", "INIT_LOADED": "1", "ETH_ENABLE": "0",
 		"BOARD_MAC": "48'h0250544d0001", "CLIP_T": itoa(p.T), "SETS_MAX": "8",
 	}
 	for k, v := range want {
@@ -90,7 +90,7 @@ func TestBoardParams(t *testing.T) {
 	if _, ok := got["UART_BAUD"]; ok {
 		t.Error("UART_BAUD set without ReportedBaud")
 	}
-	if GenVersion() != 0x000205 || Version != "0.2.5" {
+	if GenVersion() != 0x000206 || Version != "0.2.6" {
 		t.Errorf("GenVersion %#x for Version %s", GenVersion(), Version)
 	}
 	for _, bad := range []Board{

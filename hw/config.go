@@ -14,7 +14,7 @@ import (
 
 // Version is the generator version written into every emitted file header
 // and, as versionWord, into word 0 of the info ROM.
-const Version = "0.2.5"
+const Version = "0.2.6"
 
 // versionWord is info ROM word 0: "PT" followed by the generator's major and
 // minor version (0x5054_MMmm).

@@ -126,7 +126,10 @@ const Lane1MaxBlocks = 8
 // (LoadCycles at an odd first row), and the cycle that sees the scan's
 // end. With Lane1 the load starts the cycle after the take (the range is
 // registered at the take) and a scan that reaches its last block ends as
-// that block is evaluated, so only a fired clause's end costs a cycle.
+// that block is evaluated; a fired clause's end is seen two cycles after
+// its block (generator 0.2.6's pipelined clause AND) but never after the
+// last block, so Lane1's scans take at most 1 + LoadCycles + blocks and
+// the bound keeps a cycle to spare.
 func (p *ConvParams) ScanOverhead() int {
 	if p.Compact {
 		return 3 + p.NR + 2

@@ -911,7 +911,7 @@ module {{.Prefix}}_conv_range #(
 
 ` + "`default_nettype wire\n"
 
-const tmplConvClause = `// One clause lane over a group's patch scan. With inc the clause's include
+const tmplConvClause = `{{if .Lane1}}` + tmplConvClauseLane1 + `{{else}}// One clause lane over a group's patch scan. With inc the clause's include
 // bits of the FO features the lane tests (feature f's literal at bit f,
 // its negation at FO + f: {{if .Range}}the window's literals; the rectangle of the
 // included thermometer literals is conv_range's gate, valid{{else}}all 2F literals{{end}}) and feat
@@ -969,7 +969,104 @@ module {{.Prefix}}_conv_clause #(
     assign resolved = ~any | fired;
 endmodule
 
-` + "`default_nettype wire\n"
+{{end}}` + "`default_nettype wire\n"
+
+// tmplConvClauseLane1 is conv_clause of the one-lane range scan
+// (ConvParams.Lane1): the clause AND pipelined over two cycles, so that
+// no path runs from the include registers through the whole AND.
+const tmplConvClauseLane1 = `// One clause lane of the one-lane range scan, its AND pipelined. With inc
+// the clause's include bits of the FO window features (feature f's
+// literal at bit f, its negation at FO + f; the rectangle of the included
+// thermometer literals is conv_range's gate, valid) and feat the present
+// PN patches' features,
+//     fire = OR over patches j with valid[j] of AND over f of
+//            (feat_j[f] ? !inc[FO + f] : !inc[f]).
+// Stage 1 (the cycle of the block, eval) registers per patch the partial
+// ANDs of NG groups of up to GS features, and the patch's gate valid[j]
+// with eval; stage 2 (the next cycle) finishes the AND, gates it and ORs
+// the patches into fire, and accumulates it into fired. last marks the
+// clause's end (its scan ends this cycle, with or without a block): it
+// goes through stage 1 with the clause's any (a register of the core,
+// replaced at the next clause's take), and in stage 2 out is registered
+// as any && (fired | fire), the clause's output over every block it
+// evaluated (a clause with no included literal outputs 0), and fired is
+// cleared for the next clause: out holds the output from the second
+// cycle after last until the next clause's. The next clause's first
+// block comes at least 3 cycles after last (the take, the start of the
+// window's load, the load), so stage 2 is done with a clause before the
+// next one's first block enters it. resolved (the output can no longer
+// change: the clause fired, or has no included literal) comes from
+// registers; it sees a fire in the second cycle after its block. clear
+// (no request running) clears fired.
+module {{.Prefix}}_conv_clause #(
+    parameter integer FO = {{.FO}}, // features tested per patch (set by the generator)
+    parameter integer PN = {{.PN}}, // patches evaluated per cycle
+    parameter integer GS = 16  // features per partial AND (stage 1)
+) (
+    input  wire             clk,
+    input  wire             clear,
+    input  wire             eval,          // the present patches count
+    input  wire             last,          // the clause's scan ends this cycle
+    input  wire [2*FO-1:0]  inc,
+    input  wire             any,           // some literal of the clause is included (the core keeps it from the take)
+    input  wire [PN*FO-1:0] feat,          // patch j's features at j*FO
+    input  wire [PN-1:0]    valid,         // patch j lies in the clause's rectangle
+    output reg              out,           // the output of the clause whose last was 2 cycles ago or earlier
+    output wire             resolved       // the present clause's output can no longer change (seen 2 cycles after its block)
+);
+    localparam integer NG = (FO + GS - 1) / GS; // partial ANDs per patch
+
+    wire [FO-1:0] inc_p = inc[FO-1:0];    // literal f included
+    wire [FO-1:0] inc_n = inc[2*FO-1:FO]; // its negation included
+
+    // stage 1
+    reg  [PN*NG-1:0] part;   // patch j's partial AND of group g at j*NG + g
+    reg  [PN-1:0]    v1;     // patch j evaluated and in the rectangle
+    reg              last1, any1;
+    genvar j, g;
+    generate
+        for (j = 0; j < PN; j = j + 1) begin : g_patch
+            wire [FO-1:0] f = feat[j*FO +: FO];
+            // per feature, not per literal: yosys maps it into fewer LUT4
+            wire [FO-1:0] pass = (f & ~inc_n) | (~f & ~inc_p);
+            for (g = 0; g < NG; g = g + 1) begin : g_group
+                localparam integer LO = g * GS;
+                localparam integer N  = FO - LO < GS ? FO - LO : GS;
+                always @(posedge clk)
+                    part[j*NG + g] <= &pass[LO +: N];
+            end
+        end
+    endgenerate
+    always @(posedge clk) begin
+        v1    <= valid & {PN{eval}};
+        last1 <= last;
+        if (last)
+            any1 <= any;
+    end
+
+    // stage 2
+    reg           fired; // the present clause fired on a block that left stage 1
+    wire [PN-1:0] fire_j;
+    generate
+        for (j = 0; j < PN; j = j + 1) begin : g_fire
+            assign fire_j[j] = v1[j] & (&part[j*NG +: NG]);
+        end
+    endgenerate
+    wire fire = |fire_j;
+
+    always @(posedge clk) begin
+        if (clear || last1)
+            fired <= 1'b0;
+        else
+            fired <= fired | fire;
+        if (last1)
+            out <= any1 & (fired | fire);
+    end
+
+    assign resolved = ~any | fired;
+endmodule
+
+`
 
 const tmplConvCore = `// The image's bit-planes are written row by row (img_wr_en) at any time,
 // into block RAM (conv_patch: two images, so the next one is written
@@ -1323,23 +1420,29 @@ module {{.Prefix}}_conv_core #(
     // unit in a queue of WQ entries, so that the scan goes on while the
     // weigh unit sends a sample's NC words (which a board that takes a
     // word every few clocks makes tens of cycles long).
-    // A scanned clause's output is registered at the take (c_out: no
-    // logic between the clause's AND and a register besides its own) and
-    // enters the queue the cycle after.
+    // The clause's AND is pipelined (conv_clause): the scan's end
+    // (wt_take) goes through its two stages as the tag e_v, then c_v,
+    // when the clause's output (clause_out, a register) is known, and
+    // the output enters the queue the cycle after. q_occ counts the
+    // entries and the clauses in flight, so that the scan ends a clause
+    // only when the queue has room for it.
     localparam integer WQ = 4;
-    reg           c_v, c_out, c_last; // the clause taken last cycle
+    reg           e_v, e_last;  // the clause whose scan ended last cycle, in the AND's stage 2
+    reg           c_v, c_last;  // ... and the cycle before: its output is clause_out[0]
+    wire          c_out = clause_out[0];
     reg  [WQ-1:0] q_out, q_last; // entry i at bit i, entry 0 the oldest: the clause's output, the sample's last group
     reg  [2:0]    q_n;           // entries
+    reg  [2:0]    q_occ;         // entries and clauses in flight (e_v, c_v)
     wire          q_pop = wstate == W_IDLE && q_n != 3'd0;
     wire [2:0]    q_n1  = q_n - {2'b0, q_pop};
     wire [1:0]    q_w   = q_n1[1:0]; // the entry c_v writes (q_n1 <= 3 then)
-    assign wt_take = cstate == C_SCAN && scan_end && q_n + {2'b0, c_v} != 3'd4;
+    assign wt_take = cstate == C_SCAN && scan_end && q_occ != 3'd4;
     always @(posedge clk) begin
-        c_v <= wt_take && !rst;
-        if (wt_take) begin
-            c_out  <= clause_out[0];
-            c_last <= cgroup == {{dec .GroupW (sub .G 1)}};
-        end
+        e_v <= wt_take && !rst;
+        c_v <= e_v && !rst;
+        if (wt_take)
+            e_last <= cgroup == {{dec .GroupW (sub .G 1)}};
+        c_last <= e_last;
         if (q_pop) begin
             q_out  <= q_out >> 1;
             q_last <= q_last >> 1;
@@ -1348,10 +1451,13 @@ module {{.Prefix}}_conv_core #(
             q_out[q_w]  <= c_out;
             q_last[q_w] <= c_last;
         end
-        if (rst || state == S_SEED)
-            q_n <= 3'd0;
-        else
-            q_n <= q_n1 + {2'b0, c_v};
+        if (rst || state == S_SEED) begin
+            q_n   <= 3'd0;
+            q_occ <= 3'd0;
+        end else begin
+            q_n   <= q_n1 + {2'b0, c_v};
+            q_occ <= q_occ - {2'b0, q_pop} + {2'b0, wt_take};
+        end
     end
 {{- else}}
     assign wt_take = cstate == C_SCAN && scan_end && wstate == W_IDLE;
@@ -1429,8 +1535,14 @@ module {{.Prefix}}_conv_core #(
 {{- end}}
             {{.Prefix}}_conv_clause clause (
                 .clk           (clk),
+{{- if .Lane1}}
+                .clear         (state != S_RUN),
+                .eval          (scan_eval),
+                .last          (wt_take),
+{{- else}}
                 .clear         (take),
                 .eval          (scan_eval),
+{{- end}}
                 .inc           (inc_s),
                 .any           (any_s[ci]),
                 .feat          (feat),

@@ -477,7 +477,11 @@ reg [5:0]        sn = 6'd0;         // serial clocks left
 reg              s_crc;             // 1: lcrc steps (S_WRITE: CRC of sb; else rotates); 0: p_seed steps
 reg              s_cy;              // seed step: carry
 reg              s_last;            // seed step: after a query's last set
-wire             s_busy  = (sn != 6'd0);
+reg              s_ld = 1'b0;       // a byte was handed to the serial unit last clock: it starts now
+reg              s_ld_crc;          // ... for the CRC (else the seed)
+reg [7:0]        s_ld_b;            // ... the byte (s_axis_tdata of the last clock)
+wire             s_run   = (sn != 6'd0); // stepping
+wire             s_busy  = s_run || s_ld;
 
 // ------------------------------------------------------------ derived values
 wire [7:0]  crc_lo  = ~lcrc[7:0];    // byte j of the CRC after 8*j rotations
@@ -1122,8 +1126,15 @@ wire s_load_crc  = ((state == S_WRITE) && byte_in && !at_end) ||
                    (param_in && f_type == T_COMMIT && pidx[2]) ||
                    (resp_xfer && crc_word);
 wire s_load_seed = param_in && is_inf && pidx[3:2] == 2'd1;   // bytes 4..7
+// A byte load is registered (s_ld) and starts the unit the clock after
+// the handshake that made it, so that the handshakes' logic ends at three
+// flip-flops instead of the enables of sb, sn and s_crc; s_busy covers
+// that clock (every handshake that loads waits for !s_busy).
 always @(posedge clk) begin
-    if (s_busy) begin
+    s_ld     <= (s_load_crc || s_load_seed) && !set_end && !rst;
+    s_ld_crc <= s_load_crc;
+    s_ld_b   <= s_axis_tdata;
+    if (s_run) begin
         sn <= sn - 1'b1;
         sb <= {1'b0, sb[7:1]};
         if (s_crc) begin
@@ -1133,10 +1144,10 @@ always @(posedge clk) begin
             s_cy   <= (p_seed[0] & s_k) | (p_seed[0] & s_cy) | (s_k & s_cy);
         end
     end
-    if (s_load_crc || s_load_seed) begin
-        sb    <= s_axis_tdata;
+    if (s_ld) begin
+        sb    <= s_ld_b;
         sn    <= 6'd8;
-        s_crc <= s_load_crc;
+        s_crc <= s_ld_crc;
     end
     if (set_end) begin
         sn    <= 6'd32;

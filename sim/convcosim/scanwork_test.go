@@ -75,7 +75,8 @@ func drawClause(lanes []*lfsr.LFSR, thresh []uint32, always uint32, BT int, inc 
 // the image in block RAM and the sampling overlapped with the scan, and as
 // built since hw 0.2.5 at one clause lane (hw.ConvParams.Lane1: no range
 // cycle, rows from the block of the first allowed column, the end seen at
-// the last block).
+// the last block), and since hw 0.2.6 with the clause AND pipelined (a
+// fired clause seen two cycles after its firing block).
 //
 //	PTM_CONV_MODEL=mnist128.ptm go test ./sim/convcosim -run TestScanWork -v
 //
@@ -123,7 +124,7 @@ func TestScanWork(t *testing.T) {
 	var fired []int32
 	out := make([]bool, C)
 	var nInc, nRows, nCols, nFire, nIn, clauses float64
-	var cycFull, cycRange, cycNext, cycLane1, nIn1 float64
+	var cycFull, cycRange, cycNext, cycLane1, cycLane2, nIn1 float64
 	var nScanBound, nLoaded float64 // clauses whose scan outlasts their sampling; clauses with a window load
 	for r, img := range Xt {
 		planes, err := sets[0].Booleanize(s, img, nil)
@@ -150,6 +151,7 @@ func TestScanWork(t *testing.T) {
 		// the weigh unit's take), the weigh unit's earliest next take.
 		beat0, hand, wfree := 0, -1<<30, -1<<30
 		beat1, hand1, wfree1 := 0, -1<<30, -1<<30 // the same for hw 0.2.5's one-lane scan
+		beat2, hand2, wfree2 := 0, -1<<30, -1<<30 // ... and hw 0.2.6's (the clause AND pipelined)
 		for k := 0; k < K; k++ {
 			for c := 0; c < C; c++ {
 				any := drawClause(lanes, bank.Thresh[c*nl:(c+1)*nl], always, BT, inc)
@@ -180,7 +182,7 @@ func TestScanWork(t *testing.T) {
 				} else if first >= 0 {
 					full = first/PX*nb + first%PX/PN + 1
 				}
-				rangeBlocks, inRange, inRange1 := 0, 0, 0
+				rangeBlocks, inRange, inRange1, all1 := 0, 0, 0, 0
 				if ok {
 					// hw 0.2.5 (Lane1): every row from the block holding xl
 					xs := xl / PN * PN
@@ -190,6 +192,7 @@ func TestScanWork(t *testing.T) {
 						last1 = first / PX
 					}
 					inRange1 = (last1 - lo + 1) * per1
+					all1 = (hi - lo + 1) * per1
 					if first >= 0 {
 						inRange1 -= per1 - ((first%PX-xs)/PN + 1)
 					}
@@ -281,10 +284,34 @@ func TestScanWork(t *testing.T) {
 				if c == C-1 {
 					wfree1 += NC
 				}
+				// hw 0.2.6 (Lane1, the clause AND pipelined): a fired
+				// clause is seen two cycles after its firing block (two
+				// more blocks, at most to the rectangle's last), and its
+				// output reaches the weigh unit a cycle later.
+				scan2 := 2
+				if ok {
+					scan2 = 1 + hw.LoadCycles(s.WY, lo) + inRange1
+					if first >= 0 {
+						scan2 = 1 + hw.LoadCycles(s.WY, lo) + min(inRange1+2, all1)
+					}
+				}
+				last2 := beat2 + BT - 1
+				take2 := max(last2+2, hand2)
+				if BT > 1 && hand2 <= last2 {
+					beat2 = last2 + 1
+				} else {
+					beat2 = take2
+				}
+				hand2 = max(take2+scan2, wfree2)
+				wfree2 = hand2 + 1 + 3
+				if c == C-1 {
+					wfree2 += NC
+				}
 			}
 			if k == K-1 {
 				cycNext += float64(hand + 3 + NC + LL + 3) // the last weighing, the words, the seeding
 				cycLane1 += float64(hand1 + 3 + NC + LL + 3)
+				cycLane2 += float64(hand2 + 1 + 3 + NC + LL + 3)
 			}
 			for kk := 0; kk < NC; kk++ {
 				var v int32
@@ -307,4 +334,5 @@ func TestScanWork(t *testing.T) {
 		cycFull/samples+float64(NC), cycRange/samples+float64(NC), cycNext/samples, C*BT)
 	t.Logf("block-RAM schedule: %.1f%% of the clauses load a window; the sampler waits for the scan to take %.1f%% of the clauses", 100*nLoaded/N, 100*nScanBound/N)
 	t.Logf("one-lane scan (hw 0.2.5: rows from the block of the first allowed column, no range cycle, the end at the last block): %.1f blocks per clause, %.0f cycles per sample", nIn1/N, cycLane1/samples)
+	t.Logf("one-lane scan with the clause AND pipelined (hw 0.2.6: a fired clause seen 2 cycles after its block): %.0f cycles per sample", cycLane2/samples)
 }
