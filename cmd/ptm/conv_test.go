@@ -254,6 +254,7 @@ func TestConvUsage(t *testing.T) {
 		{[]string{"stream", "--uart", "x", "--model", "x", "--data", "mnist", "--limit", "-3"}, "--limit -3"},
 		{[]string{"report", "--images", "mnist"}, "--images writes the image report: give --md and --rows too"},
 		{[]string{"report", "--synth", filepath.Join("..", "..", "docs", "demo", "synth.json"), "--ood-rows", "y.json"}, "--ood-rows and --ood-stream belong to the image report"},
+		{[]string{"report", "--synth", filepath.Join("..", "..", "docs", "demo", "synth.json"), "--synth-search", "s.json"}, "--synth-search belongs to the image report"},
 		{[]string{"train", "--data", "iris", "-o", "x", "--train-rows", "100"}, "--train-rows apply to convolutional models"},
 	}
 	for _, c := range cases {

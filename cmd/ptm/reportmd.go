@@ -281,8 +281,11 @@ func (f reportMDFlags) write(ev, st, sy map[string]any, stdout, stderr io.Writer
 	if *f.images != "" {
 		return f.writeImages(ev, st, sy, stdout, stderr)
 	}
-	if *f.oodRows != "" || *f.oodStream != "" || *f.synthSearch != "" {
-		return fmt.Errorf("%w: --ood-rows, --ood-stream and --synth-search belong to the image report (--images)", errUsage)
+	if *f.oodRows != "" || *f.oodStream != "" {
+		return fmt.Errorf("%w: --ood-rows and --ood-stream belong to the image report (--images)", errUsage)
+	}
+	if *f.synthSearch != "" {
+		return fmt.Errorf("%w: --synth-search belongs to the image report (--images)", errUsage)
 	}
 	if *f.md == "" {
 		return nil
