@@ -150,8 +150,8 @@ func TestScanWork(t *testing.T) {
 		// sampler's next first beat, the scan unit's last handover (and
 		// the weigh unit's take), the weigh unit's earliest next take.
 		beat0, hand, wfree := 0, -1<<30, -1<<30
-		beat1, hand1, wfree1 := 0, -1<<30, -1<<30 // the same for hw 0.2.5's one-lane scan
-		beat2, hand2, wfree2 := 0, -1<<30, -1<<30 // ... and hw 0.2.6's (the clause AND pipelined)
+		lane1 := lane1Replay{hand: -1 << 30, wfree: -1 << 30}         // the same for hw 0.2.5's one-lane scan
+		lane2 := lane1Replay{hand: -1 << 30, wfree: -1 << 30, lag: 1} // ... and hw 0.2.6's (the clause AND pipelined: the output a cycle later)
 		for k := 0; k < K; k++ {
 			for c := 0; c < C; c++ {
 				any := drawClause(lanes, bank.Thresh[c*nl:(c+1)*nl], always, BT, inc)
@@ -272,18 +272,7 @@ func TestScanWork(t *testing.T) {
 						scan1--
 					}
 				}
-				last1 := beat1 + BT - 1
-				take1 := max(last1+2, hand1)
-				if BT > 1 && hand1 <= last1 {
-					beat1 = last1 + 1
-				} else {
-					beat1 = take1
-				}
-				hand1 = max(take1+scan1, wfree1)
-				wfree1 = hand1 + 3
-				if c == C-1 {
-					wfree1 += NC
-				}
+				lane1.step(BT, scan1, c == C-1, NC)
 				// hw 0.2.6 (Lane1, the clause AND pipelined): a fired
 				// clause is seen two cycles after its firing block (two
 				// more blocks, at most to the rectangle's last), and its
@@ -295,23 +284,12 @@ func TestScanWork(t *testing.T) {
 						scan2 = 1 + hw.LoadCycles(s.WY, lo) + min(inRange1+2, all1)
 					}
 				}
-				last2 := beat2 + BT - 1
-				take2 := max(last2+2, hand2)
-				if BT > 1 && hand2 <= last2 {
-					beat2 = last2 + 1
-				} else {
-					beat2 = take2
-				}
-				hand2 = max(take2+scan2, wfree2)
-				wfree2 = hand2 + 1 + 3
-				if c == C-1 {
-					wfree2 += NC
-				}
+				lane2.step(BT, scan2, c == C-1, NC)
 			}
 			if k == K-1 {
 				cycNext += float64(hand + 3 + NC + LL + 3) // the last weighing, the words, the seeding
-				cycLane1 += float64(hand1 + 3 + NC + LL + 3)
-				cycLane2 += float64(hand2 + 1 + 3 + NC + LL + 3)
+				cycLane1 += float64(lane1.hand + 3 + NC + LL + 3)
+				cycLane2 += float64(lane2.hand + lane2.lag + 3 + NC + LL + 3)
 			}
 			for kk := 0; kk < NC; kk++ {
 				var v int32
@@ -335,4 +313,30 @@ func TestScanWork(t *testing.T) {
 	t.Logf("block-RAM schedule: %.1f%% of the clauses load a window; the sampler waits for the scan to take %.1f%% of the clauses", 100*nLoaded/N, 100*nScanBound/N)
 	t.Logf("one-lane scan (hw 0.2.5: rows from the block of the first allowed column, no range cycle, the end at the last block): %.1f blocks per clause, %.0f cycles per sample", nIn1/N, cycLane1/samples)
 	t.Logf("one-lane scan with the clause AND pipelined (hw 0.2.6: a fired clause seen 2 cycles after its block): %.0f cycles per sample", cycLane2/samples)
+}
+
+// lane1Replay replays the one-lane scan's schedule clause by clause
+// (TestScanWork): the sampler's next beat, the cycle the scan hands its
+// clause to the weigh unit, and the cycle the weigh unit is free.
+type lane1Replay struct {
+	beat, hand, wfree int
+	lag               int // cycles from the scan's end to the weigh queue beyond 0.2.5's
+}
+
+// step replays one clause group: its BT sampling beats, the take, a scan
+// of scan cycles and the weighing (3 cycles, and the sample's NC result
+// words after its last clause).
+func (r *lane1Replay) step(BT, scan int, lastClause bool, NC int) {
+	last := r.beat + BT - 1
+	take := max(last+2, r.hand)
+	if BT > 1 && r.hand <= last {
+		r.beat = last + 1
+	} else {
+		r.beat = take
+	}
+	r.hand = max(take+scan, r.wfree)
+	r.wfree = r.hand + r.lag + 3
+	if lastClause {
+		r.wfree += NC
+	}
 }
