@@ -144,8 +144,13 @@ fi
 # and width: the soft board's are eval --fixed's defaults, the Verilated
 # board's the settings above (the patches and the scan change the cycles,
 # not the answers).
-core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
-config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
+# set_core: the core's flags and its description from the settings
+# (again after step 3 takes the image's patches and scan).
+set_core() {
+  core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
+  config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
+}
+set_core
 evalhw=()
 if [ "$BOARD" = sim ]; then evalhw=(--clause-lanes "$clanes" --literal-lanes "$llanes" --lfsr-width "$W"); fi
 
@@ -214,8 +219,7 @@ if [ "$SYNTH" = 1 ]; then
       # the Verilated board runs the image's core unless told otherwise
       if [ -z "$patches_given" ]; then PATCHES=$i_pn; fi
       if [ -z "$scan_given" ]; then SCAN=$i_scan; fi
-      core=(--clause-lanes "$clanes" --literal-lanes "$llanes" --patch-lanes "$PATCHES" --lfsr-width "$W" --scan "$SCAN")
-      config="$clanes clause x $llanes literal lanes, $PATCHES patches per cycle, LFSR width $W, $SCAN scan"
+      set_core
     else
       echo "note: the image has $i_lc x $i_ll lanes, the board LANES=$LANES (the same class sums at each lane count's own random bits; the rates below are the image's estimate)"
     fi
